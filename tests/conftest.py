@@ -1,0 +1,37 @@
+"""Shared fixtures and the hypothesis profile used in CI and locally."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+# Bounded, deterministic property tests: no deadline (CI machines are noisy), derandomised so that
+# a failure reproduces, and a bounded number of examples so the whole property suite stays fast.
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("dev", max_examples=300, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The read-only real data folder ``../shared/data`` (skip, with the reason, if absent)."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real data folder {SHARED_DATA} is absent (CI has it beside the clone)")
+    return SHARED_DATA
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(20251122)
