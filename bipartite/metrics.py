@@ -1,0 +1,371 @@
+"""Exact ranking metrics for one or several binary labels (THEORY §2, §3).
+
+Every AUC in the package — empirical, weighted, multi-label, multipartite, per-group, and the exact
+population AUC of :class:`bipartite.population.FiniteProblem` — goes through one private kernel,
+:func:`_ranked_sums`: a single sort of the scores, per-tie-group sums of weight columns, and the
+sums over strictly lower tie groups. **Ties count ½** everywhere: a pair with equal scores
+contributes half a win. With fractional (population) weights a point's pairing with itself is a
+tie, so self-pairs are included, as THEORY §2 requires.
+
+Undefined values (a label with only one class, an ordinal label with one level) return NaN with an
+:class:`~bipartite.UndefinedMetricWarning`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bipartite._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_nonnegative,
+    check_option,
+    check_sample_weight,
+    warn_undefined,
+)
+from bipartite.costs import cost_matrix
+
+__all__ = [
+    "auc",
+    "multilabel_auc",
+    "multipartite_auc",
+    "group_auc",
+    "average_precision",
+    "ndcg_at_k",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# The kernel
+# --------------------------------------------------------------------------------------------
+def _ranked_sums(
+    scores: np.ndarray, weights: np.ndarray, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """One sort; per tie group, the weight sums and the sums over strictly lower tie groups.
+
+    Parameters
+    ----------
+    scores : (n,) float
+    weights : (n, m) float — any weight columns (positives, negatives, ordinal levels...).
+    groups : (n,) int, optional — if given, ties and "lower" are taken within each group only.
+
+    Returns
+    -------
+    G : (T, m) sums of ``weights`` over each tie group (ascending score order),
+    B : (T, m) sums over the strictly lower tie groups (of the same group),
+    tie_group_of : (T,) group id of each tie group, or None.
+    """
+    n = scores.shape[0]
+    if groups is None:
+        order = np.argsort(scores)
+        s = scores[order]
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+    else:
+        order = np.lexsort((scores, groups))
+        s, g = scores[order], groups[order]
+        new = np.empty(n, dtype=bool)
+        new[0] = True
+        new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
+    starts = np.flatnonzero(new)
+    # float64 sums: exact for integer counts below 2**53 (STYLE.md habit 6).
+    G = np.add.reduceat(weights[order], starts, axis=0)
+    cum = np.cumsum(G, axis=0)
+    B = cum - G
+    if groups is None:
+        return G, B, None
+    tg = g[starts]
+    first = np.empty(len(tg), dtype=bool)
+    first[0] = True
+    np.not_equal(tg[1:], tg[:-1], out=first[1:])
+    # Subtract, for every tie group, the cumulative sum accumulated before its group began.
+    offset = B[first]
+    B = B - offset[np.cumsum(first) - 1]
+    return G, B, tg
+
+
+def _auc_numerators(G: np.ndarray, B: np.ndarray, K: int) -> np.ndarray:
+    """Σ over tie groups of P·(N_below + ½ N_tied), for K (pos, neg) column pairs laid out as
+    ``[pos_1..pos_K, neg_1..neg_K]`` (THEORY §2)."""
+    return np.einsum("tk,tk->k", G[:, :K], B[:, K:] + 0.5 * G[:, K:])
+
+
+def _auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """AUC of one scorer against K labels given positive and negative weights (n, K).
+
+    ``AUC_k = Σ_{i,j} pos_ik neg_jk s(f_i, f_j) / (Σ pos_k Σ neg_k)``: the Mann–Whitney statistic
+    when weights are 0/1 sample weights, and the exact population AUC of THEORY §2 when
+    ``pos = p η``, ``neg = p (1 − η)`` (then self-pairs are counted as ties). NaN where a label has
+    no positive or no negative weight (no warning here; callers warn).
+    """
+    K = pos.shape[1]
+    G, B, _ = _ranked_sums(scores, np.concatenate([pos, neg], axis=1))
+    denom = pos.sum(axis=0) * neg.sum(axis=0)
+    num = _auc_numerators(G, B, K)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, num / np.where(denom > 0, denom, 1.0), np.nan)
+
+
+def _multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
+    """AUC_MP (THEORY §3) from per-point level weights (n, L) and a cost matrix C (L, L).
+
+    ``num = Σ_t Σ_a G[t,a] Σ_b C[a,b] (B[t,b] + ½ G[t,b])``, ``den = Σ_{a,b} C[a,b] T_a T_b``.
+    Returns NaN when the denominator is 0 (fewer than two levels with weight, or zero costs).
+    """
+    G, B, _ = _ranked_sums(scores, level_w)
+    num = float(np.sum(G * ((B + 0.5 * G) @ C.T)))
+    T = level_w.sum(axis=0)
+    den = float(T @ C @ T)
+    return num / den if den > 0 else float("nan")
+
+
+# --------------------------------------------------------------------------------------------
+# Public metrics
+# --------------------------------------------------------------------------------------------
+def _check_scores(y_score: Any, n: int | None = None) -> np.ndarray:
+    s = check_array(y_score, "y_score", ndim=1)
+    if n is not None:
+        check_consistent_length(y_true=np.empty(n), y_score=s)
+    return s
+
+
+def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
+    """Area under the ROC curve: the Mann–Whitney statistic with ties counted ½ (THEORY §2).
+
+    ``AUC = Σ_{i pos, j neg} w_i w_j s(f_i, f_j) / (Σ_pos w · Σ_neg w)`` with
+    ``s(a, b) = 1[a > b] + ½ 1[a = b]``. Equal to :func:`sklearn.metrics.roc_auc_score`,
+    computed in O(n log n) from one sort.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,) with values in {0, 1}
+    y_score : array-like of shape (n,)
+    sample_weight : array-like of shape (n,), optional, non-negative
+
+    Returns
+    -------
+    float — NaN, with an :class:`~bipartite.UndefinedMetricWarning`, when only one class has
+    positive weight.
+
+    >>> auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> auc([0, 1], [1.0, 1.0])  # a tie counts one half
+    0.5
+    """
+    y = check_binary(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    w = check_sample_weight(sample_weight, len(y))
+    val = _auc_from_weights(s, (w * y)[:, None], (w * (1.0 - y))[:, None])[0]
+    if np.isnan(val):
+        return warn_undefined("AUC is undefined: y_true has only one class (with positive weight).")
+    return float(val)
+
+
+def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.ndarray:
+    """The AUC of one scorer against each of K labels, sharing one sort (THEORY §2).
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, K) with values in {0, 1}
+    y_score : array-like of shape (n,)
+    sample_weight : array-like of shape (n,), optional
+
+    Returns
+    -------
+    ndarray of shape (K,) — NaN (with a warning) for labels with one class.
+
+    >>> multilabel_auc([[0, 1], [1, 0], [1, 1]], [0.1, 0.5, 0.9]).tolist()
+    [1.0, 0.5]
+    """
+    Yb = check_binary(Y, "Y", ndim=2)
+    s = _check_scores(y_score, Yb.shape[0])
+    w = check_sample_weight(sample_weight, Yb.shape[0])[:, None]
+    out = _auc_from_weights(s, w * Yb, w * (1.0 - Yb))
+    bad = np.flatnonzero(np.isnan(out))
+    if bad.size:
+        warn_undefined(f"AUC is undefined for label(s) {bad.tolist()}: only one class.")
+    return out
+
+
+def multipartite_auc(
+    y_true: Any, y_score: Any, *, costs: str | Any = "linear", sample_weight: Any = None
+) -> float:
+    """Multipartite AUC with costs (LA25 Def. 2.3 / Eq. 5; THEORY §3).
+
+    ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
+    pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
+    O(n log n + n L) with one sort and cumulative level counts.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Ordinal labels (any real values; the L distinct values are the levels, sorted).
+    y_score : array-like of shape (n,)
+    costs : {"uniform", "linear", "squared", "gain"} or array-like (L, L)
+        See :func:`bipartite.costs.cost_matrix`; a matrix is indexed by the sorted levels.
+    sample_weight : array-like of shape (n,), optional
+
+    Returns
+    -------
+    float — NaN (with a warning) if fewer than two levels are present.
+
+    >>> multipartite_auc([0, 1, 2], [0.0, 2.0, 1.0], costs="linear")
+    0.75
+    >>> multipartite_auc([0, 1, 2], [0.0, 2.0, 1.0], costs="uniform")
+    0.6666666666666666
+    """
+    y = check_array(y_true, "y_true", ndim=1)
+    s = _check_scores(y_score, len(y))
+    w = check_sample_weight(sample_weight, len(y))
+    levels, idx = np.unique(y, return_inverse=True)
+    if len(levels) < 2:
+        return warn_undefined("multipartite AUC is undefined: y_true has fewer than two levels.")
+    C = cost_matrix(levels, costs)
+    level_w = np.zeros((len(y), len(levels)))
+    level_w[np.arange(len(y)), idx] = w
+    val = _multipartite_from_weights(s, level_w, C)
+    if np.isnan(val):
+        return warn_undefined("multipartite AUC is undefined: no weighted pair has positive cost.")
+    return val
+
+
+_GROUP_WEIGHTINGS = ("pairs", "uniform", "impressions")
+
+
+def group_auc(
+    y_true: Any,
+    y_score: Any,
+    groups: Any,
+    *,
+    sample_weight: Any = None,
+    weighting: str = "pairs",
+) -> float:
+    """Group AUC (gAUC, MTRUB §3.1.2; THEORY §2): per-group AUC, averaged over groups.
+
+    Only groups containing both classes enter the average. Each group is weighted by
+    ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
+    ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-group pairs; ``"uniform"`` — 1
+    per group; ``"impressions"`` — its total sample weight (number of rows when unweighted).
+    One lexicographic sort serves all groups.
+
+    Returns NaN (with a warning) if no group has both classes.
+
+    >>> group_auc([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], groups=[0, 0, 1, 1])
+    0.5
+    """
+    y = check_binary(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    g_raw = np.asarray(groups)
+    if g_raw.ndim != 1:
+        raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g_raw.shape}.")
+    check_consistent_length(y_true=y, groups=g_raw)
+    check_option(weighting, "weighting", _GROUP_WEIGHTINGS)
+    w = check_sample_weight(sample_weight, len(y))
+    _, g = np.unique(g_raw, return_inverse=True)
+    pos, neg = w * y, w * (1.0 - y)
+    G, B, tg = _ranked_sums(s, np.stack([pos, neg], axis=1), groups=g)
+    n_groups = int(g.max()) + 1
+    num = np.bincount(tg, G[:, 0] * (B[:, 1] + 0.5 * G[:, 1]), minlength=n_groups)
+    P = np.bincount(g, pos, minlength=n_groups)
+    N = np.bincount(g, neg, minlength=n_groups)
+    ok = (P > 0) & (N > 0)
+    if not ok.any():
+        return warn_undefined("group AUC is undefined: no group has both classes.")
+    per_group = num[ok] / (P[ok] * N[ok])
+    if weighting == "pairs":
+        gw = (P * N)[ok]
+    elif weighting == "uniform":
+        gw = np.ones(ok.sum())
+    else:
+        gw = np.bincount(g, w, minlength=n_groups)[ok]
+    return float(np.sum(gw * per_group) / np.sum(gw))
+
+
+def average_precision(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
+    """Average precision, as :func:`sklearn.metrics.average_precision_score` (THEORY §8).
+
+    ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
+    threshold). Returns NaN (with a warning) when there is no positive label — sklearn would
+    return 0 there.
+
+    >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
+    0.8333
+    """
+    from sklearn.metrics import average_precision_score
+
+    y = check_binary(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    w = check_sample_weight(sample_weight, len(y))
+    if not np.any(w * y > 0):
+        return warn_undefined("average precision is undefined: no positive label.")
+    return float(average_precision_score(y, s, sample_weight=w))
+
+
+def ndcg_at_k(
+    relevance: Any,
+    y_score: Any,
+    *,
+    k: int | None = 10,
+    groups: Any = None,
+    gain: str = "exponential",
+) -> float:
+    """Normalised DCG at cut-off k, averaged over groups (queries).
+
+    ``DCG@k = Σ_{r<k} gain(rel_(r)) / log2(r + 2)`` over the list sorted by decreasing score, with
+    ``gain = 2^rel − 1`` (``"exponential"``, the LETOR/MSLR convention) or ``rel`` (``"linear"``,
+    sklearn's ``ndcg_score``). **Ties** are averaged as in sklearn (``ignore_ties=False``): tied
+    items share the mean gain of their tie group over the positions they occupy. Groups whose
+    ideal DCG is 0 (no relevant item) are undefined and excluded from the mean; NaN with a warning
+    if every group is.
+
+    >>> # DCG@3 = 3 + 0/log2(3) + 1/2 = 3.5;  IDCG@3 = 3 + 2/log2(3) + 1/2
+    >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
+    0.735
+    """
+    rel = check_array(relevance, "relevance", ndim=1)
+    check_nonnegative(rel, "relevance")
+    s = _check_scores(y_score, len(rel))
+    check_option(gain, "gain", ("exponential", "linear"))
+    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
+        raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
+    if groups is None:
+        g = np.zeros(len(rel), dtype=np.int64)
+    else:
+        g_raw = np.asarray(groups)
+        check_consistent_length(relevance=rel, groups=g_raw)
+        _, g = np.unique(g_raw, return_inverse=True)
+    gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
+    n = len(rel)
+    n_groups = int(g.max()) + 1
+    kk = n if k is None else int(k)
+
+    def positions(order: np.ndarray) -> np.ndarray:
+        gs = g[order]
+        start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
+        first_of = np.repeat(start, np.diff(np.r_[start, n]))
+        return np.arange(n) - first_of
+
+    def discount(pos: np.ndarray) -> np.ndarray:
+        return np.where(pos < kk, 1.0 / np.log2(pos + 2.0), 0.0)
+
+    # Actual DCG with tie averaging: sort by (group, -score); tie groups share their mean gain.
+    order = np.lexsort((-s, g))
+    disc = discount(positions(order))
+    gs, ss = g[order], s[order]
+    new = np.r_[True, (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])]
+    tid = np.cumsum(new) - 1
+    t_gain = np.bincount(tid, gains[order])
+    t_cnt = np.bincount(tid)
+    t_disc = np.bincount(tid, disc)
+    dcg = np.bincount(gs[new], t_gain / t_cnt * t_disc, minlength=n_groups)
+    # Ideal DCG: sort by decreasing gain within group (ties in gain are irrelevant).
+    iorder = np.lexsort((-gains, g))
+    idcg = np.bincount(g[iorder], gains[iorder] * discount(positions(iorder)), minlength=n_groups)
+    ok = idcg > 0
+    if not ok.any():
+        return warn_undefined("nDCG is undefined: no group has a relevant item.")
+    return float(np.mean(dcg[ok] / idcg[ok]))
