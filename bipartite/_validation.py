@@ -137,8 +137,9 @@ def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
     return arr
 
 
-def check_probabilities(p: Any, name: str, *, ndim: int | tuple[int, ...] | None = None,
-                        atol: float = 1e-9) -> np.ndarray:
+def check_probabilities(
+    p: Any, name: str, *, ndim: int | tuple[int, ...] | None = None, atol: float = 1e-9
+) -> np.ndarray:
     """Entries in [0, 1] (up to ``atol``, then clipped)."""
     arr = check_array(p, name, ndim=ndim)
     bad = (arr < -atol) | (arr > 1 + atol)

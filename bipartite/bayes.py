@@ -106,9 +106,7 @@ def loss_aggregation(eta: Any, pi: Any, a: Any = None) -> np.ndarray:
     E = check_probabilities(eta, "eta", ndim=2)
     alpha = effective_weights(pi, a)
     if E.shape[1] != len(alpha):
-        raise ValueError(
-            f"The 'eta' parameter has {E.shape[1]} labels but 'pi' has {len(alpha)}."
-        )
+        raise ValueError(f"The 'eta' parameter has {E.shape[1]} labels but 'pi' has {len(alpha)}.")
     return E @ alpha
 
 
@@ -228,6 +226,8 @@ def anticorrelation_identity(joint: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     J = check_probabilities(joint, "joint", ndim=2)
     if J.shape[1] != 4:
-        raise ValueError(f"The identity is for K = 2: 'joint' must have 4 columns, got {J.shape[1]}.")
+        raise ValueError(
+            f"The identity is for K = 2: 'joint' must have 4 columns, got {J.shape[1]}."
+        )
     eta = J @ label_vectors(2)
     return eta.sum(axis=1), 1.0 + J[:, 3] - J[:, 0]

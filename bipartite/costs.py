@@ -211,7 +211,7 @@ def find_cycle(delta: Any, *, atol: float = 1e-12) -> list[int] | None:
                 stack.pop()
                 path.pop()
             elif color[nxt] == 1:
-                return [int(v) for v in path[path.index(int(nxt)):]]
+                return [int(v) for v in path[path.index(int(nxt)) :]]
             elif color[nxt] == 0:
                 color[nxt] = 1
                 path.append(int(nxt))

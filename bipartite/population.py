@@ -102,13 +102,20 @@ def _orthant_prob(z: np.ndarray, R: np.ndarray) -> np.ndarray:
             out[i] = 0.0
         else:
             keep = np.isfinite(zi)
-            out[i] = _orthant_prob(zi[keep][None, :], R[np.ix_(keep, keep)])[0] if keep.any() else 1.0
+            out[i] = (
+                _orthant_prob(zi[keep][None, :], R[np.ix_(keep, keep)])[0] if keep.any() else 1.0
+            )
     if finite.any():
         # Genz's algorithm (exact bivariate routine for d = 2, seeded QMC above), tight tolerance.
         out[finite] = np.atleast_1d(
             stats.multivariate_normal.cdf(
-                z[finite], mean=np.zeros(d), cov=R, allow_singular=True,
-                abseps=1e-10, releps=1e-8, rng=np.random.default_rng(0),
+                z[finite],
+                mean=np.zeros(d),
+                cov=R,
+                allow_singular=True,
+                abseps=1e-10,
+                releps=1e-8,
+                rng=np.random.default_rng(0),
             )
         )
     return np.clip(out, 0.0, 1.0)
@@ -386,7 +393,9 @@ class FiniteProblem:
     def pair_weights(self, k: int) -> np.ndarray:
         """``W_ij = p_i η_ik p_j (1 − η_jk) / (π_k (1 − π_k))`` so that ``AUC_k = Σ W ⊙ S``."""
         if not isinstance(k, (int, np.integer)) or not 0 <= k < self.K:
-            raise ValueError(f"The 'k' parameter must be a label index in [0, {self.K}), got {k!r}.")
+            raise ValueError(
+                f"The 'k' parameter must be a label index in [0, {self.K}), got {k!r}."
+            )
         pe = self.mass * self.eta[:, k]
         pn = self.mass * (1.0 - self.eta[:, k])
         pik = self.pi[k]
