@@ -17,7 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._validation import check_array, check_nonnegative, check_probabilities
+from bipartite._validation import (
+    check_array,
+    check_nonnegative,
+    check_probabilities,
+    warn_undefined,
+)
 from bipartite.costs import (
     aggregate_labels,
     find_cycle,
@@ -188,6 +193,9 @@ def label_aggregation(
     the Bayes pairwise preference Δ (:func:`bipartite.costs.pairwise_preference`) and returns a
     scorer inducing it when its strict part is acyclic.
 
+    Warns with :class:`~bipartite.UndefinedMetricWarning` when the aggregated label is almost
+    surely constant (e.g. perfectly anti-correlated labels summed): every scorer is then optimal.
+
     Raises
     ------
     NotRepresentableError
@@ -199,6 +207,12 @@ def label_aggregation(
     >>> label_aggregation(P).round(2).tolist()
     [1.0, 0.9]
     """
+    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
+    if np.count_nonzero(problem.mass @ q > 1e-15) < 2:
+        warn_undefined(
+            "The aggregated label is almost surely constant on this problem: every scorer is "
+            "optimal and AUC_MP is undefined (THEORY §5)."
+        )
     try:
         return label_aggregation_scores(
             problem.eta, problem.label_probs, aggregate=aggregate, weights=weights, costs=costs

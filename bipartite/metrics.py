@@ -104,7 +104,10 @@ def _auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> n
     """
     K = pos.shape[1]
     G, B, _ = _ranked_sums(scores, np.concatenate([pos, neg], axis=1))
-    denom = pos.sum(axis=0) * neg.sum(axis=0)
+    # Totals from the same tie-group sums as the numerator, so that a constant scorer (one tie
+    # group) gives exactly ½ in floating point.
+    tot = G.sum(axis=0)
+    denom = tot[:K] * tot[K:]
     num = _auc_numerators(G, B, K)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, num / np.where(denom > 0, denom, 1.0), np.nan)
@@ -118,8 +121,8 @@ def _multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.nd
     """
     G, B, _ = _ranked_sums(scores, level_w)
     num = float(np.sum(G * ((B + 0.5 * G) @ C.T)))
-    T = level_w.sum(axis=0)
-    den = float(T @ C @ T)
+    T = G.sum(axis=0, keepdims=True)  # same operation order as num: a constant scorer gives ½
+    den = float(np.sum(T * (T @ C.T)))
     return num / den if den > 0 else float("nan")
 
 
