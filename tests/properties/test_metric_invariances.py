@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bipartite.metrics import auc, average_precision, group_auc, multilabel_auc, multipartite_auc
 
+
 # Each entry: name -> (metric(y, s, w) -> float | array, label kind).  "binary": y in {0,1};
 # "ordinal": y in {0,1,2,3}. Groups for gAUC are a fixed function of the row position.
 def _gauc(y, s, w):
