@@ -42,20 +42,23 @@ __all__ = [
 # The kernel
 # --------------------------------------------------------------------------------------------
 def _ranked_sums(
-    scores: np.ndarray, weights: np.ndarray, groups: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    scores: np.ndarray, weights: np.ndarray | None, groups: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """One sort; per tie group, the weight sums and the sums over strictly lower tie groups.
 
     Parameters
     ----------
     scores : (n,) float
-    weights : (n, m) float — any weight columns (positives, negatives, ordinal levels...).
+    weights : (m, n) float — weight *rows* (positives, totals, ordinal levels...); row layout
+        keeps every gather and segment sum one-dimensional and contiguous (much faster than
+        gathering an (n, m) array). ``None``: no rows (only the tie-group sizes are wanted).
     groups : (n,) int, optional — if given, ties and "lower" are taken within each group only.
 
     Returns
     -------
-    G : (T, m) sums of ``weights`` over each tie group (ascending score order),
-    B : (T, m) sums over the strictly lower tie groups (of the same group),
+    G : (m, T) sums of each weight row over each tie group (ascending score order),
+    B : (m, T) sums over the strictly lower tie groups (of the same group),
+    sizes : (T,) number of points in each tie group,
     tie_group_of : (T,) group id of each tie group, or None.
     """
     n = scores.shape[0]
@@ -72,26 +75,34 @@ def _ranked_sums(
         new[0] = True
         new[1:] = (s[1:] != s[:-1]) | (g[1:] != g[:-1])
     starts = np.flatnonzero(new)
-    # float64 sums: exact for integer counts below 2**53 (STYLE.md habit 6).
-    G = np.add.reduceat(weights[order], starts, axis=0)
-    cum = np.cumsum(G, axis=0)
-    B = cum - G
+    sizes = np.diff(np.append(starts, n))
+    m = 0 if weights is None else weights.shape[0]
+    G = np.empty((m, len(starts)))
+    for r in range(m):
+        # float64 sums: exact for integer counts below 2**53 (STYLE.md habit 6).
+        G[r] = np.add.reduceat(weights[r][order], starts)
+    B = np.cumsum(G, axis=1) - G
     if groups is None:
-        return G, B, None
+        return G, B, sizes, None
     tg = g[starts]
     first = np.empty(len(tg), dtype=bool)
     first[0] = True
     np.not_equal(tg[1:], tg[:-1], out=first[1:])
     # Subtract, for every tie group, the cumulative sum accumulated before its group began.
-    offset = B[first]
-    B = B - offset[np.cumsum(first) - 1]
-    return G, B, tg
+    B = B - B[:, first][:, np.cumsum(first) - 1]
+    return G, B, sizes, tg
 
 
-def _auc_numerators(G: np.ndarray, B: np.ndarray, K: int) -> np.ndarray:
-    """Σ over tie groups of P·(N_below + ½ N_tied), for K (pos, neg) column pairs laid out as
-    ``[pos_1..pos_K, neg_1..neg_K]`` (THEORY §2)."""
-    return np.einsum("tk,tk->k", G[:, :K], B[:, K:] + 0.5 * G[:, K:])
+def _auc_ratio(Gp: np.ndarray, Bp: np.ndarray, Gn: np.ndarray, Bn: np.ndarray) -> np.ndarray:
+    """THEORY §2 from tie-group sums of positive (Gp) and negative (Gn) weight, rows = labels:
+    ``Σ_t P_t (N_below,t + ½ N_t) / (ΣP ΣN)``, NaN where a label has no positive or negative
+    weight. Totals come from the same tie-group sums as the numerator, so a constant scorer
+    (one tie group) gives exactly ½ in floating point."""
+    del Bp
+    num = np.einsum("kt,kt->k", Gp, Bn + 0.5 * Gn)
+    denom = Gp.sum(axis=1) * Gn.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, num / np.where(denom > 0, denom, 1.0), np.nan)
 
 
 def _auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
@@ -103,27 +114,59 @@ def _auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> n
     no positive or no negative weight (no warning here; callers warn).
     """
     K = pos.shape[1]
-    G, B, _ = _ranked_sums(scores, np.concatenate([pos, neg], axis=1))
-    # Totals from the same tie-group sums as the numerator, so that a constant scorer (one tie
-    # group) gives exactly ½ in floating point.
-    tot = G.sum(axis=0)
-    denom = tot[:K] * tot[K:]
-    num = _auc_numerators(G, B, K)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, num / np.where(denom > 0, denom, 1.0), np.nan)
+    G, B, _, _ = _ranked_sums(scores, np.concatenate([pos.T, neg.T], axis=0))
+    return _auc_ratio(G[:K], B[:K], G[K:], B[K:])
+
+
+def _auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Fast path of :func:`_auc_from_weights` for binary labels Y (n, K) and sample weights:
+    gathers only the K positive rows and one total row (or the tie-group sizes when
+    unweighted); the negative sums are total − positive."""
+    pos = Y.T if w is None else Y.T * w
+    rows = pos if w is None else np.vstack([pos, w[None, :]])
+    K = Y.shape[1]
+    G, B, sizes, _ = _ranked_sums(scores, np.ascontiguousarray(rows))
+    if w is None:
+        Gt, Bt = sizes.astype(np.float64), np.cumsum(sizes, dtype=np.float64) - sizes
+    else:
+        Gt, Bt = G[K], B[K]
+    Gp, Bp = G[:K], B[:K]
+    return _auc_ratio(Gp, Bp, Gt - Gp, Bt - Bp)
+
+
+def _multipartite_ratio(G: np.ndarray, B: np.ndarray, C: np.ndarray) -> float:
+    """AUC_MP (THEORY §3) from tie-group sums of level weights G, B (L, T) and costs C (L, L):
+    ``num = Σ_t Σ_a G[a,t] Σ_b C[a,b] (B[b,t] + ½ G[b,t])``, ``den = Σ_{a,b} C[a,b] T_a T_b``.
+    NaN when the denominator is 0 (fewer than two levels with weight, or zero costs)."""
+    num = float(np.sum(G * (C @ (B + 0.5 * G))))
+    T = G.sum(axis=1, keepdims=True)  # same operation order as num: a constant scorer gives ½
+    den = float(np.sum(T * (C @ T)))
+    return num / den if den > 0 else float("nan")
 
 
 def _multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP (THEORY §3) from per-point level weights (n, L) and a cost matrix C (L, L).
+    """AUC_MP from per-point level weights (n, L) — the population route (THEORY §3)."""
+    G, B, _, _ = _ranked_sums(scores, np.ascontiguousarray(level_w.T))
+    return _multipartite_ratio(G, B, C)
 
-    ``num = Σ_t Σ_a G[t,a] Σ_b C[a,b] (B[t,b] + ½ G[t,b])``, ``den = Σ_{a,b} C[a,b] T_a T_b``.
-    Returns NaN when the denominator is 0 (fewer than two levels with weight, or zero costs).
-    """
-    G, B, _ = _ranked_sums(scores, level_w)
-    num = float(np.sum(G * ((B + 0.5 * G) @ C.T)))
-    T = G.sum(axis=0, keepdims=True)  # same operation order as num: a constant scorer gives ½
-    den = float(np.sum(T * (T @ C.T)))
-    return num / den if den > 0 else float("nan")
+
+def _multipartite_from_levels(
+    scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray | None, C: np.ndarray
+) -> float:
+    """AUC_MP for one observed level per point — the empirical route: one sort, one joint
+    (tie group, level) histogram, O(n log n + n + T L)."""
+    order = np.argsort(scores)
+    s = scores[order]
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    gid = np.cumsum(new) - 1
+    T = int(gid[-1]) + 1
+    flat = gid * L + level[order]
+    hist = np.bincount(flat, weights=None if w is None else w[order], minlength=T * L)
+    G = np.ascontiguousarray(hist.reshape(T, L).T, dtype=np.float64)
+    B = np.cumsum(G, axis=1) - G
+    return _multipartite_ratio(G, B, C)
 
 
 # --------------------------------------------------------------------------------------------
@@ -161,8 +204,8 @@ def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
     """
     y = check_binary(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    w = check_sample_weight(sample_weight, len(y))
-    val = _auc_from_weights(s, (w * y)[:, None], (w * (1.0 - y))[:, None])[0]
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    val = _auc_from_labels(s, y[:, None], w)[0]
     if np.isnan(val):
         return warn_undefined("AUC is undefined: y_true has only one class (with positive weight).")
     return float(val)
@@ -186,8 +229,8 @@ def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.nda
     """
     Yb = check_binary(Y, "Y", ndim=2)
     s = _check_scores(y_score, Yb.shape[0])
-    w = check_sample_weight(sample_weight, Yb.shape[0])[:, None]
-    out = _auc_from_weights(s, w * Yb, w * (1.0 - Yb))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, Yb.shape[0])
+    out = _auc_from_labels(s, Yb, w)
     bad = np.flatnonzero(np.isnan(out))
     if bad.size:
         warn_undefined(f"AUC is undefined for label(s) {bad.tolist()}: only one class.")
@@ -223,14 +266,12 @@ def multipartite_auc(
     """
     y = check_array(y_true, "y_true", ndim=1)
     s = _check_scores(y_score, len(y))
-    w = check_sample_weight(sample_weight, len(y))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     levels, idx = np.unique(y, return_inverse=True)
     if len(levels) < 2:
         return warn_undefined("multipartite AUC is undefined: y_true has fewer than two levels.")
     C = cost_matrix(levels, costs)
-    level_w = np.zeros((len(y), len(levels)))
-    level_w[np.arange(len(y)), idx] = w
-    val = _multipartite_from_weights(s, level_w, C)
+    val = _multipartite_from_levels(s, idx, len(levels), w, C)
     if np.isnan(val):
         return warn_undefined("multipartite AUC is undefined: no weighted pair has positive cost.")
     return val
@@ -270,9 +311,9 @@ def group_auc(
     w = check_sample_weight(sample_weight, len(y))
     _, g = np.unique(g_raw, return_inverse=True)
     pos, neg = w * y, w * (1.0 - y)
-    G, B, tg = _ranked_sums(s, np.stack([pos, neg], axis=1), groups=g)
+    G, B, _, tg = _ranked_sums(s, np.stack([pos, neg]), groups=g)
     n_groups = int(g.max()) + 1
-    num = np.bincount(tg, G[:, 0] * (B[:, 1] + 0.5 * G[:, 1]), minlength=n_groups)
+    num = np.bincount(tg, G[0] * (B[1] + 0.5 * G[1]), minlength=n_groups)
     P = np.bincount(g, pos, minlength=n_groups)
     N = np.bincount(g, neg, minlength=n_groups)
     ok = (P > 0) & (N > 0)
