@@ -1,0 +1,754 @@
+"""Surrogate ranking losses in PyTorch (THEORY §8, §11).
+
+Every loss takes scores of shape ``[..., n_items]`` (any leading batch dimensions: queries,
+instances), labels of the same shape, keyword-only options and a boolean mask ``where`` of the same
+shape for ragged lists (``False`` = padding: the item takes part in no pair and gets zero
+gradient, whatever its score or label).
+
+Families share one private kernel each (STYLE habit 5):
+
+* pairwise losses — :func:`pairwise_loss` (logistic, exponential, hinge, squared hinge), weighted
+  by :func:`loss_aggregation_pair_weights` (THEORY §4) or :func:`label_aggregation_pair_weights`
+  (THEORY §3); kernel ``_pairwise_kernel``;
+* log-sum-exp pairwise losses — :func:`lsep_loss` (RLSEP Eq. 3), :func:`rlsep_loss` (RLSEP Eq. 6);
+  kernel ``_lse_pairs_kernel``;
+* AP losses — :func:`ap_risk` (HAP-VR Eq. 6/8), :func:`smooth_ap_loss` (sigmoid step),
+  :func:`quadlinear_ap_loss` (HAP-VR Eq. 10-11); kernel ``_ap_kernel`` takes the step function of
+  positive-negative pairs and that of positive-positive pairs as arguments;
+* :func:`margin_ranking_loss` (LR2PPO Eq. 4).
+
+Reductions go through one safe reducer: a mean over nothing is 0 (rax ``safe_reduce``), a real NaN
+still shows. The losses work on any device: they follow the device of ``scores``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from bipartite._validation import check_option, warn_undefined
+
+__all__ = [
+    "PAIRWISE_KINDS",
+    "pairwise_loss",
+    "loss_aggregation_pair_weights",
+    "label_aggregation_pair_weights",
+    "lsep_loss",
+    "rlsep_loss",
+    "margin_ranking_loss",
+    "ap_risk",
+    "smooth_ap_loss",
+    "quadlinear",
+    "quadlinear_ap_loss",
+]
+
+PAIRWISE_KINDS = ("logistic", "exponential", "hinge", "squared_hinge")
+_REDUCTIONS = ("mean", "sum", "none")
+
+Step = Callable[[torch.Tensor], torch.Tensor]
+
+
+# ----------------------------------------------------------------------------------------------
+# Validation (private; the generic numpy checks live in bipartite._validation)
+# ----------------------------------------------------------------------------------------------
+
+
+def _show(t: torch.Tensor, limit: int = 8) -> str:
+    flat = t.detach().reshape(-1)
+    if flat.numel() <= limit:
+        return repr(flat.tolist())
+    return f"tensor of shape {tuple(t.shape)} starting {flat[:limit].tolist()}"
+
+
+def _first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[Any, Any]:
+    idx = tuple(int(i) for i in torch.nonzero(bad)[0])
+    return values[idx].item(), (idx[0] if len(idx) == 1 else idx)
+
+
+def _as_scores(scores: Any, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
+    """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension."""
+    if not isinstance(scores, torch.Tensor):
+        try:
+            scores = torch.as_tensor(np.asarray(scores, dtype=np.float64))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"The '{name}' parameter must be a tensor or array-like of numbers, "
+                f"got {type(scores).__name__}: {exc}"
+            ) from None
+    if not torch.is_floating_point(scores):
+        raise TypeError(
+            f"The '{name}' parameter must be a floating-point tensor, got dtype {scores.dtype}."
+        )
+    if scores.ndim < min_ndim:
+        raise ValueError(
+            f"The '{name}' parameter must have at least {min_ndim} dimension(s) [..., n_items], "
+            f"got shape {tuple(scores.shape)}."
+        )
+    if min_ndim >= 1 and scores.shape[-1] == 0:
+        raise ValueError(
+            f"The '{name}' parameter must not be empty, got shape {tuple(scores.shape)}."
+        )
+    return scores
+
+
+def _as_like(x: Any, name: str, scores: torch.Tensor) -> torch.Tensor:
+    """``x`` as a tensor of the same shape, dtype and device as ``scores``."""
+    if not isinstance(x, torch.Tensor):
+        try:
+            x = torch.as_tensor(np.asarray(x, dtype=np.float64))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"The '{name}' parameter must be a tensor or array-like of numbers, "
+                f"got {type(x).__name__}: {exc}"
+            ) from None
+    if tuple(x.shape) != tuple(scores.shape):
+        raise ValueError(
+            f"The '{name}' parameter must have the shape of 'scores' {tuple(scores.shape)}, "
+            f"got shape {tuple(x.shape)}."
+        )
+    return x.to(dtype=scores.dtype, device=scores.device)
+
+
+def _as_where(where: Any, scores: torch.Tensor) -> torch.Tensor:
+    """Boolean validity mask of the shape of ``scores`` (all True when ``where`` is None)."""
+    if where is None:
+        return torch.ones(scores.shape, dtype=torch.bool, device=scores.device)
+    if not isinstance(where, torch.Tensor):
+        where = torch.as_tensor(np.asarray(where))
+    if where.dtype != torch.bool:
+        raise TypeError(f"The 'where' parameter must be a boolean mask, got dtype {where.dtype}.")
+    if tuple(where.shape) != tuple(scores.shape):
+        raise ValueError(
+            f"The 'where' parameter must have the shape of 'scores' {tuple(scores.shape)}, "
+            f"got shape {tuple(where.shape)}."
+        )
+    return where.to(device=scores.device)
+
+
+def _check_finite_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
+    bad = ~torch.isfinite(x.detach()) & valid
+    if bool(bad.any()):
+        value, idx = _first_bad(bad, x.detach())
+        raise ValueError(f"The '{name}' parameter must be finite, got {value!r} at index {idx}.")
+
+
+def _check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> None:
+    bad = (labels != 0) & (labels != 1) & valid
+    if bool(bad.any()):
+        value, idx = _first_bad(bad, labels)
+        raise ValueError(
+            f"The '{name}' parameter must contain only 0 and 1, got {value:g} at index {idx}."
+        )
+
+
+def _check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"The '{name}' parameter must be a real number, got {value!r}.") from None
+    ok = np.isfinite(v) and (v >= 0 if allow_zero else v > 0)
+    if not ok:
+        want = "a finite number >= 0" if allow_zero else "a finite number > 0"
+        raise ValueError(f"The '{name}' parameter must be {want}, got {value!r}.")
+    return v
+
+
+def _prepare(scores: Any, labels: Any, where: Any, *, labels_name: str = "labels",
+             binary: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Validate ``scores``/``labels``/``where``; zero out padded entries.
+
+    Padded scores are replaced by 0 (with zero gradient) so that a NaN or inf used as padding can
+    never reach a kernel: ``0 * nan`` in a backward pass would poison every gradient.
+    """
+    s = _as_scores(scores)
+    y = _as_like(labels, labels_name, s)
+    valid = _as_where(where, s)
+    _check_finite_where(s, valid, "scores")
+    _check_finite_where(y, valid, labels_name)
+    if binary:
+        _check_binary_where(y, valid, labels_name)
+    zero = torch.zeros((), dtype=s.dtype, device=s.device)
+    return torch.where(valid, s, zero), torch.where(valid, y, zero), valid
+
+
+def _check_generator(generator: Any, device: torch.device) -> torch.Generator | None:
+    if generator is None or isinstance(generator, torch.Generator):
+        return generator
+    if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
+        g = torch.Generator(device=device)
+        g.manual_seed(int(generator))
+        return g
+    raise TypeError(
+        f"The 'generator' parameter must be None, an int seed or a torch.Generator, "
+        f"got {generator!r}."
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The one safe reducer (rax safe_reduce)
+# ----------------------------------------------------------------------------------------------
+
+
+def _safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> torch.Tensor:
+    """Reduce ``values`` with weights/counts ``counts`` (same shape, non-negative).
+
+    ``"sum"`` = Σ values; ``"mean"`` = Σ values / Σ counts, and 0 when Σ counts = 0 (a mean over
+    nothing); ``"none"`` = ``values`` unchanged. The denominator is replaced by 1 *before* the
+    division when it is 0 (a ``torch.where`` after the division would still send NaN gradients
+    back through the unused branch).
+    """
+    if reduction == "none":
+        return values
+    total = values.sum()
+    if reduction == "sum":
+        return total
+    denom = counts.sum()
+    return total / torch.where(denom > 0, denom, torch.ones_like(denom))
+
+
+# ----------------------------------------------------------------------------------------------
+# Pairwise losses (THEORY §8, weights from §3 and §4)
+# ----------------------------------------------------------------------------------------------
+
+
+def _phi(kind: str, margin: float) -> Callable[[torch.Tensor], torch.Tensor]:
+    """Pair loss φ(x) of the score difference x = f_i - f_j (i should be ranked above j)."""
+    if kind == "logistic":
+        # log(1 + e^{-x}) as softplus(-x): never forms e^{-x} for very negative x (overflow), and
+        # keeps full precision for large x where log(1 + tiny) would round to 0.
+        return lambda x: torch.nn.functional.softplus(-x)
+    if kind == "exponential":
+        return lambda x: torch.exp(-x)
+    if kind == "hinge":
+        return lambda x: torch.relu(margin - x)
+    return lambda x: torch.relu(margin - x) ** 2
+
+
+def _pairwise_kernel(
+    scores: torch.Tensor,
+    pair_mask: torch.Tensor,
+    weights: torch.Tensor,
+    phi: Callable[[torch.Tensor], torch.Tensor],
+    reduction: str,
+) -> torch.Tensor:
+    """Σ_{(i,j) valid} w_ij φ(f_i - f_j), reduced; ``pair_mask``/``weights`` are [..., n, n]."""
+    diff = scores[..., :, None] - scores[..., None, :]  # diff[..., i, j] = f_i - f_j
+    zero = torch.zeros((), dtype=scores.dtype, device=scores.device)
+    # Invalid pairs see x = 0 (finite phi, zero weight) so exp(-x) cannot overflow to inf there
+    # and turn 0 * inf into NaN in the forward or backward pass.
+    w = torch.where(pair_mask, weights, zero)
+    losses = w * phi(torch.where(pair_mask, diff, zero))
+    return _safe_reduce(losses, w, reduction)
+
+
+def pairwise_loss(
+    scores: Any,
+    labels: Any,
+    *,
+    kind: str = "logistic",
+    pair_weights: Any = None,
+    where: Any = None,
+    reduction: str = "mean",
+    margin: float = 1.0,
+) -> torch.Tensor:
+    """Pairwise ranking loss ``Σ_{(i,j)} w_ij φ(f_i - f_j)`` over ordered pairs (THEORY §8).
+
+    Pairs are the (i, j) with ``labels_i > labels_j`` (graded labels allowed) and both items valid
+    in ``where``. The pair losses φ are
+
+    * ``"logistic"``: ``log(1 + exp(-(f_i - f_j)))`` (computed as a softplus),
+    * ``"exponential"``: ``exp(-(f_i - f_j))``,
+    * ``"hinge"``: ``max(0, margin - (f_i - f_j))``,
+    * ``"squared_hinge"``: ``max(0, margin - (f_i - f_j))²``.
+
+    A pair of tied scores is not a win: it costs φ(0) like any other pair.
+
+    Parameters
+    ----------
+    scores : tensor [..., n_items]
+    labels : tensor [..., n_items] or None
+        Graded relevance. ``None`` is allowed when ``pair_weights`` is given: then the pairs are
+        those with ``pair_weights > 0`` (needed for loss aggregation, where an item can be above
+        another for one label and below it for another).
+    kind : {"logistic", "exponential", "hinge", "squared_hinge"}
+    pair_weights : tensor [..., n_items, n_items], optional
+        Non-negative weight ``w_ij`` of the pair "i above j", e.g. from
+        :func:`loss_aggregation_pair_weights` or :func:`label_aggregation_pair_weights`.
+        Default 1 per valid pair.
+    where : bool tensor [..., n_items], optional
+        Validity mask for ragged lists.
+    reduction : {"mean", "sum", "none"}
+        ``"sum"``: ``Σ w_ij φ_ij`` over the whole batch; ``"mean"``: ``Σ w_ij φ_ij / Σ w_ij`` (the
+        weighted mean over valid pairs, pooled over the batch; 0 when there is no valid pair);
+        ``"none"``: the [..., n, n] matrix ``w_ij φ_ij`` (0 off the valid pairs).
+    margin : float
+        Margin of the hinge losses (ignored by the others).
+
+    With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
+    ``Σ_k a_k (1 - AUC_k)`` (THEORY §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
+
+    >>> s = torch.tensor([2.0, 0.0, 1.0])
+    >>> y = torch.tensor([1.0, 0.0, 0.0])
+    >>> round(pairwise_loss(s, y).item(), 4)  # mean of softplus(-2) and softplus(-1)
+    0.2201
+    >>> round(pairwise_loss(s, y, kind="hinge", reduction="sum").item(), 4)
+    0.0
+    """
+    check_option(kind, "kind", PAIRWISE_KINDS)
+    check_option(reduction, "reduction", _REDUCTIONS)
+    margin = float(margin)
+    if not np.isfinite(margin):
+        raise ValueError(f"The 'margin' parameter must be finite, got {margin!r}.")
+    s = _as_scores(scores)
+    valid = _as_where(where, s)
+    _check_finite_where(s, valid, "scores")
+    s = torch.where(valid, s, torch.zeros((), dtype=s.dtype, device=s.device))
+    both = valid[..., :, None] & valid[..., None, :]
+    n = s.shape[-1]
+    if pair_weights is not None:
+        w = pair_weights if isinstance(pair_weights, torch.Tensor) else torch.as_tensor(
+            np.asarray(pair_weights, dtype=np.float64))
+        want = (*s.shape, n)
+        if tuple(w.shape) != want:
+            raise ValueError(
+                f"The 'pair_weights' parameter must have shape {want} ([..., n_items, n_items]), "
+                f"got shape {tuple(w.shape)}."
+            )
+        w = w.to(dtype=s.dtype, device=s.device)
+        _check_finite_where(w, both, "pair_weights")
+        bad = (w < 0) & both
+        if bool(bad.any()):
+            value, idx = _first_bad(bad, w)
+            raise ValueError(
+                f"The 'pair_weights' parameter must be non-negative, got {value:g} at index {idx}."
+            )
+    if labels is None:
+        if pair_weights is None:
+            raise ValueError(
+                "The 'labels' parameter may be None only when 'pair_weights' is given."
+            )
+        pair_mask = both & (w > 0)
+    else:
+        y = _as_like(labels, "labels", s)
+        _check_finite_where(y, valid, "labels")
+        pair_mask = both & (y[..., :, None] > y[..., None, :])
+        if pair_weights is None:
+            w = torch.ones((), dtype=s.dtype, device=s.device).expand(pair_mask.shape)
+    return _pairwise_kernel(s, pair_mask, w, _phi(kind, margin), reduction)
+
+
+def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -> torch.Tensor:
+    """Pair weights of loss aggregation (THEORY §4): Σ_k a_k AUC_k as a pairwise sum.
+
+    ``W[..., i, j] = Σ_k a_k 1[y_ik = 1, y_jk = 0] / (n⁺_k n⁻_k)`` where ``n⁺_k``/``n⁻_k`` count the
+    valid positives/negatives of label k in the same list (each leading index is its own batch).
+    Then ``Σ_ij W_ij 1[f_i > f_j] = Σ_k a_k AUC_k`` (ties counted 0), so each label is normalised
+    like its AUC. A label with one class in a list contributes no pair (its AUC is undefined).
+
+    Parameters
+    ----------
+    Y : tensor [..., n_items, K]
+        Binary labels.
+    a : array-like (K,), optional
+        Non-negative mixing weights ``a_k`` (default 1).
+    where : bool tensor [..., n_items], optional
+        Validity mask of the items.
+
+    Returns
+    -------
+    tensor [..., n_items, n_items] of the dtype of ``Y`` (default dtype if ``Y`` is not floating).
+
+    >>> Y = torch.tensor([[1, 0], [0, 1], [0, 0]])
+    >>> loss_aggregation_pair_weights(Y, a=[1.0, 2.0])
+    tensor([[0.0000, 0.5000, 0.5000],
+            [1.0000, 0.0000, 1.0000],
+            [0.0000, 0.0000, 0.0000]])
+    """
+    if not isinstance(Y, torch.Tensor):
+        Y = torch.as_tensor(np.asarray(Y, dtype=np.float64))
+    if Y.ndim < 2 or Y.shape[-2] == 0 or Y.shape[-1] == 0:
+        raise ValueError(
+            f"The 'Y' parameter must have shape [..., n_items, K] with n_items, K >= 1, "
+            f"got shape {tuple(Y.shape)}."
+        )
+    dtype = Y.dtype if torch.is_floating_point(Y) else torch.get_default_dtype()
+    Yf = Y.to(dtype)
+    K = Y.shape[-1]
+    if where is None:
+        valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device)
+    else:
+        valid = _as_where(where, Yf[..., 0])
+    _check_binary_where(Yf, valid[..., None].expand(Yf.shape), "Y")
+    if a is None:
+        a_t = torch.ones(K, dtype=dtype, device=Y.device)
+    else:
+        a_t = torch.as_tensor(np.asarray(a, dtype=np.float64)).to(dtype=dtype, device=Y.device)
+        if tuple(a_t.shape) != (K,):
+            raise ValueError(f"The 'a' parameter must have shape ({K},), got shape "
+                             f"{tuple(a_t.shape)}.")
+        _check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
+        bad = a_t < 0
+        if bool(bad.any()):
+            value, idx = _first_bad(bad, a_t)
+            raise ValueError(
+                f"The 'a' parameter must be non-negative, got {value:g} at index {idx}."
+            )
+    vf = valid.to(dtype)[..., None]
+    # zero the padded rows first: garbage there (NaN, -1) must not leak through NaN * 0
+    Yf = torch.where(valid[..., None], Yf, torch.zeros((), dtype=dtype, device=Yf.device))
+    pos = Yf * vf
+    neg = (1 - Yf) * vf
+    pairs = pos.sum(-2) * neg.sum(-2)  # [..., K]: n⁺_k n⁻_k
+    coef = a_t / torch.where(pairs > 0, pairs, torch.ones_like(pairs))
+    coef = torch.where(pairs > 0, coef, torch.zeros_like(coef))
+    return torch.einsum("...ik,...jk,...k->...ij", pos, neg, coef)
+
+
+def label_aggregation_pair_weights(ybar: Any, *, costs: Any = "linear",
+                                   where: Any = None) -> torch.Tensor:
+    """Pair weights of label aggregation with multipartite costs (THEORY §3, LA25 Eq. 5).
+
+    ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
+    otherwise, normalised per list (leading index) like the empirical ``AUC_MP``: then
+    ``Σ_ij W_ij 1[f_i > f_j]`` is ``AUC_MP`` with ties counted 0. The cost matrix comes from
+    :func:`bipartite.costs.cost_matrix` over the sorted distinct levels of the valid ``ȳ`` of the
+    whole batch; a list with a single level gets all-zero weights.
+
+    Parameters
+    ----------
+    ybar : tensor [..., n_items]
+        Aggregated ordinal labels (any reals).
+    costs : {"uniform", "linear", "squared", "gain"} or (L, L) array over the sorted levels
+    where : bool tensor [..., n_items], optional
+
+    Returns
+    -------
+    tensor [..., n_items, n_items] of the dtype of ``ybar`` (the default dtype if not floating).
+
+    >>> label_aggregation_pair_weights(torch.tensor([0.0, 2.0, 1.0]))
+    tensor([[0.0000, 0.0000, 0.0000],
+            [0.5000, 0.0000, 0.2500],
+            [0.2500, 0.0000, 0.0000]])
+    """
+    from bipartite.costs import cost_matrix
+
+    if not isinstance(ybar, torch.Tensor):
+        ybar = torch.as_tensor(np.asarray(ybar, dtype=np.float64))
+    if not torch.is_floating_point(ybar):
+        ybar = ybar.to(torch.get_default_dtype())
+    ybar = _as_scores(ybar, "ybar")
+    valid = _as_where(where, ybar)
+    _check_finite_where(ybar, valid, "ybar")
+    y_np = ybar.detach().cpu().to(torch.float64).numpy()
+    levels = np.unique(y_np[valid.cpu().numpy()])
+    if levels.size == 0:
+        return torch.zeros((*ybar.shape, ybar.shape[-1]), dtype=ybar.dtype, device=ybar.device)
+    C = cost_matrix(levels, costs)
+    idx = np.clip(np.searchsorted(levels, y_np), 0, len(levels) - 1)
+    W = C[idx[..., :, None], idx[..., None, :]]
+    v = valid.cpu().numpy()
+    W = np.where(v[..., :, None] & v[..., None, :], W, 0.0)
+    total = W.sum(axis=(-2, -1), keepdims=True)
+    W = np.divide(W, total, out=np.zeros_like(W), where=total > 0)
+    return torch.as_tensor(W, dtype=ybar.dtype, device=ybar.device)
+
+
+# ----------------------------------------------------------------------------------------------
+# LSEP / RLSEP (RLSEP Eq. 3 and Eq. 6)
+# ----------------------------------------------------------------------------------------------
+
+
+def _sample_pairs(pair_mask: torch.Tensor, t: int, generator: torch.Generator | None
+                  ) -> torch.Tensor:
+    """Uniform random subset of min(t, #pairs) valid pairs per list, without replacement."""
+    shape = pair_mask.shape
+    flat = pair_mask.reshape(*shape[:-2], -1)
+    # draw on the generator's device (a CPU generator may drive a CUDA loss), then move
+    device = generator.device if generator is not None else pair_mask.device
+    keys = torch.rand(flat.shape, generator=generator, device=device).to(pair_mask.device)
+    keys = torch.where(flat, keys, torch.full_like(keys, -1.0))  # invalid pairs sort last
+    k = min(t, flat.shape[-1])
+    top = torch.topk(keys, k, dim=-1).indices
+    chosen = torch.zeros_like(flat).scatter(-1, top, True) & flat
+    return chosen.reshape(shape)
+
+
+def _lse_pairs_kernel(scores: torch.Tensor, pair_mask: torch.Tensor) -> torch.Tensor:
+    """``log(1 + Σ_{(u,v) in pairs} exp(f_v - f_u))`` per list (``pair_mask[..., u, v]``: u > v)."""
+    z = scores[..., None, :] - scores[..., :, None]  # z[..., u, v] = f_v - f_u
+    # Stable log(1 + Σ e^z) = logsumexp([0, z...]): never exponentiates a large positive z, and
+    # excluded pairs enter as -inf (weight exactly 0 in value and gradient).
+    z = torch.where(pair_mask, z, torch.full_like(z, -torch.inf)).flatten(-2)
+    zero = torch.zeros((*z.shape[:-1], 1), dtype=z.dtype, device=z.device)
+    return torch.logsumexp(torch.cat([zero, z], dim=-1), dim=-1)
+
+
+def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pairs: Any,
+                   generator: Any, reduction: str) -> torch.Tensor:
+    pair_mask = valid[..., :, None] & valid[..., None, :] & (y[..., :, None] > y[..., None, :])
+    if num_pairs is not None:
+        if isinstance(num_pairs, bool) or not isinstance(num_pairs, (int, np.integer)) \
+                or num_pairs < 1:
+            raise ValueError(f"The 'num_pairs' parameter must be a positive int or None, "
+                             f"got {num_pairs!r}.")
+        pair_mask = _sample_pairs(pair_mask, int(num_pairs),
+                                  _check_generator(generator, s.device))
+    per_list = _lse_pairs_kernel(s, pair_mask)
+    return _safe_reduce(per_list, valid.any(-1).to(s.dtype), reduction)
+
+
+def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generator: Any = None,
+              where: Any = None, reduction: str = "mean") -> torch.Tensor:
+    """LSEP loss (Li et al. 2017; RLSEP Eq. 3, THEORY §8).
+
+    Per list (last dimension = the labels of one instance):
+    ``log(1 + Σ_{u positive, v negative} exp(f_v - f_u))``, computed as a log-sum-exp. A list
+    without a positive-negative pair has loss 0 (and zero gradient).
+
+    Parameters
+    ----------
+    scores : tensor [..., n_labels]
+    labels : tensor [..., n_labels], binary
+    num_pairs : int, optional
+        Use a uniformly random subset of ``t = num_pairs`` positive-negative pairs per list, drawn
+        without replacement (all pairs when fewer). The subset is not rescaled.
+    generator : torch.Generator or int, optional
+        Randomness of the pair subset (an int seeds a fresh generator); None uses torch's global
+        generator (seed it with ``torch.manual_seed``).
+    where : bool tensor [..., n_labels], optional
+    reduction : {"mean", "sum", "none"}
+        ``"mean"``: over the lists that have at least one valid entry.
+
+    >>> s = torch.tensor([[1.0, 0.0, -1.0]])
+    >>> y = torch.tensor([[1.0, 0.0, 0.0]])
+    >>> round(lsep_loss(s, y).item(), 4)  # log(1 + e^-1 + e^-2)
+    0.4076
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    s, y, valid = _prepare(scores, labels, where, binary=True)
+    return _lsep_dispatch(s, y, valid, num_pairs, generator, reduction)
+
+
+def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generator: Any = None,
+               where: Any = None, reduction: str = "mean") -> torch.Tensor:
+    """RLSEP loss (RLSEP Eq. 6, THEORY §8): LSEP over all pairs ordered by label ranks.
+
+    Per list: ``log(1 + Σ_{(u,v): r_u > r_v} exp(f_v - f_u))``. Only the order of the ranks
+    matters (any strictly increasing transform of ``ranks`` gives the same loss); equal ranks form
+    no pair. With ranks in {0, 1} it is :func:`lsep_loss`. Options as in :func:`lsep_loss`.
+
+    >>> s = torch.tensor([2.0, 1.0, 0.0])
+    >>> r = torch.tensor([2.0, 1.0, 0.0])
+    >>> round(rlsep_loss(s, r).item(), 4)  # log(1 + 2 e^-1 + e^-2)
+    0.6265
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    s, r, valid = _prepare(scores, ranks, where, labels_name="ranks")
+    return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# Margin ranking (LR2PPO Eq. 4)
+# ----------------------------------------------------------------------------------------------
+
+
+def margin_ranking_loss(scores_a: Any, scores_b: Any, *, margin: float = 1.0,
+                        reduction: str = "mean") -> torch.Tensor:
+    """Margin ranking loss ``max(0, m - (a - b))`` for pairs where ``a`` should beat ``b``.
+
+    The reward-model loss of LR2PPO (Eq. 4, THEORY §8, §11) on partial-order pairs: element-wise
+    over the (broadcast) shapes of ``scores_a`` and ``scores_b``; ``"mean"``/``"sum"`` over all
+    pairs, ``"none"`` keeps the shape. A mean over zero pairs is 0.
+
+    >>> a = torch.tensor([2.0, 0.5])
+    >>> b = torch.tensor([0.0, 0.0])
+    >>> margin_ranking_loss(a, b, margin=1.0, reduction="none")
+    tensor([0.0000, 0.5000])
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    m = float(margin)
+    if not np.isfinite(m):
+        raise ValueError(f"The 'margin' parameter must be finite, got {margin!r}.")
+    a = _as_scores(scores_a, "scores_a", min_ndim=0)
+    b = _as_scores(scores_b, "scores_b", min_ndim=0)
+    try:
+        a, b = torch.broadcast_tensors(a, b.to(dtype=a.dtype, device=a.device))
+    except RuntimeError:
+        raise ValueError(
+            f"The 'scores_a' and 'scores_b' parameters must have broadcastable shapes, got "
+            f"{tuple(a.shape)} and {tuple(b.shape)}."
+        ) from None
+    everywhere = torch.ones(a.shape, dtype=torch.bool, device=a.device)
+    _check_finite_where(a, everywhere, "scores_a")
+    _check_finite_where(b, everywhere, "scores_b")
+    losses = torch.relu(m - (a - b))
+    return _safe_reduce(losses, torch.ones_like(losses), reduction)
+
+
+# ----------------------------------------------------------------------------------------------
+# AP family (HAP-VR Eq. 6-11)
+# ----------------------------------------------------------------------------------------------
+
+
+def _step_ge(d: torch.Tensor) -> torch.Tensor:
+    """``1[d >= 0]``: an item tied with i counts as ranked above i (sklearn's tie rule)."""
+    return (d >= 0).to(d.dtype)
+
+
+def _step_gt(d: torch.Tensor) -> torch.Tensor:
+    """HAP-VR's Heaviside ``H(d) = 1[d > 0]`` (Section 3.1): ties count as below."""
+    return (d > 0).to(d.dtype)
+
+
+def _ap_kernel(
+    scores: torch.Tensor,
+    labels: torch.Tensor,
+    valid: torch.Tensor,
+    *,
+    neg_step: Step,
+    pos_step: Step,
+    rho: float = 1.0,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-query AP risk with pluggable steps (HAP-VR Eq. 8 / 11).
+
+    For each valid positive i, with ``d_ji = s_j - s_i``:
+    ``N_i = Σ_{j neg} neg_step(d_ji)``, ``P_i = Σ_{j pos, j != i} pos_step(d_ji)`` and
+    ``risk_i = h(N_i / (1 + ρ P_i)) = N_i / (1 + ρ P_i + N_i)``, ``h(x) = x / (1 + x)``.
+    Returns (mean of risk_i over the positives of each query [...], has-a-positive mask [...]).
+    """
+    d = scores[..., None, :] - scores[..., :, None]  # d[..., i, j] = s_j - s_i
+    pos = ((labels > 0.5) & valid).to(scores.dtype)
+    neg = ((labels < 0.5) & valid).to(scores.dtype)
+    # Row sums over the n x n step matrices as batched mat-vecs with the 0/1 class vectors: no
+    # masked copy of an n x n matrix, and the backward is a mat-vec too. The steps are finite
+    # everywhere (padded scores were zeroed by _prepare), so excluded j carry exact zeros in
+    # value and gradient.
+    N = (neg_step(d) @ neg[..., None]).squeeze(-1)
+    S = pos_step(d)
+    # The self pair (d_ii = 0 exactly) is the "1 +" of the rank, not a P term: subtract it. All
+    # terms are >= 0 and the sum contains S_ii, so the rounded difference is still >= 0.
+    P = (S @ pos[..., None]).squeeze(-1) - torch.diagonal(S, dim1=-2, dim2=-1) * pos
+    # N, P >= 0 and rho >= 0, so the denominator is >= 1: no division hazard, and the written
+    # form N / (1 + ρP + N) equals h(N / (1 + ρP)) without a nested division.
+    risk = N / (1 + rho * P + N)
+    n_pos = pos.sum(-1)
+    per_query = (risk * pos).sum(-1) / n_pos.clamp(min=1)
+    return per_query, n_pos > 0
+
+
+def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "none"
+            ) -> torch.Tensor:
+    """AP risk ``1 - AP`` of each query (HAP-VR Eq. 6/8, THEORY §8).
+
+    ``AP↓ = 1/|S⁺| Σ_{i ∈ S⁺} h(Σ_{j ∈ S⁻} H(d_ji) / (1 + Σ_{j ∈ S⁺, j ≠ i} H(d_ji)))`` with
+    ``h(x) = x / (1 + x)``, ``d_ji = s_j - s_i``.
+
+    **Ties.** Here ``H(d) = 1[d >= 0]``: an item tied with positive i counts as ranked above it.
+    That is exactly sklearn's ``average_precision_score``, which treats tied scores as one threshold
+    (each positive of a tie group gets the precision at the bottom of the group). HAP-VR writes
+    ``H(d) = 1[d > 0]``, which counts ties as below (an optimistic AP); the two agree on tie-free
+    scores only.
+
+    Parameters
+    ----------
+    scores, labels : tensor [..., n_items]; labels binary
+    where : bool tensor [..., n_items], optional
+    reduction : {"none", "mean", "sum"}
+        Default ``"none"``: one value per query, shape [...]. A query without positives has no AP:
+        its value is NaN with an :class:`~bipartite.UndefinedMetricWarning` (sklearn returns AP 0
+        there). ``"mean"``/``"sum"`` run over the queries with at least one positive (NaN with a
+        warning when there is none). A query without negatives has risk 0 (AP = 1).
+
+    This is a metric, not a loss: it is piecewise constant in the scores, and the result carries
+    no autograd graph (``requires_grad`` is False).
+
+    >>> s = torch.tensor([0.9, 0.8, 0.7, 0.6])
+    >>> y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    >>> round(ap_risk(s, y).item(), 4)  # AP = (1 + 2/3) / 2
+    0.1667
+    """
+    check_option(reduction, "reduction", ("none", "mean", "sum"))
+    s, y, valid = _prepare(scores, labels, where, binary=True)
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=_step_ge, pos_step=_step_ge)
+    if not bool(has_pos.all()):
+        warn_undefined("ap_risk: a query has no positive item; its AP is undefined (NaN).")
+        if reduction != "none" and not bool(has_pos.any()):
+            return torch.full((), torch.nan, dtype=s.dtype, device=s.device)
+    if reduction == "none":
+        return torch.where(has_pos, per_query, torch.full_like(per_query, torch.nan))
+    return _safe_reduce(torch.where(has_pos, per_query, torch.zeros_like(per_query)),
+                        has_pos.to(s.dtype), reduction)
+
+
+def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = None,
+                   reduction: str = "mean") -> torch.Tensor:
+    """Smooth-AP (Brown et al. 2020; HAP-VR Eq. 7, THEORY §8): AP risk with a sigmoid step.
+
+    The AP kernel of :func:`ap_risk` with ``H`` replaced by ``G(x; τ) = 1 / (1 + e^{-x/τ})`` for
+    both the positive-negative and the positive-positive pairs (so a tie counts ½).
+
+    ``reduction="mean"`` averages over the queries with at least one positive; a query without
+    positives contributes 0 to ``"sum"``/``"none"`` and is left out of the mean (0 if no query has
+    a positive), with zero, finite gradients. A query without negatives has loss 0.
+
+    >>> s = torch.tensor([0.9, 0.8, 0.7, 0.6])
+    >>> y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    >>> round(smooth_ap_loss(s, y, tau=0.01).item(), 4)
+    0.1667
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    tau = _check_positive(tau, "tau")
+    s, y, valid = _prepare(scores, labels, where, binary=True)
+
+    def sigmoid_step(d: torch.Tensor) -> torch.Tensor:
+        # torch.sigmoid is stable for large |d / tau| (no exp overflow, saturates to 0 / 1).
+        return torch.sigmoid(d / tau)
+
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=sigmoid_step, pos_step=sigmoid_step)
+    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
+
+
+def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
+    """QuadLinear step surrogate ``R⁻(x; δ)`` of HAP-VR Eq. 10 (THEORY §8).
+
+    ``R⁻(x; δ) = 0`` for ``x < -δ``, ``(1 + x/δ)²`` for ``-δ <= x < 0`` and ``1 + 2x/δ`` for
+    ``x >= 0``. It is C¹ (derivative 0 at -δ, 2/δ at 0) but not C², convex, non-decreasing and
+    ``>= 1[x >= 0]``.
+
+    >>> quadlinear(torch.tensor([-0.2, -0.05, 0.0, 0.1]), delta=0.1)
+    tensor([0.0000, 0.2500, 1.0000, 3.0000])
+    """
+    delta = _check_positive(delta, "delta")
+    x = _as_scores(x, "x", min_ndim=0)
+    # With z = max(0, 1 + x/δ): the quadratic piece is z² and the linear one 1 + 2x/δ = 2z - 1.
+    # Both branches are finite everywhere, so torch.where passes clean gradients.
+    z = torch.clamp(1 + x / delta, min=0)
+    return torch.where(x >= 0, 2 * z - 1, z * z)
+
+
+def quadlinear_ap_loss(scores: Any, labels: Any, *, delta: float = 0.1, rho: float = 1.0,
+                       where: Any = None, reduction: str = "mean") -> torch.Tensor:
+    """QuadLinear-AP loss (HAP-VR Eq. 11-12, THEORY §8).
+
+    Per query: ``1/|S⁺| Σ_{i ∈ S⁺} h(Σ_{j ∈ S⁻} R⁻(d_ji; δ) / (1 + ρ Σ_{j ∈ S⁺, j≠i} H(d_ji)))``,
+    the AP kernel of :func:`ap_risk` with :func:`quadlinear` on positive-negative pairs and HAP-VR's
+    Heaviside ``H(d) = 1[d > 0]`` on positive-positive pairs; the final loss is the mean over
+    queries (Eq. 12). For ``ρ <= 1`` it upper-bounds :func:`ap_risk`; for ``ρ > 1`` it need not.
+
+    ``reduction`` and queries without positives/negatives as in :func:`smooth_ap_loss`.
+
+    >>> s = torch.tensor([0.9, 0.8, 0.7, 0.6])
+    >>> y = torch.tensor([1.0, 0.0, 1.0, 0.0])
+    >>> round(quadlinear_ap_loss(s, y, delta=0.1, rho=1.0).item(), 4)  # (0 + h(3/2)) / 2
+    0.3
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    delta = _check_positive(delta, "delta")
+    rho = _check_positive(rho, "rho", allow_zero=True)
+    s, y, valid = _prepare(scores, labels, where, binary=True)
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=lambda d: quadlinear(d, delta),
+                                    pos_step=_step_gt, rho=rho)
+    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
