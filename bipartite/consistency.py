@@ -1,0 +1,599 @@
+"""Surrogate consistency on finite problems: exact surrogate minimisers and AUC regret (THEORY §9).
+
+On finite support every ranking objective of the package is linear in the win matrix,
+``objective(f) = Σ_{i,j} W_ij S_ij`` (THEORY §2–§4), with pair weights
+
+* loss aggregation: ``W = Σ_k a_k W^(k)``, ``W^(k)_ij = p_i η_ik p_j (1 − η_jk) / (π_k (1 − π_k))``
+  (:meth:`FiniteProblem.pair_weights`), so the objective is ``Σ_k a_k AUC_k``;
+* label aggregation: ``W_ij = p_i p_j Σ_{y>y'} c(y, y') q_y(x_i) q_{y'}(x_j) / Z`` with ``Z`` the
+  normaliser of AUC_MP (THEORY §3), so the objective is ``AUC_MP``.
+
+Both are low-rank, ``W = X Yᵀ`` (:func:`objective_factors`). The population pairwise-surrogate
+risk ``R(f) = Σ_{i≠j} W_ij φ(f_i − f_j)`` is convex in the ``n`` scores, so its minimiser is
+computed exactly with cvxpy (:func:`surrogate_minimizer`); :func:`auc_regret` compares the induced
+ranking with the Bayes-optimal one. The plug-in route (:func:`plugin_scores`) estimates the
+conditional label distribution and applies the closed forms of THEORY §4–§5.
+:func:`exponential_fixed_point` solves the first-order condition of the exponential risk (after
+Uematsu & Lee, TPAMI 2015) by iteration, a solver-free cross-check.
+
+The ``i = j`` terms are ``W_ii φ(0)``: constant in ``f``, so including or excluding them does not
+change any minimiser (nor the fixed point: their contributions to its two sides cancel exactly).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from bipartite._validation import (
+    check_array,
+    check_nonnegative,
+    check_option,
+    check_random_state,
+)
+from bipartite.bayes import effective_weights, label_aggregation, loss_aggregation
+from bipartite.costs import cost_matrix
+
+__all__ = [
+    "SURROGATES",
+    "OBJECTIVES",
+    "InfimumNotAttainedWarning",
+    "objective_factors",
+    "objective_pair_weights",
+    "objective_value",
+    "bayes_scores",
+    "auc_regret",
+    "infimum_attained",
+    "surrogate_minimizer",
+    "exponential_fixed_point",
+    "plugin_scores",
+]
+
+SURROGATES = ("logistic", "exponential", "hinge", "squared_hinge")
+OBJECTIVES = ("loss_aggregation", "label_aggregation")
+
+# Ridge added to the surrogate risk (normalised to total pair weight 1) when its infimum is not
+# attained (see surrogate_minimizer).
+DEFAULT_RIDGE = 1e-6
+
+
+class InfimumNotAttainedWarning(UserWarning):
+    """The surrogate risk has no finite minimiser; a small ridge was added (THEORY §9)."""
+
+
+# --------------------------------------------------------------------------------------------
+# The objective as pair weights
+# --------------------------------------------------------------------------------------------
+def objective_factors(
+    problem: Any,
+    *,
+    objective: str = "loss_aggregation",
+    a: Any = None,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (THEORY §3, §4, §9).
+
+    * ``"loss_aggregation"``: ``X[:, k] = α_k p η_k`` and ``Y[:, k] = p (1 − η_k)`` with the
+      effective weights ``α = effective_weights(π, a)`` (THEORY §4); ``W = Σ_k a_k W^(k)``.
+    * ``"label_aggregation"``: ``X = p q`` and ``Y = (p q) Cᵀ / Z`` with ``q`` the conditional
+      distribution of ``Ȳ = ψ(Y)`` over its L levels, ``C`` the cost matrix and
+      ``Z = Σ_{a,b} C_ab T_a T_b`` (``T = pᵀ q``), so that ``Σ W ⊙ S = AUC_MP``.
+
+    Returns
+    -------
+    X, Y : ndarrays of shape (n, r), r = K or L.
+
+    Raises
+    ------
+    ValueError
+        For a label with prior 0 or 1 (loss aggregation) or a constant aggregated label.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.1]])
+    >>> X, Y = objective_factors(P)
+    >>> (X @ Y.T).round(4).tolist()
+    [[0.09, 0.81], [0.01, 0.09]]
+    """
+    check_option(objective, "objective", OBJECTIVES)
+    p = problem.mass[:, None]
+    if objective == "loss_aggregation":
+        alpha = effective_weights(problem.pi, a)
+        E = problem.eta
+        return alpha * p * E, p * (1.0 - E)
+    if a is not None:
+        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
+    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
+    C = cost_matrix(levels, costs) if len(levels) > 1 else np.zeros((1, 1))
+    T = problem.mass @ q
+    Z = float(T @ C @ T)
+    if not Z > 0:
+        raise ValueError(
+            "The multipartite AUC is undefined: the aggregated label is almost surely constant "
+            "(or no pair of levels has a positive cost), so label aggregation has no objective."
+        )
+    X = p * q
+    return X, X @ C.T / Z
+
+
+def objective_pair_weights(problem: Any, **objective: Any) -> np.ndarray:
+    """Pair weights ``W`` with ``objective(f) = Σ_{i,j} W_ij S_ij`` (THEORY §2–§4, §9).
+
+    ``W = X Yᵀ`` from :func:`objective_factors` (same keyword options). For loss aggregation
+    ``W = Σ_k a_k problem.pair_weights(k)``; for label aggregation ``Σ W ⊙ S = AUC_MP``.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
+    >>> W = objective_pair_weights(P, a=[1.0, 0.0])
+    >>> np.allclose(W, P.pair_weights(0))
+    True
+    """
+    X, Y = objective_factors(problem, **objective)
+    return X @ Y.T
+
+
+def objective_value(
+    problem: Any,
+    scores: Any,
+    *,
+    objective: str = "loss_aggregation",
+    a: Any = None,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+) -> float:
+    """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (THEORY §3, §4).
+
+    Exact population values with ties ½ and self-pairs included, from
+    :meth:`FiniteProblem.auc` / :meth:`FiniteProblem.multipartite_auc` (``a`` defaults to 1).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
+    >>> round(objective_value(P, [0.0, 0.0]), 6)  # a constant scorer: ½ per label
+    1.0
+    """
+    check_option(objective, "objective", OBJECTIVES)
+    if objective == "loss_aggregation":
+        w = np.ones(problem.K) if a is None else check_array(a, "a", ndim=1)
+        if w.shape != (problem.K,):
+            raise ValueError(f"The 'a' parameter must have shape ({problem.K},), got {w.shape}.")
+        check_nonnegative(w, "a")
+        return float(problem.auc(scores) @ w)
+    if a is not None:
+        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
+    return float(
+        problem.multipartite_auc(scores, aggregate=aggregate, weights=weights, costs=costs)
+    )
+
+
+def bayes_scores(
+    problem: Any,
+    *,
+    objective: str = "loss_aggregation",
+    a: Any = None,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+) -> np.ndarray:
+    """The Bayes-optimal scorer of the objective on a finite problem (THEORY §4, §5).
+
+    :func:`bipartite.bayes.loss_aggregation` (``f* = Σ α_k η_k``) or
+    :func:`bipartite.bayes.label_aggregation` (which raises
+    :class:`~bipartite.bayes.NotRepresentableError` when the Bayes preference is cyclic).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
+    >>> bayes_scores(P).round(3).tolist()
+    [4.433, 2.9]
+    """
+    check_option(objective, "objective", OBJECTIVES)
+    if objective == "loss_aggregation":
+        return loss_aggregation(problem.eta, problem.pi, a)
+    if a is not None:
+        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
+    return label_aggregation(problem, aggregate=aggregate, weights=weights, costs=costs)
+
+
+def auc_regret(problem: Any, scores: Any, **objective: Any) -> float:
+    """AUC regret: Bayes-optimal objective value minus the scorer's (THEORY §9).
+
+    ``regret(f) = objective(f*) − objective(f) ≥ 0`` with the objective ``Σ_k a_k AUC_k``
+    (loss aggregation) or ``AUC_MP`` (label aggregation) of :func:`objective_value` and ``f*``
+    from :func:`bayes_scores` (same keyword options). Exactly 0 (up to rounding, ~1e-15) when
+    ``f`` induces a Bayes-optimal ranking.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.1]])
+    >>> auc_regret(P, [1.0, 0.0]), round(auc_regret(P, [0.0, 1.0]), 6)
+    (0.0, 0.8)
+    """
+    best = objective_value(problem, bayes_scores(problem, **objective), **objective)
+    return best - objective_value(problem, scores, **objective)
+
+
+# --------------------------------------------------------------------------------------------
+# The surrogate minimiser
+# --------------------------------------------------------------------------------------------
+def _components(A: np.ndarray) -> np.ndarray:
+    """Connected-component label of each node of the graph with adjacency ``A`` (boolean)."""
+    n = A.shape[0]
+    comp = np.full(n, -1)
+    c = 0
+    for s in range(n):
+        if comp[s] >= 0:
+            continue
+        stack = [s]
+        comp[s] = c
+        while stack:
+            u = stack.pop()
+            for v in np.flatnonzero(A[u] & (comp < 0)):
+                comp[v] = c
+                stack.append(int(v))
+        c += 1
+    return comp
+
+
+def _reach(A: np.ndarray) -> np.ndarray:
+    """Reflexive-transitive closure of a boolean adjacency matrix (n ≤ a few hundred)."""
+    R = A | np.eye(A.shape[0], dtype=bool)
+    while True:
+        R2 = R | ((R.astype(np.int64) @ R.astype(np.int64)) > 0)
+        if np.array_equal(R2, R):
+            return R
+        R = R2
+
+
+def infimum_attained(W: Any) -> bool:
+    """Whether ``Σ_{i≠j} W_ij φ(f_i − f_j)`` has a finite minimiser, φ logistic or exponential.
+
+    With edges ``i → j`` for ``W_ij > 0`` (i ≠ j): the risk is bounded below by 0 and tends to 0
+    along any direction ``d`` with ``d_i ≥ d_j`` on every edge, strictly on one; such a direction
+    exists iff some weakly connected component of the graph is not strongly connected. So the
+    infimum is attained iff every weakly connected component is strongly connected (then the
+    minimiser is unique up to one additive constant per component, φ being strictly convex).
+    Deterministic labels (η ∈ {0, 1}) typically make it unattained: the minimiser is at infinity.
+    Hinge and squared hinge always attain theirs.
+
+    >>> infimum_attained(np.array([[0.0, 0.8], [0.1, 0.0]]))
+    True
+    >>> infimum_attained(np.array([[0.0, 0.8], [0.0, 0.0]]))  # separable: f_0 − f_1 → ∞
+    False
+    """
+    M = check_array(W, "W", ndim=2)
+    A = M > 0
+    np.fill_diagonal(A, False)
+    comp = _components(A | A.T)
+    R = _reach(A)
+    same = comp[:, None] == comp[None, :]
+    return bool(np.all(R[same] & R.T[same]))
+
+
+def _solve(prob: Any, solver: str | None, *, polish: bool) -> None:
+    """Solve with cvxpy (CLARABEL by default). With ``polish`` (smooth surrogates, refined by
+    Newton steps afterwards) the default tolerances suffice and cvxpy's accuracy warning is
+    silenced; otherwise (hinge: LP/QP) the tolerances are tightened to 1e-10."""
+    import cvxpy as cp
+
+    name = solver
+    if name is None:
+        name = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else None
+    opts: dict[str, Any] = {}
+    if name == "CLARABEL" and not polish:
+        opts = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+    with warnings.catch_warnings():
+        if polish:
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        prob.solve(solver=name, **opts)
+    if prob.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"cvxpy could not minimise the surrogate risk (status {prob.status}).")
+
+
+def surrogate_minimizer(
+    problem: Any,
+    *,
+    surrogate: str = "logistic",
+    objective: str = "loss_aggregation",
+    a: Any = None,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+    ridge: float | None = None,
+    solver: str | None = None,
+) -> np.ndarray:
+    """Exact population minimiser of a pairwise surrogate risk on a finite problem (THEORY §9).
+
+    Minimises ``R(f) = Σ_{i≠j} W_ij φ(f_i − f_j)`` over ``f ∈ ℝⁿ`` with cvxpy, where ``W`` are the
+    objective's pair weights (:func:`objective_pair_weights`, normalised to sum 1 — this does not
+    move the minimiser) and
+
+    * ``"logistic"``: ``φ(d) = log(1 + e^{−d})`` (``cp.logistic(−d)``),
+    * ``"exponential"``: ``φ(d) = e^{−d}``,
+    * ``"hinge"``: ``φ(d) = max(0, 1 − d)``,
+    * ``"squared_hinge"``: ``φ(d) = max(0, 1 − d)²``.
+
+    The ``i = j`` terms ``W_ii φ(0)`` are constant and omitted. **Gauge:** ``R`` is invariant
+    under adding a constant to the scores of a weakly connected component of the graph
+    ``{W_ij > 0}``, so each component's scores are pinned to sum 0.
+    **Infimum at infinity:** for logistic and exponential losses the infimum is not attained
+    when some component is not strongly connected (:func:`infimum_attained`; e.g. deterministic
+    labels). Then, unless ``ridge`` is given, a ridge ``1e-6 ‖f‖²`` is added to the normalised
+    risk (an :class:`InfimumNotAttainedWarning` says so): its minimiser is finite and unique, and
+    its ranking is that of the regularisation path at small ridge. ``ridge > 0`` adds
+    ``ridge ‖f‖²`` (to the risk normalised to total pair weight 1) always. Hinge minimisers exist but are often not unique (the risk is
+    piecewise linear): the solver returns one, possibly with ties that the Bayes order breaks, so
+    its regret is a property of that choice, not of the surrogate.
+
+    Parameters
+    ----------
+    problem : FiniteProblem
+    surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
+    objective, a, aggregate, weights, costs : see :func:`objective_factors`
+    ridge : float ≥ 0, optional
+    solver : str, optional — a cvxpy solver name (default CLARABEL when installed)
+
+    Returns
+    -------
+    ndarray of shape (n,) — the minimising scores.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([1 / 3] * 3, [[0.2], [0.5], [0.8]])
+    >>> f = surrogate_minimizer(P, surrogate="exponential")
+    >>> round(float(f[0] / f[2]), 4), bool(abs(f[1]) < 1e-6)  # K = 1: f = ½ logit η + c
+    (-1.0, True)
+    """
+    import cvxpy as cp
+
+    check_option(surrogate, "surrogate", SURROGATES)
+    W = objective_pair_weights(
+        problem, objective=objective, a=a, aggregate=aggregate, weights=weights, costs=costs
+    )
+    np.fill_diagonal(W, 0.0)
+    total = W.sum()
+    if not total > 0:
+        raise ValueError("The objective has no weighted pair: every scorer is optimal.")
+    W = W / total
+    if ridge is not None:
+        ridge = float(ridge)
+        if not np.isfinite(ridge) or ridge < 0:
+            raise ValueError(f"The 'ridge' parameter must be a non-negative number, got {ridge!r}.")
+    elif surrogate in ("logistic", "exponential") and not infimum_attained(W):
+        warnings.warn(
+            f"The {surrogate} surrogate risk has no finite minimiser on this problem (its "
+            f"infimum is approached at infinity); adding a ridge {DEFAULT_RIDGE:g} ||f||^2.",
+            InfimumNotAttainedWarning,
+            stacklevel=2,
+        )
+        ridge = DEFAULT_RIDGE
+    I, J = np.nonzero(W > 0)
+    w = W[I, J]
+    n = problem.n
+    f = cp.Variable(n)
+    d = f[I] - f[J]
+    if surrogate == "logistic":
+        terms = cp.logistic(-d)
+    elif surrogate == "exponential":
+        terms = cp.exp(-d)
+    elif surrogate == "hinge":
+        terms = cp.pos(1 - d)
+    else:
+        terms = cp.square(cp.pos(1 - d))
+    risk = w @ terms
+    if ridge:
+        risk = risk + ridge * cp.sum_squares(f)
+    A = W > 0
+    comp = _components(A | A.T)
+    G = np.zeros((comp.max() + 1, n))
+    G[comp, np.arange(n)] = 1.0
+    prob = cp.Problem(cp.Minimize(risk), [G @ f == 0])
+    smooth = surrogate in ("logistic", "exponential")
+    _solve(prob, solver, polish=smooth)
+    out = np.asarray(f.value, dtype=np.float64).copy()
+    if smooth:
+        out = _newton_polish(out, I, J, w, surrogate, float(ridge or 0.0), G)
+    return out
+
+
+def _phi(surrogate: str, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """φ, φ', φ'' of the smooth surrogates (stable forms: logaddexp and the logistic sigmoid)."""
+    from scipy.special import expit
+
+    if surrogate == "logistic":
+        s = expit(-d)  # σ(−d), never 1 − σ(d) (cancellation)
+        return np.logaddexp(0.0, -d), -s, s * expit(d)
+    e = np.exp(-d)
+    return e, -e, e
+
+
+def _newton_polish(
+    f: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    w: np.ndarray,
+    surrogate: str,
+    ridge: float,
+    G: np.ndarray,
+    max_iter: int = 50,
+) -> np.ndarray:
+    """Damped Newton steps from the conic solver's point, within the gauge ``G f = 0``.
+
+    Interior-point exponential-cone solvers stop at gradients of ~1e-6; a few Newton steps on the
+    smooth risk bring it to rounding level, so that near-ties of the minimiser are resolved.
+    The Hessian ``Σ w φ''(d) (e_i − e_j)(e_i − e_j)ᵀ + 2 ridge I`` is singular along the gauge
+    directions; the least-squares step is projected onto ``G f = 0``.
+    """
+    n = len(f)
+    P = np.eye(n) - G.T @ np.linalg.solve(G @ G.T, G)  # projector onto {G f = 0}
+
+    def risk(x: np.ndarray) -> float:
+        return float(w @ _phi(surrogate, x[I] - x[J])[0] + ridge * x @ x)
+
+    cur = risk(f)
+    for _ in range(max_iter):
+        _, g1, g2 = _phi(surrogate, f[I] - f[J])
+        grad = np.bincount(I, w * g1, n) - np.bincount(J, w * g1, n) + 2.0 * ridge * f
+        grad = P @ grad
+        if np.max(np.abs(grad)) < 1e-15:
+            break
+        h = w * g2
+        H = np.zeros((n, n))
+        np.add.at(H, (I, I), h)
+        np.add.at(H, (J, J), h)
+        np.add.at(H, (I, J), -h)
+        np.add.at(H, (J, I), -h)
+        H += 2.0 * ridge * np.eye(n)
+        step = P @ -np.linalg.lstsq(H, grad, rcond=None)[0]
+        slope = float(grad @ step)
+        if not slope < 0:
+            break
+        t = 1.0
+        while t > 1e-12:
+            trial = f + t * step
+            val = risk(trial)
+            if val <= cur + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        else:
+            break
+        f, cur = trial, val
+    return f
+
+
+def exponential_fixed_point(
+    problem: Any,
+    a: Any = None,
+    *,
+    objective: str = "loss_aggregation",
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+    tol: float = 1e-12,
+    max_iter: int = 100_000,
+    damping: float = 0.5,
+) -> np.ndarray:
+    """Minimiser of the exponential pairwise risk by its fixed-point equation (THEORY §9).
+
+    With ``W = X Yᵀ`` (:func:`objective_factors`), the risk ``Σ_{i,j} W_ij e^{−(f_i − f_j)}`` is
+    ``Σ_r A_r B_r`` with ``A_r = Σ_j X_jr e^{−f_j}`` and ``B_r = Σ_j Y_jr e^{f_j}``; setting its
+    gradient to 0 gives ``e^{2 f_i} = Σ_r X_ir B_r / Σ_r Y_ir A_r``. For loss aggregation this is
+    Uematsu & Lee's form ``e^{2f(x)} = Σ_k u_k η_k(x) / Σ_k v_k (1 − η_k(x))`` with
+    ``u_k = α_k E[(1 − η_k) e^{f}]`` and ``v_k = α_k E[η_k e^{−f}]``; for label aggregation the
+    same with ``q_y`` and the costs. The expectations are over the full support (``i = j``
+    included): the self-pair terms ``W_ii e^0`` are constant, and their contributions to the two
+    sides of the equation, ``Σ_r X_ir Y_ir e^{f_i}``, cancel — so this is also the exact
+    condition for the ``i ≠ j`` risk minimised by :func:`surrogate_minimizer`.
+
+    Iterates ``f ← (1 − λ) f + λ · ½ log(Σ X B / Σ Y A)`` (``λ = damping``), re-centred to
+    ``Σ_i f_i = 0`` (the gauge), until the largest change is below ``tol``.
+
+    Raises
+    ------
+    ValueError
+        If the minimiser is not finite (:func:`infimum_attained` is False on a connected graph,
+        or the graph of ``W_ij > 0`` is not connected, where the gauge is not unique).
+    RuntimeError
+        If the iteration has not converged after ``max_iter`` steps.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([1 / 3] * 3, [[0.2], [0.5], [0.8]])
+    >>> exponential_fixed_point(P).round(4).tolist()  # ½ logit η
+    [-0.6931, 0.0, 0.6931]
+    """
+    X, Y = objective_factors(
+        problem, objective=objective, a=a, aggregate=aggregate, weights=weights, costs=costs
+    )
+    if not 0 < damping <= 1:
+        raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
+    W = X @ Y.T
+    np.fill_diagonal(W, 0.0)
+    A = W > 0
+    if _components(A | A.T).max() > 0 or not infimum_attained(W):
+        raise ValueError(
+            "The exponential risk has no unique finite minimiser on this problem (the graph of "
+            "positive pair weights is disconnected or not strongly connected)."
+        )
+    scale = W.sum()
+    X, Y = X / np.sqrt(scale), Y / np.sqrt(scale)
+    f = np.zeros(problem.n)
+    for _ in range(int(max_iter)):
+        Ar = X.T @ np.exp(-f)
+        Br = Y.T @ np.exp(f)
+        target = 0.5 * (np.log(X @ Br) - np.log(Y @ Ar))
+        new = (1.0 - damping) * f + damping * target
+        new -= new.mean()
+        if np.max(np.abs(new - f)) < tol:
+            return new
+        f = new
+    raise RuntimeError(
+        f"exponential_fixed_point did not converge in {max_iter} iterations (last change "
+        f"{np.max(np.abs(new - f)):.3g}); increase max_iter or lower damping."
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The plug-in route
+# --------------------------------------------------------------------------------------------
+def plugin_scores(
+    problem: Any,
+    *,
+    objective: str = "loss_aggregation",
+    a: Any = None,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+    n_samples: int | None = None,
+    seed: Any = None,
+) -> np.ndarray:
+    """Plug-in scorer: estimate the conditional labels, then apply the closed form (THEORY §9).
+
+    The minimiser of a proper loss (log-loss, squared loss) over probability estimates is the
+    conditional probability itself, so on the population the plug-in route recovers ``η`` (and the
+    joint) exactly and returns the Bayes scorer: regret 0.
+
+    With ``n_samples``, a sample of that size is drawn from ``problem`` (``seed``) and the
+    conditional joint ``P(Y = v | x_i)`` is estimated by the frequencies at each support point —
+    the minimiser of the empirical log-loss of the saturated model (one free distribution per
+    point). Points not in the sample get the pooled label-vector frequencies. The priors are the
+    sample means of the labels. Then :func:`bipartite.bayes.loss_aggregation` (``Σ α̂_k η̂_k``) or
+    :func:`bipartite.bayes.label_aggregation` (which depends on the estimated conditionals only).
+    Its regret tends to 0 as ``n_samples`` grows (exactly 0 once the estimates order the points
+    as the truth does).
+
+    Raises
+    ------
+    ValueError
+        If a label has no positive or no negative in the sample (its prior estimate is 0 or 1).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.random(5, 2, seed=0)
+    >>> auc_regret(P, plugin_scores(P))
+    0.0
+    """
+    from bipartite.population import FiniteProblem
+
+    check_option(objective, "objective", OBJECTIVES)
+    if n_samples is None:
+        Q, pi = problem.label_probs, problem.pi
+    else:
+        if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+            raise ValueError(
+                f"The 'n_samples' parameter must be a positive integer, got {n_samples!r}."
+            )
+        idx, Ys = problem.sample(int(n_samples), seed=check_random_state(seed))
+        m = Ys @ (2 ** np.arange(problem.K)[::-1])  # label-vector index, product order
+        counts = np.zeros((problem.n, 2**problem.K))
+        np.add.at(counts, (idx, m), 1.0)
+        seen = counts.sum(axis=1)
+        pooled = counts.sum(axis=0) / counts.sum()
+        Q = np.where(seen[:, None] > 0, counts / np.maximum(seen, 1.0)[:, None], pooled)
+        pi = Ys.mean(axis=0)
+    if objective == "loss_aggregation":
+        return loss_aggregation(Q @ problem.label_vectors, pi, a)
+    if a is not None:
+        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
+    # the Bayes scorer of label aggregation depends on the conditionals only (not on the masses)
+    est = FiniteProblem(np.full(problem.n, 1.0 / problem.n), Q)
+    return label_aggregation(est, aggregate=aggregate, weights=weights, costs=costs)

@@ -1,0 +1,564 @@
+"""Label dictatorship: diagnostics in theory and on data (THEORY §7; LA25 §6, Prop 6.1, Fig. 1).
+
+With deterministic labels (η_k ∈ {0, 1}) loss aggregation ranks by ``Σ_k α_k y_k`` with the
+effective weights ``α_k = a_k / (π_k (1 − π_k))`` of THEORY §4. Label ``k`` is a **dictator** when
+every instance with ``y_k = 1`` is ranked strictly above every instance with ``y_k = 0``, whatever
+the other labels say; this happens if ``α_k > Σ_{j≠k} α_j``, and only if when every label
+combination has positive mass (LA25 Prop 6.1).
+
+* Theory: :func:`effective_weights` (re-exported from :mod:`bipartite.bayes`, the one
+  implementation), :func:`effective_weight_shares`, :func:`dictator`, :func:`dictator_threshold`,
+  :func:`label_vector_order` (the partial orders of LA25 Fig. 1 for any K).
+* Data: :func:`cross_pair_win_rate` (``W_{k>j}``), :func:`near_tie_rate`, :func:`report`.
+* Population: :func:`population_win_rate` on a :class:`~bipartite.population.FiniteProblem`.
+
+**Ties** count ½ in every win rate, as in the AUC (THEORY §2); on a finite population a point's
+pairing with itself is a tie (self-pairs included).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bipartite._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_nonnegative,
+    check_option,
+    check_sample_weight,
+    warn_undefined,
+)
+from bipartite.bayes import effective_weights, label_aggregation_scores
+from bipartite.metrics import _auc_from_weights, auc, multilabel_auc
+from bipartite.population import label_vectors
+
+__all__ = [
+    "effective_weights",
+    "effective_weight_shares",
+    "dictator",
+    "dictator_threshold",
+    "cross_pair_win_rate",
+    "near_tie_rate",
+    "DictatorshipReport",
+    "report",
+    "population_win_rate",
+    "label_vector_order",
+    "ORDER_KINDS",
+]
+
+ORDER_KINDS = ("loss", "sum", "product", "or")
+
+# Relative tolerance for "equal" sums of effective weights: α_k and Σ_{j≠k} α_j (or two tier
+# scores) that agree to this relative precision are treated as tied, so that rounding in the
+# floating-point sums never turns an exact tie (no dictator) into a dictator.
+_RTOL = 1e-12
+
+
+# --------------------------------------------------------------------------------------------
+# Theory: effective weights, the dictator, the skew threshold
+# --------------------------------------------------------------------------------------------
+def effective_weight_shares(pi: Any, a: Any = None) -> np.ndarray:
+    """Shares ``α_k / Σ_j α_j`` of the effective weights of loss aggregation (THEORY §4, §7).
+
+    ``α = effective_weights(pi, a)`` (:func:`bipartite.bayes.effective_weights`). A share above
+    ½ means ``α_k > Σ_{j≠k} α_j``: label k dictates under deterministic labels.
+
+    Parameters
+    ----------
+    pi : array-like of shape (K,), priors strictly inside (0, 1)
+    a : array-like of shape (K,), optional non-negative mixing weights (default 1)
+
+    Returns
+    -------
+    ndarray of shape (K,), summing to 1 — NaN with a warning if every ``a_k`` is 0.
+
+    >>> effective_weight_shares([0.5, 0.1]).round(4).tolist()
+    [0.2647, 0.7353]
+    """
+    alpha = effective_weights(pi, a)
+    total = alpha.sum()
+    if total <= 0:
+        warn_undefined("effective-weight shares are undefined: every mixing weight a_k is 0.")
+        return np.full_like(alpha, np.nan)
+    return alpha / total
+
+
+def dictator(pi: Any, a: Any = None) -> int | None:
+    """The dictator label under loss aggregation with deterministic labels, or None (THEORY §7).
+
+    Label ``k`` is returned when ``α_k > Σ_{j≠k} α_j`` (strict; LA25 Prop 6.1) with
+    ``α = effective_weights(pi, a)``. At equality the instances (1, 0, ...) and (0, 1, ..., 1) tie,
+    which is not dictatorship, so None is returned; sums that agree to a relative 1e-12 count as
+    equal. At most one label can satisfy the inequality (it holds for more than half of Σα).
+
+    Parameters
+    ----------
+    pi : array-like of shape (K,), priors strictly inside (0, 1)
+    a : array-like of shape (K,), optional non-negative mixing weights (default 1)
+
+    >>> dictator([0.5, 0.1])  # uniform a: the rarer label has the larger α
+    1
+    >>> dictator([0.5, 0.5]) is None  # α_1 = α_2: a tie, no dictator
+    True
+    >>> dictator([0.1, 0.15, 0.2]) is None  # K = 3: 11.1 < 7.8 + 6.25
+    True
+    """
+    alpha = effective_weights(pi, a)
+    total = alpha.sum()
+    margin = 2.0 * alpha - total  # α_k − Σ_{j≠k} α_j
+    k = int(np.argmax(margin))
+    return k if margin[k] > _RTOL * total else None
+
+
+def dictator_threshold(pi: Any, k: int, *, a: Any = None) -> tuple[float, float] | None:
+    """Priors of label ``k`` at which it becomes the dictator, the others fixed (THEORY §7).
+
+    Label ``k`` dictates when ``α_k = a_k / (π_k (1 − π_k)) > S = Σ_{j≠k} α_j``, i.e. when
+    ``π_k (1 − π_k) < a_k / S``. The boundary solves the quadratic ``π (1 − π) = a_k / S``, with
+    roots ``π = (1 ∓ √(1 − 4 a_k / S)) / 2``, symmetric around ½. Returns them as
+    ``(lower, upper)``: label ``k`` dictates exactly when ``π_k < lower`` or ``π_k > upper``
+    (strictly; at a root the two sides tie).
+
+    Special cases: ``a_k = 0`` gives ``(0.0, 1.0)`` (never a dictator); if ``4 a_k > S`` — and in
+    particular if every other ``a_j`` is 0 — there is no root and None is returned: label ``k``
+    dictates at every prior. At ``4 a_k = S`` the double root gives ``(0.5, 0.5)``: it dictates at
+    every prior except exactly ½, where it ties.
+
+    Parameters
+    ----------
+    pi : array-like of shape (K,), K ≥ 2
+        Priors strictly inside (0, 1). The entry ``pi[k]`` is not used (any value in (0, 1)).
+    k : int
+        The label.
+    a : array-like of shape (K,), optional non-negative mixing weights (default 1)
+
+    >>> lo, hi = dictator_threshold([0.5, 0.3], 1)  # label 1 vs α_0 = 4 (a = 1)
+    >>> round(lo, 4), round(hi, 4)
+    (0.5, 0.5)
+    >>> lo, hi = dictator_threshold([0.5, 0.5, 0.3], 2)  # S = 8: π(1 − π) < 1/8
+    >>> round(lo, 4), round(hi, 4)
+    (0.1464, 0.8536)
+    """
+    alpha = effective_weights(pi, a)
+    K = len(alpha)
+    if K < 2:
+        raise ValueError(f"dictator_threshold needs K >= 2 labels, got K={K}.")
+    if not isinstance(k, (int, np.integer)) or not 0 <= k < K:
+        raise ValueError(f"The 'k' parameter must be a label index in [0, {K}), got {k!r}.")
+    a_k = 1.0 if a is None else float(np.asarray(a, dtype=np.float64)[k])
+    S = float(np.delete(alpha, k).sum())  # Σ_{j≠k} α_j, independent of pi[k]
+    if a_k == 0.0:
+        return (0.0, 1.0)
+    if S == 0.0 or 4.0 * a_k > S:
+        return None
+    r = math.sqrt(1.0 - 4.0 * a_k / S)
+    return ((1.0 - r) / 2.0, (1.0 + r) / 2.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Data: cross-pair win rates, near ties, the report
+# --------------------------------------------------------------------------------------------
+def _check_pair(Yb: np.ndarray, k: Any, j: Any) -> tuple[int, int]:
+    K = Yb.shape[1]
+    if K < 2:
+        raise ValueError(f"The 'Y' parameter must have K >= 2 label columns, got {K}.")
+    for name, v in (("k", k), ("j", j)):
+        if not isinstance(v, (int, np.integer)) or not 0 <= v < K:
+            raise ValueError(f"The '{name}' parameter must be a label index in [0, {K}), got {v!r}.")
+    if k == j:
+        raise ValueError(f"The 'k' and 'j' parameters must be different labels, got k = j = {k}.")
+    return int(k), int(j)
+
+
+def _cross_sets(
+    Y: Any, scores: Any, k: Any, j: Any, sample_weight: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Validate; return scores, "k only" mask (y_k = 1, y_j = 0), "j only" mask, weights, k, j."""
+    Yb = check_binary(Y, "Y", ndim=2)
+    s = check_array(scores, "scores", ndim=1)
+    check_consistent_length(Y=Yb, scores=s)
+    w = check_sample_weight(sample_weight, len(s))
+    k, j = _check_pair(Yb, k, j)
+    only_k = (Yb[:, k] == 1) & (Yb[:, j] == 0)
+    only_j = (Yb[:, j] == 1) & (Yb[:, k] == 0)
+    return s, only_k, only_j, w, k, j
+
+
+def cross_pair_win_rate(
+    Y: Any, scores: Any, k: int, j: int, *, sample_weight: Any = None
+) -> float:
+    """Cross-pair win rate ``W_{k>j}`` of a scorer on labelled data (THEORY §7).
+
+    ``W_{k>j}`` is the fraction of pairs (x, x') with x positive for k but not j
+    (``y_k = 1, y_j = 0``) and x' positive for j but not k (``y'_j = 1, y'_k = 0``) in which
+    ``f(x) > f(x')``, **ties counted ½**. The other labels are ignored (for K = 2 the two sets are
+    the (1, 0) and (0, 1) instances). ½ is even-handed, 1 means k dictates j, and
+    ``W_{j>k} = 1 − W_{k>j}``. It is the AUC of "k-only" (positive) against "j-only" (negative)
+    rows, computed by :func:`bipartite.metrics.auc` on that subset: O(n log n).
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, K) with values in {0, 1}, K ≥ 2
+    scores : array-like of shape (n,)
+    k, j : int, distinct label indices
+    sample_weight : array-like of shape (n,), optional; a pair weighs ``w(x) w(x')``
+
+    Returns
+    -------
+    float — NaN with an :class:`~bipartite.UndefinedMetricWarning` when either set is empty
+    (has no positive weight).
+
+    >>> Y = [[1, 0], [1, 0], [0, 1], [0, 1], [1, 1]]
+    >>> cross_pair_win_rate(Y, [3.0, 1.0, 2.0, 1.0, 9.0], 0, 1)
+    0.625
+    """
+    s, only_k, only_j, w, k, j = _cross_sets(Y, scores, k, j, sample_weight)
+    if not (w[only_k].sum() > 0 and w[only_j].sum() > 0):
+        return warn_undefined(
+            f"cross-pair win rate W_{{{k}>{j}}} is undefined: no instance is positive for label "
+            f"{k if not w[only_k].sum() > 0 else j} only (y_{k} != y_{j})."
+        )
+    sub = only_k | only_j
+    return auc(only_k[sub].astype(np.float64), s[sub], sample_weight=w[sub])
+
+
+def near_tie_rate(
+    Y: Any, scores: Any, k: int, j: int, *, tol: float, sample_weight: Any = None
+) -> float:
+    """Share of cross pairs whose scores are within ``tol`` of each other (THEORY §7).
+
+    Over the same pairs as :func:`cross_pair_win_rate` (x with ``y_k = 1, y_j = 0``; x' with
+    ``y'_j = 1, y'_k = 0``): the (weighted) fraction with ``|f(x) − f(x')| ≤ tol``, evaluated as
+    ``f(x) − tol ≤ f(x') ≤ f(x) + tol`` (the two forms can differ by rounding exactly at the
+    boundary). A win rate near
+    ½ produced by near-ties is a fragile "tie": report both. One sort of the j-only scores and two
+    ``searchsorted`` calls: O(n log n).
+
+    Parameters
+    ----------
+    Y, scores, k, j, sample_weight : as :func:`cross_pair_win_rate`
+    tol : float ≥ 0 (``tol = 0`` counts exact ties)
+
+    Returns
+    -------
+    float in [0, 1] — NaN with a warning when either set is empty.
+
+    >>> Y = [[1, 0], [1, 0], [0, 1], [0, 1]]
+    >>> near_tie_rate(Y, [1.0, 5.0, 1.05, 3.0], 0, 1, tol=0.1)
+    0.25
+    """
+    s, only_k, only_j, w, k, j = _cross_sets(Y, scores, k, j, sample_weight)
+    t = float(check_array(tol, "tol", ndim=0))
+    if t < 0:
+        raise ValueError(f"The 'tol' parameter must be non-negative, got {t!r}.")
+    wk, wj = w[only_k], w[only_j]
+    if not (wk.sum() > 0 and wj.sum() > 0):
+        return warn_undefined(
+            f"near-tie rate of labels {k} and {j} is undefined: one cross-pair set is empty."
+        )
+    order = np.argsort(s[only_j], kind="stable")
+    b = s[only_j][order]
+    cw = np.concatenate([[0.0], np.cumsum(wj[order])])  # float64 cumulative weights
+    a = s[only_k]
+    lo = np.searchsorted(b, a - t, side="left")
+    hi = np.searchsorted(b, a + t, side="right")
+    return float(np.sum(wk * (cw[hi] - cw[lo])) / (wk.sum() * wj.sum()))
+
+
+@dataclass
+class DictatorshipReport:
+    """Dictatorship diagnostics of one scorer on labelled data (THEORY §7); see :func:`report`.
+
+    Attributes
+    ----------
+    auc : (K,) per-label AUC of the scorer
+    reference_auc : (K,) AUC of the reference scorer of each label (or of the best-served label)
+    auc_fraction : (K,) ``auc / reference_auc``
+    lift_fraction : (K,) ``(auc − ½) / (reference_auc − ½)``: the share of the achievable lift
+        above chance (NaN where the reference has no lift)
+    win_rate : (K, K) ``W_{k>j}`` in row k, column j (diagonal NaN)
+    near_tie : (K, K) near-tie rate of each label pair (symmetric, diagonal NaN)
+    dictatorship_index : ``max_{k≠j} |2 W_{k>j} − 1|`` (NaN-ignoring): 0 even-handed, 1 a dictator
+    dominant : (k, j) attaining the index, oriented so that ``W_{k>j} ≥ ½``, or None
+    tol : the near-tie tolerance; reference : ``"reference_scores"`` or ``"best label"``
+    """
+
+    auc: np.ndarray
+    reference_auc: np.ndarray
+    auc_fraction: np.ndarray
+    lift_fraction: np.ndarray
+    win_rate: np.ndarray
+    near_tie: np.ndarray
+    dictatorship_index: float
+    dominant: tuple[int, int] | None
+    tol: float
+    reference: str
+    label_names: list[str] = field(default_factory=list)
+
+    def to_frame(self):
+        """Per-label table (pandas DataFrame): AUC, reference, fractions, ``W_{k>j}`` columns."""
+        import pandas as pd
+
+        names = self.label_names
+        df = pd.DataFrame(
+            {
+                "auc": self.auc,
+                "reference_auc": self.reference_auc,
+                "auc_fraction": self.auc_fraction,
+                "lift_fraction": self.lift_fraction,
+            },
+            index=pd.Index(names, name="label"),
+        )
+        for j, nj in enumerate(names):
+            df[f"W_>{nj}"] = self.win_rate[:, j]
+        for j, nj in enumerate(names):
+            df[f"near_tie_{nj}"] = self.near_tie[:, j]
+        return df
+
+    def __str__(self) -> str:
+        names = self.label_names
+        width = max(8, *(len(n) for n in names))
+
+        def fmt(x: float) -> str:
+            return "   -  " if not np.isfinite(x) else f"{x:6.3f}"
+
+        head = f"{'label':<{width}}  {'AUC':>6}  {'ref':>6}  {'frac':>6}  {'lift':>6}"
+        head += "".join(f"  {'W>' + n:>{max(6, len(n) + 2)}}" for n in names)
+        lines = [head]
+        for k, nk in enumerate(names):
+            row = f"{nk:<{width}}  {fmt(self.auc[k])}  {fmt(self.reference_auc[k])}  "
+            row += f"{fmt(self.auc_fraction[k])}  {fmt(self.lift_fraction[k])}"
+            row += "".join(
+                f"  {fmt(self.win_rate[k, j]):>{max(6, len(n) + 2)}}" for j, n in enumerate(names)
+            )
+            lines.append(row)
+        if self.dominant is None:
+            dom = "none"
+        else:
+            dom = f"{names[self.dominant[0]]} over {names[self.dominant[1]]}"
+        pairs = list(zip(*np.triu_indices(len(names), 1), strict=True))
+        tie_txt = ", ".join(
+            f"{names[a]}/{names[b]} {fmt(self.near_tie[a, b]).strip()}" for a, b in pairs
+        )
+        lines.append(
+            f"dictatorship index {fmt(self.dictatorship_index).strip()} ({dom}); "
+            f"near-tie rate (tol={self.tol:g}): {tie_txt}; reference: {self.reference}"
+        )
+        return "\n".join(lines)
+
+
+def report(
+    Y: Any,
+    scores: Any,
+    *,
+    tol: float = 1e-6,
+    reference_scores: Any = None,
+    sample_weight: Any = None,
+    label_names: Any = None,
+) -> DictatorshipReport:
+    """Dictatorship diagnostics of a scorer on labelled data (THEORY §7).
+
+    * per-label AUC (:func:`bipartite.metrics.multilabel_auc`, one sort, ties ½);
+    * its fraction of a reference: with ``reference_scores`` (n, K) — column k the best
+      single-label scorer available for label k (η_k on synthetic data, or a per-label model) —
+      ``reference_auc_k = AUC_k(reference_scores[:, k])``; without it the reference is the
+      best-served label, ``max_j AUC_j(f)`` (so the fractions compare labels with each other).
+      Both ``auc / reference`` and the lift share ``(auc − ½)/(reference − ½)`` are given;
+    * all cross-pair win rates ``W_{k>j}`` (:func:`cross_pair_win_rate`) and near-tie rates
+      (:func:`near_tie_rate` with ``tol``);
+    * the dictatorship index ``max_{k≠j} |2 W_{k>j} − 1|``: 0 when every label pair is treated
+      even-handedly (W = ½), 1 when some label wins every cross pair against another.
+
+    Undefined entries (a label with one class, an empty cross-pair set) are NaN, with warnings.
+
+    Parameters
+    ----------
+    Y : array-like (n, K), K ≥ 2;  scores : array-like (n,)
+    tol : float ≥ 0, the near-tie tolerance
+    reference_scores : array-like (n, K), optional
+    sample_weight : array-like (n,), optional
+    label_names : sequence of K str, optional (default "y0", "y1", ...)
+
+    Returns
+    -------
+    DictatorshipReport — ``str()`` gives a table, ``.to_frame()`` a DataFrame.
+
+    >>> r = report([[1, 0], [0, 1], [0, 0], [1, 1]], [2.0, 1.0, 0.0, 3.0])
+    >>> float(r.win_rate[0, 1]), r.dictatorship_index, r.dominant
+    (1.0, 1.0, (0, 1))
+    """
+    Yb = check_binary(Y, "Y", ndim=2)
+    s = check_array(scores, "scores", ndim=1)
+    check_consistent_length(Y=Yb, scores=s)
+    n, K = Yb.shape
+    if K < 2:
+        raise ValueError(f"The 'Y' parameter must have K >= 2 label columns, got {K}.")
+    w = check_sample_weight(sample_weight, n)
+    if label_names is None:
+        names = [f"y{k}" for k in range(K)]
+    else:
+        names = [str(x) for x in label_names]
+        if len(names) != K:
+            raise ValueError(
+                f"The 'label_names' parameter must have {K} entries, got {len(names)}."
+            )
+    aucs = multilabel_auc(Yb, s, sample_weight=w)
+    if reference_scores is None:
+        finite = aucs[np.isfinite(aucs)]
+        ref = np.full(K, finite.max() if finite.size else np.nan)
+        reference = "best label"
+    else:
+        R = check_array(reference_scores, "reference_scores", ndim=2)
+        if R.shape != Yb.shape:
+            raise ValueError(
+                f"The 'reference_scores' parameter must have shape {Yb.shape}, got {R.shape}."
+            )
+        ref = np.array(
+            [_auc_from_weights(R[:, k], (w * Yb[:, k])[:, None], (w * (1 - Yb[:, k]))[:, None])[0]
+             for k in range(K)]
+        )
+        reference = "reference_scores"
+    with np.errstate(invalid="ignore", divide="ignore"):
+        frac = aucs / ref
+        lift = np.where(ref == 0.5, np.nan, (aucs - 0.5) / (ref - 0.5))
+    W = np.full((K, K), np.nan)
+    T = np.full((K, K), np.nan)
+    for k in range(K):
+        for j in range(k + 1, K):
+            W[k, j] = cross_pair_win_rate(Yb, s, k, j, sample_weight=w)
+            W[j, k] = 1.0 - W[k, j]
+            T[k, j] = T[j, k] = near_tie_rate(Yb, s, k, j, tol=tol, sample_weight=w)
+    dev = np.abs(2.0 * W - 1.0)
+    if np.all(np.isnan(dev)):
+        index, dominant = float("nan"), None
+    else:
+        index = float(np.nanmax(dev))
+        kk, jj = np.unravel_index(np.nanargmax(np.where(W >= 0.5, dev, -1.0)), W.shape)
+        dominant = (int(kk), int(jj)) if index > 0 else None
+    return DictatorshipReport(
+        auc=aucs, reference_auc=ref, auc_fraction=frac, lift_fraction=lift, win_rate=W,
+        near_tie=T, dictatorship_index=index, dominant=dominant, tol=float(tol),
+        reference=reference, label_names=names,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Population counterparts
+# --------------------------------------------------------------------------------------------
+def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
+    """Exact population cross-pair win rate ``W_{k>j}`` on a finite problem (THEORY §2, §7).
+
+    ``W_{k>j} = P(f(X) > f(X') | Y_k = 1, Y_j = 0, Y'_j = 1, Y'_k = 0) + ½ P(tie | ...)`` for
+    independent draws. On finite support, with ``u_i = p_i P(Y_k=1, Y_j=0 | x_i)`` and
+    ``v_i = p_i P(Y_j=1, Y_k=0 | x_i)``: ``W = Σ_{i,l} u_i v_l s(f_i, f_l) / (Σu Σv)``, self-pairs
+    (``i = l``) included as ties, through the same kernel as the population AUC.
+
+    Returns NaN with a warning when either event has probability 0.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem([0.5, 0.5], [[0, 0, 1, 0], [0, 1, 0, 0]])  # (1,0) and (0,1) points
+    >>> population_win_rate(P, [1.0, 0.0], 0, 1), population_win_rate(P, [1.0, 0.0], 1, 0)
+    (1.0, 0.0)
+    """
+    f = problem._check_scores(scores)
+    k, j = _check_pair(problem.label_vectors, k, j)
+    V = problem.label_vectors
+    u = problem.mass * problem.label_probs[:, (V[:, k] == 1) & (V[:, j] == 0)].sum(axis=1)
+    v = problem.mass * problem.label_probs[:, (V[:, j] == 1) & (V[:, k] == 0)].sum(axis=1)
+    val = _auc_from_weights(f, u[:, None], v[:, None])[0]
+    if np.isnan(val):
+        return warn_undefined(
+            f"population win rate W_{{{k}>{j}}} is undefined: P(Y_{k} != Y_{j}) is 0 on one side."
+        )
+    return float(val)
+
+
+# --------------------------------------------------------------------------------------------
+# LA25 Fig. 1: the partial orders over label vectors
+# --------------------------------------------------------------------------------------------
+def label_vector_order(
+    kind: str | Callable[[np.ndarray], float],
+    *,
+    pi: Any = None,
+    a: Any = None,
+    K: int | None = None,
+    weights: Any = None,
+) -> list[list[tuple[int, ...]]]:
+    """The weak order that a Bayes scorer induces on the label vectors, deterministic labels
+    (THEORY §7; LA25 Fig. 1 a–d).
+
+    With η_k(x) = y_k, evaluate the Bayes-optimal scorer on each of the ``2**K`` label vectors
+    and group equal scores into tiers:
+
+    * ``"loss"`` — loss aggregation, ``f* = Σ_k α_k y_k`` with ``α = effective_weights(pi, a)``
+      (:func:`bipartite.bayes.effective_weights`);
+    * ``"sum"``, ``"product"``, ``"or"`` (or a callable ψ) — label aggregation with linear costs,
+      ``f* = E[ψ(Y) | x] = ψ(y)`` (:func:`bipartite.bayes.label_aggregation_scores`; ``weights``
+      for a weighted sum). For the binary aggregates any positive costs give the same scorer.
+
+    Scores equal to a relative 1e-12 are tied.
+
+    Parameters
+    ----------
+    kind : {"loss", "sum", "product", "or"} or callable
+    pi : array-like (K,), required for ``"loss"``
+    a : array-like (K,), optional mixing weights for ``"loss"``
+    K : int, optional — number of labels (default ``len(pi)``, or 2)
+    weights : array-like (K,), optional weights of ``"sum"``
+
+    Returns
+    -------
+    list of tiers from the **lowest-ranked to the highest-ranked**; each tier a list of label
+    vectors (tuples) with equal scores, in ``itertools.product`` order.
+
+    >>> label_vector_order("loss", pi=[0.1, 0.5])  # α_1 > α_2 (LA25 Fig. 1a)
+    [[(0, 0)], [(0, 1)], [(1, 0)], [(1, 1)]]
+    >>> label_vector_order("sum")  # Fig. 1c
+    [[(0, 0)], [(0, 1), (1, 0)], [(1, 1)]]
+    >>> label_vector_order("product")  # Fig. 1d
+    [[(0, 0), (0, 1), (1, 0)], [(1, 1)]]
+    """
+    if not callable(kind):
+        check_option(kind, "kind", ORDER_KINDS)
+    if K is None:
+        K = len(np.atleast_1d(pi)) if pi is not None else 2
+    if not isinstance(K, (int, np.integer)) or K < 1:
+        raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
+    V = label_vectors(int(K))
+    if kind == "loss":
+        if pi is None:
+            raise ValueError("The 'pi' parameter is required for kind='loss'.")
+        alpha = effective_weights(pi, a)
+        if len(alpha) != K:
+            raise ValueError(f"The 'pi' parameter must have K={K} entries, got {len(alpha)}.")
+        f = V @ alpha
+    else:
+        if a is not None:
+            raise ValueError(f"The 'a' parameter is only used with kind='loss', got kind={kind!r}.")
+        if weights is not None:
+            check_nonnegative(check_array(weights, "weights", ndim=1), "weights")
+        onehot = np.eye(len(V))  # deterministic labels: P(Y = v_m | x_m) = 1
+        f = label_aggregation_scores(
+            V.astype(np.float64), onehot, aggregate=kind, weights=weights, costs="linear"
+        )
+    return _tiers(f, [tuple(int(x) for x in v) for v in V])
+
+
+def _tiers(f: np.ndarray, items: list) -> list[list]:
+    """Group items into tiers of equal scores (relative tolerance), lowest tier first."""
+    order = np.argsort(f, kind="stable")
+    scale = max(1.0, float(np.max(np.abs(f))))
+    tiers: list[list] = []
+    last = None
+    for m in order:
+        if last is None or f[m] - last > _RTOL * scale:
+            tiers.append([])
+            last = f[m]
+        tiers[-1].append(items[m])
+    return [sorted(t) for t in tiers]
