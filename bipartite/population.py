@@ -94,30 +94,33 @@ def _orthant_prob(z: np.ndarray, R: np.ndarray) -> np.ndarray:
     if d >= 3 and np.allclose(off, off[0]) and 0.0 <= off[0] < 1.0:
         return _equicorrelated_orthant(z, float(off[0]))
     out = np.empty(len(z))
-    finite = np.all(np.isfinite(z), axis=1)
-    # Infinite bounds: -inf makes the probability 0; +inf drops that coordinate.
-    for i in np.flatnonzero(~finite):
-        zi = z[i]
-        if np.any(zi == -np.inf):
-            out[i] = 0.0
+    # Infinite bounds (η ∈ {0, 1}): a −inf coordinate makes the probability 0; +inf coordinates
+    # drop out. Rows are grouped by their pattern of finite coordinates (at most 2**d patterns).
+    neg_inf = np.any(z == -np.inf, axis=1)
+    out[neg_inf] = 0.0
+    finite = np.isfinite(z)
+    patterns, inverse = np.unique(finite[~neg_inf], axis=0, return_inverse=True)
+    rows = np.flatnonzero(~neg_inf)
+    for pi_, keep in enumerate(patterns):
+        sel = rows[inverse.ravel() == pi_]
+        if not keep.any():
+            out[sel] = 1.0
+        elif not keep.all():
+            out[sel] = _orthant_prob(z[np.ix_(sel, keep)], R[np.ix_(keep, keep)])
         else:
-            keep = np.isfinite(zi)
-            out[i] = (
-                _orthant_prob(zi[keep][None, :], R[np.ix_(keep, keep)])[0] if keep.any() else 1.0
+            # Genz's algorithm: scipy's exact bivariate routine for d = 2; seeded randomised QMC
+            # for d >= 3 (non-factorable correlation only), to an absolute 1e-6.
+            out[sel] = np.atleast_1d(
+                stats.multivariate_normal.cdf(
+                    z[sel],
+                    mean=np.zeros(d),
+                    cov=R,
+                    allow_singular=True,
+                    abseps=1e-10 if d == 2 else 1e-6,
+                    releps=1e-8 if d == 2 else 1e-5,
+                    rng=np.random.default_rng(0),
+                )
             )
-    if finite.any():
-        # Genz's algorithm (exact bivariate routine for d = 2, seeded QMC above), tight tolerance.
-        out[finite] = np.atleast_1d(
-            stats.multivariate_normal.cdf(
-                z[finite],
-                mean=np.zeros(d),
-                cov=R,
-                allow_singular=True,
-                abseps=1e-10,
-                releps=1e-8,
-                rng=np.random.default_rng(0),
-            )
-        )
     return np.clip(out, 0.0, 1.0)
 
 
@@ -144,6 +147,9 @@ def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
     ``rho`` (a float in [−1/(K−1), 1]) or a given correlation matrix. ``rho = 0`` gives independent
     labels, ``rho = 1`` the comonotone (Fréchet upper) bound, ``rho = −1`` (K = 2) the lower bound.
     The joint follows from orthant probabilities ``P(Y_S = 1) = Φ_{R_S}(z_S)`` by Möbius inversion.
+    Accuracy: exact bivariate routine for K = 2 (~1e-10); for K ≥ 3, vectorised one-factor
+    quadrature (~1e-12) when the correlation is an equicorrelation ρ ≥ 0, and seeded randomised
+    QMC (absolute error ~1e-6, a few ms per row) otherwise.
 
     Parameters
     ----------
