@@ -26,9 +26,28 @@ from bipartite._validation import (
     check_sample_weight,
     warn_undefined,
 )
+from bipartite._ranked_metrics import (
+    ranked_accuracy,
+    ranked_exact_match,
+    ranked_f1,
+    ranked_map,
+    ranked_precision,
+    ranked_recall,
+    ranked_scores,
+    unranked_scores,
+)
 from bipartite.costs import cost_matrix
 
 __all__ = [
+    # ranked (label-ranking) metrics of RLSEP §5.3, implemented in bipartite._ranked_metrics
+    "ranked_scores",
+    "ranked_precision",
+    "ranked_recall",
+    "ranked_f1",
+    "ranked_accuracy",
+    "ranked_exact_match",
+    "ranked_map",
+    "unranked_scores",
     "auc",
     "multilabel_auc",
     "multipartite_auc",
