@@ -17,15 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._validation import (
-    check_array,
-    check_binary,
-    check_consistent_length,
-    check_nonnegative,
-    check_option,
-    check_sample_weight,
-    warn_undefined,
-)
 from bipartite._ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
@@ -35,6 +26,15 @@ from bipartite._ranked_metrics import (
     ranked_recall,
     ranked_scores,
     unranked_scores,
+)
+from bipartite._validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_nonnegative,
+    check_option,
+    check_sample_weight,
+    warn_undefined,
 )
 from bipartite.costs import cost_matrix
 
