@@ -40,6 +40,7 @@ __all__ = [
     "rlsep_loss",
     "margin_ranking_loss",
     "ap_risk",
+    "sigmoid_step",
     "smooth_ap_loss",
     "quadlinear",
     "quadlinear_ap_loss",
@@ -683,6 +684,16 @@ def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "no
                         has_pos.to(s.dtype), reduction)
 
 
+def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
+    """Smooth-AP's step surrogate ``G(x; τ) = 1 / (1 + e^{−x/τ})`` (HAP-VR Eq. 7, THEORY §8).
+
+    >>> round(float(sigmoid_step(torch.tensor(0.0))), 2)
+    0.5
+    """
+    # torch.sigmoid is stable for large |x / tau| (no exp overflow, saturates to 0 / 1).
+    return torch.sigmoid(torch.as_tensor(x) / tau)
+
+
 def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = None,
                    reduction: str = "mean") -> torch.Tensor:
     """Smooth-AP (Brown et al. 2020; HAP-VR Eq. 7, THEORY §8): AP risk with a sigmoid step.
@@ -703,11 +714,10 @@ def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = 
     tau = _check_positive(tau, "tau")
     s, y, valid = _prepare(scores, labels, where, binary=True)
 
-    def sigmoid_step(d: torch.Tensor) -> torch.Tensor:
-        # torch.sigmoid is stable for large |d / tau| (no exp overflow, saturates to 0 / 1).
-        return torch.sigmoid(d / tau)
+    def step(d: torch.Tensor) -> torch.Tensor:
+        return sigmoid_step(d, tau)
 
-    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=sigmoid_step, pos_step=sigmoid_step)
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=step, pos_step=step)
     return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
 
 
