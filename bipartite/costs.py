@@ -26,6 +26,7 @@ __all__ = [
     "is_transitive",
     "find_cycle",
     "preference_scores",
+    "optimal_ranking",
 ]
 
 COST_FAMILIES = ("uniform", "linear", "squared", "gain")
@@ -255,3 +256,58 @@ def preference_scores(delta: Any, *, atol: float = 1e-12) -> np.ndarray | None:
             break
         h = new
     return h
+
+
+def optimal_ranking(
+    problem: Any,
+    *,
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    weights: Any = None,
+    costs: str | Any = "linear",
+    time_limit: float | None = None,
+) -> np.ndarray:
+    """Best weak order for the multipartite AUC, for any costs (THEORY §3 (iii), §6).
+
+    ``AUC_MP(f) = Σ_ij M_ij S_ij`` with ``M_ij = p_i p_j Σ_{a>b} C_ab q_a(x_i) q_b(x_j) / Z``
+    (``Z`` the same sum over all i, j, so a constant scorer scores ½) and ``S_ij`` the win matrix
+    (ties ½, self-pairs included). The maximum over all weak orders is found by the
+    linear-ordering MILP of THEORY §6 (binary "i at least as high as j", completeness,
+    transitivity), the same builder as :func:`bipartite.pareto.exact_frontier`. It is optimal also
+    when the Bayes preference Δ is intransitive (:func:`find_cycle`), where no scorer attains
+    every pair's preferred order.
+
+    Parameters
+    ----------
+    problem : FiniteProblem
+    aggregate, weights : see :func:`aggregate_labels`
+    costs : see :func:`cost_matrix`
+    time_limit : float, optional — seconds for HiGHS (:class:`TimeoutError` when exceeded)
+
+    Returns
+    -------
+    ndarray of shape (n,) — integer-valued scores of an optimal weak order (tied points share a
+    score). If the aggregated label is almost surely constant, AUC_MP is undefined and every
+    order is optimal: zeros are returned with an :class:`~bipartite.UndefinedMetricWarning`.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.3, 0.2], [[0.9, 0.2], [0.3, 0.3], [0.1, 0.8]])
+    >>> optimal_ranking(P, costs="uniform").tolist()
+    [2.0, 0.0, 1.0]
+    """
+    from bipartite._validation import warn_undefined
+    from bipartite.pareto import _WeakOrderMILP
+
+    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
+    C = cost_matrix(levels, costs)
+    pq = problem.mass[:, None] * q
+    A = pq @ C @ pq.T  # A[i, j]: weight of ranking x_i above x_j
+    Z = A.sum()
+    if not Z > 0:
+        warn_undefined("AUC_MP is undefined (the aggregated label is almost surely constant): "
+                       "every order is optimal.")
+        return np.zeros(problem.n)
+    if problem.n == 1:
+        return np.zeros(1)
+    milp = _WeakOrderMILP([A / Z], time_limit=time_limit)
+    z = milp.lexmax((0,), np.array([-np.inf]))
+    return milp.scores(z)

@@ -46,6 +46,8 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+from bipartite._multitask import MultiTaskMLP  # noqa: E402
 from bipartite._validation import (
     UndefinedMetricWarning,
     check_array,
@@ -57,9 +59,6 @@ from bipartite._validation import (
 )
 from bipartite.costs import AGGREGATES, COST_FAMILIES, aggregate_labels, cost_matrix
 from bipartite.population import label_vectors
-
-# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
-from bipartite._multitask import MultiTaskMLP  # noqa: E402
 
 __all__ = [
     "MLPRanker",
