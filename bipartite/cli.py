@@ -1,0 +1,375 @@
+"""The ``bipartite`` command line (also ``python -m bipartite``).
+
+Commands
+--------
+``bipartite reproduce [--paper la25] [--quick] [--out DIR] [--jobs N] [--banking P] [--letor P]``
+    Run a paper's study set; write tidy results (Parquet + CSV), figures (PNG + PDF) and
+    ``summary.md``. Rerunning into the same folder resumes it.
+``bipartite study run CONFIG.toml [--out DIR] [--jobs N] [--backend loky|dask] [--scheduler ADDR]``
+    Run a user-defined study: a grid of parameters x replicates over a registered study function
+    (schema in ``simulations/README.md``).
+``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
+    Continue a study from its folder alone; count its tasks; list the registered study functions.
+``bipartite frontier PROBLEM`` / ``bipartite dictatorship PROBLEM``
+    One-shot answers for a finite problem given as JSON (``{"mass": [...], "label_probs":
+    [[...]]}`` or ``{"mass": [...], "eta": [[...]]}``) or NPZ with the same keys.
+
+Exit status: 0 on success, 1 when some study tasks failed (their tracebacks are in
+``DIR/tasks/*.failed.json``), 2 for usage and configuration errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+__all__ = ["build_parser", "load_problem", "main"]
+
+_EPILOG = "Documentation: README.md and simulations/README.md (TOML schema of `study run`)."
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _float_list(text: str) -> list[float]:
+    try:
+        return [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated numbers such as 1,2.5, got {text!r}") from None
+
+
+def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | None) -> None:
+    p.add_argument("--jobs", "-j", type=_positive_int, default=default_jobs,
+                   help="parallel workers (default: the config's [execution] jobs, else 1)"
+                   if default_jobs is None else "parallel workers")
+    p.add_argument("--backend", choices=["loky", "dask"], default=None,
+                   help="loky: local processes via joblib; dask: dask.distributed (a "
+                        "LocalCluster, or --scheduler)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies "
+                        "--backend dask)")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``bipartite`` (each command has its own ``--help``)."""
+    from bipartite import __version__
+    from bipartite.studies import PAPERS
+
+    parser = argparse.ArgumentParser(
+        prog="bipartite", formatter_class=_Formatter, epilog=_EPILOG,
+        description="Bipartite ranking from multiple labels: reproduce the studies, run your own "
+                    "simulation grids, and get exact frontiers and dictatorship diagnostics of "
+                    "small finite problems.")
+    parser.add_argument("--version", action="version", version=f"bipartite {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    # reproduce ---------------------------------------------------------------------------
+    rp = sub.add_parser(
+        "reproduce", formatter_class=_Formatter, epilog=_EPILOG,
+        help="run a paper's studies; write results, figures and summary.md",
+        description=textwrap.dedent("""\
+            Run the registered study set of a paper and write, under --out:
+              studies/<study>/        one study folder each (manifest, task files,
+                                      results.parquet, results.csv)
+              figures/*.png, *.pdf    the figures
+              tables/*.csv            the key-number tables
+              summary.md              key numbers in Markdown tables
+            Rerunning into the same --out resumes: finished tasks are not recomputed.
+            The default needs no external data; --banking/--letor add the real-data studies.
+
+            la25 studies: skew (per-label AUC and dictatorship vs label skew, Bayes and
+            learners), frontier (exact vs supported frontier), correlation (label-correlation
+            sweep), weights (label weights w vs loss weights a), learning_curve (learners vs
+            Bayes as n grows), consistency (surrogate consistency, THEORY 9), and real
+            (banking / LETOR trade-offs, only with --banking/--letor)."""))
+    rp.add_argument("--paper", default="la25", choices=sorted(PAPERS),
+                    help="which paper's study set to run")
+    size = rp.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true",
+                      help="small sizes (a few minutes on 2 cores) instead of the full study")
+    size.add_argument("--smoke", action="store_true",
+                      help="tiny sizes that only check the pipeline end to end (tests)")
+    rp.add_argument("--out", type=Path, default=None,
+                    help="output folder (default: results/<paper>, or results/<paper>-quick)")
+    rp.add_argument("--only", default=None, metavar="STUDY[,STUDY]",
+                    help="run only these studies of the paper (comma-separated names)")
+    rp.add_argument("--banking", type=Path, default=None, metavar="PATH",
+                    help="bank_personal_loan.csv, adds the Banking trade-off study")
+    rp.add_argument("--letor", type=Path, default=None, metavar="PATH",
+                    help="a LETOR file or folder (MQ2008 S*.txt), adds the LETOR trade-off study")
+    _add_execution_options(rp, default_jobs=1)
+
+    # study -------------------------------------------------------------------------------
+    sp = sub.add_parser("study", formatter_class=_Formatter, epilog=_EPILOG,
+                        help="run, resume and inspect user-defined simulation studies",
+                        description="User-defined studies: a TOML grid of parameters x "
+                                    "replicates over a registered study function. See "
+                                    "simulations/README.md for the schema.")
+    ssub = sp.add_subparsers(dest="study_command", metavar="SUBCOMMAND")
+    ssub.required = True
+    run = ssub.add_parser(
+        "run", formatter_class=_Formatter, epilog=_EPILOG,
+        help="run a study from a TOML config",
+        description=textwrap.dedent("""\
+            Run the tasks of CONFIG (one per grid point x replicate) and gather their results
+            into DIR/results.parquet and DIR/results.csv. Each task writes DIR/tasks/<key>.json
+            atomically when it finishes; a task that raises writes <key>.failed.json with its
+            traceback and the others go on. The resolved config is saved to DIR/manifest.json,
+            so `bipartite study resume DIR` needs nothing else."""))
+    run.add_argument("config", type=Path, metavar="CONFIG.toml", help="study configuration")
+    run.add_argument("--out", type=Path, default=None,
+                     help="study folder (default: results/<study name>)")
+    _add_execution_options(run, default_jobs=None)
+    res = ssub.add_parser(
+        "resume", formatter_class=_Formatter, epilog=_EPILOG,
+        help="continue an interrupted study from its folder",
+        description="Skip finished tasks, rerun unfinished (and failed) ones, then gather the "
+                    "results. Uses DIR/manifest.json; no config needed.")
+    res.add_argument("dir", type=Path, metavar="DIR", help="study folder")
+    res.add_argument("--skip-failed", action="store_true",
+                     help="keep the failure records instead of rerunning failed tasks")
+    _add_execution_options(res, default_jobs=None)
+    st = ssub.add_parser("status", formatter_class=_Formatter, help="count finished, failed "
+                         "and pending tasks", description="Count the tasks of a study folder.")
+    st.add_argument("dir", type=Path, metavar="DIR", help="study folder")
+    ssub.add_parser("list", formatter_class=_Formatter, help="list registered study functions",
+                    description="List the registered study functions and their parameters.")
+
+    # frontier / dictatorship ---------------------------------------------------------------
+    problem_help = ("finite problem: JSON or NPZ with 'mass' (n,) and either 'label_probs' "
+                    "(n, 2**K; columns ordered as itertools.product([0, 1], repeat=K)) or "
+                    "'eta' (n, K; labels independent given x)")
+    fr = sub.add_parser(
+        "frontier", formatter_class=_Formatter, epilog=_EPILOG,
+        help="Pareto frontier of per-label AUCs of a finite problem",
+        description=textwrap.dedent("""\
+            Print the Pareto frontier of per-label population AUCs (THEORY 6): every
+            Pareto-optimal AUC vector over all weak orders of the n points (exact, by MILP or
+            enumeration), whether each is supported (reached by a weight sweep), and the AUC
+            vectors of the loss-aggregation (a = 1) and label-aggregation (sum, linear costs)
+            Bayes scorers."""))
+    fr.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
+    fr.add_argument("--format", choices=["table", "csv", "json"], default="table",
+                    help="output format")
+    dc = sub.add_parser(
+        "dictatorship", formatter_class=_Formatter, epilog=_EPILOG,
+        help="effective weights, dictator and Bayes orders of a finite problem",
+        description=textwrap.dedent("""\
+            Print the label priors pi, the effective weights alpha_k = a_k / (pi_k (1 - pi_k))
+            and their shares (THEORY 4), the dictator label for deterministic labels and the
+            skew at which each label would become dictator (THEORY 7), and the orders of the
+            points under loss aggregation and label aggregation (sum and product)."""))
+    dc.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
+    dc.add_argument("--a", type=_float_list, default=None, metavar="A1,A2,...",
+                    help="loss-aggregation mixing weights a_k (default: all 1)")
+    dc.add_argument("--format", choices=["table", "json"], default="table",
+                    help="output format")
+    return parser
+
+
+# ------------------------------------------------------------------------------------------
+# Problems from files
+# ------------------------------------------------------------------------------------------
+
+
+def load_problem(path: str | os.PathLike):
+    """A :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file.
+
+    Keys: ``mass`` (n,) and ``label_probs`` (n, 2**K) or ``eta`` (n, K). Errors name the file
+    and the key.
+    """
+    import numpy as np
+
+    from bipartite.population import FiniteProblem
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such problem file.")
+    if path.suffix.lower() == ".npz":
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                data = {k: npz[k] for k in npz.files}
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: cannot read the NPZ file: {exc}") from None
+    else:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: invalid JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: the problem must be a JSON object with keys 'mass' and "
+                             f"'label_probs' or 'eta', got {type(data).__name__}.")
+    unknown = sorted(set(data) - {"mass", "label_probs", "eta", "labels"})
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown}; expected 'mass' and 'label_probs' "
+                         "or 'eta' (optional 'labels': label names).")
+    if "mass" not in data:
+        raise ValueError(f"{path}: missing key 'mass' (the n point masses).")
+    has_lp, has_eta = "label_probs" in data, "eta" in data
+    if has_lp == has_eta:
+        raise ValueError(f"{path}: give exactly one of 'label_probs' (n, 2**K) and 'eta' (n, K).")
+    try:
+        if has_lp:
+            problem = FiniteProblem(data["mass"], data["label_probs"])
+        else:
+            problem = FiniteProblem.from_eta(data["mass"], data["eta"])
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return problem
+
+
+def _print_table(df, fmt: str) -> None:
+    if fmt == "csv":
+        print(df.to_csv(index=False), end="")
+    elif fmt == "json":
+        print(df.to_json(orient="records", indent=1))
+    else:
+        print(df.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+
+
+def _cmd_frontier(args) -> int:
+    from bipartite.studies import frontier_table
+
+    problem = load_problem(args.problem)
+    df = frontier_table(problem)
+    if args.format == "table":
+        print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels, "
+              f"pi = {[round(float(p), 6) for p in problem.pi]}")
+    _print_table(df, args.format)
+    return 0
+
+
+def _cmd_dictatorship(args) -> int:
+    from bipartite.studies import dictatorship_tables
+
+    problem = load_problem(args.problem)
+    labels, orders = dictatorship_tables(problem, a=args.a)
+    if args.format == "json":
+        print(json.dumps({"labels": labels.to_dict(orient="records"),
+                          "orders": orders.to_dict(orient="records")}, indent=1))
+        return 0
+    print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels")
+    _print_table(labels, "table")
+    print()
+    _print_table(orders, "table")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------
+# Studies
+# ------------------------------------------------------------------------------------------
+
+
+def _report_study(result) -> int:
+    status = (f"{result.study_dir}: {result.n_tasks} tasks ({result.n_skipped} already done, "
+              f"{result.n_run} run), {len(result.results)} result rows, "
+              f"{len(result.failures)} failed")
+    print(status)
+    for rec in result.failures[:10]:
+        print(f"  FAILED {rec['key']} {json.dumps(rec['params'])} replicate "
+              f"{rec['replicate']}: {rec.get('error')}", file=sys.stderr)
+    if result.failures:
+        print(f"  tracebacks: {result.study_dir}/tasks/*.failed.json; rerun them with "
+              f"`bipartite study resume {result.study_dir}`", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _backend(args) -> str | None:
+    if args.scheduler and args.backend not in (None, "dask"):
+        raise ValueError("--scheduler needs --backend dask.")
+    return "dask" if args.scheduler else args.backend
+
+
+def _cmd_study(args) -> int:
+    from bipartite import studies
+
+    if args.study_command == "list":
+        for name, spec in sorted(studies.STUDIES.items()):
+            import inspect
+
+            params = [p for p in inspect.signature(spec.function).parameters if p != "seed"]
+            print(f"{name}\n    {spec.doc}\n    parameters: {', '.join(params)}")
+        return 0
+    if args.study_command == "status":
+        print(json.dumps(studies.study_status(args.dir), indent=1))
+        return 0
+    kwargs = {"jobs": args.jobs, "backend": _backend(args), "scheduler": args.scheduler,
+              "progress": not args.no_progress}
+    if args.study_command == "run":
+        result = studies.run_study(args.config, args.out, **kwargs)
+    else:
+        result = studies.resume_study(args.dir, retry_failed=not args.skip_failed, **kwargs)
+    return _report_study(result)
+
+
+def _cmd_reproduce(args) -> int:
+    from bipartite.studies import get_paper
+
+    paper = get_paper(args.paper)
+    size = "smoke" if args.smoke else "quick" if args.quick else "full"
+    out = args.out or Path("results") / (args.paper if size == "full" else f"{args.paper}-{size}")
+    only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
+    options = {"banking": args.banking, "letor": args.letor, "backend": _backend(args) or "loky",
+               "scheduler": args.scheduler, "only": only, "smoke": args.smoke,
+               "progress": not args.no_progress}
+    written = paper(out, args.quick or args.smoke, args.jobs, **options)
+    files = written.get("files", []) if isinstance(written, dict) else list(written or [])
+    record = Path(out) / "reproduce.json"
+    if not record.is_file():  # lets analysis/ scripts find the paper of this folder
+        from bipartite.studies import write_reproduce_record
+
+        write_reproduce_record(out, args.paper, size=size, options=options)
+    print(f"wrote {len(files)} files under {out}")
+    summary = Path(out) / "summary.md"
+    if summary.is_file():
+        print(f"summary: {summary}")
+    meta = json.loads(record.read_text())
+    failed = {k: v.get("failed", 0) for k, v in meta.get("studies", {}).items()
+              if v.get("failed", 0)}
+    if failed:
+        print(f"failed tasks per study: {failed}; tracebacks in {out}/studies/<study>/tasks/"
+              f"*.failed.json; rerun the same command to retry them.", file=sys.stderr)
+        return 1
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``bipartite`` console script; returns the exit status."""
+    from bipartite.studies import ConfigError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handlers = {"reproduce": _cmd_reproduce, "study": _cmd_study, "frontier": _cmd_frontier,
+                "dictatorship": _cmd_dictatorship}
+    try:
+        return handlers[args.command](args)
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        print(f"bipartite {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; finished tasks are saved (`bipartite study resume DIR`).",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m bipartite.cli`
+    sys.exit(main())

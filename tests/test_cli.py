@@ -1,0 +1,347 @@
+"""The ``bipartite`` command line: help texts, study run / resume (including after kill -9),
+configuration errors, the frontier and dictatorship commands, and ``reproduce``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bipartite.cli import build_parser, main
+from bipartite.studies import run_study
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "bipartite", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, cwd=REPO)
+
+
+# ---------------------------------------------------------------------------------------------
+# Help
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv, words", [
+    ([], ["reproduce", "study", "frontier", "dictatorship"]),
+    (["reproduce"], ["--quick", "--out", "--banking", "--letor", "--jobs", "--paper", "la25"]),
+    (["study"], ["run", "resume", "status", "list"]),
+    (["study", "run"], ["CONFIG.toml", "--out", "--jobs", "--backend", "--scheduler"]),
+    (["study", "resume"], ["DIR", "--skip-failed"]),
+    (["frontier"], ["PROBLEM", "label_probs", "eta", "supported"]),
+    (["dictatorship"], ["PROBLEM", "--a", "effective weights", "dictator"]),
+])
+def test_every_command_has_help(argv, words, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([*argv, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for word in words:
+        assert word in out, (argv, word)
+
+
+def test_python_dash_m_entry_point():
+    proc = run_cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("bipartite ")
+
+
+def test_parser_rejects_bad_jobs(capsys):
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["study", "run", "x.toml", "--jobs", "0"])
+    assert info.value.code == 2
+    assert "expected a positive integer" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# study run / resume / status
+# ---------------------------------------------------------------------------------------------
+
+CONFIG = """
+[study]
+name = "cli-demo"
+function = "demo.binormal_auc"
+seed = 3
+replicates = 2
+[grid]
+shift = [0.0, 1.0]
+n = [30, 60]
+"""
+
+
+def test_study_run_status_list(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONFIG)
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "8 tasks (0 already done, 8 run), 8 result rows, 0 failed" in out
+    assert len(pd.read_parquet(tmp_path / "o" / "results.parquet")) == 8
+    assert main(["study", "status", str(tmp_path / "o")]) == 0
+    assert json.loads(capsys.readouterr().out)["done"] == 8
+    assert main(["study", "list"]) == 0
+    assert "demo.binormal_auc" in capsys.readouterr().out
+
+
+def test_study_errors_exit_2_with_file_and_key(tmp_path, capsys):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(CONFIG.replace('"demo.binormal_auc"', '"no.such.study"'))
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert str(cfg.resolve()) in err and "unknown study function 'no.such.study'" in err
+    cfg.write_text(CONFIG.replace("seed = 3", "seed = 3\nreplicates_typo = 1"))
+    assert main(["study", "run", str(cfg)]) == 2
+    assert "unknown key 'replicates_typo' in [study]" in capsys.readouterr().err
+    assert main(["study", "resume", str(tmp_path / "missing")]) == 2
+    assert "manifest.json is missing" in capsys.readouterr().err
+
+
+def test_study_with_failures_exits_1(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONFIG.replace("n = [30, 60]", "n = [0, 60]"))
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert "FAILED" in err and "failed.json" in err
+
+
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+    """SIGKILL a running study after some tasks finished; `study resume DIR` (config file
+    deleted: the manifest suffices) completes it. Finished task files are untouched, every task
+    has exactly one result file, and the results equal an uninterrupted run bit for bit."""
+    cfg = tmp_path / "kill.toml"
+    cfg.write_text("""
+[study]
+name = "killme"
+function = "demo.binormal_auc"
+seed = 99
+replicates = 4
+[grid]
+shift = [0.0, 0.5, 1.0, 1.5, 2.0]
+n = [150000]
+""")
+    out = tmp_path / "run"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "bipartite", "study", "run", str(cfg),
+                             "--out", str(out), "--jobs", "1", "--no-progress"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tasks = out / "tasks"
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline:
+            if tasks.is_dir() and len(list(tasks.glob("*.json"))) >= 3:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    finished = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tasks.glob("*.json")}
+    assert 3 <= len(finished) < 20, "the kill must land while tasks remain"
+    assert not (out / "results.parquet").exists()
+    cfg.unlink()
+
+    proc = run_cli("study", "resume", str(out), "--no-progress")
+    assert proc.returncode == 0, proc.stderr
+    assert f"20 tasks ({len(finished)} already done, {20 - len(finished)} run)" in proc.stdout
+    for name, (content, mtime) in finished.items():
+        assert (tasks / name).read_bytes() == content
+        assert (tasks / name).stat().st_mtime_ns == mtime
+    files = sorted(p.name for p in tasks.glob("*.json"))
+    assert len(files) == 20 and not [f for f in files if f.endswith(".failed.json")]
+
+    cfg.write_text((out / "manifest.json").read_text())  # same config, uninterrupted
+    manifest = json.loads(cfg.read_text())
+    ref = run_study(manifest, tmp_path / "ref", progress=False).results
+    got = pd.read_parquet(out / "results.parquet")
+    pd.testing.assert_frame_equal(got, ref, check_exact=True)
+    assert got["task"].is_unique and len(got) == 20
+
+
+# ---------------------------------------------------------------------------------------------
+# frontier / dictatorship
+# ---------------------------------------------------------------------------------------------
+
+ETA = [[0.9, 0.1], [0.6, 0.7], [0.2, 0.8], [0.1, 0.3]]
+MASS = [0.1, 0.2, 0.3, 0.4]
+
+
+def brute_pareto(mass, eta):
+    """Every weak order of the 4 points (enumeration), population AUCs written out (THEORY §2,
+    self-pairs included), then the non-dominated AUC vectors."""
+    from bipartite.population import enumerate_weak_orders
+
+    p, E = np.asarray(mass), np.asarray(eta)
+    vecs = []
+    for f in enumerate_weak_orders(len(p)):
+        S = (f[:, None] > f[None, :]) + 0.5 * (f[:, None] == f[None, :])
+        vec = []
+        for k in range(E.shape[1]):
+            pik = p @ E[:, k]
+            vec.append(np.sum(np.outer(p * E[:, k], p * (1 - E[:, k])) * S) / (pik * (1 - pik)))
+        vecs.append(vec)
+    V = np.unique(np.round(vecs, 12), axis=0)
+    keep = [not any(np.all(w >= v) and np.any(w > v) for w in V) for v in V]
+    return V[np.array(keep)]
+
+
+def test_frontier_command_json_and_npz(tmp_path, capsys):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA}))
+    assert main(["frontier", str(src), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    pts = np.array([[r["AUC_1"], r["AUC_2"]] for r in rows if r["point"].startswith("frontier")])
+    ref = brute_pareto(MASS, ETA)
+    np.testing.assert_allclose(pts[np.lexsort(pts.T[::-1])], ref[np.lexsort(ref.T[::-1])],
+                               atol=1e-9)
+    assert [r["pareto_optimal"] for r in rows[-2:]] == [True, True]
+    # The same problem as NPZ with the joint (independent labels given x), printed as a table.
+    from bipartite.population import independent_joint
+
+    npz = tmp_path / "p.npz"
+    np.savez(npz, mass=np.array(MASS), label_probs=independent_joint(np.array(ETA)))
+    assert main(["frontier", str(npz)]) == 0
+    out = capsys.readouterr().out
+    assert "n = 4 points, K = 2 labels" in out and "loss aggregation (a = 1)" in out
+    assert out.count("frontier ") == len(ref)
+
+
+def test_dictatorship_command(tmp_path, capsys):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA}))
+    assert main(["dictatorship", str(src), "--a", "1,3", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    pi = np.array(MASS) @ np.array(ETA)
+    alpha = np.array([1.0, 3.0]) / (pi * (1 - pi))  # THEORY §4 by hand
+    np.testing.assert_allclose([r["alpha"] for r in out["labels"]], alpha, rtol=1e-12)
+    assert [r["dictator"] for r in out["labels"]] == [False, True]  # 3 α-units beat 1
+    scores = np.array(ETA) @ alpha
+    assert [r["rank_loss"] for r in out["orders"]] == list(1 + np.argsort(np.argsort(-scores)))
+    assert main(["dictatorship", str(src)]) == 0
+    assert "alpha_share" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"mass": [0.5, 0.5]}', "give exactly one of 'label_probs'"),
+    ('{"eta": [[0.5]]}', "missing key 'mass'"),
+    ('{"mass": [0.5, 0.5], "eta": [[0.5, 0.2]], "extra": 1}', "unknown key(s) ['extra']"),
+    ('{"mass": [0.5, 0.6], "eta": [[0.5], [0.2]]}', "'mass' parameter must sum to 1"),
+    ('{"mass": [0.5, 0.5', "invalid JSON"),
+])
+def test_bad_problem_files_exit_2(tmp_path, capsys, content, message):
+    src = tmp_path / "bad.json"
+    src.write_text(content)
+    assert main(["frontier", str(src)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(src) in err
+
+
+# ---------------------------------------------------------------------------------------------
+# reproduce and the analysis scripts
+# ---------------------------------------------------------------------------------------------
+
+
+def check_reproduce_folder(out: Path, studies: list[str]) -> None:
+    pngs = sorted(p.stem for p in (out / "figures").glob("*.png"))
+    pdfs = sorted(p.stem for p in (out / "figures").glob("*.pdf"))
+    assert len(pngs) >= 6 and pngs == pdfs
+    summary = (out / "summary.md").read_text()
+    assert summary.startswith("# LA25") and "| study | tasks |" in summary
+    for name in studies:
+        folder = out / "studies" / name
+        df = pd.read_parquet(folder / "results.parquet")
+        assert len(df) > 0 and (folder / "results.csv").is_file()
+        assert (out / "tables" / f"la25_{name}.csv").is_file()
+    meta = json.loads((out / "reproduce.json").read_text())
+    assert meta["paper"] == "la25" and set(meta["studies"]) >= set(studies)
+    assert all(v["failed"] == 0 for v in meta["studies"].values())
+
+
+def test_reproduce_smoke_and_analysis_scripts(tmp_path):
+    """`reproduce --smoke` end to end (every default study, no external data); then the
+    analysis scripts rebuild the same figures and tables from the results folder alone."""
+    out = tmp_path / "r"
+    proc = run_cli("reproduce", "--smoke", "--out", str(out), "--no-progress", timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    studies = ["skew", "frontier", "correlation", "weights", "learning_curve", "consistency"]
+    check_reproduce_folder(out, studies)
+    assert len(list((out / "figures").glob("*.png"))) >= 9
+    made = sorted(p.name for p in (out / "figures").iterdir())
+    figs = subprocess.run([sys.executable, str(REPO / "analysis" / "figures.py"), str(out),
+                           "--out", str(tmp_path / "again")], capture_output=True, text=True,
+                          timeout=300, cwd=REPO)
+    assert figs.returncode == 0, figs.stderr
+    assert sorted(p.name for p in (tmp_path / "again").iterdir()) == made
+    tables = subprocess.run([sys.executable, str(REPO / "analysis" / "tables.py"), str(out),
+                             "--out", str(tmp_path / "tables")], capture_output=True, text=True,
+                            timeout=300, cwd=REPO)
+    assert tables.returncode == 0, tables.stderr
+    for name in studies:
+        a = pd.read_csv(out / "tables" / f"la25_{name}.csv")
+        b = pd.read_csv(tmp_path / "tables" / f"la25_{name}.csv")
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_reproduce_real_data_study(tmp_path, shared_data):
+    """The real-data study runs when --banking/--letor are given (here through the paper entry
+    in-process, smoke sizes): Banking and LETOR results, the trade-off figure and its table."""
+    from bipartite.studies import get_paper
+
+    out = tmp_path / "r"
+    written = get_paper("la25")(out, False, 1, smoke=True, only=["real"], progress=False,
+                                banking=shared_data / "bank_personal_loan.csv",
+                                letor=shared_data / "letor")
+    assert out / "figures" / "la25_real.png" in written
+    df = pd.read_parquet(out / "studies" / "real" / "results.parquet")
+    assert set(df["dataset"]) == {"banking", "letor"}
+    assert df.loc[df["dataset"] == "letor", "gauc_1"].notna().all()
+    table = pd.read_csv(out / "tables" / "la25_real.csv")
+    assert set(table["dataset"]) == {"banking", "letor"} and "Real data" in (
+        out / "summary.md").read_text()
+
+
+def test_reproduce_rejects_unknown_study(tmp_path, capsys):
+    assert main(["reproduce", "--smoke", "--out", str(tmp_path), "--only", "nope"]) == 2
+    assert "unknown la25 studies ['nope']" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_reproduce_quick_end_to_end(tmp_path):
+    """`bipartite reproduce --quick` (the documented < 5 min run) writes every study, >= 6
+    figures (PNG + PDF) and summary.md."""
+    out = tmp_path / "q"
+    proc = run_cli("reproduce", "--quick", "--out", str(out), "--jobs", "2", "--no-progress",
+                   timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    check_reproduce_folder(out, ["skew", "frontier", "correlation", "weights", "learning_curve",
+                                 "consistency"])
+
+
+def test_analysis_scripts_on_a_study_folder(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONFIG)
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    figs = subprocess.run([sys.executable, str(REPO / "analysis" / "figures.py"),
+                           str(tmp_path / "s")], capture_output=True, text=True, timeout=300,
+                          cwd=REPO)
+    assert figs.returncode == 0, figs.stderr
+    assert {p.name for p in (tmp_path / "s" / "figures").iterdir()} == {
+        f"cli-demo_{c}.{e}" for c in ("auc", "auc_exact", "error") for e in ("png", "pdf")}
+    tables = subprocess.run([sys.executable, str(REPO / "analysis" / "tables.py"),
+                             str(tmp_path / "s")], capture_output=True, text=True, timeout=300,
+                            cwd=REPO)
+    assert tables.returncode == 0, tables.stderr
+    table = pd.read_csv(tmp_path / "s" / "tables" / "cli-demo_summary.csv")
+    res = pd.read_parquet(tmp_path / "s" / "results.parquet")
+    expect = res.groupby(["shift", "n"])["auc"].mean().to_numpy()
+    np.testing.assert_allclose(table["auc_mean"].to_numpy(), expect, rtol=1e-12)
+    bad = subprocess.run([sys.executable, str(REPO / "analysis" / "figures.py"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert bad.returncode == 2 and "is this a results folder" in bad.stderr
