@@ -182,7 +182,9 @@ def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
     sup = np.all(V[None, :, :] >= V[:, None, :], axis=2)  # sup[m, t]: T_t ⊇ S_m
     sign = (-1.0) ** (V.sum(axis=1)[None, :] - V.sum(axis=1)[:, None])
     Q = all_ones @ (sup * sign).T
-    Q = np.clip(Q, 0.0, None)
+    # Möbius inversion subtracts probabilities of order 1, so cells that are exactly 0 (e.g. the
+    # Fréchet bounds at rho = ±1) come out as ±1e-16 rounding noise: set |Q| < 1e-13 to exactly 0.
+    Q[Q < 1e-13] = 0.0
     return Q / Q.sum(axis=1, keepdims=True)
 
 

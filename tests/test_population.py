@@ -154,6 +154,17 @@ def test_gaussian_copula_trivariate_matches_monte_carlo():
     assert np.all(np.abs(freq - Q[0]) < 5 * se + 1e-12)
 
 
+def test_gaussian_copula_frechet_bounds_have_exact_zeros():
+    """At rho = -1 with eta_2 = 1 - eta_1 the labels are exactly anti-correlated: the cells (0,0)
+    and (1,1) must be exactly 0 (not 1e-16), so that the summed label is a.s. constant."""
+    e = np.linspace(0.05, 0.95, 7)
+    Q = gaussian_copula_joint(np.stack([e, 1 - e], 1), -1.0)
+    assert np.all(Q[:, 0] == 0.0) and np.all(Q[:, 3] == 0.0)
+    P = FiniteProblem(np.full(7, 1 / 7), Q)
+    with pytest.warns(UndefinedMetricWarning):
+        assert np.isnan(P.multipartite_auc(e))
+
+
 def test_gaussian_copula_bounds_and_errors():
     eta = np.array([[0.3, 0.6]])
     np.testing.assert_allclose(gaussian_copula_joint(eta, 1.0)[0, 3], 0.3)  # min(η)
