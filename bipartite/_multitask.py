@@ -14,9 +14,8 @@ torch is imported inside this module only.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,8 @@ import torch
 from sklearn.base import BaseEstimator
 from torch import nn
 
+from bipartite._torch import resolve_device as _resolve_device
+from bipartite._torch import torch_threads as _torch_threads
 from bipartite._validation import (
     check_array,
     check_binary,
@@ -35,36 +36,6 @@ from bipartite._validation import (
 __all__ = ["MultiTaskMLP"]
 
 _ARCHITECTURES = ("shared_bottom", "mmoe")
-
-
-def _resolve_device(device: str) -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; any other string is passed to torch."""
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        return torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"The 'device' parameter must be 'auto' or a torch device string, got {device!r}: {exc}"
-        ) from None
-
-
-@contextlib.contextmanager
-def _torch_threads(n_jobs: Any) -> Iterator[None]:
-    """Run with ``n_jobs`` torch CPU threads (None = 1, -1 = all cores), then restore.
-
-    One thread by default: these networks are small, and on a loaded machine torch's intra-op
-    thread pool spends far more time waiting than computing (measured: ~100x slower per step with
-    2 threads under load than with 1).
-    """
-    from bipartite.learners import _n_threads
-
-    old = torch.get_num_threads()
-    torch.set_num_threads(_n_threads(n_jobs))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
 
 
 def _mlp(sizes: Sequence[int]) -> nn.Sequential:

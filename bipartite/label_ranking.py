@@ -21,13 +21,14 @@ torch is imported lazily: ``import bipartite.label_ranking`` does not load it.
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch
 
+from bipartite._torch import resolve_device as _resolve_device
+from bipartite._torch import torch_threads as _torch_threads
 from bipartite._validation import (
     check_array,
     check_binary,
@@ -175,35 +176,6 @@ def make_ranked_labels(
 # --------------------------------------------------------------------------------------------------
 # torch helpers (shared with bipartite.lr2ppo)
 # --------------------------------------------------------------------------------------------------
-def _resolve_device(device: str):
-    import torch
-
-    if device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        return torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"The 'device' parameter must be 'auto' or a torch device, "
-                         f"got {device!r}: {exc}") from None
-
-
-@contextlib.contextmanager
-def _torch_threads(n: int = 1):
-    """Run a block with ``n`` intra-op torch threads, then restore the previous setting.
-
-    The networks here are tiny: on a shared CPU, several threads per small matmul cost far more in
-    synchronisation than they gain (measured ~50x slower per step with 2 busy cores).
-    """
-    import torch
-
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _torch_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))
 

@@ -37,7 +37,6 @@ Ties: all AUCs count ties ½ (THEORY §2).
 from __future__ import annotations
 
 import copy
-import os
 import warnings
 from numbers import Integral, Real
 from typing import Any
@@ -47,7 +46,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
-from bipartite._multitask import MultiTaskMLP  # noqa: E402
+from bipartite._multitask import MultiTaskMLP
+from bipartite._torch import n_threads as _n_threads
 from bipartite._validation import (
     UndefinedMetricWarning,
     check_array,
@@ -281,15 +281,6 @@ def _label_codes(Y: np.ndarray) -> np.ndarray:
     """
     K = Y.shape[1]
     return (Y.astype(np.int64) << np.arange(K - 1, -1, -1)[None, :]).sum(axis=1)
-
-
-def _n_threads(n_jobs: Any) -> int:
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, Integral) or n_jobs == 0:
-        raise ValueError(f"The 'n_jobs' parameter must be None or a non-zero int, got {n_jobs!r}.")
-    cpus = os.cpu_count() or 1
-    return int(n_jobs) if n_jobs > 0 else max(1, cpus + 1 + int(n_jobs))
 
 
 def _check_positive(value: Any, name: str, *, integer: bool = False, allow_zero: bool = False):
@@ -548,13 +539,9 @@ class MLPRanker(_RankerMixin, BaseEstimator):
         return out
 
     def _torch_device(self):
-        import torch
+        from bipartite._torch import resolve_device
 
-        if self.device == "auto":
-            return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-        if self.device == "cuda" and not torch.cuda.is_available():
-            raise ValueError("The 'device' parameter is 'cuda' but CUDA is not available.")
-        return torch.device(self.device)
+        return resolve_device(self.device)
 
     def _build(self, n_in: int, n_out: int, seed: int):
         import torch
