@@ -33,7 +33,7 @@ _EPILOG = "Documentation: README.md and simulations/README.md (TOML schema of `s
 
 
 class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    pass
+    """Keep the hand-wrapped descriptions and show each option's default."""
 
 
 def _positive_int(text: str) -> int:
