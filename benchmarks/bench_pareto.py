@@ -1,17 +1,24 @@
 """Benchmark of the exact and ε-approximate Pareto frontiers (THEORY §6).
 
-Prints one table: for each configuration the wall time, number of frontier points, MILP size
-(variables, constraints), number of MILP solves, and, where feasible, the time of brute-force
-enumeration of all weak orders (with the ratio brute / MILP measured in the same run) and whether
-both give the same frontier. Also compares the highspy backend (model built once, bounds changed
-between solves, warm-started lexicographic stage) with the cvxpy backend (Parameter thresholds,
-``warm_start=True``) on the same problem.
+Prints one table. Each row is one algorithm on one problem (``FiniteProblem.random(n, K,
+seed)``): wall time, number of frontier points, MILP size and number of MILP solves (MILP rows),
+and, measured side by side in the same run, the time of a baseline on the same problem with the
+ratio baseline / row and whether both return the same point set:
+
+* exact frontier: subset DP (``method="dp"``) and ε-constraint MILP (``method="milp"``, highspy;
+  once with the cvxpy backend), baseline = brute-force enumeration of all weak orders where that
+  is feasible (n ≤ 6, or n = 7 with ``--brute7``, ~80 s), otherwise the DP;
+* ε-approximate frontier (ε = 0.01, K = 2): the MILP sweep seeded with the supported vertices,
+  baseline = the same sweep without the seeding (``seed=False``, the previous algorithm), and
+  the DP's exact frontier (is every point within ε?) where n ≤ 12.
+
+A configuration that runs out of ``--time-limit`` prints ``>limit``.
 
 Usage::
 
-    python benchmarks/bench_pareto.py                 # default table
-    python benchmarks/bench_pareto.py --brute7        # also enumerate n = 7 (~1-2 min)
-    python benchmarks/bench_pareto.py --time-limit 120
+    python benchmarks/bench_pareto.py                  # default table
+    python benchmarks/bench_pareto.py --brute7         # also enumerate n = 7
+    python benchmarks/bench_pareto.py --seeds 0 1 2 --time-limit 60
 """
 
 from __future__ import annotations
@@ -21,78 +28,141 @@ import time
 
 import numpy as np
 
-from bipartite.pareto import _approx_points, _auc_milp, _exact_points, pareto_filter
+from bipartite.pareto import (
+    _approx_points,
+    _auc_milp,
+    _dedupe_sorted,
+    _exact_points,
+    exact_frontier,
+    pareto_filter,
+)
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
 def brute_frontier(P: FiniteProblem, tol: float = 1e-9) -> np.ndarray:
     V = np.array([P.auc(s) for s in enumerate_weak_orders(P.n)])
     F = V[pareto_filter(V)]
-    F = F[np.lexsort(F.T[::-1])]
-    out: list[np.ndarray] = []
-    for f in F:
-        if not out or np.max(np.abs(f - out[-1])) > tol:
-            out.append(f)
-    return np.array(out)
+    return F[_dedupe_sorted(F, tol)]
 
 
-def run_milp(P: FiniteProblem, eps: float | None, backend: str, time_limit: float):
+def timed(fn):
     t0 = time.perf_counter()
-    milp = _auc_milp(P, backend, time_limit)
     try:
-        pts = _exact_points(milp, P.K, 1e-9) if eps is None else _approx_points(milp, eps, 1e-9)
-        status = "ok"
+        out = fn()
     except TimeoutError:
-        pts, status = None, "timeout"
-    dt = time.perf_counter() - t0
-    F = None if pts is None else np.array(sorted(tuple(v) for v, _ in pts))
-    return dt, F, milp.size(), milp.n_solves, status
+        out = None
+    return time.perf_counter() - t0, out
+
+
+def same(A, B, tol: float = 1e-8) -> str:
+    if A is None or B is None:
+        return ""
+    if A.shape != B.shape:
+        return "False"
+    D = np.max(np.abs(A[:, None, :] - B[None, :, :]), axis=2)
+    return str(bool(np.all(D.min(axis=1) <= tol) and np.all(D.min(axis=0) <= tol)))
+
+
+def covers(A, F, eps: float) -> str:
+    """Every point of F within eps of A, and every point of A on F."""
+    if A is None or F is None:
+        return ""
+    DA = np.max(np.abs(F[:, None, :] - A[None, :, :]), axis=2)
+    return str(bool(np.all(DA.min(axis=1) <= eps + 1e-12) and np.all(DA.min(axis=0) <= 1e-9)))
+
+
+def milp_exact(P, limit, backend="highspy"):
+    milp = _auc_milp(P, backend, limit)
+    pts = _exact_points(milp, P.K, 1e-9 if P.K == 2 else 1e-7)
+    V = np.array([P.auc(milp.scores(z)) for _, z in pts])
+    return V[_dedupe_sorted(V, 1e-9)], milp
+
+
+def milp_eps(P, eps, limit, seeded=True):
+    milp = _auc_milp(P, "highspy", limit)
+    if seeded:
+        pts = _approx_points(P, milp, eps, 1e-9)
+    else:
+        pts = _unseeded_sweep(milp, eps, 1e-9)
+    V = np.array([P.auc(s) for _, s in pts])
+    return V[_dedupe_sorted(V, 1e-9)], milp
+
+
+def _unseeded_sweep(milp, eps, tol):
+    """The ε sweep without the supported vertices (the algorithm before seeding), as the
+    baseline: every step is MILP solves."""
+    out = []
+    s = -np.inf
+    while True:
+        z = milp.lexmax((0, 1), np.array([-np.inf, s]), tol=tol)
+        if z is None:
+            break
+        v = milp.values(z)
+        out.append((v, milp.scores(z)))
+        w = milp.values(milp.lexmax((1, 0), np.array([v[0] - eps, -np.inf]), tol=tol))
+        s = w[1] + tol if w[1] <= v[1] + eps else v[1] + eps
+    return out
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--brute7", action="store_true")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     args = ap.parse_args()
+    L = args.time_limit
 
-    configs = [
-        # (n, K, eps, backend, brute)
-        (6, 2, None, "highspy", True),
-        (6, 2, None, "cvxpy", False),
-        (7, 2, None, "highspy", args.brute7),
-        (8, 2, None, "highspy", False),
-        (10, 2, None, "highspy", False),
-        (12, 2, None, "highspy", False),
-        (5, 3, None, "highspy", True),
-        (6, 3, None, "highspy", True),
-        (6, 2, 0.01, "highspy", False),
-        (10, 2, 0.01, "highspy", False),
-        (15, 2, 0.01, "highspy", False),
-        (20, 2, 0.01, "highspy", False),
-        (30, 2, 0.01, "highspy", False),
-        (40, 2, 0.01, "highspy", False),
-    ]
-    head = (f"{'n':>3} {'K':>2} {'mode':>10} {'backend':>8} {'vars':>6} {'cons':>7} "
-            f"{'solves':>7} {'points':>7} {'time s':>8} {'brute s':>8} {'brute/milp':>10} "
-            f"{'same':>5}")
+    head = (f"{'n':>3} {'K':>2} {'seed':>4} {'mode':>9} {'method':>12} {'vars':>5} {'cons':>6} "
+            f"{'solves':>6} {'points':>6} {'time s':>8} {'baseline':>15} {'base s':>8} "
+            f"{'base/row':>8} {'check':>6}")
     print(head)
     print("-" * len(head))
-    for n, K, eps, backend, brute in configs:
-        P = FiniteProblem.random(n, K, seed=args.seed)
-        dt, F, (nv, nc), ns, status = run_milp(P, eps, backend, args.time_limit)
-        bt, same = float("nan"), ""
-        if brute:
-            t0 = time.perf_counter()
-            B = brute_frontier(P)
-            bt = time.perf_counter() - t0
-            same = str(F is not None and F.shape == B.shape and np.allclose(F, B, atol=1e-8))
-        mode = "exact" if eps is None else f"eps={eps:g}"
-        pts = "-" if F is None else str(len(F))
-        tstr = f"{dt:8.2f}" if status == "ok" else f"{'>' + format(args.time_limit, 'g'):>8}"
-        ratio = f"{bt / dt:10.2f}" if brute and status == "ok" else f"{'':>10}"
-        print(f"{n:>3} {K:>2} {mode:>10} {backend:>8} {nv:>6} {nc:>7} {ns:>7} {pts:>7} "
-              f"{tstr} {bt:8.2f} {ratio} {same:>5}", flush=True)
+
+    def row(n, K, seed, mode, method, size, solves, pts, dt, base, bt, check):
+        t = f"{dt:8.2f}" if pts is not None else f"{'>' + format(L, 'g'):>8}"
+        b = f"{bt:8.2f}" if bt is not None else f"{'':>8}"
+        r = f"{bt / dt:8.2f}" if (bt is not None and pts is not None and base) else f"{'':>8}"
+        nv, nc = size if size else ("", "")
+        print(f"{n:>3} {K:>2} {seed:>4} {mode:>9} {method:>12} {nv:>5} {nc:>6} {solves:>6} "
+              f"{'-' if pts is None else len(pts):>6} {t} {base:>15} {b} {r} {check:>6}",
+              flush=True)
+
+    exact_cfg = [(6, 2), (7, 2), (8, 2), (10, 2), (12, 2), (5, 3), (6, 3), (8, 3)]
+    for seed in args.seeds:
+        for n, K in exact_cfg:
+            P = FiniteProblem.random(n, K, seed=seed)
+            brute = n <= 6 or (n == 7 and args.brute7)
+            if brute:
+                bt, B = timed(lambda P=P: brute_frontier(P))
+                base = "enumeration"
+            dt, D = timed(lambda P=P: exact_frontier(P, method="dp", time_limit=L))
+            if not brute:
+                bt, B, base = dt, D, "dp"
+            row(n, K, seed, "exact", "dp", None, "", D, dt,
+                "enumeration" if brute else "", bt if brute else None,
+                same(D, B) if brute else "")
+            if K == 2 and n > 10 or K == 3 and n > 6:
+                continue  # the MILP needs far more than the time limit there
+            mt, res = timed(lambda P=P: milp_exact(P, L))
+            M, milp = (None, None) if res is None else res
+            row(n, K, seed, "exact", "milp", None if milp is None else milp.size(),
+                "" if milp is None else milp.n_solves, M, mt, base, bt, same(M, B))
+            if n == 6 and K == 2:
+                ct, res = timed(lambda P=P: milp_exact(P, L, backend="cvxpy"))
+                C = None if res is None else res[0]
+                row(n, K, seed, "exact", "milp-cvxpy", None, "", C, ct, base, bt, same(C, B))
+        for n in (10, 15, 20, 30, 40):
+            P = FiniteProblem.random(n, 2, seed=seed)
+            eps = 0.01
+            F = exact_frontier(P, method="dp") if n <= 12 else None
+            ut, res = timed(lambda P=P: milp_eps(P, eps, L, seeded=False))
+            U = None if res is None else res[0]
+            st, res = timed(lambda P=P: milp_eps(P, eps, L, seeded=True))
+            A, milp = (None, None) if res is None else res
+            row(n, 2, seed, "eps=0.01", "milp-seeded", None if milp is None else milp.size(),
+                "" if milp is None else milp.n_solves, A, st,
+                "milp-unseeded" if U is not None else f"unseeded>{L:g}",
+                ut if U is not None else None, covers(A, F, eps) if F is not None else "")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ On a :class:`~bipartite.population.FiniteProblem` with ``n`` points the achievab
 finite set of AUC vectors ``(AUC_1, ..., AUC_K)`` of all weak orders of the points (ties count ½,
 self-pairs included, THEORY §2). This module computes
 
-* :func:`exact_frontier` — every Pareto-optimal AUC vector, by an ε-constraint recursion over a
-  weak-order mixed-integer linear program (MILP), or an ε-approximate subset of it;
+* :func:`exact_frontier` — every Pareto-optimal AUC vector, by a dynamic programme over subsets
+  of points (n ≤ 12 by default: ~1 s at n = 10) or an ε-constraint recursion over a weak-order
+  mixed-integer linear program (MILP), or an ε-approximate subset of it (the MILP sweep is
+  seeded with the supported vertices, which are computed by sorting);
 * :func:`supported_frontier` — the supported points (vertices of the convex hull that a sweep of
   the loss-aggregation weights reaches), from the exact breakpoints of the sweep (K = 2);
 * :func:`is_pareto_optimal` — a MILP certificate for one scorer;
@@ -370,8 +372,9 @@ def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
 
     Row ``i`` is kept unless another row dominates it (see :func:`dominates`); exact duplicates
     do not dominate each other, so all copies of a non-dominated point are kept. For two columns
-    the filter sorts once (``O(m log m)``); for more columns it compares all pairs in vectorised
-    blocks (``O(m² K)`` time, ``O(m · block)`` memory), as in pymoo's non-dominated sorting.
+    the filter sorts once (``O(m log m)``); for more columns it visits the rows by decreasing sum
+    and compares each block with the rows kept so far (``O(m · (f + b) · K)`` time for f
+    non-dominated rows and blocks of b rows).
 
     Parameters
     ----------
@@ -394,13 +397,41 @@ def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
         return P[:, 0] == P[:, 0].max()
     if K == 2:
         return _pareto_filter_2d(P)
-    keep = np.ones(m, dtype=bool)
-    block = max(1, 2**22 // max(1, m * K))
-    for s in range(0, m, block):
-        B = P[s:s + block]  # candidates dominated?
-        ge = np.all(P[None, :, :] >= B[:, None, :], axis=2)
-        gt = np.any(P[None, :, :] > B[:, None, :], axis=2)
-        keep[s:s + block] = ~np.any(ge & gt, axis=1)
+    return _pareto_filter_nd(P)
+
+
+def _dominated_by(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Mask over rows of B: dominated by some row of A (vectorised, O(|A| |B| K))."""
+    if len(A) == 0 or len(B) == 0:
+        return np.zeros(len(B), dtype=bool)
+    ge = np.all(A[None, :, :] >= B[:, None, :], axis=2)
+    gt = np.any(A[None, :, :] > B[:, None, :], axis=2)
+    return np.any(ge & gt, axis=1)
+
+
+def _pareto_filter_nd(P: np.ndarray) -> np.ndarray:
+    """Non-dominated rows for K ≥ 3 columns. Rows are visited by decreasing sum (ties broken
+    lexicographically, decreasing): rounding is monotone, so a dominating row never comes after
+    the row it dominates, and a row is dominated iff a non-dominated row visited earlier (or in
+    its own block) dominates it. Each block is compared with the rows kept so far and with
+    itself: ``O(m · (|frontier| + block) · K)`` instead of ``O(m² K)``."""
+    m, K = P.shape
+    order = np.lexsort(tuple(-P[:, k] for k in range(K - 1, -1, -1)) + (-P.sum(axis=1),))
+    Q = P[order]
+    keep_sorted = np.zeros(m, dtype=bool)
+    kept = np.zeros((0, K))
+    step = 256
+    for s in range(0, m, step):
+        B = Q[s:s + step]
+        alive = ~_dominated_by(kept, B)
+        alive &= ~_dominated_by(B, B)
+        keep_sorted[s:s + step] = alive
+        if alive.any():
+            kept = np.concatenate([kept, B[alive]])
+            if len(kept) * len(B) * K > 2**24:  # keep memory bounded: smaller blocks
+                step = max(16, step // 2)
+    keep = np.empty(m, dtype=bool)
+    keep[order] = keep_sorted
     return keep
 
 
@@ -475,6 +506,167 @@ def _dedupe_sorted(P: np.ndarray, tol: float) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     # sort on values rounded to 12 decimals so that float noise (~1e-16) cannot reorder rows
     return _greedy_unique(P, np.lexsort(np.round(P, 12).T[::-1]), tol)
+
+
+# --------------------------------------------------------------------------------------------
+# Subset dynamic programme over weak orders (exact, O(3^n · frontier size))
+# --------------------------------------------------------------------------------------------
+#: Default resolution of the subset DP: AUC vectors within this (max-norm) are one point. The DP
+#: adds O(n²) floating terms per vector (error ~1e-15); 1e-12 is far above that noise and far
+#: below any gap that a MILP solver can resolve.
+DEFAULT_TOL_DP = 1e-12
+#: ``method="auto"`` uses the DP up to this many points (its cost grows like 3^n; it beat the
+#: MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``).
+DP_MAX_N = 12
+
+
+def _merge_close(V: np.ndarray, tol: float) -> np.ndarray:
+    """Indices of a subset of the rows of the antichain ``V`` with no two rows within ``tol``
+    (max-norm), every dropped row within ``tol`` of a kept one; lexicographic order."""
+    if V.shape[1] == 2:
+        # antichain sorted by x descending has y ascending: near-duplicates are neighbours, so a
+        # row is dropped when it is within tol of the last kept row.
+        order = np.lexsort((V[:, 1], -V[:, 0]))
+        return _greedy_unique(V, order, tol)
+    return _greedy_unique(V, np.lexsort(V.T[::-1]), tol)
+
+
+def _tol_dominated(A: np.ndarray, B: np.ndarray, tol: float) -> np.ndarray:
+    """Mask over rows b of B: some row a of A has ``a ≥ b − tol`` everywhere and
+    ``a > b + tol`` somewhere (dominance at resolution tol)."""
+    if len(A) == 0 or len(B) == 0:
+        return np.zeros(len(B), dtype=bool)
+    ge = np.all(A[None, :, :] >= B[:, None, :] - tol, axis=2)
+    gt = np.any(A[None, :, :] > B[:, None, :] + tol, axis=2)
+    return np.any(ge & gt, axis=1)
+
+
+def _frontier_rows(C: np.ndarray, tol: float) -> np.ndarray:
+    """Indices of the rows of C that no row dominates at resolution ``tol`` (see
+    :func:`_tol_dominated`), near-duplicates (within tol) merged.
+
+    Floating sums of the same real number along different paths differ by ~1e-16; a strict
+    filter would keep ``(0, 1, 0.76)`` beside ``(0, 1 − 1e-16, 0.77)``. K = 2: one sort by
+    (x desc, y desc); x values are grouped by single linkage at gap tol (rows of an earlier
+    group have x > x_i + tol; rows of the same group count as equal in x). K ≥ 3: rows by
+    decreasing sum, each block compared with the rows kept so far and with every row whose sum
+    is within ``K·tol`` below the block's (a dominator at resolution tol can have a sum that much
+    smaller)."""
+    m, K = C.shape
+    if m <= 1:
+        return np.arange(m)
+    if K == 2:
+        order = np.lexsort((-C[:, 1], -C[:, 0]))
+        x, y = C[order, 0], C[order, 1]
+        new = np.empty(m, dtype=bool)
+        new[0] = True
+        new[1:] = (x[:-1] - x[1:]) > tol
+        gid = np.cumsum(new) - 1
+        first = np.flatnonzero(new)
+        gmax = np.maximum.reduceat(y, first)
+        before = np.full(len(first), -np.inf)
+        before[1:] = np.maximum.accumulate(gmax)[:-1]
+        dominated = (before[gid] >= y - tol) | (gmax[gid] > y + tol)
+        keep = order[~dominated]
+    else:
+        s = C.sum(axis=1)
+        order = np.lexsort(tuple(-C[:, k] for k in range(K - 1, -1, -1)) + (-s,))
+        Q, ns = C[order], -s[order]
+        alive = np.zeros(m, dtype=bool)
+        kept = np.zeros((0, K))
+        step = 256
+        for a in range(0, m, step):
+            b = min(m, a + step)
+            h = int(np.searchsorted(ns, ns[b - 1] + K * tol, side="right"))
+            B = Q[a:b]
+            ok = ~_tol_dominated(kept, B, tol) & ~_tol_dominated(Q[a:h], B, tol)
+            alive[a:b] = ok
+            if ok.any():
+                kept = np.concatenate([kept, B[ok]])
+        keep = order[alive]
+    return keep[_merge_close(C[keep], tol)]
+
+
+def _subset_dp(Ws: np.ndarray, tol: float,
+               time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Pareto frontier of ``(Σ_ij Ws[r, i, j] S_ij)_r`` over all weak orders S of n points.
+
+    A weak order is a sequence of blocks ``B_1 > B_2 > ... > B_m`` (ordered set partition). Its
+    value splits over the blocks: block ``B``, placed after the points ``T`` and above the rest
+    ``R = all \\ T \\ B``, adds ``g(B, R) = Σ_{i∈B, j∈R} W_ij + ½ Σ_{i, j∈B} W_ij`` (pairs
+    below it, then ties inside it, self-pairs included), which depends on ``B`` and ``R`` only.
+    So ``F(U)``, the Pareto set of the values of the prefixes that place exactly the points U, is
+    ``pareto(∪_{∅≠B⊆U} F(U \\ B) + g(B, complement of U))``. Pruning dominated prefixes is exact:
+    the rest of the order adds the same vector to every prefix of U, so a dominated prefix can
+    only complete to dominated orders. ``F(all)`` is the frontier. Vectors within ``tol`` are
+    merged at every state (``_frontier_rows``); with ``L`` the merge radius, every Pareto vector x
+    has a returned y with ``y ≥ x − n·tol`` (at most n merges along its prefixes).
+
+    Cost: ``Σ_U Σ_{B⊆U} |F(U\\B)| ≤ 3^n · max|F|`` vector additions and one Pareto filter per
+    state. Returns the values (m, R) and integer scores (m, n) of one weak order per point.
+    """
+    R_, n, _ = Ws.shape
+    N = 1 << n
+    full = N - 1
+    deadline = None if time_limit is None else time.monotonic() + float(time_limit)
+    masks = np.arange(N, dtype=np.int64)
+    bits = ((masks[:, None] >> np.arange(n)) & 1).astype(np.float64)   # (N, n)
+    # tie[B] = ½ Σ_{i,j∈B} W_ij ; row[R][i] = Σ_{j∈R} W_ij
+    tie = 0.5 * np.einsum("bi,rij,bj->br", bits, Ws, bits, optimize=True)      # (N, R_)
+    row = np.einsum("rij,bj->bir", Ws, bits, optimize=True)                    # (N, n, R_)
+    # Flat storage of every state's frontier: values, back-pointers (previous state's row, block).
+    cap = 1 << 16
+    vals = np.zeros((cap, R_))
+    prev_row = np.full(cap, -1, dtype=np.int64)
+    block = np.zeros(cap, dtype=np.int64)
+    off = np.zeros(N, dtype=np.int64)
+    cnt = np.zeros(N, dtype=np.int64)
+    off[0], cnt[0], used = 0, 1, 1          # F(∅) = {0}
+    pow2 = 1 << np.arange(n, dtype=np.int64)
+    sub_cache: dict[int, np.ndarray] = {}
+    for U in range(1, N):
+        if deadline is not None and (U & 255) == 0 and time.monotonic() > deadline:
+            raise TimeoutError("The subset DP ran out of its 'time_limit'.")
+        members = pow2[bits[U] > 0]
+        k = len(members)
+        combos = sub_cache.get(k)
+        if combos is None:
+            combos = sub_cache[k] = bits[1:1 << k, :k].astype(bool)       # nonempty subsets
+        subs = combos.astype(np.int64) @ members                            # (2^k − 1,)
+        prev = U ^ subs
+        g = tie[subs] + bits[subs] @ row[full ^ U]                          # (2^k − 1, R_)
+        c = cnt[prev]
+        total = int(c.sum())
+        which = np.repeat(np.arange(len(subs)), c)
+        pos = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
+        src = off[prev][which] + pos
+        C = vals[src] + g[which]
+        keep = _frontier_rows(C, tol)
+        m = len(keep)
+        if used + m > cap:
+            while used + m > cap:
+                cap *= 2
+            vals = np.resize(vals, (cap, R_))
+            prev_row = np.resize(prev_row, cap)
+            block = np.resize(block, cap)
+        vals[used:used + m] = C[keep]
+        prev_row[used:used + m] = src[keep]
+        block[used:used + m] = subs[which[keep]]
+        off[U], cnt[U] = used, m
+        used += m
+    rows = np.arange(off[full], off[full] + cnt[full])
+    V = vals[rows].copy()
+    # Back-track each final vector to its blocks, top block first; scores: top block highest.
+    S = np.zeros((len(rows), n))
+    for t, r in enumerate(rows):
+        blocks = []
+        while r > 0:
+            blocks.append(int(block[r]))
+            r = int(prev_row[r])
+        # blocks were collected bottom-up
+        for level, b in enumerate(blocks):
+            S[t, bits[b] > 0] = level
+    return V, S
 
 
 # --------------------------------------------------------------------------------------------
@@ -556,25 +748,57 @@ def _exact_points(milp: _WeakOrderMILP, K: int, tol: float) -> list[tuple[np.nda
     return rec(K - 1, np.full(K, -np.inf))
 
 
-def _approx_points(milp: _WeakOrderMILP, eps: float,
+def _approx_points(problem: Any, milp: _WeakOrderMILP, eps: float,
                    tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
-    """ε-approximate K = 2 frontier (see :func:`exact_frontier`)."""
-    out: list[tuple[np.ndarray, np.ndarray]] = []
-    s = -np.inf
+    """ε-approximate K = 2 frontier by the MILP, seeded with the supported points (see
+    :func:`exact_frontier`). Returns (values, scores) pairs."""
+    SV, SS = supported_frontier(problem, tol=tol, return_scores=True)
+    SV, SS = SV[::-1], SS[::-1]  # AUC_2 ascending: the sweep direction
+    v, vs = SV[0], SS[0]          # the lexicographic maximum (AUC_1, AUC_2): a vertex
+    out: list[tuple[np.ndarray, np.ndarray]] = [(v, vs)]
+    i = 0
     while True:
-        v = milp.lexmax((0, 1), np.array([-np.inf, s]), tol=tol)
-        if v is None:
+        while i < len(SV) and SV[i][1] <= v[1] + tol:
+            i += 1
+        if i == len(SV):
+            break  # v has the largest AUC_2 (within tol)
+        S = SV[i]
+        if S[1] - v[1] <= eps and v[0] - S[0] <= eps:
+            # every frontier point from v to the next vertex S lies in the box between them,
+            # within eps of v: no MILP needed
+            v, vs = S, SS[i]
+            out.append((v, vs))
+            continue
+        # w: the Pareto point with the largest AUC_2 among those with AUC_1 >= v_1 - eps.
+        # (S is feasible when S_1 >= v_1 - eps, so AUC_2 >= S_2 is a valid cut there.)
+        lo = np.array([v[0] - eps, S[1] - tol if S[0] >= v[0] - eps else -np.inf])
+        z = milp.lexmax((1, 0), lo, tol=tol)
+        w = milp.values(z)
+        s = w[1] + tol if w[1] <= v[1] + eps else v[1] + eps
+        # next point: lexicographic maximum (AUC_1, AUC_2) with AUC_2 >= s; a vertex with
+        # AUC_2 >= s is feasible, so AUC_1 >= its AUC_1 is a valid cut.
+        j = int(np.searchsorted(SV[:, 1], s))
+        lo = np.array([SV[j][0] - tol if j < len(SV) else -np.inf, s])
+        z = milp.lexmax((0, 1), lo, tol=tol)
+        if z is None:
             break
-        vv = milp.values(v)
-        out.append((vv, v))
-        # w: the Pareto point with the largest AUC_2 among those with AUC_1 >= v_1 - eps
-        w = milp.lexmax((1, 0), np.array([vv[0] - eps, -np.inf]), tol=tol)
-        wv = milp.values(w)
-        if wv[1] <= vv[1] + eps:
-            s = wv[1] + tol  # every point from v to w is within eps of v
-        else:
-            s = vv[1] + eps  # points before the next one lie between v and w: within eps of v
-    return _filter_candidates(out, 2, tol)
+        v, vs = milp.values(z), milp.scores(z)
+        out.append((v, vs))
+    return out
+
+
+def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
+    """Indices of a subset of the rows of V such that every row is within eps (max-norm) of a
+    chosen row: rows visited in lexicographic order, a row is chosen when no chosen row covers
+    it (a valid cover, not a minimum one)."""
+    chosen: list[int] = []
+    for i in np.lexsort(V.T[::-1])[::-1]:
+        if not chosen or np.min(np.max(np.abs(V[chosen] - V[i]), axis=1)) > eps:
+            chosen.append(int(i))
+    return np.sort(np.array(chosen, dtype=np.int64))
+
+
+_METHODS = ("auto", "dp", "milp")
 
 
 def exact_frontier(
@@ -584,13 +808,26 @@ def exact_frontier(
     tol: float | None = None,
     time_limit: float | None = None,
     return_scores: bool = False,
-    backend: str = "highspy",
+    method: str = "auto",
+    backend: str | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """All Pareto-optimal per-label AUC vectors of a finite problem (THEORY §6, LA25 §3).
+    r"""All Pareto-optimal per-label AUC vectors of a finite problem (THEORY §6, LA25 §3).
 
     The achievable set is ``{(AUC_1(f), ..., AUC_K(f)) : f a weak order of the n points}`` (ties
-    ½, self-pairs included). Its Pareto frontier is computed by an ε-constraint recursion over the
-    weak-order MILP (module docstring) with step ``δ = tol``:
+    ½, self-pairs included). Two exact algorithms compute its Pareto frontier:
+
+    **Subset dynamic programme** (``method="dp"``; :func:`_subset_dp`). A weak order is a
+    sequence of blocks of tied points; the AUC vector splits over the blocks, and the part a block
+    adds depends only on the block and on the set of points below it. So the Pareto set of the
+    prefixes that place a set U of points is the Pareto filter of ``F(U \ B) + g(B, rest)`` over
+    the non-empty blocks ``B ⊆ U``, and dominated prefixes can be pruned exactly (the rest of the
+    order adds the same vector to each). Cost ``O(3^n · |frontier|)``, memory
+    ``O(2^n · |frontier|)``: milliseconds at n = 6 and about a second at n = 10 (K = 2), where the
+    MILP needs minutes. Resolution ``tol`` (default 1e-12): vectors within ``tol`` in max-norm are
+    merged, so every Pareto point x has a returned y with ``y ≥ x − n·tol``.
+
+    **ε-constraint MILP** (``method="milp"``) over the weak-order MILP (module docstring) with
+    step ``δ = tol``:
 
     * ``rec(0, t)``: the lexicographic maximum of (AUC_1, ..., AUC_K) subject to
       ``AUC_j ≥ t_j``; it is Pareto-optimal in ``A(t) = {x : x_j ≥ t_j}``.
@@ -618,24 +855,39 @@ def exact_frontier(
     presolve is off (it returned wrong optima on small instances of this model). Solved
     subproblems are cached: a cached lexicographic maximum over a larger feasible set
     that satisfies the current thresholds is reused, which removes most solves of the K ≥ 3
-    recursion. The tests compare with brute-force enumeration of all weak orders.
+    recursion. The tests compare both algorithms with brute-force enumeration of all weak orders
+    and with each other.
 
-    **ε-approximate mode** (``eps`` given, K = 2): returns a subset of the exact frontier
-    such that **every Pareto-optimal AUC vector is within eps in max-norm of a returned one**.
-    From a returned point v it finds w, the frontier point of largest AUC_2 with
-    ``AUC_1 ≥ v_1 − eps``. If ``w_2 ≤ v_2 + eps`` every frontier point from v to w is within eps
-    of v and the sweep resumes after w; otherwise it resumes at ``AUC_2 ≥ v_2 + eps``, and the
-    frontier points it skips lie between v and w, so within eps of v. At most about
-    ``(range_1 + range_2)/eps + 1`` points, four MILP solves each.
+    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` (12) and the MILP above, or
+    whenever a MILP ``backend`` is named.
+
+    **ε-approximate mode** (``eps`` given): returns a subset of the exact frontier such that
+    **every Pareto-optimal AUC vector is within eps in max-norm of a returned one**.
+
+    * DP (any K): the exact frontier, then a greedy cover (a row is kept unless a kept row is
+      within eps of it).
+    * MILP (K = 2): a sweep in the direction of increasing AUC_2, seeded with the supported
+      points (:func:`supported_frontier`, computed by sorting, no MILP). From a returned point v:
+      if the next vertex S has ``S_2 − v_2 ≤ eps`` and ``v_1 − S_1 ≤ eps``, every frontier point
+      between them lies in the box spanned by v and S, within eps of v, and S is returned without
+      a solve. Otherwise it finds w, the frontier point of largest AUC_2 with
+      ``AUC_1 ≥ v_1 − eps``. If ``w_2 ≤ v_2 + eps`` every frontier point from v to w is within eps
+      of v and the sweep resumes after w; otherwise it resumes at ``AUC_2 ≥ v_2 + eps``, and the
+      frontier points it skips lie between v and w, so within eps of v. Vertices give valid
+      extra bounds to each solve. At most about ``(range_1 + range_2)/eps + 1`` points, four
+      MILP solves per point that the vertices do not already cover.
 
     Parameters
     ----------
     problem : FiniteProblem (every prior strictly inside (0, 1))
-    eps : float > 0, optional — ε-approximate mode (K = 2 only).
-    tol : float, optional — δ and de-duplication radius (see above; default by K).
+    eps : float > 0, optional — ε-approximate mode (MILP: K = 2 only).
+    tol : float, optional — resolution (DP, default 1e-12) or δ and de-duplication radius
+        (MILP, see above; default by K).
     time_limit : float, optional — wall seconds; :class:`TimeoutError` when exceeded.
     return_scores : bool — also return one score vector per frontier point.
-    backend : "highspy" (default) or "cvxpy".
+    method : "auto" (default), "dp" or "milp".
+    backend : "highspy" or "cvxpy", optional — the MILP's solver interface (default
+        "highspy"); naming one selects the MILP (an error with ``method="dp"``).
 
     Returns
     -------
@@ -649,29 +901,52 @@ def exact_frontier(
     >>> F = exact_frontier(P)
     >>> F.shape[1], bool(np.all(np.diff(F[:, 0]) > 0) and np.all(np.diff(F[:, 1]) < 0))
     (2, True)
+    >>> bool(np.allclose(F, exact_frontier(P, method="milp")))
+    True
     """
     _check_problem(problem)
+    method = check_option(method, "method", _METHODS)
+    if backend is not None:
+        check_option(backend, "backend", _BACKENDS)
+        if method == "dp":
+            raise ValueError(f"The 'backend' parameter ({backend!r}) selects the MILP; it cannot "
+                             "be combined with method='dp'.")
+        method = "milp"
+    backend = "highspy" if backend is None else backend
+    if method == "auto":
+        method = "dp" if problem.n <= DP_MAX_N else "milp"
     if tol is None:
-        tol = DEFAULT_TOL if getattr(problem, "K", 2) <= 2 else DEFAULT_TOL_MULTI
+        if method == "dp":
+            tol = DEFAULT_TOL_DP
+        else:
+            tol = DEFAULT_TOL if problem.K <= 2 else DEFAULT_TOL_MULTI
     if not (isinstance(tol, (int, float)) and tol > 0):
         raise ValueError(f"The 'tol' parameter must be a positive number, got {tol!r}.")
     if eps is not None:
         if not (isinstance(eps, (int, float)) and np.isfinite(eps) and eps > 0):
             raise ValueError(f"The 'eps' parameter must be a positive number, got {eps!r}.")
-        if problem.K != 2:
-            raise ValueError(f"The ε-approximate mode ('eps') is implemented for K = 2 labels, "
-                             f"got K = {problem.K}; use eps=None for the exact frontier.")
-    milp = _auc_milp(problem, backend, time_limit, tol)
-    if problem.n == 1:
-        pts = [(milp.values(np.zeros(0)), np.zeros(0))]
-    elif eps is None:
-        pts = _exact_points(milp, problem.K, tol)
+        if method == "milp" and problem.K != 2:
+            raise ValueError(f"The ε-approximate mode ('eps') of method='milp' is implemented "
+                             f"for K = 2 labels, got K = {problem.K}; use method='dp' (n <= "
+                             f"{DP_MAX_N} is fast) or eps=None.")
+    if method == "dp":
+        Ws = np.stack([problem.pair_weights(k) for k in range(problem.K)])
+        _, S = _subset_dp(Ws, float(tol), time_limit)
     else:
-        pts = _approx_points(milp, float(eps), tol)
-    S = np.array([milp.scores(z) for _, z in pts]).reshape(len(pts), problem.n)
-    V = np.array([problem.auc(s) for s in S]).reshape(len(pts), problem.K)
+        milp = _auc_milp(problem, backend, time_limit, tol)
+        if problem.n == 1:
+            S = np.zeros((1, 1))
+        elif eps is None:
+            S = np.array([milp.scores(z) for _, z in _exact_points(milp, problem.K, tol)])
+        else:
+            S = np.array([s for _, s in _approx_points(problem, milp, float(eps), tol)])
+    S = S.reshape(len(S), problem.n)
+    V = np.array([problem.auc(s) for s in S]).reshape(len(S), problem.K)
     keep = _dedupe_sorted(V, tol)
     V, S = V[keep], S[keep]
+    if eps is not None and method == "dp":
+        keep = _eps_cover(V, float(eps))
+        V, S = V[keep], S[keep]
     return (V, S) if return_scores else V
 
 

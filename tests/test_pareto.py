@@ -96,49 +96,108 @@ K2_CASES = [(n, s, det) for n in (3, 4, 5) for s in range(5) for det in (False, 
 K3_CASES = [(n, s, det) for n in (3, 4) for s in range(5) for det in (False, True)]
 
 
-def _check_against_enumeration(n: int, K: int, seed: int, det: bool) -> None:
+def _check_against_enumeration(n: int, K: int, seed: int, det: bool, method: str) -> None:
     P = FiniteProblem.random(n, K, seed=seed, deterministic=det)
     if not valid_problem(P):
         with pytest.raises(ValueError, match="undefined"):
-            exact_frontier(P)
+            exact_frontier(P, method=method)
         return
-    F, S = exact_frontier(P, return_scores=True)
+    F, S = exact_frontier(P, return_scores=True, method=method)
     B = brute_frontier(_achievable(n, K, seed, det))
     assert same_point_sets(F, B), (F, B)
     # the returned scores attain the returned points
     np.testing.assert_allclose(np.array([P.auc(s) for s in S]), F, atol=1e-12)
 
 
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("n,seed,det", K2_CASES)
-def test_exact_frontier_equals_enumeration_k2(n, seed, det):
-    _check_against_enumeration(n, 2, seed, det)
+def test_exact_frontier_equals_enumeration_k2(n, seed, det, method):
+    _check_against_enumeration(n, 2, seed, det, method)
 
 
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("n,seed,det", K3_CASES)
-def test_exact_frontier_equals_enumeration_k3(n, seed, det):
-    _check_against_enumeration(n, 3, seed, det)
+def test_exact_frontier_equals_enumeration_k3(n, seed, det, method):
+    _check_against_enumeration(n, 3, seed, det, method)
 
 
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("seed,det", [(0, False), (1, False), (2, True)])
-def test_exact_frontier_equals_enumeration_n6(seed, det):
-    _check_against_enumeration(6, 2, seed, det)
+def test_exact_frontier_equals_enumeration_n6(seed, det, method):
+    _check_against_enumeration(6, 2, seed, det, method)
 
 
-def test_exact_frontier_equals_enumeration_k3_n5():
-    _check_against_enumeration(5, 3, 1, False)
+@pytest.mark.parametrize("method", ["dp", "milp"])
+def test_exact_frontier_equals_enumeration_k3_n5(method):
+    _check_against_enumeration(5, 3, 1, False, method)
+
+
+# K = 3, n = 5 (deterministic ones included) by the DP in the default suite: the MILP takes
+# seconds each and runs them in the slow suite below.
+@pytest.mark.parametrize("n,seed,det", [(5, s, d) for s in range(4) for d in (False, True)]
+                         + [(6, 0, False)])
+def test_dp_frontier_equals_enumeration_k3(n, seed, det):
+    _check_against_enumeration(n, 3, seed, det, "dp")
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("seed", [0, 1])
-def test_exact_frontier_equals_enumeration_n7(seed):
-    _check_against_enumeration(7, 2, seed, False)
+def test_exact_frontier_equals_enumeration_n7(seed, method):
+    _check_against_enumeration(7, 2, seed, False, method)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n,seed,det", [(5, s, d) for s in range(4) for d in (False, True)]
                          + [(6, 0, False)])
 def test_exact_frontier_equals_enumeration_k3_slow(n, seed, det):
-    _check_against_enumeration(n, 3, seed, det)
+    _check_against_enumeration(n, 3, seed, det, "milp")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,seed,det", [(8, 0, False), (8, 1, True), (7, 2, False)])
+def test_dp_and_milp_agree_beyond_enumeration(n, seed, det):
+    """Two independent exact algorithms on problems too large to enumerate (n = 8: 545 835
+    weak orders): the subset DP and the ε-constraint MILP return the same frontier."""
+    P = FiniteProblem.random(n, 2, seed=seed, deterministic=det)
+    assert same_point_sets(exact_frontier(P, method="dp"), exact_frontier(P, method="milp"))
+
+
+def test_dp_merges_float_noise_duplicates():
+    """Pinned: FiniteProblem.random(5, 3, seed=1, deterministic=True). Two weak orders reach
+    AUC_2 = 1 along different float sums (1 and 1 − 1e-16); a strict Pareto filter kept the
+    order with the smaller AUC_3 beside the one that dominates it. The DP compares at its
+    resolution tol and must match enumeration."""
+    _check_against_enumeration(5, 3, 1, True, "dp")
+
+
+def brute_tol_frontier_rows(C: np.ndarray, tol: float) -> set:
+    """Reference for the DP's filter: rows that no row dominates at resolution tol."""
+    return {
+        i for i in range(len(C))
+        if not np.any(np.all(C >= C[i] - tol, axis=1) & np.any(C > C[i] + tol, axis=1))
+    }
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_dp_filter_matches_brute_force(K):
+    """The DP's Pareto filter at resolution tol keeps every row that no row dominates at that
+    resolution (up to merging near-duplicates) and only such rows."""
+    from bipartite.pareto import _frontier_rows
+
+    rng = np.random.default_rng(K)
+    tol = 1e-12
+    for trial in range(40):
+        m = int(rng.integers(1, 60))
+        C = rng.integers(0, 4, size=(m, K)).astype(float) / 4
+        if trial % 2:  # float noise far below tol on a tie-heavy grid
+            C = C + rng.choice([-1e-16, 0.0, 1e-16], size=C.shape)
+        got = _frontier_rows(C, tol)
+        ref = brute_tol_frontier_rows(C, tol)
+        assert set(got.tolist()) <= ref
+        # every reference row is within tol of a kept row
+        for i in ref:
+            assert np.min(np.max(np.abs(C[got] - C[i]), axis=1)) <= tol
 
 
 def test_frontier_is_sorted_antichain():
@@ -249,18 +308,46 @@ def test_weight_sweep_empirical_matches_sklearn():
 # ------------------------------------------------------------------------------------------
 # ε-approximate mode
 # ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("n,seed,eps", [(5, 0, 0.01), (5, 1, 0.02), (6, 0, 0.01), (6, 1, 0.05),
                                         (6, 0, 0.002), (4, 0, 0.03)])
-def test_eps_approximate_frontier_guarantee(n, seed, eps):
+def test_eps_approximate_frontier_guarantee(n, seed, eps, method):
     """Every exact Pareto point is within eps (max-norm) of a returned point, and every returned
     point is an exact Pareto point."""
     P = FiniteProblem.random(n, 2, seed=seed)
     B = brute_frontier(_achievable(n, 2, seed, False))
-    A = exact_frontier(P, eps=eps)
+    A = exact_frontier(P, eps=eps, method=method)
     assert len(A) <= len(B)
     for x in A:
         assert np.min(np.max(np.abs(B - x), axis=1)) < 1e-9
     for x in B:
+        assert np.min(np.max(np.abs(A - x), axis=1)) <= eps + 1e-12
+
+
+@pytest.mark.parametrize("seed,eps", [(0, 0.02), (1, 0.05), (2, 0.01)])
+def test_eps_mode_k3_guarantee(seed, eps):
+    """The ε mode for K = 3 (DP): a subset of the enumerated frontier covering it within eps."""
+    P = FiniteProblem.random(5, 3, seed=seed)
+    B = brute_frontier(_achievable(5, 3, seed, False))
+    A = exact_frontier(P, eps=eps)
+    assert len(A) < len(B)
+    for x in A:
+        assert np.min(np.max(np.abs(B - x), axis=1)) < 1e-9
+    for x in B:
+        assert np.min(np.max(np.abs(A - x), axis=1)) <= eps + 1e-12
+
+
+@pytest.mark.parametrize("n,seed,eps", [(9, 0, 0.01), (10, 3, 0.005), (12, 1, 0.02)])
+def test_eps_mode_milp_guarantee_against_dp(n, seed, eps):
+    """The MILP ε mode (seeded with the supported vertices) against the DP's exact frontier on
+    problems beyond enumeration (n = 9..12: thousands of Pareto points)."""
+    P = FiniteProblem.random(n, 2, seed=seed)
+    F = exact_frontier(P, method="dp")
+    A = exact_frontier(P, eps=eps, method="milp")
+    assert len(A) < len(F)
+    for x in A:
+        assert np.min(np.max(np.abs(F - x), axis=1)) < 1e-9
+    for x in F:
         assert np.min(np.max(np.abs(A - x), axis=1)) <= eps + 1e-12
 
 
@@ -332,8 +419,8 @@ def test_errors_name_the_argument():
     P3 = FiniteProblem.random(4, 3, seed=0)
     with pytest.raises(ValueError, match="K = 2"):
         supported_frontier(P3)
-    with pytest.raises(ValueError, match="'eps'"):
-        exact_frontier(P3, eps=0.1)
+    with pytest.raises(ValueError, match="'eps'.*method='milp'.*K = 3"):
+        exact_frontier(P3, eps=0.1, method="milp")
     P = FiniteProblem.random(4, 2, seed=0)
     with pytest.raises(ValueError, match="'eps'"):
         exact_frontier(P, eps=-1.0)
@@ -341,6 +428,10 @@ def test_errors_name_the_argument():
         exact_frontier(P, tol=0.0)
     with pytest.raises(ValueError, match="'backend'"):
         exact_frontier(P, backend="gurobi")
+    with pytest.raises(ValueError, match="'method'"):
+        exact_frontier(P, method="enumerate")
+    with pytest.raises(ValueError, match="'backend'.*method='dp'"):
+        exact_frontier(P, method="dp", backend="cvxpy")
     with pytest.raises(TypeError, match="'problem'"):
         exact_frontier(np.eye(2))
     one_class = FiniteProblem.from_eta([0.5, 0.5], [[1.0, 0.3], [1.0, 0.6]])
@@ -350,7 +441,8 @@ def test_errors_name_the_argument():
         weight_sweep(P.eta, P.pi)
 
 
-def test_time_limit_raises():
-    P = FiniteProblem.random(6, 2, seed=0)
+@pytest.mark.parametrize("method", ["dp", "milp"])
+def test_time_limit_raises(method):
+    P = FiniteProblem.random(10 if method == "dp" else 6, 2, seed=0)
     with pytest.raises(TimeoutError, match="time_limit"):
-        exact_frontier(P, time_limit=1e-6)
+        exact_frontier(P, time_limit=1e-6, method=method)
