@@ -1348,7 +1348,8 @@ def la25_frontier(*, seed: int, n: int = 6, deterministic: bool = False,
     """Exact vs supported Pareto frontier of per-label AUCs on a random finite problem (THEORY §6).
 
     Draws ``FiniteProblem.random(n, 2)`` (redrawn until both priors are inside (0, 1)) and
-    computes the exact frontier (:func:`bipartite.pareto.exact_frontier`, MILP), the supported
+    computes the exact frontier (:func:`bipartite.pareto.exact_frontier`: subset DP for n ≤ 12,
+    MILP above), the supported
     points (:func:`bipartite.pareto.supported_frontier`), and the AUC vectors of the Bayes
     scorers of loss aggregation (a = 1, :func:`bipartite.bayes.loss_aggregation`) and label
     aggregation (sum, linear costs, :func:`bipartite.bayes.label_aggregation`) with their
@@ -2213,7 +2214,7 @@ _la25_study(
 _la25_study(
     "frontier", "la25.frontier", "Exact vs supported Pareto frontier (THEORY §6)",
     "Random finite problems (K = 2, `FiniteProblem.random`). The exact frontier over all weak "
-    "orders (MILP) against the points a sweep of loss-aggregation weights reaches (supported "
+    "orders (subset DP) against the points a sweep of loss-aggregation weights reaches (supported "
     "points). `share_with_unsupported`: share of problems with at least one unsupported Pareto "
     "point; `relative_hypervolume_gap`: hypervolume the supported points miss, relative to the "
     "exact frontier; then the share of problems where the Bayes scorers' AUC vectors are "
@@ -2271,7 +2272,7 @@ def _la25_sizes(size: str) -> dict[str, dict]:
         },
         "frontier": {
             "study": {"function": "la25.frontier", "seed": 601, "replicates": pick(2, 5, 20)},
-            "grid": {"n": pick([4], [4, 5], [4, 5, 6]), "deterministic": [False]},
+            "grid": {"n": pick([4], [4, 6, 8], [4, 6, 8, 10]), "deterministic": [False]},
         },
         "correlation": {
             "study": {"function": "la25.correlation", "seed": 602,

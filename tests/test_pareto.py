@@ -155,10 +155,13 @@ def test_exact_frontier_equals_enumeration_k3_slow(n, seed, det):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n,seed,det", [(8, 0, False), (8, 1, True), (7, 2, False)])
+@pytest.mark.parametrize("n,seed,det", [(8, 0, False), (8, 1, True), (7, 2, False),
+                                        (8, 3, False), (9, 5, False), (10, 2, False)])
 def test_dp_and_milp_agree_beyond_enumeration(n, seed, det):
     """Two independent exact algorithms on problems too large to enumerate (n = 8: 545 835
-    weak orders): the subset DP and the ε-constraint MILP return the same frontier."""
+    weak orders): the subset DP and the ε-constraint MILP return the same frontier. Pinned:
+    (8, 3), (9, 5), (10, 2) lost 2, 1 and 1 Pareto points to wrong HiGHS optima when the MILP's
+    integrality tolerance was 1e-9 (see ``bipartite.pareto._MIP_TOL``)."""
     P = FiniteProblem.random(n, 2, seed=seed, deterministic=det)
     assert same_point_sets(exact_frontier(P, method="dp"), exact_frontier(P, method="milp"))
 
