@@ -77,6 +77,7 @@ DEFAULT_TOL_MULTI = 1e-7
 #: agree with the subset DP (``tests/test_pareto.py::test_dp_and_milp_agree_beyond_enumeration``).
 _SOLVER_TOL = 1e-9
 _MIP_TOL = 1e-7
+_CVXPY_MIP_TOL = 1e-9
 _BACKENDS = ("highspy", "cvxpy")
 
 
@@ -301,7 +302,9 @@ class _WeakOrderMILP:
         self._c.value = np.asarray(objective, dtype=np.float64)
         self._lo.value = np.where(np.isfinite(lo), lo, -self._big)
         self._up.value = np.where(np.isfinite(up), up, self._big)
-        opts = dict(mip_rel_gap=0.0, mip_abs_gap=0.0, mip_feasibility_tolerance=_MIP_TOL,
+        # 1e-9 here: this route has no re-solve safeguard for thresholds violated after rounding
+        # (a looser tolerance let the sweep return the same point again and stall).
+        opts = dict(mip_rel_gap=0.0, mip_abs_gap=0.0, mip_feasibility_tolerance=_CVXPY_MIP_TOL,
                     primal_feasibility_tolerance=_SOLVER_TOL, random_seed=0,
                     presolve="off")
         if left is not None:
