@@ -1,26 +1,36 @@
 """MSLR readiness of the learners: load time, peak memory and fit time on an MSLR-shaped file.
 
-Makes an MSLR-WEB10K-shaped LETOR file (136 features, ~120 documents per query, graded relevance
-and click features 134-136) with :func:`bipartite.data.make_mslr_like`, then, each in a fresh
-subprocess (so that peak memory is per run), loads it with :func:`bipartite.data.load_letor`
-(Y = (1[rel ≥ 1], 1[f134 > 0]), click features removed) and fits one learner on 2 CPU threads.
-Peak memory is the subprocess's maximum resident set size (``ru_maxrss``), i.e. load + one model,
-the quantity of the 15 min / 12 GB target.
+Makes an MSLR-WEB-shaped LETOR file (136 features, ~76 documents per query, graded relevance and
+click features 134-136; 30 000 queries ≈ 2.27 M rows ≈ 3 GiB) with
+:func:`bipartite.data.make_mslr_like`, then, each in a fresh subprocess (so that peak memory is
+per run), loads it with :func:`bipartite.data.load_letor` (float32; Y = (1[rel ≥ 1], 1[f134 > 0]),
+click features removed) and fits one learner. Peak memory is the subprocess's maximum resident
+set size (``ru_maxrss``): load + one model, the quantity of the 15 min / 12 GB target.
 
-Printed table (all columns measured side by side in this run): load seconds, fit seconds, total,
-peak GB, fit time relative to the fastest learner, and a linear extrapolation to
-``--target-queries`` queries (default 10 000 ≈ MSLR-WEB10K): time × (target / n_queries);
-memory = baseline + (peak − baseline) × (target / n_queries), with the baseline = the peak of a
-worker that imports everything (numpy, torch, xgboost, bipartite) and loads nothing; imports are
-outside the timings. MLP fits run ``--epochs`` epochs (early
-stopping off) and are extrapolated to ``--full-epochs`` epochs as well.
+Every learner is fitted on 90% of the queries and scored on the other 10% with the objective's
+per-query criterion (:func:`bipartite.learners.ranking_criterion` with ``groups``: uniform mean
+over queries of the per-label AUCs for loss aggregation, of the multipartite AUC of Ȳ for label
+aggregation), so that a fast fit cannot be a fit truncated to nothing; a constant scorer gets 0.5.
+MLP fits use early stopping on their own 10% validation split (``--epochs`` is the maximum,
+``--n-iter-no-change`` the patience) and record the epoch count and seconds per epoch.
 
-Run: ``python benchmarks/bench_learners.py --n-queries 1000``
+Threads. XGBoost uses ``--n-jobs`` threads (default 2). The MLPs use ``--mlp-threads`` torch
+threads (default 1, the estimator's default): on a shared 2-core machine torch's OpenMP pool with 2
+threads spins at every barrier while the second core is busy, which was measured 14-32x *slower*
+per epoch than 1 thread (``--compare-rev ... --compare-threads``). The load average
+(``os.getloadavg``) is printed next to every timing: the machine may be shared.
+
+``--compare-rev REV`` (instead of the table) times MLPRanker epochs of the version of
+``bipartite/learners.py`` at git revision REV against the working tree, side by side in one
+process on the same data, and prints the ratio table.
+
+Run: ``python benchmarks/bench_learners.py --n-queries 30000 --workdir /tmp/mslr``
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import resource
@@ -40,11 +50,32 @@ LEARNERS = {
     "xgb-pairwise-label": ("XGBRanker", dict(method="pairwise", objective="label_aggregation")),
     "xgb-plugin-LA": ("XGBRanker", dict(method="plugin")),
 }
+REPO = Path(__file__).resolve().parents[1]
 
 
 def _peak_gb() -> float:
     # ru_maxrss is in KiB on Linux
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def _load1() -> float:
+    return os.getloadavg()[0]
+
+
+def _split_queries(qid, fraction: float, seed: int):
+    """Boolean mask of the test rows: a random ``fraction`` of the queries."""
+    import numpy as np
+
+    queries = np.unique(qid)
+    rng = np.random.default_rng(seed)
+    test_q = rng.choice(queries, size=max(1, int(round(fraction * len(queries)))), replace=False)
+    return np.isin(qid, test_q)
+
+
+def _mlp_params(args) -> dict:
+    return dict(epochs=args.epochs, n_iter_no_change=args.n_iter_no_change,
+                batch_size=args.batch_size, n_jobs=args.mlp_threads, random_state=0,
+                device="cpu")
 
 
 def worker(args) -> None:
@@ -61,41 +92,121 @@ def worker(args) -> None:
         out.update(load_s=0.0, fit_s=0.0, peak_gb=_peak_gb())
         print(json.dumps(out))
         return
+    out["load1_start"] = _load1()
     t0 = time.perf_counter()
     data = load_letor(args.file, click="feature", dtype=np.float32)
     out["load_s"] = time.perf_counter() - t0
     out["n_rows"], out["n_features"] = data.X.shape
+    out["fit_s"] = 0.0
     if args.worker != "load":
         cls_name, params = LEARNERS[args.worker]
         cls = getattr(learners, cls_name)
         if cls_name == "MLPRanker":
-            params = dict(params, epochs=args.epochs, n_iter_no_change=args.epochs + 1,
-                          n_jobs=args.n_jobs, random_state=0, device="cpu")
+            params = dict(params, **_mlp_params(args))
         else:
             params = dict(params, n_estimators=args.n_estimators, n_jobs=args.n_jobs,
                           random_state=0)
         est = cls(**params)
+        test = _split_queries(data.qid, 0.1, args.seed)
+        train = ~test
+        X, Y, qid = data.X, data.Y, data.qid
+        del data
+        Xtr = X[train]  # the test rows are kept aside; the copy is part of the peak
         t0 = time.perf_counter()
-        est.fit(data.X, data.Y, groups=data.qid)
+        est.fit(Xtr, Y[train], groups=qid[train])
         out["fit_s"] = time.perf_counter() - t0
-        out["epochs_run"] = getattr(est, "n_epochs_", None)
-    else:
-        out["fit_s"] = 0.0
+        del Xtr
+        out["n_train_rows"] = int(train.sum())
+        out["test_criterion"] = est.score(X[test], Y[test], groups=qid[test])
+        if cls_name == "MLPRanker":
+            h = est.history_
+            out["epochs_run"] = est.n_epochs_
+            out["best_epoch"] = est.best_epoch_
+            out["val_criterion"] = est.best_score_
+            out["s_per_epoch"] = float(np.mean([r["train_seconds"] for r in h]))
+            out["val_s_per_epoch"] = float(np.mean([r.get("val_seconds", 0.0) for r in h]))
+    out["load1_end"] = _load1()
     out["peak_gb"] = _peak_gb()
     print(json.dumps(out))
+
+
+def _load_ref_module(rev: str):
+    """The module ``bipartite/learners.py`` as of git revision ``rev`` (imported under another
+    name; it uses the working tree's other bipartite modules)."""
+    src = subprocess.run(["git", "show", f"{rev}:bipartite/learners.py"], cwd=REPO,
+                         capture_output=True, text=True, check=True).stdout
+    spec = importlib.util.spec_from_loader("bipartite_learners_ref", loader=None)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    exec(compile(src, f"{rev}:bipartite/learners.py", "exec"), mod.__dict__)
+    return mod
+
+
+def compare_epochs(args, path: Path) -> None:
+    """Epoch time of MLPRanker at ``--compare-rev`` vs the working tree, same process and data."""
+    import numpy as np
+    import torch
+
+    from bipartite import learners
+    from bipartite.data import load_letor
+
+    torch.set_num_threads(1)
+    ref = _load_ref_module(args.compare_rev)
+    data = load_letor(path, click="feature", dtype=np.float32)
+    E = args.compare_epochs
+    print(f"\nMLPRanker fit of {E} epochs (validation split 10% of queries, early stopping off), "
+          f"{data.X.shape[0]} rows, {len(np.unique(data.qid))} queries; "
+          f"old = {args.compare_rev}:bipartite/learners.py, new = working tree")
+    cases = [(name, dict(p)) for name, (cls, p) in LEARNERS.items() if cls == "MLPRanker"]
+    settings = [("old", ref, 512, 1), ("new", learners, 512, 1),
+                ("new", learners, args.batch_size, 1)]
+    if args.compare_threads:
+        settings += [("new", learners, args.batch_size, 2)]
+    # warm-up (lazy torch imports inside the first Adam step, allocator) outside the timings
+    small = slice(0, 3000)
+    for mod in (ref, learners):
+        mod.MLPRanker(epochs=1, n_jobs=1, random_state=0, device="cpu").fit(
+            data.X[small], data.Y[small], groups=data.qid[small])
+    head = (f"{'learner':20s} {'version':7s} {'batch':>5s} {'thr':>3s} {'fit_s':>7s} "
+            f"{'s/epoch':>8s} {'old512/this':>11s} {'val_crit':>8s} {'load1':>5s}")
+    print(head)
+    print("-" * len(head))
+    for name, params in cases:
+        base = None
+        for version, mod, bs, thr in settings:
+            est = mod.MLPRanker(**params, epochs=E, n_iter_no_change=E + 1, batch_size=bs,
+                                n_jobs=thr, random_state=0, device="cpu")
+            t0 = time.perf_counter()
+            est.fit(data.X, data.Y, groups=data.qid)
+            fit = time.perf_counter() - t0
+            if base is None:
+                base = fit
+            crit = est.history_[-1].get("val_criterion", float("nan"))
+            print(f"{name:20s} {version:7s} {bs:5d} {thr:3d} {fit:7.2f} {fit / E:8.2f} "
+                  f"{base / fit:11.2f} {crit:8.4f} {_load1():5.2f}", flush=True)
 
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n-queries", type=int, default=1000)
-    p.add_argument("--target-queries", type=int, default=10000)
     p.add_argument("--learners", default=",".join(LEARNERS))
-    p.add_argument("--epochs", type=int, default=3)
-    p.add_argument("--full-epochs", type=int, default=30)
+    p.add_argument("--epochs", type=int, default=30, help="MLP maximum epochs")
+    p.add_argument("--n-iter-no-change", type=int, default=3, help="MLP early-stopping patience")
+    p.add_argument("--batch-size", type=int, default=2048, help="MLP batch size (rows)")
+    p.add_argument("--mlp-threads", type=int, default=1)
     p.add_argument("--n-estimators", type=int, default=300)
-    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--n-jobs", type=int, default=2, help="XGBoost threads")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workdir", type=Path, default=None)
+    p.add_argument("--workdir", type=Path, default=None,
+                   help="where the generated file goes (default: a temporary directory)")
+    p.add_argument("--keep-file", action="store_true", help="do not delete the generated file")
+    p.add_argument("--skip-load-only", action="store_true",
+                   help="no load-only worker (every learner row reports its own load time)")
+    p.add_argument("--compare-rev", default=None,
+                   help="git revision of bipartite/learners.py to time MLP epochs against")
+    p.add_argument("--compare-epochs", type=int, default=3)
+    p.add_argument("--compare-threads", action="store_true",
+                   help="with --compare-rev, also time 2 torch threads")
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--file", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -108,21 +219,36 @@ def main(argv=None) -> None:
     tmp = tempfile.TemporaryDirectory() if args.workdir is None else None
     workdir = Path(tmp.name) if tmp else args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
-    path = workdir / f"mslr_like_{args.n_queries}q.txt"
+    path = workdir / f"mslr_like_{args.n_queries}q_seed{args.seed}.txt"
     t0 = time.perf_counter()
     make_mslr_like(path, n_queries=args.n_queries, seed=args.seed)
     make_s = time.perf_counter() - t0
     size_mb = path.stat().st_size / 2**20
-    print(f"made {path.name}: {size_mb:.0f} MiB in {make_s:.1f} s", flush=True)
+    print(f"made {path}: {size_mb:.0f} MiB in {make_s:.1f} s", flush=True)
+    try:
+        if args.compare_rev:
+            compare_epochs(args, path)
+        else:
+            run_table(args, path, size_mb)
+    finally:
+        if not args.keep_file:
+            path.unlink(missing_ok=True)
+        if tmp:
+            tmp.cleanup()
 
+
+def run_table(args, path: Path, size_mb: float) -> None:
     env = dict(os.environ, OMP_NUM_THREADS=str(args.n_jobs))
     rows = []
-    for name in ["baseline", "load", *args.learners.split(",")]:
+    first = ["baseline"] if args.skip_load_only else ["baseline", "load"]
+    for name in [*first, *args.learners.split(",")]:
         if name not in LEARNERS and name not in ("baseline", "load"):
             raise SystemExit(f"unknown learner {name!r}; choose from {sorted(LEARNERS)}")
         cmd = [sys.executable, __file__, "--worker", name, "--file", str(path),
-               "--epochs", str(args.epochs), "--n-estimators", str(args.n_estimators),
-               "--n-jobs", str(args.n_jobs)]
+               "--epochs", str(args.epochs), "--n-iter-no-change", str(args.n_iter_no_change),
+               "--batch-size", str(args.batch_size), "--mlp-threads", str(args.mlp_threads),
+               "--n-estimators", str(args.n_estimators), "--n-jobs", str(args.n_jobs),
+               "--seed", str(args.seed)]
         res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
         if res.returncode != 0:
             print(f"{name}: FAILED\n{res.stderr[-2000:]}", flush=True)
@@ -131,35 +257,33 @@ def main(argv=None) -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
 
-    base = next(r["peak_gb"] for r in rows if r["learner"] == "baseline")
-    fits = [r["fit_s"] for r in rows if r["learner"] in LEARNERS]
-    fastest = min(fits) if fits else float("nan")
-    scale = args.target_queries / args.n_queries
+    base = next((r["peak_gb"] for r in rows if r["learner"] == "baseline"), float("nan"))
+    n_rows = next((r.get("n_rows") for r in rows if "n_rows" in r), None)
     print()
-    print(f"n_queries={args.n_queries}  rows={rows[1].get('n_rows')}  file={size_mb:.0f} MiB  "
-          f"threads={args.n_jobs}  extrapolated to {args.target_queries} queries (x{scale:.1f})")
-    head = (f"{'learner':22s} {'load_s':>7s} {'fit_s':>8s} {'total_s':>8s} {'peak_GB':>8s} "
-            f"{'fit/fastest':>11s} {'full_total_min':>14s} {'full_peak_GB':>12s}")
+    print(f"n_queries={args.n_queries}  rows={n_rows}  file={size_mb:.0f} MiB  "
+          f"xgb threads={args.n_jobs} ({args.n_estimators} rounds)  mlp threads={args.mlp_threads}"
+          f" (batch {args.batch_size}, <= {args.epochs} epochs, patience "
+          f"{args.n_iter_no_change})  target: load + fit < 15 min and < 12 GB")
+    head = (f"{'learner':20s} {'load_s':>6s} {'fit_s':>7s} {'total_min':>9s} {'peak_GB':>7s} "
+            f"{'ok':>3s} {'epochs':>6s} {'s/epoch':>7s} {'val_crit':>8s} {'test_crit':>9s} "
+            f"{'load1':>11s}")
     print(head)
     print("-" * len(head))
     for r in rows:
         if r["learner"] == "baseline":
             continue
-        fit = r["fit_s"]
-        if r["learner"].startswith("mlp") and r.get("epochs_run"):
-            fit_full = fit * args.full_epochs / r["epochs_run"]
-        else:
-            fit_full = fit
-        total = r["load_s"] + r["fit_s"]
-        full_total = (r["load_s"] + fit_full) * scale / 60
-        full_peak = base + (r["peak_gb"] - base) * scale
-        ratio = fit / fastest if r["learner"] in LEARNERS else float("nan")
-        print(f"{r['learner']:22s} {r['load_s']:7.1f} {fit:8.1f} {total:8.1f} "
-              f"{r['peak_gb']:8.2f} {ratio:11.2f} {full_total:14.1f} {full_peak:12.2f}")
-    print(f"(baseline process peak: {base:.2f} GB; MLP rows extrapolated to "
-          f"{args.full_epochs} epochs)")
-    if tmp:
-        tmp.cleanup()
+        total = (r["load_s"] + r["fit_s"]) / 60
+        ok = "yes" if total < 15 and r["peak_gb"] < 12 else "NO"
+        ep = f"{r['epochs_run']}/{r['best_epoch']}" if "epochs_run" in r else "-"
+        spe = f"{r['s_per_epoch']:.1f}" if "s_per_epoch" in r else "-"
+        vc = f"{r['val_criterion']:.4f}" if "val_criterion" in r else "-"
+        tc = f"{r['test_criterion']:.4f}" if "test_criterion" in r else "-"
+        ld = f"{r['load1_start']:.1f}->{r['load1_end']:.1f}"
+        print(f"{r['learner']:20s} {r['load_s']:6.0f} {r['fit_s']:7.0f} {total:9.1f} "
+              f"{r['peak_gb']:7.2f} {ok:>3s} {ep:>6s} {spe:>7s} {vc:>8s} {tc:>9s} {ld:>11s}")
+    print(f"(baseline process peak after imports: {base:.2f} GB; epochs = run/best; "
+          "val_crit = MLP early-stopping criterion on its validation queries; test_crit = "
+          "criterion on the 10% held-out queries; load1 = 1-min load average at start -> end)")
 
 
 if __name__ == "__main__":

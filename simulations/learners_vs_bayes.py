@@ -42,9 +42,14 @@ from bipartite.metrics import group_auc, multilabel_auc
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def routes(*, n_jobs: int, epochs: int, seed: int):
-    """(route name, estimator class, method for LA, method for label aggregation, params)."""
-    mlp = dict(hidden=(64, 64), epochs=epochs, n_iter_no_change=8, n_jobs=n_jobs,
+def routes(*, n_jobs: int, epochs: int, seed: int, mlp_threads: int = 1):
+    """(route name, estimator class, method for LA, method for label aggregation, params).
+
+    ``n_jobs``: XGBoost threads; ``mlp_threads``: torch threads of the MLPs (1 by default: with 2
+    threads on a shared 2-core machine torch's OpenMP barriers made epochs 14-32x slower, see
+    ``benchmarks/bench_learners.py``).
+    """
+    mlp = dict(hidden=(64, 64), epochs=epochs, n_iter_no_change=8, n_jobs=mlp_threads,
                random_state=seed)
     xgb = dict(n_estimators=300, max_depth=3, learning_rate=0.1, n_jobs=n_jobs, random_state=seed)
     return [
@@ -83,7 +88,7 @@ def run_dataset(name, Xtr, Ytr, Xte, Yte, *, gtr=None, gte=None, bayes=None, arg
             rows.append({"dataset": name, "route": "bayes", "objective": objective,
                          "fit_s": 0.0, **evaluate(Yte, s, gte)})
     for route, cls, m_la, m_lab, params in routes(n_jobs=args.n_jobs, epochs=args.epochs,
-                                                  seed=args.seed):
+                                                  seed=args.seed, mlp_threads=args.mlp_threads):
         for objective, method in (("loss_aggregation", m_la), ("label_aggregation", m_lab)):
             if method is None:
                 continue
@@ -211,7 +216,8 @@ def main(argv=None) -> None:
     p.add_argument("--beta", type=float, default=8.0)
     p.add_argument("--beta-det", type=float, default=50.0)
     p.add_argument("--epochs", type=int, default=100)
-    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--n-jobs", type=int, default=2, help="XGBoost threads")
+    p.add_argument("--mlp-threads", type=int, default=1, help="torch threads of the MLPs")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data-dir", type=Path, default=SHARED)
     args = p.parse_args(argv)
