@@ -111,7 +111,7 @@ class _WeakOrderMILP:
         idx[I, J] = np.arange(self.m)
         self.const = np.array([W.sum() / 2.0 for W in Ws])
         self.coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(self.R, self.m)
-        scale = np.abs(self.coef).max(axis=1)
+        scale = np.abs(self.coef).max(axis=1, initial=0.0)
         self.scale = np.where(scale > 0, scale, 1.0)
         # completeness rows (i < j): z_ij + z_ji >= 1
         iu, ju = np.triu_indices(n, 1)
@@ -606,9 +606,10 @@ def _subset_dp(Ws: np.ndarray, tol: float,
     So ``F(U)``, the Pareto set of the values of the prefixes that place exactly the points U, is
     ``pareto(∪_{∅≠B⊆U} F(U \\ B) + g(B, complement of U))``. Pruning dominated prefixes is exact:
     the rest of the order adds the same vector to every prefix of U, so a dominated prefix can
-    only complete to dominated orders. ``F(all)`` is the frontier. Vectors within ``tol`` are
-    merged at every state (``_frontier_rows``); with ``L`` the merge radius, every Pareto vector x
-    has a returned y with ``y ≥ x − n·tol`` (at most n merges along its prefixes).
+    only complete to dominated orders. ``F(all)`` is the frontier. Dominance is taken at
+    resolution ``tol`` and vectors within ``tol`` are merged at every state
+    (:func:`_frontier_rows`), so every Pareto vector x has a returned y with ``y ≥ x − n·tol``
+    (at most n merges along the prefixes of its order).
 
     Cost: ``Σ_U Σ_{B⊆U} |F(U\\B)| ≤ 3^n · max|F|`` vector additions and one Pareto filter per
     state. Returns the values (m, R) and integer scores (m, n) of one weak order per point.

@@ -449,3 +449,11 @@ def test_time_limit_raises(method):
     P = FiniteProblem.random(10 if method == "dp" else 6, 2, seed=0)
     with pytest.raises(TimeoutError, match="time_limit"):
         exact_frontier(P, time_limit=1e-6, method=method)
+
+
+@pytest.mark.parametrize("method", ["dp", "milp"])
+def test_single_point_frontier_is_one_half(method):
+    """n = 1: the only weak order ties the point with itself, so every AUC is ½ (THEORY §2)."""
+    P = FiniteProblem.from_eta([1.0], [[0.3, 0.6]])
+    np.testing.assert_array_equal(exact_frontier(P, method=method), [[0.5, 0.5]])
+    np.testing.assert_array_equal(exact_frontier(P, method=method, eps=0.1), [[0.5, 0.5]])
