@@ -1009,6 +1009,37 @@ def _sweep_breakpoints(u: np.ndarray, v: np.ndarray, rtol: float = 1e-12) -> np.
     return lam[keep]
 
 
+def _supported_rows(F: np.ndarray) -> np.ndarray:
+    """Indices of the rows v of the antichain F that are the unique maximiser of ``a·u`` over
+    the rows u of F for some strictly positive a: the linear programme ``a ≥ 1``,
+    ``(u − v)·a ≤ −1`` for every other row u (HiGHS via :func:`scipy.optimize.linprog`). Rows
+    that are not vertices of the convex hull of F (Qhull) are skipped."""
+    from scipy.optimize import linprog
+    from scipy.spatial import ConvexHull, QhullError
+
+    m, K = F.shape
+    if m <= K + 1:
+        cand = np.arange(m)
+    else:
+        try:
+            cand = np.sort(ConvexHull(F).vertices)
+        except QhullError:  # flat or degenerate point set: test every row
+            cand = np.arange(m)
+    out = []
+    for i in cand:
+        D = np.delete(F, i, axis=0) - F[i]
+        if len(D) == 0:
+            out.append(int(i))
+            continue
+        res = linprog(np.zeros(K), A_ub=D, b_ub=-np.ones(len(D)), bounds=[(1.0, None)] * K,
+                      method="highs")
+        if res.status == 0:
+            out.append(int(i))
+        elif res.status != 2:  # 2 = infeasible: not supported
+            raise RuntimeError(f"linprog failed on a supported-point test: {res.message}")
+    return np.array(out, dtype=np.int64)
+
+
 def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
                        return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Supported Pareto points: the convex-hull vertices reached by loss aggregation (THEORY
@@ -1029,16 +1060,23 @@ def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
     is not returned. The endpoints λ = 0, 1 tie points with equal η_k and are not vertices either;
     the extreme vertices are the limits λ → 0⁺, 1⁻, i.e. the lexicographic optima.
 
+    **K ≥ 3.** The weight space is a simplex cut by tie hyperplanes; instead of enumerating that
+    arrangement, the vertices are read off the exact frontier (:func:`exact_frontier`, so sizes
+    where it is affordable: the DP up to n = 12): a Pareto point v is a vertex reached by positive
+    weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
+    feasible (scale a up to turn any strictly positive separating weight into one with these
+    margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
+    of the frontier (Qhull) are tested. For K = 2 both routes give the same points (tested).
+
     Returns
     -------
-    points : (m, 2) sorted by AUC_1, de-duplicated within ``tol``; ``scores`` (m, n) with
-    ``return_scores=True``.
+    points : (m, K) sorted lexicographically, de-duplicated within ``tol``; ``scores`` (m, n)
+    with ``return_scores=True``.
 
     Raises
     ------
     ValueError
-        For K ≠ 2 (the weight space is then a simplex whose arrangement of tie hyperplanes this
-        function does not enumerate).
+        For K = 1 (a single AUC has no trade-off: use the Bayes scorer).
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.random(4, 2, seed=1)
@@ -1049,9 +1087,13 @@ def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
     from bipartite.bayes import effective_weights, loss_aggregation
 
     _check_problem(problem)
-    if problem.K != 2:
-        raise ValueError(f"supported_frontier is exact for K = 2 labels only, got "
-                         f"K = {problem.K}.")
+    if problem.K < 2:
+        raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
+    if problem.K > 2:
+        F, FS = exact_frontier(problem, return_scores=True)
+        keep = _supported_rows(F)
+        V, S = F[keep], FS[keep]
+        return (V, S) if return_scores else V
     eta, pi = problem.eta, problem.pi
     alpha = effective_weights(pi)
     u, v = eta[:, 0] * alpha[0], eta[:, 1] * alpha[1]

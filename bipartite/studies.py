@@ -2508,7 +2508,7 @@ def frontier_table(problem):
 
     One row per exact Pareto-optimal AUC vector (:func:`bipartite.pareto.exact_frontier`) with
     ``supported`` (a vertex reached by a weight sweep, :func:`bipartite.pareto.supported_frontier`;
-    K = 2 only, else empty), then one row each for the Bayes scorers of loss aggregation (a = 1)
+    K ≥ 2), then one row each for the Bayes scorers of loss aggregation (a = 1)
     and label aggregation (sum, linear costs) with their Pareto certificate
     (:func:`bipartite.pareto.is_pareto_optimal`).
 
@@ -2524,12 +2524,12 @@ def frontier_table(problem):
     from bipartite.pareto import exact_frontier, is_pareto_optimal, supported_frontier
 
     exact = exact_frontier(problem)
-    supported = supported_frontier(problem) if problem.K == 2 else np.zeros((0, problem.K))
+    supported = supported_frontier(problem) if problem.K >= 2 else np.zeros((0, problem.K))
     rows = []
     for i, point in enumerate(exact):
         row = {"point": f"frontier {i + 1}"}
         row.update({f"AUC_{k + 1}": v for k, v in enumerate(point)})
-        if problem.K == 2:
+        if problem.K >= 2:
             row["supported"] = bool(np.abs(supported - point).max(axis=1).min() <= 1e-7)
         row["pareto_optimal"] = True
         rows.append(row)

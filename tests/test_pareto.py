@@ -240,6 +240,52 @@ def test_supported_points_are_hull_vertices_of_the_exact_frontier(n, seed):
     assert same_point_sets(Sup, upper_hull(B))
 
 
+@pytest.mark.parametrize("n,seed", [(5, 0), (6, 1), (8, 0), (7, 3)])
+def test_supported_rows_lp_equals_breakpoints_k2(n, seed):
+    """The K >= 3 route (vertex LP on the exact frontier) reproduces the K = 2 route (exact
+    breakpoints of the weight sweep): two independent computations of the supported points."""
+    from bipartite.pareto import _supported_rows
+
+    P = FiniteProblem.random(n, 2, seed=seed)
+    F = exact_frontier(P)
+    assert same_point_sets(F[_supported_rows(F)], supported_frontier(P))
+
+
+@pytest.mark.parametrize("n,seed,det", [(4, 0, False), (4, 1, False), (5, 0, False),
+                                        (5, 2, False), (4, 3, True)])
+def test_supported_frontier_k3_against_random_weightings(n, seed, det):
+    """K = 3: (i) the unique maximiser of a·AUC over ALL enumerated weak orders, for 3000
+    random strictly positive weightings a, is always a returned supported point; (ii) every
+    returned point is the unique maximiser over the enumerated set for some positive a found by
+    a fine search of the simplex (reference written here: argmax counts)."""
+    P = FiniteProblem.random(n, 3, seed=seed, deterministic=det)
+    if not valid_problem(P):
+        return
+    V = _achievable(n, 3, seed, det)
+    S = supported_frontier(P)
+    rng = np.random.default_rng(seed)
+    A = rng.dirichlet(np.ones(3), size=3000)
+    hits = set()
+    for a in A:
+        val = V @ a
+        best = val.max()
+        winners = np.unique(np.round(V[val >= best - 1e-12], 10), axis=0)
+        if len(winners) != 1:
+            continue  # a tie between distinct vectors: a on a breakpoint hyperplane
+        d = np.max(np.abs(S - winners[0]), axis=1)
+        assert d.min() < 1e-9, winners[0]
+        hits.add(int(np.argmin(d)))
+    # (ii) every supported point is hit by some weighting of a fine grid of the open simplex
+    g = np.array([(i, j, 200 - i - j) for i in range(1, 200) for j in range(1, 200 - i)]) / 200
+    for a in g:
+        val = V @ a
+        best = val.max()
+        winners = np.unique(np.round(V[val >= best - 1e-12], 10), axis=0)
+        if len(winners) == 1:
+            hits.add(int(np.argmin(np.max(np.abs(S - winners[0]), axis=1))))
+    assert hits == set(range(len(S)))
+
+
 # Pinned: a problem (n = 5, K = 2, seed = 0) whose frontier has 7 points of which only 4 are
 # supported (found by scanning seeds 0..9; it is the first).
 def test_unsupported_pareto_points_exist():
@@ -420,8 +466,8 @@ def test_hypervolume_matches_brute_force():
 # ------------------------------------------------------------------------------------------
 def test_errors_name_the_argument():
     P3 = FiniteProblem.random(4, 3, seed=0)
-    with pytest.raises(ValueError, match="K = 2"):
-        supported_frontier(P3)
+    with pytest.raises(ValueError, match="K >= 2"):
+        supported_frontier(FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.1]]))
     with pytest.raises(ValueError, match="'eps'.*method='milp'.*K = 3"):
         exact_frontier(P3, eps=0.1, method="milp")
     P = FiniteProblem.random(4, 2, seed=0)
