@@ -162,8 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="Pareto frontier of per-label AUCs of a finite problem",
         description=textwrap.dedent("""\
             Print the Pareto frontier of per-label population AUCs (THEORY 6): every
-            Pareto-optimal AUC vector over all weak orders of the n points (exact, by MILP or
-            enumeration), whether each is supported (reached by a weight sweep), and the AUC
+            Pareto-optimal AUC vector over all weak orders of the n points (exact: subset
+            dynamic programme for n <= 12, MILP above), whether each is supported (reached by a weight sweep), and the AUC
             vectors of the loss-aggregation (a = 1) and label-aggregation (sum, linear costs)
             Bayes scorers."""))
     fr.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
