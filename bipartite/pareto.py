@@ -964,13 +964,20 @@ def exact_frontier(
 
 
 def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
-                      backend: str = "highspy") -> bool:
+                      method: str = "auto", backend: str = "highspy") -> bool:
     """Whether a scorer's AUC vector is Pareto-optimal on a finite problem (THEORY §6).
 
-    Solves ``max Σ_k AUC_k`` over weak orders subject to ``AUC_k ≥ AUC_k(scores)`` for every k
-    (thresholds relaxed by ``tol/10`` for the solver). The scorer is Pareto-optimal iff the
-    optimum exceeds ``Σ_k AUC_k(scores)`` by at most ``tol``: no weak order improves one label
-    without losing on another (up to ``tol``).
+    * ``method="dp"``: computes the exact frontier (:func:`exact_frontier`, subset DP) and
+      checks that no frontier point x has ``x ≥ a − tol`` everywhere and ``x > a + tol``
+      somewhere, with ``a`` the scorer's AUC vector.
+    * ``method="milp"``: a certificate by one MILP solve, ``max Σ_k AUC_k`` (coefficients scaled
+      per label) over weak orders subject to ``AUC_k ≥ a_k`` for every k (thresholds relaxed by
+      ``tol/10`` for the solver). The scorer is Pareto-optimal iff the optimum's summed AUCs
+      exceed ``Σ_k a_k`` by at most ``tol``.
+
+    Either way: no weak order improves one label without losing on another (up to ``tol``).
+    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` and the MILP above; the DP does
+    not depend on a solver's tolerances (see ``_MIP_TOL`` for why that matters).
 
     >>> from bipartite.population import FiniteProblem
     >>> from bipartite.bayes import loss_aggregation
@@ -979,11 +986,19 @@ def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
     (True, False)
     """
     _check_problem(problem)
+    method = check_option(method, "method", _METHODS)
+    check_option(backend, "backend", _BACKENDS)
     a = problem.auc(problem._check_scores(scores))
-    milp = _auc_milp(problem, backend, None, tol)
-    obj = (milp.coef / milp.scale[:, None]).sum(axis=0) if problem.n > 1 else np.zeros(0)
     if problem.n == 1:
         return True
+    if method == "auto":
+        method = "dp" if problem.n <= DP_MAX_N else "milp"
+    if method == "dp":
+        F = exact_frontier(problem, method="dp")
+        better = np.all(F >= a - tol, axis=1) & np.any(F > a + tol, axis=1)
+        return not bool(np.any(better))
+    milp = _auc_milp(problem, backend, None, tol)
+    obj = (milp.coef / milp.scale[:, None]).sum(axis=0)
     z = milp.solve(obj, a - tol / 10.0, np.full(problem.K, np.inf))
     if z is None:  # only a tolerance artefact: the scorer's own order is feasible
         return True

@@ -304,20 +304,22 @@ def test_unsupported_pareto_points_exist():
     assert not np.any([dominates(g, x) for g in F])
 
 
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("seed", range(4))
-def test_bayes_scorers_are_pareto_optimal(seed):
+def test_bayes_scorers_are_pareto_optimal(seed, method):
     """LA25: linear scalarisation with a_k > 0 (loss aggregation, Prop 5.2) and label
     aggregation by sum with linear costs (Prop 5.4) give Pareto-optimal scorers."""
     rng = np.random.default_rng(seed)
     P = FiniteProblem.random(5, 2, seed=seed)
     B = brute_frontier(_achievable(5, 2, seed, False))
     for f in (loss_aggregation(P.eta, P.pi, rng.uniform(0.05, 1, 2)), label_aggregation(P)):
-        assert is_pareto_optimal(P, f)
+        assert is_pareto_optimal(P, f, method=method)
         assert np.min(np.max(np.abs(B - P.auc(f)), axis=1)) < 1e-9
 
 
+@pytest.mark.parametrize("method", ["dp", "milp"])
 @pytest.mark.parametrize("seed", range(3))
-def test_is_pareto_optimal_matches_enumeration(seed):
+def test_is_pareto_optimal_matches_enumeration(seed, method):
     P = FiniteProblem.random(4, 2, seed=seed)
     V = _achievable(4, 2, seed, False)
     B = brute_frontier(V)
@@ -325,8 +327,8 @@ def test_is_pareto_optimal_matches_enumeration(seed):
     rng = np.random.default_rng(seed)
     for i in rng.choice(len(orders), size=12, replace=False):
         expected = bool(np.min(np.max(np.abs(B - V[i]), axis=1)) < 1e-9)
-        assert is_pareto_optimal(P, orders[i]) == expected
-    assert not is_pareto_optimal(P, np.zeros(4))  # constant scorer: AUC = (½, ½)
+        assert is_pareto_optimal(P, orders[i], method=method) == expected
+    assert not is_pareto_optimal(P, np.zeros(4), method=method)  # constant: AUC = (½, ½)
 
 
 @pytest.mark.parametrize("seed", range(3))
