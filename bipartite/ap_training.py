@@ -258,7 +258,7 @@ class ListwiseMLP:
             )
         Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
                              device=self.device_)
-        from bipartite._multitask import _torch_threads
+        from bipartite._torch import torch_threads as _torch_threads
 
         self.net_.eval()
         with torch.no_grad(), _torch_threads(self.n_jobs):
@@ -344,7 +344,8 @@ def train_listwise_mlp(
     >>> model.decision_function(data.X[:3]).shape
     (3,)
     """
-    from bipartite._multitask import _resolve_device, _torch_threads
+    from bipartite._torch import resolve_device as _resolve_device
+    from bipartite._torch import torch_threads as _torch_threads
 
     _check_loss_options(loss, delta, rho, tau)
     check_option(score_transform, "score_transform", _TRANSFORMS)

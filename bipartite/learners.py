@@ -49,6 +49,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 # MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
 from bipartite._multitask import MultiTaskMLP
 from bipartite._torch import n_threads as _n_threads
+from bipartite._torch import torch_threads as _torch_threads
 from bipartite._validation import (
     UndefinedMetricWarning,
     check_array,
@@ -693,9 +694,7 @@ class MLPRanker(_RankerMixin, BaseEstimator):
         rng = check_random_state(self.random_state)
         seed = int(rng.integers(2**31 - 1))
         dev = self._torch_device()
-        old_threads = torch.get_num_threads()
-        torch.set_num_threads(_n_threads(self.n_jobs))
-        try:
+        with _torch_threads(self.n_jobs):
             self.n_labels_ = K
             self.prior_ = Y.mean(axis=0)
             self.mean_, scale = _column_moments(X)
@@ -773,8 +772,6 @@ class MLPRanker(_RankerMixin, BaseEstimator):
             else:
                 self.best_epoch_, self.best_score_ = self.n_epochs_, float("nan")
             self.net_ = net.cpu()
-        finally:
-            torch.set_num_threads(old_threads)
         return self
 
     def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
@@ -798,13 +795,8 @@ class MLPRanker(_RankerMixin, BaseEstimator):
 
         check_is_fitted(self, "net_")
         X = validate_data(self, X, reset=False, dtype=_FLOATS)
-        old = torch.get_num_threads()
-        torch.set_num_threads(_n_threads(self.n_jobs))
-        try:
-            Xt = torch.as_tensor(self._standardise(X))
-            raw = self._forward_scores(self.net_, Xt)
-        finally:
-            torch.set_num_threads(old)
+        with _torch_threads(self.n_jobs):
+            raw = self._forward_scores(self.net_, torch.as_tensor(self._standardise(X)))
         return self._combine(raw)
 
 
