@@ -408,59 +408,68 @@ def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
     return _pareto_filter_nd(P)
 
 
-def _dominated_by(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Mask over rows of B: dominated by some row of A (vectorised, O(|A| |B| K))."""
+def _dominated_by(A: np.ndarray, B: np.ndarray, tol: float = 0.0) -> np.ndarray:
+    """Mask over rows b of B: some row a of A has ``a ≥ b − tol`` everywhere and
+    ``a > b + tol`` somewhere (dominance at resolution tol; tol = 0: exact dominance).
+    Vectorised, O(|A| |B| K)."""
     if len(A) == 0 or len(B) == 0:
         return np.zeros(len(B), dtype=bool)
-    ge = np.all(A[None, :, :] >= B[:, None, :], axis=2)
-    gt = np.any(A[None, :, :] > B[:, None, :], axis=2)
+    ge = np.all(A[None, :, :] >= B[:, None, :] - tol, axis=2)
+    gt = np.any(A[None, :, :] > B[:, None, :] + tol, axis=2)
     return np.any(ge & gt, axis=1)
 
 
-def _pareto_filter_nd(P: np.ndarray) -> np.ndarray:
-    """Non-dominated rows for K ≥ 3 columns. Rows are visited by decreasing sum (ties broken
-    lexicographically, decreasing): rounding is monotone, so a dominating row never comes after
-    the row it dominates, and a row is dominated iff a non-dominated row visited earlier (or in
-    its own block) dominates it. Each block is compared with the rows kept so far and with
-    itself: ``O(m · (|frontier| + block) · K)`` instead of ``O(m² K)``."""
+def _pareto_filter_nd(P: np.ndarray, tol: float = 0.0) -> np.ndarray:
+    """Non-dominated rows for K ≥ 3 columns at resolution ``tol`` (:func:`_dominated_by`).
+
+    Rows are visited by decreasing sum (ties broken lexicographically, decreasing). Rounding is
+    monotone, so an exact dominator never comes after the row it dominates; a dominator at
+    resolution tol can have a sum up to ``K·tol`` smaller. Each block is compared with the rows
+    kept so far and with every row whose sum is within ``K·tol`` below the block's (its own
+    block included): ``O(m · (|frontier| + block) · K)`` instead of ``O(m² K)``. A row dominated
+    only by a dropped row is dropped too (that row's own dominator covers it)."""
     m, K = P.shape
-    order = np.lexsort(tuple(-P[:, k] for k in range(K - 1, -1, -1)) + (-P.sum(axis=1),))
-    Q = P[order]
+    s = P.sum(axis=1)
+    order = np.lexsort(tuple(-P[:, k] for k in range(K - 1, -1, -1)) + (-s,))
+    Q, ns = P[order], -s[order]
     keep_sorted = np.zeros(m, dtype=bool)
     kept = np.zeros((0, K))
     step = 256
-    for s in range(0, m, step):
-        B = Q[s:s + step]
-        alive = ~_dominated_by(kept, B)
-        alive &= ~_dominated_by(B, B)
-        keep_sorted[s:s + step] = alive
+    a = 0
+    while a < m:
+        b = min(m, a + step)
+        h = int(np.searchsorted(ns, ns[b - 1] + K * tol, side="right"))
+        B = Q[a:b]
+        alive = ~_dominated_by(kept, B, tol) & ~_dominated_by(Q[a:h], B, tol)
+        keep_sorted[a:b] = alive
         if alive.any():
             kept = np.concatenate([kept, B[alive]])
             if len(kept) * len(B) * K > 2**24:  # keep memory bounded: smaller blocks
                 step = max(16, step // 2)
+        a = b
     keep = np.empty(m, dtype=bool)
     keep[order] = keep_sorted
     return keep
 
 
-def _pareto_filter_2d(P: np.ndarray) -> np.ndarray:
-    """One sort by (x desc, y desc). A point is dominated iff a point of strictly larger x has
-    y ≥ its y, or a point of equal x has a strictly larger y (the first of its x-group)."""
+def _pareto_filter_2d(P: np.ndarray, tol: float = 0.0) -> np.ndarray:
+    """Non-dominated rows of a two-column P at resolution ``tol`` (see :func:`_dominated_by`;
+    tol = 0: exact dominance). One sort by (x desc, y desc); x values are grouped by single
+    linkage at gap tol (tol = 0: equal x), so rows of an earlier group have x > x_i + tol and
+    rows of the same group count as equal in x. A row is dominated iff an earlier group has
+    y ≥ its y − tol, or its own group has y > its y + tol."""
     m = len(P)
     order = np.lexsort((-P[:, 1], -P[:, 0]))
     x, y = P[order, 0], P[order, 1]
     new_group = np.empty(m, dtype=bool)
     new_group[0] = True
-    new_group[1:] = x[1:] != x[:-1]
+    new_group[1:] = (x[:-1] - x[1:]) > tol
     gid = np.cumsum(new_group) - 1
     first = np.flatnonzero(new_group)
-    group_top = y[first][gid]  # largest y of the point's x-group
-    run_max = np.maximum.accumulate(y)
-    # max y over all strictly larger x = running max just before the group's first element
-    before = np.full(len(first), -np.inf)
-    before[1:] = run_max[first[1:] - 1]
-    prev_max = before[gid]
-    dominated = (prev_max >= y) | (group_top > y)
+    group_top = np.maximum.reduceat(y, first)  # largest y of each x-group
+    before = np.full(len(first), -np.inf)      # largest y over all earlier groups
+    before[1:] = np.maximum.accumulate(group_top)[:-1]
+    dominated = (before[gid] >= y - tol) | (group_top[gid] > y + tol)
     mask = np.empty(m, dtype=bool)
     mask[order] = ~dominated
     return mask
@@ -539,59 +548,17 @@ def _merge_close(V: np.ndarray, tol: float) -> np.ndarray:
     return _greedy_unique(V, np.lexsort(V.T[::-1]), tol)
 
 
-def _tol_dominated(A: np.ndarray, B: np.ndarray, tol: float) -> np.ndarray:
-    """Mask over rows b of B: some row a of A has ``a ≥ b − tol`` everywhere and
-    ``a > b + tol`` somewhere (dominance at resolution tol)."""
-    if len(A) == 0 or len(B) == 0:
-        return np.zeros(len(B), dtype=bool)
-    ge = np.all(A[None, :, :] >= B[:, None, :] - tol, axis=2)
-    gt = np.any(A[None, :, :] > B[:, None, :] + tol, axis=2)
-    return np.any(ge & gt, axis=1)
-
-
 def _frontier_rows(C: np.ndarray, tol: float) -> np.ndarray:
     """Indices of the rows of C that no row dominates at resolution ``tol`` (see
-    :func:`_tol_dominated`), near-duplicates (within tol) merged.
+    :func:`_dominated_by`), near-duplicates (within tol) merged.
 
     Floating sums of the same real number along different paths differ by ~1e-16; a strict
-    filter would keep ``(0, 1, 0.76)`` beside ``(0, 1 − 1e-16, 0.77)``. K = 2: one sort by
-    (x desc, y desc); x values are grouped by single linkage at gap tol (rows of an earlier
-    group have x > x_i + tol; rows of the same group count as equal in x). K ≥ 3: rows by
-    decreasing sum, each block compared with the rows kept so far and with every row whose sum
-    is within ``K·tol`` below the block's (a dominator at resolution tol can have a sum that much
-    smaller)."""
+    filter would keep ``(0, 1, 0.76)`` beside ``(0, 1 − 1e-16, 0.77)``."""
     m, K = C.shape
     if m <= 1:
         return np.arange(m)
-    if K == 2:
-        order = np.lexsort((-C[:, 1], -C[:, 0]))
-        x, y = C[order, 0], C[order, 1]
-        new = np.empty(m, dtype=bool)
-        new[0] = True
-        new[1:] = (x[:-1] - x[1:]) > tol
-        gid = np.cumsum(new) - 1
-        first = np.flatnonzero(new)
-        gmax = np.maximum.reduceat(y, first)
-        before = np.full(len(first), -np.inf)
-        before[1:] = np.maximum.accumulate(gmax)[:-1]
-        dominated = (before[gid] >= y - tol) | (gmax[gid] > y + tol)
-        keep = order[~dominated]
-    else:
-        s = C.sum(axis=1)
-        order = np.lexsort(tuple(-C[:, k] for k in range(K - 1, -1, -1)) + (-s,))
-        Q, ns = C[order], -s[order]
-        alive = np.zeros(m, dtype=bool)
-        kept = np.zeros((0, K))
-        step = 256
-        for a in range(0, m, step):
-            b = min(m, a + step)
-            h = int(np.searchsorted(ns, ns[b - 1] + K * tol, side="right"))
-            B = Q[a:b]
-            ok = ~_tol_dominated(kept, B, tol) & ~_tol_dominated(Q[a:h], B, tol)
-            alive[a:b] = ok
-            if ok.any():
-                kept = np.concatenate([kept, B[ok]])
-        keep = order[alive]
+    mask = _pareto_filter_2d(C, tol) if K == 2 else _pareto_filter_nd(C, tol)
+    keep = np.flatnonzero(mask)
     return keep[_merge_close(C[keep], tol)]
 
 
