@@ -18,7 +18,8 @@ from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bipartite.studies import MANIFEST, get_paper, study_figures
+    from bipartite.experiments import get_paper
+    from bipartite.studies import MANIFEST, study_figures
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -32,9 +33,6 @@ def main(argv: list[str] | None = None) -> int:
     if (root / "reproduce.json").is_file():
         meta = json.loads((root / "reproduce.json").read_text())
         paper = get_paper(meta["paper"])
-        if paper.figures is None:
-            print(f"paper {meta['paper']!r} registers no figure function", file=sys.stderr)
-            return 2
         paths = paper.figures(root, fig_dir)
     elif (root / MANIFEST).is_file():
         paths = study_figures(root, fig_dir)

@@ -18,7 +18,7 @@ import time
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from bipartite.costs import cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.metrics import auc, multilabel_auc, multipartite_auc
 
 

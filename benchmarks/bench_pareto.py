@@ -30,11 +30,11 @@ import numpy as np
 
 from bipartite.pareto import (
     _approx_points,
-    _auc_milp,
-    _dedupe_sorted,
     _exact_points,
+    auc_milp,
     exact_frontier,
     pareto_filter,
+    unique_rows,
 )
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
@@ -42,7 +42,7 @@ from bipartite.population import FiniteProblem, enumerate_weak_orders
 def brute_frontier(P: FiniteProblem, tol: float = 1e-9) -> np.ndarray:
     V = np.array([P.auc(s) for s in enumerate_weak_orders(P.n)])
     F = V[pareto_filter(V)]
-    return F[_dedupe_sorted(F, tol)]
+    return F[unique_rows(F, tol)]
 
 
 def timed(fn):
@@ -72,20 +72,20 @@ def covers(A, F, eps: float) -> str:
 
 
 def milp_exact(P, limit, backend="highspy"):
-    milp = _auc_milp(P, backend, limit)
+    milp = auc_milp(P, backend, limit)
     pts = _exact_points(milp, P.K, 1e-9 if P.K == 2 else 1e-7)
     V = np.array([P.auc(milp.scores(z)) for _, z in pts])
-    return V[_dedupe_sorted(V, 1e-9)], milp
+    return V[unique_rows(V, 1e-9)], milp
 
 
 def milp_eps(P, eps, limit, seeded=True):
-    milp = _auc_milp(P, "highspy", limit)
+    milp = auc_milp(P, "highspy", limit)
     if seeded:
         pts = _approx_points(P, milp, eps, 1e-9)
     else:
         pts = _unseeded_sweep(milp, eps, 1e-9)
     V = np.array([P.auc(s) for _, s in pts])
-    return V[_dedupe_sorted(V, 1e-9)], milp
+    return V[unique_rows(V, 1e-9)], milp
 
 
 def _unseeded_sweep(milp, eps, tol):

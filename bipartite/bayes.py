@@ -17,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._validation import (
+from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
     check_probabilities,
     warn_undefined,
 )
-from bipartite.costs import (
+from bipartite.labels import (
     aggregate_labels,
     find_cycle,
     pairwise_preference,
@@ -55,7 +55,7 @@ class NotRepresentableError(ValueError):
         chain = " > ".join(f"x{i}" for i in [*self.cycle, self.cycle[0]])
         super().__init__(
             "The Bayes-optimal pairwise preference for these costs is intransitive, so no scorer "
-            f"induces it (cycle: {chain}). Use bipartite.costs.optimal_ranking for the best "
+            f"induces it (cycle: {chain}). Use bipartite.labels.optimal_ranking for the best "
             "weak order."
         )
 
@@ -190,7 +190,7 @@ def label_aggregation(
     """Bayes-optimal scorer of label aggregation on a finite problem (THEORY §3, §5).
 
     Uses the closed form where one exists (:func:`label_aggregation_scores`). Otherwise computes
-    the Bayes pairwise preference Δ (:func:`bipartite.costs.pairwise_preference`) and returns a
+    the Bayes pairwise preference Δ (:func:`bipartite.labels.pairwise_preference`) and returns a
     scorer inducing it when its strict part is acyclic.
 
     Warns with :class:`~bipartite.UndefinedMetricWarning` when the aggregated label is almost
@@ -200,7 +200,7 @@ def label_aggregation(
     ------
     NotRepresentableError
         When the strict preference has a cycle; ``.cycle`` holds it. The best weak order is then
-        computed by :func:`bipartite.costs.optimal_ranking`.
+        computed by :func:`bipartite.labels.optimal_ranking`.
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.1], [0.3, 0.6]])

@@ -70,7 +70,7 @@ def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | No
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``bipartite`` (each command has its own ``--help``)."""
     from bipartite import __version__
-    from bipartite.studies import PAPERS
+    from bipartite.experiments import PAPERS
 
     parser = argparse.ArgumentParser(
         prog="bipartite", formatter_class=_Formatter, epilog=_EPILOG,
@@ -246,7 +246,7 @@ def _print_table(df, fmt: str) -> None:
 
 
 def _cmd_frontier(args) -> int:
-    from bipartite.studies import frontier_table
+    from bipartite.pareto import frontier_table
 
     problem = load_problem(args.problem)
     df = frontier_table(problem)
@@ -258,7 +258,7 @@ def _cmd_frontier(args) -> int:
 
 
 def _cmd_dictatorship(args) -> int:
-    from bipartite.studies import dictatorship_tables
+    from bipartite.dictatorship import dictatorship_tables
 
     problem = load_problem(args.problem)
     labels, orders = dictatorship_tables(problem, a=args.a)
@@ -303,6 +303,7 @@ def _cmd_study(args) -> int:
     from bipartite import studies
 
     if args.study_command == "list":
+        studies.load_registered_studies()
         for name, spec in sorted(studies.STUDIES.items()):
             import inspect
 
@@ -322,7 +323,7 @@ def _cmd_study(args) -> int:
 
 
 def _cmd_reproduce(args) -> int:
-    from bipartite.studies import get_paper
+    from bipartite.experiments import get_paper, write_reproduce_record
 
     paper = get_paper(args.paper)
     size = "smoke" if args.smoke else "quick" if args.quick else "full"
@@ -331,12 +332,9 @@ def _cmd_reproduce(args) -> int:
     options = {"banking": args.banking, "letor": args.letor, "backend": _backend(args) or "loky",
                "scheduler": args.scheduler, "only": only, "smoke": args.smoke,
                "progress": not args.no_progress}
-    written = paper(out, args.quick or args.smoke, args.jobs, **options)
-    files = written.get("files", []) if isinstance(written, dict) else list(written or [])
+    files = paper.run(out, quick=args.quick or args.smoke, jobs=args.jobs, **options)
     record = Path(out) / "reproduce.json"
     if not record.is_file():  # lets analysis/ scripts find the paper of this folder
-        from bipartite.studies import write_reproduce_record
-
         write_reproduce_record(out, args.paper, size=size, options=options)
     print(f"wrote {len(files)} files under {out}")
     summary = Path(out) / "summary.md"

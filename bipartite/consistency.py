@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._validation import (
+from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
     check_option,
     check_random_state,
 )
 from bipartite.bayes import effective_weights, label_aggregation, loss_aggregation
-from bipartite.costs import cost_matrix
+from bipartite.labels import cost_matrix
 
 __all__ = [
     "SURROGATES",

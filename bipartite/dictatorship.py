@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._validation import (
+from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
@@ -35,7 +35,7 @@ from bipartite._validation import (
     warn_undefined,
 )
 from bipartite.bayes import effective_weights, label_aggregation_scores
-from bipartite.metrics import _auc_from_weights, auc, multilabel_auc
+from bipartite.metrics import auc, multilabel_auc, weighted_auc
 from bipartite.population import label_vectors
 
 __all__ = [
@@ -420,7 +420,7 @@ def report(
                 f"The 'reference_scores' parameter must have shape {Yb.shape}, got {R.shape}."
             )
         ref = np.array(
-            [_auc_from_weights(R[:, k], (w * Yb[:, k])[:, None], (w * (1 - Yb[:, k]))[:, None])[0]
+            [weighted_auc(R[:, k], (w * Yb[:, k])[:, None], (w * (1 - Yb[:, k]))[:, None])[0]
              for k in range(K)]
         )
         reference = "reference_scores"
@@ -471,7 +471,7 @@ def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
     V = problem.label_vectors
     u = problem.mass * problem.label_probs[:, (V[:, k] == 1) & (V[:, j] == 0)].sum(axis=1)
     v = problem.mass * problem.label_probs[:, (V[:, j] == 1) & (V[:, k] == 0)].sum(axis=1)
-    val = _auc_from_weights(f, u[:, None], v[:, None])[0]
+    val = weighted_auc(f, u[:, None], v[:, None])[0]
     if np.isnan(val):
         return warn_undefined(
             f"population win rate W_{{{k}>{j}}} is undefined: P(Y_{k} != Y_{j}) is 0 on one side."
@@ -562,3 +562,75 @@ def _tiers(f: np.ndarray, items: list) -> list[list]:
             last = f[m]
         tiers[-1].append(items[m])
     return [sorted(t) for t in tiers]
+
+
+# --------------------------------------------------------------------------------------------
+# One-shot tables for the CLI (`bipartite frontier`, `bipartite dictatorship`)
+# --------------------------------------------------------------------------------------------
+
+
+def _dense_rank_desc(scores: np.ndarray) -> np.ndarray:
+    """Rank 1 = highest score; equal scores (to a relative 1e-12) share a rank."""
+    f = np.asarray(scores, dtype=np.float64)
+    scale = max(1.0, float(np.max(np.abs(f))))
+    order = np.argsort(-f, kind="stable")
+    ranks = np.empty(len(f), dtype=np.int64)
+    rank, last = 0, None
+    for i in order:
+        if last is None or last - f[i] > 1e-12 * scale:
+            rank += 1
+            last = f[i]
+        ranks[i] = rank
+    return ranks
+
+
+def dictatorship_tables(problem, *, a=None):
+    """Label table and point-order table of a finite problem (THEORY §4, §5, §7).
+
+    Returns ``(labels, orders)``: ``labels`` has per label k the prior π_k, the mixing weight
+    a_k, the effective weight α_k (:func:`bipartite.bayes.effective_weights`), its share
+    (:func:`bipartite.dictatorship.effective_weight_shares`), whether it is the dictator for
+    deterministic labels (:func:`bipartite.dictatorship.dictator`) and the priors below / above
+    which it would dictate (:func:`bipartite.dictatorship.dictator_threshold`); ``orders`` has
+    per point its mass, η, and its score and rank (1 = top, ties share a rank) under loss
+    aggregation (:func:`bipartite.bayes.loss_aggregation`) and label aggregation by sum and by
+    product (:func:`bipartite.bayes.label_aggregation_scores`).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.25] * 4, [[0, 0], [0, 1], [1, 0], [1, 1]])
+    >>> labels, orders = dictatorship_tables(P, a=[1.0, 3.0])
+    >>> labels["dictator"].tolist(), orders["rank_loss"].tolist(), orders["rank_sum"].tolist()
+    ([False, True], [4, 2, 3, 1], [3, 2, 2, 1])
+    """
+    import pandas as pd
+
+    from bipartite.bayes import effective_weights, label_aggregation_scores, loss_aggregation
+    from bipartite.dictatorship import dictator, dictator_threshold, effective_weight_shares
+
+    pi = problem.pi
+    K = problem.K
+    a_vec = np.ones(K) if a is None else np.asarray(a, dtype=np.float64)
+    if a_vec.shape != (K,):
+        raise ValueError(f"The 'a' parameter must have K = {K} entries, got {a_vec.tolist()}.")
+    alpha = effective_weights(pi, a_vec)
+    shares = effective_weight_shares(pi, a_vec)
+    dic = dictator(pi, a_vec)
+    rows = []
+    for k in range(K):
+        thr = dictator_threshold(pi, k, a=a_vec) if K >= 2 else None
+        rows.append({"label": k + 1, "pi": pi[k], "a": a_vec[k], "alpha": alpha[k],
+                     "alpha_share": shares[k], "dictator": dic == k,
+                     "dictates_below_pi": np.nan if thr is None else thr[0],
+                     "dictates_above_pi": np.nan if thr is None else thr[1]})
+    labels = pd.DataFrame(rows)
+    loss = loss_aggregation(problem.eta, pi, a_vec)
+    total = label_aggregation_scores(problem.eta, problem.label_probs, aggregate="sum")
+    orders = {"point": np.arange(1, problem.n + 1), "mass": problem.mass}
+    for k in range(K):
+        orders[f"eta_{k + 1}"] = problem.eta[:, k]
+    orders.update({"score_loss": loss, "rank_loss": _dense_rank_desc(loss),
+                   "score_sum": total, "rank_sum": _dense_rank_desc(total)})
+    if K >= 2:
+        prod = label_aggregation_scores(problem.eta, problem.label_probs, aggregate="product")
+        orders.update({"score_product": prod, "rank_product": _dense_rank_desc(prod)})
+    return labels, pd.DataFrame(orders)

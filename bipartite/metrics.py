@@ -17,7 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._ranked_metrics import (
+from bipartite._utils.validation import (
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_nonnegative,
+    check_option,
+    check_sample_weight,
+    warn_undefined,
+)
+from bipartite.labels import cost_matrix
+from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
     ranked_f1,
@@ -27,19 +37,9 @@ from bipartite._ranked_metrics import (
     ranked_scores,
     unranked_scores,
 )
-from bipartite._validation import (
-    check_array,
-    check_binary,
-    check_consistent_length,
-    check_nonnegative,
-    check_option,
-    check_sample_weight,
-    warn_undefined,
-)
-from bipartite.costs import cost_matrix
 
 __all__ = [
-    # ranked (label-ranking) metrics of RLSEP §5.3, implemented in bipartite._ranked_metrics
+    # ranked (label-ranking) metrics of RLSEP §5.3, implemented in bipartite.ranked_metrics
     "ranked_scores",
     "ranked_precision",
     "ranked_recall",
@@ -54,6 +54,8 @@ __all__ = [
     "group_auc",
     "average_precision",
     "ndcg_at_k",
+    "weighted_auc",
+    "weighted_multipartite_auc",
 ]
 
 
@@ -189,6 +191,62 @@ def _multipartite_from_levels(
 
 
 # --------------------------------------------------------------------------------------------
+# Weighted kernels (the population route: bipartite.population, bipartite.dictatorship)
+# --------------------------------------------------------------------------------------------
+def weighted_auc(y_score: Any, pos_weight: Any, neg_weight: Any) -> np.ndarray:
+    """AUC of one scorer against K labels from per-item positive and negative masses
+    (docs/theory.md §2).
+
+    ``AUC_k = Σ_{i,j} pos_ik neg_jk s(f_i, f_j) / (Σ_i pos_ik Σ_j neg_jk)`` with ``s = 1`` for
+    ``f_i > f_j``, ``½`` for a tie and 0 otherwise. With 0/1 sample weights this is the
+    Mann–Whitney statistic (:func:`auc`); with ``pos = p η`` and ``neg = p (1 − η)`` it is the exact
+    population AUC of a finite-support problem, self-pairs counted as ties, so a constant scorer
+    scores exactly ½ (:meth:`bipartite.population.FiniteProblem.auc`).
+
+    Parameters
+    ----------
+    y_score : array-like of shape (n,)
+    pos_weight, neg_weight : array-like of shape (n, K), non-negative
+
+    Returns
+    -------
+    ndarray of shape (K,): NaN, without a warning, where a label has no positive or no negative
+    mass (callers decide how to report it).
+
+    >>> weighted_auc([0.1, 0.9], [[0.0], [1.0]], [[1.0], [0.0]]).tolist()
+    [1.0]
+    """
+    s = _check_scores(y_score)
+    pos = check_nonnegative(check_array(pos_weight, "pos_weight", ndim=2), "pos_weight")
+    neg = check_nonnegative(check_array(neg_weight, "neg_weight", ndim=2), "neg_weight")
+    if pos.shape != neg.shape or pos.shape[0] != len(s):
+        raise ValueError(f"The 'pos_weight' and 'neg_weight' parameters must both have shape "
+                         f"(n, K) with n = len(y_score) = {len(s)}, got {pos.shape} and "
+                         f"{neg.shape}.")
+    return _auc_from_weights(s, pos, neg)
+
+
+def weighted_multipartite_auc(y_score: Any, level_weight: Any, costs: Any) -> float:
+    """Multipartite AUC from per-item level masses (n, L) and an (L, L) cost matrix ``costs``
+    (docs/theory.md §3): the population route of :func:`multipartite_auc`.
+
+    ``AUC_MP = Σ_{i,j} Σ_{a,b} q_ia q_jb C_ab s(f_i, f_j) / Σ_{i,j} Σ_{a,b} q_ia q_jb C_ab`` (ties ½,
+    self-pairs included). NaN, without a warning, when the denominator is 0.
+
+    >>> weighted_multipartite_auc([0.0, 1.0], [[1.0, 0.0], [0.0, 1.0]], [[0, 0], [1, 0]])
+    1.0
+    """
+    s = _check_scores(y_score)
+    q = check_nonnegative(check_array(level_weight, "level_weight", ndim=2), "level_weight")
+    C = check_nonnegative(check_array(costs, "costs", ndim=2), "costs")
+    if q.shape[0] != len(s) or C.shape != (q.shape[1], q.shape[1]):
+        raise ValueError(f"The 'level_weight' parameter must have shape (n, L) with n = "
+                         f"{len(s)} and 'costs' shape (L, L), got {q.shape} and "
+                         f"{C.shape}.")
+    return _multipartite_from_weights(s, q, C)
+
+
+# --------------------------------------------------------------------------------------------
 # Public metrics
 # --------------------------------------------------------------------------------------------
 def _check_scores(y_score: Any, n: int | None = None) -> np.ndarray:
@@ -271,7 +329,7 @@ def multipartite_auc(
         Ordinal labels (any real values; the L distinct values are the levels, sorted).
     y_score : array-like of shape (n,)
     costs : {"uniform", "linear", "squared", "gain"} or array-like (L, L)
-        See :func:`bipartite.costs.cost_matrix`; a matrix is indexed by the sorted levels.
+        See :func:`bipartite.labels.cost_matrix`; a matrix is indexed by the sorted levels.
     sample_weight : array-like of shape (n,), optional
 
     Returns

@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from bipartite._validation import (
+from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
     check_probabilities,
     check_random_state,
     warn_undefined,
 )
-from bipartite.costs import aggregate_labels, cost_matrix
+from bipartite.labels import aggregate_labels, cost_matrix
+from bipartite.metrics import weighted_auc, weighted_multipartite_auc
 
 __all__ = [
     "FiniteProblem",
@@ -387,12 +388,10 @@ class FiniteProblem:
         -------
         ndarray of shape (K,)
         """
-        from bipartite.metrics import _auc_from_weights
-
         f = self._check_scores(scores)
         E = self.eta
         p = self.mass[:, None]
-        out = _auc_from_weights(f, p * E, p * (1.0 - E))
+        out = weighted_auc(f, p * E, p * (1.0 - E))
         bad = np.flatnonzero(np.isnan(out))
         if bad.size:
             warn_undefined(f"AUC is undefined for label(s) {bad.tolist()}: prior 0 or 1.")
@@ -446,12 +445,10 @@ class FiniteProblem:
         >>> round(P.multipartite_auc([0.0, 0.0]), 6)
         0.5
         """
-        from bipartite.metrics import _multipartite_from_weights
-
         f = self._check_scores(scores)
         levels, q = self.level_probs(aggregate=aggregate, weights=weights)
         C = cost_matrix(levels, costs)
-        val = _multipartite_from_weights(f, self.mass[:, None] * q, C)
+        val = weighted_multipartite_auc(f, self.mass[:, None] * q, C)
         if np.isnan(val):
             return warn_undefined(
                 "multipartite AUC is undefined: the aggregated label is almost surely constant."

@@ -29,10 +29,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from bipartite._validation import check_option, warn_undefined
+from bipartite._utils.validation import check_option, check_positive, warn_undefined
 
 __all__ = [
     "PAIRWISE_KINDS",
+    "ap_loss",
+    "heaviside_ge",
+    "heaviside_gt",
+    "make_pair_loss",
+    "prepare_inputs",
     "pairwise_loss",
     "loss_aggregation_pair_weights",
     "label_aggregation_pair_weights",
@@ -53,7 +58,7 @@ Step = Callable[[torch.Tensor], torch.Tensor]
 
 
 # ----------------------------------------------------------------------------------------------
-# Validation (private; the generic numpy checks live in bipartite._validation)
+# Validation (private; the generic numpy checks live in bipartite._utils.validation)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -145,21 +150,14 @@ def _check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) ->
         )
 
 
-def _check_positive(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"The '{name}' parameter must be a real number, got {value!r}.") from None
-    ok = np.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    if not ok:
-        want = "a finite number >= 0" if allow_zero else "a finite number > 0"
-        raise ValueError(f"The '{name}' parameter must be {want}, got {value!r}.")
-    return v
 
 
-def _prepare(scores: Any, labels: Any, where: Any, *, labels_name: str = "labels",
+def prepare_inputs(scores: Any, labels: Any, where: Any, *, labels_name: str = "labels",
              binary: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Validate ``scores``/``labels``/``where``; zero out padded entries.
+    """Validate ``scores``/``labels``/``where`` ([..., n_items] each); zero out padded entries.
+
+    The input step of every loss here, public so that a trainer built on :func:`ap_loss` or
+    :func:`pairwise_loss` validates the same way. Returns ``(scores, labels, where)`` tensors.
 
     Padded scores are replaced by 0 (with zero gradient) so that a NaN or inf used as padding can
     never reach a kernel: ``0 * nan`` in a backward pass would poison every gradient.
@@ -215,12 +213,23 @@ def _safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> 
 # ----------------------------------------------------------------------------------------------
 
 
-def _phi(kind: str, margin: float) -> Callable[[torch.Tensor], torch.Tensor]:
-    """Pair loss φ(x) of the score difference x = f_i - f_j (i should be ranked above j)."""
+def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The pair loss ``φ(x)`` of a score difference ``x = f_i - f_j`` (i should rank above j), for
+    ``kind`` in :data:`PAIRWISE_KINDS` (docs/theory.md §8); ``margin`` is the hinge margin.
+
+    The building block of :func:`pairwise_loss` (rax's ``pair_loss_fn``): pass it, or any callable
+    of the same form, as ``pairwise_loss(..., pair_loss_fn=...)``.
+
+    >>> round(float(make_pair_loss("logistic")(torch.tensor(0.0))), 4)  # log 2
+    0.6931
+    """
+    check_option(kind, "kind", PAIRWISE_KINDS)
     if kind == "logistic":
-        # log(1 + e^{-x}) as softplus(-x): never forms e^{-x} for very negative x (overflow), and
-        # keeps full precision for large x where log(1 + tiny) would round to 0.
-        return lambda x: torch.nn.functional.softplus(-x)
+        # log(1 + e^{-x}) = -log σ(x): logsigmoid never forms e^{-x} for very negative x
+        # (overflow) and keeps full precision for large x, where log(1 + tiny) would round to 0.
+        # softplus(-x) is *not* exact: above its threshold (20) it returns -x, losing e^{x} ≈ 2e-9
+        # per pair in value and gradient in float64.
+        return lambda x: -torch.nn.functional.logsigmoid(x)
     if kind == "exponential":
         return lambda x: torch.exp(-x)
     if kind == "hinge":
@@ -254,6 +263,7 @@ def pairwise_loss(
     where: Any = None,
     reduction: str = "mean",
     margin: float = 1.0,
+    pair_loss_fn: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """Pairwise ranking loss ``Σ_{(i,j)} w_ij φ(f_i - f_j)`` over ordered pairs (THEORY §8).
 
@@ -287,6 +297,10 @@ def pairwise_loss(
         ``"none"``: the [..., n, n] matrix ``w_ij φ_ij`` (0 off the valid pairs).
     margin : float
         Margin of the hinge losses (ignored by the others).
+    pair_loss_fn : callable, optional
+        A custom pair loss ``φ(x)`` (elementwise on a tensor of differences ``x = f_i - f_j``);
+        it replaces ``kind`` and ``margin``. The generic core of every pairwise loss: the built-in
+        kinds are ``make_pair_loss(kind, margin)``.
 
     With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
     ``Σ_k a_k (1 - AUC_k)`` (THEORY §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
@@ -338,7 +352,14 @@ def pairwise_loss(
         pair_mask = both & (y[..., :, None] > y[..., None, :])
         if pair_weights is None:
             w = torch.ones((), dtype=s.dtype, device=s.device).expand(pair_mask.shape)
-    return _pairwise_kernel(s, pair_mask, w, _phi(kind, margin), reduction)
+    if pair_loss_fn is not None:
+        if not callable(pair_loss_fn):
+            raise TypeError(
+                f"The 'pair_loss_fn' parameter must be callable, got {pair_loss_fn!r}.")
+        phi = pair_loss_fn
+    else:
+        phi = make_pair_loss(kind, margin)
+    return _pairwise_kernel(s, pair_mask, w, phi, reduction)
 
 
 def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -> torch.Tensor:
@@ -415,7 +436,7 @@ def label_aggregation_pair_weights(ybar: Any, *, costs: Any = "linear",
     ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
     otherwise, normalised per list (leading index) like the empirical ``AUC_MP``: then
     ``Σ_ij W_ij 1[f_i > f_j]`` is ``AUC_MP`` with ties counted 0. The cost matrix comes from
-    :func:`bipartite.costs.cost_matrix` over the sorted distinct levels of the valid ``ȳ`` of the
+    :func:`bipartite.labels.cost_matrix` over the sorted distinct levels of the valid ``ȳ`` of the
     whole batch; a list with a single level gets all-zero weights.
 
     Parameters
@@ -434,7 +455,7 @@ def label_aggregation_pair_weights(ybar: Any, *, costs: Any = "linear",
             [0.5000, 0.0000, 0.2500],
             [0.2500, 0.0000, 0.0000]])
     """
-    from bipartite.costs import cost_matrix
+    from bipartite.labels import cost_matrix
 
     if not isinstance(ybar, torch.Tensor):
         ybar = torch.as_tensor(np.asarray(ybar, dtype=np.float64))
@@ -529,7 +550,7 @@ def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generat
     0.4076
     """
     check_option(reduction, "reduction", _REDUCTIONS)
-    s, y, valid = _prepare(scores, labels, where, binary=True)
+    s, y, valid = prepare_inputs(scores, labels, where, binary=True)
     return _lsep_dispatch(s, y, valid, num_pairs, generator, reduction)
 
 
@@ -547,7 +568,7 @@ def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generat
     0.6265
     """
     check_option(reduction, "reduction", _REDUCTIONS)
-    s, r, valid = _prepare(scores, ranks, where, labels_name="ranks")
+    s, r, valid = prepare_inputs(scores, ranks, where, labels_name="ranks")
     return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)
 
 
@@ -594,13 +615,14 @@ def margin_ranking_loss(scores_a: Any, scores_b: Any, *, margin: float = 1.0,
 # ----------------------------------------------------------------------------------------------
 
 
-def _step_ge(d: torch.Tensor) -> torch.Tensor:
+def heaviside_ge(d: torch.Tensor) -> torch.Tensor:
     """``1[d >= 0]``: an item tied with i counts as ranked above i (sklearn's tie rule)."""
     return (d >= 0).to(d.dtype)
 
 
-def _step_gt(d: torch.Tensor) -> torch.Tensor:
-    """HAP-VR's Heaviside ``H(d) = 1[d > 0]`` (Section 3.1): ties count as below."""
+def heaviside_gt(d: torch.Tensor) -> torch.Tensor:
+    """HAP-VR's Heaviside ``H(d) = 1[d > 0]`` (Section 3.1): ties count as below (a step of
+    :func:`ap_loss`)."""
     return (d > 0).to(d.dtype)
 
 
@@ -625,7 +647,7 @@ def _ap_kernel(
     neg = ((labels < 0.5) & valid).to(scores.dtype)
     # Row sums over the n x n step matrices as batched mat-vecs with the 0/1 class vectors: no
     # masked copy of an n x n matrix, and the backward is a mat-vec too. The steps are finite
-    # everywhere (padded scores were zeroed by _prepare), so excluded j carry exact zeros in
+    # everywhere (padded scores were zeroed by prepare_inputs), so excluded j carry exact zeros in
     # value and gradient.
     N = (neg_step(d) @ neg[..., None]).squeeze(-1)
     S = pos_step(d)
@@ -638,6 +660,35 @@ def _ap_kernel(
     n_pos = pos.sum(-1)
     per_query = (risk * pos).sum(-1) / n_pos.clamp(min=1)
     return per_query, n_pos > 0
+
+
+def ap_loss(scores: Any, labels: Any, *, neg_step: Step, pos_step: Step, rho: float = 1.0,
+            where: Any = None, reduction: str = "mean") -> torch.Tensor:
+    """The generic AP core (HAP-VR Eq. 8 / 11, docs/theory.md §8) with pluggable step functions.
+
+    Per query, for each valid positive i with ``d_ji = s_j - s_i``:
+    ``N_i = Σ_{j neg} neg_step(d_ji)``, ``P_i = Σ_{j pos, j≠i} pos_step(d_ji)`` and
+    ``risk_i = h(N_i / (1 + ρ P_i))``, ``h(x) = x / (1 + x)``; the query's value is the mean of
+    ``risk_i`` over its positives. The AP risk (:func:`ap_risk`: both steps
+    :func:`heaviside_ge`), Smooth-AP (:func:`smooth_ap_loss`: both :func:`sigmoid_step`) and
+    QuadLinear-AP (:func:`quadlinear_ap_loss`: :func:`quadlinear` and :func:`heaviside_gt`) are
+    this core with their steps; pass your own steps for a new member of the family.
+
+    ``reduction``: ``"mean"`` over the queries with at least one positive (0 if none, with zero
+    gradients), ``"sum"``, or ``"none"`` (one value per query; 0 for a query without positives).
+
+    >>> s, y = torch.tensor([0.9, 0.8, 0.7, 0.6]), torch.tensor([1.0, 0.0, 1.0, 0.0])
+    >>> round(ap_loss(s, y, neg_step=heaviside_ge, pos_step=heaviside_ge).item(), 4)  # 1 - AP
+    0.1667
+    """
+    check_option(reduction, "reduction", _REDUCTIONS)
+    if not callable(neg_step) or not callable(pos_step):
+        raise TypeError("The 'neg_step' and 'pos_step' parameters must be callables of a tensor, "
+                        f"got {neg_step!r} and {pos_step!r}.")
+    rho = check_positive(rho, "rho", allow_zero=True)
+    s, y, valid = prepare_inputs(scores, labels, where, binary=True)
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=neg_step, pos_step=pos_step, rho=rho)
+    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
 
 
 def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "none"
@@ -672,8 +723,8 @@ def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "no
     0.1667
     """
     check_option(reduction, "reduction", ("none", "mean", "sum"))
-    s, y, valid = _prepare(scores, labels, where, binary=True)
-    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=_step_ge, pos_step=_step_ge)
+    s, y, valid = prepare_inputs(scores, labels, where, binary=True)
+    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=heaviside_ge, pos_step=heaviside_ge)
     if not bool(has_pos.all()):
         warn_undefined("ap_risk: a query has no positive item; its AP is undefined (NaN).")
         if reduction != "none" and not bool(has_pos.any()):
@@ -710,15 +761,12 @@ def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = 
     >>> round(smooth_ap_loss(s, y, tau=0.01).item(), 4)
     0.1667
     """
-    check_option(reduction, "reduction", _REDUCTIONS)
-    tau = _check_positive(tau, "tau")
-    s, y, valid = _prepare(scores, labels, where, binary=True)
+    tau = check_positive(tau, "tau")
 
     def step(d: torch.Tensor) -> torch.Tensor:
         return sigmoid_step(d, tau)
 
-    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=step, pos_step=step)
-    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
+    return ap_loss(scores, labels, neg_step=step, pos_step=step, where=where, reduction=reduction)
 
 
 def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
@@ -731,7 +779,7 @@ def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
     >>> quadlinear(torch.tensor([-0.2, -0.05, 0.0, 0.1]), delta=0.1)
     tensor([0.0000, 0.2500, 1.0000, 3.0000])
     """
-    delta = _check_positive(delta, "delta")
+    delta = check_positive(delta, "delta")
     x = _as_scores(x, "x", min_ndim=0)
     # With z = max(0, 1 + x/δ): the quadratic piece is z² and the linear one 1 + 2x/δ = 2z - 1.
     # Both branches are finite everywhere, so torch.where passes clean gradients.
@@ -755,10 +803,6 @@ def quadlinear_ap_loss(scores: Any, labels: Any, *, delta: float = 0.1, rho: flo
     >>> round(quadlinear_ap_loss(s, y, delta=0.1, rho=1.0).item(), 4)  # (0 + h(3/2)) / 2
     0.3
     """
-    check_option(reduction, "reduction", _REDUCTIONS)
-    delta = _check_positive(delta, "delta")
-    rho = _check_positive(rho, "rho", allow_zero=True)
-    s, y, valid = _prepare(scores, labels, where, binary=True)
-    per_query, has_pos = _ap_kernel(s, y, valid, neg_step=lambda d: quadlinear(d, delta),
-                                    pos_step=_step_gt, rho=rho)
-    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
+    delta = check_positive(delta, "delta")
+    return ap_loss(scores, labels, neg_step=lambda d: quadlinear(d, delta), pos_step=heaviside_gt,
+                   rho=rho, where=where, reduction=reduction)

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+from bipartite.data import data_dir
+
 # Bounded, deterministic property tests: no deadline (CI machines are noisy), derandomised so that
 # a failure reproduces, and a bounded number of examples so the whole property suite stays fast.
 settings.register_profile(
@@ -21,7 +23,9 @@ settings.register_profile(
 settings.register_profile("dev", max_examples=300, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# The data-path setting of the package (an explicit path, then $BIPARTITE_DATA, then
+# ../shared/data): pytest runs from the repository root.
+SHARED_DATA = data_dir().resolve()
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from bipartite.bayes import (
     label_aggregation_scores,
     loss_aggregation,
 )
-from bipartite.costs import (
+from bipartite.labels import (
     aggregate_labels,
     cost_matrix,
     find_cycle,

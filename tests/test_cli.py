@@ -292,7 +292,7 @@ def test_reproduce_smoke_and_analysis_scripts(tmp_path):
 def test_reproduce_real_data_study(tmp_path, shared_data):
     """The real-data study runs when --banking/--letor are given (here through the paper entry
     in-process, smoke sizes): Banking and LETOR results, the trade-off figure and its table."""
-    from bipartite.studies import get_paper
+    from bipartite.experiments import get_paper
 
     out = tmp_path / "r"
     written = get_paper("la25")(out, False, 1, smoke=True, only=["real"], progress=False,

@@ -31,7 +31,7 @@ from bipartite.consistency import (
     plugin_scores,
     surrogate_minimizer,
 )
-from bipartite.costs import cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.population import FiniteProblem, win_matrix
 
 # K = 2 problems (FiniteProblem.random(6, 2, seed=s), a = 1) whose logistic and exponential

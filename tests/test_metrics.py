@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 
 from bipartite import UndefinedMetricWarning
-from bipartite.costs import cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.metrics import (
     auc,
     average_precision,

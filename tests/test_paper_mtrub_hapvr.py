@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from bipartite import paper_hapvr, paper_mtrub
-from bipartite.ap_training import make_retrieval, ranking_report, train_listwise_mlp
-from bipartite.fusion import make_nested_behaviour, pareto_search, score_fusion
+from bipartite.contrib.ap_training import make_retrieval, ranking_report, train_listwise_mlp
+from bipartite.contrib.fusion import make_nested_behaviour, pareto_search, score_fusion
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from bipartite import UndefinedMetricWarning
-from bipartite.costs import cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.population import (
     FiniteProblem,
     enumerate_weak_orders,

@@ -1,4 +1,4 @@
-"""Ranked / unranked metrics of RLSEP §5.3 (bipartite._ranked_metrics) against slow references."""
+"""Ranked / unranked metrics of RLSEP §5.3 (bipartite.ranked_metrics) against slow references."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from sklearn.metrics import (
     roc_auc_score,
 )
 
-from bipartite._ranked_metrics import (
+from bipartite._utils.validation import UndefinedMetricWarning
+from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
     ranked_f1,
@@ -27,7 +28,6 @@ from bipartite._ranked_metrics import (
     ranked_scores,
     unranked_scores,
 )
-from bipartite._validation import UndefinedMetricWarning
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,8 +22,8 @@ from sklearn.metrics import average_precision_score
 
 from bipartite.surrogates import (
     _ap_kernel,
-    _step_gt,
     ap_risk,
+    heaviside_gt,
     quadlinear,
     quadlinear_ap_loss,
     smooth_ap_loss,
@@ -165,7 +165,7 @@ def test_rminus_upper_bounds_heaviside(delta, x):
 def _strict_eq6(scores, labels):
     """HAP-VR Eq. 6/8 with the paper's H(x) = 1[x > 0] on both pair types."""
     per, _ = _ap_kernel(t64(scores), t64(labels), torch.ones(len(scores), dtype=torch.bool),
-                        neg_step=_step_gt, pos_step=_step_gt)
+                        neg_step=heaviside_gt, pos_step=heaviside_gt)
     return per.item()
 
 

@@ -1,0 +1,248 @@
+"""Input validation shared by every public function.
+
+Errors name the argument and echo the bad value (STYLE.md habit 2). Undefined quantities (an AUC
+for a label with a single class) are not errors: they warn with :class:`UndefinedMetricWarning`
+and return NaN.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "InvalidParameterError",
+    "UndefinedMetricWarning",
+    "check_positive",
+    "check_real",
+    "check_array",
+    "check_binary",
+    "check_consistent_length",
+    "check_finite",
+    "check_nonnegative",
+    "check_option",
+    "check_probabilities",
+    "check_sample_weight",
+    "check_random_state",
+    "warn_undefined",
+]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for this input (for example one class only); NaN is returned."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter has the wrong type or an out-of-range value (as scikit-learn's error of the same
+    name, it is both a ``ValueError`` and a ``TypeError``)."""
+
+
+def _show(value: Any, limit: int = 8) -> str:
+    """Short repr of a bad value for error messages."""
+    arr = np.asarray(value)
+    if arr.ndim == 0 or arr.size <= limit:
+        return repr(value if arr.ndim == 0 else arr.tolist())
+    flat = arr.ravel()[:limit].tolist()
+    return f"array of shape {arr.shape} starting {flat}"
+
+
+def check_array(
+    x: Any,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    dtype: Any = np.float64,
+    allow_empty: bool = False,
+    finite: bool = True,
+) -> np.ndarray:
+    """Convert ``x`` to an ndarray and check dimensions and finiteness.
+
+    >>> check_array([1, 2], "y_score").dtype
+    dtype('float64')
+    >>> check_array([[1.0]], "y_score", ndim=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'y_score' parameter must be 1-dimensional, got an array of shape (1, 1).
+    """
+    try:
+        arr = np.asarray(x, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
+        ) from None
+    if ndim is not None:
+        dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in dims:
+            want = " or ".join(str(d) for d in dims)
+            raise ValueError(
+                f"The '{name}' parameter must be {want}-dimensional, "
+                f"got an array of shape {arr.shape}."
+            )
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"The '{name}' parameter must not be empty, got shape {arr.shape}.")
+    if finite and np.issubdtype(arr.dtype, np.floating):
+        check_finite(arr, name)
+    return arr
+
+
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """Raise if ``arr`` has NaN or inf, naming the first bad position."""
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = idx[0] if len(idx) == 1 else idx
+        raise ValueError(
+            f"The '{name}' parameter must be finite, got {arr[idx]!r} at index {where}."
+        )
+
+
+def check_binary(y: Any, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
+    """Labels in {0, 1}; returned as float64.
+
+    >>> check_binary([0, 1, 2], "y_true")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'y_true' parameter must contain only 0 and 1, got 2 at index 2.
+    """
+    arr = check_array(y, name, ndim=ndim)
+    bad = (arr != 0) & (arr != 1)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = idx[0] if len(idx) == 1 else idx
+        raise ValueError(
+            f"The '{name}' parameter must contain only 0 and 1, got {arr[idx]:g} at index {where}."
+        )
+    return arr
+
+
+def check_consistent_length(**arrays: Any) -> int:
+    """All arrays share the same first dimension; return it.
+
+    >>> check_consistent_length(y_true=[0, 1], y_score=[1.0, 2.0, 3.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: Inconsistent numbers of samples: y_true has 2, y_score has 3.
+    """
+    lengths = {k: len(v) for k, v in arrays.items() if v is not None}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+        raise ValueError(f"Inconsistent numbers of samples: {desc}.")
+    return next(iter(lengths.values())) if lengths else 0
+
+
+def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
+    """Raise if any entry is negative."""
+    bad = arr < 0
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = idx[0] if len(idx) == 1 else idx
+        raise ValueError(
+            f"The '{name}' parameter must be non-negative, got {arr[idx]:g} at index {where}."
+        )
+    return arr
+
+
+def check_probabilities(
+    p: Any, name: str, *, ndim: int | tuple[int, ...] | None = None, atol: float = 1e-9
+) -> np.ndarray:
+    """Entries in [0, 1] (up to ``atol``, then clipped)."""
+    arr = check_array(p, name, ndim=ndim)
+    bad = (arr < -atol) | (arr > 1 + atol)
+    if bad.any():
+        idx = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = idx[0] if len(idx) == 1 else idx
+        raise ValueError(
+            f"The '{name}' parameter must hold probabilities in [0, 1], "
+            f"got {arr[idx]:g} at index {where}."
+        )
+    return np.clip(arr, 0.0, 1.0)
+
+
+def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
+    """None -> ones; else 1-D, length n, finite and non-negative."""
+    if sample_weight is None:
+        return np.ones(n)
+    w = check_array(sample_weight, "sample_weight", ndim=1)
+    if len(w) != n:
+        raise ValueError(
+            f"Inconsistent numbers of samples: sample_weight has {len(w)}, expected {n}."
+        )
+    return check_nonnegative(w, "sample_weight")
+
+
+def check_option(value: Any, name: str, options: Iterable[str]) -> str:
+    """``value`` must be one of ``options``.
+
+    >>> check_option("cubic", "costs", ["uniform", "linear"])
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'costs' parameter must be one of ['uniform', 'linear'], got 'cubic'.
+    """
+    options = list(options)
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"The '{name}' parameter must be one of {options}, got {value!r}.")
+    return value
+
+
+def check_random_state(seed: Any) -> np.random.Generator:
+    """``None``, an int, or a ``numpy.random.Generator`` -> Generator."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (int, np.integer)):
+        return np.random.default_rng(seed)
+    raise TypeError(
+        f"The 'seed' parameter must be None, an int or a numpy.random.Generator, got {seed!r}."
+    )
+
+
+def warn_undefined(message: str) -> float:
+    """Warn with :class:`UndefinedMetricWarning` and return NaN."""
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+    return float("nan")
+
+
+def check_real(value: Any, name: str) -> float:
+    """A real number (not bool, not NaN) as a float; ±inf is allowed (callers decide).
+
+    >>> check_real(2, "beta")
+    2.0
+    >>> check_real(float("nan"), "beta")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'beta' parameter must not be NaN, got nan.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"The '{name}' parameter must be a real number, got {value!r}.")
+    v = float(value)
+    if math.isnan(v):
+        raise ValueError(f"The '{name}' parameter must not be NaN, got {value!r}.")
+    return v
+
+
+def check_positive(value: Any, name: str, *, integer: bool = False,
+                   allow_zero: bool = False) -> Any:
+    """A finite number ``> 0`` (``>= 0`` with ``allow_zero``); an ``int`` with ``integer=True``.
+
+    The one check of positive scalar parameters (learning rates, sizes, temperatures, margins).
+    Returns ``int(value)`` for integers and ``float(value)`` otherwise; raises
+    :class:`InvalidParameterError` (a ``ValueError`` and a ``TypeError``) naming the parameter.
+
+    >>> check_positive(3, "epochs", integer=True)
+    3
+    >>> check_positive(0.0, "lr")
+    Traceback (most recent call last):
+    ...
+    bipartite._utils.validation.InvalidParameterError: The 'lr' parameter must be a finite number > 0, got 0.0.
+    """
+    kind = (int, np.integer) if integer else (int, float, np.integer, np.floating)
+    ok = isinstance(value, kind) and not isinstance(value, bool | np.bool_)
+    ok = ok and bool(np.isfinite(value)) and (value >= 0 if allow_zero else value > 0)
+    if not ok:
+        what = "an int" if integer else "a finite number"
+        bound = ">= 0" if allow_zero else "> 0"
+        raise InvalidParameterError(f"The '{name}' parameter must be {what} {bound}, got {value!r}.")
+    return int(value) if integer else float(value)

@@ -1,0 +1,56 @@
+"""Datasets: the synthetic multi-label problem with exact η, Banking, LETOR/MSLR (THEORY §10).
+
+Every loader returns a :class:`sklearn.utils.Bunch`.
+
+* :func:`make_synthetic` / :func:`synthetic_model` — x uniform on the box ``[-1, 1]^d``,
+  ``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))``, thresholds ``t_k`` solved so that ``π_k = E[η_k(X)]`` hits the
+  target priors, labels coupled by a Gaussian copula with correlation ``ρ``
+  (:func:`bipartite.population.gaussian_copula_joint`). The exact ``η``, joint and ``π`` come with
+  every sample, and :meth:`SyntheticModel.finite_problem` turns any test set into a
+  :class:`bipartite.population.FiniteProblem` on which the Bayes scorers of THEORY §4/§5 are exact.
+* :func:`load_banking` — the Bank Personal Loan data (LA25 §7).
+* :func:`load_letor` / :func:`load_letor_query` — LETOR/SVMlight files (MSLR-WEB, LETOR 4.0
+  MQ2008, LightGBM-style files with a ``.query`` group file), labels ``Y_rel = 1[rel ≥ r]`` and a
+  click label, either from the MSLR click features 134–136 or simulated by the position-based
+  click model of :func:`simulate_clicks`.
+* :func:`make_mslr_like` — writes an MSLR-shaped LETOR file (136 features, graded relevance 0–4,
+  click features 134–136 correlated with relevance) for readiness tests at MSLR scale.
+
+Parsing notes. SVMlight features are 1-based (``zero_based=False``), so column ``j`` of ``X`` holds
+LETOR feature ``j + 1`` and ``feature_names[j]`` says which (``"f134"``). The feature matrix is
+parsed by :func:`sklearn.datasets.load_svmlight_file` with ``query_id=False``; the ``qid:`` column
+is read by a separate line scan, because sklearn's ``query_id=True`` grows its qid array with
+``np.append`` once per line (quadratic: 200k lines take ~12 s, MSLR-size files would take hours).
+The line scan also records the line number of every data row, so that bad values found after
+parsing are reported as ``file:line``.
+"""
+
+from bipartite.data.banking import load_banking
+from bipartite.data.clicks import simulate_clicks
+from bipartite.data.letor import (
+    LETOR_SOURCES,
+    MSLR_CLICK_FEATURES,
+    load_letor,
+    load_letor_query,
+)
+from bipartite.data.mslr import MSLR_CLICK_RATES, MSLR_RELEVANCE_PROBS, make_mslr_like
+from bipartite.data.paths import DATA_ENV, data_dir, data_file
+from bipartite.data.synthetic import SyntheticModel, make_synthetic, synthetic_model
+
+__all__ = [
+    "DATA_ENV",
+    "LETOR_SOURCES",
+    "MSLR_CLICK_FEATURES",
+    "MSLR_CLICK_RATES",
+    "MSLR_RELEVANCE_PROBS",
+    "SyntheticModel",
+    "data_dir",
+    "data_file",
+    "load_banking",
+    "load_letor",
+    "load_letor_query",
+    "make_mslr_like",
+    "make_synthetic",
+    "simulate_clicks",
+    "synthetic_model",
+]

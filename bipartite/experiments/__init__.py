@@ -1,0 +1,23 @@
+"""The source papers' reproductions, every one on the one runner (:mod:`bipartite.studies`).
+
+One sub-package per paper — :mod:`~bipartite.experiments.la25`, :mod:`~bipartite.experiments.mtrub`,
+:mod:`~bipartite.experiments.hapvr`, :mod:`~bipartite.experiments.rlsep`,
+:mod:`~bipartite.experiments.lr2ppo` — holds that paper's study functions (registered with the
+runner), its figures and its summary, and a :class:`Paper` entry. ``bipartite reproduce --paper X``
+runs :meth:`Paper.run`, which writes the same layout for every paper: ``studies/*/results.parquet``,
+``figures/``, ``tables/`` and ``summary.md``.
+"""
+
+from bipartite.experiments.registry import (
+    PAPERS,
+    SIZES,
+    Paper,
+    get_paper,
+    register_paper,
+    run_paper,
+    study_results,
+    write_reproduce_record,
+)
+
+__all__ = ["PAPERS", "SIZES", "Paper", "get_paper", "register_paper", "run_paper",
+           "study_results", "write_reproduce_record"]

@@ -1,0 +1,192 @@
+"""The paper registry of ``bipartite reproduce``.
+"""
+
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bipartite.studies.config import import_reference
+from bipartite.studies.runner import (
+    MANIFEST,
+    RESULTS_CSV,
+    RESULTS_PARQUET,
+    TASK_INDEX_CSV,
+    read_results,
+    run_study,
+    write_text_atomic,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Paper:
+    """A paper's reproduction for ``bipartite reproduce --paper NAME``: studies on the one runner.
+
+    Parameters
+    ----------
+    name : str
+        The paper's key (``la25``, ``mtrub``, ...).
+    configs : callable ``(size, options) -> {study name: config}``
+        The study configurations (the TOML structure of :func:`bipartite.studies.run_study`) for
+        ``size`` in ``"smoke"``, ``"quick"``, ``"full"``; ``options`` holds data paths
+        (``banking``, ``letor``, ...) and may add or drop studies (a real-data study only when its
+        data is found). Study names become folders ``<out>/studies/<name>/``.
+    figures : callable ``(results_dir, fig_dir) -> [paths]``
+        Draws the paper's figures from the finished results folder only (no recomputation).
+    summary : callable ``(results_dir, table_dir) -> str``
+        Writes the key-number tables (CSV) into ``table_dir`` and returns ``summary.md``.
+    description : str
+
+    :meth:`run` (also ``paper(out_dir, ...)``) runs every study through the runner, then the figures
+    and the summary (:func:`run_paper`); ``analysis/figures.py`` and ``analysis/tables.py`` call
+    ``figures`` and ``summary`` on a finished folder.
+    """
+
+    name: str
+    configs: Callable[[str, Mapping], dict[str, dict]]
+    figures: Callable[..., list[Path]]
+    summary: Callable[..., str]
+    description: str = ""
+
+    def run(self, out_dir, quick: bool = False, jobs: int = 1, **options) -> list[Path]:
+        """Run this paper's studies into ``out_dir``; see :func:`run_paper`."""
+        return run_paper(self, out_dir, quick=quick, jobs=jobs, **options)
+
+    __call__ = run
+
+
+SIZES = ("smoke", "quick", "full")
+
+
+def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, jobs: int = 1,
+              **options: Any) -> list[Path]:
+    """Run ``paper``'s studies into ``out_dir`` on the one runner, then its figures and summary.
+
+    Each study runs through :func:`bipartite.studies.run_study` into
+    ``out_dir/studies/<name>/`` (rerunning skips finished tasks: every task is written as it
+    finishes, and a killed run resumes); then the figures (``figures/``, PNG + PDF), the
+    key-number tables (``tables/*.csv``) and ``summary.md`` are written, and ``reproduce.json``
+    records what ran. Options: ``smoke`` (tiny sizes), ``only`` (list of study names), data paths,
+    ``backend``, ``scheduler``, ``progress``. Returns the paths written (task files excluded).
+    The layout is the same for every paper.
+    """
+    import pandas as pd
+
+    size = "smoke" if options.get("smoke") else "quick" if quick else "full"
+    out = Path(out_dir)
+    configs = paper.configs(size, options)
+    only = options.get("only")
+    if only:
+        unknown = sorted(set(only) - set(configs))
+        if unknown:
+            raise ValueError(f"The 'only' option names unknown {paper.name} studies {unknown}; "
+                             f"available: {sorted(configs)}.")
+        configs = {k: v for k, v in configs.items() if k in only}
+    start = time.perf_counter()
+    record: dict[str, dict] = {}
+    old = out / "reproduce.json"
+    if old.is_file():  # keep the record of studies run earlier into this folder (--only)
+        with contextlib.suppress(json.JSONDecodeError, KeyError):
+            record.update(json.loads(old.read_text())["studies"])
+    written: list[Path] = []
+    for name, cfg in configs.items():
+        result = run_study(cfg, out / "studies" / name, jobs=jobs,
+                           backend=options.get("backend") or "loky",
+                           scheduler=options.get("scheduler"),
+                           progress=options.get("progress", True))
+        cpu = pd.read_csv(result.study_dir / TASK_INDEX_CSV).get("cpu_s")
+        record[name] = {"tasks": result.n_tasks, "run": result.n_run,
+                        "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
+                        "task_cpu_s": None if cpu is None else round(float(cpu.sum()), 2)}
+        written += [result.study_dir / RESULTS_PARQUET, result.study_dir / RESULTS_CSV]
+    written.append(write_reproduce_record(out, paper.name, size=size, options=options,
+                                          studies=record,
+                                          elapsed_s=round(time.perf_counter() - start, 2)))
+    written += paper.figures(out, out / "figures")
+    text = paper.summary(out, out / "tables")
+    write_text_atomic(out / "summary.md", text)
+    written += sorted((out / "tables").glob("*.csv")) + [out / "summary.md"]
+    return written
+
+
+def study_results(results_dir: str | os.PathLike, names) -> dict[str, Any]:
+    """The results table of every study of ``names`` present in ``results_dir/studies``."""
+    found = {}
+    for name in names:
+        folder = Path(results_dir) / "studies" / name
+        if (folder / MANIFEST).is_file():
+            df = read_results(folder)
+            if not df.empty:
+                found[name] = df
+    return found
+
+
+#: Paper study sets, by name. Entries are :class:`Paper` objects or lazy ``"module:attribute"``
+#: strings naming one (imported on first use, so a paper's heavy imports stay out of the CLI).
+#: To add a paper: write ``run(out_dir, quick, jobs, **options)`` (and optionally ``figures``
+#: and ``summary``) in your module, build ``PAPER = Paper("name", run, figures, summary)`` there,
+#: and add ``"name": "bipartite.yourmodule:PAPER"`` below — or call :func:`register_paper` at
+#: import time. ``simulations/README.md`` documents the contract.
+PAPERS: dict[str, Paper | str] = {
+    "la25": "bipartite.experiments.la25:PAPER",
+    "mtrub": "bipartite.experiments.mtrub:PAPER",
+    "hapvr": "bipartite.experiments.hapvr:PAPER",
+    "rlsep": "bipartite.experiments.rlsep:PAPER",
+    "lr2ppo": "bipartite.experiments.lr2ppo:PAPER",
+}
+
+
+def register_paper(paper: Paper) -> Paper:
+    """Register a :class:`Paper` for ``bipartite reproduce --paper NAME``; returns it.
+
+    >>> def _configs(size, options):
+    ...     return {}
+    >>> register_paper(Paper("doc_example", _configs, lambda r, f: [], lambda r, t: "")).name
+    'doc_example'
+    >>> del PAPERS["doc_example"]
+    """
+    if not isinstance(paper, Paper):
+        raise TypeError(f"The 'paper' parameter must be a Paper, got {type(paper).__name__}.")
+    PAPERS[paper.name] = paper
+    return paper
+
+
+def get_paper(name: str) -> Paper:
+    """The :class:`Paper` registered under ``name`` (importing a lazy entry)."""
+    if name not in PAPERS:
+        raise ValueError(f"The 'paper' parameter must be one of {sorted(PAPERS)}, got {name!r}.")
+    entry = PAPERS[name]
+    if isinstance(entry, str):
+        entry = import_reference(entry, what=f"paper {name!r}")
+        if not isinstance(entry, Paper):
+            raise TypeError(f"PAPERS[{name!r}] must name a bipartite.experiments.Paper, got {entry!r}.")
+        PAPERS[name] = entry
+    return entry
+
+
+def write_reproduce_record(out_dir: str | os.PathLike, paper: str, *, size: str,
+                           options: Mapping | None = None, studies: Mapping | None = None,
+                           elapsed_s: float | None = None) -> Path:
+    """Write ``<out_dir>/reproduce.json``: which paper and size made this folder (the analysis
+    scripts read it), the options, and per-study task counts and times."""
+    from bipartite import __version__
+
+    record = {
+        "paper": paper, "size": size, "bipartite_version": __version__,
+        "finished_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "elapsed_s": elapsed_s,
+        "options": {k: (str(v) if isinstance(v, os.PathLike) else v)
+                    for k, v in (options or {}).items()},
+        "studies": dict(studies or {}),
+    }
+    path = Path(out_dir) / "reproduce.json"
+    write_text_atomic(path, json.dumps(record, indent=1, default=str))
+    return path

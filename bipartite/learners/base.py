@@ -1,0 +1,316 @@
+"""Objectives, criteria and the shared estimator machinery of the learners (docs/theory.md §10)."""
+
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from bipartite._utils.validation import (
+    UndefinedMetricWarning,
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_nonnegative,
+    check_option,
+)
+
+# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+
+__all__ = ["OBJECTIVES", "SURROGATES", "RankerMixin", "ranking_criterion"]
+
+OBJECTIVES = ("loss_aggregation", "label_aggregation")
+SURROGATES = ("logistic", "exponential", "hinge", "squared_hinge")
+MLP_METHODS = ("pairwise", "pointwise", "plugin")
+# float32 input is kept as is (half the memory on MSLR-sized data); anything else -> float64
+FLOAT_DTYPES = [np.float64, np.float32]
+XGB_METHODS = ("pairwise", "plugin")
+
+
+# ---------------------------------------------------------------------------------------------
+# Objective specification, shared by both estimators
+# ---------------------------------------------------------------------------------------------
+def check_costs(costs: Any) -> Any:
+    if isinstance(costs, str):
+        return check_option(costs, "costs", COST_FAMILIES)
+    C = check_array(costs, "costs", ndim=2)
+    if C.shape[0] != C.shape[1]:
+        raise ValueError(f"The 'costs' matrix must be square, got shape {C.shape}.")
+    return C
+
+
+def check_objective(est: Any, methods: tuple[str, ...]) -> None:
+    """Validate the objective/method parameters of ``est`` (called at fit)."""
+    check_option(est.objective, "objective", OBJECTIVES)
+    check_option(est.method, "method", methods)
+    check_option(est.aggregate, "aggregate", AGGREGATES)
+    check_costs(est.costs)
+    if est.weights is not None:
+        w = check_array(est.weights, "weights", ndim=1)
+        check_nonnegative(w, "weights")
+        if not np.any(w > 0):
+            raise ValueError(
+                f"The 'weights' parameter must have a positive entry, got {w.tolist()}."
+            )
+    linear = isinstance(est.costs, str) and est.costs == "linear"
+    binary_bar = est.aggregate in ("product", "or")
+    if est.objective == "label_aggregation" and est.aggregate != "sum" and est.weights is not None:
+        raise ValueError(
+            "The 'weights' parameter is only used with aggregate='sum' for label aggregation, "
+            f"got aggregate={est.aggregate!r}."
+        )
+    if est.method == "pointwise":
+        if est.objective != "label_aggregation":
+            raise ValueError(
+                "method='pointwise' (regression on the aggregated label) is only defined for "
+                f"objective='label_aggregation', got objective={est.objective!r}."
+            )
+        if not (linear or binary_bar):
+            raise ValueError(
+                "method='pointwise' regresses on Ȳ, whose minimiser E[Ȳ|x] is Bayes-optimal only "
+                f"for linear costs (THEORY §5); got costs={est.costs!r}. Use method='pairwise'."
+            )
+    if est.method == "plugin" and est.objective == "label_aggregation":
+        if not (linear or binary_bar):
+            raise ValueError(
+                "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
+                f"aggregate='sum' has one for linear costs only (THEORY §3, §5), got "
+                f"costs={est.costs!r}. Use method='pairwise'."
+            )
+
+
+def mixing_weights(weights: Any, K: int) -> np.ndarray:
+    if weights is None:
+        return np.ones(K)
+    a = check_array(weights, "weights", ndim=1)
+    if a.shape != (K,):
+        raise ValueError(f"The 'weights' parameter must have shape ({K},), got shape {a.shape}.")
+    return a
+
+
+def needs_joint(objective: str, aggregate: str) -> bool:
+    return objective == "label_aggregation" and aggregate in ("product", "or")
+
+
+def restrict_costs(costs: Any, levels: np.ndarray, present: np.ndarray) -> Any:
+    """Costs over a subset ``present`` of the sorted ``levels``: a family name as is, a user
+    (L, L) matrix restricted to the rows/columns of the present levels."""
+    if isinstance(costs, str):
+        return costs
+    pos = np.searchsorted(levels, present)
+    return np.asarray(costs, dtype=np.float64)[np.ix_(pos, pos)]
+
+
+def ranking_criterion(
+    Y: Any,
+    scores: Any,
+    *,
+    objective: str = "loss_aggregation",
+    weights: Any = None,
+    aggregate: str = "sum",
+    costs: Any = "linear",
+    groups: Any = None,
+) -> float:
+    """The AUC criterion an objective maximises, evaluated on labelled data (THEORY §4, §5).
+
+    * ``objective="loss_aggregation"``: ``Σ_k a_k AUC_k(f) / Σ_k a_k`` with ``a = weights``
+      (default ones); labels with a single class are left out (their AUC is undefined).
+    * ``objective="label_aggregation"``: the multipartite AUC of the aggregated label
+      ``Ȳ = ψ(Y)`` with ``costs`` (:func:`bipartite.metrics.multipartite_auc`).
+
+    With ``groups`` (query ids) only pairs within a query count, and every query weighs the same
+    (the per-query AUCs are averaged uniformly over the queries where they are defined, as
+    :func:`bipartite.metrics.group_auc` with ``weighting="uniform"``) — the normalisation the
+    learners use when fitted with ``groups``.
+
+    Both lie in [0, 1]; a constant scorer gets ½ (ties count ½). NaN with
+    :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, K) or (n,)
+        Binary labels.
+    scores : array-like of shape (n,)
+    groups : array-like of shape (n,), optional
+
+    >>> Y = [[0, 0], [1, 0], [0, 1], [1, 1]]
+    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
+    0.875
+    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], objective="label_aggregation"), 3)
+    1.0
+    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], groups=[0, 0, 1, 1]), 3)
+    1.0
+    """
+    from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
+
+    check_option(objective, "objective", OBJECTIVES)
+    Y = check_binary(Y, "Y", ndim=(1, 2))
+    if Y.ndim == 1:
+        Y = Y[:, None]
+    s = check_array(scores, "scores", ndim=1)
+    check_consistent_length(Y=Y, scores=s)
+    g = None
+    if groups is not None:
+        g = np.asarray(groups)
+        if g.ndim != 1:
+            raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
+        check_consistent_length(Y=Y, groups=g)
+        g = np.unique(g, return_inverse=True)[1]
+    if objective == "loss_aggregation":
+        a = mixing_weights(weights, Y.shape[1])
+        if g is None:
+            defined = (Y.min(axis=0) < Y.max(axis=0)) & (a > 0)
+        else:
+            n_pos = np.stack([np.bincount(g, Y[:, k]) for k in range(Y.shape[1])], axis=1)
+            n_all = np.bincount(g)[:, None]
+            defined = np.any((n_pos > 0) & (n_pos < n_all), axis=0) & (a > 0)
+        if not defined.any():
+            warnings.warn(
+                "No label with positive weight has a comparable pair: the criterion is undefined.",
+                UndefinedMetricWarning,
+                stacklevel=2,
+            )
+            return float("nan")
+        if g is None:
+            aucs = multilabel_auc(Y[:, defined], s)
+        else:
+            aucs = np.array([group_auc(Y[:, k], s, g, weighting="uniform")
+                             for k in np.flatnonzero(defined)])
+        return float(np.dot(a[defined], aucs) / a[defined].sum())
+    ybar = aggregate_labels(Y, aggregate, weights)
+    if g is None:
+        return float(multipartite_auc(ybar, s, costs=costs))
+    levels = np.unique(ybar)
+    per_group = []
+    order = np.argsort(g, kind="stable")
+    for members in np.split(order, np.flatnonzero(np.diff(g[order])) + 1):
+        present = np.unique(ybar[members])
+        if len(present) > 1:
+            c = restrict_costs(costs, levels, present)
+            per_group.append(multipartite_auc(ybar[members], s[members], costs=c))
+    if not per_group:
+        warnings.warn(
+            "No group holds two levels of the aggregated label: the criterion is undefined.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+        return float("nan")
+    return float(np.mean(per_group))
+
+
+def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: dict, groups=None) -> float:
+    """Criterion for early stopping: NaN (no warning) when undefined on the validation split."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return ranking_criterion(Y, scores, groups=groups, **spec)
+
+
+def plugin_ranking_scores(
+    eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: dict
+) -> np.ndarray:
+    """Combine estimated η (n, K) / joint (n, 2**K) by the closed form of the objective."""
+    from bipartite.bayes import label_aggregation_scores, loss_aggregation
+
+    if spec["objective"] == "loss_aggregation":
+        return np.asarray(loss_aggregation(eta, pi, mixing_weights(spec["weights"], len(pi))))
+    return np.asarray(
+        label_aggregation_scores(
+            eta=eta,
+            joint=joint,
+            aggregate=spec["aggregate"],
+            weights=spec["weights"],
+            costs=spec["costs"],
+        )
+    )
+
+
+def label_codes(Y: np.ndarray) -> np.ndarray:
+    """Index of each row's label vector (label 1 = most significant bit).
+
+    Same order as :func:`bipartite.population.label_vectors`.
+    """
+    K = Y.shape[1]
+    return (Y.astype(np.int64) << np.arange(K - 1, -1, -1)[None, :]).sum(axis=1)
+
+
+
+
+class RankerMixin:
+    """Shared input handling, criterion and tags of the two rankers."""
+
+    def _spec(self) -> dict:
+        return {
+            "objective": self.objective,
+            "weights": self.weights,
+            "aggregate": self.aggregate,
+            "costs": self.costs,
+        }
+
+    def _validate_fit_input(self, X: Any, Y: Any, groups: Any):
+        if Y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(the 'Y' parameter: binary labels of shape (n, K))."
+            )
+        X = validate_data(self, X, reset=True, dtype=FLOAT_DTYPES, ensure_min_samples=2)
+        Y = check_binary(Y, "Y", ndim=(1, 2))
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        check_consistent_length(X=X, Y=Y)
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.ndim != 1:
+                raise ValueError(
+                    f"The 'groups' parameter must be 1-dimensional, got shape {groups.shape}."
+                )
+            check_consistent_length(X=X, groups=groups)
+            groups = np.unique(groups, return_inverse=True)[1].astype(np.int64)
+        K = Y.shape[1]
+        if self.weights is not None:
+            mixing_weights(self.weights, K)
+        return X, Y, groups
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Same as :meth:`decision_function`: the ranking scores, shape (n,)."""
+        return self.decision_function(X)
+
+    def score(self, X: Any, Y: Any, groups: Any = None) -> float:
+        """The objective's AUC criterion on (X, Y) (:func:`ranking_criterion`); higher is better.
+
+        With ``groups``, pairs within queries only, each query weighted equally.
+        """
+        return ranking_criterion(Y, self.decision_function(X), groups=groups, **self._spec())
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = None
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.target_tags.single_output = True
+        tags.target_tags.two_d_labels = True
+        return tags
+
+
+def split_validation(
+    n: int, groups: np.ndarray | None, fraction: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random train/validation split of rows (by whole groups when ``groups`` is given)."""
+    if fraction <= 0:
+        return np.arange(n), np.arange(0)
+    if groups is None:
+        n_val = int(round(fraction * n))
+        if n_val < 2 or n - n_val < 2:
+            return np.arange(n), np.arange(0)
+        perm = rng.permutation(n)
+        return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+    G = int(groups.max()) + 1
+    n_val = int(round(fraction * G))
+    if n_val < 1 or G - n_val < 1:
+        return np.arange(n), np.arange(0)
+    val_groups = rng.permutation(G)[:n_val]
+    is_val = np.isin(groups, val_groups)
+    return np.flatnonzero(~is_val), np.flatnonzero(is_val)

@@ -1,0 +1,450 @@
+"""The PyTorch MLP ranker (docs/theory.md §10).
+"""
+
+
+from __future__ import annotations
+
+import copy
+import time
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from bipartite._utils.torch import n_threads as _n_threads
+from bipartite._utils.torch import torch_threads as _torch_threads
+from bipartite._utils.validation import (
+    check_option,
+    check_positive,
+    check_random_state,
+)
+
+# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+from bipartite.labels import aggregate_labels, cost_matrix
+from bipartite.learners.base import (
+    FLOAT_DTYPES,
+    MLP_METHODS,
+    SURROGATES,
+    RankerMixin,
+    check_objective,
+    label_codes,
+    mixing_weights,
+    needs_joint,
+    plugin_ranking_scores,
+    quiet_criterion,
+    restrict_costs,
+    split_validation,
+)
+from bipartite.learners.nets import make_mlp
+from bipartite.population import label_vectors
+
+
+# ---------------------------------------------------------------------------------------------
+# MLP (PyTorch)
+# ---------------------------------------------------------------------------------------------
+def _group_batches(
+    groups: np.ndarray, batch_size: int, rng: np.random.Generator, *, pool: int = 64
+) -> list[np.ndarray]:
+    """Pack whole groups into padded index matrices [G, m] (-1 = padding), in random order.
+
+    Size bucketing: the groups are shuffled, cut into pools of about ``pool * batch_size`` rows,
+    and each pool is sorted by group size before being packed greedily into batches of at most
+    ``batch_size`` rows (a group larger than ``batch_size`` forms a batch of its own); the batch
+    order is then shuffled. Groups of similar size share a batch, so little padding is computed
+    (MSLR-shaped queries range from 2 to ~400 rows: without bucketing, a 4096-row batch is ~3x
+    padding in rows and ~6x in pairs). Every group appears in exactly one batch per call.
+    """
+    groups = np.asarray(groups)
+    order = np.argsort(groups, kind="stable")
+    counts = np.bincount(groups)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    perm = rng.permutation(len(counts))
+    perm = perm[counts[perm] > 0]
+    # pools of consecutive shuffled groups, each sorted by size (stable: ties keep the shuffle)
+    pool_id = np.cumsum(counts[perm]) // max(int(pool) * int(batch_size), 1)
+    perm = perm[np.lexsort((counts[perm], pool_id))]
+    sizes = counts[perm]
+    batches, first, rows = [], 0, 0
+    for i, c in enumerate(sizes.tolist()):
+        if i > first and rows + c > batch_size:
+            batches.append(perm[first:i])
+            first, rows = i, 0
+        rows += c
+    if len(perm) > first:
+        batches.append(perm[first:])
+    out = []
+    for b in rng.permutation(len(batches)):
+        gs = batches[b]
+        lengths = counts[gs]
+        total = int(lengths.sum())
+        offsets = np.repeat(np.cumsum(lengths) - lengths, lengths)
+        col = np.arange(total) - offsets
+        idx = np.full((len(gs), int(lengths.max())), -1, dtype=np.int64)
+        rows = order[np.repeat(starts[gs], lengths) + col]
+        idx[np.repeat(np.arange(len(gs)), lengths), col] = rows
+        out.append(idx)
+    return out
+
+
+def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations in float64, by row blocks (two passes).
+
+    Equal to ``X.mean(axis=0, dtype=float64)`` and ``X.std(axis=0, dtype=float64)`` up to
+    rounding (deviations from the mean are formed in X's dtype), without the full-size float64
+    temporary that ``std`` allocates (2.4 GB on an MSLR-sized float32 X).
+    """
+    n = X.shape[0]
+    mean = np.zeros(X.shape[1])
+    for start in range(0, n, block):
+        mean += X[start : start + block].sum(axis=0, dtype=np.float64)
+    mean /= n
+    ss = np.zeros(X.shape[1])
+    centre = mean.astype(X.dtype)  # deviations in X's precision, sums of squares in float64
+    for start in range(0, n, block):
+        d = X[start : start + block] - centre
+        ss += np.square(d, out=d).sum(axis=0, dtype=np.float64)
+    return mean, np.sqrt(ss / n)
+
+
+class MLPRanker(RankerMixin, BaseEstimator):
+    """Multi-layer perceptron scorer for loss or label aggregation (THEORY §4, §5, §9, §10).
+
+    A ReLU MLP ``hidden`` → 1 output (pairwise, pointwise) or K / ``2**K`` outputs (plug-in heads),
+    trained with Adam on standardised inputs, with early stopping on a validation split that
+    monitors the objective's AUC criterion (:func:`ranking_criterion`) and keeps the best weights.
+
+    Parameters
+    ----------
+    objective : {"loss_aggregation", "label_aggregation"}
+    method : {"pairwise", "pointwise", "plugin"}
+        See the module docstring. ``"pointwise"`` needs label aggregation with linear costs.
+    weights : array-like of shape (K,), optional
+        Mixing weights ``a`` (loss aggregation) or sum weights ``w`` (label aggregation).
+    aggregate : {"sum", "product", "or"}
+        ψ for label aggregation.
+    costs : {"uniform", "linear", "squared", "gain"} or (L, L) array
+        Multipartite costs for label aggregation (THEORY §3).
+    surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
+        Pairwise surrogate φ(f_i − f_j) (method="pairwise").
+    hidden : tuple of int
+    epochs, batch_size, lr, weight_decay : training schedule (Adam).
+        ``batch_size`` counts rows (whole groups with ``groups``). The default 512 suits ~10⁴
+        rows; on MSLR-sized data (~2M rows) 2048 is 1.4-2.2x faster per epoch for the same
+        validation criterion (``benchmarks/bench_learners.py``).
+    validation_fraction : float in [0, 1)
+        Share of rows (of groups when ``groups`` is given) held out for early stopping; 0 disables.
+    n_iter_no_change : int
+        Stop after this many epochs without improvement of the validation criterion.
+    device : "auto", "cpu", "cuda"
+        "auto" picks CUDA when available.
+    n_jobs : int or None
+        Torch CPU threads during fit/predict (None = 1, -1 = all cores); restored afterwards.
+        Keep 1 on a shared machine: with 2 threads and the other core busy, torch's OpenMP
+        barriers made epochs 14-32x slower (measured on 2 cores).
+    random_state : None, int or numpy Generator
+        Seeds the initial weights, the split and the batches: fits are reproducible on CPU.
+    verbose : bool
+        tqdm progress bar over epochs.
+
+    Pairwise batches: without ``groups``, a batch is ``batch_size`` random rows and every pair in it
+    is weighted by the objective's pair weights (:mod:`bipartite.surrogates`); with ``groups``
+    (query ids), a batch packs whole groups of similar size (:func:`_group_batches`) and only
+    pairs inside a group count, normalised per group (per group and label for loss aggregation);
+    the batch loss is divided by the epoch's mean number of groups per batch, so that over an
+    epoch every group weighs the same (the uniform per-query criterion of
+    :func:`ranking_criterion`).
+
+    Attributes
+    ----------
+    n_labels_ : int
+    prior_ : ndarray (K,) — training label means (π̂, used by the plug-in combination)
+    n_epochs_ : int — epochs run; best_epoch_ : int; best_score_ : float (validation criterion)
+    history_ : list of dict — per epoch: ``train_loss``, ``train_seconds`` (wall time of the
+        epoch's updates) and, with a validation split, ``val_criterion`` and ``val_seconds``
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> Y = (X + 0.5 * rng.normal(size=(300, 2)) > 0).astype(int)
+    >>> est = MLPRanker(method="plugin", hidden=(8,), epochs=20, lr=0.01, random_state=0)
+    >>> est = est.fit(X, Y)
+    >>> est.decision_function(X).shape
+    (300,)
+    >>> bool(est.score(X, Y) > 0.8)
+    True
+    """
+
+    def __init__(
+        self,
+        objective: str = "loss_aggregation",
+        method: str = "pairwise",
+        weights: Any = None,
+        aggregate: str = "sum",
+        costs: Any = "linear",
+        surrogate: str = "logistic",
+        hidden: tuple[int, ...] = (64, 64),
+        epochs: int = 100,
+        batch_size: int = 512,
+        lr: float = 1e-3,
+        weight_decay: float = 1e-5,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        tol: float = 1e-4,
+        device: str = "auto",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
+        self.objective = objective
+        self.method = method
+        self.weights = weights
+        self.aggregate = aggregate
+        self.costs = costs
+        self.surrogate = surrogate
+        self.hidden = hidden
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
+        self.device = device
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # -- parameter checks ---------------------------------------------------------------------
+    def _check_params(self) -> None:
+        check_objective(self, MLP_METHODS)
+        check_option(self.surrogate, "surrogate", SURROGATES)
+        check_option(self.device, "device", ("auto", "cpu", "cuda"))
+        hidden = tuple(self.hidden) if isinstance(self.hidden, (tuple, list)) else None
+        if hidden is None or not all(
+            isinstance(h, Integral) and not isinstance(h, bool) and h > 0 for h in hidden
+        ):
+            raise ValueError(
+                f"The 'hidden' parameter must be a tuple of positive ints, got {self.hidden!r}."
+            )
+        check_positive(self.epochs, "epochs", integer=True)
+        check_positive(self.batch_size, "batch_size", integer=True)
+        check_positive(self.lr, "lr")
+        check_positive(self.weight_decay, "weight_decay", allow_zero=True)
+        check_positive(self.n_iter_no_change, "n_iter_no_change", integer=True)
+        check_positive(self.tol, "tol", allow_zero=True)
+        vf = self.validation_fraction
+        if not isinstance(vf, Real) or not 0 <= vf < 1:
+            raise ValueError(
+                f"The 'validation_fraction' parameter must be in [0, 1), got {vf!r}."
+            )
+        _n_threads(self.n_jobs)
+
+    def _standardise(self, X: np.ndarray) -> np.ndarray:
+        """(X - mean_) / scale_ as float32, in row blocks (no full float64 copy of X)."""
+        out = np.empty(X.shape, dtype=np.float32)
+        for start in range(0, X.shape[0], 65536):
+            block = X[start : start + 65536]
+            out[start : start + 65536] = (block - self.mean_) / self.scale_
+        return out
+
+    def _torch_device(self):
+        from bipartite._utils.torch import resolve_device
+
+        return resolve_device(self.device)
+
+    def _build(self, n_in: int, n_out: int, seed: int):
+        return make_mlp(n_in, self.hidden, n_out, seed=seed)
+
+    # -- losses --------------------------------------------------------------------------------
+    def _batch_loss(self, out, idx, tensors, groups_per_batch: float = 1.0):
+        """Loss of one batch.
+
+        ``out``: network output for the rows of ``idx`` (flat), or, for a pairwise batch ``idx``
+        of shape [G, m] (-1 = padding), for its valid entries ``idx[idx >= 0]`` in row-major
+        order. The pairwise loss is the sum of the per-group normalised losses divided by
+        ``groups_per_batch``, the epoch's mean number of groups per batch: summed over an epoch,
+        every group then weighs the same whatever the batch it lands in (the uniform per-query
+        weighting of :func:`ranking_criterion`), even though size bucketing
+        (:func:`_group_batches`) puts many small or few large groups in a batch.
+        """
+        import torch
+
+        from bipartite import surrogates
+
+        if self.method == "pointwise":
+            return torch.mean((out[:, 0] - tensors["ybar"][idx]) ** 2)
+        if self.method == "plugin":
+            if tensors["joint"]:
+                return torch.nn.functional.cross_entropy(out, tensors["codes"][idx])
+            return torch.nn.functional.binary_cross_entropy_with_logits(out, tensors["Y"][idx])
+        # pairwise: idx is [G, m] with -1 padding; scores of the valid entries, 0 on padding
+        where = idx >= 0
+        safe = idx.clamp(min=0)
+        s = torch.zeros(idx.shape, dtype=out.dtype, device=out.device).masked_scatter(
+            where, out[:, 0]
+        )
+        if self.objective == "loss_aggregation":
+            W = surrogates.loss_aggregation_pair_weights(
+                tensors["Y"][safe], a=tensors["a"], where=where
+            )
+        else:
+            yb = tensors["ybar"][safe]
+            W = surrogates.label_aggregation_pair_weights(
+                yb, costs=self._batch_costs(yb, where, tensors), where=where
+            )
+        # W sums to the objective's mass per group: sum over pairs, mean over groups.
+        loss = surrogates.pairwise_loss(
+            s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum"
+        )
+        return loss / groups_per_batch
+
+    def _batch_costs(self, yb, where, tensors):
+        """Costs for a batch (the surrogate builds its cost matrix over the batch's levels)."""
+        if isinstance(self.costs, str):
+            return self.costs  # a family is evaluated on the batch's levels by the surrogate
+        present = np.unique(yb[where].detach().cpu().numpy())
+        return restrict_costs(self.costs, tensors["levels"], present)
+
+    def _forward_scores(self, net, Xt, batch: int = 65536) -> np.ndarray:
+        """Raw network outputs (n, n_out) as float64 numpy, in eval mode, no grad."""
+        import torch
+
+        net.eval()
+        outs = []
+        with torch.no_grad():
+            for start in range(0, Xt.shape[0], batch):
+                outs.append(net(Xt[start : start + batch]).double().cpu().numpy())
+        net.train()
+        return np.concatenate(outs, axis=0) if outs else np.zeros((0, 1))
+
+    def _combine(self, raw: np.ndarray) -> np.ndarray:
+        """Network outputs -> ranking scores (identity, or the plug-in closed form)."""
+        if self.method != "plugin":
+            return raw[:, 0]
+        if self.joint_head_:
+            z = raw - raw.max(axis=1, keepdims=True)  # stable softmax
+            P = np.exp(z)
+            P /= P.sum(axis=1, keepdims=True)
+            eta = P @ label_vectors(self.n_labels_)
+            return plugin_ranking_scores(eta, P, self.prior_, self._spec())
+        eta = 1.0 / (1.0 + np.exp(-raw))
+        return plugin_ranking_scores(eta, None, self.prior_, self._spec())
+
+    # -- fit / predict -------------------------------------------------------------------------
+    def fit(self, X: Any, Y: Any, groups: Any = None) -> MLPRanker:
+        """Fit on features X (n, d), binary labels Y (n, K), optional query ids ``groups`` (n,)."""
+        import torch
+        from tqdm.auto import tqdm
+
+        self._check_params()
+        X, Y, groups = self._validate_fit_input(X, Y, groups)
+        n, K = Y.shape
+        rng = check_random_state(self.random_state)
+        seed = int(rng.integers(2**31 - 1))
+        dev = self._torch_device()
+        with _torch_threads(self.n_jobs):
+            self.n_labels_ = K
+            self.prior_ = Y.mean(axis=0)
+            self.mean_, scale = _column_moments(X)
+            self.scale_ = np.where(scale > 0, scale, 1.0)
+            self.joint_head_ = self.method == "plugin" and needs_joint(
+                self.objective, self.aggregate
+            )
+            n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
+            tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
+            Xt = torch.as_tensor(self._standardise(X), device=dev)
+            spec = self._spec()
+            ybar = (
+                aggregate_labels(Y, self.aggregate, self.weights)
+                if self.objective == "label_aggregation"
+                else Y.sum(axis=1)
+            )
+            if self.objective == "label_aggregation":
+                cost_matrix(np.unique(ybar), self.costs)  # validates a user matrix's shape
+            tensors = {
+                "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
+                "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
+                "codes": torch.as_tensor(label_codes(Y), device=dev),
+                "joint": self.joint_head_,
+                "levels": np.unique(ybar),
+                "a": torch.as_tensor(
+                    mixing_weights(self.weights, K), dtype=torch.float32, device=dev
+                ),
+            }
+            net = self._build(X.shape[1], n_out, seed).to(dev)
+            opt = torch.optim.Adam(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+            monitor = len(va) > 0
+            best, best_state, best_epoch, stall = -np.inf, None, 0, 0
+            self.history_ = []
+            self.net_ = net
+            bar = tqdm(range(self.epochs), disable=not self.verbose, desc="MLPRanker", leave=False)
+            for epoch in bar:
+                t_epoch = time.perf_counter()
+                batches = self._epoch_batches(tr, groups, rng)
+                # mean groups per batch (pairwise with groups; 1 otherwise), see _batch_loss
+                per_batch = sum(b.shape[0] for b in batches) / max(len(batches), 1)
+                total = 0.0
+                for idx_np in batches:
+                    idx = torch.as_tensor(idx_np, device=dev)
+                    out = net(Xt[idx[idx >= 0]] if idx.ndim == 2 else Xt[idx])
+                    loss = self._batch_loss(out, idx, tensors, per_batch if idx.ndim == 2 else 1.0)
+                    opt.zero_grad(set_to_none=True)
+                    loss.backward()
+                    opt.step()
+                    total += float(loss.detach())
+                record = {"epoch": epoch + 1, "train_loss": total / max(len(batches), 1),
+                          "train_seconds": time.perf_counter() - t_epoch}
+                if monitor:
+                    t_val = time.perf_counter()
+                    crit = quiet_criterion(
+                        Y[va], self._combine(self._forward_scores(net, Xt[va])), spec,
+                        None if groups is None else groups[va],
+                    )
+                    record["val_criterion"] = crit
+                    record["val_seconds"] = time.perf_counter() - t_val
+                    if np.isnan(crit):
+                        monitor = False
+                    elif crit > best + self.tol:
+                        best, best_epoch, stall = crit, epoch + 1, 0
+                        best_state = copy.deepcopy(net.state_dict())
+                    else:
+                        stall += 1
+                self.history_.append(record)
+                bar.set_postfix(record)
+                if monitor and stall >= self.n_iter_no_change:
+                    break
+            self.n_epochs_ = len(self.history_)
+            if best_state is not None and monitor:
+                net.load_state_dict(best_state)
+                self.best_epoch_, self.best_score_ = best_epoch, float(best)
+            else:
+                self.best_epoch_, self.best_score_ = self.n_epochs_, float("nan")
+            self.net_ = net.cpu()
+        return self
+
+    def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
+        bs = int(self.batch_size)
+        if self.method == "pairwise":
+            if groups is not None:
+                sub = groups[tr]
+                codes = np.unique(sub, return_inverse=True)[1]
+                return [np.where(b >= 0, tr[np.maximum(b, 0)], -1)
+                        for b in _group_batches(codes, bs, rng)]
+            perm = tr[rng.permutation(len(tr))]
+            # one pseudo-group per batch: [1, B]; drop a tail too small to hold pairs
+            return [perm[i : i + bs][None, :] for i in range(0, len(perm), bs)
+                    if len(perm[i : i + bs]) >= 2]
+        perm = tr[rng.permutation(len(tr))]
+        return [perm[i : i + bs] for i in range(0, len(perm), bs)]
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC)."""
+        import torch
+
+        check_is_fitted(self, "net_")
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        with _torch_threads(self.n_jobs):
+            raw = self._forward_scores(self.net_, torch.as_tensor(self._standardise(X)))
+        return self._combine(raw)

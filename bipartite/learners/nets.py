@@ -1,0 +1,90 @@
+"""The one multilayer-perceptron builder of the package (docs/theory.md §10).
+
+Every torch scorer (the learners here and the methods in :mod:`bipartite.contrib`) builds its
+network with :func:`make_mlp` and seeds it with :func:`init_linear`: torch's default ``Linear``
+initialisation (Kaiming-uniform weights, uniform biases), drawn from a local
+``torch.Generator``, so that a fit is reproducible without touching torch's global seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["check_hidden", "init_linear", "make_mlp", "minibatches", "split_head", "torch_seed"]
+
+
+def check_hidden(hidden: Any, name: str = "hidden") -> tuple[int, ...]:
+    """Hidden-layer widths: a sequence of positive integers (may be empty).
+
+    >>> check_hidden([64, 32])
+    (64, 32)
+    """
+    try:
+        h = tuple(int(v) for v in hidden)
+    except (TypeError, ValueError):
+        raise ValueError(f"The '{name}' parameter must be a sequence of positive integers, "
+                         f"got {hidden!r}.") from None
+    if any(v < 1 for v in h) or any(int(v) != v for v in hidden):
+        raise ValueError(f"The '{name}' parameter must be a sequence of positive integers, "
+                         f"got {hidden!r}.")
+    return h
+
+
+def torch_seed(rng: np.random.Generator) -> int:
+    """An int seed for torch drawn from a NumPy generator (one draw)."""
+    return int(rng.integers(0, 2**31 - 1))
+
+
+def init_linear(module: Any, seed: int) -> Any:
+    """Re-initialise every ``torch.nn.Linear`` inside ``module`` (in ``module.modules()`` order)
+    with torch's default scheme, drawn from ``torch.Generator().manual_seed(seed)``; returns
+    ``module``."""
+    import torch
+    from torch import nn
+
+    gen = torch.Generator().manual_seed(int(seed))
+    with torch.no_grad():
+        for mod in module.modules():
+            if isinstance(mod, nn.Linear):
+                nn.init.kaiming_uniform_(mod.weight, a=5**0.5, generator=gen)
+                bound = 1.0 / mod.in_features**0.5
+                nn.init.uniform_(mod.bias, -bound, bound, generator=gen)
+    return module
+
+
+def make_mlp(n_in: int, hidden: Any, n_out: int | None, *, seed: int, dtype: Any = None) -> Any:
+    """``Linear-ReLU-…-Linear`` with widths ``n_in → hidden… → n_out``, seeded (:func:`init_linear`).
+
+    ``n_out=None`` builds the body only (every layer followed by a ReLU), as a shared bottom or an
+    expert. ``dtype`` (a torch dtype) casts the parameters; the default keeps float32.
+
+    >>> net = make_mlp(3, (4,), 1, seed=0)
+    >>> [type(m).__name__ for m in net]
+    ['Linear', 'ReLU', 'Linear']
+    """
+    from torch import nn
+
+    layers: list[nn.Module] = []
+    width = int(n_in)
+    for h in check_hidden(hidden):
+        layers += [nn.Linear(width, h), nn.ReLU()]
+        width = h
+    if n_out is not None:
+        layers.append(nn.Linear(width, int(n_out)))
+    net = init_linear(nn.Sequential(*layers), seed)
+    return net if dtype is None else net.to(dtype)
+
+
+def minibatches(n: int, batch_size: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Indices of a random permutation of ``range(n)`` in batches of ``batch_size``."""
+    perm = rng.permutation(n)
+    for start in range(0, n, batch_size):
+        yield perm[start:start + batch_size]
+
+
+def split_head(net: Any) -> tuple[Any, Any]:
+    """``(body, head)`` of a :func:`make_mlp` network: all layers but the last, and the last."""
+    return net[:-1], net[-1]

@@ -1,0 +1,584 @@
+"""Exact, approximate and supported Pareto frontiers of per-label AUCs (docs/theory.md §6)."""
+
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from bipartite._utils.validation import (
+    check_array,
+    check_option,
+    check_probabilities,
+)
+from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
+from bipartite.pareto.dp import DEFAULT_TOL_DP, DP_MAX_N, subset_dp
+from bipartite.pareto.milp import (
+    DEFAULT_TOL,
+    DEFAULT_TOL_MULTI,
+    MILP_BACKENDS,
+    WeakOrderMILP,
+    auc_milp,
+)
+
+__all__ = ["exact_frontier", "frontier_table", "is_pareto_optimal", "supported_frontier",
+           "weight_sweep"]
+
+
+# --------------------------------------------------------------------------------------------
+# Exact and approximate frontiers
+# --------------------------------------------------------------------------------------------
+def _check_problem(problem: Any) -> None:
+    from bipartite.population import FiniteProblem
+
+    if not isinstance(problem, FiniteProblem):
+        raise TypeError(f"The 'problem' parameter must be a FiniteProblem, got "
+                        f"{type(problem).__name__}.")
+    pi = problem.pi
+    bad = np.flatnonzero((pi <= 0) | (pi >= 1))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"The 'problem' has label {k} with prior pi={pi[k]:g}: AUC_{k} is "
+                         "undefined, so its Pareto frontier is too.")
+
+
+def _filter_candidates(cands: list[tuple[np.ndarray, np.ndarray]], dims: int,
+                       tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Non-dominated candidates in the first ``dims`` coordinates, de-duplicated within tol
+    (keeping the lexicographically largest full vector of each duplicate group)."""
+    if not cands:
+        return []
+    V = np.array([v for v, _ in cands])
+    keep = np.flatnonzero(pareto_filter(V[:, :dims]))
+    # among near-duplicates keep the lexicographically largest full vector
+    order = keep[np.lexsort((-V[keep]).T[::-1])]
+    return [cands[i] for i in greedy_unique(V[:, :dims], order, tol)]
+
+
+def _exact_points(milp: WeakOrderMILP, K: int, tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Recursive ε-constraint (δ = tol). ``rec(k, lower)`` is the Pareto frontier in the
+    coordinates 0..k of ``A(lower) = {x achievable : x_j ≥ lower_j}``, each point represented by
+    the lexicographic maximum (0, 1, ..., K−1) of its class. See :func:`exact_frontier`."""
+    order = tuple(range(K))
+    # Cache of solved lexicographic problems: (bounds, result). If bounds' <= bounds and the
+    # cached result satisfies the current bounds, it is the lexicographic maximum of the smaller
+    # set too; if the cached problem was infeasible, so is the current one.
+    cache_t: list[np.ndarray] = []
+    cache_r: list[tuple[np.ndarray, np.ndarray] | None] = []
+
+    def lex(lower: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        if cache_t:
+            T = np.array(cache_t)
+            for c in np.flatnonzero(np.all(T <= lower, axis=1)):
+                res = cache_r[c]
+                if res is None:
+                    return []
+                if np.all(res[0] >= lower):
+                    return [res]
+        z = milp.lexmax(order, lower, tol=tol)
+        res = None if z is None else (milp.values(z), z)
+        cache_t.append(lower.copy())
+        cache_r.append(res)
+        return [] if res is None else [res]
+
+    def rec(k: int, lower: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        if k == 0:
+            return lex(lower)
+        out: list[tuple[np.ndarray, np.ndarray]] = []
+        lo = lower.copy()
+        while True:
+            F = rec(k - 1, lo)
+            if not F:
+                break
+            out.extend(F)
+            lo = lo.copy()
+            lo[k] = min(v[k] for v, _ in F) + tol
+        return _filter_candidates(out, k + 1, tol)
+
+    return rec(K - 1, np.full(K, -np.inf))
+
+
+def _approx_points(problem: Any, milp: WeakOrderMILP, eps: float,
+                   tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """ε-approximate K = 2 frontier by the MILP, seeded with the supported points (see
+    :func:`exact_frontier`). Returns (values, scores) pairs."""
+    SV, SS = supported_frontier(problem, tol=tol, return_scores=True)
+    SV, SS = SV[::-1], SS[::-1]  # AUC_2 ascending: the sweep direction
+    v, vs = SV[0], SS[0]          # the lexicographic maximum (AUC_1, AUC_2): a vertex
+    out: list[tuple[np.ndarray, np.ndarray]] = [(v, vs)]
+    i = 0
+    while True:
+        while i < len(SV) and SV[i][1] <= v[1] + tol:
+            i += 1
+        if i == len(SV):
+            break  # v has the largest AUC_2 (within tol)
+        S = SV[i]
+        if S[1] - v[1] <= eps and v[0] - S[0] <= eps:
+            # every frontier point from v to the next vertex S lies in the box between them,
+            # within eps of v: no MILP needed
+            v, vs = S, SS[i]
+            out.append((v, vs))
+            continue
+        # w: the Pareto point with the largest AUC_2 among those with AUC_1 >= v_1 - eps.
+        if S[0] >= v[0] - eps:
+            # S is feasible for w, so w_2 >= S_2 > v_2 + eps (S is not within eps of v): the
+            # sweep resumes at v_2 + eps without solving for w.
+            s = v[1] + eps
+        else:
+            z = milp.lexmax((1, 0), np.array([v[0] - eps, -np.inf]), tol=tol)
+            w = milp.values(z)
+            s = w[1] + tol if w[1] <= v[1] + eps else v[1] + eps
+        # next point: lexicographic maximum (AUC_1, AUC_2) with AUC_2 >= s; a vertex with
+        # AUC_2 >= s is feasible, so AUC_1 >= its AUC_1 is a valid cut.
+        j = int(np.searchsorted(SV[:, 1], s))
+        lo = np.array([SV[j][0] - tol if j < len(SV) else -np.inf, s])
+        z = milp.lexmax((0, 1), lo, tol=tol)
+        if z is None:
+            break
+        v, vs = milp.values(z), milp.scores(z)
+        out.append((v, vs))
+    return out
+
+
+def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
+    """Indices of a subset of the rows of V such that every row is within eps (max-norm) of a
+    chosen row: rows visited in lexicographic order, a row is chosen when no chosen row covers
+    it (a valid cover, not a minimum one)."""
+    chosen: list[int] = []
+    for i in np.lexsort(V.T[::-1])[::-1]:
+        if not chosen or np.min(np.max(np.abs(V[chosen] - V[i]), axis=1)) > eps:
+            chosen.append(int(i))
+    return np.sort(np.array(chosen, dtype=np.int64))
+
+
+_METHODS = ("auto", "dp", "milp")
+
+
+def exact_frontier(
+    problem: Any,
+    *,
+    eps: float | None = None,
+    tol: float | None = None,
+    time_limit: float | None = None,
+    return_scores: bool = False,
+    method: str = "auto",
+    backend: str | None = None,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    r"""All Pareto-optimal per-label AUC vectors of a finite problem (THEORY §6, LA25 §3).
+
+    The achievable set is ``{(AUC_1(f), ..., AUC_K(f)) : f a weak order of the n points}`` (ties
+    ½, self-pairs included). Two exact algorithms compute its Pareto frontier:
+
+    **Subset dynamic programme** (``method="dp"``; :func:`subset_dp`). A weak order is a
+    sequence of blocks of tied points; the AUC vector splits over the blocks, and the part a block
+    adds depends only on the block and on the set of points below it. So the Pareto set of the
+    prefixes that place a set U of points is the Pareto filter of ``F(U \ B) + g(B, rest)`` over
+    the non-empty blocks ``B ⊆ U``, and dominated prefixes can be pruned exactly (the rest of the
+    order adds the same vector to each). Cost ``O(3^n · |frontier|)``, memory
+    ``O(2^n · |frontier|)``: milliseconds at n = 6 and about a second at n = 10 (K = 2), where the
+    MILP needs minutes. Resolution ``tol`` (default 1e-12): vectors within ``tol`` in max-norm are
+    merged, so every Pareto point x has a returned y with ``y ≥ x − n·tol``.
+
+    **ε-constraint MILP** (``method="milp"``) over the weak-order MILP (module docstring) with
+    step ``δ = tol``:
+
+    * ``rec(0, t)``: the lexicographic maximum of (AUC_1, ..., AUC_K) subject to
+      ``AUC_j ≥ t_j``; it is Pareto-optimal in ``A(t) = {x : x_j ≥ t_j}``.
+    * ``rec(k, t)`` (frontier of A(t) in coordinates 1..k+1): start with ``t_{k+1} = −∞``;
+      repeat ``F = rec(k−1, t)``, collect F, ``t_{k+1} ← min_{x∈F} x_{k+1} + δ`` until F is empty;
+      keep the non-dominated collected points. For K = 2 this is the classical loop "max AUC_1
+      s.t. AUC_2 ≥ previous + δ, then max AUC_2 at that AUC_1".
+
+    Why no point is missed: F, the frontier of A(t), is unchanged while ``t_{k+1}`` stays at or
+    below ``min_F x_{k+1}`` (no point of F leaves, and the points that leave were dominated by F),
+    and a Pareto point x of A(t) projects onto the frontier of A(t') for every visited
+    ``t'_{k+1} ≤ x_{k+1}`` (whatever dominates its projection there would dominate x), with x
+    itself as the lexicographic representative. The only approximation is δ: a point is missed
+    only if its AUC_{k+1} exceeds that of a found point by less than δ, and then that found point
+    is at least as good in the other coordinates: **every Pareto point x has a returned y with
+    y ≥ x − δ** (componentwise), and the result is exact whenever distinct achievable values of a
+    coordinate differ by more than δ. With floating-point data no useful positive lower bound on
+    that gap exists (it is a subset-sum of the pair weights ``(W_ij − W_ji)/2``; for rational
+    data, with L a common denominator of the products ``p_i η_ik p_j (1 − η_jk)``, it is at
+    least ``1/(2 L π_k(1−π_k))``), so δ = ``tol``
+    (default 1e-9 for K = 2, 1e-7 for K ≥ 3: see ``DEFAULT_TOL_MULTI``) is a resolution: AUC
+    vectors within ``tol`` (max-norm) are treated as one
+    point. δ is far above float error (~1e-15); thresholds are enforced exactly on the rounded
+    solution (a solver answer that violates one after rounding is cut off and re-solved), and HiGHS
+    presolve is off (it returned wrong optima on small instances of this model). Solved
+    subproblems are cached: a cached lexicographic maximum over a larger feasible set
+    that satisfies the current thresholds is reused, which removes most solves of the K ≥ 3
+    recursion. The tests compare both algorithms with brute-force enumeration of all weak orders
+    and with each other.
+
+    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` (12) and the MILP above, or
+    whenever a MILP ``backend`` is named.
+
+    **ε-approximate mode** (``eps`` given): returns a subset of the exact frontier such that
+    **every Pareto-optimal AUC vector is within eps in max-norm of a returned one**.
+
+    * DP (any K): the exact frontier, then a greedy cover (a row is kept unless a kept row is
+      within eps of it).
+    * MILP (K = 2): a sweep in the direction of increasing AUC_2, seeded with the supported
+      points (:func:`supported_frontier`, computed by sorting, no MILP). From a returned point v:
+      if the next vertex S has ``S_2 − v_2 ≤ eps`` and ``v_1 − S_1 ≤ eps``, every frontier point
+      between them lies in the box spanned by v and S, within eps of v, and S is returned without
+      a solve. Otherwise it finds w, the frontier point of largest AUC_2 with
+      ``AUC_1 ≥ v_1 − eps``. If ``w_2 ≤ v_2 + eps`` every frontier point from v to w is within eps
+      of v and the sweep resumes after w; otherwise it resumes at ``AUC_2 ≥ v_2 + eps``, and the
+      frontier points it skips lie between v and w, so within eps of v. When ``S_1 ≥ v_1 − eps``
+      S itself shows ``w_2 ≥ S_2 > v_2 + eps`` and w is not solved for. Vertices give valid
+      extra bounds to each solve. At most about ``(range_1 + range_2)/eps + 1`` points, four
+      MILP solves per point that the vertices do not already cover.
+
+    Parameters
+    ----------
+    problem : FiniteProblem (every prior strictly inside (0, 1))
+    eps : float > 0, optional — ε-approximate mode (MILP: K = 2 only).
+    tol : float, optional — resolution (DP, default 1e-12) or δ and de-duplication radius
+        (MILP, see above; default by K).
+    time_limit : float, optional — wall seconds; :class:`TimeoutError` when exceeded.
+    return_scores : bool — also return one score vector per frontier point.
+    method : "auto" (default), "dp" or "milp".
+    backend : "highspy" or "cvxpy", optional — the MILP's solver interface (default
+        "highspy"); naming one selects the MILP (an error with ``method="dp"``).
+
+    Returns
+    -------
+    points : ndarray of shape (m, K), sorted lexicographically (AUC_1 first), exact population
+        AUCs of the returned orders (:meth:`FiniteProblem.auc`).
+    scores : ndarray of shape (m, n), only with ``return_scores=True``; row r is a weak order
+        (integer scores) attaining ``points[r]``.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.random(4, 2, seed=1)
+    >>> F = exact_frontier(P)
+    >>> F.shape[1], bool(np.all(np.diff(F[:, 0]) > 0) and np.all(np.diff(F[:, 1]) < 0))
+    (2, True)
+    >>> bool(np.allclose(F, exact_frontier(P, method="milp")))
+    True
+    """
+    _check_problem(problem)
+    method = check_option(method, "method", _METHODS)
+    if backend is not None:
+        check_option(backend, "backend", MILP_BACKENDS)
+        if method == "dp":
+            raise ValueError(f"The 'backend' parameter ({backend!r}) selects the MILP; it cannot "
+                             "be combined with method='dp'.")
+        method = "milp"
+    backend = "highspy" if backend is None else backend
+    if method == "auto":
+        method = "dp" if problem.n <= DP_MAX_N else "milp"
+    if tol is None:
+        if method == "dp":
+            tol = DEFAULT_TOL_DP
+        else:
+            tol = DEFAULT_TOL if problem.K <= 2 else DEFAULT_TOL_MULTI
+    if not (isinstance(tol, (int, float)) and tol > 0):
+        raise ValueError(f"The 'tol' parameter must be a positive number, got {tol!r}.")
+    if eps is not None:
+        if not (isinstance(eps, (int, float)) and np.isfinite(eps) and eps > 0):
+            raise ValueError(f"The 'eps' parameter must be a positive number, got {eps!r}.")
+        if method == "milp" and problem.K != 2:
+            raise ValueError(f"The ε-approximate mode ('eps') of method='milp' is implemented "
+                             f"for K = 2 labels, got K = {problem.K}; use method='dp' (n <= "
+                             f"{DP_MAX_N} is fast) or eps=None.")
+    if method == "dp":
+        Ws = np.stack([problem.pair_weights(k) for k in range(problem.K)])
+        _, S = subset_dp(Ws, float(tol), time_limit)
+    else:
+        milp = auc_milp(problem, backend, time_limit, tol)
+        if problem.n == 1:
+            S = np.zeros((1, 1))
+        elif eps is None:
+            S = np.array([milp.scores(z) for _, z in _exact_points(milp, problem.K, tol)])
+        else:
+            S = np.array([s for _, s in _approx_points(problem, milp, float(eps), tol)])
+    S = S.reshape(len(S), problem.n)
+    V = np.array([problem.auc(s) for s in S]).reshape(len(S), problem.K)
+    keep = unique_rows(V, tol)
+    V, S = V[keep], S[keep]
+    if eps is not None and method == "dp":
+        keep = _eps_cover(V, float(eps))
+        V, S = V[keep], S[keep]
+    return (V, S) if return_scores else V
+
+
+def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
+                      method: str = "auto", backend: str = "highspy") -> bool:
+    """Whether a scorer's AUC vector is Pareto-optimal on a finite problem (THEORY §6).
+
+    * ``method="dp"``: computes the exact frontier (:func:`exact_frontier`, subset DP) and
+      checks that no frontier point x has ``x ≥ a − tol`` everywhere and ``x > a + tol``
+      somewhere, with ``a`` the scorer's AUC vector.
+    * ``method="milp"``: a certificate by one MILP solve, ``max Σ_k AUC_k`` (coefficients scaled
+      per label) over weak orders subject to ``AUC_k ≥ a_k`` for every k (thresholds relaxed by
+      ``tol/10`` for the solver). The scorer is Pareto-optimal iff the optimum's summed AUCs
+      exceed ``Σ_k a_k`` by at most ``tol``.
+
+    Either way: no weak order improves one label without losing on another (up to ``tol``).
+    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` and the MILP above; the DP does
+    not depend on a solver's tolerances (see ``_MIP_TOL`` for why that matters).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> from bipartite.bayes import loss_aggregation
+    >>> P = FiniteProblem.random(4, 2, seed=0)
+    >>> is_pareto_optimal(P, loss_aggregation(P.eta, P.pi)), is_pareto_optimal(P, np.zeros(4))
+    (True, False)
+    """
+    _check_problem(problem)
+    method = check_option(method, "method", _METHODS)
+    check_option(backend, "backend", MILP_BACKENDS)
+    a = problem.auc(problem._check_scores(scores))
+    if problem.n == 1:
+        return True
+    if method == "auto":
+        method = "dp" if problem.n <= DP_MAX_N else "milp"
+    if method == "dp":
+        F = exact_frontier(problem, method="dp")
+        better = np.all(F >= a - tol, axis=1) & np.any(F > a + tol, axis=1)
+        return not bool(np.any(better))
+    milp = auc_milp(problem, backend, None, tol)
+    obj = (milp.coef / milp.scale[:, None]).sum(axis=0)
+    z = milp.solve(obj, a - tol / 10.0, np.full(problem.K, np.inf))
+    if z is None:  # only a tolerance artefact: the scorer's own order is feasible
+        return True
+    return bool(milp.values(z).sum() <= a.sum() + tol)
+
+
+# --------------------------------------------------------------------------------------------
+# Supported points and weight sweeps
+# --------------------------------------------------------------------------------------------
+def _sweep_breakpoints(u: np.ndarray, v: np.ndarray, rtol: float = 1e-12) -> np.ndarray:
+    """The λ in (0, 1) at which two points tie under f_λ = (1 − λ) u + λ v, sorted, merged
+    within ``rtol``: ``λ_ij = du / (du − dv)`` with ``du = u_i − u_j``, ``dv = v_i − v_j``."""
+    iu, ju = np.triu_indices(len(u), 1)
+    du, dv = u[iu] - u[ju], v[iu] - v[ju]
+    den = du - dv
+    ok = den != 0
+    lam = du[ok] / den[ok]
+    lam = np.sort(lam[(lam > 0) & (lam < 1)])
+    if lam.size == 0:
+        return lam
+    keep = np.ones(lam.size, dtype=bool)
+    keep[1:] = np.diff(lam) > rtol
+    return lam[keep]
+
+
+def _supported_rows(F: np.ndarray) -> np.ndarray:
+    """Indices of the rows v of the antichain F that are the unique maximiser of ``a·u`` over
+    the rows u of F for some strictly positive a: the linear programme ``a ≥ 1``,
+    ``(u − v)·a ≤ −1`` for every other row u (HiGHS via :func:`scipy.optimize.linprog`). Rows
+    that are not vertices of the convex hull of F (Qhull) are skipped."""
+    from scipy.optimize import linprog
+    from scipy.spatial import ConvexHull, QhullError
+
+    m, K = F.shape
+    if m <= K + 1:
+        cand = np.arange(m)
+    else:
+        try:
+            cand = np.sort(ConvexHull(F).vertices)
+        except QhullError:  # flat or degenerate point set: test every row
+            cand = np.arange(m)
+    out = []
+    for i in cand:
+        D = np.delete(F, i, axis=0) - F[i]
+        if len(D) == 0:
+            out.append(int(i))
+            continue
+        res = linprog(np.zeros(K), A_ub=D, b_ub=-np.ones(len(D)), bounds=[(1.0, None)] * K,
+                      method="highs")
+        if res.status == 0:
+            out.append(int(i))
+        elif res.status != 2:  # 2 = infeasible: not supported
+            raise RuntimeError(f"linprog failed on a supported-point test: {res.message}")
+    return np.array(out, dtype=np.int64)
+
+
+def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
+                       return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """Supported Pareto points: the convex-hull vertices reached by loss aggregation (THEORY
+    §4, §6; LA25 §3), K = 2.
+
+    For mixing weights ``a = (1 − λ, λ)``, ``λ ∈ (0, 1)``, the Bayes scorer of
+    ``a_1 AUC_1 + a_2 AUC_2`` is ``f_λ = (1 − λ) η_1/(π_1(1−π_1)) + λ η_2/(π_2(1−π_2))``
+    (:func:`bipartite.bayes.loss_aggregation`), and the scalarised objective is
+    ``const + Σ_{i<j} p_i p_j (f_λ(x_i) − f_λ(x_j)) (S_ij − S_ji)/2``, so its maximisers are exactly
+    the weak orders that agree with f_λ on every pair it does not tie. The order of f_λ changes
+    only at the breakpoints ``λ_ij`` where two points tie, computed exactly from the pairs (not a
+    grid). Inside each open interval between consecutive breakpoints the maximiser is unique up to
+    points with identical η (which no AUC distinguishes), so its AUC vector is the unique
+    maximiser for an open set of directions: a hull **vertex**; every vertex with a positive
+    normal arises this way. At a breakpoint the tied points' orders on either side are reverses of
+    each other, so the tied order's AUC vector is the **midpoint** of the two neighbouring vertices:
+    on a hull edge, Pareto-optimal (it maximises a positive scalarisation) but not a vertex, and it
+    is not returned. The endpoints λ = 0, 1 tie points with equal η_k and are not vertices either;
+    the extreme vertices are the limits λ → 0⁺, 1⁻, i.e. the lexicographic optima.
+
+    **K ≥ 3.** The weight space is a simplex cut by tie hyperplanes; instead of enumerating that
+    arrangement, the vertices are read off the exact frontier (:func:`exact_frontier`, so sizes
+    where it is affordable: the DP up to n = 12): a Pareto point v is a vertex reached by positive
+    weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
+    feasible (scale a up to turn any strictly positive separating weight into one with these
+    margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
+    of the frontier (Qhull) are tested. For K = 2 both routes give the same points (tested).
+
+    Returns
+    -------
+    points : (m, K) sorted lexicographically, de-duplicated within ``tol``; ``scores`` (m, n)
+    with ``return_scores=True``.
+
+    Raises
+    ------
+    ValueError
+        For K = 1 (a single AUC has no trade-off: use the Bayes scorer).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.random(4, 2, seed=1)
+    >>> S = supported_frontier(P)
+    >>> bool(np.all(pareto_filter(S)))
+    True
+    """
+    from bipartite.bayes import effective_weights, loss_aggregation
+
+    _check_problem(problem)
+    if problem.K < 2:
+        raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
+    if problem.K > 2:
+        F, FS = exact_frontier(problem, return_scores=True)
+        keep = _supported_rows(F)
+        V, S = F[keep], FS[keep]
+        return (V, S) if return_scores else V
+    eta, pi = problem.eta, problem.pi
+    alpha = effective_weights(pi)
+    u, v = eta[:, 0] * alpha[0], eta[:, 1] * alpha[1]
+    bps = np.concatenate([[0.0], _sweep_breakpoints(u, v), [1.0]])
+    mids = (bps[:-1] + bps[1:]) / 2.0
+    S = np.array([loss_aggregation(eta, pi, np.array([1.0 - lam, lam])) for lam in mids])
+    V = np.array([problem.auc(s) for s in S])
+    keep = unique_rows(V, tol)
+    V, S = V[keep], S[keep]
+    return (V, S) if return_scores else V
+
+
+def _simplex_lattice(K: int, divisions: int) -> np.ndarray:
+    pts = [c for c in itertools.product(range(divisions + 1), repeat=K) if sum(c) == divisions]
+    return np.array(pts, dtype=np.float64)[::-1] / divisions
+
+
+def weight_sweep(
+    eta: Any = None,
+    pi: Any = None,
+    Y: Any = None,
+    *,
+    n_weights: int = 101,
+    weights: Any = None,
+    problem: Any = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (THEORY §4,
+    §6): the empirical trace of the frontier that linear scalarisation reaches.
+
+    For each weight vector ``a`` the scorer is ``f_a = Σ_k α_k η_k``,
+    ``α_k = a_k / (π_k (1 − π_k))`` (:func:`bipartite.bayes.loss_aggregation`); its AUCs are
+    the empirical per-label AUCs on labels ``Y`` (:func:`bipartite.metrics.multilabel_auc`, ties
+    ½), or, with ``problem`` given, the exact population AUCs of that FiniteProblem (``eta`` and
+    ``pi`` then default to the problem's). Weights on the boundary of the simplex tie points
+    with equal η_k on the remaining labels (such points are usually not Pareto-optimal).
+
+    Parameters
+    ----------
+    eta : array-like (n, K) — class probabilities (or any per-label scores in [0, 1]).
+    pi : array-like (K,) — priors used in the effective weights.
+    Y : array-like (n, K) of {0, 1}, optional — labels for empirical AUCs.
+    n_weights : int — K = 2: ``a = (1 − t, t)`` for t in ``linspace(0, 1, n_weights)``;
+        K ≥ 3: the simplex lattice with ``n_weights − 1`` divisions.
+    weights : array-like (m, K), optional — explicit weight path (overrides ``n_weights``).
+    problem : FiniteProblem, optional — exact population AUCs.
+
+    Returns
+    -------
+    weights : (m, K), aucs : (m, K)
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.random(5, 2, seed=0)
+    >>> a, A = weight_sweep(problem=P, n_weights=3)
+    >>> a.tolist()
+    [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
+    """
+    from bipartite.bayes import loss_aggregation
+    from bipartite.metrics import multilabel_auc
+
+    if problem is not None:
+        _check_problem(problem)
+        eta = problem.eta if eta is None else eta
+        pi = problem.pi if pi is None else pi
+        if Y is not None:
+            raise ValueError("Give either labels 'Y' (empirical AUCs) or 'problem' (population "
+                             "AUCs), not both.")
+    elif Y is None:
+        raise ValueError("weight_sweep needs labels 'Y' or a FiniteProblem 'problem'.")
+    if eta is None or pi is None:
+        raise ValueError("weight_sweep needs 'eta' and 'pi' (or a 'problem').")
+    E = check_probabilities(eta, "eta", ndim=2)
+    K = E.shape[1]
+    if weights is None:
+        if not isinstance(n_weights, (int, np.integer)) or n_weights < 2:
+            raise ValueError(f"The 'n_weights' parameter must be an integer >= 2, got "
+                             f"{n_weights!r}.")
+        if K == 1:
+            A = np.ones((1, 1))
+        elif K == 2:
+            t = np.linspace(0.0, 1.0, int(n_weights))
+            A = np.stack([1.0 - t, t], axis=1)
+        else:
+            A = _simplex_lattice(K, int(n_weights) - 1)
+    else:
+        A = check_array(weights, "weights", ndim=2)
+        if A.shape[1] != K:
+            raise ValueError(f"The 'weights' parameter must have {K} columns, got {A.shape[1]}.")
+    out = np.empty((len(A), K))
+    for r, a in enumerate(A):
+        f = loss_aggregation(E, pi, a)
+        out[r] = problem.auc(f) if problem is not None else multilabel_auc(Y, f)
+    return A, out
+
+
+def frontier_table(problem):
+    """The Pareto frontier of per-label AUCs of a finite problem as a table (THEORY §6).
+
+    One row per exact Pareto-optimal AUC vector (:func:`bipartite.pareto.exact_frontier`) with
+    ``supported`` (a vertex reached by a weight sweep, :func:`bipartite.pareto.supported_frontier`;
+    K ≥ 2), then one row each for the Bayes scorers of loss aggregation (a = 1)
+    and label aggregation (sum, linear costs) with their Pareto certificate
+    (:func:`bipartite.pareto.is_pareto_optimal`).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.25] * 4, [[0.9, 0.1], [0.6, 0.7], [0.2, 0.8], [0.1, 0.3]])
+    >>> t = frontier_table(P)
+    >>> t["point"].iloc[-2:].tolist(), bool(t["pareto_optimal"].iloc[-2:].all())
+    (['loss aggregation (a = 1)', 'label aggregation (sum)'], True)
+    """
+    import pandas as pd
+
+    from bipartite.bayes import label_aggregation, loss_aggregation
+
+    exact = exact_frontier(problem)
+    supported = supported_frontier(problem) if problem.K >= 2 else np.zeros((0, problem.K))
+    rows = []
+    for i, point in enumerate(exact):
+        row = {"point": f"frontier {i + 1}"}
+        row.update({f"AUC_{k + 1}": v for k, v in enumerate(point)})
+        if problem.K >= 2:
+            row["supported"] = bool(np.abs(supported - point).max(axis=1).min() <= 1e-7)
+        row["pareto_optimal"] = True
+        rows.append(row)
+    for name, scores in [("loss aggregation (a = 1)", loss_aggregation(problem.eta, problem.pi)),
+                         ("label aggregation (sum)", label_aggregation(problem))]:
+        row = {"point": name}
+        row.update({f"AUC_{k + 1}": v for k, v in enumerate(problem.auc(scores))})
+        row["pareto_optimal"] = is_pareto_optimal(problem, scores)
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,124 @@
+"""The one experiment runner: a resumable task runner and a registry of study functions.
+
+A *study* is a grid of parameters x replicates over one *study function*. Each task
+``(function, params, replicate)`` gets its own seed, runs once, and writes one result file as soon
+as it finishes; the results of all tasks are gathered into one tidy table.
+
+Runner guarantees
+-----------------
+* **One file per task, written atomically.** ``<study_dir>/tasks/<key>.json`` where ``key`` is a
+  stable hash of ``(function, params, replicate)`` (:func:`task_key`). The file is written to a
+  temporary name in the same folder and moved into place with :func:`os.replace`, so a killed run
+  leaves either the whole file or none.
+* **Resume.** :func:`resume_study` (``bipartite study resume DIR``) reads ``manifest.json`` (the
+  resolved configuration, written before any task starts), skips tasks whose result file exists and
+  reruns the others. No finished task is lost or run twice.
+* **Failures do not stop a study.** A task that raises writes ``tasks/<key>.failed.json`` with the
+  error and its traceback; the other tasks go on. ``resume`` reruns failed tasks (unless
+  ``retry_failed=False``).
+* **Reproducible seeds.** The seed of a task is drawn from ``numpy.random.SeedSequence`` with the
+  study seed as entropy and the task key as spawn key (:func:`task_seed`), so a result does not
+  depend on the number of workers or the order in which tasks run. Every task also runs with BLAS /
+  OpenMP (and torch) limited to ``threads_per_task`` threads (default 1), so on CPU the results are
+  equal bit for bit whatever ``jobs`` is (the learners pin torch's threads themselves).
+* **Backends.** ``"loky"`` (joblib, local processes; ``jobs=1`` runs in-process) and ``"dask"``
+  (``dask.distributed``: an existing scheduler given by address, else a ``LocalCluster``). Ray is
+  not offered: it is a heavy extra dependency and ``dask.distributed`` already covers
+  multi-machine scale-out with the same futures model. Results travel back to the driver,
+  which writes the files, so dask workers need no shared file system.
+
+Study functions
+---------------
+A study function takes a keyword ``seed`` (an ``int``) and its parameters as keywords, and returns a
+tidy result: one row (a ``dict`` of scalars), a list of rows, or a ``pandas.DataFrame``. Register it
+with :func:`register_study`; configs may also name any importable function as ``"module:function"``.
+Study functions registered by other packages are found through the ``bipartite.studies`` entry-point
+group (this package registers its paper reproductions there), so the runner names no paper.
+Parameter values in configs are checked against the function's signature and type annotations.
+
+See ``simulations/README.md`` for the TOML schema of ``bipartite study run``.
+"""
+
+from bipartite.studies.config import (
+    STUDIES,
+    ConfigError,
+    StudySpec,
+    load_config,
+    load_registered_studies,
+    register_study,
+    resolve_config,
+    resolve_function,
+)
+from bipartite.studies.demo import binormal_auc
+from bipartite.studies.report import (
+    generic_figures,
+    markdown_table,
+    mean_and_se,
+    study_figures,
+    study_summary_table,
+    write_table,
+)
+from bipartite.studies.runner import (
+    BACKENDS,
+    FAILURES_CSV,
+    MANIFEST,
+    RESULTS_CSV,
+    RESULTS_PARQUET,
+    TASK_INDEX_CSV,
+    TASKS_DIR,
+    StudyResult,
+    collect_results,
+    read_manifest,
+    read_results,
+    resume_study,
+    run_study,
+    study_status,
+    write_text_atomic,
+)
+from bipartite.studies.tasks import (
+    TASK_COLUMNS,
+    Task,
+    execute_task,
+    expand_tasks,
+    task_key,
+    task_seed,
+)
+
+__all__ = [
+    "BACKENDS",
+    "ConfigError",
+    "FAILURES_CSV",
+    "MANIFEST",
+    "RESULTS_CSV",
+    "RESULTS_PARQUET",
+    "STUDIES",
+    "StudyResult",
+    "StudySpec",
+    "TASKS_DIR",
+    "TASK_COLUMNS",
+    "TASK_INDEX_CSV",
+    "Task",
+    "binormal_auc",
+    "collect_results",
+    "execute_task",
+    "expand_tasks",
+    "generic_figures",
+    "load_config",
+    "load_registered_studies",
+    "markdown_table",
+    "mean_and_se",
+    "read_manifest",
+    "read_results",
+    "register_study",
+    "resolve_config",
+    "resolve_function",
+    "resume_study",
+    "run_study",
+    "study_figures",
+    "study_status",
+    "study_summary_table",
+    "task_key",
+    "task_seed",
+    "write_table",
+    "write_text_atomic",
+]

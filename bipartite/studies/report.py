@@ -1,0 +1,155 @@
+"""Figures and tables from any study folder (generic: names no paper).
+"""
+
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+
+from bipartite.plots import new_figure, save_figures
+from bipartite.studies.config import STUDIES
+from bipartite.studies.runner import read_manifest, read_results
+from bipartite.studies.tasks import TASK_COLUMNS
+
+# --------------------------------------------------------------------------------------------
+# Figures and tables from results folders (shared helpers; analysis/ scripts call these)
+# --------------------------------------------------------------------------------------------
+
+
+def mean_and_se(df, by: list[str], value: str):
+    """Mean, standard error and count of ``value`` per group ``by`` (NaN-aware)."""
+    g = df.groupby(by, sort=True, dropna=False)[value]
+    out = g.agg(["mean", "std", "count"]).reset_index()
+    out["se"] = out["std"] / np.sqrt(out["count"].clip(lower=1))
+    out.loc[out["count"] < 2, "se"] = 0.0
+    return out[[*by, "mean", "se", "count"]]
+
+
+def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
+    """One figure per numeric result column of any study folder: mean ± s.e. over replicates
+    against the first numeric grid parameter, one line per combination of the other grid keys."""
+    study_dir = Path(study_dir)
+    manifest = read_manifest(study_dir)
+    df = read_results(study_dir)
+    if df.empty:
+        return []
+    grid_keys = [k for k in manifest["grid"] if k in df.columns]
+    numeric_grid = [k for k in grid_keys if np.issubdtype(df[k].dtype, np.number)]
+    x = numeric_grid[0] if numeric_grid else None
+    others = [k for k in grid_keys if k != x]
+    skip = set(TASK_COLUMNS) | set(manifest["params"]) | set(grid_keys)
+    for case in manifest.get("cases", []):
+        skip |= set(case)
+    values = [c for c in df.columns if c not in skip and np.issubdtype(df[c].dtype, np.number)]
+    labels = [c for c in df.columns if c not in skip and df[c].dtype == object]
+    paths = []
+    for value in values:
+        fig, ax = new_figure(figsize=(5.5, 3.8))
+        group_keys = others + labels
+        if x is None:
+            stats = mean_and_se(df, group_keys or ["study"], value)
+            names = stats[group_keys or ["study"]].astype(str).agg(", ".join, axis=1)
+            ax.bar(range(len(stats)), stats["mean"], yerr=stats["se"])
+            ax.set_xticks(range(len(stats)), names, rotation=45, ha="right")
+        else:
+            for key, sub in (df.groupby(group_keys, sort=True, dropna=False) if group_keys
+                             else [((), df)]):
+                stats = mean_and_se(sub, [x], value)
+                key = key if isinstance(key, tuple) else (key,)
+                label = ", ".join(f"{k}={v}" for k, v in zip(group_keys, key, strict=True))
+                ax.errorbar(stats[x], stats["mean"], yerr=stats["se"], marker="o", ms=3,
+                            capsize=2, label=label or None)
+            ax.set_xlabel(x)
+            if (df[x] > 0).all() and df[x].max() / max(df[x].min(), 1e-300) >= 50:
+                ax.set_xscale("log")
+            if group_keys:
+                ax.legend(fontsize=7)
+        ax.set_ylabel(value)
+        ax.set_title(f"{manifest['name']}: {value} (mean ± s.e.)", fontsize=9)
+        ax.grid(alpha=0.3)
+        paths += save_figures(fig, fig_dir, f"{manifest['name']}_{value}".replace("/", "_"))
+    return paths
+
+
+def study_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
+    """Figures of one study folder: the registered study's own figure function if it has one
+    (``register_study(..., figures=...)``), else :func:`generic_figures`."""
+    study_dir = Path(study_dir)
+    manifest = read_manifest(study_dir)
+    spec = STUDIES.get(manifest["function"])
+    if spec is not None and spec.figures is not None:
+        return spec.figures(read_results(study_dir), Path(fig_dir))
+    return generic_figures(study_dir, fig_dir)
+
+
+def markdown_table(df, *, digits: int = 4) -> str:
+    """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``).
+
+    >>> import pandas as pd
+    >>> print(markdown_table(pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")]})))
+    | a | b |
+    |---|---|
+    | 1 | 0.5000 |
+    | 2 | – |
+    """
+    def fmt(v):
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return "–"
+        if isinstance(v, float | np.floating):
+            if v != 0 and abs(v) < 10.0 ** -(digits - 1):
+                return f"{v:.2e}"
+            return f"{v:.{digits}f}"
+        return str(v).replace("|", "\\|")
+
+    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
+    rule = "|" + "|".join("---" for _ in df.columns) + "|"
+    body = ["| " + " | ".join(fmt(v) for v in row) + " |"
+            for row in df.itertuples(index=False, name=None)]
+    return "\n".join([head, rule, *body])
+
+
+def study_summary_table(study_dir: str | os.PathLike):
+    """Mean, standard error and count of every numeric result column per grid point (and per
+    text column of the results, e.g. a method name) of a study folder."""
+    import pandas as pd
+
+    study_dir = Path(study_dir)
+    manifest = read_manifest(study_dir)
+    df = read_results(study_dir)
+    params = list(manifest["grid"]) + sorted(set().union(*manifest["cases"]) if manifest["cases"]
+                                             else set())
+    skip = set(TASK_COLUMNS) | set(manifest["params"]) | set(params)
+    labels = [c for c in df.columns if c not in skip and df[c].dtype == object]
+    values = [c for c in df.columns if c not in skip and np.issubdtype(df[c].dtype, np.number)]
+    by = [c for c in params + labels if c in df.columns]
+    if not by:
+        by = ["study"]
+    pieces = []
+    for value in values:
+        stats = mean_and_se(df, by, value).rename(columns={"mean": f"{value}_mean",
+                                                           "se": f"{value}_se",
+                                                           "count": f"{value}_n"})
+        pieces.append(stats.set_index(by))
+    if not pieces:
+        return pd.DataFrame(columns=by)
+    return pd.concat(pieces, axis=1).reset_index()
+
+
+def write_table(df, table_dir: str | os.PathLike, name: str, *, note: str = "",
+                digits: int = 4) -> list[Path]:
+    """Write a key-number table as ``<table_dir>/<name>.csv`` and ``<name>.md`` (Markdown, with an
+    optional note above it, :func:`markdown_table`); return both paths.
+
+    The one table writer of the experiments (every paper's ``tables/`` folder).
+    """
+    table_dir = Path(table_dir)
+    table_dir.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = table_dir / f"{name}.csv", table_dir / f"{name}.md"
+    df.to_csv(csv_path, index=False)
+    text = (note.strip() + "\n\n" if note else "") + markdown_table(df, digits=digits) + "\n"
+    md_path.write_text(text, encoding="utf-8")
+    return [csv_path, md_path]

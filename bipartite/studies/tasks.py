@@ -1,0 +1,203 @@
+"""Tasks of a study: stable keys, per-task seeds, expansion of the grid, execution of one task.
+"""
+
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as _dt
+import hashlib
+import itertools
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from bipartite.studies.config import FORMAT_VERSION, ConfigError, resolve_function
+
+#: Columns the runner adds in front of every result row.
+TASK_COLUMNS = ("study", "function", "task", "replicate", "seed")
+
+
+# --------------------------------------------------------------------------------------------
+# Tasks: keys and seeds
+# --------------------------------------------------------------------------------------------
+
+
+def canonical_json(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False)
+
+
+def task_key(function: str, params: Mapping, replicate: int) -> str:
+    """Stable identifier of a task: SHA-256 of the canonical JSON of its definition (16 hex).
+
+    Independent of dict order and of the process; changes if any parameter value changes.
+
+    >>> task_key("f", {"a": 1, "b": [1, 2]}, 0) == task_key("f", {"b": [1, 2], "a": 1}, 0)
+    True
+    >>> task_key("f", {"a": 1}, 0) == task_key("f", {"a": 1}, 1)
+    False
+    """
+    text = canonical_json({"function": function, "params": dict(params), "replicate": int(replicate)})
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+
+def task_seed(study_seed: int, function: str, params: Mapping, replicate: int, *,
+              paired: bool = False) -> int:
+    """Seed of one task, in ``[0, 2**32)``.
+
+    ``numpy.random.SeedSequence(entropy=study_seed, spawn_key=(replicate, h_1..h_4))`` with
+    ``h`` four 32-bit words of the SHA-256 of ``(function, params)``; with ``paired=True`` the
+    parameters are left out, so all grid points of one replicate share a seed (common random
+    numbers). Depends only on the task's definition, never on scheduling.
+
+    >>> task_seed(7, "f", {"a": 1}, 0) == task_seed(7, "f", {"a": 1}, 0)
+    True
+    >>> task_seed(7, "f", {"a": 1}, 0, paired=True) == task_seed(7, "f", {"a": 2}, 0, paired=True)
+    True
+    """
+    words: tuple[int, ...] = ()
+    if not paired:
+        digest = hashlib.sha256(canonical_json({"function": function,
+                                            "params": dict(params)}).encode("ascii")).digest()
+        words = tuple(int.from_bytes(digest[4 * i:4 * i + 4], "little") for i in range(4))
+    ss = np.random.SeedSequence(entropy=int(study_seed), spawn_key=(int(replicate), *words))
+    return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One unit of work: a study function called with ``params`` and ``seed``."""
+
+    study: str
+    function: str
+    params: dict
+    replicate: int
+    seed: int
+    key: str
+    threads: int = 1
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def expand_tasks(config: Mapping) -> list[Task]:
+    """All tasks of a resolved configuration, in a fixed order: cases x grid x replicates."""
+    grid_keys = list(config["grid"])
+    cases = config["cases"] or [{}]
+    tasks = []
+    seen = set()
+    for case in cases:
+        for values in itertools.product(*(config["grid"][k] for k in grid_keys)):
+            params = {**config["params"], **case, **dict(zip(grid_keys, values, strict=True))}
+            for rep in config["replicates"]:
+                key = task_key(config["function"], params, rep)
+                if key in seen:
+                    raise ConfigError(f"{config.get('source', '<config>')}: two tasks have the "
+                                      f"same parameters {params} (replicate {rep}); remove the "
+                                      "duplicate grid value or case.")
+                seen.add(key)
+                seed = task_seed(config["seed"], config["function"], params, rep,
+                                 paired=config["paired_seeds"])
+                tasks.append(Task(config["name"], config["function"], params, rep, seed, key,
+                                  config["execution"]["threads_per_task"]))
+    return tasks
+
+
+# --------------------------------------------------------------------------------------------
+# Executing one task (runs in the worker)
+# --------------------------------------------------------------------------------------------
+
+
+def _to_scalar(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, list | tuple | np.ndarray):
+        arr = np.asarray(value)
+        if arr.ndim == 1 and arr.size <= 64:
+            return [_to_scalar(v, where) for v in arr.tolist()]
+    raise TypeError(f"{where}: result values must be scalars (or short 1-D lists), got "
+                    f"{type(value).__name__}.")
+
+
+def _normalise_rows(result: Any) -> list[dict]:
+    if result is None:
+        raise TypeError("the study function returned None; it must return a dict, a list of "
+                        "dicts or a DataFrame.")
+    if hasattr(result, "to_dict") and hasattr(result, "columns"):
+        result = result.to_dict(orient="records")
+    if isinstance(result, Mapping):
+        result = [result]
+    if not isinstance(result, list | tuple):
+        raise TypeError(f"the study function returned {type(result).__name__}; it must return "
+                        "a dict, a list of dicts or a DataFrame.")
+    rows = []
+    for i, row in enumerate(result):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"row {i} is a {type(row).__name__}, not a dict.")
+        rows.append({str(k): _to_scalar(v, f"row {i} key {k!r}") for k, v in row.items()})
+    return rows
+
+
+@contextlib.contextmanager
+def _limited_threads(threads: int):
+    """Pin BLAS/OpenMP threads (and torch's, if loaded) so that results do not depend on the
+    number of workers. The learners pin torch's threads themselves while they fit."""
+    from threadpoolctl import threadpool_limits
+
+    torch = sys.modules.get("torch")
+    old = torch.get_num_threads() if torch is not None else None
+    if torch is not None:
+        torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(limits=threads):
+            yield
+    finally:
+        if torch is not None:
+            torch.set_num_threads(old)
+
+
+def execute_task(task: Mapping) -> dict:
+    """Run one task and return its record (never raises for an error inside the study)."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    record = {
+        "format": FORMAT_VERSION,
+        "key": task["key"],
+        "study": task["study"],
+        "function": task["function"],
+        "params": task["params"],
+        "replicate": task["replicate"],
+        "seed": task["seed"],
+        "host": platform.node(),
+        "pid": os.getpid(),
+    }
+    try:
+        spec = resolve_function(task["function"])
+        with _limited_threads(task.get("threads", 1)):
+            result = spec.function(seed=task["seed"], **task["params"])
+        rows = _normalise_rows(result)
+        for i, row in enumerate(rows):
+            for k, v in task["params"].items():
+                if k in row and json.dumps(row[k], sort_keys=True) != json.dumps(v, sort_keys=True):
+                    raise ValueError(f"row {i} key {k!r} = {row[k]!r} contradicts the task "
+                                     f"parameter {k} = {v!r}.")
+        record.update(status="ok", rows=rows)
+    except Exception as exc:  # noqa: BLE001 - every failure is recorded, the study goes on
+        record.update(status="failed", error=f"{type(exc).__name__}: {exc}",
+                      traceback=traceback.format_exc())
+    record["elapsed_s"] = time.perf_counter() - start
+    record["cpu_s"] = time.process_time() - cpu_start
+    record["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    return record
