@@ -1,4 +1,4 @@
-"""Benchmark of the exact and ε-approximate Pareto frontiers (THEORY §6).
+"""Benchmark of the exact and ε-approximate Pareto frontiers (docs/theory.md §6).
 
 Prints one table. Each row is one algorithm on one problem (``FiniteProblem.random(n, K,
 seed)``): wall time, number of frontier points, MILP size and number of MILP solves (MILP rows),

@@ -1,4 +1,4 @@
-"""Benchmark: forward+backward time and peak memory of the surrogate losses (THEORY §8).
+"""Benchmark: forward+backward time and peak memory of the surrogate losses (docs/theory.md §8).
 
 Batches of 64 queries x n_items for n in {32, 128, 512, 2048}, float32 on the CPU with
 ``torch.set_num_threads(2)`` (``--threads``). Losses: ``quadlinear_ap_loss``, ``smooth_ap_loss``,

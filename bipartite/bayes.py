@@ -1,11 +1,11 @@
-"""Bayes-optimal scorers for loss aggregation and label aggregation (THEORY §4, §5).
+"""Bayes-optimal scorers for loss aggregation and label aggregation (docs/theory.md §4, §5).
 
 * Loss aggregation — maximise ``Σ_k a_k AUC_k(f)``: ``f* = Σ_k α_k η_k`` with effective weights
   ``α_k = a_k / (π_k (1 − π_k))`` (LA25 Prop 5.2).
 * Label aggregation — aggregate ``Ȳ = ψ(Y)`` and maximise AUC_MP with costs ``c``:
   linear costs give ``f* = E[Ȳ | x]`` (LA25 Prop 5.4; for a weighted sum, ``Σ_k w_k η_k``, free of
   the priors); a binary ``Ȳ`` (product/AND, or/OR) gives ``f* = P(Ȳ = 1 | x)``; other costs are
-  pairwise in general (THEORY §3): a scorer exists iff the strict Bayes preference is acyclic.
+  pairwise in general (docs/theory.md §3): a scorer exists iff the strict Bayes preference is acyclic.
 
 Any strictly increasing transform of these scorers is equally optimal.
 """
@@ -32,6 +32,7 @@ from bipartite.labels import (
 from bipartite.population import label_vectors
 
 __all__ = [
+    "OBJECTIVES",
     "NotRepresentableError",
     "effective_weights",
     "loss_aggregation",
@@ -41,8 +42,13 @@ __all__ = [
 ]
 
 
+#: The two objectives of multi-label bipartite ranking (docs/theory.md §4, §5): the option list of
+#: every function and estimator that takes ``objective``.
+OBJECTIVES = ("loss_aggregation", "label_aggregation")
+
+
 class NotRepresentableError(ValueError):
-    """The Bayes pairwise preference is cyclic, so no scorer attains it (THEORY §3).
+    """The Bayes pairwise preference is cyclic, so no scorer attains it (docs/theory.md §3).
 
     Attributes
     ----------
@@ -61,7 +67,7 @@ class NotRepresentableError(ValueError):
 
 
 def effective_weights(pi: Any, a: Any = None) -> np.ndarray:
-    """Effective weights ``α_k = a_k / (π_k (1 − π_k))`` of loss aggregation (THEORY §4).
+    """Effective weights ``α_k = a_k / (π_k (1 − π_k))`` of loss aggregation (docs/theory.md §4).
 
     Parameters
     ----------
@@ -90,7 +96,7 @@ def effective_weights(pi: Any, a: Any = None) -> np.ndarray:
 
 
 def loss_aggregation(eta: Any, pi: Any, a: Any = None) -> np.ndarray:
-    """Bayes-optimal scorer of loss aggregation ``max Σ_k a_k AUC_k`` (THEORY §4, LA25 Prop 5.2).
+    """Bayes-optimal scorer of loss aggregation ``max Σ_k a_k AUC_k`` (docs/theory.md §4, LA25 Prop 5.2).
 
     ``f*(x) = Σ_k α_k η_k(x)`` with ``α = effective_weights(pi, a)``.
 
@@ -123,7 +129,7 @@ def label_aggregation_scores(
     weights: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
-    """Closed-form Bayes scorer of label aggregation on arrays (THEORY §5).
+    """Closed-form Bayes scorer of label aggregation on arrays (docs/theory.md §5).
 
     * ``costs="linear"``: ``f* = E[Ȳ | x]`` — ``Σ_k w_k η_k`` for a weighted sum (needs only
       ``eta``), ``joint @ ψ(V)`` otherwise (LA25 Prop 5.4).
@@ -175,7 +181,7 @@ def label_aggregation_scores(
         return J @ (psi == levels[1]).astype(np.float64)
     raise ValueError(
         f"No closed-form Bayes scorer for costs={costs!r} with {len(levels)} levels "
-        "(THEORY §3); use bipartite.bayes.label_aggregation(problem, ...)."
+        "(docs/theory.md §3); use bipartite.bayes.label_aggregation(problem, ...)."
     )
 
 
@@ -187,7 +193,7 @@ def label_aggregation(
     costs: str | Any = "linear",
     atol: float = 1e-12,
 ) -> np.ndarray:
-    """Bayes-optimal scorer of label aggregation on a finite problem (THEORY §3, §5).
+    """Bayes-optimal scorer of label aggregation on a finite problem (docs/theory.md §3, §5).
 
     Uses the closed form where one exists (:func:`label_aggregation_scores`). Otherwise computes
     the Bayes pairwise preference Δ (:func:`bipartite.labels.pairwise_preference`) and returns a
@@ -211,7 +217,7 @@ def label_aggregation(
     if np.count_nonzero(problem.mass @ q > 1e-15) < 2:
         warn_undefined(
             "The aggregated label is almost surely constant on this problem: every scorer is "
-            "optimal and AUC_MP is undefined (THEORY §5)."
+            "optimal and AUC_MP is undefined (docs/theory.md §5)."
         )
     try:
         return label_aggregation_scores(
@@ -228,7 +234,7 @@ def label_aggregation(
 
 
 def anticorrelation_identity(joint: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Both sides of the K = 2 identity ``η_1 + η_2 = 1 + P(Y=(1,1)|x) − P(Y=(0,0)|x)`` (THEORY §5).
+    """Both sides of the K = 2 identity ``η_1 + η_2 = 1 + P(Y=(1,1)|x) − P(Y=(0,0)|x)`` (docs/theory.md §5).
 
     Returns ``(lhs, rhs)``; they are equal for every joint. With perfectly anti-correlated labels
     (``Y_2 = 1 − Y_1``: mass only on (0,1) and (1,0)) both equal 1 everywhere, so the summed label

@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
             la25 studies: skew (per-label AUC and dictatorship vs label skew, Bayes and
             learners), frontier (exact vs supported frontier), correlation (label-correlation
             sweep), weights (label weights w vs loss weights a), learning_curve (learners vs
-            Bayes as n grows), consistency (surrogate consistency, THEORY 9), and real
+            Bayes as n grows), consistency (surrogate consistency, docs/theory.md §9), and real
             (banking / LETOR trade-offs, only with --banking/--letor)."""))
     rp.add_argument("--paper", default="la25", choices=sorted(PAPERS),
                     help="which paper's study set to run")
@@ -161,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         "frontier", formatter_class=_Formatter, epilog=_EPILOG,
         help="Pareto frontier of per-label AUCs of a finite problem",
         description=textwrap.dedent("""\
-            Print the Pareto frontier of per-label population AUCs (THEORY 6): every
+            Print the Pareto frontier of per-label population AUCs (docs/theory.md §6): every
             Pareto-optimal AUC vector over all weak orders of the n points (exact: subset
             dynamic programme for n <= 12, MILP above), whether each is supported (reached by a weight sweep), and the AUC
             vectors of the loss-aggregation (a = 1) and label-aggregation (sum, linear costs)
@@ -174,8 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="effective weights, dictator and Bayes orders of a finite problem",
         description=textwrap.dedent("""\
             Print the label priors pi, the effective weights alpha_k = a_k / (pi_k (1 - pi_k))
-            and their shares (THEORY 4), the dictator label for deterministic labels and the
-            skew at which each label would become dictator (THEORY 7), and the orders of the
+            and their shares (docs/theory.md §4), the dictator label for deterministic labels and the
+            skew at which each label would become dictator (docs/theory.md §7), and the orders of the
             points under loss aggregation and label aggregation (sum and product)."""))
     dc.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
     dc.add_argument("--a", type=_float_list, default=None, metavar="A1,A2,...",

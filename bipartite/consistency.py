@@ -1,18 +1,18 @@
-"""Surrogate consistency on finite problems: exact surrogate minimisers and AUC regret (THEORY §9).
+"""Surrogate consistency on finite problems: exact surrogate minimisers and AUC regret (docs/theory.md §9).
 
 On finite support every ranking objective of the package is linear in the win matrix,
-``objective(f) = Σ_{i,j} W_ij S_ij`` (THEORY §2–§4), with pair weights
+``objective(f) = Σ_{i,j} W_ij S_ij`` (docs/theory.md §2–§4), with pair weights
 
 * loss aggregation: ``W = Σ_k a_k W^(k)``, ``W^(k)_ij = p_i η_ik p_j (1 − η_jk) / (π_k (1 − π_k))``
   (:meth:`FiniteProblem.pair_weights`), so the objective is ``Σ_k a_k AUC_k``;
 * label aggregation: ``W_ij = p_i p_j Σ_{y>y'} c(y, y') q_y(x_i) q_{y'}(x_j) / Z`` with ``Z`` the
-  normaliser of AUC_MP (THEORY §3), so the objective is ``AUC_MP``.
+  normaliser of AUC_MP (docs/theory.md §3), so the objective is ``AUC_MP``.
 
 Both are low-rank, ``W = X Yᵀ`` (:func:`objective_factors`). The population pairwise-surrogate
 risk ``R(f) = Σ_{i≠j} W_ij φ(f_i − f_j)`` is convex in the ``n`` scores, so its minimiser is
 computed exactly with cvxpy (:func:`surrogate_minimizer`); :func:`auc_regret` compares the induced
 ranking with the Bayes-optimal one. The plug-in route (:func:`plugin_scores`) estimates the
-conditional label distribution and applies the closed forms of THEORY §4–§5.
+conditional label distribution and applies the closed forms of docs/theory.md §4–§5.
 :func:`exponential_fixed_point` solves the first-order condition of the exponential risk (after
 Uematsu & Lee, TPAMI 2015) by iteration, a solver-free cross-check.
 
@@ -34,8 +34,8 @@ from bipartite._utils.validation import (
     check_option,
     check_random_state,
 )
-from bipartite.bayes import effective_weights, label_aggregation, loss_aggregation
-from bipartite.labels import cost_matrix
+from bipartite.bayes import OBJECTIVES, effective_weights, label_aggregation, loss_aggregation
+from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = [
     "SURROGATES",
@@ -52,8 +52,6 @@ __all__ = [
     "plugin_scores",
 ]
 
-SURROGATES = ("logistic", "exponential", "hinge", "squared_hinge")
-OBJECTIVES = ("loss_aggregation", "label_aggregation")
 
 # Ridge added to the surrogate risk (normalised to total pair weight 1) when its infimum is not
 # attained (see surrogate_minimizer).
@@ -61,7 +59,7 @@ DEFAULT_RIDGE = 1e-6
 
 
 class InfimumNotAttainedWarning(UserWarning):
-    """The surrogate risk has no finite minimiser; a small ridge was added (THEORY §9)."""
+    """The surrogate risk has no finite minimiser; a small ridge was added (docs/theory.md §9)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,10 +74,10 @@ def objective_factors(
     weights: Any = None,
     costs: str | Any = "linear",
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (THEORY §3, §4, §9).
+    """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (docs/theory.md §3, §4, §9).
 
     * ``"loss_aggregation"``: ``X[:, k] = α_k p η_k`` and ``Y[:, k] = p (1 − η_k)`` with the
-      effective weights ``α = effective_weights(π, a)`` (THEORY §4); ``W = Σ_k a_k W^(k)``.
+      effective weights ``α = effective_weights(π, a)`` (docs/theory.md §4); ``W = Σ_k a_k W^(k)``.
     * ``"label_aggregation"``: ``X = p q`` and ``Y = (p q) Cᵀ / Z`` with ``q`` the conditional
       distribution of ``Ȳ = ψ(Y)`` over its L levels, ``C`` the cost matrix and
       ``Z = Σ_{a,b} C_ab T_a T_b`` (``T = pᵀ q``), so that ``Σ W ⊙ S = AUC_MP``.
@@ -107,21 +105,17 @@ def objective_factors(
         return alpha * p * E, p * (1.0 - E)
     if a is not None:
         raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
-    C = cost_matrix(levels, costs) if len(levels) > 1 else np.zeros((1, 1))
-    T = problem.mass @ q
-    Z = float(T @ C @ T)
-    if not Z > 0:
+    factors = problem.multipartite_pair_factors(aggregate=aggregate, weights=weights, costs=costs)
+    if factors is None:
         raise ValueError(
             "The multipartite AUC is undefined: the aggregated label is almost surely constant "
             "(or no pair of levels has a positive cost), so label aggregation has no objective."
         )
-    X = p * q
-    return X, X @ C.T / Z
+    return factors
 
 
 def objective_pair_weights(problem: Any, **objective: Any) -> np.ndarray:
-    """Pair weights ``W`` with ``objective(f) = Σ_{i,j} W_ij S_ij`` (THEORY §2–§4, §9).
+    """Pair weights ``W`` with ``objective(f) = Σ_{i,j} W_ij S_ij`` (docs/theory.md §2–§4, §9).
 
     ``W = X Yᵀ`` from :func:`objective_factors` (same keyword options). For loss aggregation
     ``W = Σ_k a_k problem.pair_weights(k)``; for label aggregation ``Σ W ⊙ S = AUC_MP``.
@@ -146,7 +140,7 @@ def objective_value(
     weights: Any = None,
     costs: str | Any = "linear",
 ) -> float:
-    """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (THEORY §3, §4).
+    """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (docs/theory.md §3, §4).
 
     Exact population values with ties ½ and self-pairs included, from
     :meth:`FiniteProblem.auc` / :meth:`FiniteProblem.multipartite_auc` (``a`` defaults to 1).
@@ -179,7 +173,7 @@ def bayes_scores(
     weights: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
-    """The Bayes-optimal scorer of the objective on a finite problem (THEORY §4, §5).
+    """The Bayes-optimal scorer of the objective on a finite problem (docs/theory.md §4, §5).
 
     :func:`bipartite.bayes.loss_aggregation` (``f* = Σ α_k η_k``) or
     :func:`bipartite.bayes.label_aggregation` (which raises
@@ -199,7 +193,7 @@ def bayes_scores(
 
 
 def auc_regret(problem: Any, scores: Any, **objective: Any) -> float:
-    """AUC regret: Bayes-optimal objective value minus the scorer's (THEORY §9).
+    """AUC regret: Bayes-optimal objective value minus the scorer's (docs/theory.md §9).
 
     ``regret(f) = objective(f*) − objective(f) ≥ 0`` with the objective ``Σ_k a_k AUC_k``
     (loss aggregation) or ``AUC_MP`` (label aggregation) of :func:`objective_value` and ``f*``
@@ -304,7 +298,7 @@ def surrogate_minimizer(
     ridge: float | None = None,
     solver: str | None = None,
 ) -> np.ndarray:
-    """Exact population minimiser of a pairwise surrogate risk on a finite problem (THEORY §9).
+    """Exact population minimiser of a pairwise surrogate risk on a finite problem (docs/theory.md §9).
 
     Minimises ``R(f) = Σ_{i≠j} W_ij φ(f_i − f_j)`` over ``f ∈ ℝⁿ`` with cvxpy, where ``W`` are the
     objective's pair weights (:func:`objective_pair_weights`, normalised to sum 1 — this does not
@@ -474,7 +468,7 @@ def exponential_fixed_point(
     max_iter: int = 100_000,
     damping: float = 0.5,
 ) -> np.ndarray:
-    """Minimiser of the exponential pairwise risk by its fixed-point equation (THEORY §9).
+    """Minimiser of the exponential pairwise risk by its fixed-point equation (docs/theory.md §9).
 
     With ``W = X Yᵀ`` (:func:`objective_factors`), the risk ``Σ_{i,j} W_ij e^{−(f_i − f_j)}`` is
     ``Σ_r A_r B_r`` with ``A_r = Σ_j X_jr e^{−f_j}`` and ``B_r = Σ_j Y_jr e^{f_j}``; setting its
@@ -547,7 +541,7 @@ def plugin_scores(
     n_samples: int | None = None,
     seed: Any = None,
 ) -> np.ndarray:
-    """Plug-in scorer: estimate the conditional labels, then apply the closed form (THEORY §9).
+    """Plug-in scorer: estimate the conditional labels, then apply the closed form (docs/theory.md §9).
 
     The minimiser of a proper loss (log-loss, squared loss) over probability estimates is the
     conditional probability itself, so on the population the plug-in route recovers ``η`` (and the

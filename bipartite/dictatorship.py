@@ -1,7 +1,7 @@
-"""Label dictatorship: diagnostics in theory and on data (THEORY §7; LA25 §6, Prop 6.1, Fig. 1).
+"""Label dictatorship: diagnostics in theory and on data (docs/theory.md §7; LA25 §6, Prop 6.1, Fig. 1).
 
 With deterministic labels (η_k ∈ {0, 1}) loss aggregation ranks by ``Σ_k α_k y_k`` with the
-effective weights ``α_k = a_k / (π_k (1 − π_k))`` of THEORY §4. Label ``k`` is a **dictator** when
+effective weights ``α_k = a_k / (π_k (1 − π_k))`` of docs/theory.md §4. Label ``k`` is a **dictator** when
 every instance with ``y_k = 1`` is ranked strictly above every instance with ``y_k = 0``, whatever
 the other labels say; this happens if ``α_k > Σ_{j≠k} α_j``, and only if when every label
 combination has positive mass (LA25 Prop 6.1).
@@ -12,7 +12,7 @@ combination has positive mass (LA25 Prop 6.1).
 * Data: :func:`cross_pair_win_rate` (``W_{k>j}``), :func:`near_tie_rate`, :func:`report`.
 * Population: :func:`population_win_rate` on a :class:`~bipartite.population.FiniteProblem`.
 
-**Ties** count ½ in every win rate, as in the AUC (THEORY §2); on a finite population a point's
+**Ties** count ½ in every win rate, as in the AUC (docs/theory.md §2); on a finite population a point's
 pairing with itself is a tie (self-pairs included).
 """
 
@@ -64,7 +64,7 @@ _RTOL = 1e-12
 # Theory: effective weights, the dictator, the skew threshold
 # --------------------------------------------------------------------------------------------
 def effective_weight_shares(pi: Any, a: Any = None) -> np.ndarray:
-    """Shares ``α_k / Σ_j α_j`` of the effective weights of loss aggregation (THEORY §4, §7).
+    """Shares ``α_k / Σ_j α_j`` of the effective weights of loss aggregation (docs/theory.md §4, §7).
 
     ``α = effective_weights(pi, a)`` (:func:`bipartite.bayes.effective_weights`). A share above
     ½ means ``α_k > Σ_{j≠k} α_j``: label k dictates under deterministic labels.
@@ -90,7 +90,7 @@ def effective_weight_shares(pi: Any, a: Any = None) -> np.ndarray:
 
 
 def dictator(pi: Any, a: Any = None) -> int | None:
-    """The dictator label under loss aggregation with deterministic labels, or None (THEORY §7).
+    """The dictator label under loss aggregation with deterministic labels, or None (docs/theory.md §7).
 
     Label ``k`` is returned when ``α_k > Σ_{j≠k} α_j`` (strict; LA25 Prop 6.1) with
     ``α = effective_weights(pi, a)``. At equality the instances (1, 0, ...) and (0, 1, ..., 1) tie,
@@ -117,7 +117,7 @@ def dictator(pi: Any, a: Any = None) -> int | None:
 
 
 def dictator_threshold(pi: Any, k: int, *, a: Any = None) -> tuple[float, float] | None:
-    """Priors of label ``k`` at which it becomes the dictator, the others fixed (THEORY §7).
+    """Priors of label ``k`` at which it becomes the dictator, the others fixed (docs/theory.md §7).
 
     Label ``k`` dictates when ``α_k = a_k / (π_k (1 − π_k)) > S = Σ_{j≠k} α_j``, i.e. when
     ``π_k (1 − π_k) < a_k / S``. The boundary solves the quadratic ``π (1 − π) = a_k / S``, with
@@ -193,7 +193,7 @@ def _cross_sets(
 def cross_pair_win_rate(
     Y: Any, scores: Any, k: int, j: int, *, sample_weight: Any = None
 ) -> float:
-    """Cross-pair win rate ``W_{k>j}`` of a scorer on labelled data (THEORY §7).
+    """Cross-pair win rate ``W_{k>j}`` of a scorer on labelled data (docs/theory.md §7).
 
     ``W_{k>j}`` is the fraction of pairs (x, x') with x positive for k but not j
     (``y_k = 1, y_j = 0``) and x' positive for j but not k (``y'_j = 1, y'_k = 0``) in which
@@ -231,7 +231,7 @@ def cross_pair_win_rate(
 def near_tie_rate(
     Y: Any, scores: Any, k: int, j: int, *, tol: float, sample_weight: Any = None
 ) -> float:
-    """Share of cross pairs whose scores are within ``tol`` of each other (THEORY §7).
+    """Share of cross pairs whose scores are within ``tol`` of each other (docs/theory.md §7).
 
     Over the same pairs as :func:`cross_pair_win_rate` (x with ``y_k = 1, y_j = 0``; x' with
     ``y'_j = 1, y'_k = 0``): the (weighted) fraction with ``|f(x) − f(x')| ≤ tol``, evaluated as
@@ -273,7 +273,7 @@ def near_tie_rate(
 
 @dataclass
 class DictatorshipReport:
-    """Dictatorship diagnostics of one scorer on labelled data (THEORY §7); see :func:`report`.
+    """Dictatorship diagnostics of one scorer on labelled data (docs/theory.md §7); see :func:`report`.
 
     Attributes
     ----------
@@ -362,7 +362,7 @@ def report(
     sample_weight: Any = None,
     label_names: Any = None,
 ) -> DictatorshipReport:
-    """Dictatorship diagnostics of a scorer on labelled data (THEORY §7).
+    """Dictatorship diagnostics of a scorer on labelled data (docs/theory.md §7).
 
     * per-label AUC (:func:`bipartite.metrics.multilabel_auc`, one sort, ties ½);
     * its fraction of a reference: with ``reference_scores`` (n, K) — column k the best
@@ -452,7 +452,7 @@ def report(
 # Population counterparts
 # --------------------------------------------------------------------------------------------
 def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
-    """Exact population cross-pair win rate ``W_{k>j}`` on a finite problem (THEORY §2, §7).
+    """Exact population cross-pair win rate ``W_{k>j}`` on a finite problem (docs/theory.md §2, §7).
 
     ``W_{k>j} = P(f(X) > f(X') | Y_k = 1, Y_j = 0, Y'_j = 1, Y'_k = 0) + ½ P(tie | ...)`` for
     independent draws. On finite support, with ``u_i = p_i P(Y_k=1, Y_j=0 | x_i)`` and
@@ -491,7 +491,7 @@ def label_vector_order(
     weights: Any = None,
 ) -> list[list[tuple[int, ...]]]:
     """The weak order that a Bayes scorer induces on the label vectors, deterministic labels
-    (THEORY §7; LA25 Fig. 1 a–d).
+    (docs/theory.md §7; LA25 Fig. 1 a–d).
 
     With η_k(x) = y_k, evaluate the Bayes-optimal scorer on each of the ``2**K`` label vectors
     and group equal scores into tiers:
@@ -585,7 +585,7 @@ def _dense_rank_desc(scores: np.ndarray) -> np.ndarray:
 
 
 def dictatorship_tables(problem, *, a=None):
-    """Label table and point-order table of a finite problem (THEORY §4, §5, §7).
+    """Label table and point-order table of a finite problem (docs/theory.md §4, §5, §7).
 
     Returns ``(labels, orders)``: ``labels`` has per label k the prior π_k, the mixing weight
     a_k, the effective weight α_k (:func:`bipartite.bayes.effective_weights`), its share

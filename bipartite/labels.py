@@ -1,11 +1,11 @@
-"""Multipartite costs, label aggregation maps and the Bayes pairwise preference (THEORY §3, §5).
+"""Multipartite costs, label aggregation maps and the Bayes pairwise preference (docs/theory.md §3, §5).
 
-* :func:`cost_matrix` — the cost families of THEORY §3 over sorted ordinal levels.
-* :func:`aggregate_labels` — the aggregation map ψ of THEORY §5 (weighted sum, product, or, callable).
-* :func:`pairwise_preference` — the Bayes pairwise preference Δ(x_i, x_j) of THEORY §3.
+* :func:`cost_matrix` — the cost families of docs/theory.md §3 over sorted ordinal levels.
+* :func:`aggregate_labels` — the aggregation map ψ of docs/theory.md §5 (weighted sum, product, or, callable).
+* :func:`pairwise_preference` — the Bayes pairwise preference Δ(x_i, x_j) of docs/theory.md §3.
 * :func:`is_transitive`, :func:`find_cycle`, :func:`preference_scores` — whether Δ is induced by a
   scorer, a witness cycle when it is not, and a scorer when it is.
-* :func:`optimal_ranking` — the best weak order for any costs, by a linear-ordering MILP (THEORY §6).
+* :func:`optimal_ranking` — the best weak order for any costs, by a linear-ordering MILP (docs/theory.md §6).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ AGGREGATES = ("sum", "product", "or")
 
 
 def cost_matrix(levels: Any, costs: str | Any = "linear") -> np.ndarray:
-    """Cost matrix over sorted ordinal levels (THEORY §3).
+    """Cost matrix over sorted ordinal levels (docs/theory.md §3).
 
     ``C[a, b] = c(y_a, y_b)`` for ``a > b`` (a higher level above a lower one) and 0 otherwise, for
     the families ``"uniform"`` (c = 1), ``"linear"`` (c = y - y'), ``"squared"`` (c = (y - y')²)
@@ -90,7 +90,7 @@ def aggregate_labels(
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     weights: Any = None,
 ) -> np.ndarray:
-    """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (THEORY §5).
+    """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (docs/theory.md §5).
 
     Parameters
     ----------
@@ -149,7 +149,7 @@ def pairwise_preference(
     weights: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
-    """Bayes pairwise preference of multipartite ranking on a finite problem (THEORY §3).
+    """Bayes pairwise preference of multipartite ranking on a finite problem (docs/theory.md §3).
 
     ``Δ[i, j] = Σ_{y>y'} c(y, y') [q_y(x_i) q_{y'}(x_j) − q_{y'}(x_i) q_y(x_j)]`` where ``q`` is the
     conditional distribution of the aggregated label ``Ȳ``. Ranking ``x_i`` above ``x_j`` is better
@@ -186,7 +186,7 @@ def _strict_preference(delta: Any, atol: float) -> np.ndarray:
 
 
 def find_cycle(delta: Any, *, atol: float = 1e-12) -> list[int] | None:
-    """A cycle of the strict Bayes preference, or ``None`` if it has none (THEORY §3).
+    """A cycle of the strict Bayes preference, or ``None`` if it has none (docs/theory.md §3).
 
     ``i ≻ j ⇔ Δ[i, j] > atol``. Returns ``[i_0, i_1, ..., i_m]`` with ``i_0 ≻ i_1 ≻ ... ≻ i_m ≻ i_0``
     (intransitive "dice"), found by depth-first search.
@@ -220,7 +220,7 @@ def find_cycle(delta: Any, *, atol: float = 1e-12) -> list[int] | None:
 
 
 def is_transitive(delta: Any, *, atol: float = 1e-12) -> bool:
-    """Whether the Bayes preference is induced by a scorer (THEORY §3).
+    """Whether the Bayes preference is induced by a scorer (docs/theory.md §3).
 
     Pairs with ``|Δ| ≤ atol`` are indifferent: either order (or a tie) is optimal for them. So an
     optimal scorer exists iff the strict preference ``i ≻ j ⇔ Δ[i, j] > atol`` has no cycle; then
@@ -236,7 +236,7 @@ def is_transitive(delta: Any, *, atol: float = 1e-12) -> bool:
 
 
 def preference_scores(delta: Any, *, atol: float = 1e-12) -> np.ndarray | None:
-    """Scores inducing the Bayes preference Δ, or ``None`` if it has a cycle (THEORY §3).
+    """Scores inducing the Bayes preference Δ, or ``None`` if it has a cycle (docs/theory.md §3).
 
     The score of a point is the length of the longest strict-preference chain below it, so
     ``Δ[i, j] > atol ⇒ score_i > score_j``; indifferent points are tied when no chain separates

@@ -1,11 +1,11 @@
-"""Exact ranking metrics for one or several binary labels (THEORY §2, §3).
+"""Exact ranking metrics for one or several binary labels (docs/theory.md §2, §3).
 
 Every AUC in the package — empirical, weighted, multi-label, multipartite, per-group, and the exact
 population AUC of :class:`bipartite.population.FiniteProblem` — goes through one private kernel,
 :func:`_ranked_sums`: a single sort of the scores, per-tie-group sums of weight columns, and the
 sums over strictly lower tie groups. **Ties count ½** everywhere: a pair with equal scores
 contributes half a win. With fractional (population) weights a point's pairing with itself is a
-tie, so self-pairs are included, as THEORY §2 requires.
+tie, so self-pairs are included, as docs/theory.md §2 requires.
 
 Undefined values (a label with only one class, an ordinal label with one level) return NaN with an
 :class:`~bipartite.UndefinedMetricWarning`.
@@ -115,7 +115,7 @@ def _ranked_sums(
 
 
 def _auc_ratio(Gp: np.ndarray, Bp: np.ndarray, Gn: np.ndarray, Bn: np.ndarray) -> np.ndarray:
-    """THEORY §2 from tie-group sums of positive (Gp) and negative (Gn) weight, rows = labels:
+    """docs/theory.md §2 from tie-group sums of positive (Gp) and negative (Gn) weight, rows = labels:
     ``Σ_t P_t (N_below,t + ½ N_t) / (ΣP ΣN)``, NaN where a label has no positive or negative
     weight. Totals come from the same tie-group sums as the numerator, so a constant scorer
     (one tie group) gives exactly ½ in floating point."""
@@ -130,7 +130,7 @@ def _auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> n
     """AUC of one scorer against K labels given positive and negative weights (n, K).
 
     ``AUC_k = Σ_{i,j} pos_ik neg_jk s(f_i, f_j) / (Σ pos_k Σ neg_k)``: the Mann–Whitney statistic
-    when weights are 0/1 sample weights, and the exact population AUC of THEORY §2 when
+    when weights are 0/1 sample weights, and the exact population AUC of docs/theory.md §2 when
     ``pos = p η``, ``neg = p (1 − η)`` (then self-pairs are counted as ties). NaN where a label has
     no positive or no negative weight (no warning here; callers warn).
     """
@@ -156,7 +156,7 @@ def _auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) ->
 
 
 def _multipartite_ratio(G: np.ndarray, B: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP (THEORY §3) from tie-group sums of level weights G, B (L, T) and costs C (L, L):
+    """AUC_MP (docs/theory.md §3) from tie-group sums of level weights G, B (L, T) and costs C (L, L):
     ``num = Σ_t Σ_a G[a,t] Σ_b C[a,b] (B[b,t] + ½ G[b,t])``, ``den = Σ_{a,b} C[a,b] T_a T_b``.
     NaN when the denominator is 0 (fewer than two levels with weight, or zero costs)."""
     num = float(np.sum(G * (C @ (B + 0.5 * G))))
@@ -166,7 +166,7 @@ def _multipartite_ratio(G: np.ndarray, B: np.ndarray, C: np.ndarray) -> float:
 
 
 def _multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP from per-point level weights (n, L) — the population route (THEORY §3)."""
+    """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3)."""
     G, B, _, _ = _ranked_sums(scores, np.ascontiguousarray(level_w.T))
     return _multipartite_ratio(G, B, C)
 
@@ -257,7 +257,7 @@ def _check_scores(y_score: Any, n: int | None = None) -> np.ndarray:
 
 
 def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
-    """Area under the ROC curve: the Mann–Whitney statistic with ties counted ½ (THEORY §2).
+    """Area under the ROC curve: the Mann–Whitney statistic with ties counted ½ (docs/theory.md §2).
 
     ``AUC = Σ_{i pos, j neg} w_i w_j s(f_i, f_j) / (Σ_pos w · Σ_neg w)`` with
     ``s(a, b) = 1[a > b] + ½ 1[a = b]``. Equal to :func:`sklearn.metrics.roc_auc_score`,
@@ -289,7 +289,7 @@ def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
 
 
 def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.ndarray:
-    """The AUC of one scorer against each of K labels, sharing one sort (THEORY §2).
+    """The AUC of one scorer against each of K labels, sharing one sort (docs/theory.md §2).
 
     Parameters
     ----------
@@ -317,7 +317,7 @@ def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.nda
 def multipartite_auc(
     y_true: Any, y_score: Any, *, costs: str | Any = "linear", sample_weight: Any = None
 ) -> float:
-    """Multipartite AUC with costs (LA25 Def. 2.3 / Eq. 5; THEORY §3).
+    """Multipartite AUC with costs (LA25 Def. 2.3 / Eq. 5; docs/theory.md §3).
 
     ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
     pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
@@ -365,7 +365,7 @@ def group_auc(
     sample_weight: Any = None,
     weighting: str = "pairs",
 ) -> float:
-    """Group AUC (gAUC, MTRUB §3.1.2; THEORY §2): per-group AUC, averaged over groups.
+    """Group AUC (gAUC, MTRUB §3.1.2; docs/theory.md §2): per-group AUC, averaged over groups.
 
     Only groups containing both classes enter the average. Each group is weighted by
     ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
@@ -407,7 +407,7 @@ def group_auc(
 
 
 def average_precision(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
-    """Average precision, as :func:`sklearn.metrics.average_precision_score` (THEORY §8).
+    """Average precision, as :func:`sklearn.metrics.average_precision_score` (docs/theory.md §8).
 
     ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
     threshold). Returns NaN (with a warning) when there is no positive label — sklearn would

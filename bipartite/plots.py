@@ -1,5 +1,5 @@
 """Figures: the AUC frontier, per-label AUC against skew, and the LA25 Fig. 1 partial orders
-(THEORY §6, §7).
+(docs/theory.md §6, §7).
 
 Every function builds a :class:`matplotlib.figure.Figure` directly (no pyplot state, so no
 global backend switch and nothing left open; saving uses the Agg canvas), returns it, and saves it
@@ -102,7 +102,7 @@ def plot_frontier(
     title: str | None = None,
     path: PathLike | Sequence[PathLike] | None = None,
 ) -> Any:
-    """The per-label AUC frontier of a K = 2 problem (THEORY §6; LA25 §3).
+    """The per-label AUC frontier of a K = 2 problem (docs/theory.md §6; LA25 §3).
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ def plot_auc_vs_skew(
     path: PathLike | Sequence[PathLike] | None = None,
 ) -> Any:
     """Per-label AUC against label skew, one colour per method, one line style per label
-    (THEORY §7; LA25 §7).
+    (docs/theory.md §7; LA25 §7).
 
     Parameters
     ----------
@@ -228,7 +228,7 @@ def default_partial_orders(
     pi_a: Any = (0.1, 0.5), pi_b: Any = (0.5, 0.1)
 ) -> dict[str, list[list[tuple[int, ...]]]]:
     """The four orders of LA25 Fig. 1, computed by :func:`bipartite.dictatorship.
-    label_vector_order` from the Bayes scorers on deterministic labels (THEORY §7).
+    label_vector_order` from the Bayes scorers on deterministic labels (docs/theory.md §7).
 
     (a) loss aggregation with ``α_1 > α_2`` (priors ``pi_a``, a = 1), (b) with ``α_1 < α_2``
     (priors ``pi_b``), (c) label aggregation by sum, (d) by product.
@@ -255,7 +255,7 @@ def plot_partial_orders(
     *,
     path: PathLike | Sequence[PathLike] | None = None,
 ) -> Any:
-    """Hasse diagrams of weak orders over label vectors (LA25 Fig. 1 a–d; THEORY §7).
+    """Hasse diagrams of weak orders over label vectors (LA25 Fig. 1 a–d; docs/theory.md §7).
 
     Each panel draws the tiers from the **top** (highest-ranked) to the bottom; tied vectors
     share a row (joined by a dotted line) and every vector is joined to every vector of the next

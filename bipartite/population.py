@@ -1,4 +1,4 @@
-"""Finite-support multi-label problems: exact population quantities (THEORY §1, §2, §3).
+"""Finite-support multi-label problems: exact population quantities (docs/theory.md §1, §2, §3).
 
 A :class:`FiniteProblem` is a distribution over ``n`` points with masses ``p_i > 0`` and a
 conditional joint ``Q[i, m] = P(Y = v_m | x_i)`` over the ``2**K`` label vectors, enumerated as
@@ -36,7 +36,7 @@ __all__ = [
 
 
 def label_vectors(K: int) -> np.ndarray:
-    """The ``2**K`` label vectors in ``itertools.product([0, 1], repeat=K)`` order (THEORY §1).
+    """The ``2**K`` label vectors in ``itertools.product([0, 1], repeat=K)`` order (docs/theory.md §1).
 
     >>> label_vectors(2).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1]]
@@ -49,7 +49,7 @@ def label_vectors(K: int) -> np.ndarray:
 def independent_joint(eta: Any) -> np.ndarray:
     """Joint label probabilities of conditionally independent labels with marginals ``eta``.
 
-    ``Q[i, m] = Π_k η_ik^{v_mk} (1 − η_ik)^{1 − v_mk}`` (THEORY §1).
+    ``Q[i, m] = Π_k η_ik^{v_mk} (1 − η_ik)^{1 − v_mk}`` (docs/theory.md §1).
 
     >>> independent_joint([[0.5, 0.2]]).round(2).tolist()
     [[0.4, 0.1, 0.4, 0.1]]
@@ -142,7 +142,7 @@ def _equicorrelated_orthant(z: np.ndarray, rho: float) -> np.ndarray:
 
 
 def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
-    """Joint label probabilities with marginals ``eta`` and a Gaussian copula (THEORY §1, §10).
+    """Joint label probabilities with marginals ``eta`` and a Gaussian copula (docs/theory.md §1, §10).
 
     ``Y_k = 1[Z_k ≤ Φ⁻¹(η_k)]`` with ``Z ~ N(0, R)``; ``R`` is the equicorrelation matrix of
     ``rho`` (a float in [−1/(K−1), 1]) or a given correlation matrix. ``rho = 0`` gives independent
@@ -190,7 +190,7 @@ def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
 
 
 def win_matrix(scores: Any) -> np.ndarray:
-    """``S_ij = s(f_i, f_j) = 1[f_i > f_j] + ½ 1[f_i = f_j]`` (THEORY §2); ``S_ii = ½``.
+    """``S_ij = s(f_i, f_j) = 1[f_i > f_j] + ½ 1[f_i = f_j]`` (docs/theory.md §2); ``S_ii = ½``.
 
     >>> win_matrix([1.0, 1.0, 0.0]).tolist()
     [[0.5, 0.5, 1.0], [0.5, 0.5, 1.0], [0.0, 0.0, 0.5]]
@@ -200,7 +200,7 @@ def win_matrix(scores: Any) -> np.ndarray:
 
 
 def enumerate_weak_orders(n: int) -> Iterator[np.ndarray]:
-    """Every weak order (ranking with ties) of ``n`` items, as rank-score vectors (THEORY §6).
+    """Every weak order (ranking with ties) of ``n`` items, as rank-score vectors (docs/theory.md §6).
 
     Yields Fubini-number many vectors (1, 3, 13, 75, 541, 4683, 47293 for n = 1..7); item ``i``
     gets score ``r`` if it is in the ``r``-th block from the bottom. Used by the tests as the
@@ -239,7 +239,7 @@ def enumerate_weak_orders(n: int) -> Iterator[np.ndarray]:
 
 
 class FiniteProblem:
-    """A finite-support multi-label ranking problem (THEORY §1).
+    """A finite-support multi-label ranking problem (docs/theory.md §1).
 
     Parameters
     ----------
@@ -300,12 +300,12 @@ class FiniteProblem:
 
     @property
     def eta(self) -> np.ndarray:
-        """``η_k(x_i) = Σ_m Q[i, m] v_mk`` (THEORY §1), shape (n, K)."""
+        """``η_k(x_i) = Σ_m Q[i, m] v_mk`` (docs/theory.md §1), shape (n, K)."""
         return self.label_probs @ self.label_vectors
 
     @property
     def pi(self) -> np.ndarray:
-        """``π_k = Σ_i p_i η_ik`` (THEORY §1), shape (K,)."""
+        """``π_k = Σ_i p_i η_ik`` (docs/theory.md §1), shape (K,)."""
         return self.mass @ self.eta
 
     def __repr__(self) -> str:
@@ -377,7 +377,7 @@ class FiniteProblem:
         return f
 
     def auc(self, scores: Any) -> np.ndarray:
-        """Exact population AUC of each label (THEORY §2).
+        """Exact population AUC of each label (docs/theory.md §2).
 
         ``AUC_k = Σ_{i,j} p_i p_j η_ik (1 − η_jk) S_ij / (π_k (1 − π_k))`` with ties ½ and the
         diagonal ``i = j`` included (a constant scorer scores exactly ½). Computed with the same
@@ -408,13 +408,40 @@ class FiniteProblem:
         pik = self.pi[k]
         return np.outer(pe, pn) / (pik * (1.0 - pik))
 
+    def multipartite_pair_factors(
+        self,
+        *,
+        aggregate: str | Callable[[np.ndarray], float] = "sum",
+        weights: Any = None,
+        costs: str | Any = "linear",
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Low-rank factors of the multipartite pair weights: ``W = X Yᵀ`` with ``X = p q`` and
+        ``Y = (p q) Cᵀ / Z``, so that ``AUC_MP(f) = Σ_ij W_ij S_ij`` (docs/theory.md §3, §5).
+
+        ``q`` is the conditional distribution of ``Ȳ = ψ(Y)`` over its L levels
+        (:meth:`level_probs`), ``C`` the cost matrix (:func:`bipartite.labels.cost_matrix`) and
+        ``Z = Σ_{a,b} C_ab T_a T_b`` with ``T = pᵀ q``. ``W_ij`` is the weight of ranking ``x_i``
+        above ``x_j``; the factored form costs O(n L) memory (the surrogate minimiser needs it),
+        ``X @ Y.T`` gives the n × n matrix (the MILP of :func:`bipartite.pareto.optimal_ranking`).
+        Returns ``None`` when ``Z = 0``: the aggregated label is almost surely constant (or no pair
+        of levels has a positive cost), so AUC_MP is undefined.
+        """
+        levels, q = self.level_probs(aggregate=aggregate, weights=weights)
+        C = cost_matrix(levels, costs) if len(levels) > 1 else np.zeros((1, 1))
+        T = self.mass @ q
+        Z = float(T @ C @ T)
+        if not Z > 0:
+            return None
+        X = self.mass[:, None] * q
+        return X, X @ C.T / Z
+
     def level_probs(
         self,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
         weights: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Distribution of the aggregated label ``Ȳ = ψ(Y)`` given each point (THEORY §3, §5).
+        """Distribution of the aggregated label ``Ȳ = ψ(Y)`` given each point (docs/theory.md §3, §5).
 
         Returns
         -------
@@ -435,7 +462,7 @@ class FiniteProblem:
         weights: Any = None,
         costs: str | Any = "linear",
     ) -> float:
-        """Exact population multipartite AUC of the aggregated label (THEORY §3).
+        """Exact population multipartite AUC of the aggregated label (docs/theory.md §3).
 
         Same kernel as :func:`bipartite.metrics.multipartite_auc` with level weights
         ``p_i q_l(x_i)``; ties ½ and self-pairs included, so a constant scorer scores ½.

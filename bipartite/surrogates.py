@@ -1,4 +1,4 @@
-"""Surrogate ranking losses in PyTorch (THEORY §8, §11).
+"""Surrogate ranking losses in PyTorch (docs/theory.md §8, §11).
 
 Every loss takes scores of shape ``[..., n_items]`` (any leading batch dimensions: queries,
 instances), labels of the same shape, keyword-only options and a boolean mask ``where`` of the same
@@ -8,8 +8,8 @@ gradient, whatever its score or label).
 Families share one private kernel each (STYLE habit 5):
 
 * pairwise losses — :func:`pairwise_loss` (logistic, exponential, hinge, squared hinge), weighted
-  by :func:`loss_aggregation_pair_weights` (THEORY §4) or :func:`label_aggregation_pair_weights`
-  (THEORY §3); kernel ``_pairwise_kernel``;
+  by :func:`loss_aggregation_pair_weights` (docs/theory.md §4) or :func:`label_aggregation_pair_weights`
+  (docs/theory.md §3); kernel ``_pairwise_kernel``;
 * log-sum-exp pairwise losses — :func:`lsep_loss` (RLSEP Eq. 3), :func:`rlsep_loss` (RLSEP Eq. 6);
   kernel ``_lse_pairs_kernel``;
 * AP losses — :func:`ap_risk` (HAP-VR Eq. 6/8), :func:`smooth_ap_loss` (sigmoid step),
@@ -209,7 +209,7 @@ def _safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> 
 
 
 # ----------------------------------------------------------------------------------------------
-# Pairwise losses (THEORY §8, weights from §3 and §4)
+# Pairwise losses (docs/theory.md §8, weights from §3 and §4)
 # ----------------------------------------------------------------------------------------------
 
 
@@ -265,7 +265,7 @@ def pairwise_loss(
     margin: float = 1.0,
     pair_loss_fn: Callable[[torch.Tensor], torch.Tensor] | None = None,
 ) -> torch.Tensor:
-    """Pairwise ranking loss ``Σ_{(i,j)} w_ij φ(f_i - f_j)`` over ordered pairs (THEORY §8).
+    """Pairwise ranking loss ``Σ_{(i,j)} w_ij φ(f_i - f_j)`` over ordered pairs (docs/theory.md §8).
 
     Pairs are the (i, j) with ``labels_i > labels_j`` (graded labels allowed) and both items valid
     in ``where``. The pair losses φ are
@@ -303,7 +303,7 @@ def pairwise_loss(
         kinds are ``make_pair_loss(kind, margin)``.
 
     With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
-    ``Σ_k a_k (1 - AUC_k)`` (THEORY §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
+    ``Σ_k a_k (1 - AUC_k)`` (docs/theory.md §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
 
     >>> s = torch.tensor([2.0, 0.0, 1.0])
     >>> y = torch.tensor([1.0, 0.0, 0.0])
@@ -363,7 +363,7 @@ def pairwise_loss(
 
 
 def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -> torch.Tensor:
-    """Pair weights of loss aggregation (THEORY §4): Σ_k a_k AUC_k as a pairwise sum.
+    """Pair weights of loss aggregation (docs/theory.md §4): Σ_k a_k AUC_k as a pairwise sum.
 
     ``W[..., i, j] = Σ_k a_k 1[y_ik = 1, y_jk = 0] / (n⁺_k n⁻_k)`` where ``n⁺_k``/``n⁻_k`` count the
     valid positives/negatives of label k in the same list (each leading index is its own batch).
@@ -431,7 +431,7 @@ def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -
 
 def label_aggregation_pair_weights(ybar: Any, *, costs: Any = "linear",
                                    where: Any = None) -> torch.Tensor:
-    """Pair weights of label aggregation with multipartite costs (THEORY §3, LA25 Eq. 5).
+    """Pair weights of label aggregation with multipartite costs (docs/theory.md §3, LA25 Eq. 5).
 
     ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
     otherwise, normalised per list (leading index) like the empirical ``AUC_MP``: then
@@ -524,7 +524,7 @@ def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pa
 
 def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generator: Any = None,
               where: Any = None, reduction: str = "mean") -> torch.Tensor:
-    """LSEP loss (Li et al. 2017; RLSEP Eq. 3, THEORY §8).
+    """LSEP loss (Li et al. 2017; RLSEP Eq. 3, docs/theory.md §8).
 
     Per list (last dimension = the labels of one instance):
     ``log(1 + Σ_{u positive, v negative} exp(f_v - f_u))``, computed as a log-sum-exp. A list
@@ -556,7 +556,7 @@ def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generat
 
 def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generator: Any = None,
                where: Any = None, reduction: str = "mean") -> torch.Tensor:
-    """RLSEP loss (RLSEP Eq. 6, THEORY §8): LSEP over all pairs ordered by label ranks.
+    """RLSEP loss (RLSEP Eq. 6, docs/theory.md §8): LSEP over all pairs ordered by label ranks.
 
     Per list: ``log(1 + Σ_{(u,v): r_u > r_v} exp(f_v - f_u))``. Only the order of the ranks
     matters (any strictly increasing transform of ``ranks`` gives the same loss); equal ranks form
@@ -581,7 +581,7 @@ def margin_ranking_loss(scores_a: Any, scores_b: Any, *, margin: float = 1.0,
                         reduction: str = "mean") -> torch.Tensor:
     """Margin ranking loss ``max(0, m - (a - b))`` for pairs where ``a`` should beat ``b``.
 
-    The reward-model loss of LR2PPO (Eq. 4, THEORY §8, §11) on partial-order pairs: element-wise
+    The reward-model loss of LR2PPO (Eq. 4, docs/theory.md §8, §11) on partial-order pairs: element-wise
     over the (broadcast) shapes of ``scores_a`` and ``scores_b``; ``"mean"``/``"sum"`` over all
     pairs, ``"none"`` keeps the shape. A mean over zero pairs is 0.
 
@@ -693,7 +693,7 @@ def ap_loss(scores: Any, labels: Any, *, neg_step: Step, pos_step: Step, rho: fl
 
 def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "none"
             ) -> torch.Tensor:
-    """AP risk ``1 - AP`` of each query (HAP-VR Eq. 6/8, THEORY §8).
+    """AP risk ``1 - AP`` of each query (HAP-VR Eq. 6/8, docs/theory.md §8).
 
     ``AP↓ = 1/|S⁺| Σ_{i ∈ S⁺} h(Σ_{j ∈ S⁻} H(d_ji) / (1 + Σ_{j ∈ S⁺, j ≠ i} H(d_ji)))`` with
     ``h(x) = x / (1 + x)``, ``d_ji = s_j - s_i``.
@@ -736,7 +736,7 @@ def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "no
 
 
 def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
-    """Smooth-AP's step surrogate ``G(x; τ) = 1 / (1 + e^{−x/τ})`` (HAP-VR Eq. 7, THEORY §8).
+    """Smooth-AP's step surrogate ``G(x; τ) = 1 / (1 + e^{−x/τ})`` (HAP-VR Eq. 7, docs/theory.md §8).
 
     >>> round(float(sigmoid_step(torch.tensor(0.0))), 2)
     0.5
@@ -747,7 +747,7 @@ def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
 
 def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = None,
                    reduction: str = "mean") -> torch.Tensor:
-    """Smooth-AP (Brown et al. 2020; HAP-VR Eq. 7, THEORY §8): AP risk with a sigmoid step.
+    """Smooth-AP (Brown et al. 2020; HAP-VR Eq. 7, docs/theory.md §8): AP risk with a sigmoid step.
 
     The AP kernel of :func:`ap_risk` with ``H`` replaced by ``G(x; τ) = 1 / (1 + e^{-x/τ})`` for
     both the positive-negative and the positive-positive pairs (so a tie counts ½).
@@ -770,7 +770,7 @@ def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = 
 
 
 def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
-    """QuadLinear step surrogate ``R⁻(x; δ)`` of HAP-VR Eq. 10 (THEORY §8).
+    """QuadLinear step surrogate ``R⁻(x; δ)`` of HAP-VR Eq. 10 (docs/theory.md §8).
 
     ``R⁻(x; δ) = 0`` for ``x < -δ``, ``(1 + x/δ)²`` for ``-δ <= x < 0`` and ``1 + 2x/δ`` for
     ``x >= 0``. It is C¹ (derivative 0 at -δ, 2/δ at 0) but not C², convex, non-decreasing and
@@ -789,7 +789,7 @@ def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
 
 def quadlinear_ap_loss(scores: Any, labels: Any, *, delta: float = 0.1, rho: float = 1.0,
                        where: Any = None, reduction: str = "mean") -> torch.Tensor:
-    """QuadLinear-AP loss (HAP-VR Eq. 11-12, THEORY §8).
+    """QuadLinear-AP loss (HAP-VR Eq. 11-12, docs/theory.md §8).
 
     Per query: ``1/|S⁺| Σ_{i ∈ S⁺} h(Σ_{j ∈ S⁻} R⁻(d_ji; δ) / (1 + ρ Σ_{j ∈ S⁺, j≠i} H(d_ji)))``,
     the AP kernel of :func:`ap_risk` with :func:`quadlinear` on positive-negative pairs and HAP-VR's

@@ -1,4 +1,4 @@
-"""Bayes-optimal scorers are optimal: proof by enumeration of all weak orders (THEORY §4, §5).
+"""Bayes-optimal scorers are optimal: proof by enumeration of all weak orders (docs/theory.md §4, §5).
 
 For every random finite problem below, the value of the Bayes scorer (computed by the package's
 one-sort kernel) is compared with the maximum over *all* weak orders of the n points, computed
@@ -39,7 +39,7 @@ def all_win_matrices(n):
 
 
 def loss_values(P, a):
-    """Σ_k a_k AUC_k for every weak order, from explicit pair weights (THEORY §2)."""
+    """Σ_k a_k AUC_k for every weak order, from explicit pair weights (docs/theory.md §2)."""
     _, S = all_win_matrices(P.n)
     total = np.zeros(len(S))
     for k in range(P.K):
@@ -131,7 +131,7 @@ def test_constant_scorer_is_half_and_bayes_beats_it():
 
 
 def test_uniform_costs_expected_sum_is_sometimes_strictly_suboptimal():
-    """THEORY §3: with uniform costs on Ȳ = Y_1 + Y_2, sorting by η_1 + η_2 (optimal for linear
+    """docs/theory.md §3: with uniform costs on Ȳ = Y_1 + Y_2, sorting by η_1 + η_2 (optimal for linear
     costs) is strictly suboptimal on some problems. Measured fraction over 120 random problems,
     and one pinned witness."""
     strict = 0
@@ -143,7 +143,7 @@ def test_uniform_costs_expected_sum_is_sometimes_strictly_suboptimal():
         if P.multipartite_auc(f, costs="uniform") < vals.max() - 1e-12:
             strict += 1
             witness = witness if witness is not None else seed
-    assert 0.05 < strict / 120 < 0.5  # about one in six (THEORY §3); measured: see README
+    assert 0.05 < strict / 120 < 0.5  # about one in six (docs/theory.md §3); measured: see README
     P = FiniteProblem.random(5, 2, seed=witness)
     f_opt = label_aggregation(P, costs="uniform")
     assert P.multipartite_auc(f_opt, costs="uniform") > P.multipartite_auc(
@@ -176,7 +176,7 @@ def test_pinned_intransitive_four_level_problem():
 
 
 def test_label_aggregation_sum_equals_loss_aggregation_with_prior_variance_weights():
-    """THEORY §5: w = 1 equals loss aggregation with a_k = π_k (1 − π_k)."""
+    """docs/theory.md §5: w = 1 equals loss aggregation with a_k = π_k (1 − π_k)."""
     for seed in range(20):
         P = FiniteProblem.random(6, 3, seed=seed)
         a = P.pi * (1 - P.pi)
@@ -196,7 +196,7 @@ def test_effective_weights_formula():
     np.testing.assert_allclose(effective_weights([0.5, 0.1], [2.0, 1.0]), [8.0, 1 / 0.09])
 
 
-# ---- K = 2 anti-correlation identity (THEORY §5) ----------------------------------------------
+# ---- K = 2 anti-correlation identity (docs/theory.md §5) ----------------------------------------------
 def test_k2_identity_holds_for_random_joints():
     rng = np.random.default_rng(0)
     J = rng.dirichlet(np.ones(4), size=500)

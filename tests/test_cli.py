@@ -174,7 +174,7 @@ MASS = [0.1, 0.2, 0.3, 0.4]
 
 
 def brute_pareto(mass, eta):
-    """Every weak order of the 4 points (enumeration), population AUCs written out (THEORY §2,
+    """Every weak order of the 4 points (enumeration), population AUCs written out (docs/theory.md §2,
     self-pairs included), then the non-dominated AUC vectors."""
     from bipartite.population import enumerate_weak_orders
 
@@ -219,7 +219,7 @@ def test_dictatorship_command(tmp_path, capsys):
     assert main(["dictatorship", str(src), "--a", "1,3", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     pi = np.array(MASS) @ np.array(ETA)
-    alpha = np.array([1.0, 3.0]) / (pi * (1 - pi))  # THEORY §4 by hand
+    alpha = np.array([1.0, 3.0]) / (pi * (1 - pi))  # docs/theory.md §4 by hand
     np.testing.assert_allclose([r["alpha"] for r in out["labels"]], alpha, rtol=1e-12)
     assert [r["dictator"] for r in out["labels"]] == [False, True]  # 3 α-units beat 1
     scores = np.array(ETA) @ alpha

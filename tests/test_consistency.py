@@ -1,4 +1,4 @@
-"""Surrogate consistency on finite problems (THEORY §9; beyond LA25, after Uematsu & Lee, TPAMI
+"""Surrogate consistency on finite problems (docs/theory.md §9; beyond LA25, after Uematsu & Lee, TPAMI
 2015, and Gao & Zhou, "On the consistency of AUC pairwise optimization", IJCAI 2015).
 
 Three results: (1) for one label the pairwise logistic and exponential surrogates are consistent
@@ -125,7 +125,7 @@ def test_surrogate_minimizer_against_scipy_and_perturbations(surrogate):
 # ---- result 1: one label — consistent ------------------------------------------------------------
 @pytest.mark.parametrize("surrogate", ["logistic", "exponential"])
 def test_single_label_surrogates_are_consistent(surrogate):
-    """THEORY §9: for K = 1 the pairwise logistic and exponential surrogates are rank-consistent:
+    """docs/theory.md §9: for K = 1 the pairwise logistic and exponential surrogates are rank-consistent:
     the exact minimiser has AUC regret 0 on every random problem (30 seeds, n = 6)."""
     for seed in range(30):
         P = FiniteProblem.random(6, 1, seed=seed)
@@ -135,7 +135,7 @@ def test_single_label_surrogates_are_consistent(surrogate):
 
 
 def test_single_label_exponential_minimizer_is_half_logit():
-    """K = 1: f = ½ logit η + const (THEORY §9), by the convex solver and by the fixed point."""
+    """K = 1: f = ½ logit η + const (docs/theory.md §9), by the convex solver and by the fixed point."""
     for seed in range(10):
         P = FiniteProblem.random(6, 1, seed=seed)
         want = 0.5 * logit(P.eta[:, 0])
@@ -149,7 +149,7 @@ def test_single_label_exponential_minimizer_is_half_logit():
 @pytest.mark.parametrize("surrogate", ["logistic", "exponential"])
 @pytest.mark.parametrize("seed", INCONSISTENT_SEEDS)
 def test_loss_aggregation_surrogates_are_not_consistent(surrogate, seed):
-    """THEORY §9: with W mixing two labels, the surrogate minimiser's ranking is not the Bayes
+    """docs/theory.md §9: with W mixing two labels, the surrogate minimiser's ranking is not the Bayes
     ranking Σ α_k η_k. Pinned problems; the reversal is robust: some pair is ordered one way by
     the Bayes scorer and the other way by the minimiser, both by margins far above the solver's
     precision (the minimiser is polished to gradient ~1e-15)."""
@@ -177,7 +177,7 @@ def test_fraction_of_random_problems_with_positive_regret():
 
 
 def test_label_aggregation_pairwise_surrogates_are_not_consistent_either():
-    """Beyond THEORY's loss-aggregation statement: pairwise surrogates with the multipartite
+    """Beyond the theory's loss-aggregation statement: pairwise surrogates with the multipartite
     linear-cost weights (label aggregation by sum) also have positive regret on some problems
     (the fixed point is a ratio of two combinations of q_y, not E[Ȳ|x])."""
     regs = [auc_regret(P, surrogate_minimizer(P, surrogate="exponential",
@@ -200,7 +200,7 @@ def test_exponential_fixed_point_matches_cvxpy(objective):
 
 
 def test_exponential_fixed_point_is_stationary_for_the_off_diagonal_risk():
-    """THEORY §9 writes the fixed point with full expectations (i = j included); the risk sums
+    """docs/theory.md §9 writes the fixed point with full expectations (i = j included); the risk sums
     over i ≠ j. The diagonal terms W_ii e^0 are constant, so the fixed point must zero the
     gradient of the i ≠ j risk — checked by central finite differences of the double loop."""
     P = FiniteProblem.random(5, 2, seed=4)

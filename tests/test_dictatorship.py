@@ -1,4 +1,4 @@
-"""Label dictatorship (THEORY §7; LA25 §6, Prop 6.1, Fig. 1): effective weights, the dictator and
+"""Label dictatorship (docs/theory.md §7; LA25 §6, Prop 6.1, Fig. 1): effective weights, the dictator and
 its skew threshold, the partial orders of Fig. 1, cross-pair win rates and near ties against slow
 O(n²) loops, the population win rate against brute force, and label aggregation by sum as loss
 aggregation with a_k = π_k(1 − π_k). Registry: papers/la25/claims_dictatorship.toml.
@@ -212,7 +212,7 @@ def test_label_vector_order_k3_dictator_on_top():
 # ---- label aggregation by sum = loss aggregation with a_k = pi_k (1 - pi_k) -----------------------
 @pytest.mark.parametrize("K", [2, 3, 4])
 def test_label_sum_equals_loss_aggregation_with_variance_weights(K):
-    """LA25 §5 / THEORY §5, §7: Σ_k η_k = Σ_k α_k η_k with a_k = π_k(1 − π_k) (α_k = 1): the same
+    """LA25 §5 / docs/theory.md §5, §7: Σ_k η_k = Σ_k α_k η_k with a_k = π_k(1 − π_k) (α_k = 1): the same
     scorer, hence the same ranking and the same per-label AUCs, on random finite problems."""
     for seed in range(15):
         P = FiniteProblem.random(7, K, seed=seed)

@@ -1,4 +1,4 @@
-"""Metrics against scikit-learn and against slow, obviously-correct references (THEORY §2, §3)."""
+"""Metrics against scikit-learn and against slow, obviously-correct references (docs/theory.md §2, §3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Figures render, carry the data they were given, have labelled axes, and save by suffix
-(THEORY §6, §7; LA25 Fig. 1)."""
+(docs/theory.md §6, §7; LA25 Fig. 1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FiniteProblem: exact population quantities against brute force (THEORY §1, §2, §3)."""
+"""FiniteProblem: exact population quantities against brute force (docs/theory.md §1, §2, §3)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ def test_constant_scorer_scores_exactly_half(seed):
 
 
 def test_auc_with_self_pairs_dropped_is_a_different_number():
-    """THEORY §2: dropping the diagonal is a classic bug; the exact AUC keeps it."""
+    """docs/theory.md §2: dropping the diagonal is a classic bug; the exact AUC keeps it."""
     P = FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.2]])
     f = np.array([0.0, 0.0])
     no_diag = np.sum(
@@ -211,7 +211,7 @@ def test_finite_problem_rejects_bad_input():
 
 
 def test_fubini_number_formula_for_reference():
-    # a(n) = Σ_k k! S(n, k); independent check of the counts used above and in THEORY §6.
+    # a(n) = Σ_k k! S(n, k); independent check of the counts used above and in docs/theory.md §6.
     def stirling2(n, k):
         return sum((-1) ** j * math.comb(k, j) * (k - j) ** n for j in range(k + 1)) // math.factorial(k)
 

@@ -1,4 +1,4 @@
-"""Tests of bipartite.surrogates against slow, obvious NumPy references (THEORY §8).
+"""Tests of bipartite.surrogates against slow, obvious NumPy references (docs/theory.md §8).
 
 Every loss is compared with a loop implementation written from the formula; then batched ==
 looped, masked == sliced (with garbage in the padding), float64 gradcheck, finite gradients on
@@ -325,7 +325,7 @@ def test_label_aggregation_weights_user_matrix_batched_masked(rng):
 
 
 def test_label_aggregation_weights_give_multipartite_auc(rng):
-    # Σ W_ij 1[f_i > f_j] is AUC_MP (THEORY §3, ties 0) on tie-free scores: brute force.
+    # Σ W_ij 1[f_i > f_j] is AUC_MP (docs/theory.md §3, ties 0) on tie-free scores: brute force.
     ybar = rng.integers(0, 3, size=9).astype(float)
     f = rng.normal(size=9)
     W = label_aggregation_pair_weights(t64(ybar), costs="linear").numpy()

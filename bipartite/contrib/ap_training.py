@@ -1,4 +1,4 @@
-"""AP-oriented training of an MLP scorer on query-grouped data (HAP-VR; THEORY §8, §11).
+"""AP-oriented training of an MLP scorer on query-grouped data (HAP-VR; docs/theory.md §8, §11).
 
 HAP-VR (Liu et al., ACM MM 2024) trains video similarities with the QuadLinear-AP loss and argues
 that Smooth-AP's sigmoid step gives vanishing gradients to badly mis-ranked pairs. This module
@@ -35,6 +35,7 @@ from bipartite._utils.validation import (
     check_option,
     check_random_state,
 )
+from bipartite.learners.nets import make_mlp
 
 __all__ = [
     "AP_LOSSES",
@@ -102,7 +103,7 @@ def pair_gradients(
     rho: float = 1.0,
     tau: float = 0.01,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Per-pair gradient ``G[..., i, j] = ∂L/∂d_ji`` of a batch loss (THEORY §8; HAP-VR §3.3.2).
+    """Per-pair gradient ``G[..., i, j] = ∂L/∂d_ji`` of a batch loss (docs/theory.md §8; HAP-VR §3.3.2).
 
     ``L`` is the loss as :func:`train_listwise_mlp` minimises it (mean over queries for the AP
     losses, mean over pairs for the pairwise one) and ``d_ji = s_j − s_i`` for a positive i and a
@@ -167,7 +168,7 @@ def vanishing_shares(
     tau: float = 0.01,
     threshold: float = 1e-2,
 ) -> dict[str, float]:
-    """Share of mis-ranked pairs with a near-zero gradient, two ways (HAP-VR Fig. 4; THEORY §8).
+    """Share of mis-ranked pairs with a near-zero gradient, two ways (HAP-VR Fig. 4; docs/theory.md §8).
 
     A pair (positive i, negative j) is *mis-ranked* when ``d_ji = s_j − s_i > 0``. Its gradient is
     *near zero*
@@ -304,7 +305,7 @@ def train_listwise_mlp(
     n_jobs: int | None = None,
     random_state: Any = None,
 ) -> ListwiseMLP:
-    """Train an MLP scorer with an AP surrogate or the pairwise logistic loss (THEORY §8, §11).
+    """Train an MLP scorer with an AP surrogate or the pairwise logistic loss (docs/theory.md §8, §11).
 
     Each query is one list; ``queries_per_batch`` queries are padded to the longest one and the
     loss gets the ``where`` mask (padded items take part in no pair). Queries without a positive or
@@ -395,15 +396,7 @@ def _train(X: np.ndarray, y: np.ndarray, lists: list[np.ndarray], *, loss: str, 
     Xt = torch.as_tensor((X - mean) / scale, dtype=torch.float32, device=dev)
     yt = torch.as_tensor(y, dtype=torch.float32, device=dev)
 
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        layers: list[nn.Module] = []
-        width = X.shape[1]
-        for h in hidden:
-            layers += [nn.Linear(width, int(h)), nn.ReLU()]
-            width = int(h)
-        layers.append(nn.Linear(width, 1))
-        net = nn.Sequential(*layers).to(dev)
+    net = make_mlp(X.shape[1], hidden, 1, seed=seed).to(dev)
     model = ListwiseMLP(net, mean, scale, score_transform, dev, {}, [], n_jobs)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
     history: dict[str, list[float]] = {"step": [], "loss": []}
@@ -454,7 +447,7 @@ def _train(X: np.ndarray, y: np.ndarray, lists: list[np.ndarray], *, loss: str, 
 
 def ranking_report(y: Any, scores: Any, qid: Any, *, relevance: Any = None,
                    k: int = 10) -> dict[str, float]:
-    """Per-query ranking metrics of one scorer (THEORY §2, §8).
+    """Per-query ranking metrics of one scorer (docs/theory.md §2, §8).
 
     * ``map`` — mean over queries of the average precision (ties as sklearn), over the queries with
       at least one positive (a query without positives has no AP; LETOR tools differ here);

@@ -1,15 +1,15 @@
-"""Exponential score fusion and its Pareto search (MTRUB §3.4; THEORY §11).
+"""Exponential score fusion and its Pareto search (MTRUB §3.4; docs/theory.md §11).
 
 MTRUB ranks videos online by ``Score = P_click · P_fullplay^α · P_replay^β · P_validstay^γ ·
 P_longstay^δ`` with the exponents chosen by "Pareto optimality". Here:
 
 * :func:`score_fusion` — the fused score ``Π_k p_k^{γ_k}``, computed in log space;
-* :func:`simplex_grid`, :func:`pareto_search` — the exponents whose per-label (group) AUCs are
+* :func:`pareto_search` (over :func:`bipartite.pareto.simplex_grid`) — the exponents whose per-label (group) AUCs are
   Pareto-optimal on validation data, by a grid over the simplex or a seeded random search;
 * :func:`make_nested_behaviour` — a synthetic text-video-search problem with nested behaviours
   (click ⊇ valid stay ⊇ long stay), query groups and the exact class probabilities.
 
-Fusion is a third aggregation scheme beside loss aggregation (THEORY §4, a *linear* combination
+Fusion is a third aggregation scheme beside loss aggregation (docs/theory.md §4, a *linear* combination
 ``Σ_k α_k η_k``) and label aggregation (§5): it is linear in ``log p_k``. Only the ray of the
 exponent vector matters for the ranking (``Π p_k^{cγ_k}`` is an increasing function of
 ``Π p_k^{γ_k}`` for c > 0), so the simplex ``Σ_k γ_k = 1`` parametrises every non-trivial
@@ -18,7 +18,6 @@ non-negative fusion; MTRUB's normalisation ``γ_click = 1`` is the same ray.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,10 +31,11 @@ from bipartite._utils.validation import (
     check_probabilities,
     check_random_state,
 )
+from bipartite.metrics import group_auc, multilabel_auc
+from bipartite.pareto import pareto_filter, simplex_grid
 
 __all__ = [
     "score_fusion",
-    "simplex_grid",
     "pareto_search",
     "FusionSearch",
     "make_nested_behaviour",
@@ -70,7 +70,7 @@ def _log_fusion(logP: np.ndarray, gam: np.ndarray) -> np.ndarray:
 
 
 def score_fusion(P: Any, exponents: Any, *, log: bool = True) -> np.ndarray:
-    """Exponential score fusion ``Π_k p_k^{γ_k}`` (MTRUB §3.4; THEORY §11).
+    """Exponential score fusion ``Π_k p_k^{γ_k}`` (MTRUB §3.4; docs/theory.md §11).
 
     Computed in log space as ``Σ_k γ_k log max(p_k, tiny)`` with ``tiny`` the smallest normal
     float64 (about 2.2e-308): the product of several small probabilities underflows, its log does
@@ -103,27 +103,6 @@ def score_fusion(P: Any, exponents: Any, *, log: bool = True) -> np.ndarray:
     gam = _check_exponents(exponents, Pm.shape[1])
     out = _log_fusion(np.log(np.maximum(Pm, _EPS)), gam)
     return out if log else np.exp(out)
-
-
-def simplex_grid(K: int, resolution: int) -> np.ndarray:
-    """All γ ≥ 0 with ``Σ_k γ_k = 1`` and every ``γ_k`` a multiple of ``1 / resolution``.
-
-    There are ``C(resolution + K - 1, K - 1)`` points, in lexicographic order of the integer
-    compositions.
-
-    >>> simplex_grid(2, 2).tolist()
-    [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
-    >>> len(simplex_grid(3, 10))
-    66
-    """
-    for name, value, low in (("K", K, 1), ("resolution", resolution, 1)):
-        if not isinstance(value, (int, np.integer)) or value < low:
-            raise ValueError(f"The '{name}' parameter must be an integer >= {low}, got {value!r}.")
-    rows = [
-        c for c in itertools.product(range(resolution + 1), repeat=K - 1) if sum(c) <= resolution
-    ]
-    grid = np.array([[*c, resolution - sum(c)] for c in rows], dtype=float) / resolution
-    return grid
 
 
 @dataclass(frozen=True)
@@ -159,7 +138,6 @@ class FusionSearch:
 
 def _label_aucs(scores: np.ndarray, Y: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
     """Per-label AUC (pooled, one shared sort) or per-label gAUC (pair-weighted) of one scorer."""
-    from bipartite.metrics import group_auc, multilabel_auc
 
     if groups is None:
         return multilabel_auc(Y, scores)
@@ -176,16 +154,16 @@ def pareto_search(
     groups: Any = None,
     seed: Any = None,
 ) -> FusionSearch:
-    """Fusion exponents whose per-label AUCs are Pareto-optimal on validation data (THEORY §11, §6).
+    """Fusion exponents whose per-label AUCs are Pareto-optimal on validation data (docs/theory.md §11, §6).
 
     Every candidate γ scores the validation set by :func:`score_fusion`; its vector of per-label
-    AUCs (ties ½, THEORY §2) — or of group AUCs weighted by pairs, when ``groups`` is given (MTRUB
+    AUCs (ties ½, docs/theory.md §2) — or of group AUCs weighted by pairs, when ``groups`` is given (MTRUB
     reports gAUC) — is computed, and the non-dominated candidates are kept with
     :func:`bipartite.pareto.pareto_filter` (no other candidate is ≥ on every label and > on one).
 
     Candidates, in order of precedence: ``grid`` (an explicit (m, K) array of non-negative
     exponents); else ``n_random`` points drawn from the flat Dirichlet on the simplex with
-    ``seed``, plus the K vertices; else :func:`simplex_grid` ``(K, resolution)``. Only the ray of γ
+    ``seed``, plus the K vertices; else :func:`bipartite.pareto.simplex_grid` ``(K, resolution)``. Only the ray of γ
     matters for a ranking, so the simplex covers all fusions (module docstring).
 
     Pareto-optimality is relative to the candidates and to the validation sample: it is an
@@ -208,7 +186,6 @@ def pareto_search(
     >>> res.candidates.shape, bool(np.all(res.aucs.max(axis=0) == res.candidate_aucs.max(axis=0)))
     ((5, 2), True)
     """
-    from bipartite.pareto import pareto_filter
 
     Pm = check_probabilities(P_val, "P_val", ndim=2)
     Y = check_binary(Y_val, "Y_val", ndim=2)
@@ -276,7 +253,7 @@ def make_nested_behaviour(
     * long stay | valid stay logit ``l = -0.3 + 0.5 r + 1.5 v_1``.
 
     Labels are drawn nested: ``Y_click ~ B(σ(c))``, ``Y_valid = Y_click · B(σ(s))``,
-    ``Y_long = Y_valid · B(σ(l))``, so the exact marginals (THEORY §1) are ``η_click = σ(c)``,
+    ``Y_long = Y_valid · B(σ(l))``, so the exact marginals (docs/theory.md §1) are ``η_click = σ(c)``,
     ``η_valid = σ(c) σ(s)``, ``η_long = σ(c) σ(s) σ(l)``. ``clickbait`` > 0 makes the click and
     stay labels conflict, so their AUCs trade off.
 

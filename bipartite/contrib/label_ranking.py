@@ -1,4 +1,4 @@
-"""Label ranking with ranked labels: RLSEP (THEORY §8, §11; RLSEP §3–§5).
+"""Label ranking with ranked labels: RLSEP (docs/theory.md §8, §11; RLSEP §3–§5).
 
 Three pieces of RLSEP (Dari et al.):
 
@@ -9,7 +9,7 @@ Three pieces of RLSEP (Dari et al.):
 * :class:`LabelRankingMLP` — a scorer ``f: R^d -> R^K`` (one score per label) trained with the
   softmax cross-entropy of RLSEP Eq. 1 (``"ce"``), per-label binary cross-entropy (``"bce"``),
   LSEP (RLSEP Eq. 3) or RLSEP (RLSEP Eq. 6). The LSEP/RLSEP formulas live in
-  :mod:`bipartite.surrogates` (THEORY §8); this module only calls them.
+  :mod:`bipartite.surrogates` (docs/theory.md §8); this module only calls them.
 * :class:`ThresholdNetwork` — the label-selection network of RLSEP §3.4: a small MLP
   ``g: R^q -> R^K`` on the scorer's last hidden layer, trained with binary cross-entropy on
   ``sigmoid(f_j(x) - g_j(x))`` so that label ``j`` is predicted relevant iff ``f_j(x) > g_j(x)``.
@@ -74,7 +74,7 @@ def importance_to_ranks(importance: Any, *, atol: float = 0.0) -> np.ndarray:
     get ranks ``1, 2, ...`` by increasing importance, "iteratively assigned by increasing the
     ongoing minimum by one": ranks are dense, and only the order is kept (``s_2 >> s_1 > s_3``
     gives ``r_2 - r_1 = r_1 - r_3``). Importances within ``atol`` of the previous one in sorted
-    order share a rank (the paper's ``s_u ~ s_v``). THEORY §11 (RLSEP).
+    order share a rank (the paper's ``s_u ~ s_v``). docs/theory.md §11 (RLSEP).
 
     Parameters
     ----------
@@ -124,7 +124,7 @@ def make_ranked_labels(
     features are informative about both; the importance signal is centred, so that on average it
     says nothing about presence (as a digit's size says nothing about which digit it is): a model
     trained on presence alone has no reason to order the relevant labels by importance.
-    THEORY §11 (RLSEP).
+    docs/theory.md §11 (RLSEP).
 
     Returns
     -------
@@ -193,7 +193,7 @@ def make_ranked_labels(
 class LabelRankingMLP(BaseEstimator):
     """MLP label scorer ``f(x) in R^K`` trained with CE, BCE, LSEP or RLSEP (RLSEP §3–§4).
 
-    Losses (THEORY §8, §11):
+    Losses (docs/theory.md §8, §11):
 
     * ``"ce"`` — RLSEP Eq. 1: softmax cross-entropy against ``p(y_j|x) = 1/|Y|`` on the relevant
       labels (instances without a relevant label contribute 0);
@@ -380,7 +380,7 @@ class ThresholdNetwork(BaseEstimator):
     (RLSEP Eq. 4 prints the log-likelihood under an ``argmin``; the minus sign is missing there).
     The scorer is frozen. Label ``j`` is predicted relevant iff ``f_j(x) > g_j(x)``, i.e.
     ``δ > 1/2``. Paper setting: a 2-layer network (``q x 128``, ``128 x K``), i.e.
-    ``hidden=(128,)``. THEORY §11 (RLSEP).
+    ``hidden=(128,)``. docs/theory.md §11 (RLSEP).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""LR2PPO: ranking from partial-order pairs with a reward model and PPO (THEORY §8, §11).
+"""LR2PPO: ranking from partial-order pairs with a reward model and PPO (docs/theory.md §8, §11).
 
 Guo et al., "Multimodal Label Relevance Ranking via Reinforcement Learning" (LR2PPO), carried to
 learning-to-rank data (their MSLR-WEB10K -> MQ2008 experiment, Tab. 2): the items ranked for a
@@ -82,7 +82,7 @@ def _group_index(groups: Any, n: int) -> np.ndarray:
 def within_group_pairs(groups: Any) -> np.ndarray:
     """All unordered pairs ``(i, j)``, ``i < j``, of items in the same group (query).
 
-    Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. THEORY §11 (LR2PPO).
+    Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. docs/theory.md §11 (LR2PPO).
 
     >>> within_group_pairs([7, 7, 3, 7]).tolist()
     [[0, 1], [0, 3], [1, 3]]
@@ -104,7 +104,7 @@ def partial_order_pairs(relevance: Any, groups: Any) -> np.ndarray:
     """Partial-order pairs from graded relevance: ``(i, j)`` in one group with ``rel_i > rel_j``.
 
     The preferred item comes first (the paper's ``g_c``, "the pair in ground truth order"); items
-    of equal relevance form no pair. Shape ``(P, 2)``, int64. THEORY §11 (LR2PPO Eq. 4).
+    of equal relevance form no pair. Shape ``(P, 2)``, int64. docs/theory.md §11 (LR2PPO Eq. 4).
 
     >>> partial_order_pairs([2, 0, 1, 0], [1, 1, 1, 2]).tolist()
     [[0, 1], [0, 2], [2, 1]]
@@ -163,7 +163,7 @@ class RelevanceRegressor(_TorchModel):
 
     ``L(p) = 0.5 (p - y)² / β`` if ``|p - y| < β`` else ``|p - y| - 0.5 β`` (torch's
     ``smooth_l1_loss``), ``β = 0.3`` in the paper. AdamW, float64, deterministic on CPU for a fixed
-    ``random_state``; ``device="auto"`` picks CUDA when available. THEORY §11 (LR2PPO).
+    ``random_state``; ``device="auto"`` picks CUDA when available. docs/theory.md §11 (LR2PPO).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 3)); y = (X[:, 0] > 0).astype(float) + (X[:, 0] > 1)
@@ -233,7 +233,7 @@ def finetune_on_pairs(actor: RelevanceRegressor, X: Any, pairs: Any, *, margin: 
     A copy of ``actor`` is trained with the margin ranking loss
     ``max(0, m - (f(x_i) - f(x_j)))`` on the pairs ``(i, j)`` (``i`` preferred), with no reward
     model and no PPO. It answers whether stage 3 adds anything beyond the annotations themselves.
-    THEORY §8, §11 (LR2PPO).
+    docs/theory.md §8, §11 (LR2PPO).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3)); rel = (X[:, 0] > 0).astype(float)
@@ -294,7 +294,7 @@ class PairRewardModel(_TorchModel):
     ``max(0, m_R - (R(x_i, x_j) - R(x_j, x_i)))`` (:func:`bipartite.surrogates.margin_ranking_loss`,
     ``m_R = 1`` in the paper). The paper's reward model reads the concatenation of the initial pair
     and the reranked pair; since the initial pair is the same two items, only the proposed order
-    carries information, so the ordered pair is the input here. THEORY §8, §11 (LR2PPO).
+    carries information, so the ordered pair is the input here. docs/theory.md §8, §11 (LR2PPO).
 
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 3)); rel = (X[:, 0] > 0).astype(float)
@@ -402,7 +402,7 @@ def partial_order_policy_loss(p1: Any, p2: Any, advantage: Any, *, margin: float
     ``r' = -H(p¹, p²)`` if ``Â >= δ`` else ``-H(p², p¹)`` (Eq. 8);
     ``L_PF = -mean(r' · |Â|)`` (Eq. 9). ``p¹``/``p²`` are the actor's scores of the item the action
     put first/second; the advantage only selects the direction and weights the pair.
-    THEORY §11 (LR2PPO).
+    docs/theory.md §11 (LR2PPO).
 
     Parameters
     ----------
@@ -441,7 +441,7 @@ class LR2PPO(_TorchModel):
 
     Defaults follow App. C.3 (``c1 = 1, c2 = c3 = 1e-3, m = 1, δ = -0.1``, AdamW lr ``1e-3``,
     ``n_trajs = 200, n_epochs = 1, batch_size = 24``); ``n_iters`` is smaller than their 412 by
-    default. THEORY §11 (LR2PPO).
+    default. docs/theory.md §11 (LR2PPO).
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
-"""Multi-task probability scorers for K behaviour labels: shared-bottom and MMoE (THEORY §11).
+"""Multi-task probability scorers for K behaviour labels: shared-bottom and MMoE (docs/theory.md §11).
 
 MTRUB (Liu et al., WWW'22 Companion, §2.3 and §3.2) trains one network with one sigmoid head per
 user-behaviour label (isClick, isReplay, isValidStay, ...) and a binary cross-entropy loss per task;
 its backbone is either a *shared bottom* (one MLP feeding every task tower) or a multi-gate
 mixture of experts (MMoE, Ma et al., KDD'18: E expert MLPs, one softmax gate per task mixing them).
-The per-task probabilities ``p_k(x)`` estimate ``η_k(x) = P(Y_k = 1 | x)`` (THEORY §1), so they can
+The per-task probabilities ``p_k(x)`` estimate ``η_k(x) = P(Y_k = 1 | x)`` (docs/theory.md §1), so they can
 be plugged into loss aggregation (§4), label aggregation (§5) or exponential score fusion
 (:func:`bipartite.contrib.fusion.score_fusion`, §11).
 
@@ -32,18 +32,11 @@ from bipartite._utils.validation import (
     check_option,
     check_random_state,
 )
+from bipartite.learners.nets import init_linear, make_mlp
 
 __all__ = ["MultiTaskMLP"]
 
 _ARCHITECTURES = ("shared_bottom", "mmoe")
-
-
-def _mlp(sizes: Sequence[int]) -> nn.Sequential:
-    """Linear-ReLU stack through ``sizes`` (ReLU after every layer, including the last)."""
-    layers: list[nn.Module] = []
-    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
-        layers += [nn.Linear(a, b), nn.ReLU()]
-    return nn.Sequential(*layers)
 
 
 class _SharedBottom(nn.Module):
@@ -51,12 +44,9 @@ class _SharedBottom(nn.Module):
 
     def __init__(self, d: int, K: int, hidden: Sequence[int], tower_hidden: int):
         super().__init__()
-        self.bottom = _mlp([d, *hidden])
+        self.bottom = make_mlp(d, hidden, None, seed=0)  # re-seeded by init_linear in fit
         width = hidden[-1] if hidden else d
-        self.towers = nn.ModuleList(
-            nn.Sequential(nn.Linear(width, tower_hidden), nn.ReLU(), nn.Linear(tower_hidden, 1))
-            for _ in range(K)
-        )
+        self.towers = nn.ModuleList(make_mlp(width, (tower_hidden,), 1, seed=0) for _ in range(K))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, None]:
         h = self.bottom(x)
@@ -69,13 +59,11 @@ class _MMoE(nn.Module):
     def __init__(self, d: int, K: int, n_experts: int, expert_hidden: Sequence[int],
                  tower_hidden: int):
         super().__init__()
-        self.experts = nn.ModuleList(_mlp([d, *expert_hidden]) for _ in range(n_experts))
+        self.experts = nn.ModuleList(make_mlp(d, expert_hidden, None, seed=0)
+                                     for _ in range(n_experts))
         self.gates = nn.ModuleList(nn.Linear(d, n_experts) for _ in range(K))
         width = expert_hidden[-1] if expert_hidden else d
-        self.towers = nn.ModuleList(
-            nn.Sequential(nn.Linear(width, tower_hidden), nn.ReLU(), nn.Linear(tower_hidden, 1))
-            for _ in range(K)
-        )
+        self.towers = nn.ModuleList(make_mlp(width, (tower_hidden,), 1, seed=0) for _ in range(K))
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         experts = torch.stack([e(x) for e in self.experts], dim=1)  # [n, E, width]
@@ -97,11 +85,11 @@ def _check_sizes(value: Any, name: str) -> tuple[int, ...]:
 
 
 class MultiTaskMLP(BaseEstimator):
-    """Multi-task MLP giving one probability per label: shared-bottom or MMoE (THEORY §11).
+    """Multi-task MLP giving one probability per label: shared-bottom or MMoE (docs/theory.md §11).
 
     Trained by minimising ``Σ_k w_k BCE(p_k(x), y_k)`` (one binary cross-entropy per task, MTRUB
     §3.2; ``task_weights`` w default to 1) with Adam on standardised inputs. ``p_k`` estimates
-    ``η_k(x)`` (THEORY §1), so the outputs are plug-in inputs for loss aggregation (§4), label
+    ``η_k(x)`` (docs/theory.md §1), so the outputs are plug-in inputs for loss aggregation (§4), label
     aggregation (§5) and exponential score fusion (§11).
 
     Parameters
@@ -255,10 +243,10 @@ class MultiTaskMLP(BaseEstimator):
         T = torch.as_tensor(Y, dtype=torch.float32, device=device)
         w = torch.as_tensor(weights / weights.sum(), dtype=torch.float32, device=device)
 
-        # Initialise under a forked RNG so that fitting never touches torch's global state.
+        # Every Linear drawn from a local generator (learners.nets.init_linear): fitting never
+        # touches torch's global RNG state.
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(torch_seed)
-            model = self._build(X.shape[1]).to(device)
+            model = init_linear(self._build(X.shape[1]), torch_seed).to(device)
         opt = torch.optim.Adam(model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
 
         def weighted_bce(idx: np.ndarray) -> torch.Tensor:

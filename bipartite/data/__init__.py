@@ -1,4 +1,4 @@
-"""Datasets: the synthetic multi-label problem with exact η, Banking, LETOR/MSLR (THEORY §10).
+"""Datasets: the synthetic multi-label problem with exact η, Banking, LETOR/MSLR (docs/theory.md §10).
 
 Every loader returns a :class:`sklearn.utils.Bunch`.
 
@@ -7,7 +7,7 @@ Every loader returns a :class:`sklearn.utils.Bunch`.
   target priors, labels coupled by a Gaussian copula with correlation ``ρ``
   (:func:`bipartite.population.gaussian_copula_joint`). The exact ``η``, joint and ``π`` come with
   every sample, and :meth:`SyntheticModel.finite_problem` turns any test set into a
-  :class:`bipartite.population.FiniteProblem` on which the Bayes scorers of THEORY §4/§5 are exact.
+  :class:`bipartite.population.FiniteProblem` on which the Bayes scorers of docs/theory.md §4/§5 are exact.
 * :func:`load_banking` — the Bank Personal Loan data (LA25 §7).
 * :func:`load_letor` / :func:`load_letor_query` — LETOR/SVMlight files (MSLR-WEB, LETOR 4.0
   MQ2008, LightGBM-style files with a ``.query`` group file), labels ``Y_rel = 1[rel ≥ r]`` and a

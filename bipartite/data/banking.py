@@ -38,7 +38,7 @@ _BANK_SOURCE = (
 
 
 def load_banking(path: str | os.PathLike) -> Bunch:
-    """Load the Bank Personal Loan data as a two-label problem (THEORY §10, LA25 §7).
+    """Load the Bank Personal Loan data as a two-label problem (docs/theory.md §10, LA25 §7).
 
     Labels ``Y = [personal_loan, has_mortgage]`` with ``has_mortgage = 1[Mortgage > 0]``.
     Features ``X`` = every column except ``ID``, ``Mortgage`` and ``Personal Loan`` (no label

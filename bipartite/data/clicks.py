@@ -43,7 +43,7 @@ def simulate_clicks(
     seed: Any = 0,
     return_details: bool = False,
 ):
-    """Clicks from a position-based click model (PBM) over a base ranking (THEORY §10).
+    """Clicks from a position-based click model (PBM) over a base ranking (docs/theory.md §10).
 
     Within each query the documents are ranked by ``base_scores`` (descending; ties broken
     uniformly at random), giving ranks ``r = 1, 2, …``. A document is clicked with probability

@@ -28,7 +28,7 @@ __all__ = ["LETOR_SOURCES", "MSLR_CLICK_FEATURES", "load_letor", "load_letor_que
 
 
 # ================================================================================================
-# LETOR / MSLR (THEORY §10)
+# LETOR / MSLR (docs/theory.md §10)
 # ================================================================================================
 
 #: Where to get the learning-to-rank data (used in FileNotFoundError messages).
@@ -335,7 +335,7 @@ def load_letor(
     base_noise: float = 1.0,
     click_params: dict | None = None,
 ) -> Bunch:
-    """Load LETOR/SVMlight file(s) with ``qid:`` as a two-label problem (THEORY §10).
+    """Load LETOR/SVMlight file(s) with ``qid:`` as a two-label problem (docs/theory.md §10).
 
     Lines are ``rel qid:Q 1:v 2:v … # comment``. Labels ``Y = [Y_rel, Y_click]`` with
     ``Y_rel = 1[relevance ≥ relevance_threshold]`` and the click label by ``click``:
@@ -433,7 +433,7 @@ def load_letor_query(
     click_params: dict | None = None,
 ) -> Bunch:
     """Load a LightGBM-style ranking file: SVMlight rows without ``qid:`` plus a query file of
-    group sizes (one integer per line, consecutive rows) (THEORY §10).
+    group sizes (one integer per line, consecutive rows) (docs/theory.md §10).
 
     The number of data rows must equal the sum of the group sizes (``ValueError`` naming both
     files otherwise). ``qid`` is the group index ``0 … G−1``. Labels, options and the returned

@@ -157,7 +157,7 @@ def make_mslr_like(
     seed: Any = 0,
     chunk_rows: int = 20000,
 ) -> Bunch:
-    """Write an MSLR-WEB-shaped LETOR file (THEORY §10) for scale tests; returns a summary.
+    """Write an MSLR-WEB-shaped LETOR file (docs/theory.md §10) for scale tests; returns a summary.
 
     ``n_queries`` queries with ``qid:1 … qid:n_queries``; query sizes ``1 + NegBin(r=2, mean =
     docs_per_query − 1)`` (the default gives ~2.27M rows for 30000 queries); relevance 0–4

@@ -20,7 +20,7 @@ from bipartite._utils.validation import (
 )
 
 # ================================================================================================
-# Synthetic data (THEORY §10)
+# Synthetic data (docs/theory.md §10)
 # ================================================================================================
 
 #: Box on which x is uniform: ``[_LOW, _HIGH]^d``.
@@ -37,7 +37,7 @@ _GL_PANELS = 64
 
 
 def _directions(K: int, d: int) -> np.ndarray:
-    """Unit directions ``u_k`` (K, d) of the synthetic problem (THEORY §10).
+    """Unit directions ``u_k`` (K, d) of the synthetic problem (docs/theory.md §10).
 
     d = 1: every ``u_k = +1`` (nested thresholds on one axis). d = 2: evenly spread angles
     ``θ_k = π k / K`` (K = 2 gives the two coordinate axes). d > 2: i.i.d. standard normal vectors,
@@ -77,7 +77,7 @@ def _gauss_legendre_panels(breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _prior_of_threshold(t: float, u: np.ndarray, beta: float, *, fine: bool = True) -> float:
-    """``π(t) = E[σ(β(⟨u, X⟩ − t))]`` for X uniform on ``[-1, 1]^d`` (THEORY §10).
+    """``π(t) = E[σ(β(⟨u, X⟩ − t))]`` for X uniform on ``[-1, 1]^d`` (docs/theory.md §10).
 
     The coordinate with the largest ``|u_j|`` is integrated in closed form
     (:func:`_sigmoid_mean_1d`); the remaining ``d − 1`` coordinates by
@@ -136,7 +136,7 @@ def _solve_threshold(target: float, u: np.ndarray, beta: float) -> float:
 
 @dataclass(frozen=True, eq=False)
 class SyntheticModel:
-    """The synthetic multi-label problem of THEORY §10 (exact η, joint and π).
+    """The synthetic multi-label problem of docs/theory.md §10 (exact η, joint and π).
 
     ``X`` is uniform on ``[-1, 1]^dim``; ``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))`` with unit directions
     ``u_k`` (see ``directions``) and thresholds ``t_k`` solved numerically so that
@@ -195,7 +195,7 @@ class SyntheticModel:
         return A
 
     def eta(self, X: Any) -> np.ndarray:
-        """``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))`` (THEORY §10), shape (n, K); β = ∞ gives
+        """``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))`` (docs/theory.md §10), shape (n, K); β = ∞ gives
         ``1[⟨u_k, x⟩ > t_k]``."""
         A = self._check_X(X)
         s = A @ self.directions.T - self.thresholds[None, :]
@@ -205,7 +205,7 @@ class SyntheticModel:
 
     def joint(self, X: Any) -> np.ndarray:
         """``P(Y = v_m | x)`` (n, 2**K), rows over ``itertools.product([0, 1], repeat=K)``
-        (THEORY §1): the Gaussian copula of ``η(x)`` with correlation ``rho``. With β = ∞ the
+        (docs/theory.md §1): the Gaussian copula of ``η(x)`` with correlation ``rho``. With β = ∞ the
         labels are deterministic given x and every copula gives the same joint."""
         from bipartite.population import gaussian_copula_joint, independent_joint
 
@@ -242,7 +242,7 @@ class SyntheticModel:
     def finite_problem(self, X: Any):
         """The :class:`~bipartite.population.FiniteProblem` with uniform mass on the rows of ``X``
         and ``label_probs = joint(X)``: the empirical distribution of x with the exact conditional
-        joint, on which the Bayes scorers of THEORY §4/§5 are exact."""
+        joint, on which the Bayes scorers of docs/theory.md §4/§5 are exact."""
         from bipartite.population import FiniteProblem
 
         Q = self.joint(X)
@@ -285,7 +285,7 @@ def _build_model(priors: tuple[float, ...], beta: float, rho: float, dim: int) -
 def synthetic_model(
     *, priors: Sequence[float] = (0.5, 0.5), beta: float = 8.0, rho: float = 0.0, dim: int = 2
 ) -> SyntheticModel:
-    """The :class:`SyntheticModel` for ``(priors, beta, rho, dim)`` (THEORY §10); cached.
+    """The :class:`SyntheticModel` for ``(priors, beta, rho, dim)`` (docs/theory.md §10); cached.
 
     Parameters
     ----------
@@ -342,7 +342,7 @@ def make_synthetic(
     seed: Any = 0,
 ) -> Bunch:
 
-    """Sample the synthetic multi-label problem of THEORY §10 with its exact η, joint and π.
+    """Sample the synthetic multi-label problem of docs/theory.md §10 with its exact η, joint and π.
 
     x is uniform on ``[-1, 1]^dim``; ``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))`` with the directions of
     :class:`SyntheticModel` (d = 2: angles ``π k / K``) and thresholds solved so that

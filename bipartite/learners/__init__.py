@@ -1,21 +1,21 @@
-"""Empirical learners for multi-label bipartite ranking (THEORY §4, §5, §9, §10).
+"""Empirical learners for multi-label bipartite ranking (docs/theory.md §4, §5, §9, §10).
 
 Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:`XGBRanker`
 (XGBoost gbtree), share two independent choices:
 
 ``objective`` — *what* is optimised
-    ``"loss_aggregation"`` (THEORY §4): maximise ``Σ_k a_k AUC_k(f)`` with mixing weights
+    ``"loss_aggregation"`` (docs/theory.md §4): maximise ``Σ_k a_k AUC_k(f)`` with mixing weights
     ``a = weights`` (default all ones). Bayes scorer ``Σ_k α_k η_k``, ``α_k = a_k/(π_k(1-π_k))``.
 
-    ``"label_aggregation"`` (THEORY §5): aggregate ``Ȳ = ψ(Y)`` (``aggregate`` in
+    ``"label_aggregation"`` (docs/theory.md §5): aggregate ``Ȳ = ψ(Y)`` (``aggregate`` in
     ``{"sum", "product", "or"}``, ``weights`` = w of the weighted sum), then maximise the
     multipartite AUC with ``costs``. Bayes scorer ``E[Ȳ|x]`` for linear costs.
 
 ``method`` — *how*
-    ``"pairwise"``: a pairwise surrogate (THEORY §8) with the pair weights of the objective
+    ``"pairwise"``: a pairwise surrogate (docs/theory.md §8) with the pair weights of the objective
     (per-label AUC-normalised weights ``a_k/(n⁺_k n⁻_k)`` for loss aggregation, multipartite costs
     on Ȳ for label aggregation). For loss aggregation this route is *not* rank-consistent
-    (THEORY §9): expect a small excess AUC loss against the plug-in route.
+    (docs/theory.md §9): expect a small excess AUC loss against the plug-in route.
 
     ``"pointwise"`` (MLP only): squared-error regression on Ȳ, whose minimiser is ``E[Ȳ|x]``; this
     is Bayes-optimal for label aggregation with linear costs only (other cases raise).
@@ -31,7 +31,7 @@ The score of every estimator is ``decision_function(X)`` (``predict`` returns th
 the order of the scores matters. ``score(X, Y)`` returns the objective's AUC criterion
 (:func:`ranking_criterion`), so the estimators work with scikit-learn model selection.
 
-Ties: all AUCs count ties ½ (THEORY §2).
+Ties: all AUCs count ties ½ (docs/theory.md §2).
 """
 
 from bipartite.learners.base import OBJECTIVES, SURROGATES, ranking_criterion

@@ -17,14 +17,14 @@ from bipartite._utils.validation import (
     check_nonnegative,
     check_option,
 )
+from bipartite.bayes import OBJECTIVES
 
-# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = ["OBJECTIVES", "SURROGATES", "RankerMixin", "ranking_criterion"]
 
-OBJECTIVES = ("loss_aggregation", "label_aggregation")
-SURROGATES = ("logistic", "exponential", "hinge", "squared_hinge")
 MLP_METHODS = ("pairwise", "pointwise", "plugin")
 # float32 input is kept as is (half the memory on MSLR-sized data); anything else -> float64
 FLOAT_DTYPES = [np.float64, np.float32]
@@ -72,13 +72,13 @@ def check_objective(est: Any, methods: tuple[str, ...]) -> None:
         if not (linear or binary_bar):
             raise ValueError(
                 "method='pointwise' regresses on Ȳ, whose minimiser E[Ȳ|x] is Bayes-optimal only "
-                f"for linear costs (THEORY §5); got costs={est.costs!r}. Use method='pairwise'."
+                f"for linear costs (docs/theory.md §5); got costs={est.costs!r}. Use method='pairwise'."
             )
     if est.method == "plugin" and est.objective == "label_aggregation":
         if not (linear or binary_bar):
             raise ValueError(
                 "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
-                f"aggregate='sum' has one for linear costs only (THEORY §3, §5), got "
+                f"aggregate='sum' has one for linear costs only (docs/theory.md §3, §5), got "
                 f"costs={est.costs!r}. Use method='pairwise'."
             )
 
@@ -115,7 +115,7 @@ def ranking_criterion(
     costs: Any = "linear",
     groups: Any = None,
 ) -> float:
-    """The AUC criterion an objective maximises, evaluated on labelled data (THEORY §4, §5).
+    """The AUC criterion an objective maximises, evaluated on labelled data (docs/theory.md §4, §5).
 
     * ``objective="loss_aggregation"``: ``Σ_k a_k AUC_k(f) / Σ_k a_k`` with ``a = weights``
       (default ones); labels with a single class are left out (their AUC is undefined).

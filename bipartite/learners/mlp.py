@@ -21,7 +21,7 @@ from bipartite._utils.validation import (
     check_random_state,
 )
 
-# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
     FLOAT_DTYPES,
@@ -109,7 +109,7 @@ def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.n
 
 
 class MLPRanker(RankerMixin, BaseEstimator):
-    """Multi-layer perceptron scorer for loss or label aggregation (THEORY §4, §5, §9, §10).
+    """Multi-layer perceptron scorer for loss or label aggregation (docs/theory.md §4, §5, §9, §10).
 
     A ReLU MLP ``hidden`` → 1 output (pairwise, pointwise) or K / ``2**K`` outputs (plug-in heads),
     trained with Adam on standardised inputs, with early stopping on a validation split that
@@ -125,7 +125,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
     aggregate : {"sum", "product", "or"}
         ψ for label aggregation.
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array
-        Multipartite costs for label aggregation (THEORY §3).
+        Multipartite costs for label aggregation (docs/theory.md §3).
     surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
         Pairwise surrogate φ(f_i − f_j) (method="pairwise").
     hidden : tuple of int

@@ -59,21 +59,26 @@ def make_mlp(n_in: int, hidden: Any, n_out: int | None, *, seed: int, dtype: Any
     """``Linear-ReLU-…-Linear`` with widths ``n_in → hidden… → n_out``, seeded (:func:`init_linear`).
 
     ``n_out=None`` builds the body only (every layer followed by a ReLU), as a shared bottom or an
-    expert. ``dtype`` (a torch dtype) casts the parameters; the default keeps float32.
+    expert. ``dtype`` (a torch dtype) casts the parameters; the default keeps float32. Torch's
+    global random state is left as it was.
 
     >>> net = make_mlp(3, (4,), 1, seed=0)
     >>> [type(m).__name__ for m in net]
     ['Linear', 'ReLU', 'Linear']
     """
+    import torch
     from torch import nn
 
     layers: list[nn.Module] = []
     width = int(n_in)
-    for h in check_hidden(hidden):
-        layers += [nn.Linear(width, h), nn.ReLU()]
-        width = h
-    if n_out is not None:
-        layers.append(nn.Linear(width, int(n_out)))
+    # nn.Linear draws its default initialisation from torch's global generator: construct under a
+    # forked RNG so that building a network never changes the caller's random stream.
+    with torch.random.fork_rng(devices=[]):
+        for h in check_hidden(hidden):
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        if n_out is not None:
+            layers.append(nn.Linear(width, int(n_out)))
     net = init_linear(nn.Sequential(*layers), seed)
     return net if dtype is None else net.to(dtype)
 

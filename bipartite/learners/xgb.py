@@ -16,7 +16,7 @@ from bipartite._utils.validation import (
     check_random_state,
 )
 
-# MTRUB's multi-task network lives in its own module and is re-exported here (THEORY §11).
+# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
     FLOAT_DTYPES,
@@ -43,7 +43,7 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray):
     uniformly among the rows of the other class, so a pair (i, j) of group (q, k) is drawn in
     expectation in proportion to ``1/n⁻ + 1/n⁺ = n_q / (n⁺ n⁻)``; with the group weight this
     gives pair weight ``a_k / (n⁺_qk n⁻_qk)``: the AUC-normalised loss-aggregation weights
-    (THEORY §4), exactly the weights of :func:`bipartite.surrogates.loss_aggregation_pair_weights`.
+    (docs/theory.md §4), exactly the weights of :func:`bipartite.surrogates.loss_aggregation_pair_weights`.
     """
     rows, labels, qid, gw = [], [], [], []
     order = np.argsort(groups, kind="stable")
@@ -71,7 +71,7 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any)
     ``c(y_a, y_b) n_a n_b / (n_a + n_b)``. Under ``lambdarank_pair_method="mean"`` a pair is
     drawn in proportion to ``(n_a + n_b)/(n_a n_b)`` (see :func:`_stacked_loss_aggregation`), so
     every pair (i, j) with ``ȳ_i > ȳ_j`` gets weight ``c(ȳ_i, ȳ_j)``: the multipartite cost
-    weighting of THEORY §3 for any cost family or matrix (levels = the sorted distinct values of
+    weighting of docs/theory.md §3 for any cost family or matrix (levels = the sorted distinct values of
     Ȳ in the whole training set). Plain ``rank:pairwise`` on Ȳ would instead weight a pair by
     ``1/(n - n_{ȳ_i}) + 1/(n - n_{ȳ_j})``, which is neither uniform nor linear costs.
     """
@@ -100,7 +100,7 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any)
 
 
 class XGBRanker(RankerMixin, BaseEstimator):
-    """Gradient-boosted trees (XGBoost gbtree) for loss or label aggregation (THEORY §4, §5, §10).
+    """Gradient-boosted trees (XGBoost gbtree) for loss or label aggregation (docs/theory.md §4, §5, §10).
 
     Routes
     ------

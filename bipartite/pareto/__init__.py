@@ -1,8 +1,8 @@
-"""Pareto optimality of per-label AUCs on finite-support problems (THEORY §6, LA25 §3).
+"""Pareto optimality of per-label AUCs on finite-support problems (docs/theory.md §6, LA25 §3).
 
 On a :class:`~bipartite.population.FiniteProblem` with ``n`` points the achievable set is the
 finite set of AUC vectors ``(AUC_1, ..., AUC_K)`` of all weak orders of the points (ties count ½,
-self-pairs included, THEORY §2). This module computes
+self-pairs included, docs/theory.md §2). This module computes
 
 * :func:`exact_frontier` — every Pareto-optimal AUC vector, by a dynamic programme over subsets
   of points (n ≤ 12 by default: ~1 s at n = 10) or an ε-constraint recursion over a weak-order
@@ -15,7 +15,7 @@ self-pairs included, THEORY §2). This module computes
 * :func:`weight_sweep` — per-label AUCs along a path of loss-aggregation weights (samples or
   exact populations).
 
-**The weak-order MILP** (THEORY §6; one private builder, :class:`WeakOrderMILP`, also serves
+**The weak-order MILP** (docs/theory.md §6; one private builder, :class:`WeakOrderMILP`, also serves
 :func:`bipartite.labels.optimal_ranking`). Binary ``z_ij`` ("i ranked at least as high as j") for
 every ordered pair ``i ≠ j``; completeness ``z_ij + z_ji ≥ 1``; transitivity
 ``z_ij + z_jk − z_ik ≤ 1`` for every ordered triple; ``S_ij = (z_ij + 1 − z_ji)/2``, ``S_ii = ½``.
@@ -38,6 +38,7 @@ from bipartite.pareto.frontier import (
     exact_frontier,
     frontier_table,
     is_pareto_optimal,
+    simplex_grid,
     supported_frontier,
     weight_sweep,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "milp_size",
     "optimal_ranking",
     "pareto_filter",
+    "simplex_grid",
     "subset_dp",
     "supported_frontier",
     "weight_sweep",

@@ -28,7 +28,7 @@ def _check_points(points: Any, name: str = "points") -> np.ndarray:
 
 def dominates(a: Any, b: Any, *, maximize: bool = True) -> bool:
     """Whether ``a`` Pareto-dominates ``b``: ``a ≥ b`` in every coordinate and ``>`` in one
-    (``≤``/``<`` with ``maximize=False``) (THEORY §6).
+    (``≤``/``<`` with ``maximize=False``) (docs/theory.md §6).
 
     >>> dominates([0.8, 0.7], [0.8, 0.6]), dominates([0.8, 0.7], [0.8, 0.7])
     (True, False)
@@ -44,7 +44,7 @@ def dominates(a: Any, b: Any, *, maximize: bool = True) -> bool:
 
 
 def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
-    """Mask of the non-dominated rows of ``points`` (THEORY §6).
+    """Mask of the non-dominated rows of ``points`` (docs/theory.md §6).
 
     Row ``i`` is kept unless another row dominates it (see :func:`dominates`); exact duplicates
     do not dominate each other, so all copies of a non-dominated point are kept. For two columns

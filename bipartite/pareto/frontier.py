@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,8 @@ from bipartite.pareto.milp import (
     auc_milp,
 )
 
-__all__ = ["exact_frontier", "frontier_table", "is_pareto_optimal", "supported_frontier",
-           "weight_sweep"]
+__all__ = ["SIMPLEX_GRID_MAX_POINTS", "exact_frontier", "frontier_table", "is_pareto_optimal",
+           "simplex_grid", "supported_frontier", "weight_sweep"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ def exact_frontier(
     method: str = "auto",
     backend: str | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    r"""All Pareto-optimal per-label AUC vectors of a finite problem (THEORY §6, LA25 §3).
+    r"""All Pareto-optimal per-label AUC vectors of a finite problem (docs/theory.md §6, LA25 §3).
 
     The achievable set is ``{(AUC_1(f), ..., AUC_K(f)) : f a weak order of the n points}`` (ties
     ½, self-pairs included). Two exact algorithms compute its Pareto frontier:
@@ -308,7 +309,7 @@ def exact_frontier(
 
 def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
                       method: str = "auto", backend: str = "highspy") -> bool:
-    """Whether a scorer's AUC vector is Pareto-optimal on a finite problem (THEORY §6).
+    """Whether a scorer's AUC vector is Pareto-optimal on a finite problem (docs/theory.md §6).
 
     * ``method="dp"``: computes the exact frontier (:func:`exact_frontier`, subset DP) and
       checks that no frontier point x has ``x ≥ a − tol`` everywhere and ``x > a + tol``
@@ -400,7 +401,7 @@ def _supported_rows(F: np.ndarray) -> np.ndarray:
 
 def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
                        return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
-    """Supported Pareto points: the convex-hull vertices reached by loss aggregation (THEORY
+    """Supported Pareto points: the convex-hull vertices reached by loss aggregation (docs/theory.md
     §4, §6; LA25 §3), K = 2.
 
     For mixing weights ``a = (1 − λ, λ)``, ``λ ∈ (0, 1)``, the Bayes scorer of
@@ -464,9 +465,40 @@ def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
     return (V, S) if return_scores else V
 
 
-def _simplex_lattice(K: int, divisions: int) -> np.ndarray:
-    pts = [c for c in itertools.product(range(divisions + 1), repeat=K) if sum(c) == divisions]
-    return np.array(pts, dtype=np.float64)[::-1] / divisions
+#: Default limit on the number of points of :func:`simplex_grid` (raise it with ``max_points``).
+SIMPLEX_GRID_MAX_POINTS = 1_000_000
+
+
+def simplex_grid(K: int, resolution: int, *, max_points: int = SIMPLEX_GRID_MAX_POINTS
+                 ) -> np.ndarray:
+    """All weight vectors ``w ≥ 0`` with ``Σ_k w_k = 1`` and every ``w_k`` a multiple of
+    ``1 / resolution`` (the one simplex grid of the package: weight sweeps, fusion exponents).
+
+    There are ``C(resolution + K - 1, K - 1)`` points, in lexicographic order of the integer
+    compositions. The count is checked against
+    ``max_points`` before anything is allocated.
+
+    >>> simplex_grid(2, 2).tolist()
+    [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
+    >>> len(simplex_grid(3, 10))
+    66
+    """
+    for name, value, low in (("K", K, 1), ("resolution", resolution, 1), ("max_points", max_points, 1)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
+            raise ValueError(f"The '{name}' parameter must be an integer >= {low}, got {value!r}.")
+    K, resolution = int(K), int(resolution)
+    count = math.comb(resolution + K - 1, K - 1)
+    if count > max_points:
+        raise ValueError(f"simplex_grid(K={K}, resolution={resolution}) has {count} points, more "
+                         f"than the limit max_points={max_points}; lower 'resolution' or raise "
+                         f"'max_points'.")
+    if K == 1:
+        return np.ones((1, 1))
+    # stars and bars: K - 1 bar positions among resolution + K - 1 slots, in lexicographic order
+    bars = np.array(list(itertools.combinations(range(resolution + K - 1), K - 1)),
+                    dtype=np.int64).reshape(count, K - 1)
+    edges = np.hstack([np.full((count, 1), -1), bars, np.full((count, 1), resolution + K - 1)])
+    return (np.diff(edges, axis=1) - 1).astype(np.float64) / resolution
 
 
 def weight_sweep(
@@ -478,7 +510,7 @@ def weight_sweep(
     weights: Any = None,
     problem: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (THEORY §4,
+    """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (docs/theory.md §4,
     §6): the empirical trace of the frontier that linear scalarisation reaches.
 
     For each weight vector ``a`` the scorer is ``f_a = Σ_k α_k η_k``,
@@ -534,7 +566,7 @@ def weight_sweep(
             t = np.linspace(0.0, 1.0, int(n_weights))
             A = np.stack([1.0 - t, t], axis=1)
         else:
-            A = _simplex_lattice(K, int(n_weights) - 1)
+            A = simplex_grid(K, int(n_weights) - 1)[::-1]
     else:
         A = check_array(weights, "weights", ndim=2)
         if A.shape[1] != K:
@@ -547,7 +579,7 @@ def weight_sweep(
 
 
 def frontier_table(problem):
-    """The Pareto frontier of per-label AUCs of a finite problem as a table (THEORY §6).
+    """The Pareto frontier of per-label AUCs of a finite problem as a table (docs/theory.md §6).
 
     One row per exact Pareto-optimal AUC vector (:func:`bipartite.pareto.exact_frontier`) with
     ``supported`` (a vertex reached by a weight sweep, :func:`bipartite.pareto.supported_frontier`;

@@ -14,7 +14,6 @@ import numpy as np
 from bipartite._utils.validation import (
     check_option,
 )
-from bipartite.labels import cost_matrix
 
 #: Default tolerance on AUC values: the ε-constraint step δ, the de-duplication radius and the
 #: margin of a strict improvement. AUC values are sums of ``O(n²)`` floating products, exact to
@@ -46,7 +45,7 @@ __all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP",
 # The weak-order MILP (one builder)
 # --------------------------------------------------------------------------------------------
 class WeakOrderMILP:
-    """The weak-order MILP of THEORY §6 for one or several pairwise objectives.
+    """The weak-order MILP of docs/theory.md §6 for one or several pairwise objectives.
 
     Parameters
     ----------
@@ -300,7 +299,7 @@ class WeakOrderMILP:
 
 
 def milp_size(n: int, K: int = 2) -> tuple[int, int]:
-    """Size of the weak-order MILP of THEORY §6 for ``n`` points and ``K`` objective rows:
+    """Size of the weak-order MILP of docs/theory.md §6 for ``n`` points and ``K`` objective rows:
     ``(n(n−1) binaries, n(n−1)/2 + n(n−1)(n−2) + K constraints)``.
 
     >>> milp_size(10, 2)
@@ -325,12 +324,12 @@ def optimal_ranking(
     costs: str | Any = "linear",
     time_limit: float | None = None,
 ) -> np.ndarray:
-    """Best weak order for the multipartite AUC, for any costs (THEORY §3 (iii), §6).
+    """Best weak order for the multipartite AUC, for any costs (docs/theory.md §3 (iii), §6).
 
     ``AUC_MP(f) = Σ_ij M_ij S_ij`` with ``M_ij = p_i p_j Σ_{a>b} C_ab q_a(x_i) q_b(x_j) / Z``
     (``Z`` the same sum over all i, j, so a constant scorer scores ½) and ``S_ij`` the win matrix
     (ties ½, self-pairs included). The maximum over all weak orders is found by the
-    linear-ordering MILP of THEORY §6 (binary "i at least as high as j", completeness,
+    linear-ordering MILP of docs/theory.md §6 (binary "i at least as high as j", completeness,
     transitivity), the same builder as :func:`bipartite.pareto.exact_frontier`. It is optimal also
     when the Bayes preference Δ is intransitive (:func:`find_cycle`), where no scorer attains
     every pair's preferred order.
@@ -355,17 +354,14 @@ def optimal_ranking(
     """
     from bipartite._utils.validation import warn_undefined
 
-    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
-    C = cost_matrix(levels, costs)
-    pq = problem.mass[:, None] * q
-    A = pq @ C @ pq.T  # A[i, j]: weight of ranking x_i above x_j
-    Z = A.sum()
-    if not Z > 0:
+    factors = problem.multipartite_pair_factors(aggregate=aggregate, weights=weights, costs=costs)
+    if factors is None:
         warn_undefined("AUC_MP is undefined (the aggregated label is almost surely constant): "
                        "every order is optimal.")
         return np.zeros(problem.n)
     if problem.n == 1:
         return np.zeros(1)
-    milp = WeakOrderMILP([A / Z], time_limit=time_limit)
+    X, Y = factors
+    milp = WeakOrderMILP([X @ Y.T], time_limit=time_limit)
     z = milp.lexmax((0,), np.array([-np.inf]))
     return milp.scores(z)

@@ -17,7 +17,7 @@ from bipartite.studies.config import register_study
 
 @register_study("demo.binormal_auc")
 def binormal_auc(*, seed: int, n: int, shift: float = 1.0, prior: float = 0.5) -> dict:
-    """Empirical AUC of a binormal sample against its exact value (THEORY §2).
+    """Empirical AUC of a binormal sample against its exact value (docs/theory.md §2).
 
     Positives score ``N(shift, 1)``, negatives ``N(0, 1)``; the population AUC is
     ``Φ(shift / √2)``. The sample has ``round(prior n)`` positives among ``n``. Returns the

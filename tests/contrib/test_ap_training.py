@@ -1,4 +1,4 @@
-"""Tests of bipartite.contrib.ap_training (HAP-VR, Liu et al. ACM MM 2024, §3.3.2 and Fig. 4; THEORY §8).
+"""Tests of bipartite.contrib.ap_training (HAP-VR, Liu et al. ACM MM 2024, §3.3.2 and Fig. 4; docs/theory.md §8).
 
 Expected values: hand-derived derivatives of the one-positive/one-negative losses, autograd of the
 public losses of bipartite.surrogates (per-pair gradients must sum to the per-item gradients),

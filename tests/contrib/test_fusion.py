@@ -1,6 +1,6 @@
 """Tests of bipartite.contrib.fusion: exponential score fusion, its Pareto search, the nested generator.
 
-References: MTRUB (Liu et al., WWW'22 Companion) §3.4 for the fusion ``Π_k p_k^{γ_k}``; THEORY §11.
+References: MTRUB (Liu et al., WWW'22 Companion) §3.4 for the fusion ``Π_k p_k^{γ_k}``; docs/theory.md §11.
 Expected values come from independent computations: the plain product with numpy, sklearn's
 ``roc_auc_score`` per label / per group, and brute-force dominance over the candidate grid.
 """
@@ -21,8 +21,8 @@ from bipartite.contrib.fusion import (
     make_nested_behaviour,
     pareto_search,
     score_fusion,
-    simplex_grid,
 )
+from bipartite.pareto import simplex_grid
 
 
 @given(
@@ -204,7 +204,7 @@ def test_nested_behaviour_is_reproducible_and_validated():
 
 
 def test_fusion_can_be_dominated_by_a_linear_scorer_but_never_conversely():
-    """mtrub-fusion-vs-loss-aggregation, exact population AUCs (THEORY §2, §4, §6) on random
+    """mtrub-fusion-vs-loss-aggregation, exact population AUCs (docs/theory.md §2, §4, §6) on random
     finite problems (n = 8, K = 2): every linear scorer Σ a_k η_k with a > 0 is Pareto-optimal
     (LA25 Prop 5.2), so no fusion Π η_k^{γ_k} dominates one; but interior fusions (γ > 0) are
     strictly dominated by a linear scorer on some problems (found in about 1 problem in 3)."""

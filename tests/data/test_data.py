@@ -1,4 +1,4 @@
-"""Tests of bipartite.data (THEORY §10): synthetic problem, Banking, LETOR/MSLR loaders.
+"""Tests of bipartite.data (docs/theory.md §10): synthetic problem, Banking, LETOR/MSLR loaders.
 
 Monte Carlo checks use tolerances of 5 standard errors computed from the exact probabilities, so
 they pass with overwhelming probability when sampling agrees with the exact η/joint/π, and fail

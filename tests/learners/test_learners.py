@@ -1,8 +1,8 @@
-"""Tests of bipartite.learners (THEORY §4, §5, §9, §10).
+"""Tests of bipartite.learners (docs/theory.md §4, §5, §9, §10).
 
 References: LA25 = Lukasik et al., ICML 2025 (arXiv 2504.11284), Props 5.2-5.4 (Bayes scorers of
 loss and label aggregation) and §6 (label dictatorship); Uematsu & Lee (TPAMI 2015) for the
-inconsistency of pairwise surrogates under loss aggregation (THEORY §9); XGBoost's
+inconsistency of pairwise surrogates under loss aggregation (docs/theory.md §9); XGBoost's
 ``src/objective/lambdarank_obj.h`` (``MakePairs``) for the "mean" pair sampling modelled in
 :func:`_slow_xgb_mean_pair_weights`.
 
@@ -319,7 +319,7 @@ def test_label_codes_follow_population_order():
 @pytest.mark.parametrize("with_groups", [False, True])
 def test_xgb_stacked_loss_aggregation_realises_auc_weights(with_groups):
     """Stacking one group per (query, label) with weight a_k/n_q makes XGBoost's mean sampling
-    weight pair (i, j) by Σ_k a_k 1[y_ik=1, y_jk=0] / (n⁺_qk n⁻_qk) (THEORY §4), up to one
+    weight pair (i, j) by Σ_k a_k 1[y_ik=1, y_jk=0] / (n⁺_qk n⁻_qk) (docs/theory.md §4), up to one
     global constant — compared with a direct formula computed pair by pair."""
     rng = np.random.default_rng(1)
     n = 14
@@ -349,7 +349,7 @@ def test_xgb_stacked_loss_aggregation_realises_auc_weights(with_groups):
 
 @pytest.mark.parametrize("costs", ["linear", "uniform", "gain"])
 def test_xgb_stacked_label_aggregation_realises_costs(costs):
-    """Level-pair stacking makes every pair with ȳ_i > ȳ_j weigh c(ȳ_i, ȳ_j) (THEORY §3)."""
+    """Level-pair stacking makes every pair with ȳ_i > ȳ_j weigh c(ȳ_i, ȳ_j) (docs/theory.md §3)."""
     from bipartite.labels import cost_matrix
 
     rng = np.random.default_rng(2)
@@ -422,7 +422,7 @@ def test_group_batches_bucket_by_size_and_respect_batch_size():
 def test_pairwise_epoch_weighs_every_group_equally():
     """Summed over an epoch's batches, the grouped pairwise loss is (1/Ḡ) Σ_q ℓ_q with Ḡ the
     mean groups per batch and ℓ_q = Σ_k a_k/(n⁺_qk n⁻_qk) Σ_{i∈pos, j∈neg} log(1 + e^{-(f_i-f_j)})
-    (THEORY §4 per query): each query weighs the same whatever batch it lands in. Reference: a
+    (docs/theory.md §4 per query): each query weighs the same whatever batch it lands in. Reference: a
     double loop per query."""
     import torch
 
@@ -500,8 +500,8 @@ def test_early_stopping_keeps_best_epoch(small):
 
 
 def test_plugin_combines_heads_by_bayes_closed_form(small):
-    """XGB plug-in scores are Σ_k α̂_k η̂_k with α̂_k = a_k/(π̂_k(1-π̂_k)) (THEORY §4) and, for
-    label aggregation by product, P̂(Y = (1,1) | x) from the 2**K-way joint head (THEORY §5)."""
+    """XGB plug-in scores are Σ_k α̂_k η̂_k with α̂_k = a_k/(π̂_k(1-π̂_k)) (docs/theory.md §4) and, for
+    label aggregation by product, P̂(Y = (1,1) | x) from the 2**K-way joint head (docs/theory.md §5)."""
     import xgboost as xgb
 
     X, Y = small
@@ -555,7 +555,7 @@ def test_groups_confine_pairs_to_queries():
 
 
 # ---------------------------------------------------------------------------------------------
-# checks against theory (THEORY §4, §5, §7, §9)
+# checks against theory (docs/theory.md §4, §5, §7, §9)
 # ---------------------------------------------------------------------------------------------
 def test_library_win_rate_matches_slow_loop():
     """The W_{k>j} used below (bipartite.dictatorship) equals the obvious double loop."""
@@ -644,7 +644,7 @@ def theory_5k():
 
 def test_learners_match_bayes_scorers_5k(theory_5k):
     """Plug-in / label-aggregation learners reach the Bayes per-label test AUCs within 0.03 and
-    the Bayes W_{2>1} within 0.15; pairwise loss-aggregation routes within 0.06 / 0.2 (THEORY §9:
+    the Bayes W_{2>1} within 0.15; pairwise loss-aggregation routes within 0.06 / 0.2 (docs/theory.md §9:
     they are not rank-consistent). 5k/5k rows, tolerances doubled from the 20k setting."""
     _check_theory(theory_5k, tol_auc=0.03, tol_auc_pairwise_la=0.06, tol_w=0.15,
                   tol_w_pairwise_la=0.2, shift_ratio=0.5)

@@ -1,4 +1,4 @@
-"""Tests of bipartite.pareto (THEORY §6, LA25 §3).
+"""Tests of bipartite.pareto (docs/theory.md §6, LA25 §3).
 
 Every optimum is checked against brute-force enumeration of all weak orders
 (``bipartite.population.enumerate_weak_orders``: 75, 541, 4683 orders for n = 4, 5, 6), with a
@@ -501,7 +501,7 @@ def test_time_limit_raises(method):
 
 @pytest.mark.parametrize("method", ["dp", "milp"])
 def test_single_point_frontier_is_one_half(method):
-    """n = 1: the only weak order ties the point with itself, so every AUC is ½ (THEORY §2)."""
+    """n = 1: the only weak order ties the point with itself, so every AUC is ½ (docs/theory.md §2)."""
     P = FiniteProblem.from_eta([1.0], [[0.3, 0.6]])
     np.testing.assert_array_equal(exact_frontier(P, method=method), [[0.5, 0.5]])
     np.testing.assert_array_equal(exact_frontier(P, method=method, eps=0.1), [[0.5, 0.5]])

@@ -1,4 +1,4 @@
-"""Tests of bipartite.labels.optimal_ranking (THEORY §3 (iii), §6): the best weak order for the
+"""Tests of bipartite.labels.optimal_ranking (docs/theory.md §3 (iii), §6): the best weak order for the
 multipartite AUC by the linear-ordering MILP, checked against enumeration of all weak orders."""
 
 from __future__ import annotations

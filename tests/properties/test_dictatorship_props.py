@@ -1,4 +1,4 @@
-"""Property tests of LA25 Prop 6.1 (label dictatorship under loss aggregation; THEORY §7;
+"""Property tests of LA25 Prop 6.1 (label dictatorship under loss aggregation; docs/theory.md §7;
 papers/la25/claims_dictatorship.toml). Each docstring states the claim, its scope and the verdict.
 """
 
@@ -14,7 +14,7 @@ from bipartite.population import FiniteProblem, label_vectors
 
 
 def dictates(problem: FiniteProblem, scores: np.ndarray, k: int) -> bool:
-    """Definition (THEORY §7), checked directly on the support: every point with y_k = 1 is
+    """Definition (docs/theory.md §7), checked directly on the support: every point with y_k = 1 is
     ranked strictly above every point with y_k = 0 (deterministic labels: η ∈ {0, 1})."""
     yk = problem.eta[:, k]
     return bool(scores[yk == 1].min() > scores[yk == 0].max())
@@ -49,7 +49,7 @@ def _away_from_ties(problem: FiniteProblem, a: np.ndarray) -> bool:
 
 @given(deterministic_problems())
 def test_prop_6_1_dictator_iff_alpha_exceeds_the_rest(case):
-    """Claim (LA25 §6, Prop 6.1; THEORY §7): with deterministic labels, the loss-aggregation Bayes
+    """Claim (LA25 §6, Prop 6.1; docs/theory.md §7): with deterministic labels, the loss-aggregation Bayes
     scorer ``Σ_k α_k η_k`` makes label k a dictator — every instance with y_k = 1 ranked strictly
     above every instance with y_k = 0 — exactly when ``α_k > Σ_{j≠k} α_j``.
 
@@ -86,7 +86,7 @@ def test_prop_6_1_sufficiency_without_full_support(case):
 def test_prop_6_1_necessity_needs_full_support():
     """Scope of the "only if": with the combination (0, 1) absent, the first label (index 0) is a
     dictator for *every* α — here with α_1 < α_2 — since the only y_1 = 0 point is (0, 0).
-    So "dictator ⇒ α_k > Σ_{j≠k} α_j" fails without full support (THEORY §7 states the condition).
+    So "dictator ⇒ α_k > Σ_{j≠k} α_j" fails without full support (docs/theory.md §7 states the condition).
     Both labels dictate here; the α criterion names only the second.
     """
     P = FiniteProblem([0.5, 0.3, 0.2], [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])

@@ -1,4 +1,4 @@
-"""Invariance properties of every AUC-type metric, as one registry (STYLE.md §10; THEORY §2, §3).
+"""Invariance properties of every AUC-type metric, as one registry (STYLE.md §10; docs/theory.md §2, §3).
 
 Each property holds for all inputs the strategies generate; hypothesis searches for violations.
 """

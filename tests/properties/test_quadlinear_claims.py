@@ -1,4 +1,4 @@
-"""Property tests of the HAP-VR claims about AP surrogates (THEORY §8; papers/hapvr/claims.toml).
+"""Property tests of the HAP-VR claims about AP surrogates (docs/theory.md §8; papers/hapvr/claims.toml).
 
 One test per claim. The docstring states the claim as the paper words it (section), the scope in
 which it holds, and the verdict. Where a claim is refuted or narrowed, the test *searches* for the
@@ -203,7 +203,7 @@ def test_ap_risk_eq6_equals_one_minus_ap_tie_free():
 
 
 def test_quadlinear_loss_upper_bounds_ap_risk_for_rho_le_1():
-    """Claim (THEORY §8, from HAP-VR §A.2.5 + Eq. 11): since R⁻ >= H, the QuadLinear-AP loss
+    """Claim (docs/theory.md §8, from HAP-VR §A.2.5 + Eq. 11): since R⁻ >= H, the QuadLinear-AP loss
     upper-bounds the AP risk AP↓ = 1 - AP.
 
     Scope/verdict: holds-narrower: true for every ρ in [0, 1] and δ > 0 (ties included: h is

@@ -1,4 +1,4 @@
-"""Property tests of the RLSEP claims checkable from the losses alone (THEORY §8, §11;
+"""Property tests of the RLSEP claims checkable from the losses alone (docs/theory.md §8, §11;
 papers/rlsep/claims.toml). One test per claim; the docstring states claim, scope and verdict.
 """
 

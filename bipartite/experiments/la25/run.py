@@ -50,7 +50,7 @@ def _la25_study(name: str, function: str, title: str, caption: str, table) -> No
 
 
 _la25_study(
-    "skew", "la25.skew", "Per-label AUC and dictatorship vs label skew (THEORY §4, §7)",
+    "skew", "la25.skew", "Per-label AUC and dictatorship vs label skew (docs/theory.md §4, §7)",
     "Synthetic data (x uniform on [−1, 1]², η_k logistic in one coordinate each, β = 8), label 1 "
     "with π₁ = ½, label 2 with prior π₂. Population AUCs and the cross-pair win rate "
     "W₁>₂ (share of (1,0)-vs-(0,1) pairs won by the label-1 instance; ½ = even-handed) on a test "
@@ -59,7 +59,7 @@ _la25_study(
     "(W₁>₂ → 0, `alpha_share_2` → 1); label aggregation by sum keeps label 1's AUC.",
     skew_table)
 _la25_study(
-    "frontier", "la25.frontier", "Exact vs supported Pareto frontier (THEORY §6)",
+    "frontier", "la25.frontier", "Exact vs supported Pareto frontier (docs/theory.md §6)",
     "Random finite problems (K = 2, `FiniteProblem.random`). The exact frontier over all weak "
     "orders (subset DP) against the points a sweep of loss-aggregation weights reaches (supported "
     "points). `share_with_unsupported`: share of problems with at least one unsupported Pareto "
@@ -69,7 +69,7 @@ _la25_study(
     "time limit (left out of the other columns).", frontier_table)
 _la25_study(
     "correlation", "la25.correlation", "Label correlation: anti-correlated to identical "
-    "(THEORY §5)",
+    "(docs/theory.md §5)",
     "Label 1 synthetic with π₁ = ½; label 2 slides from Y₂ = 1 − Y₁ (c = −1) through an "
     "independent label with prior 0.1 (c = 0) to Y₂ = Y₁ (c = 1); `corr` is the label "
     "correlation. At c = −1 every scorer has AUC₂ = 1 − AUC₁ and the summed label is constant "
@@ -78,18 +78,18 @@ _la25_study(
     correlation_table)
 _la25_study(
     "weights", "la25.weights", "Weight sensitivity: label weights w vs loss weights a "
-    "(THEORY §4, §5)",
+    "(docs/theory.md §4, §5)",
     "Bayes scorers with weight ratio r on label 2: loss aggregation a = (1, r) and label "
     "aggregation w = (1, r), at r = 1 and at the ratio nearest r* = π₂(1−π₂)/(π₁(1−π₁)), where "
     "loss aggregation equals label aggregation with w = 1.", weights_table)
 _la25_study(
-    "learning_curve", "la25.learning_curve", "Learners vs Bayes as n grows (THEORY §9, §10)",
+    "learning_curve", "la25.learning_curve", "Learners vs Bayes as n grows (docs/theory.md §9, §10)",
     "Exact AUC regret (loss aggregation, a = 1, π = (½, 0.1)) of the learners on a test "
     "population with exact conditional labels, by training-set size. Pairwise surrogates are "
-    "not rank-consistent for loss aggregation (THEORY §9), the plug-in route is.",
+    "not rank-consistent for loss aggregation (docs/theory.md §9), the plug-in route is.",
     learning_curve_table)
 _la25_study(
-    "consistency", "la25.consistency", "Surrogate consistency (THEORY §9)",
+    "consistency", "la25.consistency", "Surrogate consistency (docs/theory.md §9)",
     "Random finite problems (n = 8). Exact population minimiser of the pairwise surrogate risk "
     "weighted by the objective's pair weights: share of problems where its ranking has positive "
     "AUC regret (> 1e-6). For K = 1 the surrogates are consistent (regret 0); for K ≥ 2 they "

@@ -60,7 +60,7 @@ def _quiet(fn, *args, **kwargs):
 @register_study("la25.frontier", figures=frontier_figures)
 def la25_frontier(*, seed: int, n: int = 6, deterministic: bool = False,
                   time_limit: float = 60.0) -> list[dict]:
-    """Exact vs supported Pareto frontier of per-label AUCs on a random finite problem (THEORY §6).
+    """Exact vs supported Pareto frontier of per-label AUCs on a random finite problem (docs/theory.md §6).
 
     Draws ``FiniteProblem.random(n, 2)`` (redrawn until both priors are inside (0, 1)) and
     computes the exact frontier (:func:`bipartite.pareto.exact_frontier`: subset DP for n ≤ 12,
@@ -122,7 +122,7 @@ def la25_frontier(*, seed: int, n: int = 6, deterministic: bool = False,
 def la25_consistency(*, seed: int, n: int = 8, K: int = 2, surrogate: str = "logistic",
                      objective: str = "loss_aggregation",
                      plugin_samples: list[int] | None = None) -> list[dict]:
-    """Surrogate consistency on a random finite problem (THEORY §9).
+    """Surrogate consistency on a random finite problem (docs/theory.md §9).
 
     Draws ``FiniteProblem.random(n, K)`` and computes the AUC regret
     (:func:`bipartite.consistency.auc_regret`) of (i) the exact population minimiser of the
@@ -219,7 +219,7 @@ def _make_learner(learner: str, objective: str, method: str, seed: int, *, epoch
 def la25_skew(*, seed: int, pi2: float, pi1: float = 0.5, beta: float = 8.0, rho: float = 0.0,
               n_test: int = 20000, n_train: int = 2000, learners: list[str] | None = None,
               epochs: int = 40, n_estimators: int = 150) -> list[dict]:
-    """Per-label AUC and dictatorship as label 2 gets rarer (THEORY §4, §5, §7; LA25 §6-7).
+    """Per-label AUC and dictatorship as label 2 gets rarer (docs/theory.md §4, §5, §7; LA25 §6-7).
 
     Synthetic problem (:func:`bipartite.data.synthetic_model`, priors ``(pi1, pi2)``); the test
     sample, with its exact conditional joint, is a finite problem
@@ -295,7 +295,7 @@ def _correlated_problem(model, X, c: float):
 def la25_correlation(*, seed: int, c: float, pi1: float = 0.5, pi2: float = 0.1,
                      beta: float = 8.0, n_points: int = 2000) -> list[dict]:
     """Label-correlation sweep from anti-correlated (c = −1: Y_2 = 1 − Y_1) through independent
-    (c = 0) to identical labels (c = 1) (THEORY §4, §5).
+    (c = 0) to identical labels (c = 1) (docs/theory.md §4, §5).
 
     The synthetic model with priors ``(pi1, pi2)`` (:func:`bipartite.data.synthetic_model`)
     gives η_1 and an independent η_b; label 2 moves from η_b toward η_1 (c > 0) or 1 − η_1
@@ -342,7 +342,7 @@ def la25_weights(*, seed: int, pi2: float = 0.1, pi1: float = 0.5, beta: float =
                  rho: float = 0.0, n_points: int = 2000, n_ratios: int = 25,
                  max_ratio: float = 100.0) -> list[dict]:
     """Weight sensitivity: label-aggregation weights w against loss-aggregation weights a
-    (THEORY §4, §5).
+    (docs/theory.md §4, §5).
 
     On the finite problem of ``n_points`` synthetic x (exact joint), for ratios r from
     1/max_ratio to max_ratio (log grid), the Bayes scorer of loss aggregation with a = (1, r)
@@ -388,7 +388,7 @@ def la25_learning_curve(*, seed: int, n_train: int, learner: str, method: str,
                         pi2: float = 0.1, beta: float = 8.0, rho: float = 0.0,
                         n_test: int = 5000, epochs: int = 40,
                         n_estimators: int = 150) -> dict:
-    """Learners vs Bayes as the training set grows: exact AUC regret (THEORY §9, §10).
+    """Learners vs Bayes as the training set grows: exact AUC regret (docs/theory.md §9, §10).
 
     A learner (``"mlp"``/``"xgb"``, ``method`` "pairwise" or "plugin", see
     :mod:`bipartite.learners`) is trained on ``n_train`` synthetic samples; its regret
@@ -467,7 +467,7 @@ def _real_split(dataset: str, path: str, rng: np.random.Generator):
 @register_study("la25.real", figures=real_figures)
 def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
               n_weights: int = 11, n_estimators: int = 200, epochs: int = 60) -> list[dict]:
-    """Per-label AUC trade-offs on real data: Banking or LETOR (THEORY §4-§7, §10; LA25 §7).
+    """Per-label AUC trade-offs on real data: Banking or LETOR (docs/theory.md §4-§7, §10; LA25 §7).
 
     A 70/30 split (by query for LETOR). The ``learner`` ("xgb" or "mlp") estimates each η_k by
     the plug-in route (label aggregation with weights e_k: the score is η̂_k); the weight sweeps
