@@ -54,6 +54,8 @@ __all__ = [
     "group_auc",
     "average_precision",
     "ndcg_at_k",
+    "diff_auc",
+    "min_auc",
     "weighted_auc",
     "weighted_multipartite_auc",
 ]
@@ -312,6 +314,49 @@ def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.nda
     if bad.size:
         warn_undefined(f"AUC is undefined for label(s) {bad.tolist()}: only one class.")
     return out
+
+
+def _check_auc_vector(aucs: Any) -> np.ndarray:
+    v = check_array(aucs, "aucs", ndim=1, finite=False)
+    if np.isinf(v).any():
+        raise ValueError(f"The 'aucs' parameter must not contain inf, got {v.tolist()}.")
+    bad = np.flatnonzero(~np.isnan(v) & ((v < 0) | (v > 1)))
+    if bad.size:
+        raise ValueError(f"The 'aucs' parameter must hold AUCs in [0, 1], got {float(v[bad[0]])!r} at "
+                         f"index {int(bad[0])}.")
+    if len(v) < 2:
+        raise ValueError(f"The 'aucs' parameter must hold at least 2 per-label AUCs, got {len(v)}.")
+    return v
+
+
+def diff_auc(aucs: Any) -> float:
+    """Diff AUC of a vector of per-label AUCs: ``max_k AUC_k − min_k AUC_k`` (docs/theory.md §2).
+
+    For K = 2 this is LA25 §7's ``|AUC_1 − AUC_2|``; lower is more balanced. NaN, with an
+    :class:`~bipartite.UndefinedMetricWarning`, when an AUC is NaN (a label with one class).
+
+    >>> diff_auc([0.616, 0.562])
+    0.054
+    >>> round(diff_auc([0.9, 0.7, 0.8]), 10)
+    0.2
+    """
+    v = _check_auc_vector(aucs)
+    if np.isnan(v).any():
+        return warn_undefined("diff_auc is undefined: an AUC is NaN (a label with one class).")
+    return float(round(v.max() - v.min(), 15))
+
+
+def min_auc(aucs: Any) -> float:
+    """Min AUC of a vector of per-label AUCs: ``min_k AUC_k``, the worst-served label
+    (docs/theory.md §2; LA25 §7: higher is more balanced). NaN, with a warning, when an AUC is NaN.
+
+    >>> min_auc([0.616, 0.562])
+    0.562
+    """
+    v = _check_auc_vector(aucs)
+    if np.isnan(v).any():
+        return warn_undefined("min_auc is undefined: an AUC is NaN (a label with one class).")
+    return float(v.min())
 
 
 def multipartite_auc(

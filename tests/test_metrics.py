@@ -217,3 +217,42 @@ def test_ndcg_equals_sklearn_per_group(k, seed):
     assert ndcg_at_k(rel, s, k=k, groups=g) == pytest.approx(want, abs=1e-12)
     lin = ndcg_score(rel[None], s[None], k=k)
     assert ndcg_at_k(rel, s, k=k, gain="linear") == pytest.approx(lin, abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# Diff AUC and Min AUC (LA25 §7 balance measures)
+# ------------------------------------------------------------------------------------------------
+def test_diff_and_min_auc_against_sklearn_aucs():
+    from sklearn.metrics import roc_auc_score
+
+    from bipartite.metrics import diff_auc, min_auc, multilabel_auc
+
+    rng = np.random.default_rng(3)
+    Y = rng.integers(0, 2, (500, 3))
+    s = Y @ [1.0, 0.3, -0.2] + rng.normal(size=500)
+    ref = [roc_auc_score(Y[:, k], s) for k in range(3)]
+    aucs = multilabel_auc(Y, s)
+    assert diff_auc(aucs) == pytest.approx(max(ref) - min(ref), abs=1e-12)
+    assert min_auc(aucs) == pytest.approx(min(ref), abs=1e-15)
+    assert diff_auc([0.637, 0.523]) == pytest.approx(0.114)  # LA25 §7 Banking row: |a − b|
+
+
+@pytest.mark.parametrize("bad, match", [
+    ([0.5], "at least 2"), ([0.5, 1.5], r"in \[0, 1\]"), ([[0.5, 0.6]], "dimension"),
+    ([0.5, np.inf], "inf"),
+])
+def test_diff_and_min_auc_refuse_bad_input(bad, match):
+    from bipartite.metrics import diff_auc, min_auc
+
+    for fn in (diff_auc, min_auc):
+        with pytest.raises(ValueError, match=match):
+            fn(bad)
+
+
+def test_diff_and_min_auc_nan_with_warning():
+    from bipartite import UndefinedMetricWarning
+    from bipartite.metrics import diff_auc, min_auc
+
+    for fn in (diff_auc, min_auc):
+        with pytest.warns(UndefinedMetricWarning):
+            assert np.isnan(fn([0.7, np.nan]))
