@@ -126,7 +126,7 @@ def label_aggregation_scores(
     joint: Any = None,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
     """Closed-form Bayes scorer of label aggregation on arrays (docs/theory.md §5).
@@ -162,13 +162,13 @@ def label_aggregation_scores(
             f"The 'joint' parameter must have 2**K = {2**K} columns, got {J.shape[1]}."
         )
     V = label_vectors(K)
-    psi = aggregate_labels(V, aggregate, weights)
+    psi = aggregate_labels(V, aggregate, w)
     levels = np.unique(psi)
     if len(levels) < 2:
         raise ValueError("The aggregated label is constant: every scorer is optimal.")
     linear = isinstance(costs, str) and costs == "linear"
     if linear and isinstance(aggregate, str) and aggregate == "sum" and E is not None:
-        w = np.ones(K) if weights is None else np.asarray(weights, dtype=float)
+        w = np.ones(K) if w is None else np.asarray(w, dtype=float)
         return E @ w
     if J is None:
         raise ValueError(
@@ -189,7 +189,7 @@ def label_aggregation(
     problem: Any,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
     atol: float = 1e-12,
 ) -> np.ndarray:
@@ -213,7 +213,7 @@ def label_aggregation(
     >>> label_aggregation(P).round(2).tolist()
     [1.0, 0.9]
     """
-    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
+    levels, q = problem.level_probs(aggregate=aggregate, w=w)
     if np.count_nonzero(problem.mass @ q > 1e-15) < 2:
         warn_undefined(
             "The aggregated label is almost surely constant on this problem: every scorer is "
@@ -221,12 +221,12 @@ def label_aggregation(
         )
     try:
         return label_aggregation_scores(
-            problem.eta, problem.label_probs, aggregate=aggregate, weights=weights, costs=costs
+            problem.eta, problem.label_probs, aggregate=aggregate, w=w, costs=costs
         )
     except ValueError as exc:
         if "No closed-form" not in str(exc):
             raise
-    delta = pairwise_preference(problem, aggregate=aggregate, weights=weights, costs=costs)
+    delta = pairwise_preference(problem, aggregate=aggregate, w=w, costs=costs)
     scores = preference_scores(delta, atol=atol)
     if scores is None:
         raise NotRepresentableError(find_cycle(delta, atol=atol))

@@ -71,7 +71,7 @@ def objective_factors(
     objective: str = "loss_aggregation",
     a: Any = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (docs/theory.md §3, §4, §9).
@@ -105,7 +105,7 @@ def objective_factors(
         return alpha * p * E, p * (1.0 - E)
     if a is not None:
         raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    factors = problem.multipartite_pair_factors(aggregate=aggregate, weights=weights, costs=costs)
+    factors = problem.multipartite_pair_factors(aggregate=aggregate, w=w, costs=costs)
     if factors is None:
         raise ValueError(
             "The multipartite AUC is undefined: the aggregated label is almost surely constant "
@@ -137,7 +137,7 @@ def objective_value(
     objective: str = "loss_aggregation",
     a: Any = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
 ) -> float:
     """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (docs/theory.md §3, §4).
@@ -160,7 +160,7 @@ def objective_value(
     if a is not None:
         raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
     return float(
-        problem.multipartite_auc(scores, aggregate=aggregate, weights=weights, costs=costs)
+        problem.multipartite_auc(scores, aggregate=aggregate, w=w, costs=costs)
     )
 
 
@@ -170,7 +170,7 @@ def bayes_scores(
     objective: str = "loss_aggregation",
     a: Any = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
     """The Bayes-optimal scorer of the objective on a finite problem (docs/theory.md §4, §5).
@@ -189,7 +189,7 @@ def bayes_scores(
         return loss_aggregation(problem.eta, problem.pi, a)
     if a is not None:
         raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    return label_aggregation(problem, aggregate=aggregate, weights=weights, costs=costs)
+    return label_aggregation(problem, aggregate=aggregate, w=w, costs=costs)
 
 
 def auc_regret(problem: Any, scores: Any, **objective: Any) -> float:
@@ -293,7 +293,7 @@ def surrogate_minimizer(
     objective: str = "loss_aggregation",
     a: Any = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
     ridge: float | None = None,
     solver: str | None = None,
@@ -325,7 +325,7 @@ def surrogate_minimizer(
     ----------
     problem : FiniteProblem
     surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
-    objective, a, aggregate, weights, costs : see :func:`objective_factors`
+    objective, a, aggregate, w, costs : see :func:`objective_factors`
     ridge : float ≥ 0, optional
     solver : str, optional — a cvxpy solver name (default CLARABEL when installed)
 
@@ -343,7 +343,7 @@ def surrogate_minimizer(
 
     check_option(surrogate, "surrogate", SURROGATES)
     W = objective_pair_weights(
-        problem, objective=objective, a=a, aggregate=aggregate, weights=weights, costs=costs
+        problem, objective=objective, a=a, aggregate=aggregate, w=w, costs=costs
     )
     np.fill_diagonal(W, 0.0)
     total = W.sum()
@@ -462,7 +462,7 @@ def exponential_fixed_point(
     *,
     objective: str = "loss_aggregation",
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
     tol: float = 1e-12,
     max_iter: int = 100_000,
@@ -497,7 +497,7 @@ def exponential_fixed_point(
     [-0.6931, 0.0, 0.6931]
     """
     X, Y = objective_factors(
-        problem, objective=objective, a=a, aggregate=aggregate, weights=weights, costs=costs
+        problem, objective=objective, a=a, aggregate=aggregate, w=w, costs=costs
     )
     if not 0 < damping <= 1:
         raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
@@ -536,7 +536,7 @@ def plugin_scores(
     objective: str = "loss_aggregation",
     a: Any = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
     n_samples: int | None = None,
     seed: Any = None,
@@ -590,4 +590,4 @@ def plugin_scores(
         raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
     # the Bayes scorer of label aggregation depends on the conditionals only (not on the masses)
     est = FiniteProblem(np.full(problem.n, 1.0 / problem.n), Q)
-    return label_aggregation(est, aggregate=aggregate, weights=weights, costs=costs)
+    return label_aggregation(est, aggregate=aggregate, w=w, costs=costs)

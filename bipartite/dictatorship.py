@@ -488,7 +488,7 @@ def label_vector_order(
     pi: Any = None,
     a: Any = None,
     K: int | None = None,
-    weights: Any = None,
+    w: Any = None,
 ) -> list[list[tuple[int, ...]]]:
     """The weak order that a Bayes scorer induces on the label vectors, deterministic labels
     (docs/theory.md §7; LA25 Fig. 1 a–d).
@@ -499,7 +499,7 @@ def label_vector_order(
     * ``"loss"`` — loss aggregation, ``f* = Σ_k α_k y_k`` with ``α = effective_weights(pi, a)``
       (:func:`bipartite.bayes.effective_weights`);
     * ``"sum"``, ``"product"``, ``"or"`` (or a callable ψ) — label aggregation with linear costs,
-      ``f* = E[ψ(Y) | x] = ψ(y)`` (:func:`bipartite.bayes.label_aggregation_scores`; ``weights``
+      ``f* = E[ψ(Y) | x] = ψ(y)`` (:func:`bipartite.bayes.label_aggregation_scores`; ``w``
       for a weighted sum). For the binary aggregates any positive costs give the same scorer.
 
     Scores equal to a relative 1e-12 are tied.
@@ -541,11 +541,11 @@ def label_vector_order(
     else:
         if a is not None:
             raise ValueError(f"The 'a' parameter is only used with kind='loss', got kind={kind!r}.")
-        if weights is not None:
-            check_nonnegative(check_array(weights, "weights", ndim=1), "weights")
+        if w is not None:
+            check_nonnegative(check_array(w, "w", ndim=1), "w")
         onehot = np.eye(len(V))  # deterministic labels: P(Y = v_m | x_m) = 1
         f = label_aggregation_scores(
-            V.astype(np.float64), onehot, aggregate=kind, weights=weights, costs="linear"
+            V.astype(np.float64), onehot, aggregate=kind, w=w, costs="linear"
         )
     return _tiers(f, [tuple(int(x) for x in v) for v in V])
 

@@ -88,7 +88,7 @@ def cost_matrix(levels: Any, costs: str | Any = "linear") -> np.ndarray:
 def aggregate_labels(
     Y: Any,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
 ) -> np.ndarray:
     """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (docs/theory.md §5).
 
@@ -97,16 +97,16 @@ def aggregate_labels(
     Y : array-like of shape (n, K)
         Binary label matrix (or label vectors).
     aggregate : {"sum", "product", "or"} or callable
-        ``"sum"``: ``Σ_k w_k Y_k`` (``weights`` default to 1); ``"product"``: AND of the labels;
+        ``"sum"``: ``Σ_k w_k Y_k`` (``w`` defaults to 1); ``"product"``: AND of the labels;
         ``"or"``: max of the labels; a callable receives one label vector (K,) and returns a number.
-    weights : array-like of shape (K,), optional
+    w : array-like of shape (K,), optional
         Non-negative weights of the sum. Only for ``aggregate="sum"``.
 
     Returns
     -------
     ndarray of shape (n,)
 
-    >>> aggregate_labels([[0, 1], [1, 1]], "sum", weights=[2.0, 1.0]).tolist()
+    >>> aggregate_labels([[0, 1], [1, 1]], "sum", w=[2.0, 1.0]).tolist()
     [1.0, 3.0]
     >>> aggregate_labels([[0, 1], [1, 1]], "product").tolist()
     [0.0, 1.0]
@@ -114,39 +114,39 @@ def aggregate_labels(
     Y = check_array(Y, "Y", ndim=2)
     K = Y.shape[1]
     if callable(aggregate):
-        if weights is not None:
-            raise ValueError("The 'weights' parameter is only used with aggregate='sum'.")
+        if w is not None:
+            raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
         out = np.array([float(aggregate(row)) for row in Y])
         if not np.all(np.isfinite(out)):
             raise ValueError("The 'aggregate' callable must return finite numbers.")
         return out
     check_option(aggregate, "aggregate", AGGREGATES)
     if aggregate == "sum":
-        w = _sum_weights(weights, K)
+        w = _sum_weights(w, K)
         return Y @ w
-    if weights is not None:
+    if w is not None:
         raise ValueError(
-            f"The 'weights' parameter is only used with aggregate='sum', got aggregate={aggregate!r}."
+            f"The 'w' parameter is only used with aggregate='sum', got aggregate={aggregate!r}."
         )
     if aggregate == "product":
         return np.prod(Y, axis=1)
     return np.max(Y, axis=1)
 
 
-def _sum_weights(weights: Any, K: int) -> np.ndarray:
-    if weights is None:
+def _sum_weights(w: Any, K: int) -> np.ndarray:
+    if w is None:
         return np.ones(K)
-    w = check_array(weights, "weights", ndim=1)
+    w = check_array(w, "w", ndim=1)
     if w.shape != (K,):
-        raise ValueError(f"The 'weights' parameter must have shape ({K},), got shape {w.shape}.")
-    return check_nonnegative(w, "weights")
+        raise ValueError(f"The 'w' parameter must have shape ({K},), got shape {w.shape}.")
+    return check_nonnegative(w, "w")
 
 
 def pairwise_preference(
     problem: Any,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
 ) -> np.ndarray:
     """Bayes pairwise preference of multipartite ranking on a finite problem (docs/theory.md §3).
@@ -158,7 +158,7 @@ def pairwise_preference(
     Parameters
     ----------
     problem : FiniteProblem
-    aggregate, weights : see :func:`aggregate_labels`
+    aggregate, w : see :func:`aggregate_labels`
     costs : see :func:`cost_matrix`
 
     Returns
@@ -171,7 +171,7 @@ def pairwise_preference(
     >>> round(float(D[0, 1]), 6)  # linear costs: E[Ȳ|x_0] - E[Ȳ|x_1] = 1.1 - 0.6
     0.5
     """
-    levels, q = problem.level_probs(aggregate=aggregate, weights=weights)
+    levels, q = problem.level_probs(aggregate=aggregate, w=w)
     C = cost_matrix(levels, costs)
     # Δ = q C q^T − (q C q^T)^T : the first term sums c(y,y') q_y(x_i) q_{y'}(x_j) over y > y'.
     A = q @ C @ q.T

@@ -412,7 +412,7 @@ class FiniteProblem:
         self,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        weights: Any = None,
+        w: Any = None,
         costs: str | Any = "linear",
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Low-rank factors of the multipartite pair weights: ``W = X Yᵀ`` with ``X = p q`` and
@@ -426,7 +426,7 @@ class FiniteProblem:
         Returns ``None`` when ``Z = 0``: the aggregated label is almost surely constant (or no pair
         of levels has a positive cost), so AUC_MP is undefined.
         """
-        levels, q = self.level_probs(aggregate=aggregate, weights=weights)
+        levels, q = self.level_probs(aggregate=aggregate, w=w)
         C = cost_matrix(levels, costs) if len(levels) > 1 else np.zeros((1, 1))
         T = self.mass @ q
         Z = float(T @ C @ T)
@@ -439,7 +439,7 @@ class FiniteProblem:
         self,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        weights: Any = None,
+        w: Any = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Distribution of the aggregated label ``Ȳ = ψ(Y)`` given each point (docs/theory.md §3, §5).
 
@@ -448,7 +448,7 @@ class FiniteProblem:
         levels : (L,) sorted distinct values of ψ over all label vectors
         q : (n, L) ``q[i, l] = P(Ȳ = levels[l] | x_i)``
         """
-        vals = aggregate_labels(self.label_vectors, aggregate, weights)
+        vals = aggregate_labels(self.label_vectors, aggregate, w)
         levels, inv = np.unique(vals, return_inverse=True)
         M = np.zeros((len(vals), len(levels)))
         M[np.arange(len(vals)), inv] = 1.0
@@ -459,7 +459,7 @@ class FiniteProblem:
         scores: Any,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        weights: Any = None,
+        w: Any = None,
         costs: str | Any = "linear",
     ) -> float:
         """Exact population multipartite AUC of the aggregated label (docs/theory.md §3).
@@ -473,7 +473,7 @@ class FiniteProblem:
         0.5
         """
         f = self._check_scores(scores)
-        levels, q = self.level_probs(aggregate=aggregate, weights=weights)
+        levels, q = self.level_probs(aggregate=aggregate, w=w)
         C = cost_matrix(levels, costs)
         val = weighted_multipartite_auc(f, self.mass[:, None] * q, C)
         if np.isnan(val):

@@ -101,8 +101,8 @@ def test_bayes_scorers_are_optimal_by_enumeration(i):
         vals, A = multipartite_values(P, psi, costs)
         if A.sum() <= 0:  # aggregated label a.s. constant
             continue
-        f = label_aggregation(P, aggregate=agg, weights=wts, costs=costs)
-        got = P.multipartite_auc(f, aggregate=agg, weights=wts, costs=costs)
+        f = label_aggregation(P, aggregate=agg, w=wts, costs=costs)
+        got = P.multipartite_auc(f, aggregate=agg, w=wts, costs=costs)
         assert got == pytest.approx(vals.max(), abs=1e-10), (agg, costs)
     # --- uniform costs on the sum: a scorer iff the strict preference is acyclic ---------------
     psi = aggregate_labels(P.label_vectors, "sum")
@@ -248,7 +248,7 @@ def test_costs_and_aggregate_errors():
         cost_matrix([1, 0], "linear")
     with pytest.raises(ValueError, match="'aggregate'.*one of.*'max'"):
         aggregate_labels([[0, 1]], "max")
-    with pytest.raises(ValueError, match="'weights'.*shape \\(2,\\)"):
+    with pytest.raises(ValueError, match="'w'.*shape \\(2,\\)"):
         aggregate_labels([[0, 1]], "sum", [1.0])
     P = FiniteProblem.random(4, 2, seed=0)
     with pytest.raises(ValueError, match="'costs'.*one of"):

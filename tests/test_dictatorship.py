@@ -201,7 +201,7 @@ def test_label_vector_order_k3_dictator_on_top():
     flat = [v for t in tiers for v in t]
     assert all(v[0] == 0 for v in flat[:4]) and all(v[0] == 1 for v in flat[4:])
     assert label_vector_order("or", K=3)[0] == [(0, 0, 0)] and len(label_vector_order("or", K=3)) == 2
-    weighted = label_vector_order("sum", K=2, weights=[2.0, 1.0])
+    weighted = label_vector_order("sum", K=2, w=[2.0, 1.0])
     assert weighted == FIG1["a"][2]
     with pytest.raises(ValueError, match="'kind'"):
         label_vector_order("max")

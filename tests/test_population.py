@@ -62,7 +62,7 @@ def test_population_multipartite_matches_brute_force(seed, costs):
     P = FiniteProblem.random(int(rng.integers(2, 7)), 3, seed=seed)
     f = rng.integers(0, 3, P.n).astype(float)
     w = np.array([1.0, 2.0, 0.5])
-    got = P.multipartite_auc(f, aggregate="sum", weights=w, costs=costs)
+    got = P.multipartite_auc(f, aggregate="sum", w=w, costs=costs)
     assert got == pytest.approx(brute_multipartite(P, f, lambda v: v @ w, costs), abs=1e-12)
     got_or = P.multipartite_auc(f, aggregate="or", costs=costs)
     assert got_or == pytest.approx(brute_multipartite(P, f, max, costs), abs=1e-12)

@@ -5,10 +5,10 @@ Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:
 
 ``objective`` — *what* is optimised
     ``"loss_aggregation"`` (docs/theory.md §4): maximise ``Σ_k a_k AUC_k(f)`` with mixing weights
-    ``a = weights`` (default all ones). Bayes scorer ``Σ_k α_k η_k``, ``α_k = a_k/(π_k(1-π_k))``.
+    ``a`` (default all ones). Bayes scorer ``Σ_k α_k η_k``, ``α_k = a_k/(π_k(1-π_k))``.
 
     ``"label_aggregation"`` (docs/theory.md §5): aggregate ``Ȳ = ψ(Y)`` (``aggregate`` in
-    ``{"sum", "product", "or"}``, ``weights`` = w of the weighted sum), then maximise the
+    ``{"sum", "product", "or"}``, label weights ``w`` of the weighted sum), then maximise the
     multipartite AUC with ``costs``. Bayes scorer ``E[Ȳ|x]`` for linear costs.
 
 ``method`` — *how*

@@ -49,18 +49,24 @@ def check_objective(est: Any, methods: tuple[str, ...]) -> None:
     check_option(est.method, "method", methods)
     check_option(est.aggregate, "aggregate", AGGREGATES)
     check_costs(est.costs)
-    if est.weights is not None:
-        w = check_array(est.weights, "weights", ndim=1)
-        check_nonnegative(w, "weights")
-        if not np.any(w > 0):
-            raise ValueError(
-                f"The 'weights' parameter must have a positive entry, got {w.tolist()}."
-            )
+    for name in ("a", "w"):
+        value = getattr(est, name)
+        if value is not None:
+            v = check_nonnegative(check_array(value, name, ndim=1), name)
+            if not np.any(v > 0):
+                raise ValueError(
+                    f"The '{name}' parameter must have a positive entry, got {v.tolist()}.")
+    if est.objective == "loss_aggregation" and est.w is not None:
+        raise ValueError("The 'w' parameter (label weights) is only used with "
+                         "objective='label_aggregation'; loss aggregation takes 'a'.")
+    if est.objective == "label_aggregation" and est.a is not None:
+        raise ValueError("The 'a' parameter (mixing weights) is only used with "
+                         "objective='loss_aggregation'; label aggregation takes 'w'.")
     linear = isinstance(est.costs, str) and est.costs == "linear"
     binary_bar = est.aggregate in ("product", "or")
-    if est.objective == "label_aggregation" and est.aggregate != "sum" and est.weights is not None:
+    if est.objective == "label_aggregation" and est.aggregate != "sum" and est.w is not None:
         raise ValueError(
-            "The 'weights' parameter is only used with aggregate='sum' for label aggregation, "
+            "The 'w' parameter is only used with aggregate='sum' for label aggregation, "
             f"got aggregate={est.aggregate!r}."
         )
     if est.method == "pointwise":
@@ -83,12 +89,13 @@ def check_objective(est: Any, methods: tuple[str, ...]) -> None:
             )
 
 
-def mixing_weights(weights: Any, K: int) -> np.ndarray:
-    if weights is None:
+def mixing_weights(a: Any, K: int) -> np.ndarray:
+    """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones)."""
+    if a is None:
         return np.ones(K)
-    a = check_array(weights, "weights", ndim=1)
+    a = check_array(a, "a", ndim=1)
     if a.shape != (K,):
-        raise ValueError(f"The 'weights' parameter must have shape ({K},), got shape {a.shape}.")
+        raise ValueError(f"The 'a' parameter must have shape ({K},), got shape {a.shape}.")
     return a
 
 
@@ -110,17 +117,18 @@ def ranking_criterion(
     scores: Any,
     *,
     objective: str = "loss_aggregation",
-    weights: Any = None,
+    a: Any = None,
+    w: Any = None,
     aggregate: str = "sum",
     costs: Any = "linear",
     groups: Any = None,
 ) -> float:
     """The AUC criterion an objective maximises, evaluated on labelled data (docs/theory.md §4, §5).
 
-    * ``objective="loss_aggregation"``: ``Σ_k a_k AUC_k(f) / Σ_k a_k`` with ``a = weights``
+    * ``objective="loss_aggregation"``: ``Σ_k a_k AUC_k(f) / Σ_k a_k`` with mixing weights ``a``
       (default ones); labels with a single class are left out (their AUC is undefined).
     * ``objective="label_aggregation"``: the multipartite AUC of the aggregated label
-      ``Ȳ = ψ(Y)`` with ``costs`` (:func:`bipartite.metrics.multipartite_auc`).
+      ``Ȳ = ψ(Y)`` (label weights ``w`` of the sum) with ``costs`` (:func:`bipartite.metrics.multipartite_auc`).
 
     With ``groups`` (query ids) only pairs within a query count, and every query weighs the same
     (the per-query AUCs are averaged uniformly over the queries where they are defined, as
@@ -161,7 +169,7 @@ def ranking_criterion(
         check_consistent_length(Y=Y, groups=g)
         g = np.unique(g, return_inverse=True)[1]
     if objective == "loss_aggregation":
-        a = mixing_weights(weights, Y.shape[1])
+        a = mixing_weights(a, Y.shape[1])
         if g is None:
             defined = (Y.min(axis=0) < Y.max(axis=0)) & (a > 0)
         else:
@@ -181,7 +189,7 @@ def ranking_criterion(
             aucs = np.array([group_auc(Y[:, k], s, g, weighting="uniform")
                              for k in np.flatnonzero(defined)])
         return float(np.dot(a[defined], aucs) / a[defined].sum())
-    ybar = aggregate_labels(Y, aggregate, weights)
+    ybar = aggregate_labels(Y, aggregate, w)
     if g is None:
         return float(multipartite_auc(ybar, s, costs=costs))
     levels = np.unique(ybar)
@@ -216,13 +224,13 @@ def plugin_ranking_scores(
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
 
     if spec["objective"] == "loss_aggregation":
-        return np.asarray(loss_aggregation(eta, pi, mixing_weights(spec["weights"], len(pi))))
+        return np.asarray(loss_aggregation(eta, pi, mixing_weights(spec["a"], len(pi))))
     return np.asarray(
         label_aggregation_scores(
             eta=eta,
             joint=joint,
             aggregate=spec["aggregate"],
-            weights=spec["weights"],
+            w=spec["w"],
             costs=spec["costs"],
         )
     )
@@ -245,7 +253,8 @@ class RankerMixin:
     def _spec(self) -> dict:
         return {
             "objective": self.objective,
-            "weights": self.weights,
+            "a": self.a,
+            "w": self.w,
             "aggregate": self.aggregate,
             "costs": self.costs,
         }
@@ -270,8 +279,8 @@ class RankerMixin:
             check_consistent_length(X=X, groups=groups)
             groups = np.unique(groups, return_inverse=True)[1].astype(np.int64)
         K = Y.shape[1]
-        if self.weights is not None:
-            mixing_weights(self.weights, K)
+        if self.a is not None:
+            mixing_weights(self.a, K)
         return X, Y, groups
 
     def predict(self, X: Any) -> np.ndarray:

@@ -120,8 +120,12 @@ class MLPRanker(RankerMixin, BaseEstimator):
     objective : {"loss_aggregation", "label_aggregation"}
     method : {"pairwise", "pointwise", "plugin"}
         See the module docstring. ``"pointwise"`` needs label aggregation with linear costs.
-    weights : array-like of shape (K,), optional
-        Mixing weights ``a`` (loss aggregation) or sum weights ``w`` (label aggregation).
+    a : array-like of shape (K,), optional
+        Mixing weights of loss aggregation (default all ones); only with
+        ``objective="loss_aggregation"``.
+    w : array-like of shape (K,), optional
+        Label weights of the sum ``Ȳ = Σ_k w_k Y_k`` (default all ones); only with
+        ``objective="label_aggregation"`` and ``aggregate="sum"``.
     aggregate : {"sum", "product", "or"}
         ψ for label aggregation.
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array
@@ -180,7 +184,8 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self,
         objective: str = "loss_aggregation",
         method: str = "pairwise",
-        weights: Any = None,
+        a: Any = None,
+        w: Any = None,
         aggregate: str = "sum",
         costs: Any = "linear",
         surrogate: str = "logistic",
@@ -199,7 +204,8 @@ class MLPRanker(RankerMixin, BaseEstimator):
     ):
         self.objective = objective
         self.method = method
-        self.weights = weights
+        self.a = a
+        self.w = w
         self.aggregate = aggregate
         self.costs = costs
         self.surrogate = surrogate
@@ -357,7 +363,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
             Xt = torch.as_tensor(self._standardise(X), device=dev)
             spec = self._spec()
             ybar = (
-                aggregate_labels(Y, self.aggregate, self.weights)
+                aggregate_labels(Y, self.aggregate, self.w)
                 if self.objective == "label_aggregation"
                 else Y.sum(axis=1)
             )
@@ -370,7 +376,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
                 "joint": self.joint_head_,
                 "levels": np.unique(ybar),
                 "a": torch.as_tensor(
-                    mixing_weights(self.weights, K), dtype=torch.float32, device=dev
+                    mixing_weights(self.a, K), dtype=torch.float32, device=dev
                 ),
             }
             net = self._build(X.shape[1], n_out, seed).to(dev)

@@ -131,7 +131,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
 
     Parameters
     ----------
-    objective, weights, aggregate, costs : as :class:`MLPRanker`.
+    objective, a, w, aggregate, costs : as :class:`MLPRanker`.
     n_estimators : int — boosting rounds. learning_rate, max_depth : usual XGBoost parameters.
     num_pair_per_sample : int — ``lambdarank_num_pair_per_sample`` (pairwise only).
     n_jobs : int or None — XGBoost threads (None = 1, -1 = all cores).
@@ -153,7 +153,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self,
         objective: str = "loss_aggregation",
         method: str = "pairwise",
-        weights: Any = None,
+        a: Any = None,
+        w: Any = None,
         aggregate: str = "sum",
         costs: Any = "linear",
         n_estimators: int = 200,
@@ -167,7 +168,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
     ):
         self.objective = objective
         self.method = method
-        self.weights = weights
+        self.a = a
+        self.w = w
         self.aggregate = aggregate
         self.costs = costs
         self.n_estimators = n_estimators
@@ -274,9 +276,9 @@ class XGBRanker(RankerMixin, BaseEstimator):
             return self
         g = groups if groups is not None else np.zeros(n, dtype=np.int64)
         if self.objective == "loss_aggregation":
-            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.weights, K))
+            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K))
         else:
-            ybar = aggregate_labels(Y, self.aggregate, self.weights)
+            ybar = aggregate_labels(Y, self.aggregate, self.w)
             parts = _stacked_label_aggregation(ybar, g, self.costs)
         rows, labels, qid, gw = parts
         if not rows:

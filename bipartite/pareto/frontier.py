@@ -507,7 +507,7 @@ def weight_sweep(
     Y: Any = None,
     *,
     n_weights: int = 101,
-    weights: Any = None,
+    a: Any = None,
     problem: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (docs/theory.md §4,
@@ -527,12 +527,12 @@ def weight_sweep(
     Y : array-like (n, K) of {0, 1}, optional — labels for empirical AUCs.
     n_weights : int — K = 2: ``a = (1 − t, t)`` for t in ``linspace(0, 1, n_weights)``;
         K ≥ 3: the simplex lattice with ``n_weights − 1`` divisions.
-    weights : array-like (m, K), optional — explicit weight path (overrides ``n_weights``).
+    a : array-like (m, K), optional — an explicit path of mixing weights (overrides ``n_weights``).
     problem : FiniteProblem, optional — exact population AUCs.
 
     Returns
     -------
-    weights : (m, K), aucs : (m, K)
+    a : (m, K) mixing weights, aucs : (m, K)
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.random(5, 2, seed=0)
@@ -556,7 +556,7 @@ def weight_sweep(
         raise ValueError("weight_sweep needs 'eta' and 'pi' (or a 'problem').")
     E = check_probabilities(eta, "eta", ndim=2)
     K = E.shape[1]
-    if weights is None:
+    if a is None:
         if not isinstance(n_weights, (int, np.integer)) or n_weights < 2:
             raise ValueError(f"The 'n_weights' parameter must be an integer >= 2, got "
                              f"{n_weights!r}.")
@@ -568,9 +568,9 @@ def weight_sweep(
         else:
             A = simplex_grid(K, int(n_weights) - 1)[::-1]
     else:
-        A = check_array(weights, "weights", ndim=2)
+        A = check_array(a, "a", ndim=2)
         if A.shape[1] != K:
-            raise ValueError(f"The 'weights' parameter must have {K} columns, got {A.shape[1]}.")
+            raise ValueError(f"The 'a' parameter must have {K} columns, got {A.shape[1]}.")
     out = np.empty((len(A), K))
     for r, a in enumerate(A):
         f = loss_aggregation(E, pi, a)

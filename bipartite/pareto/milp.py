@@ -320,7 +320,7 @@ def optimal_ranking(
     problem: Any,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    weights: Any = None,
+    w: Any = None,
     costs: str | Any = "linear",
     time_limit: float | None = None,
 ) -> np.ndarray:
@@ -337,7 +337,7 @@ def optimal_ranking(
     Parameters
     ----------
     problem : FiniteProblem
-    aggregate, weights : see :func:`aggregate_labels`
+    aggregate, w : see :func:`aggregate_labels`
     costs : see :func:`cost_matrix`
     time_limit : float, optional — seconds for HiGHS (:class:`TimeoutError` when exceeded)
 
@@ -354,7 +354,7 @@ def optimal_ranking(
     """
     from bipartite._utils.validation import warn_undefined
 
-    factors = problem.multipartite_pair_factors(aggregate=aggregate, weights=weights, costs=costs)
+    factors = problem.multipartite_pair_factors(aggregate=aggregate, w=w, costs=costs)
     if factors is None:
         warn_undefined("AUC_MP is undefined (the aggregated label is almost surely constant): "
                        "every order is optimal.")

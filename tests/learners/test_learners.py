@@ -114,8 +114,8 @@ def small():
         (dict(objective="label_aggregation", method="pointwise", costs="uniform"),
          "linear costs"),
         (dict(objective="label_aggregation", method="plugin", costs="uniform"), "closed-form"),
-        (dict(weights=[1.0, -1.0]), "'weights' parameter must be non-negative"),
-        (dict(weights=[1.0, 1.0, 1.0]), r"'weights' parameter must have shape \(2,\)"),
+        (dict(a=[1.0, -1.0]), "'a' parameter must be non-negative"),
+        (dict(a=[1.0, 1.0, 1.0]), r"'a' parameter must have shape \(2,\)"),
         (dict(hidden=(8, 0)), "'hidden' parameter"),
         (dict(epochs=0), "'epochs' parameter"),
         (dict(lr=-1.0), "'lr' parameter"),
@@ -281,7 +281,7 @@ def test_ranking_criterion_matches_slow_reference():
     s = np.round(rng.normal(size=40), 1)  # ties on purpose
     a = np.array([1.0, 3.0])
     want = (a[0] * _slow_auc(Y[:, 0], s) + a[1] * _slow_auc(Y[:, 1], s)) / a.sum()
-    assert ranking_criterion(Y, s, weights=a) == pytest.approx(want, abs=1e-12)
+    assert ranking_criterion(Y, s, a=a) == pytest.approx(want, abs=1e-12)
     want_mp = _slow_multipartite_auc_linear(Y.sum(axis=1), s)
     got = ranking_criterion(Y, s, objective="label_aggregation")
     assert got == pytest.approx(want_mp, abs=1e-12)
@@ -289,7 +289,7 @@ def test_ranking_criterion_matches_slow_reference():
     assert ranking_criterion(Y, np.zeros(40)) == pytest.approx(0.5)
     Y1 = Y.copy()
     Y1[:, 1] = 0
-    assert ranking_criterion(Y1, s, weights=a) == pytest.approx(_slow_auc(Y[:, 0], s))
+    assert ranking_criterion(Y1, s, a=a) == pytest.approx(_slow_auc(Y[:, 0], s))
     with pytest.warns(UndefinedMetricWarning):
         assert np.isnan(ranking_criterion(np.zeros((5, 2)), np.arange(5.0)))
     # with groups: per-query criteria averaged uniformly over the queries where defined
@@ -302,7 +302,7 @@ def test_ranking_criterion_matches_slow_reference():
                 if 0 < Yg[g == q, k].sum() < 10]
         per_label.append(np.mean(vals))
     want = (a[0] * per_label[0] + a[1] * per_label[1]) / a.sum()
-    assert ranking_criterion(Yg, s, weights=a, groups=g) == pytest.approx(want, abs=1e-12)
+    assert ranking_criterion(Yg, s, a=a, groups=g) == pytest.approx(want, abs=1e-12)
     want_mp = np.mean([_slow_multipartite_auc_linear(Yg[g == q].sum(axis=1), s[g == q])
                        for q in range(4)])
     got = ranking_criterion(Yg, s, objective="label_aggregation", groups=g)
@@ -433,7 +433,7 @@ def test_pairwise_epoch_weighs_every_group_equally():
     Y = rng.integers(0, 2, size=(n, 2))
     f = rng.normal(size=n)
     a = np.array([1.0, 3.0])
-    est = MLPRanker(method="pairwise", weights=a, batch_size=64)
+    est = MLPRanker(method="pairwise", a=a, batch_size=64)
     tensors = {"Y": torch.as_tensor(Y, dtype=torch.float32), "a": torch.as_tensor(a)}
     batches = est._epoch_batches(np.arange(n), groups, np.random.default_rng(0))
     g_bar = sum(b.shape[0] for b in batches) / len(batches)
@@ -506,7 +506,7 @@ def test_plugin_combines_heads_by_bayes_closed_form(small):
 
     X, Y = small
     a = np.array([1.0, 2.0])
-    est = XGBRanker(method="plugin", weights=a, **FAST_XGB).fit(X, Y)
+    est = XGBRanker(method="plugin", a=a, **FAST_XGB).fit(X, Y)
     d = xgb.DMatrix(X)
     eta = np.column_stack([b.predict(d) for b in est.boosters_]).astype(float)
     pi = Y.mean(axis=0)

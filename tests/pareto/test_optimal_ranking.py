@@ -62,7 +62,7 @@ def test_intransitive_four_level_example_is_detected_and_solved():
         (4, 3, 4, dict(costs="gain")),
         (5, 2, 5, dict(aggregate="product", costs="uniform")),
         (4, 3, 6, dict(aggregate=lambda y: float(y[0] + 2 * y[1] * y[2]), costs="uniform")),
-        (5, 3, 7, dict(weights=[1.0, 2.0, 0.5], costs="uniform")),
+        (5, 3, 7, dict(w=[1.0, 2.0, 0.5], costs="uniform")),
     ],
 )
 def test_optimal_ranking_matches_enumeration(n, K, seed, kw):
