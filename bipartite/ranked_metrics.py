@@ -1,4 +1,4 @@
-"""Ranked and unranked multi-label metrics of RLSEP §5.3 (THEORY §11, RLSEP).
+"""Ranked and unranked multi-label metrics of RLSEP §5.3 (docs/theory.md §11, RLSEP).
 
 Label ranking: every instance ``i`` carries one score per label, ``y_score[i]`` (shape ``[K]``), and
 ground-truth label ranks ``ranks[i]`` (non-negative integers, ``0`` = irrelevant, larger = more
@@ -206,7 +206,7 @@ def ranked_scores(ranks, y_score) -> dict[str, float]:
     Returns
     -------
     dict with float values in [0, 1] (see the module docstring for the exact definitions and the
-    handling of undefined instances). THEORY §11 (RLSEP).
+    handling of undefined instances). docs/theory.md §11 (RLSEP).
 
     Examples
     --------
@@ -240,7 +240,7 @@ def ranked_precision(ranks, y_score) -> float:
     """Pairwise ranked precision ``TP/(TP+FP)`` over label pairs, averaged over instances.
 
     Pairs ``u < v`` with ``r_u != r_v``; positive iff ``r_u > r_v``, predicted positive iff
-    ``y_score[u] > y_score[v]`` (RLSEP §5.3; THEORY §11). Shapes ``(n, K)``.
+    ``y_score[u] > y_score[v]`` (RLSEP §5.3; docs/theory.md §11). Shapes ``(n, K)``.
 
     >>> ranked_precision([[1, 2, 0]], [[0.9, 0.5, 0.1]])  # pairs (0,1) FP, (0,2) TP, (1,2) TP
     0.6666666666666666
@@ -251,7 +251,7 @@ def ranked_precision(ranks, y_score) -> float:
 def ranked_recall(ranks, y_score) -> float:
     """Pairwise ranked recall ``TP/(TP+FN)`` over label pairs, averaged over instances.
 
-    Same pairs and conventions as :func:`ranked_precision` (RLSEP §5.3; THEORY §11).
+    Same pairs and conventions as :func:`ranked_precision` (RLSEP §5.3; docs/theory.md §11).
 
     >>> round(ranked_recall([[2, 1, 0]], [[0.2, 0.5, 0.1]]), 3)
     0.667
@@ -260,7 +260,7 @@ def ranked_recall(ranks, y_score) -> float:
 
 
 def ranked_f1(ranks, y_score) -> float:
-    """Pairwise ranked F1 ``2TP/(2TP+FP+FN)`` per instance, averaged (RLSEP §5.3; THEORY §11).
+    """Pairwise ranked F1 ``2TP/(2TP+FP+FN)`` per instance, averaged (RLSEP §5.3; docs/theory.md §11).
 
     >>> round(ranked_f1([[2, 1, 0]], [[0.2, 0.5, 0.1]]), 3)
     0.8
@@ -271,7 +271,7 @@ def ranked_f1(ranks, y_score) -> float:
 def ranked_accuracy(ranks, y_score) -> float:
     """Fraction of correctly ordered label pairs ``(TP+TN)/|P|`` per instance, averaged.
 
-    Invariant to permuting the label columns when scores are untied (RLSEP §5.3; THEORY §11).
+    Invariant to permuting the label columns when scores are untied (RLSEP §5.3; docs/theory.md §11).
 
     >>> round(ranked_accuracy([[2, 1, 0]], [[0.2, 0.5, 0.1]]), 3)
     0.667
@@ -282,7 +282,7 @@ def ranked_accuracy(ranks, y_score) -> float:
 def ranked_exact_match(ranks, y_score) -> float:
     """Ranked 0-1: fraction of instances whose pairs are all ordered correctly (RLSEP §5.3).
 
-    Every instance counts (an instance with no pair counts as a match). THEORY §11.
+    Every instance counts (an instance with no pair counts as a match). docs/theory.md §11.
 
     >>> ranked_exact_match([[2, 1, 0], [1, 2, 0]], [[0.9, 0.5, 0.1], [0.9, 0.5, 0.1]])
     0.5
@@ -294,7 +294,7 @@ def ranked_map(ranks, y_score) -> float:
     """Ranked mAP of RLSEP §5.3: ranked precision averaged over the rank-stripping sequence.
 
     See the module docstring for the sequence (start at ``R``, zero the smallest nonzero rank until
-    a single nonzero label is left). THEORY §11.
+    a single nonzero label is left). docs/theory.md §11.
 
     >>> round(ranked_map([[1, 2, 0]], [[0.9, 0.5, 0.1]]), 3)  # (2/3 + 1/2) / 2
     0.583
@@ -308,7 +308,7 @@ def unranked_scores(y_true, y_pred) -> dict[str, float]:
     Items are the K labels: precision ``TP/(TP+FP)``, recall ``TP/(TP+FN)``, F1
     ``2TP/(2TP+FP+FN)``, accuracy ``(TP+TN)/K`` and exact match (0-1) for each instance, where
     ``TP = #{j: y_true=1, y_pred=1}`` etc. 0/0 instances are left out with a warning (see the module
-    docstring). THEORY §11 (RLSEP).
+    docstring). docs/theory.md §11 (RLSEP).
 
     Parameters
     ----------

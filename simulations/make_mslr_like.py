@@ -1,4 +1,4 @@
-"""Write an MSLR-WEB-shaped LETOR file with :func:`bipartite.data.make_mslr_like` (THEORY §10).
+"""Write an MSLR-WEB-shaped LETOR file with :func:`bipartite.data.make_mslr_like` (docs/theory.md §10).
 
 Usage::
 

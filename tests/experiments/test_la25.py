@@ -19,7 +19,7 @@ from bipartite.pareto import frontier_table
 
 
 def brute_population_auc(problem, scores):
-    """THEORY §2 written out: Σ_ij p_i p_j η_ik (1 − η_jk) s(f_i, f_j) / (π_k (1 − π_k)),
+    """docs/theory.md §2 written out: Σ_ij p_i p_j η_ik (1 − η_jk) s(f_i, f_j) / (π_k (1 − π_k)),
     self-pairs included, O(n²)."""
     f = np.asarray(scores, dtype=float)
     S = (f[:, None] > f[None, :]) + 0.5 * (f[:, None] == f[None, :])
@@ -63,7 +63,7 @@ def staircase_area(points, ref=(0.0, 0.0)):
 @pytest.mark.parametrize("seed", [0, 3])
 def test_la25_frontier_matches_brute_force(seed):
     """Exact frontier, supported points and hypervolumes equal brute-force enumeration of all
-    75 weak orders of n = 4 points (THEORY §6)."""
+    75 weak orders of n = 4 points (docs/theory.md §6)."""
     rows = la25s.la25_frontier(seed=seed, n=4)
     problem = la25s._valid_random_problem(4, 2, np.random.default_rng(seed))
     front, supported = brute_frontier(problem)
@@ -80,7 +80,7 @@ def test_la25_frontier_matches_brute_force(seed):
     assert summary["hv_supported"] == pytest.approx(staircase_area(supported), abs=1e-12)
     for r in rows:
         if r["kind"] in ("loss_aggregation", "label_aggregation"):
-            assert r["pareto_optimal"]  # THEORY §6: both Bayes scorers are Pareto-optimal
+            assert r["pareto_optimal"]  # docs/theory.md §6: both Bayes scorers are Pareto-optimal
             assert np.abs(front - [r["auc_1"], r["auc_2"]]).max(axis=1).min() < 1e-9
 
 
@@ -160,7 +160,7 @@ def test_la25_learning_curve_regret_is_bayes_gap():
 
 
 def test_la25_consistency_k1_consistent_k2_not():
-    """THEORY §9: for K = 1 the pairwise surrogate minimiser has zero regret; for K = 2 loss
+    """docs/theory.md §9: for K = 1 the pairwise surrogate minimiser has zero regret; for K = 2 loss
     aggregation some random problems give positive regret; the population plug-in never does."""
     k1 = [la25s.la25_consistency(seed=s, n=6, K=1, plugin_samples=[]) for s in range(4)]
     assert all(r["regret"] < 1e-9 for rows in k1 for r in rows)

@@ -199,17 +199,17 @@ def _scorer_row(problem, scores, **fields) -> dict:
 
 
 def _make_learner(learner: str, objective: str, method: str, seed: int, *, epochs: int,
-                  n_estimators: int, weights=None):
+                  n_estimators: int, w=None):
     """An :class:`~bipartite.learners.MLPRanker` or :class:`~bipartite.learners.XGBRanker`,
     single-threaded (the runner parallelises over tasks), seeded."""
     from bipartite.learners import MLPRanker, XGBRanker
 
     if learner == "mlp":
-        return MLPRanker(objective=objective, method=method, weights=weights, hidden=(32, 32),
+        return MLPRanker(objective=objective, method=method, w=w, hidden=(32, 32),
                          epochs=epochs, batch_size=512, lr=3e-3, n_iter_no_change=8,
                          n_jobs=1, random_state=seed)
     if learner == "xgb":
-        return XGBRanker(objective=objective, method=method, weights=weights,
+        return XGBRanker(objective=objective, method=method, w=w,
                          n_estimators=n_estimators, learning_rate=0.1, max_depth=3,
                          n_jobs=1, random_state=seed)
     raise ValueError(f"The 'learner' parameter must be 'mlp' or 'xgb', got {learner!r}.")
@@ -373,7 +373,7 @@ def la25_weights(*, seed: int, pi2: float = 0.1, pi1: float = 0.5, beta: float =
                 scores = loss_aggregation(problem.eta, pi, w)
                 alpha = effective_weights(pi, w)
             else:
-                scores = label_aggregation_scores(problem.eta, weights=w)
+                scores = label_aggregation_scores(problem.eta, w=w)
                 alpha = w
             rows.append(_scorer_row(problem, scores, aggregation=aggregation,
                                     ratio=float(round(r, 12)),
@@ -492,7 +492,7 @@ def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
     eta_hat = np.empty((len(te), K))
     for k in range(K):
         est = _make_learner(learner, "label_aggregation", "plugin", int(rng.integers(2**31)),
-                            epochs=epochs, n_estimators=n_estimators, weights=np.eye(K)[k])
+                            epochs=epochs, n_estimators=n_estimators, w=np.eye(K)[k])
         est.fit(X[tr], Y[tr])
         eta_hat[:, k] = est.decision_function(X[te])
     pi_hat = Y[tr].mean(axis=0)
@@ -510,7 +510,7 @@ def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
     for ti in t:
         w = np.array([1.0 - ti, ti])
         loss_scores = loss_aggregation(eta_hat, pi_hat, w)
-        label_scores = label_aggregation_scores(eta_hat, weights=w)
+        label_scores = label_aggregation_scores(eta_hat, w=w)
         rows.append({"kind": "loss_sweep", "t": float(ti), **metrics(loss_scores)})
         rows.append({"kind": "label_sweep", "t": float(ti), **metrics(label_scores)})
     for objective in ("loss_aggregation", "label_aggregation"):
