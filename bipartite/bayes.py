@@ -21,6 +21,9 @@ from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
     check_probabilities,
+    check_problem,
+    check_row_distributions,
+    check_tolerance,
     warn_undefined,
 )
 from bipartite.labels import (
@@ -61,7 +64,7 @@ class NotRepresentableError(ValueError):
         chain = " > ".join(f"x{i}" for i in [*self.cycle, self.cycle[0]])
         super().__init__(
             "The Bayes-optimal pairwise preference for these costs is intransitive, so no scorer "
-            f"induces it (cycle: {chain}). Use bipartite.labels.optimal_ranking for the best "
+            f"induces it (cycle: {chain}). Use bipartite.pareto.optimal_ranking for the best "
             "weak order."
         )
 
@@ -154,7 +157,7 @@ def label_aggregation_scores(
     """
     if eta is None and joint is None:
         raise ValueError("label_aggregation_scores needs 'eta' or 'joint'.")
-    J = None if joint is None else check_probabilities(joint, "joint", ndim=2)
+    J = None if joint is None else check_row_distributions(joint, "joint")
     E = None if eta is None else check_probabilities(eta, "eta", ndim=2)
     K = E.shape[1] if E is not None else int(round(np.log2(J.shape[1])))
     if J is not None and 2**K != J.shape[1]:
@@ -206,13 +209,15 @@ def label_aggregation(
     ------
     NotRepresentableError
         When the strict preference has a cycle; ``.cycle`` holds it. The best weak order is then
-        computed by :func:`bipartite.labels.optimal_ranking`.
+        computed by :func:`bipartite.pareto.optimal_ranking`.
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.1], [0.3, 0.6]])
     >>> label_aggregation(P).round(2).tolist()
     [1.0, 0.9]
     """
+    check_problem(problem)
+    atol = check_tolerance(atol, "atol")
     levels, q = problem.level_probs(aggregate=aggregate, w=w)
     if np.count_nonzero(problem.mass @ q > 1e-15) < 2:
         warn_undefined(
@@ -244,7 +249,7 @@ def anticorrelation_identity(joint: Any) -> tuple[np.ndarray, np.ndarray]:
     >>> lhs.tolist(), rhs.tolist()
     ([1.0], [1.0])
     """
-    J = check_probabilities(joint, "joint", ndim=2)
+    J = check_row_distributions(joint, "joint")
     if J.shape[1] != 4:
         raise ValueError(
             f"The identity is for K = 2: 'joint' must have 4 columns, got {J.shape[1]}."

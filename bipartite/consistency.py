@@ -32,7 +32,10 @@ from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
     check_option,
+    check_positive,
+    check_problem,
     check_random_state,
+    check_tolerance,
 )
 from bipartite.bayes import OBJECTIVES, effective_weights, label_aggregation, loss_aggregation
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
@@ -97,6 +100,7 @@ def objective_factors(
     >>> (X @ Y.T).round(4).tolist()
     [[0.09, 0.81], [0.01, 0.09]]
     """
+    check_problem(problem)
     check_option(objective, "objective", OBJECTIVES)
     p = problem.mass[:, None]
     if objective == "loss_aggregation":
@@ -126,6 +130,7 @@ def objective_pair_weights(problem: Any, **objective: Any) -> np.ndarray:
     >>> np.allclose(W, P.pair_weights(0))
     True
     """
+    check_problem(problem)
     X, Y = objective_factors(problem, **objective)
     return X @ Y.T
 
@@ -150,6 +155,7 @@ def objective_value(
     >>> round(objective_value(P, [0.0, 0.0]), 6)  # a constant scorer: ½ per label
     1.0
     """
+    check_problem(problem)
     check_option(objective, "objective", OBJECTIVES)
     if objective == "loss_aggregation":
         w = np.ones(problem.K) if a is None else check_array(a, "a", ndim=1)
@@ -184,6 +190,7 @@ def bayes_scores(
     >>> bayes_scores(P).round(3).tolist()
     [4.433, 2.9]
     """
+    check_problem(problem)
     check_option(objective, "objective", OBJECTIVES)
     if objective == "loss_aggregation":
         return loss_aggregation(problem.eta, problem.pi, a)
@@ -205,6 +212,7 @@ def auc_regret(problem: Any, scores: Any, **objective: Any) -> float:
     >>> auc_regret(P, [1.0, 0.0]), round(auc_regret(P, [0.0, 1.0]), 6)
     (0.0, 0.8)
     """
+    check_problem(problem)
     best = objective_value(problem, bayes_scores(problem, **objective), **objective)
     return best - objective_value(problem, scores, **objective)
 
@@ -275,6 +283,9 @@ def _solve(prob: Any, solver: str | None, *, polish: bool) -> None:
     name = solver
     if name is None:
         name = "CLARABEL" if "CLARABEL" in cp.installed_solvers() else None
+    elif not isinstance(name, str) or name.upper() not in cp.installed_solvers():
+        raise ValueError(f"The 'solver' parameter must be None or an installed cvxpy solver "
+                         f"{sorted(cp.installed_solvers())}, got {solver!r}.")
     opts: dict[str, Any] = {}
     if name == "CLARABEL" and not polish:
         opts = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
@@ -339,6 +350,7 @@ def surrogate_minimizer(
     >>> round(float(f[0] / f[2]), 4), bool(abs(f[1]) < 1e-6)  # K = 1: f = ½ logit η + c
     (-1.0, True)
     """
+    check_problem(problem)
     import cvxpy as cp
 
     check_option(surrogate, "surrogate", SURROGATES)
@@ -496,11 +508,15 @@ def exponential_fixed_point(
     >>> exponential_fixed_point(P).round(4).tolist()  # ½ logit η
     [-0.6931, 0.0, 0.6931]
     """
+    check_problem(problem)
+    max_iter = check_positive(max_iter, "max_iter", integer=True)
+    tol = check_tolerance(tol, "tol", allow_zero=False)
+    damping = check_positive(damping, "damping")
+    if not damping <= 1:
+        raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
     X, Y = objective_factors(
         problem, objective=objective, a=a, aggregate=aggregate, w=w, costs=costs
     )
-    if not 0 < damping <= 1:
-        raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
     W = X @ Y.T
     np.fill_diagonal(W, 0.0)
     A = W > 0
@@ -512,7 +528,7 @@ def exponential_fixed_point(
     scale = W.sum()
     X, Y = X / np.sqrt(scale), Y / np.sqrt(scale)
     f = np.zeros(problem.n)
-    for _ in range(int(max_iter)):
+    for _ in range(max_iter):
         Ar = X.T @ np.exp(-f)
         Br = Y.T @ np.exp(f)
         target = 0.5 * (np.log(X @ Br) - np.log(Y @ Ar))
@@ -566,6 +582,7 @@ def plugin_scores(
     >>> auc_regret(P, plugin_scores(P))
     0.0
     """
+    check_problem(problem)
     from bipartite.population import FiniteProblem
 
     check_option(objective, "objective", OBJECTIVES)

@@ -31,6 +31,7 @@ from bipartite._utils.validation import (
     check_consistent_length,
     check_nonnegative,
     check_option,
+    check_problem,
     check_sample_weight,
     warn_undefined,
 )
@@ -466,6 +467,7 @@ def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
     >>> population_win_rate(P, [1.0, 0.0], 0, 1), population_win_rate(P, [1.0, 0.0], 1, 0)
     (1.0, 0.0)
     """
+    check_problem(problem)
     f = problem._check_scores(scores)
     k, j = _check_pair(problem.label_vectors, k, j)
     V = problem.label_vectors
@@ -602,6 +604,7 @@ def dictatorship_tables(problem, *, a=None):
     >>> labels["dictator"].tolist(), orders["rank_loss"].tolist(), orders["rank_sum"].tolist()
     ([False, True], [4, 2, 3, 1], [3, 2, 2, 1])
     """
+    check_problem(problem)
     import pandas as pd
 
     from bipartite.bayes import effective_weights, label_aggregation_scores, loss_aggregation

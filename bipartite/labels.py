@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from bipartite._utils.validation import check_array, check_nonnegative, check_option
+from bipartite._utils.validation import (
+    check_array,
+    check_binary,
+    check_nonnegative,
+    check_option,
+    check_problem,
+    check_tolerance,
+)
 
 __all__ = [
     "COST_FAMILIES",
@@ -73,8 +80,15 @@ def cost_matrix(levels: Any, costs: str | Any = "linear") -> np.ndarray:
         elif costs == "squared":
             full = (hi - lo) ** 2
         else:  # gain
-            full = np.exp2(hi) - np.exp2(lo)
-        return np.where(lower, full, 0.0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                full = np.exp2(hi) - np.exp2(lo)
+        out = np.where(lower, full, 0.0)
+        if not np.all(np.isfinite(out)):
+            raise ValueError(
+                f"The {costs!r} costs overflow float64 for the 'levels' {lv.tolist()[:8]}"
+                f"{' ...' if L > 8 else ''} (2**y is finite only for y < 1024); rescale the "
+                f"levels or pass a cost matrix.")
+        return out
     C = check_array(costs, "costs", ndim=2)
     if C.shape != (L, L):
         raise ValueError(
@@ -111,12 +125,19 @@ def aggregate_labels(
     >>> aggregate_labels([[0, 1], [1, 1]], "product").tolist()
     [0.0, 1.0]
     """
-    Y = check_array(Y, "Y", ndim=2)
+    Y = check_binary(Y, "Y", ndim=2).astype(np.float64)
     K = Y.shape[1]
     if callable(aggregate):
         if w is not None:
             raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
-        out = np.array([float(aggregate(row)) for row in Y])
+        out = np.empty(len(Y))
+        for i, row in enumerate(Y):
+            value = aggregate(row)
+            if isinstance(value, bool) or not isinstance(value, int | float | np.integer
+                                                         | np.floating):
+                raise TypeError(f"The 'aggregate' callable must return a real number, got "
+                                f"{value!r} for the label vector {row.astype(int).tolist()}.")
+            out[i] = float(value)
         if not np.all(np.isfinite(out)):
             raise ValueError("The 'aggregate' callable must return finite numbers.")
         return out
@@ -171,6 +192,7 @@ def pairwise_preference(
     >>> round(float(D[0, 1]), 6)  # linear costs: E[Ȳ|x_0] - E[Ȳ|x_1] = 1.1 - 0.6
     0.5
     """
+    check_problem(problem)
     levels, q = problem.level_probs(aggregate=aggregate, w=w)
     C = cost_matrix(levels, costs)
     # Δ = q C q^T − (q C q^T)^T : the first term sums c(y,y') q_y(x_i) q_{y'}(x_j) over y > y'.
@@ -179,6 +201,7 @@ def pairwise_preference(
 
 
 def _strict_preference(delta: Any, atol: float) -> np.ndarray:
+    atol = check_tolerance(atol, "atol")
     D = check_array(delta, "delta", ndim=2)
     if D.shape[0] != D.shape[1]:
         raise ValueError(f"The 'delta' parameter must be a square matrix, got shape {D.shape}.")

@@ -18,6 +18,7 @@ from scipy import stats
 from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
+    check_positive,
     check_probabilities,
     check_random_state,
     warn_undefined,
@@ -26,6 +27,8 @@ from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.metrics import weighted_auc, weighted_multipartite_auc
 
 __all__ = [
+    "MAX_LABELS",
+    "check_n_labels",
     "FiniteProblem",
     "label_vectors",
     "independent_joint",
@@ -35,18 +38,39 @@ __all__ = [
 ]
 
 
-def label_vectors(K: int) -> np.ndarray:
+#: The default limit on the number of labels K wherever the ``2**K`` label vectors are enumerated
+#: (joints, finite problems, label-vector orders): 2**20 ≈ 10⁶ vectors. Raise it with the
+#: ``max_labels`` argument of :func:`label_vectors`, :func:`independent_joint`,
+#: :func:`gaussian_copula_joint` and :class:`FiniteProblem`'s constructors.
+MAX_LABELS = 20
+
+
+def check_n_labels(K: Any, name: str = "K", *, max_labels: int = MAX_LABELS) -> int:
+    """A number of labels ``1 <= K <= max_labels``, checked before anything of size ``2**K`` is
+    allocated; the error names the argument, the size and the limit."""
+    if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
+        raise ValueError(f"The '{name}' parameter must be a positive integer, got {K!r}.")
+    max_labels = check_positive(max_labels, "max_labels", integer=True)
+    if K > max_labels:
+        raise ValueError(f"{name} = {int(K)} labels means 2**{int(K)} label vectors, past the "
+                         f"limit max_labels = {max_labels} (bipartite.population.MAX_LABELS); "
+                         f"pass a larger 'max_labels' deliberately.")
+    return int(K)
+
+
+def label_vectors(K: int, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     """The ``2**K`` label vectors in ``itertools.product([0, 1], repeat=K)`` order (docs/theory.md §1).
+
+    ``K`` is checked against ``max_labels`` (:data:`MAX_LABELS`) before allocating.
 
     >>> label_vectors(2).tolist()
     [[0, 0], [0, 1], [1, 0], [1, 1]]
     """
-    if not isinstance(K, (int, np.integer)) or K < 1:
-        raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
-    return np.array(list(itertools.product([0, 1], repeat=int(K))), dtype=np.int64)
+    K = check_n_labels(K, max_labels=max_labels)
+    return ((np.arange(2**K, dtype=np.int64)[:, None] >> np.arange(K - 1, -1, -1)) & 1)
 
 
-def independent_joint(eta: Any) -> np.ndarray:
+def independent_joint(eta: Any, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     """Joint label probabilities of conditionally independent labels with marginals ``eta``.
 
     ``Q[i, m] = Π_k η_ik^{v_mk} (1 − η_ik)^{1 − v_mk}`` (docs/theory.md §1).
@@ -55,7 +79,8 @@ def independent_joint(eta: Any) -> np.ndarray:
     [[0.4, 0.1, 0.4, 0.1]]
     """
     E = check_probabilities(eta, "eta", ndim=2)
-    V = label_vectors(E.shape[1])
+    V = label_vectors(check_n_labels(E.shape[1], "eta columns (K)", max_labels=max_labels),
+                      max_labels=max_labels)
     return np.prod(np.where(V[None, :, :] == 1, E[:, None, :], 1.0 - E[:, None, :]), axis=2)
 
 
@@ -141,7 +166,7 @@ def _equicorrelated_orthant(z: np.ndarray, rho: float) -> np.ndarray:
     return np.clip(np.exp(logs) @ (_GL_W * stats.norm.pdf(_GL_X)), 0.0, 1.0)
 
 
-def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
+def gaussian_copula_joint(eta: Any, rho: Any = 0.0, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     """Joint label probabilities with marginals ``eta`` and a Gaussian copula (docs/theory.md §1, §10).
 
     ``Y_k = 1[Z_k ≤ Φ⁻¹(η_k)]`` with ``Z ~ N(0, R)``; ``R`` is the equicorrelation matrix of
@@ -168,12 +193,14 @@ def gaussian_copula_joint(eta: Any, rho: Any = 0.0) -> np.ndarray:
     """
     E = check_probabilities(eta, "eta", ndim=2)
     n, K = E.shape
+    check_n_labels(K, "eta columns (K)", max_labels=max_labels)
     R = _copula_matrix(rho, K)
     if np.allclose(R, np.eye(K)):
-        return independent_joint(E)
+        return independent_joint(E, max_labels=max_labels)
     with np.errstate(divide="ignore"):
         Z = stats.norm.ppf(E)
-    V = label_vectors(K)
+    V = label_vectors(check_n_labels(K, "eta columns (K)", max_labels=max_labels),
+                      max_labels=max_labels)
     # all_ones[:, m] = P(Y_k = 1 for every k with v_mk = 1)
     all_ones = np.empty((n, len(V)))
     for m, v in enumerate(V):
@@ -291,7 +318,7 @@ class FiniteProblem:
         self.mass = p / p.sum()
         self.label_probs = Q / rs[:, None]
         self.K = K
-        self.label_vectors = label_vectors(K)
+        self.label_vectors = label_vectors(K, max_labels=K)  # the caller's (n, 2**K) exists
 
     # ---- basic quantities --------------------------------------------------------------------
     @property
@@ -313,9 +340,10 @@ class FiniteProblem:
 
     # ---- constructors ------------------------------------------------------------------------
     @classmethod
-    def from_eta(cls, mass: Any, eta: Any) -> FiniteProblem:
-        """Conditionally independent labels with marginals ``eta`` (n, K)."""
-        return cls(mass, independent_joint(eta))
+    def from_eta(cls, mass: Any, eta: Any, *, max_labels: int = MAX_LABELS) -> FiniteProblem:
+        """Conditionally independent labels with marginals ``eta`` (n, K); ``K`` is checked
+        against ``max_labels`` before the (n, 2**K) joint is allocated."""
+        return cls(mass, independent_joint(eta, max_labels=max_labels))
 
     @classmethod
     def with_correlation(cls, mass: Any, eta: Any, rho: Any) -> FiniteProblem:
@@ -399,7 +427,7 @@ class FiniteProblem:
 
     def pair_weights(self, k: int) -> np.ndarray:
         """``W_ij = p_i η_ik p_j (1 − η_jk) / (π_k (1 − π_k))`` so that ``AUC_k = Σ W ⊙ S``."""
-        if not isinstance(k, (int, np.integer)) or not 0 <= k < self.K:
+        if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 0 <= k < self.K:
             raise ValueError(
                 f"The 'k' parameter must be a label index in [0, {self.K}), got {k!r}."
             )

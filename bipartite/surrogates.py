@@ -741,6 +741,7 @@ def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
     >>> round(float(sigmoid_step(torch.tensor(0.0))), 2)
     0.5
     """
+    tau = check_positive(tau, "tau")
     # torch.sigmoid is stable for large |x / tau| (no exp overflow, saturates to 0 / 1).
     return torch.sigmoid(torch.as_tensor(x) / tau)
 

@@ -18,7 +18,10 @@ __all__ = [
     "InvalidParameterError",
     "UndefinedMetricWarning",
     "check_positive",
+    "check_problem",
     "check_real",
+    "check_time_limit",
+    "check_tolerance",
     "check_array",
     "check_binary",
     "check_consistent_length",
@@ -26,6 +29,7 @@ __all__ = [
     "check_nonnegative",
     "check_option",
     "check_probabilities",
+    "check_row_distributions",
     "check_sample_weight",
     "check_random_state",
     "warn_undefined",
@@ -188,14 +192,18 @@ def check_option(value: Any, name: str, options: Iterable[str]) -> str:
     return value
 
 
-def check_random_state(seed: Any) -> np.random.Generator:
-    """``None``, an int, or a ``numpy.random.Generator`` -> Generator."""
+def check_random_state(seed: Any, name: str = "seed") -> np.random.Generator:
+    """``None``, a non-negative int, or a ``numpy.random.Generator`` -> Generator."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or isinstance(seed, (int, np.integer)):
-        return np.random.default_rng(seed)
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"The '{name}' parameter must be a non-negative int, got {seed!r}.")
+        return np.random.default_rng(int(seed))
     raise TypeError(
-        f"The 'seed' parameter must be None, an int or a numpy.random.Generator, got {seed!r}."
+        f"The '{name}' parameter must be None, an int or a numpy.random.Generator, got {seed!r}."
     )
 
 
@@ -246,3 +254,67 @@ def check_positive(value: Any, name: str, *, integer: bool = False,
         bound = ">= 0" if allow_zero else "> 0"
         raise InvalidParameterError(f"The '{name}' parameter must be {what} {bound}, got {value!r}.")
     return int(value) if integer else float(value)
+
+
+def check_tolerance(value: Any, name: str, *, allow_zero: bool = True) -> float:
+    """A tolerance or resolution: a finite real ``>= 0`` (``> 0`` with ``allow_zero=False``).
+
+    NaN, inf, negative values and non-numbers are refused by name: a NaN tolerance makes every
+    comparison False and an infinite one makes every point equal, both silently wrong.
+
+    >>> check_tolerance(1e-9, "tol")
+    1e-09
+    >>> check_tolerance(float("inf"), "tol")
+    Traceback (most recent call last):
+    ...
+    bipartite._utils.validation.InvalidParameterError: The 'tol' parameter must be a finite number >= 0, got inf.
+    """
+    return check_positive(value, name, allow_zero=allow_zero)
+
+
+def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
+    """``None`` (no limit) or a finite number of seconds ``> 0``."""
+    if value is None:
+        return None
+    return check_positive(value, name)
+
+
+#: Attributes that every finite-support problem (``bipartite.population.FiniteProblem``) has.
+_PROBLEM_ATTRIBUTES = ("n", "K", "mass", "eta", "pi", "label_probs", "level_probs")
+
+
+def check_problem(problem: Any, name: str = "problem") -> Any:
+    """``problem`` must be a finite-support problem (a :class:`bipartite.population.FiniteProblem`);
+    anything else is refused by name instead of failing later with an AttributeError.
+
+    The check is structural (the attributes a FiniteProblem has), so this base module needs no
+    import of the population module.
+    """
+    missing = [a for a in _PROBLEM_ATTRIBUTES if not hasattr(problem, a)]
+    if missing:
+        raise TypeError(f"The '{name}' parameter must be a FiniteProblem "
+                        f"(bipartite.population.FiniteProblem), got {type(problem).__name__}.")
+    return problem
+
+
+#: Tolerance on the row sums of conditional distributions (joint label probabilities).
+ROW_SUM_ATOL = 1e-8
+
+
+def check_row_distributions(P: Any, name: str, *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
+    """Rows of probabilities that sum to 1 (to ``atol``): a conditional distribution per row,
+    e.g. the joint ``P(Y = v | x)`` over the ``2**K`` label vectors.
+
+    >>> check_row_distributions([[0.5, 0.5], [0.5, 0.6]], "joint")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'joint' parameter must have rows that sum to 1, got 1.1 in row 1.
+    """
+    M = check_probabilities(P, name, ndim=2)
+    sums = M.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > atol)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(f"The '{name}' parameter must have rows that sum to 1, got "
+                         f"{float(np.round(sums[i], 12))!r} in row {i}.")
+    return M

@@ -16,7 +16,7 @@ self-pairs included, docs/theory.md §2). This module computes
   exact populations).
 
 **The weak-order MILP** (docs/theory.md §6; one private builder, :class:`WeakOrderMILP`, also serves
-:func:`bipartite.labels.optimal_ranking`). Binary ``z_ij`` ("i ranked at least as high as j") for
+:func:`bipartite.pareto.optimal_ranking`). Binary ``z_ij`` ("i ranked at least as high as j") for
 every ordered pair ``i ≠ j``; completeness ``z_ij + z_ji ≥ 1``; transitivity
 ``z_ij + z_jk − z_ik ≤ 1`` for every ordered triple; ``S_ij = (z_ij + 1 − z_ji)/2``, ``S_ii = ½``.
 Any objective ``Σ_ij W_ij S_ij`` is then ``Σ W / 2 + Σ_{i≠j} (W_ij − W_ji)/2 · z_ij``: linear.

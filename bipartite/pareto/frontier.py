@@ -12,7 +12,11 @@ import numpy as np
 from bipartite._utils.validation import (
     check_array,
     check_option,
+    check_positive,
     check_probabilities,
+    check_problem,
+    check_time_limit,
+    check_tolerance,
 )
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
 from bipartite.pareto.dp import DEFAULT_TOL_DP, DP_MAX_N, subset_dp
@@ -32,11 +36,7 @@ __all__ = ["SIMPLEX_GRID_MAX_POINTS", "exact_frontier", "frontier_table", "is_pa
 # Exact and approximate frontiers
 # --------------------------------------------------------------------------------------------
 def _check_problem(problem: Any) -> None:
-    from bipartite.population import FiniteProblem
-
-    if not isinstance(problem, FiniteProblem):
-        raise TypeError(f"The 'problem' parameter must be a FiniteProblem, got "
-                        f"{type(problem).__name__}.")
+    check_problem(problem)
     pi = problem.pi
     bad = np.flatnonzero((pi <= 0) | (pi >= 1))
     if bad.size:
@@ -166,6 +166,7 @@ def exact_frontier(
     return_scores: bool = False,
     method: str = "auto",
     backend: str | None = None,
+    dp_max_n: int = DP_MAX_N,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     r"""All Pareto-optimal per-label AUC vectors of a finite problem (docs/theory.md §6, LA25 §3).
 
@@ -240,7 +241,11 @@ def exact_frontier(
     eps : float > 0, optional — ε-approximate mode (MILP: K = 2 only).
     tol : float, optional — resolution (DP, default 1e-12) or δ and de-duplication radius
         (MILP, see above; default by K).
-    time_limit : float, optional — wall seconds; :class:`TimeoutError` when exceeded.
+    time_limit : float > 0, optional — wall seconds; :class:`TimeoutError` when exceeded.
+    dp_max_n : int, default :data:`DP_MAX_N` (12) — the subset DP's size limit: ``method="auto"``
+        uses the DP up to this many points, and ``method="dp"`` refuses larger problems (the DP
+        costs ``O(3^n · |frontier|)`` time and ``O(2^n · |frontier|)`` memory, so each extra
+        point multiplies its time by 3 or more). Raise it deliberately.
     return_scores : bool — also return one score vector per frontier point.
     method : "auto" (default), "dp" or "milp".
     backend : "highspy" or "cvxpy", optional — the MILP's solver interface (default
@@ -263,6 +268,8 @@ def exact_frontier(
     """
     _check_problem(problem)
     method = check_option(method, "method", _METHODS)
+    time_limit = check_time_limit(time_limit)
+    dp_max_n = check_positive(dp_max_n, "dp_max_n", integer=True)
     if backend is not None:
         check_option(backend, "backend", MILP_BACKENDS)
         if method == "dp":
@@ -271,17 +278,20 @@ def exact_frontier(
         method = "milp"
     backend = "highspy" if backend is None else backend
     if method == "auto":
-        method = "dp" if problem.n <= DP_MAX_N else "milp"
+        method = "dp" if problem.n <= dp_max_n else "milp"
+    if method == "dp" and problem.n > dp_max_n:
+        raise ValueError(
+            f"method='dp' on n = {problem.n} points is past the subset DP's limit dp_max_n = "
+            f"{dp_max_n} (its time grows like 3^n); raise 'dp_max_n' deliberately, use "
+            f"method='milp', or the ε-approximate mode ('eps').")
     if tol is None:
         if method == "dp":
             tol = DEFAULT_TOL_DP
         else:
             tol = DEFAULT_TOL if problem.K <= 2 else DEFAULT_TOL_MULTI
-    if not (isinstance(tol, (int, float)) and tol > 0):
-        raise ValueError(f"The 'tol' parameter must be a positive number, got {tol!r}.")
+    tol = check_tolerance(tol, "tol", allow_zero=False)
     if eps is not None:
-        if not (isinstance(eps, (int, float)) and np.isfinite(eps) and eps > 0):
-            raise ValueError(f"The 'eps' parameter must be a positive number, got {eps!r}.")
+        eps = check_tolerance(eps, "eps", allow_zero=False)
         if method == "milp" and problem.K != 2:
             raise ValueError(f"The ε-approximate mode ('eps') of method='milp' is implemented "
                              f"for K = 2 labels, got K = {problem.K}; use method='dp' (n <= "
@@ -332,6 +342,7 @@ def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
     _check_problem(problem)
     method = check_option(method, "method", _METHODS)
     check_option(backend, "backend", MILP_BACKENDS)
+    tol = check_tolerance(tol, "tol")
     a = problem.auc(problem._check_scores(scores))
     if problem.n == 1:
         return True
@@ -446,6 +457,7 @@ def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
     from bipartite.bayes import effective_weights, loss_aggregation
 
     _check_problem(problem)
+    tol = check_tolerance(tol, "tol")
     if problem.K < 2:
         raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
     if problem.K > 2:
