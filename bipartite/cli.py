@@ -10,9 +10,16 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite frontier PROBLEM`` / ``bipartite dictatorship PROBLEM``
+``bipartite figures DIR`` / ``bipartite tables DIR``
+    Redraw the figures / rebuild the tables of a results folder from its saved results.
+``bipartite frontier PROBLEM [--method auto|dp|milp] [--eps E] [--time-limit S]`` /
+``bipartite dictatorship PROBLEM``
     One-shot answers for a finite problem given as JSON (``{"mass": [...], "label_probs":
-    [[...]]}`` or ``{"mass": [...], "eta": [[...]]}``) or NPZ with the same keys.
+    [[...]]}`` or ``{"mass": [...], "eta": [[...]]}``, optional ``"labels"``: label names) or NPZ
+    with the same keys.
+
+Output with ``--format json`` is strict JSON: no NaN or Infinity literals (``null``, with the
+reason in a ``"notes"`` field). A closed pipe (``bipartite ... | head``) ends quietly.
 
 Exit status: 0 on success, 1 when some study tasks failed (their tracebacks are in
 ``DIR/tasks/*.failed.json``), 2 for usage and configuration errors.
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import textwrap
@@ -32,8 +40,22 @@ __all__ = ["build_parser", "load_problem", "main"]
 _EPILOG = "Documentation: README.md and simulations/README.md (TOML schema of `study run`)."
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
-    """Keep the hand-wrapped descriptions and show each option's default."""
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Keep the hand-wrapped descriptions; show an option's default once (only when its help does
+    not already say it, and not for flags or unset options)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if ("default" in text or default in (None, False, argparse.SUPPRESS)
+                or action.option_strings == [] or isinstance(default, bool)):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+#: The frontier command refuses problems with more points than this unless --max-n raises it:
+#: the exact MILP has n(n-1) binaries and n(n-1)(n-2) transitivity rows.
+FRONTIER_MAX_N = 40
 
 
 def _positive_int(text: str) -> int:
@@ -47,11 +69,28 @@ def _positive_int(text: str) -> int:
 
 
 def _float_list(text: str) -> list[float]:
+    fields = text.split(",")
     try:
-        return [float(v) for v in text.split(",") if v.strip()]
+        if any(not f.strip() for f in fields):
+            raise ValueError
+        values = [float(v) for v in fields]
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"expected comma-separated numbers such as 1,2.5, got {text!r}") from None
+            f"expected comma-separated numbers such as 1,2.5 (no empty fields), got {text!r}"
+        ) from None
+    if not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"expected finite numbers, got {text!r}")
+    return values
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number > 0, got {text!r}")
+    return value
 
 
 def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | None) -> None:
@@ -104,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="which paper's study set to run")
     size = rp.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true",
-                      help="small sizes (a few minutes on 2 cores) instead of the full study")
+                      help="small sizes (a few minutes on 2 cores; see the README for times) "
+                           "instead of the full study")
     size.add_argument("--smoke", action="store_true",
                       help="tiny sizes that only check the pipeline end to end (tests)")
     rp.add_argument("--out", type=Path, default=None,
@@ -150,8 +190,24 @@ def build_parser() -> argparse.ArgumentParser:
     st = ssub.add_parser("status", formatter_class=_Formatter, help="count finished, failed "
                          "and pending tasks", description="Count the tasks of a study folder.")
     st.add_argument("dir", type=Path, metavar="DIR", help="study folder")
-    ssub.add_parser("list", formatter_class=_Formatter, help="list registered study functions",
-                    description="List the registered study functions and their parameters.")
+    ls = ssub.add_parser("list", formatter_class=_Formatter,
+                         help="list registered study functions (and example configs)",
+                         description="List the registered study functions and their parameters; "
+                                     "with --examples, the example configs that ship with the "
+                                     "package (copy one and edit it).")
+    ls.add_argument("--examples", action="store_true", help="list the example study configs")
+
+    # figures / tables ----------------------------------------------------------------------
+    for name, what, default_sub in (("figures", "figures (PNG + PDF)", "figures"),
+                                    ("tables", "tables (CSV) and summary.md", "tables")):
+        cmd = sub.add_parser(
+            name, formatter_class=_Formatter, epilog=_EPILOG,
+            help=f"rebuild the {what} of a results folder",
+            description=f"Rebuild the {what} of a `bipartite reproduce` or `bipartite study run` "
+                        "folder from its saved results (nothing is recomputed).")
+        cmd.add_argument("dir", type=Path, metavar="DIR", help="results folder")
+        cmd.add_argument("--out", type=Path, default=None,
+                         help=f"where to write them (default: DIR/{default_sub})")
 
     # frontier / dictatorship ---------------------------------------------------------------
     problem_help = ("finite problem: JSON or NPZ with 'mass' (n,) and either 'label_probs' "
@@ -162,11 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="Pareto frontier of per-label AUCs of a finite problem",
         description=textwrap.dedent("""\
             Print the Pareto frontier of per-label population AUCs (docs/theory.md §6): every
-            Pareto-optimal AUC vector over all weak orders of the n points (exact: subset
-            dynamic programme for n <= 12, MILP above), whether each is supported (reached by a weight sweep), and the AUC
-            vectors of the loss-aggregation (a = 1) and label-aggregation (sum, linear costs)
-            Bayes scorers."""))
+            Pareto-optimal AUC vector over all weak orders of the n points, whether each is
+            supported (reached by a weight sweep), and the AUC vectors of the loss-aggregation
+            (a = 1) and label-aggregation (sum, linear costs) Bayes scorers.
+            Exact by the subset dynamic programme for n <= 12 (seconds), by the MILP above
+            (minutes to hours: use --eps for an ε-approximate frontier). A progress line goes to
+            stderr; a time-out suggests --eps."""))
     fr.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
+    fr.add_argument("--method", choices=["auto", "dp", "milp"], default="auto",
+                    help="auto: the subset DP for n <= 12, the MILP above")
+    fr.add_argument("--eps", type=_positive_float, default=None, metavar="E",
+                    help="ε-approximate frontier: every Pareto point within E of a returned one")
+    fr.add_argument("--time-limit", type=_positive_float, default=600.0, metavar="S",
+                    help="give up after S seconds")
+    fr.add_argument("--max-n", type=_positive_int, default=FRONTIER_MAX_N, metavar="N",
+                    help="refuse problems with more points (the exact MILP grows like n^3)")
     fr.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="output format")
     dc = sub.add_parser(
@@ -190,12 +256,17 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------
 
 
-def load_problem(path: str | os.PathLike):
+def load_problem(path: str | os.PathLike, *, return_labels: bool = False):
     """A :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file.
 
-    Keys: ``mass`` (n,) and ``label_probs`` (n, 2**K) or ``eta`` (n, K). Errors name the file
-    and the key.
+    Keys: ``mass`` (n,) and ``label_probs`` (n, 2**K) or ``eta`` (n, K); optional ``labels``: the
+    K label names (default ``"1"``, ..., ``"K"``, as the CLI and the figures number labels). With
+    ``return_labels=True`` returns ``(problem, names)``. Errors name the file and the key;
+    malformed files (not JSON, not a zip archive, nested too deeply, not UTF-8) are refused with
+    the file's name.
     """
+    import zipfile
+
     import numpy as np
 
     from bipartite.population import FiniteProblem
@@ -207,13 +278,19 @@ def load_problem(path: str | os.PathLike):
         try:
             with np.load(path, allow_pickle=False) as npz:
                 data = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise ValueError(f"{path}: cannot read the NPZ file: {exc}") from None
+        if "labels" in data:
+            data["labels"] = [str(v) for v in np.atleast_1d(data["labels"]).tolist()]
     else:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: invalid JSON: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+        except RecursionError:
+            raise ValueError(f"{path}: the JSON is nested too deeply to be a problem file.") from None
         if not isinstance(data, dict):
             raise ValueError(f"{path}: the problem must be a JSON object with keys 'mass' and "
                              f"'label_probs' or 'eta', got {type(data).__name__}.")
@@ -233,26 +310,94 @@ def load_problem(path: str | os.PathLike):
             problem = FiniteProblem.from_eta(data["mass"], data["eta"])
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from None
-    return problem
+    names = [str(k + 1) for k in range(problem.K)]
+    if "labels" in data:
+        given = data["labels"]
+        if (not isinstance(given, list) or len(given) != problem.K
+                or not all(isinstance(v, str) and v for v in given) or len(set(given)) != len(given)):
+            raise ValueError(f"{path}: 'labels' must be a list of {problem.K} distinct non-empty "
+                             f"names, got {given!r}.")
+        names = list(given)
+    return (problem, names) if return_labels else problem
+
+
+def _json_safe(obj, notes: list[str], where: str = ""):
+    """``obj`` with every NaN / ±inf float replaced by None (noted in ``notes``): strict JSON."""
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v, notes, f"{where}.{k}" if where else str(k))
+                for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v, notes, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if hasattr(obj, "item") and not isinstance(obj, str):  # numpy scalar
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        notes.append(f"{where} is {obj} in the computation, written as null")
+        return None
+    return obj
+
+
+def _dump_json(payload: dict, notes_extra: list[str] | None = None) -> None:
+    notes: list[str] = list(notes_extra or [])
+    safe = _json_safe(payload, notes)
+    if notes:
+        safe["notes"] = notes
+    print(json.dumps(safe, indent=1, allow_nan=False))
 
 
 def _print_table(df, fmt: str) -> None:
     if fmt == "csv":
         print(df.to_csv(index=False), end="")
     elif fmt == "json":
-        print(df.to_json(orient="records", indent=1))
+        _dump_json({"rows": df.to_dict(orient="records")})
     else:
         print(df.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
-def _cmd_frontier(args) -> int:
-    from bipartite.pareto import frontier_table
+def _named_columns(df, names: list[str]):
+    """Columns ``AUC_1``, ``eta_2``, ... renamed with the label names."""
+    mapping = {}
+    for k, name in enumerate(names):
+        for stem in ("AUC", "eta"):
+            if f"{stem}_{k + 1}" in df.columns and name != str(k + 1):
+                mapping[f"{stem}_{k + 1}"] = f"{stem}_{name}"
+    return df.rename(columns=mapping)
 
-    problem = load_problem(args.problem)
-    df = frontier_table(problem)
+
+def _cmd_frontier(args) -> int:
+    import time
+
+    from bipartite.pareto import DP_MAX_N, frontier_table
+
+    problem, names = load_problem(args.problem, return_labels=True)
+    if problem.n > args.max_n:
+        raise ValueError(f"{args.problem}: n = {problem.n} points is past --max-n {args.max_n} "
+                         f"(the exact MILP has n(n-1) = {problem.n * (problem.n - 1)} binaries); "
+                         "raise --max-n deliberately.")
+    method = args.method if args.method != "auto" else (
+        "dp" if problem.n <= DP_MAX_N else "milp")
+    if problem.n > DP_MAX_N and args.eps is None:
+        print(f"warning: n = {problem.n} > {DP_MAX_N}: the exact frontier needs the MILP "
+              f"(measured: > 60 s already at n = 10 for K = 2, growing fast); expect minutes to "
+              f"hours. --eps 0.01 gives an ε-approximate frontier much sooner; --time-limit caps "
+              f"the wait (now {args.time_limit:g} s).", file=sys.stderr)
+    print(f"computing the {'ε-approximate' if args.eps else 'exact'} frontier of n = "
+          f"{problem.n} points, K = {problem.K} labels (method {method}, time limit "
+          f"{args.time_limit:g} s) ...", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    try:
+        df = frontier_table(problem, method=args.method, eps=args.eps,
+                            time_limit=args.time_limit,
+                            dp_max_n=max(DP_MAX_N, problem.n) if args.method == "dp" else DP_MAX_N)
+    except TimeoutError:
+        raise TimeoutError(f"{args.problem}: the frontier was not finished within --time-limit "
+                           f"{args.time_limit:g} s; try --eps 0.01 (ε-approximate) or a longer "
+                           "--time-limit.") from None
+    print(f"done in {time.perf_counter() - start:.1f} s: {int(df['point'].str.startswith('frontier').sum())} "
+          "Pareto points", file=sys.stderr)
+    df = _named_columns(df, names)
     if args.format == "table":
-        print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels, "
-              f"pi = {[round(float(p), 6) for p in problem.pi]}")
+        print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels "
+              f"{names}, pi = {[round(float(p), 6) for p in problem.pi]}")
     _print_table(df, args.format)
     return 0
 
@@ -260,16 +405,37 @@ def _cmd_frontier(args) -> int:
 def _cmd_dictatorship(args) -> int:
     from bipartite.dictatorship import dictatorship_tables
 
-    problem = load_problem(args.problem)
+    problem, names = load_problem(args.problem, return_labels=True)
     labels, orders = dictatorship_tables(problem, a=args.a)
+    labels["label"] = names
+    orders = _named_columns(orders, names)
     if args.format == "json":
-        print(json.dumps({"labels": labels.to_dict(orient="records"),
-                          "orders": orders.to_dict(orient="records")}, indent=1))
+        _dump_json({"labels": labels.to_dict(orient="records"),
+                    "orders": orders.to_dict(orient="records")},
+                   ["dictates_below_pi / dictates_above_pi are null where the label never "
+                    "becomes dictator on that side (no threshold exists)"]
+                   if labels[["dictates_below_pi", "dictates_above_pi"]].isna().any().any()
+                   else None)
         return 0
-    print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels")
+    print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels {names}")
     _print_table(labels, "table")
     print()
     _print_table(orders, "table")
+    return 0
+
+
+def _cmd_figures(args) -> int:
+    from bipartite.experiments import redraw_figures
+
+    for path in redraw_figures(args.dir, args.out):
+        print(path)
+    return 0
+
+
+def _cmd_tables(args) -> int:
+    from bipartite.experiments import rebuild_tables
+
+    print(rebuild_tables(args.dir, args.out))
     return 0
 
 
@@ -303,6 +469,14 @@ def _cmd_study(args) -> int:
     from bipartite import studies
 
     if args.study_command == "list":
+        if args.examples:
+            from bipartite.experiments import example_configs
+
+            for path in example_configs():
+                config = studies.load_config(path)
+                print(f"{path}\n    {config['study'].get('name', path.stem)}: function "
+                      f"{config['study']['function']}")
+            return 0
         studies.load_registered_studies()
         for name, spec in sorted(studies.STUDIES.items()):
             import inspect
@@ -357,12 +531,29 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handlers = {"reproduce": _cmd_reproduce, "study": _cmd_study, "frontier": _cmd_frontier,
-                "dictatorship": _cmd_dictatorship}
+                "dictatorship": _cmd_dictatorship, "figures": _cmd_figures,
+                "tables": _cmd_tables}
+    if args.command == "study" and os.getcwd() not in sys.path:
+        # study modules named "module:function" are found in the current directory, as with
+        # `python -m`; otherwise put them on PYTHONPATH.
+        sys.path.insert(0, os.getcwd())
     try:
         return handlers[args.command](args)
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
-        print(f"bipartite {args.command}: error: {exc}", file=sys.stderr)
+    except (ConfigError, FileNotFoundError, ValueError, TypeError, TimeoutError) as exc:
+        hint = ("; a study module must be importable: put it in the current directory or on "
+                "PYTHONPATH (or install its package)" if "No module named" in str(exc) else "")
+        print(f"bipartite {args.command}: error: {exc}{hint}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:
+        print(f"bipartite {args.command}: error: {exc}; a study module must be importable: put "
+              "it in the current directory or on PYTHONPATH (or install its package).",
+              file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader went away (`bipartite ... | head`): no traceback; stop writing to stdout
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("interrupted; finished tasks are saved (`bipartite study resume DIR`).",
               file=sys.stderr)

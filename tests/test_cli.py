@@ -196,7 +196,7 @@ def test_frontier_command_json_and_npz(tmp_path, capsys):
     src = tmp_path / "p.json"
     src.write_text(json.dumps({"mass": MASS, "eta": ETA}))
     assert main(["frontier", str(src), "--format", "json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     pts = np.array([[r["AUC_1"], r["AUC_2"]] for r in rows if r["point"].startswith("frontier")])
     ref = brute_pareto(MASS, ETA)
     np.testing.assert_allclose(pts[np.lexsort(pts.T[::-1])], ref[np.lexsort(ref.T[::-1])],
@@ -345,3 +345,113 @@ def test_analysis_scripts_on_a_study_folder(tmp_path):
     bad = subprocess.run([sys.executable, str(REPO / "analysis" / "figures.py"), str(tmp_path)],
                          capture_output=True, text=True, timeout=300, cwd=REPO)
     assert bad.returncode == 2 and "is this a results folder" in bad.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# CLI papercuts and bad files (issues "diagnose your own ranker" and "reliability")
+# ------------------------------------------------------------------------------------------------
+def _strict_loads(text: str):
+    def refuse(constant):
+        raise ValueError(f"non-strict JSON constant {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_label_names_and_strict_json(tmp_path, capsys):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA, "labels": ["click", "rel"]}))
+    assert main(["frontier", str(src), "--format", "json"]) == 0
+    rows = _strict_loads(capsys.readouterr().out)["rows"]
+    assert {"AUC_click", "AUC_rel"} <= set(rows[0])
+    # a problem where a label never dictates on one side: NaN thresholds become null + a note
+    assert main(["dictatorship", str(src), "--format", "json"]) == 0
+    out = _strict_loads(capsys.readouterr().out)
+    assert [r["label"] for r in out["labels"]] == ["click", "rel"]
+    if any(r["dictates_below_pi"] is None for r in out["labels"]):
+        assert "notes" in out
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps({"mass": MASS, "eta": ETA, "labels": ["x"]}))
+    assert main(["frontier", str(bad)]) == 2
+    assert "'labels' must be a list of 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"PK\x03\x04garbage", "cannot read the NPZ"),
+    (b"\xff\xfe\x00", "not UTF-8"),
+    (b"[" * 100000 + b"]" * 100000, "nested too deeply"),
+])
+def test_malformed_problem_files_exit_2(tmp_path, capsys, content, message):
+    path = tmp_path / ("p.npz" if content.startswith(b"PK") else "p.json")
+    path.write_bytes(content)
+    assert main(["frontier", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and str(path) in err
+
+
+def test_float_list_refuses_empty_fields(tmp_path, capsys):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA}))
+    with pytest.raises(SystemExit) as info:
+        main(["dictatorship", str(src), "--a", "1,,2"])
+    assert info.value.code == 2
+    assert "no empty fields" in capsys.readouterr().err
+
+
+def test_frontier_limits_and_time_out_suggest_eps(tmp_path, capsys):
+    from bipartite.population import FiniteProblem
+
+    P = FiniteProblem.random(13, 2, seed=0)
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": P.mass.tolist(), "label_probs": P.label_probs.tolist()}))
+    assert main(["frontier", str(src), "--max-n", "12"]) == 2
+    assert "past --max-n 12" in capsys.readouterr().err
+    assert main(["frontier", str(src), "--time-limit", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "warning: n = 13 > 12" in err and "--eps" in err.split("time-limit 0.5")[-1]
+
+
+def test_defaults_are_printed_once(capsys):
+    with pytest.raises(SystemExit):
+        main(["study", "run", "--help"])
+    out = capsys.readouterr().out
+    assert out.count("default") == out.count("(default")  # every default stated once
+    assert "(default: None)" not in out
+    for line in out.splitlines():
+        assert line.count("default") <= 1, line
+
+
+def test_closed_pipe_ends_quietly(tmp_path):
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA}))
+    proc = subprocess.run(f"{sys.executable} -m bipartite frontier {src} | head -n 1",
+                          shell=True, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
+
+
+def test_figures_and_tables_commands(tmp_path, capsys):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[study]\nfunction = "demo.binormal_auc"\nname = "d"\nreplicates = 2\n'
+                   '[params]\nn = 60\n[grid]\nshift = [0.0, 1.0]\n')
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["figures", str(tmp_path / "s")]) == 0
+    assert (tmp_path / "s" / "figures" / "d_auc.png").is_file()
+    assert main(["tables", str(tmp_path / "s")]) == 0
+    assert "auc_mean" in capsys.readouterr().out
+    assert main(["tables", str(tmp_path / "nothing")]) == 2
+
+
+def test_study_module_found_in_the_current_directory(tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_local_study.py").write_text(
+        "def twice(*, seed: int, x: float = 1.0):\n    return {'y': 2 * x}\n")
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[study]\nfunction = "my_local_study:twice"\nname = "t"\n[grid]\n'
+                   'x = [1.0, 2.0]\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    missing = tmp_path / "m.toml"
+    missing.write_text('[study]\nfunction = "no_such_module_xyz:f"\nname = "m"\n[grid]\n'
+                       'x = [1]\n')
+    assert main(["study", "run", str(missing), "--out", str(tmp_path / "m")]) == 2
+    assert "current directory or on PYTHONPATH" in capsys.readouterr().err

@@ -9,15 +9,19 @@ runs :meth:`Paper.run`, which writes the same layout for every paper: ``studies/
 """
 
 from bipartite.experiments.registry import (
+    EXAMPLES_DIR,
+    example_configs,
     PAPERS,
     SIZES,
     Paper,
     get_paper,
+    rebuild_tables,
+    redraw_figures,
     register_paper,
     run_paper,
     study_results,
     write_reproduce_record,
 )
 
-__all__ = ["PAPERS", "SIZES", "Paper", "get_paper", "register_paper", "run_paper",
-           "study_results", "write_reproduce_record"]
+__all__ = ["EXAMPLES_DIR", "PAPERS", "example_configs", "SIZES", "Paper", "get_paper", "rebuild_tables", "redraw_figures",
+           "register_paper", "run_paper", "study_results", "write_reproduce_record"]

@@ -190,3 +190,70 @@ def write_reproduce_record(out_dir: str | os.PathLike, paper: str, *, size: str,
     path = Path(out_dir) / "reproduce.json"
     write_text_atomic(path, json.dumps(record, indent=1, default=str))
     return path
+
+
+def redraw_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike | None = None
+                   ) -> list[Path]:
+    """Redraw every figure of a results folder, from the saved results only.
+
+    ``results_dir`` is a ``bipartite reproduce`` folder (it holds ``reproduce.json``: the paper's
+    figure function redraws its figures from ``studies/*/results.parquet``) or a single
+    ``bipartite study run`` folder (``manifest.json``: the study's own figures if it registered
+    some, else one mean ± s.e. plot per result column). ``fig_dir`` defaults to
+    ``results_dir/figures``. ``bipartite figures DIR`` and ``analysis/figures.py`` call this.
+    """
+    from bipartite.studies import study_figures
+
+    root = Path(results_dir)
+    out = Path(fig_dir) if fig_dir is not None else root / "figures"
+    if (root / "reproduce.json").is_file():
+        return get_paper(_paper_of(root)).figures(root, out)
+    if (root / MANIFEST).is_file():
+        return study_figures(root, out)
+    raise FileNotFoundError(f"{root}: neither reproduce.json nor {MANIFEST} found; is this a "
+                            "results folder of `bipartite reproduce` or `bipartite study run`?")
+
+
+def rebuild_tables(results_dir: str | os.PathLike, table_dir: str | os.PathLike | None = None
+                   ) -> str:
+    """Rebuild the tables of a results folder and return them as Markdown.
+
+    A ``bipartite reproduce`` folder gets its paper's key-number tables (CSV in ``table_dir``,
+    default ``results_dir/tables``) and ``summary.md`` rewritten; a ``bipartite study run`` folder
+    gets ``<name>_summary.csv`` (mean, s.e. and count of every numeric result per grid point).
+    ``bipartite tables DIR`` and ``analysis/tables.py`` call this.
+    """
+    from bipartite.studies import markdown_table, study_summary_table
+
+    root = Path(results_dir)
+    out = Path(table_dir) if table_dir is not None else root / "tables"
+    if (root / "reproduce.json").is_file():
+        text = get_paper(_paper_of(root)).summary(root, out)
+        write_text_atomic(root / "summary.md", text)
+        return text
+    if (root / MANIFEST).is_file():
+        table = study_summary_table(root)
+        out.mkdir(parents=True, exist_ok=True)
+        name = json.loads((root / MANIFEST).read_text())["name"].replace("/", "_")
+        table.to_csv(out / f"{name}_summary.csv", index=False)
+        return markdown_table(table)
+    raise FileNotFoundError(f"{root}: neither reproduce.json nor {MANIFEST} found; is this a "
+                            "results folder of `bipartite reproduce` or `bipartite study run`?")
+
+
+def _paper_of(root: Path) -> str:
+    try:
+        return json.loads((root / "reproduce.json").read_text())["paper"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ValueError(f"{root / 'reproduce.json'}: unreadable record of the paper "
+                         f"({exc}).") from None
+
+
+#: Folder of the example study configs shipped with the package (``bipartite study list
+#: --examples``); the TOML schema is in ``simulations/README.md``.
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+
+
+def example_configs() -> list[Path]:
+    """The example study configs (TOML) that ship with the package, sorted by name."""
+    return sorted(EXAMPLES_DIR.glob("*.toml"))

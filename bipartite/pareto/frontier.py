@@ -590,8 +590,11 @@ def weight_sweep(
     return A, out
 
 
-def frontier_table(problem):
+def frontier_table(problem, **frontier_options):
     """The Pareto frontier of per-label AUCs of a finite problem as a table (docs/theory.md §6).
+
+    ``frontier_options`` (``method``, ``eps``, ``time_limit``, ``dp_max_n``, ...) are passed to
+    :func:`exact_frontier`.
 
     One row per exact Pareto-optimal AUC vector (:func:`bipartite.pareto.exact_frontier`) with
     ``supported`` (a vertex reached by a weight sweep, :func:`bipartite.pareto.supported_frontier`;
@@ -609,7 +612,7 @@ def frontier_table(problem):
 
     from bipartite.bayes import label_aggregation, loss_aggregation
 
-    exact = exact_frontier(problem)
+    exact = exact_frontier(problem, **frontier_options)
     supported = supported_frontier(problem) if problem.K >= 2 else np.zeros((0, problem.K))
     rows = []
     for i, point in enumerate(exact):
