@@ -1,11 +1,13 @@
 """Figures: the AUC frontier, per-label AUC against skew, and the LA25 Fig. 1 partial orders
 (docs/theory.md §6, §7).
 
-Every function builds a :class:`matplotlib.figure.Figure` directly (no pyplot state, so no
-global backend switch and nothing left open; saving uses the Agg canvas), returns it, and saves it
-when ``path`` is given — one path or a list of paths, the format taken from each suffix
-(``.png``, ``.pdf``, ``.svg``). Functions that take ``ax`` draw into an existing Axes instead
-and return its figure.
+Every ``plot_*`` function takes ``ax=`` (draw into an existing Axes and return its figure) or
+creates a new figure through :mod:`matplotlib.pyplot`, so ``plt.show()`` shows it in a script or a
+notebook; it returns the figure and saves it when ``path`` is given — one path or a list of paths,
+the format taken from each suffix (``.png``, ``.pdf``, ``.svg``). Files are fit for a paper: PDF
+and PS embed TrueType fonts (``pdf.fonttype`` 42, never Type 3, which IEEE and ACM checkers
+reject) and carry no creation date, so the same figure gives the same bytes.
+:func:`new_figure` makes a figure without pyplot state for batch work (the studies' figures).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ __all__ = ["plot_frontier", "plot_auc_vs_skew", "plot_partial_orders", "default_
            "new_figure", "save_figure", "save_figures"]
 
 _SUFFIXES = (".png", ".pdf", ".svg")
+#: Settings every saved figure uses: TrueType (Type 42) fonts in PDF and PS, never Type 3.
+PUBLICATION_RC = {"pdf.fonttype": 42, "ps.fonttype": 42}
 PathLike = str | os.PathLike
 
 
@@ -44,10 +48,13 @@ def save_figure(fig: Any, path: PathLike | Sequence[PathLike] | None) -> list[Pa
             raise ValueError(
                 f"The 'path' parameter must end in one of {list(_SUFFIXES)}, got {str(p)!r}."
             )
+    import matplotlib
+
     for p in paths:
         p.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p, bbox_inches="tight", dpi=150,
-                    metadata={"CreationDate": None} if p.suffix.lower() == ".pdf" else None)
+        with matplotlib.rc_context(PUBLICATION_RC):
+            fig.savefig(p, bbox_inches="tight", dpi=150,
+                        metadata={"CreationDate": None} if p.suffix.lower() == ".pdf" else None)
     return paths
 
 
@@ -73,12 +80,13 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] |
 
 
 def _new_axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+    """The figure of ``ax``, or a new pyplot figure (so ``plt.show()`` knows it)."""
     if ax is not None:
         return ax.figure, ax
-    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
 
-    fig = Figure(figsize=figsize, layout="constrained")
-    return fig, fig.add_subplot()
+    fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return fig, ax
 
 
 def _points(x: Any, name: str) -> np.ndarray:
@@ -131,27 +139,30 @@ def plot_frontier(
         raise ValueError("plot_frontier needs at least one of exact, supported, sweep, "
                          "label_points.")
     fig, ax = _new_axes(ax, (5.0, 4.2))
-    if sweep is not None:
-        S = _points(sweep, "sweep")
-        ax.scatter(S[:, 0], S[:, 1], s=10, color="0.6", zorder=1,
-                   label="loss aggregation (weight sweep)")
+    # Larger, open markers below; smaller filled ones on top: no marker hides another.
+    if exact is not None:
+        E = _points(exact, "exact")
+        ax.scatter(E[:, 0], E[:, 1], s=42, facecolors="none", edgecolors="black", lw=0.8,
+                   zorder=1, label="exact Pareto points")
     if supported is not None:
         H = _points(supported, "supported")
         H = H[np.argsort(H[:, 0], kind="stable")]
-        ax.plot(H[:, 0], H[:, 1], "-s", color="tab:blue", ms=5, lw=1.2, zorder=2,
-                label="supported (hull vertices)")
-    if exact is not None:
-        E = _points(exact, "exact")
-        ax.scatter(E[:, 0], E[:, 1], s=36, facecolors="none", edgecolors="black", zorder=3,
-                   label="exact Pareto points")
+        ax.plot(H[:, 0], H[:, 1], "-", color="tab:blue", lw=1.0, zorder=2)
+        ax.scatter(H[:, 0], H[:, 1], s=22, marker="s", facecolors="none",
+                   edgecolors="tab:blue", lw=1.2, zorder=3, label="supported (hull vertices)")
+    if sweep is not None:
+        S = _points(sweep, "sweep")
+        ax.scatter(S[:, 0], S[:, 1], s=6, color="0.35", zorder=4,
+                   label="loss aggregation (weight sweep)")
     markers = "D^v*Pho"
     for m, (name, pt) in enumerate((label_points or {}).items()):
         q = check_array(pt, f"label_points[{name!r}]", ndim=1)
         if q.shape != (2,):
             raise ValueError(f"label_points[{name!r}] must be a point (AUC_1, AUC_2), got "
                              f"shape {q.shape}.")
-        ax.scatter([q[0]], [q[1]], s=60, marker=markers[m % len(markers)], zorder=4,
-                   color=f"C{(m + 1) % 10}", label=str(name))
+        ax.scatter([q[0]], [q[1]], s=60, marker=markers[m % len(markers)], zorder=5,
+                   color=f"C{(m + 1) % 10}", edgecolors="black", lw=0.5, alpha=0.85,
+                   label=str(name))
     ax.set_xlabel(labels[0])
     ax.set_ylabel(labels[1])
     if title:
@@ -210,16 +221,24 @@ def plot_auc_vs_skew(
     fig, ax = _new_axes(ax, (5.5, 4.0))
     styles = ["-", "--", ":", "-."]
     colors = [f"C{i}" for i in range(10)]
-    for m, (name, A) in enumerate(arrays.items()):
+    from matplotlib.lines import Line2D
+
+    for m, (_name, A) in enumerate(arrays.items()):
         for k in range(K):
             ax.plot(x, A[:, k], styles[k % len(styles)], marker="o", ms=3,
-                    color=colors[m % len(colors)], label=f"{name}: {names[k]}")
+                    color=colors[m % len(colors)])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize="small")
+    # Two legends a reader can tell apart: colour = method, line style = label.
+    methods = ax.legend([Line2D([], [], color=colors[m % len(colors)], lw=2)
+                         for m in range(len(arrays))], list(arrays), fontsize="small",
+                        title="method", loc="lower left")
+    ax.add_artist(methods)
+    ax.legend([Line2D([], [], color="0.3", ls=styles[k % len(styles)]) for k in range(K)],
+              names, fontsize="small", title="label", loc="lower right")
     save_figure(fig, path)
     return fig
 
@@ -275,14 +294,15 @@ def plot_partial_orders(
     >>> len(fig.axes)
     4
     """
-    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
 
     if orders is None:
         orders = default_partial_orders()
     if not orders:
         raise ValueError("The 'orders' parameter must hold at least one order.")
-    fig = Figure(figsize=(3.0 * len(orders), 3.6), layout="constrained")
-    axes = fig.subplots(1, len(orders), squeeze=False)[0]
+    fig, axes = plt.subplots(1, len(orders), squeeze=False, figsize=(3.0 * len(orders), 3.6),
+                             layout="constrained")
+    axes = axes[0]
     for ax, (title, tiers) in zip(axes, orders.items(), strict=True):
         tiers = [list(t) for t in tiers]
         if not tiers or any(not t for t in tiers):

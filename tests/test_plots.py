@@ -122,3 +122,62 @@ def test_plot_partial_orders_draws_fig1():
         # edges: every pair of consecutive tiers, plus one dotted line per tied tier
         n_edges = sum(len(a) * len(b) for a, b in zip(tiers, tiers[1:], strict=False))
         assert len(ax.lines) == n_edges + sum(len(t) > 1 for t in tiers)
+
+
+# ------------------------------------------------------------------------------------------------
+# Figures fit for a paper
+# ------------------------------------------------------------------------------------------------
+def _has_type3_fonts(pdf: bytes) -> bool:
+    return b"/Type3" in pdf or b"/Subtype /Type3" in pdf
+
+
+def test_the_type3_check_can_fail(tmp_path):
+    """With matplotlib's default pdf.fonttype (3) the check fires: it is not vacuous."""
+    import matplotlib
+
+    from bipartite.plots import new_figure
+
+    fig, ax = new_figure(figsize=(2, 2))
+    ax.set_title("Type 3 text")
+    with matplotlib.rc_context({"pdf.fonttype": 3}):
+        fig.savefig(tmp_path / "t3.pdf")
+    assert _has_type3_fonts((tmp_path / "t3.pdf").read_bytes())
+
+
+def test_saved_pdfs_embed_truetype_fonts_only(tmp_path):
+    from bipartite.plots import plot_auc_vs_skew, plot_frontier, plot_partial_orders, save_figures
+
+    figs = [plot_frontier(exact=[[0.9, 0.6], [0.8, 0.7]], label_points={"sum": [0.85, 0.66]}),
+            plot_auc_vs_skew([0.1, 0.5], {"loss": [[0.9, 0.6], [0.8, 0.8]]}),
+            plot_partial_orders()]
+    for i, fig in enumerate(figs):
+        (pdf,) = [p for p in save_figures(fig, tmp_path, f"f{i}") if p.suffix == ".pdf"]
+        data = pdf.read_bytes()
+        assert not _has_type3_fonts(data), pdf
+        assert b"/FontFile2" in data  # an embedded TrueType font program
+
+
+def test_plot_functions_return_figures_pyplot_knows_and_accept_ax():
+    import matplotlib.pyplot as plt
+
+    from bipartite.plots import plot_auc_vs_skew, plot_frontier
+
+    fig = plot_frontier(exact=[[0.9, 0.6], [0.8, 0.7]])
+    assert plt.fignum_exists(fig.number)  # plt.show() shows it
+    plt.close(fig)
+    host, ax = plt.subplots()
+    assert plot_auc_vs_skew([0.1, 0.5], {"a": [[0.9, 0.6], [0.8, 0.8]]}, ax=ax) is host
+    plt.close(host)
+
+
+def test_skew_legends_tell_methods_and_labels_apart():
+    import matplotlib.pyplot as plt
+
+    from bipartite.plots import plot_auc_vs_skew
+
+    res = {f"m{i}": [[0.9, 0.6], [0.8, 0.8]] for i in range(6)}
+    fig = plot_auc_vs_skew([0.1, 0.5], res, label_names=["click", "rel"])
+    legends = [a for a in fig.axes[0].get_children() if type(a).__name__ == "Legend"]
+    texts = sorted([t.get_text() for t in lg.get_texts()] for lg in legends)
+    assert texts == [["click", "rel"], [f"m{i}" for i in range(6)]]  # 2 + 6 entries, not 12
+    plt.close(fig)
