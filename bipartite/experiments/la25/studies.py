@@ -523,3 +523,7 @@ def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
         row.update(label_1=d.label_names[0], label_2=d.label_names[1],
                    pi_1=float(pi_hat[0]), pi_2=float(pi_hat[1]))
     return rows
+
+
+# Registers la25.learners_vs_bayes (its own module: it is a study of learners, not of the paper).
+import bipartite.experiments.la25.learners_vs_bayes  # noqa: E402, F401
