@@ -6,13 +6,19 @@ as it finishes; the results of all tasks are gathered into one tidy table.
 
 Runner guarantees
 -----------------
+The full list, with the limits, is the docstring of :mod:`bipartite.studies.runner`; in short:
+
 * **One file per task, written atomically.** ``<study_dir>/tasks/<key>.json`` where ``key`` is a
   stable hash of ``(function, params, replicate)`` (:func:`task_key`). The file is written to a
-  temporary name in the same folder and moved into place with :func:`os.replace`, so a killed run
-  leaves either the whole file or none.
+  unique temporary name in the same folder and moved into place with :func:`os.replace`, so a
+  killed run leaves either the whole file or none.
 * **Resume.** :func:`resume_study` (``bipartite study resume DIR``) reads ``manifest.json`` (the
-  resolved configuration, written before any task starts), skips tasks whose result file exists and
-  reruns the others. No finished task is lost or run twice.
+  resolved configuration, written before any task starts), skips tasks whose result file is
+  valid and reruns the others (a corrupt file is moved aside and its task rerun). No finished
+  task is lost or run twice, after ``kill -9``, SIGTERM, Ctrl-C or a full disk alike.
+* **One run per folder, no orphans.** A run locks its folder (POSIX ``flock``; a second run
+  fails with :class:`StudyLockedError` or waits ``lock_timeout`` seconds); its worker processes
+  die with it, and SIGTERM stops it cleanly with :class:`StudyTerminated` (exit status 143).
 * **Failures do not stop a study.** A task that raises writes ``tasks/<key>.failed.json`` with the
   error and its traceback; the other tasks go on. ``resume`` reruns failed tasks (unless
   ``retry_failed=False``).
@@ -21,11 +27,14 @@ Runner guarantees
   depend on the number of workers or the order in which tasks run. Every task also runs with BLAS /
   OpenMP (and torch) limited to ``threads_per_task`` threads (default 1), so on CPU the results are
   equal bit for bit whatever ``jobs`` is (the learners pin torch's threads themselves).
-* **Backends.** ``"loky"`` (joblib, local processes; ``jobs=1`` runs in-process) and ``"dask"``
-  (``dask.distributed``: an existing scheduler given by address, else a ``LocalCluster``). Ray is
-  not offered: it is a heavy extra dependency and ``dask.distributed`` already covers
-  multi-machine scale-out with the same futures model. Results travel back to the driver,
-  which writes the files, so dask workers need no shared file system.
+* **Backends.** ``"loky"`` (a local process pool of its own; ``jobs=1`` runs in-process) and
+  ``"dask"`` (``dask.distributed``: an existing scheduler given by address, reached within
+  ``scheduler_timeout`` seconds, else a ``LocalCluster``). Ray is not offered: it is a heavy extra
+  dependency and ``dask.distributed`` already covers multi-machine scale-out with the same futures
+  model. Results travel back to the driver, which writes the files, so dask workers need no shared
+  file system.
+* **Limits.** At most :data:`MAX_TASKS` tasks per study unless raised (``[execution] max_tasks``);
+  study names are folder names (:data:`~bipartite.studies.config.NAME_PATTERN`).
 
 Study functions
 ---------------
@@ -40,6 +49,7 @@ See ``simulations/README.md`` for the TOML schema of ``bipartite study run``.
 """
 
 from bipartite.studies.config import (
+    MAX_TASKS,
     STUDIES,
     ConfigError,
     StudySpec,
@@ -50,6 +60,15 @@ from bipartite.studies.config import (
     resolve_function,
 )
 from bipartite.studies.demo import binormal_auc
+from bipartite.studies.errors import (
+    CorruptTaskFileWarning,
+    StudyError,
+    StudyIOError,
+    StudyLockedError,
+    StudyTerminated,
+)
+from bipartite.studies.execution import DEFAULT_SCHEDULER_TIMEOUT
+from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, StudyLock
 from bipartite.studies.report import (
     generic_figures,
     markdown_table,
@@ -78,6 +97,7 @@ from bipartite.studies.runner import (
 from bipartite.studies.tasks import (
     TASK_COLUMNS,
     Task,
+    count_tasks,
     execute_task,
     expand_tasks,
     task_key,
@@ -87,6 +107,16 @@ from bipartite.studies.tasks import (
 __all__ = [
     "BACKENDS",
     "ConfigError",
+    "CorruptTaskFileWarning",
+    "DEFAULT_LOCK_TIMEOUT",
+    "DEFAULT_SCHEDULER_TIMEOUT",
+    "MAX_TASKS",
+    "StudyError",
+    "StudyIOError",
+    "StudyLock",
+    "StudyLockedError",
+    "StudyTerminated",
+    "count_tasks",
     "FAILURES_CSV",
     "MANIFEST",
     "RESULTS_CSV",

@@ -12,6 +12,7 @@ import importlib
 import inspect
 import math
 import os
+import re
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -22,6 +23,14 @@ from typing import Any
 FORMAT_VERSION = 1
 #: Execution backends of the runner.
 BACKENDS = ("loky", "dask")
+#: Largest number of tasks a study may have unless raised (``[execution] max_tasks``, or the
+#: ``max_tasks`` argument of :func:`~bipartite.studies.run_study`); checked before the grid is
+#: expanded, so a mistyped grid fails at once instead of hanging while it is listed.
+MAX_TASKS = 1_000_000
+#: Study names (``[study] name``): they become folder names (``results/<name>``), so they are
+#: 1 to 128 characters among ``A-Z a-z 0-9 . _ - :``, start with a letter, digit or ``_``, and
+#: contain no ``..`` (no path separator, no parent folder, never absolute).
+NAME_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9._:-]{0,127}"
 
 
 class ConfigError(ValueError):
@@ -144,8 +153,33 @@ _SECTIONS = {
     "params": None,
     "grid": None,
     "cases": None,
-    "execution": {"jobs", "backend", "scheduler", "threads_per_task"},
+    "execution": {"jobs", "backend", "scheduler", "threads_per_task", "max_tasks"},
 }
+
+
+def check_study_name(name: Any, where: str) -> str:
+    """``name`` if it is a valid study name (:data:`NAME_PATTERN`), else :class:`ConfigError`
+    naming ``where``.
+
+    >>> check_study_name("skew_sweep-2.v1", "[study] key 'name'")
+    'skew_sweep-2.v1'
+    >>> check_study_name("../../x", "cfg.toml: [study] key 'name'")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bipartite.studies.config.ConfigError: cfg.toml: [study] key 'name' must be a folder name: ...
+    """
+    if not isinstance(name, str) or not re.fullmatch(NAME_PATTERN, name) or ".." in name:
+        raise ConfigError(f"{where} must be a folder name: 1 to 128 characters among A-Z a-z 0-9 "
+                          "'.' '_' '-' ':', starting with a letter, digit or '_', without '..' "
+                          f"(no '/', no parent folder, not absolute), got {name!r}.")
+    return name
+
+
+def check_max_tasks(value: Any, where: str) -> int:
+    """``value`` if it is a valid task limit (an integer >= 1), else :class:`ConfigError`."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where} must be an integer >= 1, got {value!r}.")
+    return value
 
 
 def load_config(path: str | os.PathLike) -> dict:
@@ -206,7 +240,10 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
         [grid]       key -> non-empty list of values; the Cartesian product is taken
         [[cases]]    optional list of tables of keyword arguments, crossed with the grid
         [execution]  jobs (int >= 1), backend ("loky" | "dask"), scheduler (address),
-                     threads_per_task (int >= 1, default 1)
+                     threads_per_task (int >= 1, default 1),
+                     max_tasks (int >= 1, default MAX_TASKS = 1_000_000)
+
+    ``[study] name`` must match :data:`NAME_PATTERN` (it becomes a folder name).
 
     >>> from bipartite.studies import expand_tasks
     >>> cfg = resolve_config({"study": {"function": "demo.binormal_auc", "replicates": 3},
@@ -246,9 +283,7 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
         spec = resolve_function(function)
     except (ValueError, ImportError) as exc:
         raise ConfigError(f"{src}: [study] key 'function': {exc}") from None
-    name = study.get("name", function)
-    if not isinstance(name, str) or not name:
-        raise ConfigError(f"{src}: [study] key 'name' must be a non-empty string, got {name!r}.")
+    name = check_study_name(study.get("name", function), f"{src}: [study] key 'name'")
     seed = study.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"{src}: [study] key 'seed' must be a non-negative integer, got "
@@ -324,6 +359,8 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ConfigError(f"{src}: [execution] key 'threads_per_task' must be an integer >= 1, "
                           f"got {threads!r}.")
+    max_tasks = check_max_tasks(execution.get("max_tasks", MAX_TASKS),
+                                f"{src}: [execution] key 'max_tasks'")
     return {
         "format": FORMAT_VERSION,
         "name": name,
@@ -336,9 +373,71 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
         "grid": grid,
         "cases": cases,
         "execution": {"jobs": jobs, "backend": backend, "scheduler": scheduler,
-                      "threads_per_task": threads},
+                      "threads_per_task": threads, "max_tasks": max_tasks},
         "source": source,
     }
+
+
+#: Keys of a manifest (a resolved configuration) and a check of each.
+_MANIFEST_KEYS = {
+    "name": ("a study name", lambda v: isinstance(v, str)),
+    "function": ("a non-empty string", lambda v: isinstance(v, str) and bool(v)),
+    "seed": ("an integer >= 0",
+             lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0),
+    "replicates": ("a non-empty list of integers >= 0",
+                   lambda v: isinstance(v, list) and bool(v) and all(
+                       isinstance(r, int) and not isinstance(r, bool) and r >= 0 for r in v)),
+    "paired_seeds": ("true or false", lambda v: isinstance(v, bool)),
+    "params": ("an object", lambda v: isinstance(v, dict)),
+    "grid": ("an object of non-empty lists", lambda v: isinstance(v, dict) and all(
+        isinstance(x, list) and x for x in v.values())),
+    "cases": ("a list of objects",
+              lambda v: isinstance(v, list) and all(isinstance(c, dict) for c in v)),
+    "execution": ("an object", lambda v: isinstance(v, dict)),
+}
+
+
+def check_manifest(manifest: Any, path: str) -> dict:
+    """Check the shape of a study folder's manifest (read from ``path``): every key of a
+    resolved configuration, of the right type. Errors (:class:`ConfigError`) name the file and
+    the key. Study functions are not imported (reading a folder needs no plug-in)."""
+    damaged = ("the study folder is damaged or was not written by this runner; restore its "
+               "manifest.json or run the config into a new folder.")
+    if not isinstance(manifest, dict):
+        raise ConfigError(f"{path}: the manifest must be a JSON object, got "
+                          f"{_type_name(manifest)}; {damaged}")
+    if manifest.get("format") != FORMAT_VERSION:
+        raise ConfigError(f"{path}: unsupported manifest format {manifest.get('format')!r} "
+                          f"(this runner reads format {FORMAT_VERSION}).")
+    for key, (what, ok) in _MANIFEST_KEYS.items():
+        if key not in manifest:
+            raise ConfigError(f"{path}: the manifest has no key '{key}'; {damaged}")
+        if not ok(manifest[key]):
+            shown = repr(manifest[key])
+            shown = shown if len(shown) <= 200 else shown[:200] + "..."
+            raise ConfigError(f"{path}: manifest key '{key}' must be {what}, got {shown}; "
+                              f"{damaged}")
+    check_study_name(manifest["name"], f"{path}: manifest key 'name'")
+    ex = manifest["execution"]
+    jobs, backend, threads = ex.get("jobs", 1), ex.get("backend", "loky"), ex.get(
+        "threads_per_task", 1)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ConfigError(f"{path}: manifest key 'execution.jobs' must be an integer >= 1, "
+                          f"got {jobs!r}; {damaged}")
+    if backend not in BACKENDS:
+        raise ConfigError(f"{path}: manifest key 'execution.backend' must be one of "
+                          f"{list(BACKENDS)}, got {backend!r}; {damaged}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ConfigError(f"{path}: manifest key 'execution.threads_per_task' must be an "
+                          f"integer >= 1, got {threads!r}; {damaged}")
+    if ex.get("scheduler") is not None and not isinstance(ex["scheduler"], str):
+        raise ConfigError(f"{path}: manifest key 'execution.scheduler' must be a string, got "
+                          f"{ex['scheduler']!r}; {damaged}")
+    check_max_tasks(ex.get("max_tasks", MAX_TASKS), f"{path}: manifest key 'execution.max_tasks'")
+    manifest["execution"] = {"jobs": jobs, "backend": backend, "scheduler": ex.get("scheduler"),
+                             "threads_per_task": threads,
+                             "max_tasks": ex.get("max_tasks", MAX_TASKS)}
+    return manifest
 
 
 def _annotation_check(annotation: Any, value: Any) -> bool:

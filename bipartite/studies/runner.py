@@ -1,3 +1,62 @@
+"""Running a study into its folder: :func:`run_study`, :func:`resume_study`,
+:func:`study_status`, :func:`collect_results`.
+
+Guarantees
+----------
+Each is tested by fault injection (``tests/studies/test_faults.py``).
+
+* **Nothing finished is lost, nothing is run twice.** A task's record is written by the driver
+  (atomically: unique temporary name, fsync, :func:`os.replace`; :mod:`bipartite.studies.files`)
+  the moment it comes back; a run skips every task with a valid record. After ``kill -9``,
+  SIGTERM, Ctrl-C, a crash or a full disk, the next run (``resume``) runs exactly the tasks
+  without a record, and its ``results.csv`` and ``results.parquet`` are byte-identical to those
+  of an uninterrupted run. (Tasks *running* when the driver dies have no record: they are run
+  again, which is not a duplicate, since their first run left nothing.)
+* **One run per folder.** A run holds an advisory lock on its folder
+  (:mod:`bipartite.studies.locking`, POSIX ``flock`` on ``<study_dir>/.lock``, released by the
+  kernel when the run ends however it ends). A second run fails at once with
+  :class:`~bipartite.studies.StudyLockedError` naming the folder and the holder's pid and host
+  (``lock_timeout=0``, the default), or waits up to ``lock_timeout`` seconds (``None``: for
+  ever) and then continues the study (usually finding nothing left to do).
+* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, of the
+  wrong shape or of another task is moved aside to ``tasks/<file>.corrupt-<UTC time>`` with a
+  :class:`~bipartite.studies.CorruptTaskFileWarning`, and the task is run again.
+  :func:`study_status` and :func:`collect_results` count such files (``corrupt``) without
+  moving them.
+* **No orphan processes.** The loky workers die with the driver, ``kill -9`` included: Linux
+  sends them SIGKILL (``PR_SET_PDEATHSIG``) and, on any POSIX system, a watchdog thread exits
+  within :data:`~bipartite.studies.execution.WATCHDOG_POLL_S` (0.5) s of the driver's death; the
+  pool's resource trackers follow. On SIGTERM the driver saves the tasks that had finished, kills
+  its workers (``kill_workers=True``) and raises :class:`~bipartite.studies.StudyTerminated`, a
+  ``SystemExit`` with status 143; on Ctrl-C it does the same and re-raises
+  ``KeyboardInterrupt`` (workers ignore SIGINT). See :mod:`bipartite.studies.execution`.
+* **Clear errors.** Problems outside the tasks raise :class:`~bipartite.studies.StudyError`:
+  :class:`~bipartite.studies.StudyIOError` (also an ``OSError``) for a full disk (ENOSPC,
+  EDQUOT, EFBIG), a path below a file, a ``tasks`` path that is a file, no permission;
+  :class:`~bipartite.studies.StudyLockedError`; an unreachable dask scheduler after
+  ``scheduler_timeout`` seconds; a worker process that died. Bad configurations, damaged
+  manifests, bad study names and oversized grids raise :class:`~bipartite.studies.ConfigError`.
+  Each message names the path, key or address and what to do. Front ends map ``ConfigError``
+  and ``StudyError`` to exit status 2, ``KeyboardInterrupt`` to 130, and let
+  ``StudyTerminated`` exit with 143.
+
+Limits
+------
+* A study has at most :data:`~bipartite.studies.MAX_TASKS` (1,000,000) tasks unless raised by
+  ``[execution] max_tasks`` or ``max_tasks=``; the count is checked before any task is listed.
+* Study names match :data:`~bipartite.studies.config.NAME_PATTERN`: 1-128 characters of
+  ``A-Z a-z 0-9 . _ - :``, first a letter, digit or ``_``, no ``..`` (they are folder names
+  under ``results/``; never a path).
+* ``lock_timeout`` defaults to 0 s (:data:`~bipartite.studies.DEFAULT_LOCK_TIMEOUT`),
+  ``scheduler_timeout`` to 30 s (:data:`~bipartite.studies.DEFAULT_SCHEDULER_TIMEOUT`).
+* Locking needs POSIX ``fcntl.flock`` and a local file system (NFS only if the server supports
+  byte-range locks); without ``fcntl`` (Windows) the runner warns and runs unlocked.
+  Parent-death signals are Linux-only; the watchdog works on any POSIX system.
+* Not covered: processes that a study function starts itself, remote dask workers (they belong
+  to their cluster), and power cuts (records are fsync-ed before the rename, the folder is not).
+* A worker that dies (killed, out of memory) breaks the loky pool: the run stops with
+  ``StudyError``; the finished tasks are kept and ``resume`` runs the rest.
+"""
 
 from __future__ import annotations
 
@@ -7,85 +66,71 @@ import datetime as _dt
 import json
 import math
 import os
-import tempfile
+import platform
 import time
-import traceback
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bipartite.studies.config import BACKENDS, ConfigError, load_config, resolve_config
-from bipartite.studies.tasks import FORMAT_VERSION, Task, canonical_json, execute_task, expand_tasks
+from bipartite.studies.config import (
+    BACKENDS,
+    ConfigError,
+    check_manifest,
+    check_max_tasks,
+    check_study_name,
+    load_config,
+    resolve_config,
+)
+from bipartite.studies.errors import CorruptTaskFileWarning, study_io_error
+from bipartite.studies.execution import DEFAULT_SCHEDULER_TIMEOUT, run_pending, sigterm_raises
+from bipartite.studies.files import (
+    FAILURES_CSV,
+    MANIFEST,
+    RESULTS_CSV,
+    RESULTS_PARQUET,
+    TASK_INDEX_CSV,
+    TASKS_DIR,
+    atomic_path,
+    failed_path,
+    pid_alive,
+    prepare_study_dir,
+    prepare_tasks_dir,
+    remove_stale_temp_files,
+    task_state,
+    write_task_record,
+    write_text_atomic,
+)
+from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
+from bipartite.studies.tasks import Task, canonical_json, expand_tasks
 
 __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "resume_study",
            "run_study", "study_status", "write_text_atomic"]
 
-MANIFEST = "manifest.json"
-TASKS_DIR = "tasks"
-RESULTS_PARQUET = "results.parquet"
-RESULTS_CSV = "results.csv"
-FAILURES_CSV = "failures.csv"
-TASK_INDEX_CSV = "task_index.csv"
+# Re-exported here for compatibility (the folder layout lives in bipartite.studies.files).
+__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TASKS_DIR",
+            "TASK_INDEX_CSV"]
 
 
-# --------------------------------------------------------------------------------------------
-# Files of a study folder
-# --------------------------------------------------------------------------------------------
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temporary file in the same folder, then replace."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _ok_path(study_dir: Path, key: str) -> Path:
-    return study_dir / TASKS_DIR / f"{key}.json"
-
-
-def _failed_path(study_dir: Path, key: str) -> Path:
-    return study_dir / TASKS_DIR / f"{key}.failed.json"
-
-
-def _write_record(study_dir: Path, record: dict) -> None:
-    key = record["key"]
-    if record["status"] == "ok":
-        write_text_atomic(_ok_path(study_dir, key), json.dumps(record, indent=1))
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(_failed_path(study_dir, key))
-    else:
-        write_text_atomic(_failed_path(study_dir, key), json.dumps(record, indent=1))
-
-
-def _read_record(path: Path) -> dict | None:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return None
-
-
-def read_manifest(study_dir: Path) -> dict:
+def read_manifest(study_dir: str | os.PathLike) -> dict:
+    """The resolved configuration of a study folder (``manifest.json``), shape-checked
+    (:func:`~bipartite.studies.config.check_manifest`: errors name the file and the key)."""
+    study_dir = Path(study_dir)
     path = study_dir / MANIFEST
     if not path.is_file():
         raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
                                 "(start a study with `bipartite study run CONFIG.toml`).")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise study_io_error(exc, "reading", path) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: the manifest is not UTF-8 text ({exc}).") from None
+    try:
+        manifest = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: the manifest is not valid JSON: {exc}") from None
-    if manifest.get("format") != FORMAT_VERSION:
-        raise ConfigError(f"{path}: unsupported manifest format {manifest.get('format')!r}.")
-    return manifest
+    return check_manifest(manifest, str(path))
 
 
 def _manifest_identity(config: Mapping) -> dict:
@@ -116,71 +161,54 @@ class StudyResult:
         return not self.failures
 
 
-def _run_loky(pending: list[Task], jobs: int):
-    from joblib import Parallel, delayed
+def _with_overrides(config: Mapping, jobs, backend, scheduler, max_tasks) -> dict:
+    config = dict(config)
+    execution = dict(config["execution"])
+    if jobs is not None:
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"The 'jobs' parameter must be an integer >= 1, got {jobs!r}.")
+        execution["jobs"] = jobs
+    if backend is not None:
+        from bipartite._utils.validation import check_option
 
-    parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator_unordered",
-                        batch_size=1, pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(execute_task)(t.as_dict()) for t in pending)
+        check_option(backend, "backend", BACKENDS)
+        execution["backend"] = backend
+    if scheduler is not None:
+        execution["scheduler"] = scheduler
+    if max_tasks is not None:
+        execution["max_tasks"] = check_max_tasks(max_tasks, "The 'max_tasks' parameter")
+    config["execution"] = execution
+    return config
 
 
-def _run_dask(pending: list[Task], jobs: int, scheduler: str | None, cluster_kwargs: Mapping):
-    from distributed import Client, LocalCluster, as_completed
+def _write_manifest_or_check(study_dir: Path, config: dict, n_tasks: int) -> None:
+    manifest_path = study_dir / MANIFEST
+    if manifest_path.is_file():
+        old = read_manifest(study_dir)
+        if _manifest_identity(old) != _manifest_identity(config):
+            raise ConfigError(f"{study_dir} already holds a different study "
+                              f"({old.get('name')!r} from {old.get('source')}); choose another "
+                              "--out folder, or use `bipartite study resume` to continue it.")
+        return
+    manifest = dict(config)
+    manifest["created_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    from bipartite import __version__
 
-    cluster = None
-    if scheduler:
-        client = Client(scheduler)
-    else:
-        kwargs = {"n_workers": jobs, "threads_per_worker": 1, "dashboard_address": None,
-                  "processes": True, **dict(cluster_kwargs)}
-        cluster = LocalCluster(**kwargs)
-        client = Client(cluster)
+    manifest["bipartite_version"] = __version__
+    manifest["n_tasks"] = n_tasks
     try:
-        futures = {}
-        for t in pending:
-            fut = client.submit(execute_task, t.as_dict(), key=f"bipartite-{t.key}", pure=False)
-            futures[fut] = t
-        for fut in as_completed(futures):
-            task = futures[fut]
-            try:
-                yield fut.result()
-            except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
-                yield {"format": FORMAT_VERSION, "key": task.key, "study": task.study,
-                       "function": task.function, "params": task.params,
-                       "replicate": task.replicate, "seed": task.seed, "status": "failed",
-                       "error": f"{type(exc).__name__}: {exc}",
-                       "traceback": traceback.format_exc(), "elapsed_s": float("nan")}
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-def _execute_pending(study_dir: Path, pending: list[Task], *, jobs: int, backend: str,
-                     scheduler: str | None, progress: bool, n_total: int, n_done: int,
-                     dask_cluster_kwargs: Mapping | None, desc: str) -> list[dict]:
-    from tqdm.auto import tqdm
-
-    if backend == "dask":
-        stream = _run_dask(pending, jobs, scheduler, dask_cluster_kwargs or {})
-    else:
-        stream = _run_loky(pending, jobs)
-    failures = []
-    with tqdm(total=n_total, initial=n_done, desc=desc, unit="task", disable=not progress,
-              dynamic_ncols=True) as bar:
-        for record in stream:
-            _write_record(study_dir, record)
-            if record["status"] != "ok":
-                failures.append(record)
-                bar.set_postfix(failed=len(failures))
-            bar.update(1)
-    return failures
+        write_text_atomic(manifest_path, json.dumps(manifest, indent=1))
+    except OSError as exc:
+        raise study_io_error(exc, "writing", manifest_path, study_dir=study_dir) from None
 
 
 def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | None = None, *,
               jobs: int | None = None, backend: str | None = None, scheduler: str | None = None,
               progress: bool = True, retry_failed: bool = True,
-              dask_cluster_kwargs: Mapping | None = None) -> StudyResult:
+              dask_cluster_kwargs: Mapping | None = None,
+              lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+              scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+              max_tasks: int | None = None) -> StudyResult:
     """Run (or continue) a study into ``out_dir`` and gather its results.
 
     Parameters
@@ -195,97 +223,120 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
         (``dask_cluster_kwargs`` are passed to it, e.g. ``{"processes": False}``).
     progress : show a tqdm progress bar (on stderr).
     retry_failed : rerun tasks that failed before (default) or keep their failure records.
+    lock_timeout : seconds to wait while another run holds the folder (``0``, the default:
+        fail at once with :class:`~bipartite.studies.StudyLockedError`; ``None``: wait for ever).
+    scheduler_timeout : seconds to reach the dask ``scheduler`` before failing with
+        :class:`~bipartite.studies.StudyError` (default 30).
+    max_tasks : largest number of tasks allowed (default ``[execution] max_tasks``, else
+        :data:`~bipartite.studies.MAX_TASKS`); checked before the tasks are listed.
 
     Returns
     -------
     StudyResult with ``results`` (the tidy table, also written to ``results.parquet`` and
     ``results.csv``), the counts of tasks skipped and run, and the failure records.
+
+    Raises
+    ------
+    ConfigError (bad config or manifest, bad name, too many tasks, folder of another study),
+    StudyLockedError, StudyIOError (disk full, path not a folder, no permission), StudyError
+    (scheduler unreachable, worker pool broken), KeyboardInterrupt and StudyTerminated (SIGTERM,
+    exit status 143) after the finished tasks are saved and the workers stopped. See the module
+    docstring for the guarantees.
     """
     if isinstance(config, str | os.PathLike):
         config = load_config(config)
     elif "format" not in config:
         config = resolve_config(config)
-    config = dict(config)
+    config = _with_overrides(config, jobs, backend, scheduler, max_tasks)
+    check_study_name(config["name"], f"{config.get('source', '<config>')}: study name")
     study_dir = Path(out_dir) if out_dir is not None else Path("results") / config["name"]
-    if jobs is not None:
-        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-            raise ValueError(f"The 'jobs' parameter must be an integer >= 1, got {jobs!r}.")
-        config["execution"] = {**config["execution"], "jobs": jobs}
-    if backend is not None:
-        from bipartite._utils.validation import check_option
+    tasks = expand_tasks(config)  # refuses too many tasks before touching the disk
+    with sigterm_raises():
+        prepare_study_dir(study_dir)
+        with StudyLock(study_dir, timeout=lock_timeout):
+            return _run_locked(study_dir, config, tasks, progress=progress,
+                               retry_failed=retry_failed, scheduler_timeout=scheduler_timeout,
+                               dask_cluster_kwargs=dask_cluster_kwargs)
 
-        check_option(backend, "backend", BACKENDS)
-        config["execution"] = {**config["execution"], "backend": backend}
-    if scheduler is not None:
-        config["execution"] = {**config["execution"], "scheduler": scheduler}
-    tasks = expand_tasks(config)
 
-    manifest_path = study_dir / MANIFEST
-    if manifest_path.is_file():
-        old = read_manifest(study_dir)
-        if _manifest_identity(old) != _manifest_identity(config):
-            raise ConfigError(f"{study_dir} already holds a different study "
-                              f"({old.get('name')!r} from {old.get('source')}); choose another "
-                              "--out folder, or use `bipartite study resume` to continue it.")
-    else:
-        manifest = dict(config)
-        manifest["created_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        from bipartite import __version__
+def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: bool,
+                retry_failed: bool, scheduler_timeout: float,
+                dask_cluster_kwargs: Mapping | None) -> StudyResult:
+    from tqdm.auto import tqdm
 
-        manifest["bipartite_version"] = __version__
-        manifest["n_tasks"] = len(tasks)
-        write_text_atomic(manifest_path, json.dumps(manifest, indent=1))
-    (study_dir / TASKS_DIR).mkdir(parents=True, exist_ok=True)
+    _write_manifest_or_check(study_dir, config, len(tasks))
+    tasks_dir = prepare_tasks_dir(study_dir)
+    for folder in (study_dir, tasks_dir):
+        remove_stale_temp_files(folder)
 
     start = time.perf_counter()
-    done = [t for t in tasks if _ok_path(study_dir, t.key).is_file()]
-    kept_failed = []
-    if not retry_failed:
-        kept_failed = [t for t in tasks
-                       if t not in done and _failed_path(study_dir, t.key).is_file()]
-    skip = {t.key for t in done} | {t.key for t in kept_failed}
-    pending = [t for t in tasks if t.key not in skip]
+    states = {t.key: task_state(study_dir, t, repair=True)[0] for t in tasks}
+    keep = {"ok"} | ({"failed"} if not retry_failed else set())
+    pending = [t for t in tasks if states[t.key] not in keep]
+    kept_failed = [t for t in tasks if states[t.key] == "failed" and not retry_failed]
+    n_skip = len(tasks) - len(pending)
     ex = config["execution"]
-    failures = []
+    failures: list[dict] = []
     if pending:
-        failures = _execute_pending(
-            study_dir, pending, jobs=ex["jobs"], backend=ex["backend"],
-            scheduler=ex["scheduler"], progress=progress, n_total=len(tasks),
-            n_done=len(skip), dask_cluster_kwargs=dask_cluster_kwargs, desc=config["name"])
+        with tqdm(total=len(tasks), initial=n_skip, desc=config["name"], unit="task",
+                  disable=not progress, dynamic_ncols=True) as bar:
+
+            def on_record(record: dict) -> None:
+                write_task_record(study_dir, record)
+                if record["status"] != "ok":
+                    failures.append(record)
+                    bar.set_postfix(failed=len(failures))
+                bar.update(1)
+
+            run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
+                        scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
+                        dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir))
     for t in kept_failed:
-        rec = _read_record(_failed_path(study_dir, t.key))
-        if rec is not None:
+        state, rec = task_state(study_dir, t, repair=False)
+        if state == "failed":
             failures.append(rec)
     order = {t.key: i for i, t in enumerate(tasks)}
     failures.sort(key=lambda rec: order.get(rec["key"], len(order)))  # task order, not finish
     results = collect_results(study_dir, tasks=tasks)
-    return StudyResult(study_dir, results, len(tasks), len(skip), len(pending), failures,
+    return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), failures,
                        time.perf_counter() - start)
 
 
 def resume_study(study_dir: str | os.PathLike, *, jobs: int | None = None,
                  backend: str | None = None, scheduler: str | None = None,
                  progress: bool = True, retry_failed: bool = True,
-                 dask_cluster_kwargs: Mapping | None = None) -> StudyResult:
+                 dask_cluster_kwargs: Mapping | None = None,
+                 lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
+                 scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+                 max_tasks: int | None = None) -> StudyResult:
     """Continue a study from its folder alone (its ``manifest.json``): finished tasks are kept,
-    unfinished (and, with ``retry_failed``, failed) tasks are run. Options as :func:`run_study`."""
+    unfinished, corrupt and (with ``retry_failed``) failed tasks are run. Options and errors as
+    :func:`run_study`."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
     return run_study(manifest, study_dir, jobs=jobs, backend=backend, scheduler=scheduler,
                      progress=progress, retry_failed=retry_failed,
-                     dask_cluster_kwargs=dask_cluster_kwargs)
+                     dask_cluster_kwargs=dask_cluster_kwargs, lock_timeout=lock_timeout,
+                     scheduler_timeout=scheduler_timeout, max_tasks=max_tasks)
 
 
 def study_status(study_dir: str | os.PathLike) -> dict:
-    """Counts of finished, failed and pending tasks of a study folder."""
+    """Counts of finished, failed, corrupt and pending tasks of a study folder (read-only: a
+    corrupt task file is counted, not moved), and the pid of the run holding the folder, if
+    any (``running_pid``, from the lock file; ``None`` when no run is active)."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
     tasks = expand_tasks(manifest)
-    done = sum(_ok_path(study_dir, t.key).is_file() for t in tasks)
-    failed = sum((not _ok_path(study_dir, t.key).is_file())
-                 and _failed_path(study_dir, t.key).is_file() for t in tasks)
+    counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
+    for t in tasks:
+        counts[task_state(study_dir, t, repair=False)[0]] += 1
+    holder = read_lock_holder(study_dir / LOCK_FILE) if (study_dir / LOCK_FILE).is_file() else {}
+    pid = holder.get("pid")
+    running = (pid if isinstance(pid, int) and holder.get("host") == platform.node()
+               and pid_alive(pid) else None)
     return {"name": manifest["name"], "function": manifest["function"], "tasks": len(tasks),
-            "done": done, "failed": failed, "pending": len(tasks) - done - failed}
+            "done": counts["ok"], "failed": counts["failed"], "corrupt": counts["corrupt"],
+            "pending": counts["pending"], "running_pid": running}
 
 
 def _table_value(value: Any) -> Any:
@@ -301,48 +352,65 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
     One row per result row of each task, in task order (never completion order): columns
     ``study, function, task, replicate, seed``, then the parameters, then the study's own
     columns. Lists are stored as JSON text. With ``write``, also writes ``results.parquet``,
-    ``results.csv``, ``task_index.csv`` (status and time of each task) and ``failures.csv``.
+    ``results.csv``, ``task_index.csv`` (status and time of each task) and ``failures.csv``,
+    each atomically; a write error (disk full...) raises :class:`~bipartite.studies.StudyIOError`
+    naming the file. A corrupt task file is left in place, counted as ``corrupt`` in
+    ``task_index.csv`` with a :class:`~bipartite.studies.CorruptTaskFileWarning` (a run moves it
+    aside and reruns the task).
     """
     import pandas as pd
 
     study_dir = Path(study_dir)
     if tasks is None:
         tasks = expand_tasks(read_manifest(study_dir))
-    rows, index, failures = [], [], []
+    rows, index, failures, corrupt = [], [], [], []
     for t in tasks:
-        rec = _read_record(_ok_path(study_dir, t.key))
-        status = "ok" if rec is not None else "pending"
-        if rec is None:
-            frec = _read_record(_failed_path(study_dir, t.key))
-            if frec is not None:
-                status = "failed"
-                failures.append({"task": t.key, "replicate": t.replicate,
-                                 "params": canonical_json(t.params), "error": frec.get("error"),
-                                 "file": str(_failed_path(study_dir, t.key))})
+        status, rec = task_state(study_dir, t, repair=False)
+        if status == "corrupt":
+            corrupt.append(t.key)
+        if status == "failed":
+            failures.append({"task": t.key, "replicate": t.replicate,
+                             "params": canonical_json(t.params), "error": rec.get("error"),
+                             "file": str(failed_path(study_dir, t.key))})
+        ok = rec if status == "ok" else None
         index.append({"task": t.key, "replicate": t.replicate, "seed": t.seed,
                       "params": canonical_json(t.params), "status": status,
-                      "elapsed_s": (rec or {}).get("elapsed_s"),
-                      "cpu_s": (rec or {}).get("cpu_s")})
-        if rec is None:
+                      "elapsed_s": (ok or {}).get("elapsed_s"),
+                      "cpu_s": (ok or {}).get("cpu_s")})
+        if ok is None:
             continue
         base = {"study": t.study, "function": t.function, "task": t.key,
                 "replicate": t.replicate, "seed": t.seed}
         base.update({k: _table_value(v) for k, v in t.params.items()})
-        for row in rec["rows"]:
+        for row in ok["rows"]:
             rows.append({**base, **{k: _table_value(v) for k, v in row.items()}})
+    if corrupt:
+        warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
+                      f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
+                      f"`bipartite study resume {study_dir}` moves them aside and reruns them.",
+                      CorruptTaskFileWarning, stacklevel=2)
     df = pd.DataFrame(rows)
     if write:
-        _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV)
-        pd.DataFrame(index).to_csv(study_dir / TASK_INDEX_CSV, index=False)
+        _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV, study_dir)
+        _write_csv(pd.DataFrame(index), study_dir / TASK_INDEX_CSV, study_dir)
         failures_path = study_dir / FAILURES_CSV
         if failures:
-            pd.DataFrame(failures).to_csv(failures_path, index=False)
-        elif failures_path.exists():
-            failures_path.unlink()
+            _write_csv(pd.DataFrame(failures), failures_path, study_dir)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                failures_path.unlink()
     return df
 
 
-def _write_table(df, parquet_path: Path, csv_path: Path) -> None:
+def _write_csv(df, path: Path, study_dir: Path) -> None:
+    try:
+        with atomic_path(path) as tmp:
+            df.to_csv(tmp, index=False)
+    except OSError as exc:
+        raise study_io_error(exc, "writing", path, study_dir=study_dir) from None
+
+
+def _write_table(df, parquet_path: Path, csv_path: Path, study_dir: Path) -> None:
     """Parquet (pyarrow) + CSV; object columns mixing types are stored as text in Parquet."""
     out = df.copy()
     for col in out.columns:
@@ -351,12 +419,12 @@ def _write_table(df, parquet_path: Path, csv_path: Path) -> None:
                      (isinstance(v, float) and math.isnan(v))}
             if len(kinds) > 1:
                 out[col] = out[col].map(lambda v: None if v is None else str(v))
-    tmp = parquet_path.with_name(f".{parquet_path.name}.tmp")
-    out.to_parquet(tmp, index=False, engine="pyarrow")
-    os.replace(tmp, parquet_path)
-    tmp = csv_path.with_name(f".{csv_path.name}.tmp")
-    df.to_csv(tmp, index=False)
-    os.replace(tmp, csv_path)
+    try:
+        with atomic_path(parquet_path) as tmp:
+            out.to_parquet(tmp, index=False, engine="pyarrow")
+    except OSError as exc:
+        raise study_io_error(exc, "writing", parquet_path, study_dir=study_dir) from None
+    _write_csv(df, csv_path, study_dir)
 
 
 def read_results(study_dir: str | os.PathLike):
@@ -367,5 +435,3 @@ def read_results(study_dir: str | os.PathLike):
     if not path.is_file():
         return collect_results(study_dir)
     return pd.read_parquet(path)
-
-

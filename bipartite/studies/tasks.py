@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from bipartite.studies.config import FORMAT_VERSION, ConfigError, resolve_function
+from bipartite.studies.config import FORMAT_VERSION, MAX_TASKS, ConfigError, resolve_function
 
 #: Columns the runner adds in front of every result row.
 TASK_COLUMNS = ("study", "function", "task", "replicate", "seed")
@@ -89,8 +89,44 @@ class Task:
         return dataclasses.asdict(self)
 
 
-def expand_tasks(config: Mapping) -> list[Task]:
-    """All tasks of a resolved configuration, in a fixed order: cases x grid x replicates."""
+def count_tasks(config: Mapping) -> int:
+    """Number of tasks of a resolved configuration, computed without listing them:
+    ``max(1, #cases) x product of the grid's list lengths x #replicates``.
+
+    >>> count_tasks({"cases": [], "grid": {"a": [1, 2, 3], "b": [0.1, 0.2]}, "replicates": [0, 1]})
+    12
+    """
+    n = max(1, len(config["cases"])) * len(config["replicates"])
+    for values in config["grid"].values():
+        n *= len(values)
+    return n
+
+
+def expand_tasks(config: Mapping, *, max_tasks: int | None = None) -> list[Task]:
+    """All tasks of a resolved configuration, in a fixed order: cases x grid x replicates.
+
+    Refuses (:class:`ConfigError`, before listing any task) a study of more than ``max_tasks``
+    tasks: the argument, else ``[execution] max_tasks``, else :data:`MAX_TASKS`.
+
+    >>> cfg = {"name": "big", "function": "f", "seed": 0, "replicates": [0], "params": {},
+    ...        "paired_seeds": False, "cases": [], "execution": {"threads_per_task": 1},
+    ...        "grid": {"a": list(range(2000)), "b": list(range(1000))}}
+    >>> expand_tasks(cfg)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    bipartite.studies.config.ConfigError: <config>: study 'big' has 2,000,000 tasks (1 case(s) x grid 2000 x 1000 x 1 replicate(s)), above the limit of 1,000,000 ...
+    """
+    limit = max_tasks if max_tasks is not None else config["execution"].get("max_tasks",
+                                                                             MAX_TASKS)
+    n_tasks = count_tasks(config)
+    if n_tasks > limit:
+        sizes = " x ".join(str(len(v)) for v in config["grid"].values()) or "(none)"
+        raise ConfigError(
+            f"{config.get('source', '<config>')}: study {config['name']!r} has {n_tasks:,} tasks "
+            f"({max(1, len(config['cases']))} case(s) x grid {sizes} x "
+            f"{len(config['replicates'])} replicate(s)), above the limit of {limit:,} "
+            "(MAX_TASKS); check the grid, or raise the limit with [execution] max_tasks = N "
+            "(or the max_tasks argument of run_study).")
     grid_keys = list(config["grid"])
     cases = config["cases"] or [{}]
     tasks = []

@@ -178,7 +178,7 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     assert (kept.n_run, len(kept.failures)) == (0, 6)
     assert studies.study_status(tmp_path / "s") == {
         "name": "demo", "function": "demo.binormal_auc", "tasks": 12, "done": 6, "failed": 6,
-        "pending": 0}
+        "corrupt": 0, "pending": 0, "running_pid": None}
 
 
 def test_bad_rows_become_failures(tmp_path, monkeypatch):

@@ -1,0 +1,99 @@
+"""Errors and warnings of the study runner (besides :class:`~bipartite.studies.ConfigError`).
+
+Every error the runner raises for a problem outside a task names the path (study folder, file)
+or the key it is about, and says what to do next. Command-line front ends map
+:class:`StudyError` to exit status 2 and :class:`StudyTerminated` (a ``SystemExit``) to 143.
+"""
+
+
+from __future__ import annotations
+
+import errno as _errno
+
+#: Exit status of a driver stopped by SIGTERM (128 + 15, the shell convention).
+EXIT_SIGTERM = 143
+
+
+class StudyError(Exception):
+    """The runner cannot go on (folder in use, not writable, scheduler unreachable, worker pool
+    broken...). The message names the folder, file or address and what to do."""
+
+
+class StudyLockedError(StudyError):
+    """Another run holds the study folder's lock (:mod:`bipartite.studies.locking`).
+
+    Attributes: ``study_dir``, ``lock_path``, ``holder`` (``{"pid", "host", "started_at"}`` as
+    written by the holder; values may be ``None`` when unreadable).
+    """
+
+    def __init__(self, message: str, *, study_dir=None, lock_path=None, holder=None):
+        super().__init__(message)
+        self.study_dir = study_dir
+        self.lock_path = lock_path
+        self.holder = holder or {}
+
+
+class StudyIOError(StudyError, OSError):
+    """A file of the study folder could not be written or read (disk full, not a folder, no
+    permission...). Also an :class:`OSError`; ``errno`` is that of the underlying error and
+    ``path`` the file concerned."""
+
+    def __init__(self, message: str, *, path=None, errno: int | None = None):
+        super().__init__(message)
+        self.path = path
+        self.errno = errno
+
+
+class StudyTerminated(SystemExit):
+    """Raised by the runner once it has stopped its workers and saved the finished tasks after a
+    SIGTERM: a ``SystemExit`` with code 143, so a script or the CLI exits with that status unless
+    the caller catches it."""
+
+    def __init__(self, message: str = "terminated by SIGTERM"):
+        super().__init__(EXIT_SIGTERM)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CorruptTaskFileWarning(UserWarning):
+    """A task file was unreadable or of the wrong shape; it was moved aside and the task rerun."""
+
+
+#: errno values meaning "no room left" (disk full, quota, file too large).
+NO_SPACE_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
+                                        for name in ("ENOSPC", "EDQUOT", "EFBIG")) if e)
+#: errno values meaning "not allowed to write here".
+NO_PERMISSION_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
+                                             for name in ("EACCES", "EPERM", "EROFS")) if e)
+
+
+def study_io_error(exc: OSError, action: str, path=None, *, study_dir=None) -> StudyIOError:
+    """A :class:`StudyIOError` for ``exc`` raised while ``action`` (e.g. ``"writing"``) ``path``,
+    with a hint that depends on the cause.
+
+    >>> import errno
+    >>> err = study_io_error(OSError(errno.ENOSPC, "No space left on device"), "writing",
+    ...                      "out/results.csv", study_dir="out")
+    >>> print(err)  # doctest: +NORMALIZE_WHITESPACE
+    cannot write out/results.csv: No space left on device [ENOSPC]. The disk is full (or over
+    quota, or the file too large): free space, then run `bipartite study resume out`; finished
+    tasks are kept in out/tasks.
+    """
+    path = path if path is not None else exc.filename
+    code = exc.errno
+    name = _errno.errorcode.get(code, str(code)) if code is not None else type(exc).__name__
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    verb = {"writing": "write", "reading": "read", "creating": "create",
+            "moving": "move", "locking": "lock"}.get(action, action)
+    message = f"cannot {verb} {path}: {reason} [{name}]."
+    if code in NO_SPACE_ERRNOS:
+        message += " The disk is full (or over quota, or the file too large): free space, then"
+        message += (f" run `bipartite study resume {study_dir}`; finished tasks are kept in "
+                    f"{study_dir}/tasks." if study_dir is not None else " try again.")
+    elif code in NO_PERMISSION_ERRNOS:
+        message += " The folder is not writable by this user: choose another --out folder."
+    elif code == _errno.ENOTDIR:
+        message += " A part of this path is a file, not a folder: choose another --out folder."
+    return StudyIOError(message, path=path, errno=code)

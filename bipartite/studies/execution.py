@@ -1,0 +1,271 @@
+"""Running the pending tasks of a study: in the driver, on a loky process pool, or on dask.
+
+Every finished task's record goes to a callback (the runner writes its file) as soon as it
+arrives, in the driver process. The pool never outlives the driver:
+
+* **loky** (``jobs > 1``): a process pool of its own per run (no pool is shared or reused). Each
+  worker, when it starts (:func:`worker_initializer`), asks Linux to SIGKILL it when the driver
+  dies (``prctl(PR_SET_PDEATHSIG)``) and starts a watchdog thread that polls ``os.getppid()``
+  every :data:`WATCHDOG_POLL_S` s and exits when the driver is gone (any POSIX system; also
+  covers the moment before ``prctl``). Workers ignore SIGINT: Ctrl-C reaches the driver, which
+  stops them. The pool's resource-tracker processes exit once driver and workers are gone.
+  At most :data:`IN_FLIGHT_PER_WORKER` tasks per worker are submitted at a time.
+* **dask**: ``dask.distributed`` (an existing scheduler, reached within ``scheduler_timeout``
+  seconds, or a ``LocalCluster`` whose processes ``distributed`` ties to the driver).
+
+On KeyboardInterrupt or SIGTERM (:func:`sigterm_raises`, which turns SIGTERM into
+:class:`~bipartite.studies.StudyTerminated`), the records of tasks already finished are saved,
+the pool is shut down with its workers killed (``kill_workers=True``), and the exception goes on.
+A worker that dies (killed, out of memory, a crash in C code) breaks the loky pool: the run
+stops with :class:`~bipartite.studies.StudyError` (finished tasks stay saved).
+"""
+
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import math
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+
+from bipartite.studies.config import FORMAT_VERSION
+from bipartite.studies.errors import StudyError, StudyIOError, StudyTerminated
+from bipartite.studies.tasks import Task, execute_task
+
+#: Seconds between two checks of the worker watchdog (a worker outlives a killed driver by at
+#: most about this long, on systems without ``PR_SET_PDEATHSIG``).
+WATCHDOG_POLL_S = 0.5
+#: Default ``scheduler_timeout``: seconds to reach a dask scheduler given by address.
+DEFAULT_SCHEDULER_TIMEOUT = 30.0
+#: Tasks submitted to the loky pool per worker at a time (bounded memory, quick shutdown).
+IN_FLIGHT_PER_WORKER = 2
+#: Exit status of a worker whose driver died.
+ORPHAN_EXIT_STATUS = 70
+
+#: Thread-count variables set in loky workers (as joblib does), unless set in the environment.
+THREAD_ENV_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                   "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMBA_NUM_THREADS",
+                   "NUMEXPR_NUM_THREADS")
+
+OnRecord = Callable[[dict], object]
+
+
+# --------------------------------------------------------------------------------------------
+# Workers die with the driver
+# --------------------------------------------------------------------------------------------
+
+
+def set_parent_death_signal(sig: int = signal.SIGKILL) -> bool:
+    """Linux only: have the kernel send ``sig`` to this process when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``). Returns whether it was set."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl(1, int(sig), 0, 0, 0) == 0  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return False
+
+
+def watch_parent(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:
+    """Loop until the parent process is no longer ``driver_pid``, then exit at once."""
+    while True:
+        if os.getppid() != driver_pid:
+            os._exit(ORPHAN_EXIT_STATUS)
+        time.sleep(poll_s)
+
+
+def worker_initializer(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:
+    """Initializer of the loky workers: ignore SIGINT, die with the driver (parent-death signal
+    and a watchdog thread)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_parent_death_signal()
+    if os.getppid() != driver_pid:  # the driver died before prctl took effect
+        os._exit(ORPHAN_EXIT_STATUS)
+    threading.Thread(target=watch_parent, args=(driver_pid, poll_s), daemon=True,
+                     name="bipartite-driver-watchdog").start()
+
+
+def worker_env(jobs: int) -> dict:
+    """Thread-count variables of the workers: cores // jobs (at least 1), as joblib sets them,
+    for variables not set already (tasks also pin their threads with ``threads_per_task``)."""
+    n = str(max((os.cpu_count() or 1) // max(jobs, 1), 1))
+    return {var: n for var in THREAD_ENV_VARS if var not in os.environ}
+
+
+# --------------------------------------------------------------------------------------------
+# SIGTERM
+# --------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def sigterm_raises():
+    """While active (main thread only; elsewhere a no-op), the first SIGTERM raises
+    :class:`StudyTerminated` (exit status 143) in the main thread, so that ``finally`` blocks
+    stop the workers and the finished tasks are saved; later SIGTERMs are ignored while it
+    unwinds. The previous handler is restored on exit."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise StudyTerminated("terminated by SIGTERM; finished tasks are saved")
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # pragma: no cover - no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+
+
+# --------------------------------------------------------------------------------------------
+# Running the tasks
+# --------------------------------------------------------------------------------------------
+
+
+def failed_record(task: Task, exc: BaseException) -> dict:
+    """A failure record for a task whose result never came back (a lost dask worker, ...)."""
+    return {"format": FORMAT_VERSION, "key": task.key, "study": task.study,
+            "function": task.function, "params": task.params, "replicate": task.replicate,
+            "seed": task.seed, "status": "failed", "error": f"{type(exc).__name__}: {exc}",
+            "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
+
+
+def run_pending(pending: Sequence[Task], on_record: OnRecord, *, jobs: int = 1,
+                backend: str = "loky", scheduler: str | None = None,
+                scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
+                dask_cluster_kwargs: Mapping | None = None, where: str = "the study") -> None:
+    """Run ``pending`` tasks, calling ``on_record(record)`` in this process as each finishes.
+    ``where`` (the study folder) is named in errors."""
+    if backend == "dask":
+        run_dask(pending, on_record, jobs=jobs, scheduler=scheduler,
+                 scheduler_timeout=scheduler_timeout,
+                 cluster_kwargs=dask_cluster_kwargs or {}, where=where)
+    elif jobs == 1:
+        for task in pending:
+            on_record(execute_task(task.as_dict()))
+    else:
+        run_loky(pending, on_record, jobs=jobs, where=where)
+
+
+def save_finished(futures: Mapping, on_record: OnRecord, finished: Callable) -> None:
+    """After an interrupt: hand over the records of futures that finished but were not handled
+    yet (a disk error stops it quietly: the interrupt is what the caller must see)."""
+    for fut in list(futures):
+        if not finished(fut):
+            continue
+        try:
+            on_record(fut.result())
+        except StudyIOError:
+            return
+        except Exception:  # noqa: BLE001, S112 - a failed future: its task stays pending
+            continue
+
+
+def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: str) -> None:
+    """Run tasks on a loky process pool of ``jobs`` workers that die with this process."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import BrokenProcessPool, ProcessPoolExecutor
+
+    jobs = max(1, min(jobs, len(pending)))
+    executor = ProcessPoolExecutor(max_workers=jobs, initializer=worker_initializer,
+                                   initargs=(os.getpid(), WATCHDOG_POLL_S), env=worker_env(jobs))
+    order = {t.key: i for i, t in enumerate(pending)}
+    in_flight: dict = {}
+    todo = iter(pending)
+    clean = False
+
+    def fill():
+        while len(in_flight) < IN_FLIGHT_PER_WORKER * jobs:
+            task = next(todo, None)
+            if task is None:
+                return
+            in_flight[executor.submit(execute_task, task.as_dict())] = task
+
+    try:
+        fill()
+        while in_flight:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            for fut in sorted(done, key=lambda f: order[in_flight[f].key]):
+                task = in_flight[fut]
+                try:
+                    record = fut.result()
+                except BrokenProcessPool as exc:
+                    raise StudyError(
+                        f"{where}: a worker process died while running tasks ({exc}). The "
+                        "finished tasks are saved; run `bipartite study resume` on the folder "
+                        "to run the rest (a task that kills its worker every time, e.g. by "
+                        "running out of memory, needs fewer --jobs or more memory).") from None
+                except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot travel
+                    record = failed_record(task, exc)
+                on_record(record)
+                del in_flight[fut]
+            fill()
+        clean = True
+    except (KeyboardInterrupt, StudyTerminated):
+        save_finished(in_flight, on_record,
+                      lambda f: f.done() and not f.cancelled() and f.exception() is None)
+        raise
+    finally:
+        executor.shutdown(wait=True, kill_workers=not clean)
+
+
+def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, scheduler: str | None,
+             scheduler_timeout: float, cluster_kwargs: Mapping, where: str) -> None:
+    """Run tasks on dask: the scheduler at ``scheduler`` (reached within ``scheduler_timeout``
+    seconds) or a ``LocalCluster`` of ``jobs`` worker processes."""
+    from distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if scheduler:
+        try:
+            client = Client(scheduler, timeout=scheduler_timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise StudyError(
+                f"{where}: cannot reach the dask scheduler {scheduler!r} within "
+                f"{scheduler_timeout:g} s ({exc}). Is `dask scheduler` running there and "
+                "reachable from this machine? (The wait is the scheduler_timeout parameter.)"
+            ) from None
+    else:
+        kwargs = {"n_workers": jobs, "threads_per_worker": 1, "dashboard_address": None,
+                  "processes": True, **dict(cluster_kwargs)}
+        cluster = LocalCluster(**kwargs)
+        client = Client(cluster)
+    futures: dict = {}
+    clean = False
+    try:
+        for t in pending:
+            futures[client.submit(execute_task, t.as_dict(), key=f"bipartite-{t.key}",
+                                  pure=False)] = t
+        for fut in as_completed(list(futures)):
+            task = futures[fut]
+            try:
+                record = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
+                record = failed_record(task, exc)
+            on_record(record)
+            del futures[fut]
+        clean = True
+    except (KeyboardInterrupt, StudyTerminated):
+        save_finished(futures, on_record, lambda f: f.status == "finished")
+        raise
+    finally:
+        if not clean:
+            with contextlib.suppress(Exception):
+                client.cancel(list(futures))
+        client.close()
+        if cluster is not None:
+            cluster.close()

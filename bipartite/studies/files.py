@@ -1,0 +1,266 @@
+"""The files of a study folder: layout, atomic writes, task records and their checks.
+
+Every file the runner writes goes to a unique temporary name in its own folder
+(``.<name>.<pid>-<8 hex>.tmp``, created with ``O_EXCL``), is flushed and ``fsync``-ed, then moved
+into place with :func:`os.replace`: readers see the old file or the new one, never a part, and two
+writers never share a temporary file. Temporary files of processes that are gone (a ``kill -9``
+between write and rename) are removed by the next run (:func:`remove_stale_temp_files`).
+"""
+
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import errno
+import json
+import os
+import re
+import secrets
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+from bipartite.studies.config import FORMAT_VERSION
+from bipartite.studies.errors import CorruptTaskFileWarning, StudyIOError, study_io_error
+
+MANIFEST = "manifest.json"
+TASKS_DIR = "tasks"
+RESULTS_PARQUET = "results.parquet"
+RESULTS_CSV = "results.csv"
+FAILURES_CSV = "failures.csv"
+TASK_INDEX_CSV = "task_index.csv"
+#: Suffix of a task file moved aside because it was corrupt: ``<file>.corrupt-<UTC time>``.
+CORRUPT_SUFFIX = ".corrupt-"
+
+#: Temporary files written by :func:`atomic_path` / :func:`write_text_atomic`.
+TEMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.tmp$")
+#: Temporary files of older versions of the runner (fixed or ``mkstemp`` names).
+LEGACY_TEMP_RE = re.compile(r"^\..+\.tmp$")
+
+
+# --------------------------------------------------------------------------------------------
+# Atomic writes
+# --------------------------------------------------------------------------------------------
+
+
+def temp_path(path: Path) -> Path:
+    """A fresh temporary name beside ``path``: ``.<name>.<pid>-<8 random hex>.tmp``."""
+    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a unique temporary path beside ``path``; on success move it onto ``path``
+    (:func:`os.replace`), on any error remove it.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     with atomic_path(Path(d) / "a.txt") as tmp:
+    ...         _ = tmp.write_text("hi")
+    ...     sorted(os.listdir(d))
+    ['a.txt']
+    """
+    path = Path(path)
+    tmp = temp_path(path)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` atomically: a unique temporary file in the same folder
+    (created exclusively, flushed and fsync-ed), then :func:`os.replace`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(path) as tmp:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def pid_alive(pid: int) -> bool:
+    """Is a process with this id running on this machine?"""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_files(folder: Path) -> list[Path]:
+    """Remove the runner's temporary files in ``folder`` whose writer is gone (its pid is not
+    running, or a name of an older runner version); call it while holding the folder's lock.
+    Returns the removed paths."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not name.startswith(".") or not name.endswith(".tmp") or not entry.is_file():
+            continue
+        m = TEMP_RE.match(name)
+        if m is not None and pid_alive(int(m["pid"])):
+            continue
+        if m is None and not LEGACY_TEMP_RE.match(name):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
+
+
+# --------------------------------------------------------------------------------------------
+# The study folder
+# --------------------------------------------------------------------------------------------
+
+
+def prepare_study_dir(study_dir: Path) -> None:
+    """Create the study folder (and its parents), with clear errors when a part of the path is
+    a file or the folder cannot be created."""
+    for part in [study_dir, *study_dir.parents]:
+        if part.exists() or part.is_symlink():
+            if not part.is_dir():
+                what = "is" if part == study_dir else "is below"
+                kind = "a broken link" if not part.exists() else "a file"
+                raise StudyIOError(
+                    f"cannot use {study_dir} as a study folder: it {what} {part}, which is "
+                    f"{kind}, not a folder. Choose another --out folder.",
+                    path=part, errno=errno.ENOTDIR)
+            break
+    try:
+        study_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise study_io_error(exc, "creating", study_dir) from None
+
+
+def prepare_tasks_dir(study_dir: Path) -> Path:
+    """The ``tasks`` folder of a study folder, created if missing; an error if it is a file."""
+    tasks_dir = study_dir / TASKS_DIR
+    if (tasks_dir.exists() or tasks_dir.is_symlink()) and not tasks_dir.is_dir():
+        raise StudyIOError(
+            f"{tasks_dir} is a file, not a folder: the study folder {study_dir} is damaged. "
+            "Move that file aside (the finished tasks live in that folder) and run again.",
+            path=tasks_dir, errno=errno.ENOTDIR)
+    try:
+        tasks_dir.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise study_io_error(exc, "creating", tasks_dir, study_dir=study_dir) from None
+    return tasks_dir
+
+
+# --------------------------------------------------------------------------------------------
+# Task records
+# --------------------------------------------------------------------------------------------
+
+
+def ok_path(study_dir: Path, key: str) -> Path:
+    """``tasks/<key>.json``: the record of a finished task."""
+    return study_dir / TASKS_DIR / f"{key}.json"
+
+
+def failed_path(study_dir: Path, key: str) -> Path:
+    """``tasks/<key>.failed.json``: the record of a task that raised."""
+    return study_dir / TASKS_DIR / f"{key}.failed.json"
+
+
+def write_task_record(study_dir: Path, record: dict) -> Path:
+    """Write a task's record (``ok`` or ``failed``) atomically; a success removes an older
+    failure record of the task. Disk full and the like raise :class:`StudyIOError`."""
+    key = record["key"]
+    path = ok_path(study_dir, key) if record["status"] == "ok" else failed_path(study_dir, key)
+    try:
+        write_text_atomic(path, json.dumps(record, indent=1))
+        if record["status"] == "ok":
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(failed_path(study_dir, key))
+    except OSError as exc:
+        raise study_io_error(exc, "writing", path, study_dir=study_dir) from None
+    return path
+
+
+def record_problem(record, task, status: str) -> str | None:
+    """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
+    ``"failed"``), or ``None`` if it is."""
+    if not isinstance(record, dict):
+        return f"a JSON {type(record).__name__}, not an object"
+    if record.get("format") != FORMAT_VERSION:
+        return f"format {record.get('format')!r}, expected {FORMAT_VERSION}"
+    for field, want in (("key", task.key), ("status", status), ("function", task.function),
+                        ("replicate", task.replicate), ("seed", task.seed)):
+        if record.get(field) != want:
+            return f"{field} {record.get(field)!r}, expected {want!r}"
+    if status == "ok":
+        rows = record.get("rows")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            return "'rows' is not a list of objects"
+    elif not isinstance(record.get("error"), str):
+        return "'error' is not a string"
+    return None
+
+
+def read_task_record(path: Path, task, status: str) -> tuple[dict | None, str | None]:
+    """``(record, None)`` for a valid record, ``(None, None)`` if there is no file,
+    ``(None, reason)`` if the file is corrupt (unreadable, not JSON, wrong shape or task)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, None
+    except IsADirectoryError:
+        return None, "a folder, not a file"
+    except OSError as exc:
+        raise study_io_error(exc, "reading", path) from None
+    if not raw.strip():
+        return None, "empty file"
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"not valid JSON ({exc})"
+    problem = record_problem(record, task, status)
+    return (None, problem) if problem else (record, None)
+
+
+def quarantine(path: Path, reason: str, *, key: str) -> Path:
+    """Move a corrupt task file aside to ``<path>.corrupt-<UTC time>`` and warn
+    (:class:`CorruptTaskFileWarning`); return the new path."""
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    target = path.with_name(f"{path.name}{CORRUPT_SUFFIX}{stamp}")
+    if target.exists():
+        target = target.with_name(f"{target.name}-{os.getpid()}")
+    try:
+        os.replace(path, target)
+    except OSError as exc:
+        raise study_io_error(exc, "moving", path) from None
+    warnings.warn(f"task {key}: {path} is corrupt ({reason}); moved it to {target.name} and "
+                  "the task will be run again.", CorruptTaskFileWarning, stacklevel=3)
+    return target
+
+
+def task_state(study_dir: Path, task, *, repair: bool) -> tuple[str, dict | None]:
+    """``(status, record)`` of one task: ``"ok"``, ``"failed"``, ``"pending"``, or (when not
+    ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
+    (:func:`quarantine`) and the task counts as pending."""
+    corrupt = False
+    for status, path in (("ok", ok_path(study_dir, task.key)),
+                         ("failed", failed_path(study_dir, task.key))):
+        record, problem = read_task_record(path, task, status)
+        if record is not None:
+            return status, record
+        if problem is not None:
+            if repair:
+                quarantine(path, problem, key=task.key)
+            else:
+                corrupt = True
+    return ("corrupt" if corrupt else "pending"), None
