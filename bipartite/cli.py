@@ -104,6 +104,14 @@ def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | No
                    help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies "
                         "--backend dask)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--wait", type=float, nargs="?", const=-1.0, default=0.0, metavar="SECONDS",
+                   help="if another run holds the output folder, wait up to SECONDS for it; "
+                        "no value: wait for ever (default: fail at once)")
+    p.add_argument("--scheduler-timeout", type=_positive_float, default=30.0, metavar="SECONDS",
+                   help="give up connecting to the dask scheduler after SECONDS")
+    p.add_argument("--max-tasks", type=_positive_int, default=None, metavar="N",
+                   help="refuse studies with more tasks (default: 1,000,000, or the config's "
+                        "[execution] max_tasks)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -459,6 +467,15 @@ def _report_study(result) -> int:
     return 0
 
 
+def _runner_limits(args) -> dict:
+    """The runner's lock, scheduler and size options from the command line."""
+    if args.wait is not None and args.wait != -1.0 and not (math.isfinite(args.wait)
+                                                             and args.wait >= 0):
+        raise ValueError(f"--wait must be a number of seconds >= 0, got {args.wait!r}.")
+    return {"lock_timeout": None if args.wait == -1.0 else args.wait,
+            "scheduler_timeout": args.scheduler_timeout, "max_tasks": args.max_tasks}
+
+
 def _backend(args) -> str | None:
     if args.scheduler and args.backend not in (None, "dask"):
         raise ValueError("--scheduler needs --backend dask.")
@@ -488,7 +505,7 @@ def _cmd_study(args) -> int:
         print(json.dumps(studies.study_status(args.dir), indent=1))
         return 0
     kwargs = {"jobs": args.jobs, "backend": _backend(args), "scheduler": args.scheduler,
-              "progress": not args.no_progress}
+              "progress": not args.no_progress, **_runner_limits(args)}
     if args.study_command == "run":
         result = studies.run_study(args.config, args.out, **kwargs)
     else:
@@ -505,7 +522,7 @@ def _cmd_reproduce(args) -> int:
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     options = {"banking": args.banking, "letor": args.letor, "backend": _backend(args) or "loky",
                "scheduler": args.scheduler, "only": only, "smoke": args.smoke,
-               "progress": not args.no_progress}
+               "progress": not args.no_progress, "runner": _runner_limits(args)}
     files = paper.run(out, quick=args.quick or args.smoke, jobs=args.jobs, **options)
     record = Path(out) / "reproduce.json"
     if not record.is_file():  # lets analysis/ scripts find the paper of this folder
@@ -526,7 +543,7 @@ def _cmd_reproduce(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bipartite`` console script; returns the exit status."""
-    from bipartite.studies import ConfigError
+    from bipartite.studies import ConfigError, StudyError, StudyTerminated
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -539,7 +556,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, os.getcwd())
     try:
         return handlers[args.command](args)
-    except (ConfigError, FileNotFoundError, ValueError, TypeError, TimeoutError) as exc:
+    except StudyTerminated:
+        print("terminated; finished tasks are saved (rerun the command or `bipartite study "
+              "resume DIR` to continue).", file=sys.stderr)
+        return 143
+    except (ConfigError, StudyError, FileNotFoundError, ValueError, TypeError,
+            TimeoutError) as exc:
         hint = ("; a study module must be importable: put it in the current directory or on "
                 "PYTHONPATH (or install its package)" if "No module named" in str(exc) else "")
         print(f"bipartite {args.command}: error: {exc}{hint}", file=sys.stderr)

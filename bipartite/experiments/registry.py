@@ -75,7 +75,8 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
     finishes, and a killed run resumes); then the figures (``figures/``, PNG + PDF), the
     key-number tables (``tables/*.csv``) and ``summary.md`` are written, and ``reproduce.json``
     records what ran. Options: ``smoke`` (tiny sizes), ``only`` (list of study names), data paths,
-    ``backend``, ``scheduler``, ``progress``. Returns the paths written (task files excluded).
+    ``backend``, ``scheduler``, ``progress``, ``runner`` (keyword arguments of
+    :func:`bipartite.studies.run_study`: ``lock_timeout``, ``scheduler_timeout``, ``max_tasks``). Returns the paths written (task files excluded).
     The layout is the same for every paper.
     """
     import pandas as pd
@@ -101,7 +102,8 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
         result = run_study(cfg, out / "studies" / name, jobs=jobs,
                            backend=options.get("backend") or "loky",
                            scheduler=options.get("scheduler"),
-                           progress=options.get("progress", True))
+                           progress=options.get("progress", True),
+                           **(options.get("runner") or {}))
         cpu = pd.read_csv(result.study_dir / TASK_INDEX_CSV).get("cpu_s")
         record[name] = {"tasks": result.n_tasks, "run": result.n_run,
                         "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
