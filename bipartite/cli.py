@@ -182,7 +182,9 @@ def build_parser() -> argparse.ArgumentParser:
             atomically when it finishes; a task that raises writes <key>.failed.json with its
             traceback and the others go on. The resolved config is saved to DIR/manifest.json,
             so `bipartite study resume DIR` needs nothing else."""))
-    run.add_argument("config", type=Path, metavar="CONFIG.toml", help="study configuration")
+    run.add_argument("config", type=Path, metavar="CONFIG.toml",
+                     help="study configuration, or the name of a shipped example "
+                          "(`bipartite study list --examples`)")
     run.add_argument("--out", type=Path, default=None,
                      help="study folder (default: results/<study name>)")
     _add_execution_options(run, default_jobs=None)
@@ -507,7 +509,14 @@ def _cmd_study(args) -> int:
     kwargs = {"jobs": args.jobs, "backend": _backend(args), "scheduler": args.scheduler,
               "progress": not args.no_progress, **_runner_limits(args)}
     if args.study_command == "run":
-        result = studies.run_study(args.config, args.out, **kwargs)
+        config = args.config
+        if not config.exists():  # the name of an example that ships with the package
+            from bipartite.experiments import example_configs
+
+            named = {p.stem: p for p in example_configs()}
+            if config.suffix in ("", ".toml") and config.stem in named and config.parent == Path():
+                config = named[config.stem]
+        result = studies.run_study(config, args.out, **kwargs)
     else:
         result = studies.resume_study(args.dir, retry_failed=not args.skip_failed, **kwargs)
     return _report_study(result)

@@ -295,13 +295,18 @@ def test_good_config_and_missing_file(tmp_path):
 
 
 def test_example_configs_are_valid():
-    """Every config shipped in simulations/ resolves against the registered studies."""
-    folder = Path(__file__).resolve().parents[2] / "simulations"
-    configs = sorted(folder.glob("*.toml"))
-    assert configs, "simulations/ must ship example configs"
+    """Every example config shipped with the package resolves against the registered studies,
+    and simulations/*.toml in the checkout are links to exactly those files."""
+    from bipartite.experiments import example_configs
+
+    configs = example_configs()
+    assert configs, "the package must ship example configs"
     for path in configs:
         cfg = load_config(path)
         assert expand_tasks(cfg)
+    folder = Path(__file__).resolve().parents[2] / "simulations"
+    linked = sorted(p.resolve() for p in folder.glob("*.toml"))
+    assert linked == [p.resolve() for p in configs]
 
 
 def test_binormal_auc_error_is_small_on_average():
