@@ -493,8 +493,8 @@ def _cmd_study(args) -> int:
 
             for path in example_configs():
                 config = studies.load_config(path)
-                print(f"{path}\n    {config['study'].get('name', path.stem)}: function "
-                      f"{config['study']['function']}")
+                print(f"{path}\n    {config['name']}: function "
+                      f"{config['function']}")
             return 0
         studies.load_registered_studies()
         for name, spec in sorted(studies.STUDIES.items()):

@@ -455,3 +455,13 @@ def test_study_module_found_in_the_current_directory(tmp_path, monkeypatch, caps
                        'x = [1]\n')
     assert main(["study", "run", str(missing), "--out", str(tmp_path / "m")]) == 2
     assert "current directory or on PYTHONPATH" in capsys.readouterr().err
+
+
+def test_examples_are_listed_and_runnable_by_name(tmp_path, monkeypatch, capsys):
+    assert main(["study", "list", "--examples"]) == 0
+    out = capsys.readouterr().out
+    assert "example_quick: function demo.binormal_auc" in out
+    monkeypatch.chdir(tmp_path)  # no file of that name here: the shipped example is used
+    assert main(["study", "run", "example_quick", "--out", str(tmp_path / "e"),
+                 "--no-progress", "--max-tasks", "1000"]) == 0
+    assert (tmp_path / "e" / "results.parquet").is_file()
