@@ -12,6 +12,9 @@ self-pairs included, docs/theory.md §2). This module computes
   the loss-aggregation weights reaches), from the exact breakpoints of the sweep (K = 2);
 * :func:`is_pareto_optimal` — a MILP certificate for one scorer;
 * :func:`pareto_filter`, :func:`dominates`, :func:`hypervolume` — point-set utilities;
+* :func:`max_min_point`, :func:`max_min_supported`, :func:`max_min_gap`,
+  :func:`balanced_weights`, :func:`reachable_orders` — the max-min (egalitarian) AUC point over
+  all weak orders and over the loss-aggregation scorers (docs/theory.md §13);
 * :func:`weight_sweep` — per-label AUCs along a path of loss-aggregation weights (samples or
   exact populations).
 
@@ -42,19 +45,37 @@ from bipartite.pareto.frontier import (
     supported_frontier,
     weight_sweep,
 )
+from bipartite.pareto.maxmin import (
+    BalancedWeights,
+    MaxMinPoint,
+    SupportedMaxMin,
+    balanced_weights,
+    max_min_gap,
+    max_min_point,
+    max_min_supported,
+    reachable_orders,
+)
 from bipartite.pareto.milp import WeakOrderMILP, milp_size, optimal_ranking
 
 __all__ = [
+    "BalancedWeights",
     "DP_MAX_N",
+    "MaxMinPoint",
+    "SupportedMaxMin",
     "WeakOrderMILP",
+    "balanced_weights",
     "dominates",
     "exact_frontier",
     "frontier_table",
     "hypervolume",
     "is_pareto_optimal",
+    "max_min_gap",
+    "max_min_point",
+    "max_min_supported",
     "milp_size",
     "optimal_ranking",
     "pareto_filter",
+    "reachable_orders",
     "simplex_grid",
     "subset_dp",
     "supported_frontier",

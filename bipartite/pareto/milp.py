@@ -297,6 +297,63 @@ class WeakOrderMILP:
             lo[r] = max(lo[r], self.values(z)[r] - tol / 10.0)
         return z
 
+    def max_min(self, weights: np.ndarray, *, lower: float = 0.0, upper: float | None = None,
+                start: np.ndarray | None = None) -> tuple[np.ndarray, float] | None:
+        """Maximise ``t`` subject to ``value_r(z) ≥ weights_r · t`` for every objective r (the
+        max-min programme of docs/theory.md §13; highspy backend only).
+
+        One continuous column ``t ∈ [lower, upper]`` and one row per objective,
+        ``coef_r · z − weights_r t ≥ −const_r`` (divided by the objective's scale, like the
+        objective rows), are added for this solve and removed afterwards, so the model is left
+        as it was. ``start`` (a binary z) warm-starts the solve. Returns the rounded binary z and
+        its exact value ``min_r value_r(z) / weights_r`` (not the solver's t), or None if no z
+        has ``t ≥ lower``.
+        """
+        if self.backend != "highspy":
+            raise ValueError(f"WeakOrderMILP.max_min needs backend='highspy', got "
+                             f"{self.backend!r}.")
+        w = np.asarray(weights, dtype=np.float64)
+        if w.shape != (self.R,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
+            raise ValueError(f"The 'weights' parameter must hold {self.R} finite positive "
+                             f"numbers, got {w.tolist()!r}.")
+        hp, h = self._hp, self._h
+        inf = hp.kHighsInf
+        left = self._remaining()
+        self.n_solves += 1
+        m = self.m
+        row0 = h.getNumRow()
+        h.changeColsCost(m, np.arange(m, dtype=np.int32), np.zeros(m))
+        h.addCol(1.0, float(lower), inf if upper is None else float(upper), 0,
+                 np.zeros(0, dtype=np.int32), np.zeros(0))
+        try:
+            for r in range(self.R):
+                nz = np.flatnonzero(self.coef[r])
+                idx = np.append(nz, m).astype(np.int32)
+                val = np.append(self.coef[r, nz], -w[r]) / self.scale[r]
+                h.addRow(-self.const[r] / self.scale[r], inf, len(idx), idx, val)
+            h.setOptionValue("time_limit", float(left) if left is not None else inf)
+            if start is not None:
+                z0 = np.asarray(start, dtype=np.float64)
+                sol = hp.HighsSolution()
+                sol.col_value = np.append(z0, np.min(self.values(z0) / w))
+                h.setSolution(sol)
+            h.run()
+            status = h.getModelStatus()
+            if status in (hp.HighsModelStatus.kInfeasible,
+                          hp.HighsModelStatus.kUnboundedOrInfeasible):
+                return None
+            if status == hp.HighsModelStatus.kTimeLimit:
+                raise TimeoutError("The weak-order MILP ran out of its 'time_limit'.")
+            if status != hp.HighsModelStatus.kOptimal:
+                raise RuntimeError(f"HiGHS returned status {h.modelStatusToString(status)}.")
+            z = np.round(np.asarray(h.getSolution().col_value)[:m])
+        finally:
+            n_new = h.getNumRow() - row0
+            if n_new:
+                h.deleteRows(n_new, np.arange(row0, row0 + n_new, dtype=np.int32))
+            h.deleteCols(1, np.array([m], dtype=np.int32))
+        return z, float(np.min(self.values(z) / w))
+
 
 def milp_size(n: int, K: int = 2) -> tuple[int, int]:
     """Size of the weak-order MILP of docs/theory.md §6 for ``n`` points and ``K`` objective rows:
