@@ -113,11 +113,11 @@ def worker(args) -> None:
         del data
         Xtr = X[train]  # the test rows are kept aside; the copy is part of the peak
         t0 = time.perf_counter()
-        est.fit(Xtr, Y[train], groups=qid[train])
+        est.fit(Xtr, Y[train], qid=qid[train])
         out["fit_s"] = time.perf_counter() - t0
         del Xtr
         out["n_train_rows"] = int(train.sum())
-        out["test_criterion"] = est.score(X[test], Y[test], groups=qid[test])
+        out["test_criterion"] = est.score(X[test], Y[test], qid=qid[test])
         if cls_name == "MLPRanker":
             h = est.history_
             out["epochs_run"] = est.n_epochs_
@@ -166,7 +166,7 @@ def compare_epochs(args, path: Path) -> None:
     small = slice(0, 3000)
     for mod in (ref, learners):
         mod.MLPRanker(epochs=1, n_jobs=1, random_state=0, device="cpu").fit(
-            data.X[small], data.Y[small], groups=data.qid[small])
+            data.X[small], data.Y[small], qid=data.qid[small])
     head = (f"{'learner':20s} {'version':7s} {'batch':>5s} {'thr':>3s} {'fit_s':>7s} "
             f"{'s/epoch':>8s} {'old512/this':>11s} {'val_crit':>8s} {'load1':>5s}")
     print(head)
@@ -177,7 +177,7 @@ def compare_epochs(args, path: Path) -> None:
             est = mod.MLPRanker(**params, epochs=E, n_iter_no_change=E + 1, batch_size=bs,
                                 n_jobs=thr, random_state=0, device="cpu")
             t0 = time.perf_counter()
-            est.fit(data.X, data.Y, groups=data.qid)
+            est.fit(data.X, data.Y, qid=data.qid)
             fit = time.perf_counter() - t0
             if base is None:
                 base = fit

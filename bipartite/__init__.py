@@ -11,7 +11,7 @@ The package is layered (``tests/test_layering.py`` enforces it):
   families), :mod:`bipartite.metrics`, :mod:`bipartite.population`, :mod:`bipartite.bayes`,
   :mod:`bipartite.pareto`, :mod:`bipartite.dictatorship`, :mod:`bipartite.surrogates`,
   :mod:`bipartite.consistency`, :mod:`bipartite.learners`, :mod:`bipartite.data`,
-  :mod:`bipartite.plots`;
+  :mod:`bipartite.plots`, :mod:`bipartite.diagnostics` (diagnose your own scores);
 * :mod:`bipartite.contrib`: the other papers' methods (the core never imports it);
 * :mod:`bipartite.studies`: the one experiment runner (names no paper);
 * :mod:`bipartite.experiments`: the papers' reproductions, every one on that runner;
@@ -42,6 +42,7 @@ _SUBMODULES = (
     "learners",
     "data",
     "plots",
+    "diagnostics",
     "contrib",
     "studies",
     "experiments",

@@ -10,10 +10,10 @@ runs :meth:`Paper.run`, which writes the same layout for every paper: ``studies/
 
 from bipartite.experiments.registry import (
     EXAMPLES_DIR,
-    example_configs,
     PAPERS,
     SIZES,
     Paper,
+    example_configs,
     get_paper,
     rebuild_tables,
     redraw_figures,

@@ -28,20 +28,39 @@ Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:
     vectors (cross-entropy, also proper) and derives both ``η̂ = P̂ V`` and the joint from it.
 
 The score of every estimator is ``decision_function(X)`` (``predict`` returns the same scores); only
-the order of the scores matters. ``score(X, Y)`` returns the objective's AUC criterion
-(:func:`ranking_criterion`), so the estimators work with scikit-learn model selection.
+the order of the scores matters. ``score(X, Y, qid=None)`` returns the objective's AUC criterion
+(:func:`ranking_criterion`; per query with ``qid``), so the estimators work with scikit-learn
+model selection.
+
+Query ids: ``fit(X, Y, qid=...)`` and ``score(X, Y, qid=...)``, as XGBoost (``groups=`` is a
+deprecated alias, FutureWarning). In ``cross_val_score``/``GridSearchCV`` with ``GroupKFold``
+they reach the ranker only through scikit-learn's metadata routing
+(``sklearn.set_config(enable_metadata_routing=True)``, ``est.set_fit_request(qid=True)``,
+``est.set_score_request(qid=True)``, ``params={"groups": qid, "qid": qid}``); without it the
+ranker trains and scores without queries. Scorers for ``scoring=`` (per-label AUC, gAUC, Min AUC,
+the criteria) and the recipe: :mod:`bipartite.learners.scoring`.
 
 Ties: all AUCs count ties ½ (docs/theory.md §2).
 """
 
-from bipartite.learners.base import OBJECTIVES, SURROGATES, ranking_criterion
+from bipartite.learners.base import (
+    OBJECTIVES,
+    SURROGATES,
+    MissingQueryIdWarning,
+    ranking_criterion,
+)
 from bipartite.learners.mlp import MLPRanker
+from bipartite.learners.scoring import SCORER_KINDS, make_ranking_scorer, ranking_scorers
 from bipartite.learners.xgb import XGBRanker
 
 __all__ = [
     "MLPRanker",
     "XGBRanker",
     "ranking_criterion",
+    "make_ranking_scorer",
+    "ranking_scorers",
+    "MissingQueryIdWarning",
     "OBJECTIVES",
+    "SCORER_KINDS",
     "SURROGATES",
 ]

@@ -1,4 +1,8 @@
-"""Objectives, criteria and the shared estimator machinery of the learners (docs/theory.md §10)."""
+"""Objectives, criteria and the shared estimator machinery of the learners (docs/theory.md §10).
+
+Query ids are passed as ``qid=`` (XGBoost's name) to ``fit``, ``score`` and
+:func:`ranking_criterion`; ``groups=`` is a deprecated alias (FutureWarning) kept for one release.
+"""
 
 
 from __future__ import annotations
@@ -7,6 +11,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from sklearn.utils import metadata_routing
 from sklearn.utils.validation import validate_data
 
 from bipartite._utils.validation import (
@@ -23,7 +28,7 @@ from bipartite.bayes import OBJECTIVES
 from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
-__all__ = ["OBJECTIVES", "SURROGATES", "RankerMixin", "ranking_criterion"]
+__all__ = ["OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin", "ranking_criterion"]
 
 MLP_METHODS = ("pairwise", "pointwise", "plugin")
 # float32 input is kept as is (half the memory on MSLR-sized data); anything else -> float64
@@ -112,6 +117,41 @@ def restrict_costs(costs: Any, levels: np.ndarray, present: np.ndarray) -> Any:
     return np.asarray(costs, dtype=np.float64)[np.ix_(pos, pos)]
 
 
+class MissingQueryIdWarning(UserWarning):
+    """A ranker fitted with query ids is scored without them (the pooled criterion is returned)."""
+
+
+def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tuple[Any, str]:
+    """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated alias
+    ``groups`` (FutureWarning; both at once is an error)."""
+    if groups is None:
+        return qid, "qid"
+    if qid is not None:
+        raise TypeError(f"{owner} got both 'qid' and its deprecated alias 'groups'; pass 'qid' only.")
+    warnings.warn(
+        f"The 'groups' parameter of {owner} is deprecated (since 0.3.0, removed in 0.4.0): pass "
+        "the query ids as 'qid=' (XGBoost's name). In scikit-learn model selection, route them "
+        "with metadata routing (see bipartite.learners.scoring).",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    return groups, "groups"
+
+
+def check_qid(qid: Any, n: int, name: str = "qid", ref: str = "X") -> np.ndarray | None:
+    """Query ids (any hashable values, 1-D, length ``n``) as codes ``0..G-1`` (int64), or None."""
+    if qid is None:
+        return None
+    q = np.asarray(qid)
+    if q.ndim != 1:
+        raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {q.shape}.")
+    check_consistent_length(**{ref: np.empty(n), name: q})
+    if q.dtype.kind == "f" and np.isnan(q).any():
+        raise ValueError(f"The '{name}' parameter must not contain NaN, got NaN at index "
+                         f"{int(np.flatnonzero(np.isnan(q))[0])}.")
+    return np.unique(q, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+
 def ranking_criterion(
     Y: Any,
     scores: Any,
@@ -121,6 +161,7 @@ def ranking_criterion(
     w: Any = None,
     aggregate: str = "sum",
     costs: Any = "linear",
+    qid: Any = None,
     groups: Any = None,
 ) -> float:
     """The AUC criterion an objective maximises, evaluated on labelled data (docs/theory.md §4, §5).
@@ -130,10 +171,10 @@ def ranking_criterion(
     * ``objective="label_aggregation"``: the multipartite AUC of the aggregated label
       ``Ȳ = ψ(Y)`` (label weights ``w`` of the sum) with ``costs`` (:func:`bipartite.metrics.multipartite_auc`).
 
-    With ``groups`` (query ids) only pairs within a query count, and every query weighs the same
+    With ``qid`` (query ids) only pairs within a query count, and every query weighs the same
     (the per-query AUCs are averaged uniformly over the queries where they are defined, as
     :func:`bipartite.metrics.group_auc` with ``weighting="uniform"``) — the normalisation the
-    learners use when fitted with ``groups``.
+    learners use when fitted with ``qid``. ``groups`` is a deprecated alias of ``qid``.
 
     Both lie in [0, 1]; a constant scorer gets ½ (ties count ½). NaN with
     :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
@@ -143,14 +184,14 @@ def ranking_criterion(
     Y : array-like of shape (n, K) or (n,)
         Binary labels.
     scores : array-like of shape (n,)
-    groups : array-like of shape (n,), optional
+    qid : array-like of shape (n,), optional
 
     >>> Y = [[0, 0], [1, 0], [0, 1], [1, 1]]
     >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
     0.875
     >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], objective="label_aggregation"), 3)
     1.0
-    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], groups=[0, 0, 1, 1]), 3)
+    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], qid=[0, 0, 1, 1]), 3)
     1.0
     """
     from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
@@ -161,13 +202,8 @@ def ranking_criterion(
         Y = Y[:, None]
     s = check_array(scores, "scores", ndim=1)
     check_consistent_length(Y=Y, scores=s)
-    g = None
-    if groups is not None:
-        g = np.asarray(groups)
-        if g.ndim != 1:
-            raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
-        check_consistent_length(Y=Y, groups=g)
-        g = np.unique(g, return_inverse=True)[1]
+    qid, qname = resolve_qid(qid, groups, "ranking_criterion")
+    g = check_qid(qid, len(s), qname, ref="scores")
     if objective == "loss_aggregation":
         a = mixing_weights(a, Y.shape[1])
         if g is None:
@@ -210,11 +246,11 @@ def ranking_criterion(
     return float(np.mean(per_group))
 
 
-def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: dict, groups=None) -> float:
+def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: dict, qid=None) -> float:
     """Criterion for early stopping: NaN (no warning) when undefined on the validation split."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return ranking_criterion(Y, scores, groups=groups, **spec)
+        return ranking_criterion(Y, scores, qid=qid, **spec)
 
 
 def plugin_ranking_scores(
@@ -248,7 +284,18 @@ def label_codes(Y: np.ndarray) -> np.ndarray:
 
 
 class RankerMixin:
-    """Shared input handling, criterion and tags of the two rankers."""
+    """Shared input handling, criterion, metadata-routing defaults and tags of the two rankers.
+
+    Metadata routing (scikit-learn >= 1.4, ``sklearn.set_config(enable_metadata_routing=True)``):
+    ``qid`` (fit, score) and ``sample_weight`` (fit, XGBRanker) have the default request
+    ``None``: passed through ``params=`` without ``set_fit_request(qid=True)`` /
+    ``set_score_request(qid=True)``, scikit-learn raises ``UnsetMetadataPassedError`` (nothing is
+    dropped silently). The deprecated alias ``groups`` is not routable (``UNUSED``), so that
+    ``params={"groups": qid}`` reaches the splitter (``GroupKFold``) only.
+    """
+
+    __metadata_request__fit = {"groups": metadata_routing.UNUSED}
+    __metadata_request__score = {"groups": metadata_routing.UNUSED}
 
     def _spec(self) -> dict:
         return {
@@ -259,40 +306,53 @@ class RankerMixin:
             "costs": self.costs,
         }
 
-    def _validate_fit_input(self, X: Any, Y: Any, groups: Any):
+    def _validate_fit_input(self, X: Any, Y: Any, qid: Any, groups: Any = None, *,
+                            allow_nan: bool = False):
+        """Validated ``(X, Y (n, K) float, query codes or None)``; records ``n_queries_``."""
+        qid, qname = resolve_qid(qid, groups, f"{type(self).__name__}.fit", stacklevel=4)
         if Y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
                 "(the 'Y' parameter: binary labels of shape (n, K))."
             )
-        X = validate_data(self, X, reset=True, dtype=FLOAT_DTYPES, ensure_min_samples=2)
+        X = validate_data(self, X, reset=True, dtype=FLOAT_DTYPES, ensure_min_samples=2,
+                          ensure_all_finite="allow-nan" if allow_nan else True)
         Y = check_binary(Y, "Y", ndim=(1, 2))
         if Y.ndim == 1:
             Y = Y[:, None]
         check_consistent_length(X=X, Y=Y)
-        if groups is not None:
-            groups = np.asarray(groups)
-            if groups.ndim != 1:
-                raise ValueError(
-                    f"The 'groups' parameter must be 1-dimensional, got shape {groups.shape}."
-                )
-            check_consistent_length(X=X, groups=groups)
-            groups = np.unique(groups, return_inverse=True)[1].astype(np.int64)
+        codes = check_qid(qid, X.shape[0], qname)
+        self.n_queries_ = None if codes is None else int(codes.max()) + 1
         K = Y.shape[1]
         if self.a is not None:
             mixing_weights(self.a, K)
-        return X, Y, groups
+        return X, Y, codes
 
     def predict(self, X: Any) -> np.ndarray:
         """Same as :meth:`decision_function`: the ranking scores, shape (n,)."""
         return self.decision_function(X)
 
-    def score(self, X: Any, Y: Any, groups: Any = None) -> float:
+    def score(self, X: Any, Y: Any, qid: Any = None, *, groups: Any = None) -> float:
         """The objective's AUC criterion on (X, Y) (:func:`ranking_criterion`); higher is better.
 
-        With ``groups``, pairs within queries only, each query weighted equally.
+        With ``qid`` (query ids), pairs within queries only, each query weighted equally.
+        ``groups`` is a deprecated alias of ``qid``. A ranker fitted with query ids and scored
+        without them warns (:class:`MissingQueryIdWarning`): the pooled criterion mixes queries.
+        In model selection, route ``qid`` with ``set_score_request(qid=True)`` (see
+        :mod:`bipartite.learners.scoring`).
         """
-        return ranking_criterion(Y, self.decision_function(X), groups=groups, **self._spec())
+        qid, qname = resolve_qid(qid, groups, f"{type(self).__name__}.score")
+        if qid is None and getattr(self, "n_queries_", None) is not None:
+            warnings.warn(
+                f"{type(self).__name__} was fitted with query ids ({self.n_queries_} queries) but "
+                "score() got none: the pooled criterion (pairs across queries) is returned. Pass "
+                "qid= (in scikit-learn model selection: sklearn.set_config("
+                "enable_metadata_routing=True) and est.set_score_request(qid=True)).",
+                MissingQueryIdWarning,
+                stacklevel=2,
+            )
+        scores = self.decision_function(X)
+        return ranking_criterion(Y, scores, qid=check_qid(qid, len(scores), qname), **self._spec())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -305,21 +365,21 @@ class RankerMixin:
 
 
 def split_validation(
-    n: int, groups: np.ndarray | None, fraction: float, rng: np.random.Generator
+    n: int, qid: np.ndarray | None, fraction: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Random train/validation split of rows (by whole groups when ``groups`` is given)."""
+    """Random train/validation split of rows (by whole queries when ``qid`` codes are given)."""
     if fraction <= 0:
         return np.arange(n), np.arange(0)
-    if groups is None:
+    if qid is None:
         n_val = int(round(fraction * n))
         if n_val < 2 or n - n_val < 2:
             return np.arange(n), np.arange(0)
         perm = rng.permutation(n)
         return np.sort(perm[n_val:]), np.sort(perm[:n_val])
-    G = int(groups.max()) + 1
+    G = int(qid.max()) + 1
     n_val = int(round(fraction * G))
     if n_val < 1 or G - n_val < 1:
         return np.arange(n), np.arange(0)
     val_groups = rng.permutation(G)[:n_val]
-    is_val = np.isin(groups, val_groups)
+    is_val = np.isin(qid, val_groups)
     return np.flatnonzero(~is_val), np.flatnonzero(is_val)

@@ -44,6 +44,56 @@ from bipartite.population import label_vectors
 # ---------------------------------------------------------------------------------------------
 # MLP (PyTorch)
 # ---------------------------------------------------------------------------------------------
+def _device_unavailable(dev: Any) -> str | None:
+    """Why the torch device ``dev`` cannot be used here, or None when it can."""
+    import torch
+
+    if dev.type == "cpu":
+        return None
+    if dev.type == "meta":
+        return "the 'meta' device holds no data"
+    if dev.type == "mps":
+        mps = getattr(torch.backends, "mps", None)
+        return None if mps is not None and mps.is_available() else (
+            "MPS is not available (it needs Apple silicon and a torch built with MPS)")
+    backend = getattr(torch, dev.type, None)
+    is_available = getattr(backend, "is_available", None)
+    if is_available is not None and not is_available():
+        return (f"torch.{dev.type}.is_available() is False (torch {torch.__version__}"
+                + (f", CUDA build {torch.version.cuda}" if dev.type == "cuda" else "") + ")")
+    count = getattr(backend, "device_count", None)
+    if dev.index is not None and count is not None and dev.index >= count():
+        return f"there are {count()} {dev.type} device(s), indices 0..{count() - 1}"
+    return None
+
+
+def _resolve_device(device: Any, name: str = "device") -> Any:
+    """``torch.device`` for ``"auto"`` (CUDA when available, else CPU) or any torch device string
+    (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``, ...); a ``ValueError`` naming ``name`` and
+    the value for a malformed or unavailable device.
+
+    >>> _resolve_device("cpu")
+    device(type='cpu')
+    """
+    import torch
+
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if not isinstance(device, str | torch.device):
+        raise ValueError(f"The '{name}' parameter must be 'auto' or a torch device string such as "
+                         f"'cpu', 'cuda:1' or 'mps', got {device!r}.")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError) as exc:
+        raise ValueError(f"The '{name}' parameter must be 'auto' or a torch device string such as "
+                         f"'cpu', 'cuda:1' or 'mps', got {device!r}: {exc}") from None
+    reason = _device_unavailable(dev)
+    if reason is not None:
+        raise ValueError(f"The '{name}' parameter is {device!r}, which is not available here: "
+                         f"{reason}.")
+    return dev
+
+
 def _group_batches(
     groups: np.ndarray, batch_size: int, rng: np.random.Generator, *, pool: int = 64
 ) -> list[np.ndarray]:
@@ -134,15 +184,23 @@ class MLPRanker(RankerMixin, BaseEstimator):
         Pairwise surrogate φ(f_i − f_j) (method="pairwise").
     hidden : tuple of int
     epochs, batch_size, lr, weight_decay : training schedule (Adam).
-        ``batch_size`` counts rows (whole groups with ``groups``). The default 512 suits ~10⁴
+        ``batch_size`` counts rows (whole queries with ``qid``). The default 512 suits ~10⁴
         rows; on MSLR-sized data (~2M rows) 2048 is 1.4-2.2x faster per epoch for the same
         validation criterion (``benchmarks/bench_learners.py``).
     validation_fraction : float in [0, 1)
-        Share of rows (of groups when ``groups`` is given) held out for early stopping; 0 disables.
+        Share of rows (of queries when ``qid`` is given) held out for early stopping; 0 disables.
     n_iter_no_change : int
         Stop after this many epochs without improvement of the validation criterion.
-    device : "auto", "cpu", "cuda"
-        "auto" picks CUDA when available.
+    device : "auto" or any torch device string ("cpu", "cuda", "cuda:1", "mps", ...)
+        "auto" picks CUDA when available. A device that is not available here (no CUDA, a CUDA
+        index beyond ``torch.cuda.device_count()``, MPS off) is refused at fit with a
+        ``ValueError`` naming it. Training, and later ``decision_function``/``predict``, run on
+        this device (the fitted one is ``device_``); the network is kept on the CPU between
+        calls, so a fitted ranker pickles and loads anywhere.
+    predict_batch_size : int
+        Rows per forward pass in ``decision_function``/``predict`` and in the validation
+        criterion (default 65 536): rows are standardised, moved to ``device_`` and scored one
+        batch at a time, so peak memory is O(batch) beyond the input and the scores.
     n_jobs : int or None
         Torch CPU threads during fit/predict (None = 1, -1 = all cores); restored afterwards.
         Keep 1 on a shared machine: with 2 threads and the other core busy, torch's OpenMP
@@ -152,17 +210,32 @@ class MLPRanker(RankerMixin, BaseEstimator):
     verbose : bool
         tqdm progress bar over epochs.
 
-    Pairwise batches: without ``groups``, a batch is ``batch_size`` random rows and every pair in it
-    is weighted by the objective's pair weights (:mod:`bipartite.surrogates`); with ``groups``
+    Pairwise batches: without ``qid``, a batch is ``batch_size`` random rows and every pair in it
+    is weighted by the objective's pair weights (:mod:`bipartite.surrogates`); with ``qid``
     (query ids), a batch packs whole groups of similar size (:func:`_group_batches`) and only
     pairs inside a group count, normalised per group (per group and label for loss aggregation);
     the batch loss is divided by the epoch's mean number of groups per batch, so that over an
     epoch every group weighs the same (the uniform per-query criterion of
     :func:`ranking_criterion`).
 
+    Query ids in model selection: ``fit(X, Y, qid=...)`` and ``score(X, Y, qid=...)`` take them
+    (``groups=`` is a deprecated alias). ``cross_val_score(est, X, Y, groups=qid,
+    cv=GroupKFold())`` gives ``groups`` to the splitter only: the ranker then trains and scores
+    *without* queries. Route them instead (request defaults: ``qid`` not requested, an error if
+    passed unrequested)::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        est = MLPRanker().set_fit_request(qid=True).set_score_request(qid=True)
+        cross_val_score(est, X, Y, cv=GroupKFold(), params={"groups": qid, "qid": qid})
+
+    Scorers for ``scoring=`` (per-label AUC, gAUC, Min AUC, the criteria) are in
+    :mod:`bipartite.learners.scoring`.
+
     Attributes
     ----------
     n_labels_ : int
+    n_queries_ : int or None — number of query ids seen at fit (None: fitted without ``qid``)
+    device_ : str — the torch device the ranker was fitted on (and predicts on)
     prior_ : ndarray (K,) — training label means (π̂, used by the plug-in combination)
     n_epochs_ : int — epochs run; best_epoch_ : int; best_score_ : float (validation criterion)
     history_ : list of dict — per epoch: ``train_loss``, ``train_seconds`` (wall time of the
@@ -198,6 +271,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         device: str = "auto",
+        predict_batch_size: int = 65536,
         n_jobs: int | None = None,
         random_state: Any = None,
         verbose: bool = False,
@@ -218,6 +292,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self.n_iter_no_change = n_iter_no_change
         self.tol = tol
         self.device = device
+        self.predict_batch_size = predict_batch_size
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -226,7 +301,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
     def _check_params(self) -> None:
         check_objective(self, MLP_METHODS)
         check_option(self.surrogate, "surrogate", SURROGATES)
-        check_option(self.device, "device", ("auto", "cpu", "cuda"))
+        _resolve_device(self.device)
         hidden = tuple(self.hidden) if isinstance(self.hidden, (tuple, list)) else None
         if hidden is None or not all(
             isinstance(h, Integral) and not isinstance(h, bool) and h > 0 for h in hidden
@@ -236,6 +311,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
             )
         check_positive(self.epochs, "epochs", integer=True)
         check_positive(self.batch_size, "batch_size", integer=True)
+        check_positive(self.predict_batch_size, "predict_batch_size", integer=True)
         check_positive(self.lr, "lr")
         check_positive(self.weight_decay, "weight_decay", allow_zero=True)
         check_positive(self.n_iter_no_change, "n_iter_no_change", integer=True)
@@ -254,11 +330,6 @@ class MLPRanker(RankerMixin, BaseEstimator):
             block = X[start : start + 65536]
             out[start : start + 65536] = (block - self.mean_) / self.scale_
         return out
-
-    def _torch_device(self):
-        from bipartite._utils.torch import resolve_device
-
-        return resolve_device(self.device)
 
     def _build(self, n_in: int, n_out: int, seed: int):
         return make_mlp(n_in, self.hidden, n_out, seed=seed)
@@ -313,15 +384,22 @@ class MLPRanker(RankerMixin, BaseEstimator):
         present = np.unique(yb[where].detach().cpu().numpy())
         return restrict_costs(self.costs, tensors["levels"], present)
 
-    def _forward_scores(self, net, Xt, batch: int = 65536) -> np.ndarray:
-        """Raw network outputs (n, n_out) as float64 numpy, in eval mode, no grad."""
+    def _forward_scores(self, net, X, device=None) -> np.ndarray:
+        """Raw network outputs (n, n_out) as float64 numpy, in eval mode, no grad, in batches of
+        ``predict_batch_size`` rows. ``X``: a standardised tensor already on the net's device
+        (fit), or raw features as numpy (predict: each batch is standardised and moved to
+        ``device``)."""
         import torch
 
+        batch = int(self.predict_batch_size)
         net.eval()
         outs = []
         with torch.no_grad():
-            for start in range(0, Xt.shape[0], batch):
-                outs.append(net(Xt[start : start + batch]).double().cpu().numpy())
+            for start in range(0, X.shape[0], batch):
+                xb = X[start : start + batch]
+                if isinstance(xb, np.ndarray):
+                    xb = torch.as_tensor(self._standardise(xb), device=device)
+                outs.append(net(xb).double().cpu().numpy())
         net.train()
         return np.concatenate(outs, axis=0) if outs else np.zeros((0, 1))
 
@@ -339,17 +417,21 @@ class MLPRanker(RankerMixin, BaseEstimator):
         return plugin_ranking_scores(eta, None, self.prior_, self._spec())
 
     # -- fit / predict -------------------------------------------------------------------------
-    def fit(self, X: Any, Y: Any, groups: Any = None) -> MLPRanker:
-        """Fit on features X (n, d), binary labels Y (n, K), optional query ids ``groups`` (n,)."""
+    def fit(self, X: Any, Y: Any, qid: Any = None, *, groups: Any = None) -> MLPRanker:
+        """Fit on features X (n, d), binary labels Y (n, K), optional query ids ``qid`` (n,).
+
+        ``groups`` is a deprecated alias of ``qid`` (FutureWarning).
+        """
         import torch
         from tqdm.auto import tqdm
 
         self._check_params()
-        X, Y, groups = self._validate_fit_input(X, Y, groups)
+        X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
         n, K = Y.shape
         rng = check_random_state(self.random_state)
         seed = int(rng.integers(2**31 - 1))
-        dev = self._torch_device()
+        dev = _resolve_device(self.device)
+        self.device_ = str(dev)
         with _torch_threads(self.n_jobs):
             self.n_labels_ = K
             self.prior_ = Y.mean(axis=0)
@@ -446,11 +528,17 @@ class MLPRanker(RankerMixin, BaseEstimator):
         return [perm[i : i + bs] for i in range(0, len(perm), bs)]
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC)."""
-        import torch
+        """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC).
 
+        Computed on the fitted device ``device_`` (a ``ValueError`` names it if it is not
+        available here; ``est.set_params(device="cpu")`` and refit, or set ``device_ = "cpu"``),
+        ``predict_batch_size`` rows at a time.
+        """
         check_is_fitted(self, "net_")
         X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        dev = _resolve_device(getattr(self, "device_", "cpu"), name="device_")
+        # the stored network stays on the CPU (portable pickles); a copy goes to the device
+        net = self.net_ if dev.type == "cpu" else copy.deepcopy(self.net_).to(dev)
         with _torch_threads(self.n_jobs):
-            raw = self._forward_scores(self.net_, torch.as_tensor(self._standardise(X)))
+            raw = self._forward_scores(net, X, dev)
         return self._combine(raw)

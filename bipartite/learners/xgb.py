@@ -4,6 +4,10 @@
 
 from __future__ import annotations
 
+import difflib
+import json
+import re
+import warnings
 from typing import Any
 
 import numpy as np
@@ -14,6 +18,7 @@ from bipartite._utils.torch import n_threads as _n_threads
 from bipartite._utils.validation import (
     check_positive,
     check_random_state,
+    check_sample_weight,
 )
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
@@ -34,41 +39,47 @@ from bipartite.population import label_vectors
 # ---------------------------------------------------------------------------------------------
 # XGBoost
 # ---------------------------------------------------------------------------------------------
-def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray):
+def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
+                              query_weight: np.ndarray | None = None):
     """Rows, binary labels, qids and group weights of the stacked loss-aggregation problem.
 
-    One query group per (query, label k) with label ``Y_k`` and group weight ``a_k / n_q``
-    (n_q = query size); groups without both classes are dropped (they hold no pair).
+    One query group per (query, label k) with label ``Y_k`` and group weight
+    ``ω_q a_k / n_q`` (n_q = query size, ω_q the query weight, default 1); groups without both
+    classes, or with zero weight, are dropped (they hold no weighted pair).
     With XGBoost's ``lambdarank_pair_method="mean"`` each row draws the same number of partners
     uniformly among the rows of the other class, so a pair (i, j) of group (q, k) is drawn in
     expectation in proportion to ``1/n⁻ + 1/n⁺ = n_q / (n⁺ n⁻)``; with the group weight this
-    gives pair weight ``a_k / (n⁺_qk n⁻_qk)``: the AUC-normalised loss-aggregation weights
-    (docs/theory.md §4), exactly the weights of :func:`bipartite.surrogates.loss_aggregation_pair_weights`.
+    gives pair weight ``ω_q a_k / (n⁺_qk n⁻_qk)``: the AUC-normalised loss-aggregation weights
+    (docs/theory.md §4), exactly the weights of :func:`bipartite.surrogates.loss_aggregation_pair_weights`,
+    times the query weight.
     """
     rows, labels, qid, gw = [], [], [], []
     order = np.argsort(groups, kind="stable")
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
     g_id = 0
     for members in np.split(order, bounds):
+        wq = 1.0 if query_weight is None else float(query_weight[groups[members[0]]])
         for k in range(Y.shape[1]):
             yk = Y[members, k]
             npos = yk.sum()
-            if a[k] <= 0 or npos == 0 or npos == len(yk):
+            if a[k] <= 0 or wq <= 0 or npos == 0 or npos == len(yk):
                 continue
             rows.append(members)
             labels.append(yk)
             qid.append(np.full(len(members), g_id))
-            gw.append(a[k] / len(members))
+            gw.append(wq * a[k] / len(members))
             g_id += 1
     return rows, labels, qid, gw
 
 
-def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any):
+def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any,
+                               query_weight: np.ndarray | None = None):
     """Rows, binary labels, qids and group weights realising multipartite costs with rank:pairwise.
 
     For each query and each pair of levels ``y_a > y_b`` present in it, one binary group holds the
     rows at those two levels (label 1 for level a) with group weight
-    ``c(y_a, y_b) n_a n_b / (n_a + n_b)``. Under ``lambdarank_pair_method="mean"`` a pair is
+    ``ω_q c(y_a, y_b) n_a n_b / (n_a + n_b)`` (ω_q the query weight, default 1; zero-weight
+    queries are dropped). Under ``lambdarank_pair_method="mean"`` a pair is
     drawn in proportion to ``(n_a + n_b)/(n_a n_b)`` (see :func:`_stacked_loss_aggregation`), so
     every pair (i, j) with ``ȳ_i > ȳ_j`` gets weight ``c(ȳ_i, ȳ_j)``: the multipartite cost
     weighting of docs/theory.md §3 for any cost family or matrix (levels = the sorted distinct values of
@@ -83,7 +94,8 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any)
     bounds = np.flatnonzero(np.diff(groups[order])) + 1
     g_id = 0
     for members in np.split(order, bounds):
-        present = np.unique(lev[members])
+        wq = 1.0 if query_weight is None else float(query_weight[groups[members[0]]])
+        present = np.unique(lev[members]) if wq > 0 else []
         for ia, la in enumerate(present):
             for lb in present[:ia]:
                 if C[la, lb] <= 0:
@@ -94,9 +106,27 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any)
                 rows.append(sel)
                 labels.append((lev[sel] == la).astype(np.float64))
                 qid.append(np.full(len(sel), g_id))
-                gw.append(C[la, lb] * na * nb / (na + nb))
+                gw.append(wq * C[la, lb] * na * nb / (na + nb))
                 g_id += 1
     return rows, labels, qid, gw
+
+
+#: XGBoost parameters that XGBRanker sets itself from 'objective' and 'method'.
+_RESERVED = ("objective", "num_class", "lambdarank_pair_method", "lambdarank_score_normalization",
+             "lambdarank_num_pair_per_sample")
+#: XGBoost names of XGBRanker's own parameters: pass the own name.
+_OWN_ALIASES = {"eta": "learning_rate", "nthread": "n_jobs", "seed": "random_state",
+                "num_boost_round": "n_estimators"}
+_UNUSED_RE = re.compile(r"Parameters: \{ (.*?) \} are not used")
+
+
+def _config_keys(config: Any) -> set[str]:
+    """Every key of XGBoost's JSON configuration (the parameters the configured booster knows)."""
+    if isinstance(config, dict):
+        return set(config) | set().union(*(_config_keys(v) for v in config.values()))
+    if isinstance(config, list):
+        return set().union(*(_config_keys(v) for v in config)) if config else set()
+    return set()
 
 
 class XGBRanker(RankerMixin, BaseEstimator):
@@ -122,29 +152,59 @@ class XGBRanker(RankerMixin, BaseEstimator):
           :func:`_stacked_label_aggregation`). Plain ``rank:pairwise`` on Ȳ would weight pairs by
           the sizes of the other levels — neither uniform nor linear costs.
 
-        Without ``groups`` the whole training set is one query. The data are copied K times (loss
+        Without ``qid`` the whole training set is one query. The data are copied K times (loss
         aggregation) or ``L-1``..``L(L-1)/2`` times in total size (label aggregation).
     ``method="plugin"``
         One ``binary:logistic`` booster per label (η̂_k), combined by the Bayes closed form with π̂ =
         training label means; for product/or label aggregation one ``multi:softprob`` booster over
-        the ``2**K`` label vectors (the joint).
+        the ``2**K`` label vectors (the joint). ``qid`` does not enter the (pointwise) heads.
+
+    Sample weights (``fit(..., sample_weight=ω)``), exactly:
+
+    - ``"plugin"``: per-row weights of every head's log-loss (XGBoost's instance weights), and of
+      the priors π̂_k = Σ ω_i y_ik / Σ ω_i used by the closed form. Any non-negative weights.
+    - ``"pairwise"``: XGBoost's ranking objectives take **one weight per query group**, while a
+      per-row weight would need ``ω_i ω_j`` on every pair. So ``sample_weight`` must be constant
+      within each query: ``ω_q`` is the query's weight and multiplies that query's whole term
+      of the objective (loss aggregation: ``ω_q Σ_k a_k × (AUC_qk-normalised loss)``; label
+      aggregation: ``ω_q Σ_{pairs in q} c(ȳ_i, ȳ_j) φ``); zero-weight queries are dropped.
+      Without ``qid`` (one query) the weights must be equal. Weights that vary within a query
+      raise a ``ValueError`` naming the route and the query (use ``method="plugin"`` for
+      per-row weights); they are never approximated.
+
+    Missing values: NaN features are XGBoost's missing values (each split learns a default
+    direction); ``inf`` is refused.
 
     Parameters
     ----------
     objective, a, w, aggregate, costs : as :class:`MLPRanker`.
     n_estimators : int — boosting rounds. learning_rate, max_depth : usual XGBoost parameters.
     num_pair_per_sample : int — ``lambdarank_num_pair_per_sample`` (pairwise only).
-    n_jobs : int or None — XGBoost threads (None = 1, -1 = all cores).
+    n_jobs : int or None — XGBoost threads. None (default) leaves XGBoost's default: all the
+        cores OpenMP sees; -1 all cores, -2 all but one, ... The studies pass ``n_jobs=1`` (their
+        runner parallelises over tasks), so they are unaffected by the default; on a shared
+        machine pass 1 too.
     random_state : None, int or numpy Generator — XGBoost ``seed``.
     verbose : bool — tqdm progress bar over boosting rounds.
     **xgb_params : further XGBoost booster parameters (e.g. ``min_child_weight``, ``subsample``,
-        ``tree_method``, ``device``); they appear in ``get_params`` and survive ``clone``.
+        ``tree_method``, ``device``); they appear in ``get_params`` and survive ``clone``. At fit,
+        a parameter that XGBoost does not use for the route's objective (a misspelling such as
+        ``max_dept``) raises a ``ValueError`` naming it, with the closest known name.
+
+    Query ids in model selection: see :class:`MLPRanker` and :mod:`bipartite.learners.scoring`
+    (``set_fit_request(qid=True, sample_weight=True)``, ``set_score_request(qid=True)``; request
+    defaults: not requested, an error if passed unrequested).
+
+    Attributes
+    ----------
+    n_labels_ : int; n_queries_ : int or None; prior_ : ndarray (K,) — (weighted) label means;
+    boosters_ : list of ``xgboost.Booster``.
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(300, 2))
     >>> Y = (X + 0.5 * rng.normal(size=(300, 2)) > 0).astype(int)
-    >>> est = XGBRanker(n_estimators=20, random_state=0).fit(X, Y)
+    >>> est = XGBRanker(n_estimators=20, n_jobs=1, random_state=0).fit(X, Y)
     >>> bool(est.score(X, Y) > 0.8)
     True
     """
@@ -195,19 +255,30 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 self._xgb_params[key] = value
         return self
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # NaN = XGBoost's missing value
+        return tags
+
     def _check_params(self) -> None:
         check_objective(self, XGB_METHODS)
         check_positive(self.n_estimators, "n_estimators", integer=True)
         check_positive(self.learning_rate, "learning_rate")
         check_positive(self.max_depth, "max_depth", integer=True, allow_zero=True)
         check_positive(self.num_pair_per_sample, "num_pair_per_sample", integer=True)
-        _n_threads(self.n_jobs)
-        reserved = {"objective", "num_class", "lambdarank_pair_method"}
-        clash = reserved & set(self._xgb_params)
+        if self.n_jobs is not None:
+            _n_threads(self.n_jobs)
+        clash = sorted(set(_RESERVED) & set(self._xgb_params))
         if clash:
             raise ValueError(
-                f"The XGBoost parameters {sorted(clash)} are set by XGBRanker from 'objective' and "
+                f"The XGBoost parameters {clash} are set by XGBRanker from 'objective' and "
                 "'method'; do not pass them."
+            )
+        alias = sorted(set(_OWN_ALIASES) & set(self._xgb_params))
+        if alias:
+            raise ValueError(
+                f"The XGBoost parameters {alias} duplicate XGBRanker's own parameters; pass "
+                + ", ".join(f"{_OWN_ALIASES[k]}= instead of {k}=" for k in alias) + "."
             )
 
     def _booster_params(self, seed: int) -> dict:
@@ -216,12 +287,49 @@ class XGBRanker(RankerMixin, BaseEstimator):
             "tree_method": "hist",
             "eta": float(self.learning_rate),
             "max_depth": int(self.max_depth),
-            "nthread": _n_threads(self.n_jobs),
             "seed": seed,
             "verbosity": 0,
         }
+        if self.n_jobs is not None:  # None: XGBoost's default thread count
+            params["nthread"] = _n_threads(self.n_jobs)
         params.update(self._xgb_params)
         return params
+
+    def _check_xgb_params(self, params: dict, n_features: int) -> None:
+        """Ask XGBoost which of the user's ``xgb_params`` it does not use for ``params``'s
+        objective: one boosting round on a 2-row matrix with warnings on (about a millisecond);
+        raise a ``ValueError`` naming them."""
+        import xgboost as xgb
+
+        if not self._xgb_params:
+            return
+        obj = params["objective"]
+        label = np.array([0.0, 1.0])
+        qid = np.array([0, 0]) if obj.startswith("rank:") else None
+        d = xgb.DMatrix(np.zeros((2, n_features)), label=label, qid=qid)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            booster = xgb.Booster({**params, "verbosity": 1, "validate_parameters": True}, [d])
+            booster.update(d, 0)
+        unused = []
+        for rec in caught:
+            match = _UNUSED_RE.search(str(rec.message))
+            if match:
+                unused += re.findall(r'"([^"]+)"', match.group(1))
+        unknown = sorted(k for k in set(unused) if k in self._xgb_params)
+        if not unknown:
+            return
+        known = _config_keys(json.loads(booster.save_config())) | set(self._get_param_names())
+        hints = []
+        for k in unknown:
+            close = difflib.get_close_matches(k, sorted(known), n=1, cutoff=0.7)
+            hints.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
+        raise ValueError(
+            f"XGBRanker got XGBoost parameter(s) that XGBoost does not use with objective "
+            f"{obj!r} (method={self.method!r}): {', '.join(hints)}. XGBRanker's own parameters "
+            f"are {sorted(self._get_param_names())}; other keyword arguments are XGBoost booster "
+            "parameters (https://xgboost.readthedocs.io/en/stable/parameter.html)."
+        )
 
     def _train(self, params: dict, dtrain, desc: str):
         import xgboost as xgb
@@ -244,52 +352,74 @@ class XGBRanker(RankerMixin, BaseEstimator):
             bar.close()
         return booster
 
-    def fit(self, X: Any, Y: Any, groups: Any = None) -> XGBRanker:
-        """Fit on features X (n, d), binary labels Y (n, K), optional query ids ``groups`` (n,)."""
+    def _query_weights(self, sw: np.ndarray | None, g: np.ndarray, qname: str,
+                       raw_qid: Any) -> np.ndarray | None:
+        """Per-query weights ω_q from per-row ``sample_weight`` (pairwise route): the weights must
+        be constant within each query (XGBoost ranking weights are per group)."""
+        if sw is None:
+            return None
+        lo = np.full(int(g.max()) + 1, np.inf)
+        hi = np.full(int(g.max()) + 1, -np.inf)
+        np.minimum.at(lo, g, sw)
+        np.maximum.at(hi, g, sw)
+        bad = np.flatnonzero(hi - lo > 1e-12 * np.maximum(1.0, np.abs(hi)))
+        if bad.size:
+            rows = np.flatnonzero(g == bad[0])
+            if self.n_queries_ is None:
+                where = "the training set (one query: no 'qid' given)"
+            else:
+                value = np.unique(np.asarray(raw_qid))[bad[0]].item()
+                where = f"the query {qname}={value!r} (rows {rows[:5].tolist()}...)"
+            raise ValueError(
+                f"XGBRanker(method='pairwise', objective={self.objective!r}) cannot honour per-row "
+                f"'sample_weight': XGBoost's ranking objective takes one weight per query group, "
+                f"and the weights vary within {where}: from {lo[bad[0]]:g} to {hi[bad[0]]:g}. "
+                "Pass weights constant within each query (query weights) with qid=, or use "
+                "method='plugin' (per-row weights of the per-label heads)."
+            )
+        return lo
+
+    def fit(self, X: Any, Y: Any, qid: Any = None, *, sample_weight: Any = None,
+            groups: Any = None) -> XGBRanker:
+        """Fit on features X (n, d) (NaN = missing), binary labels Y (n, K), optional query ids
+        ``qid`` (n,) and ``sample_weight`` (n,) (see the class docstring for how the weights
+        enter each method). ``groups`` is a deprecated alias of ``qid`` (FutureWarning)."""
         import xgboost as xgb
 
         self._check_params()
-        X, Y, groups = self._validate_fit_input(X, Y, groups)
+        qname, raw_qid = ("groups", groups) if groups is not None else ("qid", qid)
+        X, Y, groups = self._validate_fit_input(X, Y, qid, groups, allow_nan=True)
         n, K = Y.shape
+        sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
+        if sw is not None and not sw.sum() > 0:
+            raise ValueError("The 'sample_weight' parameter must have a positive entry, got all "
+                             "zeros.")
         rng = check_random_state(self.random_state)
         seed = int(rng.integers(2**31 - 1))
         self.n_labels_ = K
-        self.prior_ = Y.mean(axis=0)
+        self.prior_ = np.average(Y, axis=0, weights=sw)
         params = self._booster_params(seed)
         self.joint_head_ = False
         if self.method == "plugin":
             self.joint_head_ = needs_joint(self.objective, self.aggregate)
             if self.joint_head_:
                 p = {**params, "objective": "multi:softprob", "num_class": 2**K}
+                self._check_xgb_params(p, X.shape[1])
                 codes = label_codes(Y)
                 if np.unique(codes).size < 2:
                     raise ValueError(
                         "The 'Y' parameter holds a single label vector: nothing to fit."
                     )
-                self.boosters_ = [self._train(p, xgb.DMatrix(X, label=codes), "XGB joint")]
+                d = xgb.DMatrix(X, label=codes, weight=sw)
+                self.boosters_ = [self._train(p, d, "XGB joint")]
             else:
                 p = {**params, "objective": "binary:logistic"}
+                self._check_xgb_params(p, X.shape[1])
                 self.boosters_ = [
-                    self._train(p, xgb.DMatrix(X, label=Y[:, k]), f"XGB label {k + 1}")
+                    self._train(p, xgb.DMatrix(X, label=Y[:, k], weight=sw), f"XGB label {k + 1}")
                     for k in range(K)
                 ]
             return self
-        g = groups if groups is not None else np.zeros(n, dtype=np.int64)
-        if self.objective == "loss_aggregation":
-            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K))
-        else:
-            ybar = aggregate_labels(Y, self.aggregate, self.w)
-            parts = _stacked_label_aggregation(ybar, g, self.costs)
-        rows, labels, qid, gw = parts
-        if not rows:
-            raise ValueError(
-                "The 'Y' parameter gives no comparable pair (every label, or the aggregated label, "
-                "is constant within every query): nothing to fit."
-            )
-        idx = np.concatenate(rows)
-        dtrain = xgb.DMatrix(
-            X[idx], label=np.concatenate(labels), qid=np.concatenate(qid), weight=np.asarray(gw)
-        )
         p = {
             **params,
             "objective": "rank:pairwise",
@@ -297,20 +427,41 @@ class XGBRanker(RankerMixin, BaseEstimator):
             "lambdarank_num_pair_per_sample": int(self.num_pair_per_sample),
             "lambdarank_score_normalization": False,
         }
+        self._check_xgb_params(p, X.shape[1])
+        g = groups if groups is not None else np.zeros(n, dtype=np.int64)
+        wq = self._query_weights(sw, g, qname, raw_qid)
+        if self.objective == "loss_aggregation":
+            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K), wq)
+        else:
+            ybar = aggregate_labels(Y, self.aggregate, self.w)
+            parts = _stacked_label_aggregation(ybar, g, self.costs, wq)
+        rows, labels, qid_stacked, gw = parts
+        if not rows:
+            raise ValueError(
+                "The 'Y' parameter gives no comparable pair (every label, or the aggregated label, "
+                "is constant within every query with positive weight): nothing to fit."
+            )
+        idx = np.concatenate(rows)
+        dtrain = xgb.DMatrix(
+            X[idx], label=np.concatenate(labels), qid=np.concatenate(qid_stacked),
+            weight=np.asarray(gw),
+        )
         self.boosters_ = [self._train(p, dtrain, "XGB pairwise")]
         return self
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC)."""
+        """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC); NaN
+        features are missing values."""
         import xgboost as xgb
 
         check_is_fitted(self, "boosters_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES, ensure_all_finite="allow-nan")
         d = xgb.DMatrix(X)
         if self.method == "pairwise":
             return self.boosters_[0].predict(d, output_margin=True).astype(np.float64)
         if self.joint_head_:
             P = self.boosters_[0].predict(d).astype(np.float64).reshape(len(X), -1)
+            P /= P.sum(axis=1, keepdims=True)  # float32 softmax rows: renormalise in float64
             eta = P @ label_vectors(self.n_labels_)
             return plugin_ranking_scores(eta, P, self.prior_, self._spec())
         eta = np.column_stack([b.predict(d).astype(np.float64) for b in self.boosters_])

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -36,7 +37,7 @@ from bipartite.learners import mlp as LM
 from bipartite.learners import xgb as LX
 
 FAST_MLP = dict(hidden=(8,), epochs=3, batch_size=64, n_iter_no_change=2)
-FAST_XGB = dict(n_estimators=5, max_depth=2)
+FAST_XGB = dict(n_estimators=5, max_depth=2, n_jobs=1)  # one thread: lean on a shared machine
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,8 +154,11 @@ def test_invalid_data_errors(small):
         MLPRanker(**FAST_MLP).fit(X, Y * 2)
     with pytest.raises(ValueError, match="Inconsistent numbers of samples"):
         XGBRanker(**FAST_XGB).fit(X, Y[:-1])
-    with pytest.raises(ValueError, match="'groups' parameter must be 1-dimensional"):
+    with pytest.raises(ValueError, match="'groups' parameter must be 1-dimensional"), \
+            pytest.warns(FutureWarning, match="'groups' parameter of XGBRanker.fit is deprecated"):
         XGBRanker(**FAST_XGB).fit(X, Y, groups=np.zeros((len(X), 2)))
+    with pytest.raises(ValueError, match="'qid' parameter must be 1-dimensional"):
+        XGBRanker(**FAST_XGB).fit(X, Y, qid=np.zeros((len(X), 2)))
     with pytest.raises(ValueError, match="requires y to be passed"):
         XGBRanker(**FAST_XGB).fit(X, None)
     costs = np.ones((2, 2))  # Ȳ = Y1 + Y2 has 3 levels
@@ -226,6 +230,14 @@ _NOT_BINARY = (
 )
 #: check_estimator's result status of an expected check that failed as expected.
 _SKLEARN_EXPECTED = "xfail"
+# XGBRanker.fit takes sample_weight, so sklearn also runs its sample-weight checks: they fit with
+# the same multiclass targets (same reason), and check_sample_weight_equivalence_on_dense_data
+# calls fit(X=..., y=..., sample_weight=...) by keyword, while the rankers name their target 'Y'
+# (a binary label matrix). Integer weight == repetition is checked with binary Y in
+# test_xgb_sample_weight_plugin_integer_weight_is_repetition.
+_KEYWORD_Y = ("sklearn passes the target as the keyword 'y' (multiclass); the rankers' target is "
+              "'Y', binary (n, K): checked in test_xgb_sample_weight_plugin_integer_weight_is_"
+              "repetition")
 EXPECTED_FAILED = {
     name: _NOT_BINARY
     for name in [
@@ -246,30 +258,50 @@ EXPECTED_FAILED = {
         "check_fit2d_predict1d",
     ]
 }
+EXPECTED_FAILED_XGB = {
+    **EXPECTED_FAILED,
+    **{name: _NOT_BINARY for name in [
+        "check_sample_weights_pandas_series",
+        "check_sample_weights_not_an_array",
+        "check_sample_weights_list",
+        "check_sample_weights_shape",
+        "check_sample_weights_not_overwritten",
+    ]},
+    "check_sample_weight_equivalence_on_dense_data": _KEYWORD_Y,
+}
+
+
+def _chain(exc):
+    """The messages of an exception and of its causes/contexts."""
+    out = []
+    while exc is not None and len(out) < 5:
+        out.append(str(exc))
+        exc = exc.__cause__ or exc.__context__
+    return " | ".join(out)
 
 
 @pytest.mark.parametrize(
-    "est",
-    [MLPRanker(method="plugin", hidden=(4,), epochs=2, random_state=0),
-     XGBRanker(n_estimators=3, max_depth=2, random_state=0)],
+    "est, expected",
+    [(MLPRanker(method="plugin", hidden=(4,), epochs=2, random_state=0), EXPECTED_FAILED),
+     (XGBRanker(n_estimators=3, max_depth=2, random_state=0), EXPECTED_FAILED_XGB)],
     ids=["MLPRanker", "XGBRanker"],
 )
-def test_check_estimator(est):
+def test_check_estimator(est, expected):
     """sklearn's check_estimator passes, except the documented inapplicable checks (which must
     fail for the stated reason: a stale entry makes this test fail)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(est, expected_failed_checks=EXPECTED_FAILED, on_fail=None)
+        results = check_estimator(est, expected_failed_checks=expected, on_fail=None)
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert not failed, failed
     # sklearn reports a check listed in expected_failed_checks that did fail with the status
     # string "xfail" (not pytest's xfail): each must have failed, for the documented reason.
     documented = {r["check_name"]: r for r in results if r["status"] == _SKLEARN_EXPECTED}
-    assert set(documented) == set(EXPECTED_FAILED)
+    assert set(documented) == set(expected)
     for r in documented.values():
-        assert "'Y' parameter" in str(r["exception"]) or "raised ValueError" in str(
-            r["exception"]
-        ), r
+        msg = _chain(r["exception"])
+        assert "'Y' parameter" in msg or "raised ValueError" in msg or (
+            expected[r["check_name"]] == _KEYWORD_Y and "keyword argument 'y'" in msg), r
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,10 +334,10 @@ def test_ranking_criterion_matches_slow_reference():
                 if 0 < Yg[g == q, k].sum() < 10]
         per_label.append(np.mean(vals))
     want = (a[0] * per_label[0] + a[1] * per_label[1]) / a.sum()
-    assert ranking_criterion(Yg, s, a=a, groups=g) == pytest.approx(want, abs=1e-12)
+    assert ranking_criterion(Yg, s, a=a, qid=g) == pytest.approx(want, abs=1e-12)
     want_mp = np.mean([_slow_multipartite_auc_linear(Yg[g == q].sum(axis=1), s[g == q])
                        for q in range(4)])
-    got = ranking_criterion(Yg, s, objective="label_aggregation", groups=g)
+    got = ranking_criterion(Yg, s, objective="label_aggregation", qid=g)
     assert got == pytest.approx(want_mp, abs=1e-12)
 
 
@@ -476,8 +508,8 @@ def test_mlp_reproducible_on_cpu(small):
     assert not np.allclose(s1, s3)
     # grouped pairwise batches (size bucketing) are reproducible too
     g = np.arange(len(X)) % 7
-    s4 = MLPRanker(random_state=7, **kw).fit(X, Y, groups=g).decision_function(X)
-    s5 = MLPRanker(random_state=7, **kw).fit(X, Y, groups=g).decision_function(X)
+    s4 = MLPRanker(random_state=7, **kw).fit(X, Y, qid=g).decision_function(X)
+    s5 = MLPRanker(random_state=7, **kw).fit(X, Y, qid=g).decision_function(X)
     np.testing.assert_array_equal(s4, s5)
 
 
@@ -525,9 +557,9 @@ def test_plugin_combines_heads_by_bayes_closed_form(small):
 def test_groups_confine_pairs_to_queries():
     """With query ids, pairwise learners learn the within-query order. Simpson's paradox data:
     within every query relevance increases with x, but queries with a high x-offset hold few
-    relevant rows, so pooled over queries relevance *decreases* with x. Fitted with ``groups``
+    relevant rows, so pooled over queries relevance *decreases* with x. Fitted with ``qid``
     the learners rank by x inside queries (gAUC > 0.9); the same learners fitted without
-    ``groups`` learn the pooled, reversed trend (gAUC < 0.7): the grouping is what matters."""
+    ``qid`` learn the pooled, reversed trend (gAUC < 0.7): the grouping is what matters."""
     from bipartite.metrics import group_auc
 
     rng = np.random.default_rng(4)
@@ -545,12 +577,12 @@ def test_groups_confine_pairs_to_queries():
                 MLPRanker(hidden=(16,), epochs=30, batch_size=100, lr=0.01, random_state=0),
                 MLPRanker(objective="label_aggregation", hidden=(16,), epochs=30, batch_size=100,
                           lr=0.01, random_state=0)]:
-        s_grouped = est.fit(X, y[:, None], groups=q).decision_function(X)
+        s_grouped = est.fit(X, y[:, None], qid=q).decision_function(X)
         assert group_auc(y, s_grouped, q) > 0.9
         s_pooled = clone(est).fit(X, y[:, None]).decision_function(X)
         assert group_auc(y, s_pooled, q) < 0.7
-        # the criterion with groups is the uniform per-query AUC
-        assert est.score(X, y, groups=q) == pytest.approx(
+        # the criterion with query ids is the uniform per-query AUC
+        assert est.score(X, y, qid=q) == pytest.approx(
             group_auc(y, s_grouped, q, weighting="uniform"))
 
 
@@ -665,3 +697,193 @@ def test_learners_match_bayes_scorers_20k():
     out = run_theory_study(20000, 20000, n_jobs=2, epochs=100)
     _check_theory(out, tol_auc=0.015, tol_auc_pairwise_la=0.03, tol_w=0.1,
                   tol_w_pairwise_la=0.15, shift_ratio=0.7)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn conventions: qid (and its deprecated alias groups), sample weights, missing
+# values, unknown XGBoost parameters, threads, devices
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [lambda: XGBRanker(random_state=0, **FAST_XGB),
+                                  lambda: MLPRanker(random_state=0, **FAST_MLP)],
+                         ids=["XGBRanker", "MLPRanker"])
+def test_groups_is_a_deprecated_alias_of_qid(small, make):
+    """fit/score/ranking_criterion take qid=; groups= gives the same result with a FutureWarning;
+    both at once is an error naming both."""
+    X, Y = small
+    q = np.arange(len(X)) % 6
+    s_qid = make().fit(X, Y, qid=q).decision_function(X)
+    with pytest.warns(FutureWarning, match="'groups' parameter of .*fit is deprecated"):
+        est = make().fit(X, Y, groups=q)
+    np.testing.assert_array_equal(est.decision_function(X), s_qid)
+    assert est.n_queries_ == 6
+    with pytest.warns(FutureWarning, match="'groups' parameter of .*score is deprecated"):
+        assert est.score(X, Y, groups=q) == est.score(X, Y, qid=q)
+    with pytest.raises(TypeError, match="both 'qid' and its deprecated alias 'groups'"):
+        make().fit(X, Y, qid=q, groups=q)
+    with pytest.warns(FutureWarning, match="'groups' parameter of ranking_criterion"):
+        old = ranking_criterion(Y, s_qid, groups=q)
+    assert old == ranking_criterion(Y, s_qid, qid=q)
+
+
+def test_score_without_qid_after_fit_with_qid_warns(small):
+    """Scoring a ranker fitted per query without query ids is the silent mistake of model
+    selection without routing: it warns (MissingQueryIdWarning) and returns the pooled value."""
+    from bipartite.learners import MissingQueryIdWarning
+
+    X, Y = small
+    q = np.arange(len(X)) % 6
+    est = XGBRanker(random_state=0, **FAST_XGB).fit(X, Y, qid=q)
+    with pytest.warns(MissingQueryIdWarning, match="fitted with query ids"):
+        pooled = est.score(X, Y)
+    assert pooled == ranking_criterion(Y, est.decision_function(X))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        XGBRanker(random_state=0, **FAST_XGB).fit(X, Y).score(X, Y)  # no qid anywhere: quiet
+
+
+def test_xgb_sample_weight_plugin_integer_weight_is_repetition(small):
+    """Plug-in route: per-row weights are XGBoost instance weights of every head and weigh the
+    priors π̂: an integer weight equals repeating the row (same trees, same scores)."""
+    X, Y = small
+    reps = np.random.default_rng(0).integers(1, 4, size=len(X))
+    for kw in (dict(), dict(objective="label_aggregation", aggregate="product")):
+        est = XGBRanker(method="plugin", random_state=0, **kw, **FAST_XGB)
+        s_w = clone(est).fit(X, Y, sample_weight=reps).decision_function(X)
+        rep = clone(est).fit(np.repeat(X, reps, axis=0), np.repeat(Y, reps, axis=0))
+        np.testing.assert_allclose(s_w, rep.decision_function(X), rtol=1e-6, atol=1e-9)
+    est = XGBRanker(method="plugin", **FAST_XGB).fit(X, Y, sample_weight=reps)
+    np.testing.assert_allclose(est.prior_, (reps[:, None] * Y).sum(0) / reps.sum())
+
+
+def test_xgb_sample_weight_pairwise_query_weights():
+    """Pairwise route: sample_weight constant within each query is that query's weight ω_q; it
+    multiplies the query's stacked group weights (so every pair of the query weighs ω_q times the
+    unweighted objective's weight, checked against the brute-force XGBoost pair sampling), and
+    a zero-weight query is the same fit as removing it."""
+    rng = np.random.default_rng(1)
+    n = 14
+    Y = (rng.random((n, 2)) < [0.5, 0.4]).astype(float)
+    Y[[0, 7]] = 1
+    Y[[1, 8]] = 0
+    g = np.repeat([0, 1], 7)
+    a = np.array([1.0, 2.5])
+    wq = np.array([0.5, 3.0])
+    base = LX._stacked_loss_aggregation(Y, g, a)
+    weighted = LX._stacked_loss_aggregation(Y, g, a, wq)
+    W0 = _slow_xgb_mean_pair_weights(n, base[0], base[1], base[3])
+    W1 = _slow_xgb_mean_pair_weights(n, weighted[0], weighted[1], weighted[3])
+    np.testing.assert_allclose(W1, W0 * wq[g][:, None], rtol=1e-12, atol=1e-15)
+    ybar = Y.sum(axis=1)
+    base = LX._stacked_label_aggregation(ybar, g, "linear")
+    weighted = LX._stacked_label_aggregation(ybar, g, "linear", wq)
+    W0 = _slow_xgb_mean_pair_weights(n, base[0], base[1], base[3])
+    W1 = _slow_xgb_mean_pair_weights(n, weighted[0], weighted[1], weighted[3])
+    np.testing.assert_allclose(W1, W0 * wq[g][:, None], rtol=1e-12, atol=1e-15)
+    # zero query weight == removal, end to end
+    X = rng.normal(size=(120, 3))
+    Yb = (X[:, :2] + rng.normal(size=(120, 2)) > 0).astype(int)
+    q = np.repeat(np.arange(12), 10)
+    sw = np.where(q == 3, 0.0, 1.0)
+    keep = q != 3
+    s0 = XGBRanker(random_state=0, **FAST_XGB).fit(X, Yb, qid=q, sample_weight=sw)
+    s1 = XGBRanker(random_state=0, **FAST_XGB).fit(X[keep], Yb[keep], qid=q[keep])
+    np.testing.assert_allclose(s0.decision_function(X), s1.decision_function(X), rtol=1e-6)
+
+
+def test_xgb_pairwise_refuses_per_row_weights(small):
+    """Per-row weights cannot be honoured by XGBoost's per-group ranking weights: a clear error
+    naming the route and the query, never an approximation."""
+    X, Y = small
+    w = np.linspace(0.5, 2.0, len(X))
+    with pytest.raises(ValueError, match=r"method='pairwise'.*one weight per query group.*"
+                                         r"one query: no 'qid' given.*method='plugin'"):
+        XGBRanker(**FAST_XGB).fit(X, Y, sample_weight=w)
+    q = np.array([f"q{i % 4}" for i in range(len(X))])
+    with pytest.raises(ValueError, match=r"query qid='q0'"):
+        XGBRanker(**FAST_XGB).fit(X, Y, qid=q, sample_weight=w)
+    with pytest.raises(ValueError, match="'sample_weight' parameter must be non-negative"):
+        XGBRanker(**FAST_XGB).fit(X, Y, sample_weight=-w)
+    XGBRanker(**FAST_XGB).fit(X, Y, sample_weight=np.full(len(X), 2.0))  # equal weights: fine
+
+
+def test_xgb_nan_features_are_missing_values(small):
+    """NaN features are XGBoost's missing values: the trees learn a default direction (here the
+    NaN rows are the positives of label 1, so they are ranked on top); inf is refused; the MLP
+    refuses NaN."""
+    X, Y = small
+    X = X.copy()
+    Y = Y.copy()
+    nan_rows = np.arange(0, len(X), 4)
+    X[nan_rows, 2] = np.nan
+    Y[:, 0] = 0
+    Y[nan_rows, 0] = 1
+    est = XGBRanker(method="plugin", random_state=0, n_estimators=20, n_jobs=1).fit(X, Y)
+    s = est.decision_function(X)
+    assert np.isfinite(s).all()
+    from bipartite.metrics import auc
+
+    assert auc(Y[:, 0], est.boosters_[0].predict(__import__("xgboost").DMatrix(X))) > 0.99
+    Xinf = X.copy()
+    Xinf[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        XGBRanker(**FAST_XGB).fit(Xinf, Y)
+    with pytest.raises(ValueError, match="NaN"):
+        MLPRanker(**FAST_MLP).fit(X, Y)
+
+
+@pytest.mark.parametrize("method, extra, hint", [
+    ("pairwise", dict(max_dept=1), "'max_dept' (did you mean 'max_depth'?)"),
+    ("plugin", dict(subsampel=0.5), "'subsampel' (did you mean 'subsample'?)"),
+    ("pairwise", dict(scale_pos_weight=2.0), "'scale_pos_weight'"),
+])
+def test_xgb_unknown_parameters_are_named(small, method, extra, hint):
+    """A keyword argument that XGBoost does not use for the route's objective is an error naming
+    it (XGBoost itself would only log a warning and ignore it)."""
+    X, Y = small
+    with pytest.raises(ValueError, match=re.escape(hint)):
+        XGBRanker(method=method, **extra, **FAST_XGB).fit(X, Y)
+    with pytest.raises(ValueError, match=r"learning_rate= instead of eta="):
+        XGBRanker(eta=0.3, **FAST_XGB).fit(X, Y)
+
+
+def test_xgb_n_jobs_none_is_xgboost_default(small):
+    """n_jobs=None sets no thread count (XGBoost's default: all cores, nthread 0 in its config);
+    an int is passed on."""
+    import json
+
+    X, Y = small
+    cfg = lambda est: json.loads(est.boosters_[0].save_config())["learner"]["generic_param"]  # noqa: E731
+    assert cfg(XGBRanker(n_estimators=2).fit(X, Y))["nthread"] == "0"
+    assert cfg(XGBRanker(n_estimators=2, n_jobs=1).fit(X, Y))["nthread"] == "1"
+    assert "nthread" not in XGBRanker()._booster_params(0)
+
+
+def test_mlp_device_strings_and_batched_prediction(small):
+    """device takes any torch device string; an unavailable one is refused naming it; prediction
+    runs on the fitted device in predict_batch_size batches (same scores for any batch size)."""
+    import torch
+
+    X, Y = small
+    for dev in ("cuda:7", "mps"):
+        usable = (dev.startswith("cuda") and torch.cuda.device_count() > 7) or (
+            dev == "mps" and torch.backends.mps.is_available())
+        if not usable:
+            with pytest.raises(ValueError, match=f"'device' parameter is '{dev}', which is not "
+                                                 "available"):
+                MLPRanker(device=dev, **FAST_MLP).fit(X, Y)
+    with pytest.raises(ValueError, match="'device' parameter must be 'auto' or a torch device"):
+        MLPRanker(device="cuda:x", **FAST_MLP).fit(X, Y)
+    est = MLPRanker(device="cpu", random_state=0, **FAST_MLP).fit(X, Y)
+    assert est.device_ == "cpu"
+    s = est.decision_function(X)
+    np.testing.assert_allclose(est.set_params(predict_batch_size=7).decision_function(X), s,
+                               rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="'predict_batch_size' parameter"):
+        MLPRanker(predict_batch_size=0, **FAST_MLP).fit(X, Y)
+    if torch.cuda.is_available():
+        gpu = MLPRanker(device="cuda", random_state=0, **FAST_MLP).fit(X, Y)
+        assert gpu.device_.startswith("cuda")
+        assert next(gpu.net_.parameters()).device.type == "cpu"  # portable pickles
+        s_gpu = gpu.decision_function(X)
+        gpu.device_ = "cpu"
+        np.testing.assert_allclose(gpu.decision_function(X), s_gpu, rtol=1e-4, atol=1e-5)
