@@ -10,6 +10,9 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
+``bipartite report FILE --score COL [--score COL2] --label COL [--label COL ...] [--qid COL]``
+``[--weight COL] [--format markdown|json] [--out DIR] [--seed N]``
+    Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
 ``bipartite frontier PROBLEM [--method auto|dp|milp] [--eps E] [--time-limit S]`` /
@@ -206,6 +209,35 @@ def build_parser() -> argparse.ArgumentParser:
                                      "with --examples, the example configs that ship with the "
                                      "package (copy one and edit it).")
     ls.add_argument("--examples", action="store_true", help="list the example study configs")
+
+    # report --------------------------------------------------------------------------------
+    rep = sub.add_parser(
+        "report", formatter_class=_Formatter, epilog=_EPILOG,
+        help="diagnose your own scores: per-label AUC with intervals, gAUC, dictatorship",
+        description=textwrap.dedent("""\
+            Diagnose one or two scorers against several binary labels, from a CSV or Parquet
+            file (bipartite.diagnostics.diagnose): per-label AUC with 95% intervals (DeLong;
+            a bootstrap over queries with --qid), gAUC per label, per-query AUCs, the cross-pair
+            win rates W_{k>j} and the near-tie rate, the priors, the effective weights and the
+            dictator that loss aggregation with a = 1 would produce, Diff and Min AUC, and with
+            two scorers the paired differences per label with DeLong's paired test (bootstrap
+            with queries). Labels keep their column names."""))
+    rep.add_argument("file", type=Path, metavar="FILE", help="CSV, TSV or Parquet file")
+    rep.add_argument("--score", action="append", required=True, metavar="COL",
+                     help="score column (give it twice to compare two scorers)")
+    rep.add_argument("--label", action="append", required=True, metavar="COL",
+                     help="binary label column (repeat for each label)")
+    rep.add_argument("--qid", default=None, metavar="COL", help="query-id column")
+    rep.add_argument("--weight", default=None, metavar="COL", help="non-negative row weights")
+    rep.add_argument("--format", choices=["markdown", "json"], default="markdown",
+                     help="stdout format (JSON is strict: null with a note, never NaN)")
+    rep.add_argument("--out", type=Path, default=None, metavar="DIR",
+                     help="also write the tables (CSV), report.md, report.json and the figure "
+                          "(PNG + PDF) there")
+    rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
+    rep.add_argument("--n-boot", type=int, default=1000, metavar="B",
+                     help="bootstrap replicates (0: no bootstrap)")
+    rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     # figures / tables ----------------------------------------------------------------------
     for name, what, default_sub in (("figures", "figures (PNG + PDF)", "figures"),
@@ -434,6 +466,21 @@ def _cmd_dictatorship(args) -> int:
     return 0
 
 
+def _cmd_report(args) -> int:
+    from bipartite.diagnostics import diagnose
+
+    if len(args.score) > 2:
+        raise ValueError(f"--score: give one or two score columns, got {len(args.score)}.")
+    result = diagnose(args.file, scores=args.score, labels=args.label, qid=args.qid,
+                      weight=args.weight, seed=args.seed, n_boot=args.n_boot,
+                      progress=not args.no_progress)
+    print(result.to_json() if args.format == "json" else result.to_markdown())
+    if args.out is not None:
+        for path in result.save(args.out):
+            print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def _cmd_figures(args) -> int:
     from bipartite.experiments import redraw_figures
 
@@ -558,7 +605,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handlers = {"reproduce": _cmd_reproduce, "study": _cmd_study, "frontier": _cmd_frontier,
                 "dictatorship": _cmd_dictatorship, "figures": _cmd_figures,
-                "tables": _cmd_tables}
+                "tables": _cmd_tables, "report": _cmd_report}
     if args.command == "study" and os.getcwd() not in sys.path:
         # study modules named "module:function" are found in the current directory, as with
         # `python -m`; otherwise put them on PYTHONPATH.

@@ -818,9 +818,9 @@ class Diagnostics:
         return fig
 
     def save(self, directory: str | os.PathLike, *, figure: bool = True) -> list[Path]:
-        """Write ``report.md``, ``report.json``, one CSV per table and ``report.png`` (with
-        ``figure``) into ``directory`` (created); return the paths."""
-        from bipartite.plots import save_figure
+        """Write ``report.md``, ``report.json``, one CSV per table and ``report.png`` and
+        ``report.pdf`` (with ``figure``) into ``directory`` (created); return the paths."""
+        from bipartite.plots import save_figures
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
@@ -830,5 +830,5 @@ class Diagnostics:
         for name, df in self.tables.items():
             df.to_csv(out / f"{name}.csv", index=False)
         if figure:
-            paths += save_figure(self.figure(), out / "report.png")
+            paths += save_figures(self.figure(), out, "report")
         return paths

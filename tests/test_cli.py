@@ -465,3 +465,27 @@ def test_examples_are_listed_and_runnable_by_name(tmp_path, monkeypatch, capsys)
     assert main(["study", "run", "example_quick", "--out", str(tmp_path / "e"),
                  "--no-progress", "--max-tasks", "1000"]) == 0
     assert (tmp_path / "e" / "results.parquet").is_file()
+
+
+def test_report_command_markdown_json_and_files(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 400
+    y1, y2 = rng.integers(0, 2, n), (rng.random(n) < 0.2).astype(int)
+    frame = pd.DataFrame({"qid": np.repeat(np.arange(20), 20), "rel": y1, "click": y2,
+                          "s1": y1 + rng.normal(size=n), "s2": y2 + rng.normal(size=n)})
+    src = tmp_path / "scores.csv"
+    frame.to_csv(src, index=False)
+    args = ["report", str(src), "--score", "s1", "--score", "s2", "--label", "rel",
+            "--label", "click", "--qid", "qid", "--n-boot", "50", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "r")]) == 0
+    out = capsys.readouterr().out
+    assert "`rel`" in out and "`click`" in out and "Per-label AUC" in out
+    assert (tmp_path / "r" / "report.json").is_file() and (tmp_path / "r" / "report.png").is_file()
+    assert main([*args, "--format", "json"]) == 0
+    doc = _strict_loads(capsys.readouterr().out)
+    from sklearn.metrics import roc_auc_score
+
+    row = [r for r in doc["auc"] if r["scorer"] == "s1" and r["label"] == "rel"][0]
+    assert row["auc"] == pytest.approx(roc_auc_score(y1, frame["s1"]), abs=1e-12)
+    assert main(["report", str(src), "--score", "nope", "--label", "rel"]) == 2
+    assert "nope" in capsys.readouterr().err
