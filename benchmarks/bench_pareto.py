@@ -1,41 +1,42 @@
 """Benchmark of the exact and ε-approximate Pareto frontiers (docs/theory.md §6).
 
-Prints one table. Each row is one algorithm on one problem (``FiniteProblem.random(n, K,
-seed)``): wall time, number of frontier points, MILP size and number of MILP solves (MILP rows),
-and, measured side by side in the same run, the time of a baseline on the same problem with the
-ratio baseline / row and whether both return the same point set:
+Problems ``FiniteProblem.random(n, K, seed)``. Two tables:
 
-* exact frontier: subset DP (``method="dp"``) and ε-constraint MILP (``method="milp"``, highspy;
-  once with the cvxpy backend), baseline = brute-force enumeration of all weak orders where that
-  is feasible (n ≤ 6, or n = 7 with ``--brute7``, ~80 s), otherwise the DP;
-* ε-approximate frontier (ε = 0.01, K = 2): the MILP sweep seeded with the supported vertices,
-  baseline = the same sweep without the seeding (``seed=False``, the previous algorithm), and
-  the DP's exact frontier (is every point within ε?) where n ≤ 12.
+* **Exact frontier.** ``exact_frontier(method="dp")`` end to end (the subset DP, then the exact
+  AUC of every returned order), the subset DP alone, and, side by side in the same run, the subset
+  DP of ``--baseline-dir`` (a folder holding a previous ``dp.py`` and ``dominance.py``, e.g. the
+  versions with the quadratic K ≥ 3 filter), whether both return the same points, and the
+  ε-constraint MILP (``method="milp"``, small n) and brute-force enumeration of all weak orders
+  (n ≤ 6) as further baselines. ``--large`` adds n = 13, 14 for K = 2 (past ``DP_MAX_N``: run
+  with ``exact_frontier(..., method="dp", dp_max_n=n)``).
+* **ε-approximate frontier** (ε = 0.01, K = 2): the MILP sweep seeded with the supported vertices
+  (``exact_frontier(eps=..., method="milp")``), baseline = the same sweep without the seeding
+  (the previous algorithm, written here on the public ``auc_milp``), and whether every exact
+  point (DP, n ≤ 12) is within ε of a returned one.
 
-A configuration that runs out of ``--time-limit`` prints ``>limit``.
+A run that exceeds ``--time-limit`` prints ``>limit``.
 
 Usage::
 
-    python benchmarks/bench_pareto.py                  # default table
-    python benchmarks/bench_pareto.py --brute7         # also enumerate n = 7
     python benchmarks/bench_pareto.py --seeds 0 1 2 --time-limit 60
+    python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
+    python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from bipartite.pareto import (
-    _approx_points,
-    _exact_points,
-    auc_milp,
-    exact_frontier,
-    pareto_filter,
-    unique_rows,
-)
+from bipartite.pareto import DP_MAX_N, exact_frontier, milp_size, pareto_filter, subset_dp
+from bipartite.pareto.dominance import unique_rows
+from bipartite.pareto.milp import auc_milp
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
@@ -59,7 +60,10 @@ def same(A, B, tol: float = 1e-8) -> str:
         return ""
     if A.shape != B.shape:
         return "False"
-    D = np.max(np.abs(A[:, None, :] - B[None, :, :]), axis=2)
+    D = np.max(np.abs(A[:, None, :] - B[None, :, :]), axis=2) if len(A) * len(B) < 4e7 else None
+    if D is None:  # large sets: compare sorted rows
+        A2, B2 = A[np.lexsort(A.T[::-1])], B[np.lexsort(B.T[::-1])]
+        return str(bool(np.max(np.abs(A2 - B2)) <= tol))
     return str(bool(np.all(D.min(axis=1) <= tol) and np.all(D.min(axis=0) <= tol)))
 
 
@@ -71,24 +75,19 @@ def covers(A, F, eps: float) -> str:
     return str(bool(np.all(DA.min(axis=1) <= eps + 1e-12) and np.all(DA.min(axis=0) <= 1e-9)))
 
 
-def milp_exact(P, limit, backend="highspy"):
-    milp = auc_milp(P, backend, limit)
-    pts = _exact_points(milp, P.K, 1e-9 if P.K == 2 else 1e-7)
-    V = np.array([P.auc(milp.scores(z)) for _, z in pts])
-    return V[unique_rows(V, 1e-9)], milp
+def load_baseline_dp(folder: str):
+    """The previous subset DP with its own dominance filter (modules loaded from files)."""
+    mods = {}
+    for name in ("dominance", "dp"):
+        spec = importlib.util.spec_from_file_location(f"baseline_{name}",
+                                                      Path(folder) / f"{name}.py")
+        mods[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mods[name])
+    mods["dp"].frontier_rows = mods["dominance"].frontier_rows
+    return mods["dp"].subset_dp
 
 
-def milp_eps(P, eps, limit, seeded=True):
-    milp = auc_milp(P, "highspy", limit)
-    if seeded:
-        pts = _approx_points(P, milp, eps, 1e-9)
-    else:
-        pts = _unseeded_sweep(milp, eps, 1e-9)
-    V = np.array([P.auc(s) for _, s in pts])
-    return V[unique_rows(V, 1e-9)], milp
-
-
-def _unseeded_sweep(milp, eps, tol):
+def unseeded_sweep(milp, eps, tol):
     """The ε sweep without the supported vertices (the algorithm before seeding), as the
     baseline: every step is MILP solves."""
     out = []
@@ -98,71 +97,92 @@ def _unseeded_sweep(milp, eps, tol):
         if z is None:
             break
         v = milp.values(z)
-        out.append((v, milp.scores(z)))
+        out.append(v)
         w = milp.values(milp.lexmax((1, 0), np.array([v[0] - eps, -np.inf]), tol=tol))
         s = w[1] + tol if w[1] <= v[1] + eps else v[1] + eps
-    return out
+    V = np.array(out)
+    return V[unique_rows(V, 1e-9)]
+
+
+def fmt(t, ok, L):
+    return f"{t:8.2f}" if ok else f"{'>' + format(L, 'g'):>8}"
+
+
+def exact_table(args, baseline) -> None:
+    L = args.time_limit
+    head = (f"{'n':>3} {'K':>2} {'seed':>4} {'points':>7} {'frontier s':>10} {'dp s':>8} "
+            f"{'before s':>8} {'before/dp':>9} {'same':>5} {'milp s':>8} {'vars':>5} "
+            f"{'cons':>6} {'enum s':>7} {'same':>5}")
+    print(head)
+    print("-" * len(head))
+    cfg = [(6, 2), (7, 2), (8, 2), (10, 2), (12, 2), (5, 3), (6, 3), (8, 3), (9, 3)]
+    if args.large:
+        cfg += [(13, 2), (14, 2)]
+    for seed in args.seeds:
+        for n, K in cfg:
+            P = FiniteProblem.random(n, K, seed=seed)
+            Ws = np.stack([P.pair_weights(k) for k in range(K)])
+            ft, F = timed(lambda P=P, n=n: exact_frontier(P, method="dp", time_limit=L,
+                                                          dp_max_n=max(n, DP_MAX_N)))
+            dt, res = timed(lambda Ws=Ws: subset_dp(Ws, 1e-12, L))
+            D = None if res is None else res[0]
+            bt, ratio, bsame = "", "", ""
+            if baseline is not None:
+                t, r = timed(lambda Ws=Ws: baseline(Ws, 1e-12, L))
+                bt = fmt(t, r is not None, L)
+                if r is not None and D is not None:
+                    ratio = f"{t / dt:9.1f}"
+                    bsame = str(bool(r[0].shape == D.shape and np.array_equal(r[0], D)))
+            mt, ms, size = "", "", ("", "")
+            if not args.skip_milp and (K == 2 and n <= 8 or K == 3 and n <= 6):
+                t, M = timed(lambda P=P: exact_frontier(P, method="milp", time_limit=L))
+                mt, size = fmt(t, M is not None, L), milp_size(n, K)
+                ms = same(M, F)
+            et, es = "", ""
+            if n <= 6:
+                t, B = timed(lambda P=P: brute_frontier(P))
+                et, es = f"{t:7.2f}", same(B, F)
+            print(f"{n:>3} {K:>2} {seed:>4} {'-' if F is None else len(F):>7} "
+                  f"{fmt(ft, F is not None, L):>10} {fmt(dt, D is not None, L)} {bt:>8} "
+                  f"{ratio:>9} {bsame:>5} {mt:>8} {size[0]:>5} {size[1]:>6} {et:>7} "
+                  f"{es or ms:>5}", flush=True)
+
+
+def eps_table(args) -> None:
+    L = args.time_limit
+    head = (f"{'n':>3} {'seed':>4} {'points':>6} {'seeded s':>8} {'unseeded s':>10} "
+            f"{'unseeded/seeded':>15} {'covers exact':>12}")
+    print(head)
+    print("-" * len(head))
+    eps = 0.01
+    for seed in args.seeds:
+        for n in (10, 15, 20, 30, 40):
+            P = FiniteProblem.random(n, 2, seed=seed)
+            F = exact_frontier(P, method="dp") if n <= 12 else None
+            st, A = timed(lambda P=P: exact_frontier(P, eps=eps, method="milp", time_limit=L))
+            ut, U = timed(lambda P=P: unseeded_sweep(auc_milp(P, "highspy", L), eps, 1e-9))
+            r = f"{ut / st:15.2f}" if A is not None and U is not None else ""
+            print(f"{n:>3} {seed:>4} {'-' if A is None else len(A):>6} "
+                  f"{fmt(st, A is not None, L)} {fmt(ut, U is not None, L):>10} {r:>15} "
+                  f"{covers(A, F, eps) if F is not None else '':>12}", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=120.0)
-    ap.add_argument("--brute7", action="store_true")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
+    ap.add_argument("--baseline-dir", help="folder with a previous dp.py and dominance.py")
+    ap.add_argument("--large", action="store_true", help="also n = 13, 14 (K = 2)")
+    ap.add_argument("--skip-milp", action="store_true")
+    ap.add_argument("--skip-eps", action="store_true")
     args = ap.parse_args()
-    L = args.time_limit
-
-    head = (f"{'n':>3} {'K':>2} {'seed':>4} {'mode':>9} {'method':>12} {'vars':>5} {'cons':>6} "
-            f"{'solves':>6} {'points':>6} {'time s':>8} {'baseline':>15} {'base s':>8} "
-            f"{'base/row':>8} {'check':>6}")
-    print(head)
-    print("-" * len(head))
-
-    def row(n, K, seed, mode, method, size, solves, pts, dt, base, bt, check):
-        t = f"{dt:8.2f}" if pts is not None else f"{'>' + format(L, 'g'):>8}"
-        b = f"{bt:8.2f}" if bt is not None else f"{'':>8}"
-        r = f"{bt / dt:8.2f}" if (bt is not None and pts is not None and base) else f"{'':>8}"
-        nv, nc = size if size else ("", "")
-        print(f"{n:>3} {K:>2} {seed:>4} {mode:>9} {method:>12} {nv:>5} {nc:>6} {solves:>6} "
-              f"{'-' if pts is None else len(pts):>6} {t} {base:>15} {b} {r} {check:>6}",
-              flush=True)
-
-    exact_cfg = [(6, 2), (7, 2), (8, 2), (10, 2), (12, 2), (5, 3), (6, 3), (8, 3)]
-    for seed in args.seeds:
-        for n, K in exact_cfg:
-            P = FiniteProblem.random(n, K, seed=seed)
-            brute = n <= 6 or (n == 7 and args.brute7)
-            if brute:
-                bt, B = timed(lambda P=P: brute_frontier(P))
-                base = "enumeration"
-            dt, D = timed(lambda P=P: exact_frontier(P, method="dp", time_limit=L))
-            if not brute:
-                bt, B, base = dt, D, "dp"
-            row(n, K, seed, "exact", "dp", None, "", D, dt,
-                "enumeration" if brute else "", bt if brute else None,
-                same(D, B) if brute else "")
-            if K == 2 and n > 10 or K == 3 and n > 6:
-                continue  # the MILP needs far more than the time limit there
-            mt, res = timed(lambda P=P: milp_exact(P, L))
-            M, milp = (None, None) if res is None else res
-            row(n, K, seed, "exact", "milp", None if milp is None else milp.size(),
-                "" if milp is None else milp.n_solves, M, mt, base, bt, same(M, B))
-            if n == 6 and K == 2:
-                ct, res = timed(lambda P=P: milp_exact(P, L, backend="cvxpy"))
-                C = None if res is None else res[0]
-                row(n, K, seed, "exact", "milp-cvxpy", None, "", C, ct, base, bt, same(C, B))
-        for n in (10, 15, 20, 30, 40):
-            P = FiniteProblem.random(n, 2, seed=seed)
-            eps = 0.01
-            F = exact_frontier(P, method="dp") if n <= 12 else None
-            ut, res = timed(lambda P=P: milp_eps(P, eps, L, seeded=False))
-            U = None if res is None else res[0]
-            st, res = timed(lambda P=P: milp_eps(P, eps, L, seeded=True))
-            A, milp = (None, None) if res is None else res
-            row(n, 2, seed, "eps=0.01", "milp-seeded", None if milp is None else milp.size(),
-                "" if milp is None else milp.n_solves, A, st,
-                "milp-unseeded" if U is not None else f"unseeded>{L:g}",
-                ut if U is not None else None, covers(A, F, eps) if F is not None else "")
+    baseline = load_baseline_dp(args.baseline_dir) if args.baseline_dir else None
+    print(f"{sys.argv[0]} {' '.join(sys.argv[1:])}; {os.cpu_count()} cores, load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    exact_table(args, baseline)
+    if not args.skip_eps:
+        print()
+        eps_table(args)
 
 
 if __name__ == "__main__":

@@ -249,6 +249,19 @@ def test_diff_and_min_auc_refuse_bad_input(bad, match):
             fn(bad)
 
 
+def test_diff_and_min_auc_accept_rounding_past_one():
+    """A population AUC can come out as 1 + 1 ulp (a ratio of float sums); that much is clipped,
+    anything past the documented 1e-12 slack is refused."""
+    from bipartite.metrics import diff_auc, min_auc
+
+    assert min_auc([1.0000000000000002, 1.0]) == 1.0
+    assert diff_auc([1.0000000000000002, 0.25]) == 0.75
+    assert diff_auc([-1e-16, 0.5]) == 0.5
+    for fn in (diff_auc, min_auc):
+        with pytest.raises(ValueError, match="1.000001"):
+            fn([1.000001, 0.5])
+
+
 def test_diff_and_min_auc_nan_with_warning():
     from bipartite import UndefinedMetricWarning
     from bipartite.metrics import diff_auc, min_auc
@@ -256,3 +269,217 @@ def test_diff_and_min_auc_nan_with_warning():
     for fn in (diff_auc, min_auc):
         with pytest.warns(UndefinedMetricWarning):
             assert np.isnan(fn([0.7, np.nan]))
+
+
+# ------------------------------------------------------------------------------------------------
+# The kernels near the sort limit: every route (coded sorts, argsort, population) against the
+# O(n²) pair counts on tie-heavy inputs, including score ranges the coded keys cannot hold, and
+# scale invariance of the weights (docs/theory.md §2, §3)
+# ------------------------------------------------------------------------------------------------
+def slow_weighted_auc(s, pos, neg):
+    """O(n²) population AUC: every ordered pair (i, j), i = j included, ties ½."""
+    S = (s[:, None] > s[None, :]) + 0.5 * (s[:, None] == s[None, :])
+    return np.array([pos[:, k] @ S @ neg[:, k] / (pos[:, k].sum() * neg[:, k].sum())
+                     for k in range(pos.shape[1])])
+
+
+def slow_weighted_multipartite(s, q, C):
+    S = (s[:, None] > s[None, :]) + 0.5 * (s[:, None] == s[None, :])
+    pair = np.einsum("ia,ab,jb->ij", q, C, q)
+    return float((pair * S).sum() / pair.sum())
+
+
+def scores_of_kind(rng, n, kind):
+    """Tie-heavy scores of several kinds, including ranges the coded sort keys cannot hold."""
+    if kind == "ties":
+        return rng.integers(-3, 4, n).astype(float)
+    if kind == "continuous":
+        return rng.normal(size=n)
+    if kind == "signed zeros":  # -0.0 and 0.0 tie
+        return rng.choice([-0.0, 0.0, -1.0, 1.0, 2.5], n)
+    if kind == "subnormal":
+        return rng.integers(-3, 4, n) * 5e-324
+    if kind == "huge":
+        return rng.choice([-1.7e308, -1e300, 0.0, 3.0, 1e300, 1.7e308], n)
+    # "wide": non-zero magnitudes from 1e-300 to 1e300: more binades than one key bit allows
+    return rng.choice([-1e300, -1.0, -1e-300, 0.0, 1e-300, 2.0, 1e300], n)
+
+
+SCORE_KINDS = ["ties", "continuous", "signed zeros", "subnormal", "huge", "wide"]
+
+
+@pytest.mark.parametrize("kind", SCORE_KINDS)
+def test_auc_every_route_matches_pair_counts(kind):
+    rng = np.random.default_rng(SCORE_KINDS.index(kind))
+    for _ in range(6):
+        n = int(rng.integers(2, 120))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        s = scores_of_kind(rng, n, kind)
+        w = rng.random(n) * rng.integers(0, 2, n)
+        w[:2] = 1.0
+        assert auc(y, s) == pytest.approx(slow_auc(y, s), abs=1e-12)
+        if kind != "huge":  # sklearn's finiteness check overflows (a warning) on ±1.7e308
+            assert auc(y, s) == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+        assert auc(y, s, sample_weight=w) == pytest.approx(slow_auc(y, s, w), abs=1e-12)
+
+
+@pytest.mark.parametrize("route", ["auto", "coded", "argsort"])
+@pytest.mark.parametrize("kind", SCORE_KINDS)
+@pytest.mark.parametrize("K", [1, 3, 8, 13, 40])
+def test_multilabel_auc_every_route_matches_pair_counts(kind, K, route, monkeypatch):
+    """K labels ride in the low bits of the sort keys, up to 6 per sort, when the score range
+    allows and few sorts do (the rule ``_MAX_CODED_SORTS``, forced here both ways); otherwise one
+    shared argsort."""
+    from bipartite import metrics
+
+    if route != "auto":
+        monkeypatch.setattr(metrics, "_MAX_CODED_SORTS", ((None, 100 if route == "coded" else 0),))
+    rng = np.random.default_rng(K)
+    n = 90
+    Y = rng.integers(0, 2, (n, K))
+    Y[:2] = [[0] * K, [1] * K]
+    s = scores_of_kind(rng, n, kind)
+    w = rng.random(n)
+    want = [slow_auc(Y[:, k], s) for k in range(K)]
+    np.testing.assert_allclose(multilabel_auc(Y, s), want, atol=1e-12)
+    if kind != "huge":
+        np.testing.assert_allclose(multilabel_auc(Y, s), [roc_auc_score(Y[:, k], s)
+                                                          for k in range(K)], atol=1e-12)
+    np.testing.assert_allclose(multilabel_auc(Y, s, sample_weight=w),
+                               [slow_auc(Y[:, k], s, w) for k in range(K)], atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", SCORE_KINDS)
+@pytest.mark.parametrize("L", [2, 3, 5, 70])
+def test_multipartite_auc_every_route_matches_pair_counts(kind, L):
+    """Levels in the low key bits (L ≤ 64), or one argsort and a histogram (L = 70, weights,
+    or a score range the keys cannot hold)."""
+    rng = np.random.default_rng(L)
+    n = 150 if L < 70 else 220
+    levels = np.sort(rng.choice(np.arange(-50.0, 150.0, 0.5), L, replace=False))
+    y = rng.choice(levels, n)
+    y[:L] = levels
+    s = scores_of_kind(rng, n, kind)
+    w = rng.random(n)
+    for c in ["uniform", "linear", "squared"]:
+        assert multipartite_auc(y, s, costs=c) == pytest.approx(
+            slow_multipartite(y, s, c), abs=1e-12)
+        assert multipartite_auc(y, s, costs=c, sample_weight=w) == pytest.approx(
+            slow_multipartite(y, s, c, w), abs=1e-12)
+
+
+def test_kernels_across_block_boundaries():
+    """n > 3 × the streaming block, few distinct scores: tie groups straddle the blocks."""
+    from bipartite.metrics import _BLOCK
+
+    rng = np.random.default_rng(11)
+    n = 3 * _BLOCK + 7
+    s = rng.integers(0, 5, n) * 0.25
+    Y = rng.integers(0, 2, (n, 3))
+    np.testing.assert_allclose(multilabel_auc(Y, s), [roc_auc_score(Y[:, k], s)
+                                                      for k in range(3)], atol=1e-12)
+    assert auc(Y[:, 0], s) == pytest.approx(roc_auc_score(Y[:, 0], s), abs=1e-12)
+    # multipartite as a cost-weighted sum of the AUCs of each pair of levels
+    y = rng.integers(0, 4, n)
+    C = cost_matrix(np.arange(4.0), "squared")
+    num = den = 0.0
+    for a in range(4):
+        for b in range(a):
+            m = (y == a) | (y == b)
+            pairs = C[a, b] * (y == a).sum() * (y == b).sum()
+            num += pairs * roc_auc_score(y[m] == a, s[m])
+            den += pairs
+    assert multipartite_auc(y, s, costs="squared") == pytest.approx(num / den, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weighted_auc_population_route_matches_pair_counts(seed):
+    """The population AUC (self-pairs are ties) and its multipartite form, against O(n²)."""
+    from bipartite.metrics import weighted_auc, weighted_multipartite_auc
+
+    rng = np.random.default_rng(seed)
+    n, K = 40, 3
+    s = rng.integers(0, 6, n).astype(float)
+    p = rng.random(n) / n
+    eta = rng.random((n, K)) * rng.integers(0, 2, (n, K))
+    pos, neg = p[:, None] * eta, p[:, None] * (1 - eta)
+    np.testing.assert_allclose(weighted_auc(s, pos, neg), slow_weighted_auc(s, pos, neg),
+                               atol=1e-12)
+    q = p[:, None] * rng.dirichlet(np.ones(4), n)
+    C = cost_matrix(np.arange(4.0), "linear")
+    assert weighted_multipartite_auc(s, q, C) == pytest.approx(
+        slow_weighted_multipartite(s, q, C), abs=1e-12)
+    # a constant scorer scores exactly ½, at any scale of the masses
+    for scale in (1.0, 1e-170, 1e170):
+        assert weighted_auc(np.zeros(n), scale * pos, scale * neg).tolist() == [0.5] * K
+        assert weighted_multipartite_auc(np.zeros(n), scale * q, C) == 0.5
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e170, 2.0**-1000, 2.0**1000, 1e-300])
+def test_rescaled_weights_change_nothing(scale):
+    """Regression: weights of 1e-170 made ΣP·ΣN underflow to 0 (NaN, with a false "only one
+    class" warning; 1e170 overflowed). Every metric is a ratio of bilinear forms in the weights:
+    it is normalised first (by a power of two: exact)."""
+    import warnings
+
+    from bipartite.metrics import weighted_auc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert auc([0, 1, 0, 1], [.1, .9, .2, .8], sample_weight=[scale] * 4) == 1.0
+        rng = np.random.default_rng(0)
+        n = 200
+        y = rng.integers(0, 2, n)
+        Y = rng.integers(0, 2, (n, 3))
+        yl = rng.integers(0, 4, n)
+        s = tied_scores(rng, n)
+        g = rng.integers(0, 7, n)
+        w = rng.random(n) + 0.01
+        assert auc(y, s, sample_weight=scale * w) == pytest.approx(
+            auc(y, s, sample_weight=w), abs=1e-12)
+        assert auc(y, s, sample_weight=scale * w) == pytest.approx(
+            roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+        np.testing.assert_allclose(multilabel_auc(Y, s, sample_weight=scale * w),
+                                   multilabel_auc(Y, s, sample_weight=w), atol=1e-12)
+        assert multipartite_auc(yl, s, sample_weight=scale * w) == pytest.approx(
+            multipartite_auc(yl, s, sample_weight=w), abs=1e-12)
+        assert multipartite_auc(yl, s, costs=scale * cost_matrix(np.arange(4.0), "linear")) == \
+            pytest.approx(multipartite_auc(yl, s), abs=1e-12)
+        for weighting in ("pairs", "uniform", "impressions"):
+            assert group_auc(y, s, g, sample_weight=scale * w, weighting=weighting) == \
+                pytest.approx(group_auc(y, s, g, sample_weight=w, weighting=weighting), abs=1e-12)
+        pos, neg = w[:, None] * Y, w[:, None] * (1 - Y)
+        np.testing.assert_allclose(weighted_auc(s, scale * pos, scale * neg),
+                                   weighted_auc(s, pos, neg), atol=1e-12)
+
+
+def test_power_of_two_rescaling_is_exact():
+    rng = np.random.default_rng(5)
+    y, s, w = rng.integers(0, 2, 300), tied_scores(rng, 300), rng.random(300)
+    for e in (-1000, -7, 9, 1000):
+        assert auc(y, s, sample_weight=np.ldexp(w, e)) == auc(y, s, sample_weight=w)
+
+
+def test_coded_keys_order_like_the_scores():
+    """The int64 keys of the coded sort: same order and same ties as the floats (−0.0 = 0.0,
+    subnormals, the largest doubles), with the code bits below."""
+    from bipartite.metrics import _coded_keys, _exponent_range, _key_exponent
+
+    sets = [  # (scores, code bits): subnormals need |s| < 2 (no down-scaling), which one bit allows
+        (np.array([0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.0, -1.0, 1.5, -1.5, 1e-300, 1e-300, 0.25]),
+         1),
+        (np.array([0.0, -0.0, 1.0, -1.0, 2.0, -3.5, 7.0, 7.0, -7.0, 1e300, -1e300, 0.5]), 1),
+        (np.array([0.0, -0.0, 1.0, -1.0, 2.0, -3.5, 7.0, 7.0, -7.0, 1e100, -1e-50, 0.5]), 2),
+    ]
+    for s, bits in sets:
+        codes = np.arange(len(s), dtype=np.uint8) % (1 << bits)
+        q = _key_exponent(_exponent_range(s), bits)
+        assert q is not None
+        a = _coded_keys(s, codes, bits, q)
+        order = np.lexsort((codes, s))
+        np.testing.assert_array_equal(a & ((1 << bits) - 1), codes[order])
+        np.testing.assert_array_equal(np.sign(np.diff(a >> bits)), np.sign(np.diff(s[order])))
+    assert _key_exponent(_exponent_range(np.array([1e-300, 1e300])), 1) is None
+    assert _key_exponent(_exponent_range(np.array([5e-324, 7.0])), 1) is None
+    assert _key_exponent(_exponent_range(np.array([1e300, 1e-5])), 2) is None

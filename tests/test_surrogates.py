@@ -624,3 +624,61 @@ def test_errors_name_the_argument():
         lsep_loss(s, t64([1, 0, 0]), num_pairs=1, generator="seed")
     with pytest.raises(ValueError, match=r"'scores_a' and 'scores_b'.*broadcastable"):
         margin_ranking_loss(t64([1, 2]), t64([1, 2, 3]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The logistic pair loss is exact in float64 (no softplus threshold): value and gradient
+# ---------------------------------------------------------------------------------------------
+def exact_logistic(x: float) -> float:
+    """``log(1 + e^{−x})`` in float64 with no cancellation and no overflow (the reference)."""
+    return math.log1p(math.exp(-x)) if x >= 0 else -x + math.log1p(math.exp(x))
+
+
+def exact_logistic_grad(x: float) -> float:
+    """``d/dx log(1 + e^{−x}) = −1 / (1 + e^x)``, written so that neither branch overflows."""
+    return -math.exp(-x) / (1.0 + math.exp(-x)) if x >= 0 else -1.0 / (1.0 + math.exp(x))
+
+
+LOGISTIC_GRID = [-50.0, -37.0, -30.0, -25.0, -20.5, -20.0, -19.5, -3.0, -1e-9, 0.0, 1e-9, 0.75,
+                 19.5, 20.0, 20.5, 37.0, 50.0]
+
+
+@pytest.mark.parametrize("x", LOGISTIC_GRID)
+def test_logistic_pair_loss_is_exact_in_float64(x):
+    """One pair with score difference x: value and both gradients within a few ulps of the exact
+    reference. A softplus with the usual threshold (20) returns −x below −20 and a gradient of
+    exactly −1: wrong by e^{x} (≈ 1.2e-9 relative at x = −20.5)."""
+    s = torch.tensor([x, 0.0], dtype=torch.float64, requires_grad=True)
+    loss = pairwise_loss(s, t64([1, 0]), kind="logistic")
+    loss.backward()
+    g = exact_logistic_grad(x)
+    assert loss.item() == pytest.approx(exact_logistic(x), rel=1e-15, abs=0)
+    assert s.grad[0].item() == pytest.approx(g, rel=1e-15, abs=0)
+    assert s.grad[1].item() == pytest.approx(-g, rel=1e-15, abs=0)
+
+
+def test_logistic_pair_loss_minimal_input_is_exact():
+    """Scores [0, 20.5], labels [1, 0]: the loss is log(1 + e^{20.5}) = 20.50000000125…, the
+    gradient −(1 − 1.25e-9) on the positive; a thresholded softplus gives 20.5 and −1."""
+    s = torch.tensor([0.0, 20.5], dtype=torch.float64, requires_grad=True)
+    loss = pairwise_loss(s, t64([1, 0]))
+    loss.backward()
+    assert loss.item() == pytest.approx(20.50000000125, abs=1e-12)
+    assert loss.item() == pytest.approx(exact_logistic(-20.5), rel=1e-15, abs=0)
+    assert loss.item() != 20.5
+    g = exact_logistic_grad(-20.5)
+    assert g == pytest.approx(-(1 - 1.2501528663867e-9), rel=1e-15)
+    np.testing.assert_allclose(s.grad.numpy(), [g, -g], rtol=1e-15, atol=0)
+
+
+def test_logistic_pair_loss_batch_sum_is_exact():
+    """Many pairs at once (|x| ≤ 50, reduction "sum"): the value is the correctly summed
+    reference and every score's gradient is exact."""
+    xs = np.array(LOGISTIC_GRID)
+    s = torch.tensor(np.r_[xs, 0.0], dtype=torch.float64, requires_grad=True)  # one negative at 0
+    loss = pairwise_loss(s, t64(np.r_[np.ones(len(xs)), 0.0]), kind="logistic", reduction="sum")
+    loss.backward()
+    assert loss.item() == pytest.approx(math.fsum(map(exact_logistic, xs)), rel=1e-14)
+    want = np.array([exact_logistic_grad(x) for x in xs])
+    np.testing.assert_allclose(s.grad.numpy()[:-1], want, rtol=1e-15, atol=0)
+    assert s.grad[-1].item() == pytest.approx(-math.fsum(want), rel=1e-14)

@@ -1,7 +1,18 @@
 """Pareto dominance on point sets: filters, near-duplicate merging, hypervolume (docs/theory.md §6).
 
-One dominance test serves every caller: :func:`pareto_filter` (exact, ``tol = 0``) and the
-subset DP's tolerant filter (:func:`frontier_rows`, resolution ``tol``).
+One dominance rule serves every caller. Row j **dominates** row i *at resolution tol* when
+``x_j ≥ x_i − tol`` in every column and ``x_j > x_i + tol`` in one (tol = 0: exact dominance).
+:func:`pareto_filter` applies it exactly, the subset DP's filter (:func:`frontier_rows`) at the
+DP's resolution. The filters are output-sensitive:
+
+* K = 2: one sort by the first column and a running maximum of the second, O(m log m).
+* K = 3: one lexicographic sort and a sweep that keeps the staircase (2-D maxima) of the other two
+  columns finds the exact maxima and, for every other row, a maximum above it; only rows within
+  tol of their maximum need the resolution-tol test, which asks, for each column k, whether the
+  orthant ``{x_k > x_ik + tol, x_l ≥ x_il − tol}`` holds a maximum (same sweep, by column k).
+  O(m log m + m·b) with sweep blocks of b = 128 rows.
+* K > 3: the same orthant queries, answered by divide and conquer over the sweep order
+  (one dimension less at each level, down to the staircase sweep).
 """
 
 
@@ -15,7 +26,8 @@ from bipartite._utils.validation import (
     check_array,
 )
 
-__all__ = ["dominates", "frontier_rows", "greedy_unique", "hypervolume", "pareto_filter", "unique_rows"]
+__all__ = ["dominated_with_margin", "dominates", "frontier_rows", "greedy_unique", "hypervolume",
+           "pareto_filter", "unique_rows"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -47,10 +59,8 @@ def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
     """Mask of the non-dominated rows of ``points`` (docs/theory.md §6).
 
     Row ``i`` is kept unless another row dominates it (see :func:`dominates`); exact duplicates
-    do not dominate each other, so all copies of a non-dominated point are kept. For two columns
-    the filter sorts once (``O(m log m)``); for more columns it visits the rows by decreasing sum
-    and compares each block with the rows kept so far (``O(m · (f + b) · K)`` time for f
-    non-dominated rows and blocks of b rows).
+    do not dominate each other, so all copies of a non-dominated point are kept. One sort and a
+    sweep: O(m log m) for two columns, O(m log m + 128 m) for three, divide and conquer above.
 
     Parameters
     ----------
@@ -76,69 +86,172 @@ def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
     return _pareto_filter_nd(P)
 
 
-def _dominated_by(A: np.ndarray, B: np.ndarray, tol: float = 0.0) -> np.ndarray:
-    """Mask over rows b of B: some row a of A has ``a ≥ b − tol`` everywhere and
-    ``a > b + tol`` somewhere (dominance at resolution tol; tol = 0: exact dominance).
-    Vectorised, O(|A| |B| K)."""
-    if len(A) == 0 or len(B) == 0:
-        return np.zeros(len(B), dtype=bool)
-    ge = np.all(A[None, :, :] >= B[:, None, :] - tol, axis=2)
-    gt = np.any(A[None, :, :] > B[:, None, :] + tol, axis=2)
-    return np.any(ge & gt, axis=1)
+# --------------------------------------------------------------------------------------------
+# Orthant queries: "is some point ≥ this corner?", by sweeps
+# --------------------------------------------------------------------------------------------
+#: Rows per block of the staircase sweep (queries within a block are compared pairwise).
+_SWEEP_BLOCK = 128
+#: Segments of at most this many events are solved pairwise by the divide and conquer.
+_LEAF = 64
+
+
+def _sweep_2d(U: np.ndarray, V: np.ndarray, is_pt: np.ndarray,
+              is_q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A sequence of events, each a point, a query or both: for every query, whether an earlier
+    point has ``U ≥ U_q`` and ``V ≥ V_q``, and the index of one such point (−1 if none).
+
+    Blocks of events are answered against the staircase (the 2-D maxima, U ascending and V
+    descending) of all earlier points, by binary search, and pairwise inside the block; then the
+    block's points that the staircase does not cover join it."""
+    n = len(U)
+    cov, wit = np.zeros(n, dtype=bool), np.full(n, -1, dtype=np.int64)
+    su, sv, si = np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64)
+    for a in range(0, n, _SWEEP_BLOCK):
+        b = min(n, a + _SWEEP_BLOCK)
+        q = a + np.flatnonzero(is_q[a:b])
+        p = a + np.flatnonzero(is_pt[a:b])
+        if len(su):
+            if len(q):  # the largest V among staircase points with U ≥ U_q is the first of them
+                k = np.minimum(np.searchsorted(su, U[q]), len(su) - 1)
+                hit = (su[k] >= U[q]) & (sv[k] >= V[q])
+                cov[q[hit]], wit[q[hit]] = True, si[k[hit]]
+            if len(p):
+                k = np.minimum(np.searchsorted(su, U[p]), len(su) - 1)
+                p = p[(su[k] < U[p]) | (sv[k] < V[p])]  # covered points cannot change the staircase
+        rest = q[~cov[q]]
+        if len(rest) and len(p):
+            M = (U[p] >= U[rest][:, None]) & (V[p] >= V[rest][:, None]) & (p < rest[:, None])
+            h = M.any(axis=1)
+            cov[rest[h]], wit[rest[h]] = True, p[M[h].argmax(axis=1)]
+        if len(p):
+            U2, V2 = np.concatenate([su, U[p]]), np.concatenate([sv, V[p]])
+            o = np.lexsort((-V2, -U2))  # U descending: a point survives if V beats all before it
+            v = V2[o]
+            up = np.empty(len(o), dtype=bool)
+            up[0] = True
+            np.greater(v[1:], np.maximum.accumulate(v)[:-1], out=up[1:])
+            o = o[up][::-1]
+            su, sv, si = U2[o], V2[o], np.concatenate([si, p])[o]
+    return cov, wit
+
+
+def _prefix_covered(is_pt: np.ndarray, is_q: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """For every query of a sequence of events: does an earlier point have ``X ≥ X_q`` in every
+    column? (Running maximum for one column, the staircase sweep for two, divide and conquer on
+    the sequence above: the second half's queries against the first half's points.)"""
+    n, d = X.shape
+    if d == 1:
+        top = np.maximum.accumulate(np.where(is_pt, X[:, 0], -np.inf))
+        return np.r_[False, top[:-1] >= X[1:, 0]]
+    if d == 2:
+        return _sweep_2d(X[:, 0], X[:, 1], is_pt, is_q)[0]
+    out = np.zeros(n, dtype=bool)
+    if n <= _LEAF:
+        p, q = np.flatnonzero(is_pt), np.flatnonzero(is_q)
+        if len(p) and len(q):
+            ge = np.all(X[p] >= X[q][:, None, :], axis=2) & (p < q[:, None])
+            out[q] = ge.any(axis=1)
+        return out
+    mid = n // 2
+    out[:mid] = _prefix_covered(is_pt[:mid], is_q[:mid], X[:mid])
+    out[mid:] = _prefix_covered(is_pt[mid:], is_q[mid:], X[mid:])
+    q = mid + np.flatnonzero(is_q[mid:] & ~out[mid:])
+    if len(q):
+        out[q] = _covered(X[:mid][is_pt[:mid]], X[q])
+    return out
+
+
+def _covered(P: np.ndarray, Q: np.ndarray, strict: bool = False) -> np.ndarray:
+    """For every row q of Q: is some row p of P ``≥ q`` in every column (``>`` in the first when
+    ``strict``)? Sweeps the first column downwards; on a tie a point comes before the queries,
+    after them when strict."""
+    if len(P) == 0 or len(Q) == 0:
+        return np.zeros(len(Q), dtype=bool)
+    if P.shape[1] == 1:
+        top = P[:, 0].max()
+        return top > Q[:, 0] if strict else top >= Q[:, 0]
+    if P.shape[1] == 2:  # the points with a larger first column are a prefix: no query sort
+        o = np.argsort(-P[:, 0], kind="stable")
+        top = np.maximum.accumulate(P[o, 1])
+        cnt = np.searchsorted(-P[o, 0], -Q[:, 0], side="left" if strict else "right")
+        return (cnt > 0) & (top[np.maximum(cnt, 1) - 1] >= Q[:, 1])
+    is_q = np.r_[np.zeros(len(P), dtype=bool), np.ones(len(Q), dtype=bool)]
+    o = np.lexsort((~is_q if strict else is_q, -np.r_[P[:, 0], Q[:, 0]]))
+    isq = is_q[o]
+    res = _prefix_covered(~isq, isq, np.concatenate([P[:, 1:], Q[:, 1:]])[o])
+    out = np.empty(len(Q), dtype=bool)
+    out[o[isq] - len(P)] = res[isq]
+    return out
 
 
 def _pareto_filter_nd(P: np.ndarray, tol: float = 0.0) -> np.ndarray:
-    """Non-dominated rows for K ≥ 3 columns at resolution ``tol`` (:func:`_dominated_by`).
+    """Non-dominated rows for K ≥ 3 columns at resolution ``tol`` (module docstring): row i is
+    dropped iff some row j has ``x_j ≥ x_i − tol`` everywhere and ``x_j > x_i + tol`` somewhere.
 
-    Rows are visited by decreasing sum (ties broken lexicographically, decreasing). Rounding is
-    monotone, so an exact dominator never comes after the row it dominates; a dominator at
-    resolution tol can have a sum up to ``K·tol`` smaller. Each block is compared with the rows
-    kept so far and with every row whose sum is within ``K·tol`` below the block's (its own
-    block included): ``O(m · (|frontier| + block) · K)`` instead of ``O(m² K)``. A row dominated
-    only by a dropped row is dropped too (that row's own dominator covers it)."""
+    1. Lexicographically descending order: no row weakly dominates an earlier one unless equal,
+       so the exact maxima M are the rows that no earlier row covers in the other columns
+       (staircase sweep for K = 3, with a covering row as witness; divide and conquer above).
+    2. A row whose witness beats it by more than tol in some column is dominated.
+    3. For the rest R (M and rows within tol of their witness): i is dominated iff for some k
+       the orthant ``{x_k > x_ik + tol, x_l ≥ x_il − tol}`` holds a row, and then it holds a row
+       of M (a row above one in the orthant is in it too): K orthant queries of R against M.
+    """
     m, K = P.shape
-    s = P.sum(axis=1)
-    order = np.lexsort(tuple(-P[:, k] for k in range(K - 1, -1, -1)) + (-s,))
-    Q, ns = P[order], -s[order]
-    keep_sorted = np.zeros(m, dtype=bool)
-    kept = np.zeros((0, K))
-    step = 256
-    a = 0
-    while a < m:
-        b = min(m, a + step)
-        h = int(np.searchsorted(ns, ns[b - 1] + K * tol, side="right"))
-        B = Q[a:b]
-        alive = ~_dominated_by(kept, B, tol) & ~_dominated_by(Q[a:h], B, tol)
-        keep_sorted[a:b] = alive
-        if alive.any():
-            kept = np.concatenate([kept, B[alive]])
-            if len(kept) * len(B) * K > 2**24:  # keep memory bounded: smaller blocks
-                step = max(16, step // 2)
-        a = b
-    keep = np.empty(m, dtype=bool)
-    keep[order] = keep_sorted
+    o = np.lexsort(P.T[::-1])[::-1]
+    Q = P[o]
+    every = np.ones(m, dtype=bool)
+    if K == 3:
+        cov, wit = _sweep_2d(Q[:, 1], Q[:, 2], every, every)
+        sure = np.zeros(m, dtype=bool)
+        sure[cov] = np.any(Q[wit[cov]] > Q[cov] + tol, axis=1)
+    else:
+        cov, sure = _prefix_covered(every, every, Q[:, 1:]), np.zeros(m, dtype=bool)
+    M, R = Q[~cov], np.flatnonzero(~sure)
+    dominated = np.zeros(len(R), dtype=bool)
+    for k in range(K):
+        cols = [k] + [c for c in range(K) if c != k]
+        corner = Q[R][:, cols] - tol
+        corner[:, 0] = Q[R, k] + tol
+        dominated[~dominated] = _covered(M[:, cols], corner[~dominated], strict=True)
+    keep = np.zeros(m, dtype=bool)
+    keep[o[R[~dominated]]] = True
     return keep
 
 
+def dominated_with_margin(E: np.ndarray, X: np.ndarray, tol: float) -> np.ndarray:
+    """Mask over the rows x of X: some row e of E has ``e ≥ x`` everywhere and ``e > x + tol``
+    somewhere. Such an x, and every point below it, is dominated at resolution tol by e, and is
+    not needed to dominate anything else (e dominates whatever it dominates). K orthant queries."""
+    if len(E) == 0:
+        return np.zeros(len(X), dtype=bool)
+    if X.shape[1] == 2:  # one sort: e_x > x + tol and e_x ≥ x both select a prefix of E
+        o = np.argsort(-E[:, 0], kind="stable")
+        ex, top = -E[o, 0], np.maximum.accumulate(E[o, 1])
+        a = np.searchsorted(ex, -(X[:, 0] + tol), side="left")
+        b = np.searchsorted(ex, -X[:, 0], side="right")
+        return (((a > 0) & (top[np.maximum(a, 1) - 1] >= X[:, 1]))
+                | ((b > 0) & (top[np.maximum(b, 1) - 1] > X[:, 1] + tol)))
+    out = np.zeros(len(X), dtype=bool)
+    for k in range(X.shape[1]):
+        cols = [k] + [c for c in range(X.shape[1]) if c != k]
+        corner = X[~out][:, cols]
+        corner[:, 0] += tol
+        out[~out] = _covered(E[:, cols], corner, strict=True)
+    return out
+
+
 def _pareto_filter_2d(P: np.ndarray, tol: float = 0.0) -> np.ndarray:
-    """Non-dominated rows of a two-column P at resolution ``tol`` (see :func:`_dominated_by`;
-    tol = 0: exact dominance). One sort by (x desc, y desc); x values are grouped by single
-    linkage at gap tol (tol = 0: equal x), so rows of an earlier group have x > x_i + tol and
-    rows of the same group count as equal in x. A row is dominated iff an earlier group has
-    y ≥ its y − tol, or its own group has y > its y + tol."""
-    m = len(P)
-    order = np.lexsort((-P[:, 1], -P[:, 0]))
+    """Non-dominated rows of a two-column P at resolution ``tol`` (tol = 0: exact dominance).
+    One sort by x descending: the rows with ``x_j > x_i + tol`` and the rows with
+    ``x_j ≥ x_i − tol`` are both prefixes, so a running maximum of y decides the two ways to
+    dominate row i (larger x by more than tol, or larger y by more than tol)."""
+    order = np.argsort(-P[:, 0], kind="stable")  # stable: merges presorted runs (the DP's)
     x, y = P[order, 0], P[order, 1]
-    new_group = np.empty(m, dtype=bool)
-    new_group[0] = True
-    new_group[1:] = (x[:-1] - x[1:]) > tol
-    gid = np.cumsum(new_group) - 1
-    first = np.flatnonzero(new_group)
-    group_top = np.maximum.reduceat(y, first)  # largest y of each x-group
-    before = np.full(len(first), -np.inf)      # largest y over all earlier groups
-    before[1:] = np.maximum.accumulate(group_top)[:-1]
-    dominated = (before[gid] >= y - tol) | (group_top[gid] > y + tol)
-    mask = np.empty(m, dtype=bool)
+    top = np.maximum.accumulate(y)
+    a = np.searchsorted(-x, -(x + tol), side="left")   # rows with x_j > x_i + tol
+    b = np.searchsorted(-x, -(x - tol), side="right")  # rows with x_j ≥ x_i − tol (b ≥ 1)
+    dominated = (top[b - 1] > y + tol) | ((a > 0) & (top[np.maximum(a, 1) - 1] >= y - tol))
+    mask = np.empty(len(P), dtype=bool)
     mask[order] = ~dominated
     return mask
 
@@ -166,10 +279,11 @@ def hypervolume(points: Any, reference: Any) -> float:
     return float(np.sum((P[:, 0] - x_next) * (P[:, 1] - r[1])))
 
 
-def greedy_unique(V: np.ndarray, order: np.ndarray, tol: float) -> np.ndarray:
-    """Walk ``order`` (sorted by the first column of V, either direction) and keep a row unless
-    it is within ``tol`` (max-norm) of a kept row. Kept rows are monotone in the first column, so
-    only the tail of kept rows whose first coordinate is within ``tol`` needs checking."""
+# --------------------------------------------------------------------------------------------
+# Near-duplicates
+# --------------------------------------------------------------------------------------------
+def _walk(V: np.ndarray, order: np.ndarray, tol: float) -> list[int]:
+    """The greedy walk itself (see :func:`greedy_unique`), for orders not monotone in column 0."""
     kept: list[int] = []
     for i in order:
         dup = False
@@ -181,7 +295,62 @@ def greedy_unique(V: np.ndarray, order: np.ndarray, tol: float) -> np.ndarray:
                 break
         if not dup:
             kept.append(int(i))
-    return np.array(kept, dtype=np.int64)
+    return kept
+
+
+def _walk_run(C: np.ndarray, tol: float) -> np.ndarray:
+    """Keep-mask of the greedy walk over the rows of C (in order): pairwise closeness at once,
+    then the walk over the rows that have a close earlier row."""
+    c = len(C)
+    close = np.zeros((c, c), dtype=bool)
+    for a in range(0, c, 512):  # bounded memory: 512 rows against the earlier ones at a time
+        b = min(c, a + 512)
+        close[a:b, :b] = np.all(np.abs(C[a:b, None, :] - C[None, :b, :]) <= tol, axis=2)
+    close &= np.tri(c, k=-1, dtype=bool)
+    keep = np.ones(c, dtype=bool)
+    for i in np.flatnonzero(close.any(axis=1)):
+        keep[i] = not np.any(close[i] & keep)
+    return keep
+
+
+def greedy_unique(V: np.ndarray, order: np.ndarray, tol: float) -> np.ndarray:
+    """Walk ``order`` (sorted by the first column of V, either direction) and keep a row unless
+    it is within ``tol`` (max-norm) of a kept row.
+
+    Kept rows are monotone in the first column, so only rows of the same run of first
+    coordinates linked by gaps ≤ tol can be close. Inside a run the walk is short-cut where its
+    result is clear: a run whose rows are pairwise more than tol apart in the second column
+    keeps them all, a run whose rows are all within tol of its first row keeps only that, and
+    the walk runs on the other runs only."""
+    order = np.asarray(order, dtype=np.int64)
+    if len(order) <= 1:
+        return order.copy()
+    X = V[order]
+    dx = np.diff(X[:, 0])
+    if not (np.all(dx >= 0) or np.all(dx <= 0)):
+        return np.array(_walk(V, order, tol), dtype=np.int64)
+    start = np.flatnonzero(np.concatenate([[True], np.abs(dx) > tol]))
+    size = np.diff(np.append(start, len(order)))
+    keep = np.ones(len(order), dtype=bool)
+    multi = size > 1
+    if not multi.any():
+        return order
+    rid = np.repeat(np.arange(len(start)), size)
+    rows = np.flatnonzero(multi[rid])
+    if X.shape[1] > 1:  # runs with no two rows within tol in the second column keep all
+        o = rows[np.lexsort((X[rows, 1], rid[rows]))]
+        link = (rid[o[1:]] == rid[o[:-1]]) & (np.abs(X[o[1:], 1] - X[o[:-1], 1]) <= tol)
+        multi[:] = False
+        multi[rid[o[1:][link]]] = True
+        rows = np.flatnonzero(multi[rid])
+    near = np.all(np.abs(X[rows] - X[start[rid[rows]]]) <= tol, axis=1)  # close to the first
+    tight = np.ones(len(start), dtype=bool)
+    np.logical_and.at(tight, rid[rows], near)
+    done = rows[tight[rid[rows]]]
+    keep[done] = done == start[rid[done]]
+    for s, c in zip(start[multi & ~tight], size[multi & ~tight], strict=True):
+        keep[s:s + c] = _walk_run(X[s:s + c], tol)
+    return order[keep]
 
 
 def unique_rows(P: np.ndarray, tol: float) -> np.ndarray:
@@ -205,8 +374,8 @@ def _merge_close(V: np.ndarray, tol: float) -> np.ndarray:
 
 
 def frontier_rows(C: np.ndarray, tol: float) -> np.ndarray:
-    """Indices of the rows of C that no row dominates at resolution ``tol`` (see
-    :func:`_dominated_by`), near-duplicates (within tol) merged.
+    """Indices of the rows of C that no row dominates at resolution ``tol`` (module docstring),
+    near-duplicates (within tol) merged.
 
     Floating sums of the same real number along different paths differ by ~1e-16; a strict
     filter would keep ``(0, 1, 0.76)`` beside ``(0, 1 − 1e-16, 0.77)``."""

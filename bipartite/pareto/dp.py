@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bipartite.pareto.dominance import frontier_rows
+from bipartite.pareto.dominance import dominated_with_margin, frontier_rows
 
 # --------------------------------------------------------------------------------------------
 # Subset dynamic programme over weak orders (exact, O(3^n · frontier size))
@@ -18,14 +18,26 @@ from bipartite.pareto.dominance import frontier_rows
 #: below any gap that a MILP solver can resolve.
 DEFAULT_TOL_DP = 1e-12
 #: ``method="auto"`` uses the DP up to this many points (its cost grows like 3^n; it beat the
-#: MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``).
+#: MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``). Larger n run
+#: with ``method="dp"`` (n = 14, K = 2: about 40 s and 2 GB).
 DP_MAX_N = 12
+#: Rows per chunk of a stored frontier: a chunk whose componentwise maximum (shifted by the
+#: block's gain) is dominated with margin by a candidate is dropped before the filter.
+CHUNK = 16
+#: States with at most this many candidate rows skip the chunk test (its overhead would dominate).
+_PRUNE_MIN = 4096
 
-__all__ = ["DEFAULT_TOL_DP", "DP_MAX_N", "subset_dp"]
+__all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "subset_dp"]
 
 
-def subset_dp(Ws: np.ndarray, tol: float,
-               time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + l)`` over the segments, without a Python loop."""
+    total = int(lengths.sum())
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
+
+
+def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
+              chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
     """Pareto frontier of ``(Σ_ij Ws[r, i, j] S_ij)_r`` over all weak orders S of n points.
 
     A weak order is a sequence of blocks ``B_1 > B_2 > ... > B_m`` (ordered set partition). Its
@@ -40,10 +52,21 @@ def subset_dp(Ws: np.ndarray, tol: float,
     (:func:`frontier_rows`), so every Pareto vector x has a returned y with ``y ≥ x − n·tol``
     (at most n merges along the prefixes of its order).
 
+    Each stored ``F(U)`` is cut into chunks of ``chunk`` rows with their componentwise maxima.
+    At a state, a candidate chunk ``F(U \\ B)`` + g whose maximum is dominated with margin
+    (:func:`dominated_with_margin`) by one of the candidates (the first and last rows of the
+    chunks) is dropped unread: its rows are dominated at resolution tol and dominate nothing
+    that the witness does not, so the filter's result is unchanged. Most chunks go (about 80%
+    for K = 2), before their rows are gathered.
+
     Cost: ``Σ_U Σ_{B⊆U} |F(U\\B)| ≤ 3^n · max|F|`` vector additions and one Pareto filter per
-    state. Returns the values (m, R) and integer scores (m, n) of one weak order per point.
+    state, at most; memory ``O(Σ_U |F(U)|)``. Returns the values (m, R) and integer scores
+    (m, n) of one weak order per point.
     """
     R_, n, _ = Ws.shape
+    if not np.all(np.isfinite(Ws)):
+        raise ValueError("The 'Ws' parameter must be finite (pair weights of labels with a prior "
+                         "in (0, 1)).")
     N = 1 << n
     full = N - 1
     deadline = None if time_limit is None else time.monotonic() + float(time_limit)
@@ -52,14 +75,16 @@ def subset_dp(Ws: np.ndarray, tol: float,
     # tie[B] = ½ Σ_{i,j∈B} W_ij ; row[R][i] = Σ_{j∈R} W_ij
     tie = 0.5 * np.einsum("bi,rij,bj->br", bits, Ws, bits, optimize=True)      # (N, R_)
     row = np.einsum("rij,bj->bir", Ws, bits, optimize=True)                    # (N, n, R_)
-    # Flat storage of every state's frontier: values, back-pointers (previous state's row, block).
-    cap = 1 << 16
-    vals = np.zeros((cap, R_))
-    prev_row = np.full(cap, -1, dtype=np.int64)
-    block = np.zeros(cap, dtype=np.int64)
-    off = np.zeros(N, dtype=np.int64)
-    cnt = np.zeros(N, dtype=np.int64)
-    off[0], cnt[0], used = 0, 1, 1          # F(∅) = {0}
+    # Flat storage of every state's frontier: values, back-pointers (previous state's row, block),
+    # and of its chunks: componentwise maxima, first row, length.
+    store = {"vals": np.zeros((1 << 16, R_)), "prev": np.full(1 << 16, -1, dtype=np.int64),
+             "block": np.zeros(1 << 16, dtype=np.int64)}
+    cstore = {"top": np.zeros((1 << 12, R_)), "first": np.zeros(1 << 12, dtype=np.int64),
+              "len": np.ones(1 << 12, dtype=np.int64)}
+    off, cnt = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
+    coff, ccnt = np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)
+    ftop = np.zeros((N, R_))                           # componentwise maximum of each F(U)
+    cnt[0], ccnt[0], used, cused = 1, 1, 1, 1          # F(∅) = {0}: one row, one chunk
     pow2 = 1 << np.arange(n, dtype=np.int64)
     sub_cache: dict[int, np.ndarray] = {}
     for U in range(1, N):
@@ -69,39 +94,69 @@ def subset_dp(Ws: np.ndarray, tol: float,
         k = len(members)
         combos = sub_cache.get(k)
         if combos is None:
-            combos = sub_cache[k] = bits[1:1 << k, :k].astype(bool)       # nonempty subsets
-        subs = combos.astype(np.int64) @ members                            # (2^k − 1,)
+            combos = sub_cache[k] = bits[1:1 << k, :k].astype(np.int64)   # nonempty subsets
+        subs = combos @ members                                             # (2^k − 1,)
         prev = U ^ subs
         g = tie[subs] + bits[subs] @ row[full ^ U]                          # (2^k − 1, R_)
-        c = cnt[prev]
-        total = int(c.sum())
-        which = np.repeat(np.arange(len(subs)), c)
-        pos = np.arange(total) - np.repeat(np.cumsum(c) - c, c)
-        src = off[prev][which] + pos
-        C = vals[src] + g[which]
+        # candidate chunks: F(U \ B) + g(B), one run of chunks per block B
+        run = np.arange(len(subs))
+        if int(cnt[prev].sum()) > _PRUNE_MIN:
+            # whole runs first (witnesses: the first and last row of every run), then chunks
+            # (witnesses: the first and last row of every chunk left)
+            ends = np.stack([off[prev], off[prev] + cnt[prev] - 1], axis=1).ravel()
+            wit = store["vals"][ends] + np.repeat(g, 2, axis=0)  # presorted pairs
+            run = run[~dominated_with_margin(wit, ftop[prev] + g, tol)]
+        cc = ccnt[prev[run]]
+        cid = _segments(coff[prev[run]], cc)
+        run = np.repeat(run, cc)
+        first, length = cstore["first"][cid], cstore["len"][cid]
+        if len(cid) > len(subs):
+            ends = np.stack([first, first + length - 1], axis=1).ravel()
+            wit = store["vals"][ends] + g[np.repeat(run, 2)]     # presorted runs
+            alive = ~dominated_with_margin(wit, cstore["top"][cid] + g[run], tol)
+            run, first, length = run[alive], first[alive], length[alive]
+        src = _segments(first, length)
+        which = np.repeat(run, length)
+        C = store["vals"][src] + g[which]
         keep = frontier_rows(C, tol)
         m = len(keep)
-        if used + m > cap:
-            while used + m > cap:
-                cap *= 2
-            vals = np.resize(vals, (cap, R_))
-            prev_row = np.resize(prev_row, cap)
-            block = np.resize(block, cap)
-        vals[used:used + m] = C[keep]
-        prev_row[used:used + m] = src[keep]
-        block[used:used + m] = subs[which[keep]]
-        off[U], cnt[U] = used, m
-        used += m
+        V = C[keep]
+        starts = np.arange(0, m, chunk)
+        mc = len(starts)
+        _reserve(store, used + m)
+        _reserve(cstore, cused + mc)
+        store["vals"][used:used + m] = V
+        store["prev"][used:used + m] = src[keep]
+        store["block"][used:used + m] = subs[which[keep]]
+        cstore["top"][cused:cused + mc] = np.maximum.reduceat(V, starts, axis=0)
+        cstore["first"][cused:cused + mc] = used + starts
+        cstore["len"][cused:cused + mc] = np.diff(np.append(starts, m))
+        ftop[U] = V.max(axis=0)
+        off[U], cnt[U], coff[U], ccnt[U] = used, m, cused, mc
+        used, cused = used + m, cused + mc
     rows = np.arange(off[full], off[full] + cnt[full])
-    V = vals[rows].copy()
-    # Back-track each final vector to its blocks, top block first; scores: top block highest.
+    V = store["vals"][rows].copy()
+    # Back-track every final vector at once, lowest block first (it was added last): level 0.
     S = np.zeros((len(rows), n))
-    for t, r in enumerate(rows):
-        blocks = []
-        while r > 0:
-            blocks.append(int(block[r]))
-            r = int(prev_row[r])
-        # blocks were collected bottom-up
-        for level, b in enumerate(blocks):
-            S[t, bits[b] > 0] = level
+    r, level = rows.copy(), 0
+    while True:
+        act = np.flatnonzero(r > 0)
+        if len(act) == 0:
+            break
+        S[act] += level * bits[store["block"][r[act]]]
+        r[act] = store["prev"][r[act]]
+        level += 1
     return V, S
+
+
+def _reserve(arrays: dict[str, np.ndarray], size: int) -> None:
+    """Grow every array of ``arrays`` (first axis, doubling) to hold at least ``size`` rows."""
+    cap = len(next(iter(arrays.values())))
+    if size <= cap:
+        return
+    while cap < size:
+        cap *= 2
+    for key, a in arrays.items():
+        grown = np.empty((cap, *a.shape[1:]), dtype=a.dtype)
+        grown[: len(a)] = a
+        arrays[key] = grown

@@ -115,3 +115,24 @@ def test_score_negation_maps_auc_to_one_minus_auc(name, data):
     f, kind = METRICS[name]
     y, s, w = data.draw(labelled(kind))
     np.testing.assert_allclose(f(y, -s, w), 1.0 - np.asarray(f(y, s, w)), atol=1e-12)
+
+
+@given(st.sampled_from(NAMES), st.data())
+def test_rescaled_weights_change_nothing(name, data):
+    """Claim: multiplying every weight by one c > 0, from 1e-200 to 1e200, changes no metric:
+    each is a ratio of forms of equal degree in the weights (regression: weights of 1e-170 made
+    ΣP·ΣN underflow to 0, and the AUC NaN with a false "only one class" warning)."""
+    f, kind = METRICS[name]
+    y, s, w = data.draw(labelled(kind))
+    c = 10.0 ** data.draw(st.integers(-200, 200))
+    np.testing.assert_allclose(f(y, s, c * w), f(y, s, w), atol=1e-12)
+
+
+@given(st.sampled_from(NAMES), st.data())
+def test_scaling_the_scores_over_the_float_range_changes_nothing(name, data):
+    """Claim: s -> c·s for any c > 0 from 1e-300 to 1e300 keeps the weak order, so no metric
+    changes (the sort keys of the AUC kernels rescale the scores by powers of two)."""
+    f, kind = METRICS[name]
+    y, s, w = data.draw(labelled(kind))
+    c = 10.0 ** data.draw(st.integers(-300, 300))
+    np.testing.assert_allclose(f(y, c * s, w), f(y, s, w), atol=1e-12)
