@@ -11,6 +11,11 @@ Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:
     ``{"sum", "product", "or"}``, label weights ``w`` of the weighted sum), then maximise the
     multipartite AUC with ``costs``. Bayes scorer ``E[Ȳ|x]`` for linear costs.
 
+    ``"max_min"`` (docs/theory.md §13.6): maximise ``min_k AUC_k``. Plug-in: the heads of loss
+    aggregation, then the mixing weights ``a_`` that maximise the held-out min AUC; pairwise:
+    group-DRO label weights on the per-label pairwise losses (:mod:`bipartite.learners.maxmin`).
+    ``LEARNER_OBJECTIVES`` = the core ``OBJECTIVES`` + ``("max_min",)``.
+
 ``method`` — *how*
     ``"pairwise"``: a pairwise surrogate (docs/theory.md §8) with the pair weights of the objective
     (per-label AUC-normalised weights ``a_k/(n⁺_k n⁻_k)`` for loss aggregation, multipartite costs
@@ -44,6 +49,7 @@ Ties: all AUCs count ties ½ (docs/theory.md §2).
 """
 
 from bipartite.learners.base import (
+    LEARNER_OBJECTIVES,
     OBJECTIVES,
     SURROGATES,
     MissingQueryIdWarning,
@@ -60,6 +66,7 @@ __all__ = [
     "make_ranking_scorer",
     "ranking_scorers",
     "MissingQueryIdWarning",
+    "LEARNER_OBJECTIVES",
     "OBJECTIVES",
     "SCORER_KINDS",
     "SURROGATES",

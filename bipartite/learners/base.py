@@ -28,7 +28,12 @@ from bipartite.bayes import OBJECTIVES
 from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
-__all__ = ["OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin", "ranking_criterion"]
+__all__ = ["LEARNER_OBJECTIVES", "OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin",
+           "label_aucs", "ranking_criterion"]
+
+#: The learners' objectives: the core two (:data:`bipartite.bayes.OBJECTIVES`) and the max-min
+#: AUC of docs/theory.md §13, which has no single Bayes scorer of its own (§13.6).
+LEARNER_OBJECTIVES = OBJECTIVES + ("max_min",)
 
 MLP_METHODS = ("pairwise", "pointwise", "plugin")
 # float32 input is kept as is (half the memory on MSLR-sized data); anything else -> float64
@@ -50,7 +55,7 @@ def check_costs(costs: Any) -> Any:
 
 def check_objective(est: Any, methods: tuple[str, ...]) -> None:
     """Validate the objective/method parameters of ``est`` (called at fit)."""
-    check_option(est.objective, "objective", OBJECTIVES)
+    check_option(est.objective, "objective", LEARNER_OBJECTIVES)
     check_option(est.method, "method", methods)
     check_option(est.aggregate, "aggregate", AGGREGATES)
     check_costs(est.costs)
@@ -64,6 +69,13 @@ def check_objective(est: Any, methods: tuple[str, ...]) -> None:
     if est.objective == "loss_aggregation" and est.w is not None:
         raise ValueError("The 'w' parameter (label weights) is only used with "
                          "objective='label_aggregation'; loss aggregation takes 'a'.")
+    if est.objective == "max_min":
+        for name in ("a", "w"):
+            if getattr(est, name) is not None:
+                raise ValueError(
+                    f"The '{name}' parameter is not used with objective='max_min': the mixing "
+                    "weights are chosen at fit (method='plugin': the fitted a_) or adapted "
+                    "during training (method='pairwise': the fitted label weights dro_weights_).")
     if est.objective == "label_aggregation" and est.a is not None:
         raise ValueError("The 'a' parameter (mixing weights) is only used with "
                          "objective='loss_aggregation'; label aggregation takes 'w'.")
@@ -170,6 +182,8 @@ def ranking_criterion(
       (default ones); labels with a single class are left out (their AUC is undefined).
     * ``objective="label_aggregation"``: the multipartite AUC of the aggregated label
       ``Ȳ = ψ(Y)`` (label weights ``w`` of the sum) with ``costs`` (:func:`bipartite.metrics.multipartite_auc`).
+    * ``objective="max_min"``: ``min_k AUC_k`` over the labels with both classes (docs/theory.md
+      §13; with ``qid``, the min of the per-label uniform gAUCs). ``a`` and ``w`` must be None.
 
     With ``qid`` (query ids) only pairs within a query count, and every query weighs the same
     (the per-query AUCs are averaged uniformly over the queries where they are defined, as
@@ -193,10 +207,12 @@ def ranking_criterion(
     1.0
     >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], qid=[0, 0, 1, 1]), 3)
     1.0
+    >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], objective="max_min"), 3)
+    0.75
     """
     from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
 
-    check_option(objective, "objective", OBJECTIVES)
+    check_option(objective, "objective", LEARNER_OBJECTIVES)
     Y = check_binary(Y, "Y", ndim=(1, 2))
     if Y.ndim == 1:
         Y = Y[:, None]
@@ -204,6 +220,17 @@ def ranking_criterion(
     check_consistent_length(Y=Y, scores=s)
     qid, qname = resolve_qid(qid, groups, "ranking_criterion")
     g = check_qid(qid, len(s), qname, ref="scores")
+    if objective == "max_min":
+        for name, value in (("a", a), ("w", w)):
+            if value is not None:
+                raise ValueError(f"The '{name}' parameter is not used with objective='max_min' "
+                                 f"(the criterion is min_k AUC_k), got {value!r}.")
+        aucs = label_aucs(Y, s, g)
+        if not np.isfinite(aucs).any():
+            warnings.warn("No label has a comparable pair: the max-min criterion is undefined.",
+                          UndefinedMetricWarning, stacklevel=2)
+            return float("nan")
+        return float(np.nanmin(aucs))
     if objective == "loss_aggregation":
         a = mixing_weights(a, Y.shape[1])
         if g is None:
@@ -244,6 +271,22 @@ def ranking_criterion(
         )
         return float("nan")
     return float(np.mean(per_group))
+
+
+def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
+               sample_weight: np.ndarray | None = None) -> np.ndarray:
+    """Per-label AUC of one scorer (K,), ties ½; with query codes ``qid`` the uniform per-query
+    gAUC of every label (:func:`bipartite.metrics.group_auc`, ``weighting="uniform"``), the
+    normalisation of :func:`ranking_criterion`. NaN, quietly, for a label with no comparable pair.
+    """
+    from bipartite.metrics import group_auc, multilabel_auc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        if qid is None:
+            return multilabel_auc(Y, scores, sample_weight=sample_weight)
+        return np.array([group_auc(Y[:, k], scores, qid, sample_weight=sample_weight,
+                                   weighting="uniform") for k in range(Y.shape[1])])
 
 
 def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: dict, qid=None) -> float:
@@ -305,6 +348,13 @@ class RankerMixin:
             "aggregate": self.aggregate,
             "costs": self.costs,
         }
+
+    def _plugin_spec(self) -> dict:
+        """The closed form of the plug-in route: the objective's, or, for ``"max_min"``, loss
+        aggregation with the fitted mixing weights ``a_`` (docs/theory.md §13.6)."""
+        if self.objective == "max_min":
+            return {**self._spec(), "objective": "loss_aggregation", "a": self.a_}
+        return self._spec()
 
     def _validate_fit_input(self, X: Any, Y: Any, qid: Any, groups: Any = None, *,
                             allow_nan: bool = False):

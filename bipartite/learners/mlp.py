@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import time
+import warnings
 from numbers import Integral, Real
 from typing import Any
 
@@ -36,6 +37,13 @@ from bipartite.learners.base import (
     quiet_criterion,
     restrict_costs,
     split_validation,
+)
+from bipartite.learners.maxmin import (
+    DRO_STEP,
+    MultiplicativeWeights,
+    head_criterion,
+    max_min_weights,
+    per_label_pair_losses,
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.population import label_vectors
@@ -167,7 +175,14 @@ class MLPRanker(RankerMixin, BaseEstimator):
 
     Parameters
     ----------
-    objective : {"loss_aggregation", "label_aggregation"}
+    objective : {"loss_aggregation", "label_aggregation", "max_min"}
+        ``"max_min"``: maximise ``min_k AUC_k`` (docs/theory.md §13.6). ``method="plugin"``
+        trains the K heads (early stopping on the mean of the heads' validation AUCs), then
+        chooses the mixing weights ``a_`` of ``Σ_k a_k η̂_k/(π̂_k(1−π̂_k))`` that maximise the
+        min AUC on the validation split (exact K = 2 path, simplex grid for K ≥ 3;
+        :func:`bipartite.learners.maxmin.max_min_weights`); ``method="pairwise"`` minimises
+        ``K Σ_k q_k L_k`` over the per-label AUC-normalised pairwise losses with label weights
+        ``q`` updated multiplicatively after every step (group DRO; ``dro_step``).
     method : {"pairwise", "pointwise", "plugin"}
         See the module docstring. ``"pointwise"`` needs label aggregation with linear costs.
     a : array-like of shape (K,), optional
@@ -182,6 +197,11 @@ class MLPRanker(RankerMixin, BaseEstimator):
         Multipartite costs for label aggregation (docs/theory.md §3).
     surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
         Pairwise surrogate φ(f_i − f_j) (method="pairwise").
+    dro_step : float >= 0
+        Step size η_q of the label weights, ``q_k ← q_k exp(η_q L_k)`` after every batch
+        (``objective="max_min"``, ``method="pairwise"``; 0 keeps ``q`` uniform: the loss of
+        loss aggregation with ``a = 1``, early-stopped on the min AUC). Default 0.05: see
+        docs/theory.md §13.6.
     hidden : tuple of int
     epochs, batch_size, lr, weight_decay : training schedule (Adam).
         ``batch_size`` counts rows (whole queries with ``qid``). The default 512 suits ~10⁴
@@ -189,6 +209,8 @@ class MLPRanker(RankerMixin, BaseEstimator):
         validation criterion (``benchmarks/bench_learners.py``).
     validation_fraction : float in [0, 1)
         Share of rows (of queries when ``qid`` is given) held out for early stopping; 0 disables.
+        With ``objective="max_min"`` and ``method="plugin"`` the same split chooses ``a_``
+        (it must be > 0; 0.2-0.3 steadies the choice when a label is rare).
     n_iter_no_change : int
         Stop after this many epochs without improvement of the validation criterion.
     device : "auto" or any torch device string ("cpu", "cuda", "cuda:1", "mps", ...)
@@ -237,9 +259,20 @@ class MLPRanker(RankerMixin, BaseEstimator):
     n_queries_ : int or None — number of query ids seen at fit (None: fitted without ``qid``)
     device_ : str — the torch device the ranker was fitted on (and predicts on)
     prior_ : ndarray (K,) — training label means (π̂, used by the plug-in combination)
-    n_epochs_ : int — epochs run; best_epoch_ : int; best_score_ : float (validation criterion)
+    n_epochs_ : int — epochs run
+    best_epoch_ : int — the epoch whose parameters are kept
+    best_score_ : float — its validation criterion (max-min plug-in: the mean of the heads' own
+        validation AUCs)
     history_ : list of dict — per epoch: ``train_loss``, ``train_seconds`` (wall time of the
-        epoch's updates) and, with a validation split, ``val_criterion`` and ``val_seconds``
+        epoch's updates) and, with a validation split, ``val_criterion`` and ``val_seconds``;
+        ``dro_weights`` (q at the end of the epoch) for max-min pairwise
+    a_ : ndarray (K,) — max-min plug-in: the chosen mixing weights (on the simplex)
+    val_auc_ : ndarray (K,) — max-min plug-in: per-label validation AUC (gAUC with ``qid``) of
+        the chosen scorer
+    val_min_auc_ : float — max-min plug-in: the min of ``val_auc_``
+    a_search_ : :class:`~bipartite.learners.maxmin.MaxMinChoice` — max-min plug-in: the search
+    dro_weights_ : ndarray (K,) — max-min pairwise: the final label weights q
+    dro_weights_mean_ : ndarray (K,) — max-min pairwise: q averaged over all steps
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -262,6 +295,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         aggregate: str = "sum",
         costs: Any = "linear",
         surrogate: str = "logistic",
+        dro_step: float = DRO_STEP,
         hidden: tuple[int, ...] = (64, 64),
         epochs: int = 100,
         batch_size: int = 512,
@@ -283,6 +317,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self.aggregate = aggregate
         self.costs = costs
         self.surrogate = surrogate
+        self.dro_step = dro_step
         self.hidden = hidden
         self.epochs = epochs
         self.batch_size = batch_size
@@ -321,6 +356,11 @@ class MLPRanker(RankerMixin, BaseEstimator):
             raise ValueError(
                 f"The 'validation_fraction' parameter must be in [0, 1), got {vf!r}."
             )
+        check_positive(self.dro_step, "dro_step", allow_zero=True)
+        if self.objective == "max_min" and self.method == "plugin" and vf == 0:
+            raise ValueError(
+                "The 'validation_fraction' parameter must be > 0 with objective='max_min' and "
+                "method='plugin': the mixing weights a_ are chosen on the validation split.")
         _n_threads(self.n_jobs)
 
     def _standardise(self, X: np.ndarray) -> np.ndarray:
@@ -362,6 +402,14 @@ class MLPRanker(RankerMixin, BaseEstimator):
         s = torch.zeros(idx.shape, dtype=out.dtype, device=out.device).masked_scatter(
             where, out[:, 0]
         )
+        if self.objective == "max_min":
+            # group DRO: K Σ_k q_k L_k with q fixed during the step (updated after it, in fit)
+            L, ok = per_label_pair_losses(s, tensors["Y"][safe], where,
+                                          surrogates.make_pair_loss(self.surrogate))
+            dro = tensors["dro"]
+            dro.pending = (L.detach(), ok)
+            q = torch.as_tensor(dro.q, dtype=L.dtype, device=L.device)
+            return len(q) * torch.sum(q * L)
         if self.objective == "loss_aggregation":
             W = surrogates.loss_aggregation_pair_weights(
                 tensors["Y"][safe], a=tensors["a"], where=where
@@ -412,9 +460,17 @@ class MLPRanker(RankerMixin, BaseEstimator):
             P = np.exp(z)
             P /= P.sum(axis=1, keepdims=True)
             eta = P @ label_vectors(self.n_labels_)
-            return plugin_ranking_scores(eta, P, self.prior_, self._spec())
+            return plugin_ranking_scores(eta, P, self.prior_, self._plugin_spec())
         eta = 1.0 / (1.0 + np.exp(-raw))
-        return plugin_ranking_scores(eta, None, self.prior_, self._spec())
+        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec())
+
+    def _monitor(self, Y: np.ndarray, raw: np.ndarray, spec: dict, qid) -> float:
+        """Validation criterion of an epoch: the objective's (:func:`ranking_criterion`), or, for
+        the max-min plug-in heads (whose mixing weights are chosen after training), the mean of
+        the heads' own AUCs."""
+        if self.objective == "max_min" and self.method == "plugin":
+            return head_criterion(Y, 1.0 / (1.0 + np.exp(-raw)), qid)
+        return quiet_criterion(Y, self._combine(raw), spec, qid)
 
     # -- fit / predict -------------------------------------------------------------------------
     def fit(self, X: Any, Y: Any, qid: Any = None, *, groups: Any = None) -> MLPRanker:
@@ -461,6 +517,9 @@ class MLPRanker(RankerMixin, BaseEstimator):
                     mixing_weights(self.a, K), dtype=torch.float32, device=dev
                 ),
             }
+            dro = None
+            if self.objective == "max_min" and self.method == "pairwise":
+                dro = tensors["dro"] = MultiplicativeWeights(K, self.dro_step)
             net = self._build(X.shape[1], n_out, seed).to(dev)
             opt = torch.optim.Adam(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
             monitor = len(va) > 0
@@ -482,14 +541,17 @@ class MLPRanker(RankerMixin, BaseEstimator):
                     loss.backward()
                     opt.step()
                     total += float(loss.detach())
+                    if dro is not None:
+                        L, ok = dro.pending
+                        dro.update(L.cpu().numpy(), ok.cpu().numpy())
                 record = {"epoch": epoch + 1, "train_loss": total / max(len(batches), 1),
                           "train_seconds": time.perf_counter() - t_epoch}
+                if dro is not None:
+                    record["dro_weights"] = dro.q.tolist()
                 if monitor:
                     t_val = time.perf_counter()
-                    crit = quiet_criterion(
-                        Y[va], self._combine(self._forward_scores(net, Xt[va])), spec,
-                        None if groups is None else groups[va],
-                    )
+                    crit = self._monitor(Y[va], self._forward_scores(net, Xt[va]), spec,
+                                         None if groups is None else groups[va])
                     record["val_criterion"] = crit
                     record["val_seconds"] = time.perf_counter() - t_val
                     if np.isnan(crit):
@@ -509,8 +571,27 @@ class MLPRanker(RankerMixin, BaseEstimator):
                 self.best_epoch_, self.best_score_ = best_epoch, float(best)
             else:
                 self.best_epoch_, self.best_score_ = self.n_epochs_, float("nan")
+            if dro is not None:
+                self.dro_weights_, self.dro_weights_mean_ = dro.q.copy(), dro.mean
+            if self.objective == "max_min" and self.method == "plugin":
+                self._choose_weights(net, Xt, Y, tr, va, groups)
             self.net_ = net.cpu()
         return self
+
+    def _choose_weights(self, net, Xt, Y, tr, va, groups) -> None:
+        """Max-min plug-in: the mixing weights a_ maximising the validation min AUC."""
+        rows = va
+        if len(va) == 0:  # the split was too small to hold anything out
+            warnings.warn("objective='max_min': the validation split is empty (too few rows or "
+                          "queries); the mixing weights a_ are chosen on the training rows.",
+                          RuntimeWarning, stacklevel=3)
+            rows = tr
+        eta = 1.0 / (1.0 + np.exp(-self._forward_scores(net, Xt[rows])))
+        g = None if groups is None else groups[rows]
+        Yr = Y[rows].astype(np.float64)
+        self.a_search_ = max_min_weights(eta, self.prior_, Yr, 1.0 - Yr, g)
+        self.a_ = self.a_search_.a
+        self.val_auc_, self.val_min_auc_ = self.a_search_.aucs, self.a_search_.value
 
     def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
         bs = int(self.batch_size)

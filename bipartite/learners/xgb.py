@@ -32,6 +32,14 @@ from bipartite.learners.base import (
     mixing_weights,
     needs_joint,
     plugin_ranking_scores,
+    split_validation,
+)
+from bipartite.learners.maxmin import (
+    XGB_DRO_STEP,
+    MultiplicativeWeights,
+    max_min_weights,
+    sample_group_pairs,
+    sampled_pair_losses,
 )
 from bipartite.population import label_vectors
 
@@ -132,8 +140,8 @@ def _config_keys(config: Any) -> set[str]:
 class XGBRanker(RankerMixin, BaseEstimator):
     """Gradient-boosted trees (XGBoost gbtree) for loss or label aggregation (docs/theory.md §4, §5, §10).
 
-    Routes
-    ------
+    Notes
+    -----
     ``method="pairwise"``
         XGBoost's RankNet objective ``rank:pairwise`` (logistic pairwise loss) with
         ``lambdarank_pair_method="mean"`` (each row draws ``num_pair_per_sample`` partners
@@ -159,6 +167,19 @@ class XGBRanker(RankerMixin, BaseEstimator):
         training label means; for product/or label aggregation one ``multi:softprob`` booster over
         the ``2**K`` label vectors (the joint). ``qid`` does not enter the (pointwise) heads.
 
+    ``objective="max_min"`` (maximise ``min_k AUC_k``, docs/theory.md §13.6)
+        ``"plugin"``: the K heads are trained on ``1 − validation_fraction`` of the rows (of the
+        queries with ``qid``, seeded), then the mixing weights ``a_`` of
+        ``Σ_k a_k η̂_k/(π̂_k(1−π̂_k))`` that maximise the min AUC (gAUC with ``qid``) on the
+        held-out rows are chosen (:func:`bipartite.learners.maxmin.max_min_weights`).
+        ``"pairwise"``: boosting on the loss-aggregation stack (a = 1) tree by tree, re-weighting
+        the stacked groups of label k by ``q_k`` every ``dro_every`` trees, ``q_k ← q_k
+        exp(dro_step · L_k)`` normalised, with ``L_k`` the AUC-normalised logistic pairwise loss
+        of label k on a fixed seeded sample of pairs (group DRO between rounds). XGBoost's
+        ranking objective normalises the group weights to mean 1 once, when it first sees the
+        data, so the loop keeps their sum fixed: ``DMatrix.set_weight`` between rounds then
+        trains exactly as a fresh DMatrix with the new weights would.
+
     Sample weights (``fit(..., sample_weight=ω)``), exactly:
 
     - ``"plugin"``: per-row weights of every head's log-loss (XGBoost's instance weights), and of
@@ -179,7 +200,14 @@ class XGBRanker(RankerMixin, BaseEstimator):
     ----------
     objective, a, w, aggregate, costs : as :class:`MLPRanker`.
     n_estimators : int — boosting rounds. learning_rate, max_depth : usual XGBoost parameters.
-    num_pair_per_sample : int — ``lambdarank_num_pair_per_sample`` (pairwise only).
+    num_pair_per_sample : int — ``lambdarank_num_pair_per_sample`` (pairwise only); also the
+        pairs per row of the sample on which the max-min pairwise loop measures ``L_k``.
+    validation_fraction : float in (0, 1) — max-min plug-in only: the share of rows (queries with
+        ``qid``) held out to choose ``a_`` (default 0.25: the rare label's AUC needs held-out
+        positives; see docs/theory.md §13.6).
+    dro_step : float >= 0 — max-min pairwise only: the step η_q of the label weights per
+        re-weighting (default 0.5; 0 keeps loss aggregation with a = 1).
+    dro_every : int — max-min pairwise only: trees between re-weightings (default 5).
     n_jobs : int or None — XGBoost threads. None (default) leaves XGBoost's default: all the
         cores OpenMP sees; -1 all cores, -2 all but one, ... The studies pass ``n_jobs=1`` (their
         runner parallelises over tasks), so they are unaffected by the default; on a shared
@@ -197,8 +225,18 @@ class XGBRanker(RankerMixin, BaseEstimator):
 
     Attributes
     ----------
-    n_labels_ : int; n_queries_ : int or None; prior_ : ndarray (K,) — (weighted) label means;
-    boosters_ : list of ``xgboost.Booster``.
+    n_labels_ : int — number of labels K
+    n_queries_ : int or None — number of query ids seen at fit (None: fitted without ``qid``)
+    prior_ : ndarray (K,) — (weighted) training label means
+    boosters_ : list of ``xgboost.Booster`` — one per label (plug-in), else a single booster
+    a_ : ndarray (K,) — max-min plug-in: the chosen mixing weights
+    val_auc_ : ndarray (K,) — max-min plug-in: per-label held-out AUCs (gAUC with ``qid``) of the
+        chosen scorer
+    val_min_auc_ : float — max-min plug-in: the min of ``val_auc_``
+    a_search_ : :class:`~bipartite.learners.maxmin.MaxMinChoice` — max-min plug-in: the search
+    dro_weights_ : ndarray (K,) — max-min pairwise: the final label weights q
+    dro_weights_mean_ : ndarray (K,) — max-min pairwise: q averaged over the re-weightings
+    dro_history_ : ndarray (updates + 1, K) — max-min pairwise: q after every re-weighting
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -221,6 +259,9 @@ class XGBRanker(RankerMixin, BaseEstimator):
         learning_rate: float = 0.1,
         max_depth: int = 4,
         num_pair_per_sample: int = 8,
+        validation_fraction: float = 0.25,
+        dro_step: float = XGB_DRO_STEP,
+        dro_every: int = 5,
         n_jobs: int | None = None,
         random_state: Any = None,
         verbose: bool = False,
@@ -236,6 +277,9 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.learning_rate = learning_rate
         self.max_depth = max_depth
         self.num_pair_per_sample = num_pair_per_sample
+        self.validation_fraction = validation_fraction
+        self.dro_step = dro_step
+        self.dro_every = dro_every
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.verbose = verbose
@@ -266,6 +310,11 @@ class XGBRanker(RankerMixin, BaseEstimator):
         check_positive(self.learning_rate, "learning_rate")
         check_positive(self.max_depth, "max_depth", integer=True, allow_zero=True)
         check_positive(self.num_pair_per_sample, "num_pair_per_sample", integer=True)
+        check_positive(self.dro_step, "dro_step", allow_zero=True)
+        check_positive(self.dro_every, "dro_every", integer=True)
+        vf = self.validation_fraction
+        if isinstance(vf, bool) or not isinstance(vf, int | float) or not 0 < vf < 1:
+            raise ValueError(f"The 'validation_fraction' parameter must be in (0, 1), got {vf!r}.")
         if self.n_jobs is not None:
             _n_threads(self.n_jobs)
         clash = sorted(set(_RESERVED) & set(self._xgb_params))
@@ -415,10 +464,24 @@ class XGBRanker(RankerMixin, BaseEstimator):
             else:
                 p = {**params, "objective": "binary:logistic"}
                 self._check_xgb_params(p, X.shape[1])
+                tr = np.arange(n)
+                if self.objective == "max_min":
+                    tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
+                    if len(va) == 0:
+                        raise ValueError(
+                            "objective='max_min' with method='plugin' holds out "
+                            f"validation_fraction={self.validation_fraction} of the "
+                            f"{'queries' if groups is not None else 'rows'} to choose a_, which "
+                            "leaves none here: pass more data or a larger 'validation_fraction'.")
+                swt = None if sw is None else sw[tr]
                 self.boosters_ = [
-                    self._train(p, xgb.DMatrix(X, label=Y[:, k], weight=sw), f"XGB label {k + 1}")
+                    self._train(p, xgb.DMatrix(X[tr], label=Y[tr, k], weight=swt),
+                                f"XGB label {k + 1}")
                     for k in range(K)
                 ]
+                if self.objective == "max_min":
+                    self._choose_weights(X[va], Y[va], None if groups is None else groups[va],
+                                         None if sw is None else sw[va])
             return self
         p = {
             **params,
@@ -430,6 +493,9 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self._check_xgb_params(p, X.shape[1])
         g = groups if groups is not None else np.zeros(n, dtype=np.int64)
         wq = self._query_weights(sw, g, qname, raw_qid)
+        if self.objective == "max_min":
+            self.boosters_ = [self._train_dro(p, X, Y, g, wq, rng)]
+            return self
         if self.objective == "loss_aggregation":
             parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K), wq)
         else:
@@ -449,6 +515,70 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.boosters_ = [self._train(p, dtrain, "XGB pairwise")]
         return self
 
+    def _choose_weights(self, Xv: np.ndarray, Yv: np.ndarray, gv: np.ndarray | None,
+                        swv: np.ndarray | None) -> None:
+        """Max-min plug-in: the mixing weights a_ maximising the held-out min AUC."""
+        import xgboost as xgb
+
+        d = xgb.DMatrix(Xv)
+        eta = np.column_stack([b.predict(d).astype(np.float64) for b in self.boosters_])
+        r = np.ones(len(Yv)) if swv is None else swv
+        pos, neg = r[:, None] * Yv, r[:, None] * (1.0 - Yv)
+        self.a_search_ = max_min_weights(eta, self.prior_, pos, neg, gv)
+        self.a_ = self.a_search_.a
+        self.val_auc_, self.val_min_auc_ = self.a_search_.aucs, self.a_search_.value
+
+    def _train_dro(self, params: dict, X: np.ndarray, Y: np.ndarray, g: np.ndarray,
+                   wq: np.ndarray | None, rng: np.random.Generator):
+        """Max-min pairwise: boosting on the loss-aggregation stack with group-DRO label weights
+        re-set every ``dro_every`` trees (see the class docstring)."""
+        import xgboost as xgb
+        from tqdm.auto import tqdm
+
+        K = Y.shape[1]
+        rows, labels, base, glabel = [], [], [], []
+        for k in range(K):
+            r, lab, _, gw = _stacked_loss_aggregation(Y, g, np.eye(K)[k], wq)
+            rows += r
+            labels += lab
+            base += gw
+            glabel += [k] * len(r)
+        if not rows:
+            raise ValueError("The 'Y' parameter gives no comparable pair (every label is constant "
+                             "within every query with positive weight): nothing to fit.")
+        sizes = np.array([len(r) for r in rows])
+        base, glabel = np.asarray(base), np.asarray(glabel)
+        omega = base * sizes  # each group's query weight ω_q (a_k = 1)
+        D = np.bincount(glabel, omega, minlength=K)
+        # per-label normaliser: L_k is a mean over the label's queries, whatever their number
+        norm = np.where(D > 0, D[D > 0].mean() / np.where(D > 0, D, 1.0), 0.0)
+        total = float(np.sum(base * norm[glabel]))
+
+        def weights(q: np.ndarray) -> np.ndarray:
+            w = base * norm[glabel] * q[glabel]
+            # XGBoost normalises the weights once: keep the sum. float32: XGBoost's own type
+            # (a float64 array costs ~10 ms per set_weight in xgboost 3.2, float32 ~0.02 ms)
+            return (w * (total / w.sum())).astype(np.float32)
+
+        offsets = np.r_[0, np.cumsum(sizes)[:-1]]
+        pi, pj, pg = sample_group_pairs(labels, offsets, int(self.num_pair_per_sample), rng)
+        mw = MultiplicativeWeights(K, self.dro_step)
+        dtrain = xgb.DMatrix(X[np.concatenate(rows)], label=np.concatenate(labels),
+                             qid=np.repeat(np.arange(len(rows)), sizes), weight=weights(mw.q))
+        booster = xgb.Booster(params, [dtrain])
+        history = [mw.q.copy()]
+        T, every = int(self.n_estimators), int(self.dro_every)
+        for i in tqdm(range(T), disable=not self.verbose, desc="XGB max-min", leave=False):
+            booster.update(dtrain, i)
+            if (i + 1) % every == 0 and i + 1 < T:
+                margin = booster.predict(dtrain, output_margin=True).astype(np.float64)
+                mw.update(sampled_pair_losses(margin, pi, pj, pg, glabel, omega, K))
+                dtrain.set_weight(weights(mw.q))
+                history.append(mw.q.copy())
+        self.dro_weights_, self.dro_weights_mean_ = mw.q.copy(), mw.mean
+        self.dro_history_ = np.array(history)
+        return booster
+
     def decision_function(self, X: Any) -> np.ndarray:
         """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC); NaN
         features are missing values."""
@@ -463,6 +593,6 @@ class XGBRanker(RankerMixin, BaseEstimator):
             P = self.boosters_[0].predict(d).astype(np.float64).reshape(len(X), -1)
             P /= P.sum(axis=1, keepdims=True)  # float32 softmax rows: renormalise in float64
             eta = P @ label_vectors(self.n_labels_)
-            return plugin_ranking_scores(eta, P, self.prior_, self._spec())
+            return plugin_ranking_scores(eta, P, self.prior_, self._plugin_spec())
         eta = np.column_stack([b.predict(d).astype(np.float64) for b in self.boosters_])
-        return plugin_ranking_scores(eta, None, self.prior_, self._spec())
+        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec())

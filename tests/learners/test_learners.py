@@ -887,3 +887,18 @@ def test_mlp_device_strings_and_batched_prediction(small):
         s_gpu = gpu.decision_function(X)
         gpu.device_ = "cpu"
         np.testing.assert_allclose(gpu.decision_function(X), s_gpu, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "est, expected",
+    [(MLPRanker(objective="max_min", method="plugin", hidden=(4,), epochs=2, random_state=0),
+      EXPECTED_FAILED),
+     (XGBRanker(objective="max_min", method="pairwise", n_estimators=3, max_depth=2,
+                random_state=0), EXPECTED_FAILED_XGB)],
+    ids=["MLPRanker-max_min-plugin", "XGBRanker-max_min-pairwise"],
+)
+def test_check_estimator_max_min(est, expected):
+    """The max-min objective (docs/theory.md §13.6) passes the same sklearn checks, with the same
+    documented inapplicable ones (on sklearn's tiny data sets the MLP's validation split is empty:
+    a_ is then chosen on the training rows, with a RuntimeWarning)."""
+    test_check_estimator(est, expected)
