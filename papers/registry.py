@@ -10,7 +10,8 @@ field          required  meaning
 ``source``     yes       where the paper makes it (section / equation / proposition)
 ``test``       yes       pytest node id, ``tests/...py::test_name`` (``::Class::test``,
                          a parametrized ``[...]`` suffix allowed)
-``verdict``    yes       ``"holds"``, ``"holds-narrower"`` or ``"refuted"``
+``verdict``    yes       ``"holds"``, ``"holds-narrower"``, ``"refuted"`` or ``"not-reproduced"``
+                         (the data or setup is not reachable here: neither confirmed nor refuted)
 ``scope``      one of    the exact scope in which the verdict was checked
 ``notes``      these     anything else (counterexample, caveats)
 ``code``       no        dotted name of the implementation, e.g. ``bipartite.surrogates.ap_risk``
@@ -46,7 +47,7 @@ PAPERS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PAPERS_DIR.parent
 START = "<!-- claims:start -->"
 END = "<!-- claims:end -->"
-VERDICTS = ("holds", "holds-narrower", "refuted")
+VERDICTS = ("holds", "holds-narrower", "refuted", "not-reproduced")
 REQUIRED = ("id", "statement", "source", "test", "verdict")
 OPTIONAL = ("scope", "notes", "code", "figure")
 TOP_LEVEL = ("claim", "paper")

@@ -140,7 +140,7 @@ def test_readme_update_keeps_other_text_and_is_idempotent(tmp_path):
     assert [c.id for c in claims] == ["x-one", "x-two"]
     block = registry.render_block(claims)
     assert "| `x-one` | s | §1 | **holds** | all |" in block
-    assert "2 claims: 1 holds, 0 holds-narrower, 1 refuted." in block
+    assert "2 claims: 1 holds, 0 holds-narrower, 1 refuted, 0 not-reproduced." in block
     created = registry.readmes(tmp_path / "papers")[d / "README.md"]
     assert created.startswith("# Demo paper\n") and block in created
     text = "# Demo\n\nIntro kept.\n\n" + registry.START + "\nold table\n" + registry.END + \

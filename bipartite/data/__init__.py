@@ -8,7 +8,11 @@ Every loader returns a :class:`sklearn.utils.Bunch`.
   (:func:`bipartite.population.gaussian_copula_joint`). The exact ``η``, joint and ``π`` come with
   every sample, and :meth:`SyntheticModel.finite_problem` turns any test set into a
   :class:`bipartite.population.FiniteProblem` on which the Bayes scorers of docs/theory.md §4/§5 are exact.
-* :func:`load_banking` — the Bank Personal Loan data (LA25 §7).
+* :func:`load_bank_marketing` — UCI Bank Marketing, labels (mortgage, personal loan): the
+  "Banking" data of LA25 §7 (client features by default, or all columns), one-hot encoded by
+  scikit-learn.
+* :func:`load_banking` — the Bank Personal Loan (UniversalBank) data: five binary columns plus
+  ``Mortgage > 0`` (MTRUB's multi-behaviour data here); not the data of LA25 §7.
 * :func:`load_letor` / :func:`load_letor_query` — LETOR/SVMlight files (MSLR-WEB, LETOR 4.0
   MQ2008, LightGBM-style files with a ``.query`` group file), labels ``Y_rel = 1[rel ≥ r]`` and a
   click label, either from the MSLR click features 134–136 or simulated by the position-based
@@ -25,6 +29,11 @@ The line scan also records the line number of every data row, so that bad values
 parsing are reported as ``file:line``.
 """
 
+from bipartite.data.bank_marketing import (
+    BANK_MARKETING_CATEGORIES,
+    BANK_MARKETING_FEATURE_SETS,
+    load_bank_marketing,
+)
 from bipartite.data.banking import load_banking
 from bipartite.data.clicks import simulate_clicks
 from bipartite.data.letor import (
@@ -38,6 +47,8 @@ from bipartite.data.paths import DATA_ENV, data_dir, data_file
 from bipartite.data.synthetic import SyntheticModel, make_synthetic, synthetic_model
 
 __all__ = [
+    "BANK_MARKETING_CATEGORIES",
+    "BANK_MARKETING_FEATURE_SETS",
     "DATA_ENV",
     "LETOR_SOURCES",
     "MSLR_CLICK_FEATURES",
@@ -46,6 +57,7 @@ __all__ = [
     "SyntheticModel",
     "data_dir",
     "data_file",
+    "load_bank_marketing",
     "load_banking",
     "load_letor",
     "load_letor_query",

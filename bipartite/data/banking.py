@@ -1,4 +1,5 @@
-"""Bank Personal Loan (UniversalBank) loader (docs/theory.md §10).
+"""Bank Personal Loan (UniversalBank) loader (docs/theory.md §10); not LA25 §7's Banking data,
+which is UCI Bank Marketing (:mod:`bipartite.data.bank_marketing`).
 """
 
 
@@ -15,7 +16,7 @@ from sklearn.utils import Bunch
 from bipartite.data.paths import missing_file_error
 
 # ================================================================================================
-# Banking (LA25 §7)
+# Bank Personal Loan (UniversalBank); LA25 §7's Banking data is UCI Bank Marketing
 # ================================================================================================
 
 _BANK_HEADER = (
@@ -38,7 +39,15 @@ _BANK_SOURCE = (
 
 
 def load_banking(path: str | os.PathLike) -> Bunch:
-    """Load the Bank Personal Loan data as a two-label problem (docs/theory.md §10, LA25 §7).
+    """Load the Bank Personal Loan data as a two-label problem (docs/theory.md §10).
+
+    **Which data set.** ``bank_personal_loan.csv`` is the "Bank Personal Loan Modelling" teaching
+    set (UniversalBank, "Thera Bank"; 5000 customers, ``../shared/data/README.md`` §1). It is
+    **not the Banking data of LA25 §7**: there the personal loan is predicted with AUC ≈ 0.99 and
+    ``Mortgage > 0`` carries no signal, while LA25 reports single-label AUCs of 0.52–0.64. LA25's
+    Banking data is UCI Bank Marketing, loaded by :func:`bipartite.data.load_bank_marketing`.
+    This loader stays for the MTRUB studies (five binary behaviours) and for the earlier
+    ``la25.real`` study.
 
     Labels ``Y = [personal_loan, has_mortgage]`` with ``has_mortgage = 1[Mortgage > 0]``.
     Features ``X`` = every column except ``ID``, ``Mortgage`` and ``Personal Loan`` (no label

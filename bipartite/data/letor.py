@@ -350,6 +350,23 @@ def load_letor(
       ``max_grade``). Seeded by ``seed``.
     * ``"auto"``: ``"feature"`` when the data has exactly 136 features, else ``"simulated"``.
 
+    **MSLR-WEB10K / WEB30K** (LA25 §7's "MSLR" table; not shipped, and not in
+    ``../shared/data``). Download ``MSLR-WEB30K.zip`` (or ``MSLR-WEB10K.zip``) from
+    https://www.microsoft.com/en-us/research/project/mslr/ and unzip it: a folder with
+    ``Fold1`` … ``Fold5``, each holding ``train.txt``, ``vali.txt`` and ``test.txt`` (136
+    features; 134–136 are the click and dwell features). Then one command runs LA25 §7's table on
+    the five folds (``bipartite.experiments.la25.section7``: train on each fold's ``train.txt``,
+    test on its ``test.txt``, click = ``1[f134 > 0]``, 2000 random queries per file, 1000 with
+    ``--quick``)::
+
+        bipartite reproduce --paper la25 --only section7_letor --letor /path/to/MSLR-WEB30K
+
+    Without it, ``bipartite reproduce`` runs that table on the MQ2008 stand-in
+    (``../shared/data/letor/mq2008_S1..S5.txt``), which differs from MSLR in its click label
+    (simulated by :func:`simulate_clicks` over the BM25 ranking, not logged; prior about 0.04),
+    its size (784 queries and 15 211 documents, against 31 531 queries and 3.77 M documents for
+    WEB30K) and its features (46, against 136).
+
     Parameters
     ----------
     path : path or sequence of paths (e.g. MQ2008 S1..S5, stacked in order; ``file_index`` tells

@@ -215,3 +215,30 @@ def test_la25_frontier_time_limit_gives_a_timed_out_row():
                        for t, rs in [("a", rows), ("b", solved)] for r in rs])
     table = la25f.frontier_table(df)
     assert table["timed_out"].tolist() == [1] and table["problems"].tolist() == [1]
+
+
+def test_skew_table_adds_diff_min_and_gaps_to_bayes_without_changing_its_columns():
+    """The skew table keeps its columns and numbers, then adds LA25 §7's Diff and Min AUC
+    (bipartite.metrics.diff_auc / min_auc) and each learner's gap to the Bayes scorer of the same
+    objective on the same test sample (docs/theory.md §12)."""
+    frames = []
+    for task, pi2 in [("t0", 0.05), ("t1", 0.05), ("t2", 0.5)]:
+        rows = la25s.la25_skew(seed=int(task[1]), pi2=pi2, n_test=300, n_train=300,
+                               learners=["xgb"], n_estimators=5)
+        frames.append(pd.DataFrame(rows).assign(task=task, pi2=pi2))
+    df = pd.concat(frames, ignore_index=True)
+    table = la25f.skew_table(df)
+    old = ["pi2", "scorer", "auc_1", "auc_2", "win_12", "alpha_share_2", "replicates"]
+    assert list(table.columns[:len(old)]) == old
+    assert list(table.columns[len(old):]) == ["diff", "min", "gap_auc_1", "gap_auc_2",
+                                              "gap_win_12"]
+    sub = df[(df["pi2"] == 0.05) & (df["scorer"] == "xgb")
+             & (df["objective"] == "loss_aggregation")]
+    bayes = df[(df["pi2"] == 0.05) & (df["scorer"] == "bayes")
+               & (df["objective"] == "loss_aggregation")]
+    row = table[(table["pi2"] == 0.05) & (table["scorer"] == "XGB, loss aggregation")].iloc[0]
+    assert row["auc_1"] == pytest.approx(sub["auc_1"].mean())
+    assert row["gap_auc_2"] == pytest.approx(sub["auc_2"].mean() - bayes["auc_2"].mean())
+    assert row["diff"] == pytest.approx((sub["auc_1"] - sub["auc_2"]).abs().mean())
+    assert row["min"] == pytest.approx(np.minimum(sub["auc_1"], sub["auc_2"]).mean())
+    assert table.loc[table["scorer"].str.startswith("Bayes"), "gap_auc_1"].isna().all()

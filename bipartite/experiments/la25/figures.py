@@ -211,12 +211,42 @@ def skew_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_skew")
 
 
+def _diff_min(df):
+    """Per row: LA25 §7's Diff AUC and Min AUC (:func:`bipartite.metrics.diff_auc`,
+    :func:`bipartite.metrics.min_auc`; an AUC a rounding ulp above 1 is clipped)."""
+    from bipartite.metrics import diff_auc, min_auc
+
+    A = np.clip(df[["auc_1", "auc_2"]].to_numpy(dtype=float), 0.0, 1.0)
+    return [diff_auc(a) for a in A], [min_auc(a) for a in A]
+
+
+def _gaps_to_bayes(df):
+    """Per learner row: its AUCs and W₁>₂ minus those of the Bayes scorer of the same objective
+    in the same task (NaN for the Bayes rows)."""
+    bayes = df[df["scorer"] == "bayes"].set_index(["task", "objective"])
+    out = {c: np.full(len(df), np.nan) for c in ("gap_auc_1", "gap_auc_2", "gap_win_12")}
+    for i, (task, scorer, objective) in enumerate(zip(df["task"], df["scorer"], df["objective"],
+                                                      strict=True)):
+        if scorer != "bayes" and (task, objective) in bayes.index:
+            ref = bayes.loc[(task, objective)]
+            for c in ("auc_1", "auc_2", "win_12"):
+                out[f"gap_{c}"][i] = df[c].iloc[i] - ref[c]
+    return out
+
+
 def skew_table(df):
+    """Mean per skew and scorer of the per-label AUCs, W₁>₂ and the effective-weight share; then
+    (columns added for LA25 §7) the mean Diff and Min AUC and each learner's gap to the Bayes
+    scorer of its objective (same test sample)."""
+    diff, mn = _diff_min(df)
     df = df.assign(scorer_name=[_scorer_name(s, o) for s, o in zip(df["scorer"], df["objective"],
-                                                                     strict=True)])
+                                                                     strict=True)],
+                   diff=diff, min=mn, **_gaps_to_bayes(df))
     table = df.groupby(["pi2", "scorer_name"], sort=True).agg(
         auc_1=("auc_1", "mean"), auc_2=("auc_2", "mean"), win_12=("win_12", "mean"),
-        alpha_share_2=("alpha_share_2", "mean"), replicates=("task", "nunique")).reset_index()
+        alpha_share_2=("alpha_share_2", "mean"), replicates=("task", "nunique"),
+        diff=("diff", "mean"), min=("min", "mean"), gap_auc_1=("gap_auc_1", "mean"),
+        gap_auc_2=("gap_auc_2", "mean"), gap_win_12=("gap_win_12", "mean")).reset_index()
     return table.rename(columns={"scorer_name": "scorer"})
 
 

@@ -23,6 +23,11 @@ from bipartite.experiments.la25.figures import (
     theory_figures,
     weights_table,
 )
+from bipartite.experiments.la25.section7_summary import (
+    SECTION7_STUDIES,
+    section7_configs,
+    section7_summary_lines,
+)
 from bipartite.experiments.registry import Paper, study_results
 from bipartite.studies.config import STUDIES
 from bipartite.studies.report import markdown_table
@@ -171,6 +176,10 @@ def la25_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> 
         spec = STUDIES[_LA25_STUDIES[name].function]
         if spec.figures is not None:
             paths += spec.figures(df, fig_dir)
+    for name, df in study_results(results_dir, SECTION7_STUDIES).items():
+        spec = STUDIES[SECTION7_STUDIES[name]]
+        if spec.figures is not None:
+            paths += spec.figures(df, fig_dir)
     paths += theory_figures(fig_dir)
     return paths
 
@@ -211,6 +220,7 @@ def la25_summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -
     missing = [n for n in _LA25_STUDIES if n not in results]
     if missing:
         lines += ["Studies not in this folder: " + ", ".join(missing) + ".", ""]
+    lines += section7_summary_lines(results_dir, table_dir, meta)
     return "\n".join(lines)
 
 
@@ -234,9 +244,13 @@ def _la25_real_configs(size: str, banking: Any, letor: Any) -> dict[str, dict]:
 
 
 def la25_configs(size: str, options: Mapping) -> dict[str, dict]:
-    """The LA25 study configurations for ``size``; the real-data study when a path is given."""
+    """The LA25 study configurations for ``size``; the real-data study when a path is given;
+    then the §7 studies (:func:`bipartite.experiments.la25.section7_summary.section7_configs`:
+    the synthetic sweep, the K = 2 balance check, the learners' gap, and the Bank Marketing and
+    LETOR tables whenever their data is found through the data-path setting)."""
     configs = _la25_sizes(size)
     configs.update(_la25_real_configs(size, options.get("banking"), options.get("letor")))
+    configs.update(section7_configs(size, options))
     return configs
 
 

@@ -1,0 +1,317 @@
+"""LA25 §7 tables and figures, from the tidy results of the §7 studies only (docs/theory.md §12).
+
+* :func:`paper_layout` — LA25 §7's table: a row per objective (each label alone, label
+  aggregation, loss aggregation) and learner, per-label AUCs, Diff AUC and Min AUC as mean ±
+  standard error over the splits, beside the paper's own row (:data:`PAPER_TABLES`);
+* :func:`verdict_table` — label minus loss aggregation, paired by split: ΔMin (> 0: label
+  aggregation more balanced) and ΔDiff (< 0: label aggregation more balanced);
+* :func:`synthetic_table` — the synthetic sweep: Diff and Min AUC of both aggregations per
+  dependence regime and skew;
+* figures: Diff and Min AUC against skew (one panel per regime), the per-label AUC plane with the
+  frontier and every objective's point (synthetic), and the learners' weight sweep (real data).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bipartite.plots import new_figure, save_figures
+from bipartite.studies.report import mean_and_se
+
+__all__ = ["OBJECTIVE_NAMES", "PAPER_TABLES", "paper_layout", "paper_layout_markdown",
+           "section7_data_figures", "synthetic_figures", "synthetic_table", "verdict_table"]
+
+#: Row names of the paper's table.
+OBJECTIVE_NAMES = {"label_1": "AUC({1}) only", "label_2": "AUC({2}) only",
+                   "label_aggregation": "label aggregation (sum, linear costs)",
+                   "loss_aggregation": "loss aggregation (a = 1)"}
+#: LA25 §7 as reported (secondary summary; reference, not ground truth), in the package's label
+#: order: Bank Marketing (mortgage, personal loan); MSLR-WEB30K (relevant, click) — the paper
+#: lists click first.
+#: Each entry is (AUC label 1, AUC label 2, Diff AUC, Min AUC) as reported.
+PAPER_TABLES = {
+    "bank_marketing": {"label_1": (0.637, 0.523, 0.113, 0.523),
+                       "label_2": (0.550, 0.573, 0.023, 0.550),
+                       "label_aggregation": (0.616, 0.562, 0.054, 0.562),
+                       "loss_aggregation": (0.626, 0.555, 0.071, 0.555)},
+    "letor": {"label_1": (0.67, 0.70, 0.03, 0.67), "label_2": (0.61, 0.74, 0.13, 0.61),
+              "label_aggregation": (0.68, 0.73, 0.05, 0.68),
+              "loss_aggregation": (0.67, 0.73, 0.06, 0.67)},
+}
+_LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
+                  "xgb": "XGBoost", "bayes": "Bayes"}
+_LEARNER_ORDER = ("bayes", "linear", "linear_hinge", "mlp", "xgb")
+
+
+def _order(values, order) -> list:
+    return sorted(values, key=lambda v: order.index(v) if v in order else len(order))
+
+
+def paper_layout(df):
+    """Mean and standard error over splits of ``auc_1, auc_2, diff, min`` (and ``gauc_*`` when
+    present) per dataset, learner and objective of the paper's table."""
+    import pandas as pd
+
+    rows = df[df["objective"].isin(list(OBJECTIVE_NAMES))]
+    cols = [c for c in ("auc_1", "auc_2", "diff", "min", "gauc_1", "gauc_2", "win_12")
+            if c in rows and rows[c].notna().any()]
+    out = []
+    for (dataset, learner, objective), sub in rows.groupby(["dataset", "learner", "objective"]):
+        rec = {"dataset": dataset, "learner": learner, "objective": objective}
+        for c in cols:
+            x = sub[c].dropna().to_numpy()
+            rec[c] = float(x.mean()) if len(x) else np.nan
+            rec[f"{c}_se"] = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+        rec["splits"] = int(sub["split"].nunique()) if "split" in sub else len(sub)
+        rec["label_1"], rec["label_2"] = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
+        out.append(rec)
+    table = pd.DataFrame(out)
+    if table.empty:
+        return table
+    key = (table["learner"].map(lambda v: _LEARNER_ORDER.index(v) if v in _LEARNER_ORDER else 9)
+           * 10 + table["objective"].map(list(OBJECTIVE_NAMES).index))
+    return table.assign(_k=key).sort_values(["dataset", "_k"]).drop(columns="_k") \
+        .reset_index(drop=True)
+
+
+def _pm(m: float, se: float) -> str:
+    return "–" if np.isnan(m) else f"{m:.3f} ± {se:.3f}"
+
+
+def paper_layout_markdown(table, dataset: str, *, paper_name: str | None = None) -> str:
+    """The paper's table in Markdown for one dataset: the paper's rows (if any) first, then each
+    learner's rows, ``mean ± s.e.``."""
+    sub = table[table["dataset"] == dataset]
+    if sub.empty:
+        return ""
+    n1, n2 = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
+    lines = [f"| learner | objective | AUC {n1} | AUC {n2} | Diff AUC | Min AUC | splits |",
+             "|---|---|---|---|---|---|---|"]
+    for objective, (a1, a2, diff, mn) in PAPER_TABLES.get(dataset, {}).items():
+        name = OBJECTIVE_NAMES[objective].format(None, n1, n2)
+        lines.append(f"| *LA25 ({paper_name or dataset}), reported* | {name} | {a1:g} | {a2:g} | "
+                     f"{diff:g} | {mn:g} | – |")
+    for r in sub.itertuples(index=False):
+        name = OBJECTIVE_NAMES[r.objective].format(None, n1, n2)
+        lines.append(f"| {_LEARNER_NAMES.get(r.learner, r.learner)} | {name} | "
+                     f"{_pm(r.auc_1, r.auc_1_se)} | {_pm(r.auc_2, r.auc_2_se)} | "
+                     f"{_pm(r.diff, r.diff_se)} | {_pm(r.min, r.min_se)} | {r.splits} |")
+    return "\n".join(lines)
+
+
+def _se(x) -> float:
+    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+def verdict_table(df):
+    """Label minus loss aggregation per dataset and learner, paired by split (or replicate):
+    ``d_min`` (> 0: label aggregation has the higher Min AUC) and ``d_diff`` (< 0: the lower Diff
+    AUC), their standard errors, and in how many splits label aggregation wins each."""
+    import pandas as pd
+
+    key = "split" if "split" in df else "replicate"
+    rows = df[df["objective"].isin(["label_aggregation", "loss_aggregation"])]
+    out = []
+    for (dataset, learner), sub in rows.groupby(["dataset", "learner"]):
+        w = sub.pivot_table(index=key, columns="objective", values=["min", "diff"])
+        if ("min", "label_aggregation") not in w or ("min", "loss_aggregation") not in w:
+            continue
+        dm = (w["min"]["label_aggregation"] - w["min"]["loss_aggregation"]).dropna()
+        dd = (w["diff"]["label_aggregation"] - w["diff"]["loss_aggregation"]).dropna()
+        out.append({"dataset": dataset, "learner": learner, "d_min": float(dm.mean()),
+                    "d_min_se": _se(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
+                    "d_diff": float(dd.mean()), "d_diff_se": _se(dd),
+                    "label_lower_diff": f"{int((dd < 0).sum())}/{len(dd)}"})
+    return pd.DataFrame(out)
+
+
+def synthetic_table(df):
+    """Per regime and π₂: Diff and Min AUC of the Bayes scorers of both aggregations, the best
+    Min AUC a weighting reaches (``max_min``), which label loss aggregation under-serves
+    (``loss_underserves``), the label correlation, and each learner's Diff/Min (means over
+    replicates)."""
+    import pandas as pd
+
+    out = []
+    for (regime, pi2), sub in df.groupby(["regime", "pi2"], sort=False):
+        m = sub.groupby(["learner", "objective"])[["auc_1", "auc_2", "diff", "min"]].mean()
+        rec = {"regime": regime, "pi2": pi2, "corr": float(sub["corr"].mean())}
+        for obj, short in (("loss_aggregation", "loss"), ("label_aggregation", "label")):
+            b = m.loc[("bayes", obj)]
+            rec.update({f"{short}_auc_1": b["auc_1"], f"{short}_auc_2": b["auc_2"],
+                        f"{short}_diff": b["diff"], f"{short}_min": b["min"]})
+        rec["max_min"] = float(m.loc[("bayes", "max_min"), "min"])
+        gap = rec["loss_auc_2"] - rec["loss_auc_1"]
+        rec["loss_underserves"] = ("none" if abs(gap) < 1e-9 or pi2 == 0.5
+                                   else "balanced label 1" if gap > 0 else "skewed label 2")
+        rec["label_more_balanced"] = bool(rec["label_min"] > rec["loss_min"] + 1e-9)
+        for learner in _order([lr for lr in sub["learner"].unique() if lr != "bayes"],
+                              _LEARNER_ORDER):
+            for obj, short in (("loss_aggregation", "loss"), ("label_aggregation", "label")):
+                if (learner, obj) in m.index:
+                    rec[f"{learner}_{short}_diff"] = m.loc[(learner, obj), "diff"]
+                    rec[f"{learner}_{short}_min"] = m.loc[(learner, obj), "min"]
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def learner_gap_table(df):
+    """Synthetic sweep: each learner's gap to the Bayes scorer of its objective (same task),
+    mean over replicates, per regime and π₂."""
+    import pandas as pd
+
+    bayes = df[df["learner"] == "bayes"].set_index(["task", "objective"])
+    rows = df[~df["learner"].isin(["bayes"]) & df["objective"].isin(
+        ["label_aggregation", "loss_aggregation"])]
+    if rows.empty:
+        return pd.DataFrame()
+    rec = []
+    for r in rows.itertuples(index=False):
+        b = bayes.loc[(r.task, r.objective)]
+        rec.append({"regime": r.regime, "pi2": r.pi2, "learner": r.learner,
+                    "objective": r.objective, "gap_auc_1": r.auc_1 - b["auc_1"],
+                    "gap_auc_2": r.auc_2 - b["auc_2"], "gap_min": r.min - b["min"],
+                    "gap_diff": r.diff - b["diff"], "gap_win_12": r.win_12 - b["win_12"]})
+    return pd.DataFrame(rec).groupby(["regime", "pi2", "learner", "objective"], sort=False) \
+        .mean().reset_index()
+
+
+# --------------------------------------------------------------------------------------------
+# Figures
+# --------------------------------------------------------------------------------------------
+
+_OBJ_STYLE = {"loss_aggregation": ("C3", "*", "loss aggregation (a = 1)"),
+              "label_aggregation": ("C2", "D", "label aggregation (sum)"),
+              "label_1": ("C0", "<", "label 1 only"), "label_2": ("C1", "^", "label 2 only")}
+
+
+def _panels(n: int, width: float = 3.6, height: float = 3.0):
+    ncols = min(3, n)
+    nrows = -(-n // ncols)
+    fig, axes = new_figure(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
+                           layout="constrained")
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()
+
+
+def _skew_axis(ax, ticks) -> None:
+    """Log-scaled π₂ axis with a plain label at every π₂ of the sweep and no minor labels."""
+    from matplotlib.ticker import NullFormatter, NullLocator
+
+    ax.set_xscale("log")
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=7)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def synthetic_figures(df, fig_dir: Path) -> list[Path]:
+    """``la25_section7_diff``, ``la25_section7_min``: Diff / Min AUC against π₂, one panel per
+    regime (Bayes solid, learners dashed/dotted); ``la25_section7_plane``: the per-label AUC plane
+    at the most skewed π₂, with the frontier of the Bayes weight sweep and every objective's
+    point."""
+    paths: list[Path] = []
+    regimes = list(dict.fromkeys(df["regime"]))
+    learners = _order([lr for lr in df["learner"].unique() if lr != "bayes"], _LEARNER_ORDER)
+    styles = {"bayes": "-", **{lr: ls for lr, ls in zip(learners, ["--", ":", "-."] * 3,
+                                                         strict=False)}}
+    for col, title in (("diff", "Diff AUC = |AUC₁ − AUC₂| (lower = more balanced)"),
+                       ("min", "Min AUC = min(AUC₁, AUC₂) (higher = more balanced)")):
+        fig, axes = _panels(len(regimes))
+        for ax, regime in zip(axes, regimes, strict=False):
+            sub = df[df["regime"] == regime]
+            for learner in ["bayes", *learners]:
+                for obj in ("loss_aggregation", "label_aggregation"):
+                    part = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
+                    if part.empty:
+                        continue
+                    st = mean_and_se(part, ["pi2"], col)
+                    colour, marker, name = _OBJ_STYLE[obj]
+                    ax.errorbar(st["pi2"], st["mean"], yerr=st["se"], ls=styles[learner],
+                                marker=marker, ms=3 if learner == "bayes" else 2, capsize=1.5,
+                                color=colour, alpha=1.0 if learner == "bayes" else 0.7,
+                                label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
+            if col == "min":
+                st = mean_and_se(sub[sub["objective"] == "max_min"], ["pi2"], "min")
+                ax.plot(st["pi2"], st["mean"], color="0.5", lw=0.8,
+                        label="best Min AUC of any weighting")
+            _skew_axis(ax, sorted(sub["pi2"].unique()))
+            ax.set_title(regime.replace("_", " "), fontsize=9)
+            ax.set_xlabel("prior π₂ of label 2 (π₁ = ½)")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=5)
+        fig.suptitle(f"LA25 §7, synthetic: {title}", fontsize=9)
+        paths += save_figures(fig, fig_dir, f"la25_section7_{col}")
+    pmin = float(df["pi2"].min())
+    fig, axes = _panels(len(regimes), 3.8, 3.6)
+    for ax, regime in zip(axes, regimes, strict=False):
+        sub = df[(df["regime"] == regime) & (df["pi2"] == pmin)]
+        front = sub[sub["objective"] == "frontier"].groupby("t")[["auc_1", "auc_2"]].mean()
+        ax.plot(front["auc_1"], front["auc_2"], "-", color="0.5", lw=1,
+                label="frontier (Bayes weight sweep)")
+        for learner in ["bayes", *learners]:
+            for obj, (colour, marker, name) in _OBJ_STYLE.items():
+                pt = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
+                if pt.empty:
+                    continue
+                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker, color=colour,
+                           s=70 if learner == "bayes" else 30, zorder=3,
+                           facecolors=colour if learner == "bayes" else "none",
+                           label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
+        lo = float(min(front["auc_1"].min(), front["auc_2"].min()))
+        ax.plot([lo, 1], [lo, 1], ":", color="k", lw=0.6)
+        ax.set_title(f"{regime.replace('_', ' ')} (π₂ = {pmin:g})", fontsize=9)
+        ax.set_xlabel("AUC₁ (balanced label)")
+        ax.set_ylabel("AUC₂ (skewed label)")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=5)
+    paths += save_figures(fig, fig_dir, "la25_section7_plane")
+    return paths
+
+
+def section7_data_figures(df, fig_dir: Path) -> list[Path]:
+    """``la25_section7_<dataset>``: the per-label test-AUC plane: the XGBoost plug-in weight
+    sweep (the trade-offs a weighting reaches), each learner's point for each objective (mean
+    over splits) and, for Bank Marketing, the paper's reported points (open black)."""
+    paths: list[Path] = []
+    learners = _order([lr for lr in df["learner"].unique() if lr != "xgb_plugin"],
+                      _LEARNER_ORDER)
+    for dataset, sub in df.groupby("dataset"):
+        fig, ax = new_figure(figsize=(9.0, 5.0), layout="constrained")
+        sweep = sub[sub["objective"] == "sweep"].groupby("t")[["auc_1", "auc_2"]].mean()
+        if not sweep.empty:
+            ax.plot(sweep["auc_1"], sweep["auc_2"], ".-", color="0.5", ms=3, lw=0.8,
+                    label="XGBoost plug-in, loss-aggregation sweep a = (1 − t, t)")
+        for obj, marker in (("plugin_label_aggregation", "D"), ("plugin_loss_aggregation", "*")):
+            pt = sub[sub["objective"] == obj]
+            if not pt.empty:
+                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker, s=60,
+                           color="0.3", zorder=3, label=f"plug-in {obj[7:].replace('_', ' ')}")
+        for i, learner in enumerate(learners):
+            for obj, (_, marker, name) in _OBJ_STYLE.items():
+                pt = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
+                if pt.empty:
+                    continue
+                ax.errorbar(pt["auc_1"].mean(), pt["auc_2"].mean(),
+                            xerr=pt["auc_1"].sem() if len(pt) > 1 else 0.0,
+                            yerr=pt["auc_2"].sem() if len(pt) > 1 else 0.0, marker=marker,
+                            ms=6, color=f"C{i}", capsize=1.5,
+                            label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
+        if dataset == "bank_marketing":
+            for obj, (a1, a2, _, _) in PAPER_TABLES[dataset].items():
+                ax.scatter(a1, a2, marker=_OBJ_STYLE[obj][1], s=70, facecolors="none",
+                           edgecolors="k", zorder=4,
+                           label=f"LA25 reported: {_OBJ_STYLE[obj][2]}")
+        n1, n2 = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
+        ax.set_xlabel(f"test AUC, {n1} (π ≈ {sub['pi_1'].mean():.3f})")
+        ax.set_ylabel(f"test AUC, {n2} (π ≈ {sub['pi_2'].mean():.3f})")
+        name = ("UCI Bank Marketing" if dataset == "bank_marketing"
+                else str(sub["data"].iloc[0]).split(" (")[0] if "data" in sub else dataset)
+        ax.set_title(f"LA25 §7 on {name}: every objective's point (mean ± s.e. over splits)",
+                     fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        paths += save_figures(fig, fig_dir, f"la25_section7_{dataset}")
+    return paths
