@@ -10,13 +10,11 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE --score COL [--score COL2] --label COL [--label COL ...] [--qid COL]``
-``[--weight COL] [--format markdown|json] [--out DIR] [--seed N]``
+``bipartite report FILE --score COL [--score COL2] --label COL [--label COL ...] [--qid COL] [--weight COL] [--format markdown|json] [--out DIR] [--seed N]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
-``bipartite frontier PROBLEM [--method auto|dp|milp] [--eps E] [--time-limit S]`` /
-``bipartite dictatorship PROBLEM``
+``bipartite frontier PROBLEM [--method auto|dp|milp] [--eps E] [--time-limit S]`` / ``bipartite dictatorship PROBLEM``
     One-shot answers for a finite problem given as JSON (``{"mass": [...], "label_probs":
     [[...]]}`` or ``{"mass": [...], "eta": [[...]]}``, optional ``"labels"``: label names) or NPZ
     with the same keys.
@@ -148,8 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
             la25 studies: skew (per-label AUC and dictatorship vs label skew, Bayes and
             learners), frontier (exact vs supported frontier), correlation (label-correlation
             sweep), weights (label weights w vs loss weights a), learning_curve (learners vs
-            Bayes as n grows), consistency (surrogate consistency, docs/theory.md §9), and real
-            (banking / LETOR trade-offs, only with --banking/--letor)."""))
+            Bayes as n grows), consistency (surrogate consistency, docs/theory.md §9),
+            learners_vs_bayes, real (banking / LETOR trade-offs, only with --banking/--letor),
+            and §7 as the paper ran it: section7_synthetic, section7_balance, section7_gap, and
+            section7_bank_marketing / section7_letor when their data is found (LETOR: --letor;
+            otherwise the data folder: $BIPARTITE_DATA, then ../shared/data; docs/theory.md §12)."""))
     rp.add_argument("--paper", default="la25", choices=sorted(PAPERS),
                     help="which paper's study set to run")
     size = rp.add_mutually_exclusive_group()

@@ -112,7 +112,8 @@ def _meta(results_dir: Path) -> dict:
 
 
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
-    """The key numbers of a finished results folder (:func:`~.figures.key_numbers`), with
+    """The key numbers of a finished results folder
+    (:func:`~bipartite.experiments.hapvr.figures.key_numbers`), with
     ``config`` (the size) and ``letor`` (``"run"`` or why not)."""
     results_dir = Path(results_dir)
     syn, mq = _found(results_dir)

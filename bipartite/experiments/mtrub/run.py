@@ -96,7 +96,8 @@ def _meta(results_dir: Path) -> dict:
 
 
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
-    """The key numbers of a finished results folder (:func:`~.figures.key_numbers`), with
+    """The key numbers of a finished results folder
+    (:func:`~bipartite.experiments.mtrub.figures.key_numbers`), with
     ``config`` (the size) and ``banking`` (``"run"`` or why not)."""
     results_dir = Path(results_dir)
     found = study_results(results_dir, STUDY_FUNCTIONS)

@@ -72,7 +72,8 @@ def figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[
 
 
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
-    """The key numbers of a finished results folder (:func:`~.figures.key_numbers`); empty when
+    """The key numbers of a finished results folder
+    (:func:`~bipartite.experiments.rlsep.figures.key_numbers`); empty when
     the study is not there."""
     found = study_results(results_dir, [STUDY])
     return key_numbers(found[STUDY]) if STUDY in found else {}
