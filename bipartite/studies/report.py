@@ -29,6 +29,21 @@ def mean_and_se(df, by: list[str], value: str):
     return out[[*by, "mean", "se", "count"]]
 
 
+def _is_numeric(col) -> bool:
+    """A numeric result column (not bool). ``np.issubdtype`` cannot read pandas extension dtypes
+    (pandas 3 reads text as ``StringDtype``), so the pandas predicates decide."""
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype)
+
+
+def _is_text(col) -> bool:
+    """A text (or mixed object) column: object under pandas 2, ``StringDtype`` under pandas 3."""
+    import pandas as pd
+
+    return col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
+
+
 def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
     """One figure per numeric result column of any study folder: mean ± s.e. over replicates
     against the first numeric grid parameter, one line per combination of the other grid keys."""
@@ -38,14 +53,14 @@ def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) ->
     if df.empty:
         return []
     grid_keys = [k for k in manifest["grid"] if k in df.columns]
-    numeric_grid = [k for k in grid_keys if np.issubdtype(df[k].dtype, np.number)]
+    numeric_grid = [k for k in grid_keys if _is_numeric(df[k])]
     x = numeric_grid[0] if numeric_grid else None
     others = [k for k in grid_keys if k != x]
     skip = set(TASK_COLUMNS) | set(manifest["params"]) | set(grid_keys)
     for case in manifest.get("cases", []):
         skip |= set(case)
-    values = [c for c in df.columns if c not in skip and np.issubdtype(df[c].dtype, np.number)]
-    labels = [c for c in df.columns if c not in skip and df[c].dtype == object]
+    values = [c for c in df.columns if c not in skip and _is_numeric(df[c])]
+    labels = [c for c in df.columns if c not in skip and _is_text(df[c])]
     paths = []
     for value in values:
         fig, ax = new_figure(figsize=(5.5, 3.8))
@@ -123,8 +138,8 @@ def study_summary_table(study_dir: str | os.PathLike):
     params = list(manifest["grid"]) + sorted(set().union(*manifest["cases"]) if manifest["cases"]
                                              else set())
     skip = set(TASK_COLUMNS) | set(manifest["params"]) | set(params)
-    labels = [c for c in df.columns if c not in skip and df[c].dtype == object]
-    values = [c for c in df.columns if c not in skip and np.issubdtype(df[c].dtype, np.number)]
+    labels = [c for c in df.columns if c not in skip and _is_text(df[c])]
+    values = [c for c in df.columns if c not in skip and _is_numeric(df[c])]
     by = [c for c in params + labels if c in df.columns]
     if not by:
         by = ["study"]

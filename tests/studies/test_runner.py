@@ -320,3 +320,36 @@ def test_binormal_auc_error_is_small_on_average():
 def test_no_temp_files_left_after_atomic_write(tmp_path):
     studies.write_text_atomic(tmp_path / "a" / "x.json", "{}")
     assert os.listdir(tmp_path / "a") == ["x.json"]
+
+
+@pytest.mark.parametrize("text_dtype", ["object", "str"])
+def test_figures_and_tables_of_a_study_with_text_columns(tmp_path, monkeypatch, text_dtype):
+    """The pattern simulations/README.md teaches, a study that returns ``{"method": ...}`` rows,
+    gives figures and a summary table whether pandas reads text as object (pandas 2) or as
+    ``StringDtype`` (pandas 3; np.issubdtype cannot read it and used to crash)."""
+    import pandas as pd
+
+    from bipartite.studies.report import generic_figures, study_summary_table
+
+    (tmp_path / "textstudy_mod.py").write_text(
+        "def f(*, seed: int, x: float):\n"
+        "    return [{'method': 'a', 'y': x + seed % 3}, {'method': 'b', 'y': 2 * x}]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    res = run_study({"study": {"function": "textstudy_mod:f", "name": "txt", "replicates": 2},
+                     "grid": {"x": [1.0, 2.0, 3.0]}}, tmp_path / "s", progress=False)
+    assert res.ok
+    real_read = studies.report.read_results
+
+    def read_as(study_dir):
+        df = real_read(study_dir)
+        return df.astype({"method": "object" if text_dtype == "object" else pd.StringDtype()})
+
+    monkeypatch.setattr(studies.report, "read_results", read_as)
+    assert not pd.api.types.is_numeric_dtype(read_as(tmp_path / "s")["method"])
+    paths = generic_figures(tmp_path / "s", tmp_path / "figs")
+    assert sorted(p.name for p in paths) == ["txt_y.pdf", "txt_y.png"]
+    table = study_summary_table(tmp_path / "s")
+    assert list(table["method"]) == ["a", "b", "a", "b", "a", "b"]
+    df = res.results
+    expect = df.groupby(["x", "method"])["y"].mean().to_numpy()
+    np.testing.assert_allclose(table["y_mean"].to_numpy(), expect, rtol=1e-12)
