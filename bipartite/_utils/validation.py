@@ -297,6 +297,19 @@ def check_problem(problem: Any, name: str = "problem") -> Any:
     return problem
 
 
+def check_problem_aucs_defined(problem: Any, quantity: str) -> Any:
+    """:func:`check_problem`, and every label must have a prior strictly inside (0, 1): otherwise
+    its AUC is undefined, and so is ``quantity`` (named in the error)."""
+    check_problem(problem)
+    pi = np.asarray(problem.pi)
+    bad = np.flatnonzero((pi <= 0) | (pi >= 1))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"The 'problem' has label {k} with prior pi={pi[k]:g}: AUC_{k} is "
+                         f"undefined, so {quantity} is too.")
+    return problem
+
+
 #: Tolerance on the row sums of conditional distributions (joint label probabilities).
 ROW_SUM_ATOL = 1e-8
 

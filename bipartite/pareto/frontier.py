@@ -14,7 +14,7 @@ from bipartite._utils.validation import (
     check_option,
     check_positive,
     check_probabilities,
-    check_problem,
+    check_problem_aucs_defined,
     check_time_limit,
     check_tolerance,
 )
@@ -36,13 +36,7 @@ __all__ = ["SIMPLEX_GRID_MAX_POINTS", "exact_frontier", "frontier_table", "is_pa
 # Exact and approximate frontiers
 # --------------------------------------------------------------------------------------------
 def _check_problem(problem: Any) -> None:
-    check_problem(problem)
-    pi = problem.pi
-    bad = np.flatnonzero((pi <= 0) | (pi >= 1))
-    if bad.size:
-        k = int(bad[0])
-        raise ValueError(f"The 'problem' has label {k} with prior pi={pi[k]:g}: AUC_{k} is "
-                         "undefined, so its Pareto frontier is too.")
+    check_problem_aucs_defined(problem, "its Pareto frontier")
 
 
 def _filter_candidates(cands: list[tuple[np.ndarray, np.ndarray]], dims: int,

@@ -27,7 +27,7 @@ import numpy as np
 from bipartite._utils.validation import (
     check_array,
     check_option,
-    check_problem,
+    check_problem_aucs_defined,
     check_time_limit,
 )
 from bipartite.pareto.dp import DP_MAX_N
@@ -128,13 +128,7 @@ class BalancedWeights:
 # Validation
 # --------------------------------------------------------------------------------------------
 def _check_finite_problem(problem: Any) -> None:
-    check_problem(problem)
-    pi = problem.pi
-    bad = np.flatnonzero((pi <= 0) | (pi >= 1))
-    if bad.size:
-        k = int(bad[0])
-        raise ValueError(f"The 'problem' has label {k} with prior pi={pi[k]:g}: AUC_{k} is "
-                         "undefined, so the max-min AUC is too.")
+    check_problem_aucs_defined(problem, "the max-min AUC")
 
 
 def _check_weights(weights: Any, K: int) -> np.ndarray:
