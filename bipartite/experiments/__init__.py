@@ -15,6 +15,7 @@ from bipartite.experiments.registry import (
     Paper,
     example_configs,
     get_paper,
+    provenance_lines,
     rebuild_tables,
     redraw_figures,
     register_paper,
@@ -23,5 +24,6 @@ from bipartite.experiments.registry import (
     write_reproduce_record,
 )
 
-__all__ = ["EXAMPLES_DIR", "PAPERS", "example_configs", "SIZES", "Paper", "get_paper", "rebuild_tables", "redraw_figures",
-           "register_paper", "run_paper", "study_results", "write_reproduce_record"]
+__all__ = ["EXAMPLES_DIR", "PAPERS", "example_configs", "SIZES", "Paper", "get_paper",
+           "provenance_lines", "rebuild_tables", "redraw_figures", "register_paper", "run_paper",
+           "study_results", "write_reproduce_record"]

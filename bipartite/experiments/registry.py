@@ -194,6 +194,24 @@ def write_reproduce_record(out_dir: str | os.PathLike, paper: str, *, size: str,
     return path
 
 
+def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
+    """The Markdown lines that open a paper's ``summary.md``: which command, size and version made
+    the folder (from ``reproduce.json``), then one line per study with its task counts and times.
+    Empty when the folder has no ``reproduce.json``."""
+    path = Path(results_dir) / "reproduce.json"
+    if not path.is_file():
+        return []
+    meta = json.loads(path.read_text())
+    lines = [f"Made by `bipartite reproduce --paper {meta.get('paper')}` (size "
+             f"**{meta.get('size')}**, bipartite {meta.get('bipartite_version')}, "
+             f"{meta.get('finished_at')}; studies ran in {meta.get('elapsed_s')} s).", ""]
+    lines += [f"- `{name}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
+              f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall, "
+              f"{st.get('task_cpu_s', '–')} s task CPU"
+              for name, st in meta.get("studies", {}).items()]
+    return [*lines, ""]
+
+
 def redraw_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike | None = None
                    ) -> list[Path]:
     """Redraw every figure of a results folder, from the saved results only.

@@ -20,7 +20,7 @@ from bipartite.experiments.hapvr.figures import (
     runs_table,
     training_table,
 )
-from bipartite.experiments.registry import Paper, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_results
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY_FUNCTIONS", "configs", "figures", "find_mq2008", "headline",
@@ -136,16 +136,9 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
 
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     syn, mq = _found(results_dir)
-    meta = _meta(results_dir)
     key = headline(results_dir)
     lines = ["# HAP-VR — AP-oriented training with QuadLinear-AP: reproduced results", ""]
-    if meta:
-        lines += [f"Made by `bipartite reproduce --paper hapvr` (size **{meta.get('size')}**, "
-                  f"bipartite {meta.get('bipartite_version')}, {meta.get('finished_at')}; "
-                  f"studies ran in {meta.get('elapsed_s')} s).", ""]
-        lines += [f"- `{n}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-                  f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall"
-                  for n, st in meta.get("studies", {}).items()] + [""]
+    lines += provenance_lines(results_dir)
     if syn is not None or mq is not None:
         runs, table = runs_table(syn, mq), training_table(syn, mq)
         write_table(runs, table_dir, "hapvr_training_runs",

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,7 +23,7 @@ from bipartite.experiments.lr2ppo.figures import (
     runs_table,
 )
 from bipartite.experiments.lr2ppo.studies import find_letor
-from bipartite.experiments.registry import Paper, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_results
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY", "configs", "figures", "find_letor", "headline", "summary"]
@@ -93,21 +92,6 @@ def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     return key_numbers(found[STUDY]) if STUDY in found else {}
 
 
-def _meta_lines(results_dir: Path) -> list[str]:
-    path = results_dir / "reproduce.json"
-    if not path.is_file():
-        return []
-    meta = json.loads(path.read_text())
-    lines = [f"Made by `bipartite reproduce --paper lr2ppo` (size **{meta.get('size')}**, "
-             f"bipartite {meta.get('bipartite_version')}, {meta.get('finished_at')}; "
-             f"studies ran in {meta.get('elapsed_s')} s).", ""]
-    for name, st in meta.get("studies", {}).items():
-        lines.append(f"- `{name}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-                     f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall, "
-                     f"{st.get('task_cpu_s')} s task CPU")
-    return [*lines, ""]
-
-
 def _claims(key: dict[str, Any], fractions: list[float]) -> list[str]:
     """The verdicts on the paper's claims, from the key numbers."""
     s1 = key.get(f"{STAGE1}|f0|ndcg@10", float("nan"))
@@ -154,7 +138,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
 
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     lines = ["# LR2PPO — reward model + PPO from partial-order pairs: reproduced results", "",
-             *_meta_lines(results_dir)]
+             *provenance_lines(results_dir)]
     found = study_results(results_dir, [STUDY])
     if STUDY not in found:
         return "\n".join([

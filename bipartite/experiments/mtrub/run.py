@@ -17,7 +17,7 @@ from bipartite.experiments.mtrub.figures import (
     models_table,
 )
 from bipartite.experiments.mtrub.studies import LIST_SIZE
-from bipartite.experiments.registry import Paper, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_results
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["BANKING_FILE", "PAPER", "SIZES", "STUDY_FUNCTIONS", "banking_path", "configs",
@@ -121,16 +121,9 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
 
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     found = study_results(results_dir, STUDY_FUNCTIONS)
-    meta = _meta(results_dir)
     key = headline(results_dir)
     lines = ["# MTRUB — multi-task learners and exponential fusion: reproduced results", ""]
-    if meta:
-        lines += [f"Made by `bipartite reproduce --paper mtrub` (size **{meta.get('size')}**, "
-                  f"bipartite {meta.get('bipartite_version')}, {meta.get('finished_at')}; "
-                  f"studies ran in {meta.get('elapsed_s')} s).", ""]
-        lines += [f"- `{n}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-                  f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall"
-                  for n, st in meta.get("studies", {}).items()] + [""]
+    lines += provenance_lines(results_dir)
     syn, bank = found.get("synthetic"), found.get("banking")
     if syn is not None:
         heads, agg = models_table(syn), aggregation_table(syn)

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import bipartite.experiments.rlsep.studies  # noqa: F401  (registers the study function)
-from bipartite.experiments.registry import Paper, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_results
 from bipartite.experiments.rlsep.figures import (
     BASELINES,
     LOSSES,
@@ -79,21 +78,6 @@ def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     return key_numbers(found[STUDY]) if STUDY in found else {}
 
 
-def _meta_lines(results_dir: Path) -> list[str]:
-    path = results_dir / "reproduce.json"
-    if not path.is_file():
-        return []
-    meta = json.loads(path.read_text())
-    lines = [f"Made by `bipartite reproduce --paper rlsep` (size **{meta.get('size')}**, "
-             f"bipartite {meta.get('bipartite_version')}, {meta.get('finished_at')}; "
-             f"studies ran in {meta.get('elapsed_s')} s).", ""]
-    for name, st in meta.get("studies", {}).items():
-        lines.append(f"- `{name}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-                     f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall, "
-                     f"{st.get('task_cpu_s')} s task CPU")
-    return [*lines, ""]
-
-
 def _verdict_grid(comp):
     """Verdicts as a (baseline x metric) grid."""
     comp = comp.assign(column=comp["kind"] + "_" + comp["metric"])
@@ -110,7 +94,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
 
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     lines = ["# RLSEP — label ranking with ranked labels: reproduced results", "",
-             *_meta_lines(results_dir)]
+             *provenance_lines(results_dir)]
     found = study_results(results_dir, [STUDY])
     if STUDY not in found:
         return "\n".join([*lines, f"The study `{STUDY}` is not in this folder.", ""])
