@@ -27,7 +27,7 @@ import importlib
 
 from bipartite._utils.validation import UndefinedMetricWarning
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 _SUBMODULES = (
     "labels",
