@@ -32,12 +32,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.report import mean_and_se
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CAPTION", "DATASETS", "ROUTES", "TITLE", "la25_learners_vs_bayes",
            "learners_vs_bayes_figures", "learners_vs_bayes_table", "learner_routes"]
@@ -206,7 +210,7 @@ def _dataset_order(dataset: str) -> int:
     return DATASETS.index(dataset) if dataset in DATASETS else len(DATASETS)
 
 
-def learners_vs_bayes_figures(df, fig_dir: Path) -> list[Path]:
+def learners_vs_bayes_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """One figure per dataset (and per value of a varying setting such as ``n_train``):
     ``la25_learners_vs_bayes_<dataset>[_<setting>=<value>]`` (PNG + PDF).
 
@@ -266,7 +270,7 @@ def _dataset_figure(part, dataset: str, suffix: str, fig_dir: Path) -> list[Path
     return save_figures(fig, fig_dir, f"la25_learners_vs_bayes_{dataset}{suffix}")
 
 
-def learners_vs_bayes_table(df):
+def learners_vs_bayes_table(df: pd.DataFrame) -> pd.DataFrame:
     """Key numbers: per dataset (and varying setting), route and objective, the means over
     replicates of the held-out metrics and of the gaps to Bayes / shifts from loss to label
     aggregation, and the number of replicates."""

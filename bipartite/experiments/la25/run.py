@@ -23,6 +23,7 @@ from bipartite.experiments.la25.figures import (
     theory_figures,
     weights_table,
 )
+from bipartite.experiments.la25.maxmin import maxmin_figures, maxmin_summary_lines
 from bipartite.experiments.la25.section7_summary import (
     SECTION7_STUDIES,
     section7_configs,
@@ -181,6 +182,7 @@ def la25_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> 
         if spec.figures is not None:
             paths += spec.figures(df, fig_dir)
     paths += theory_figures(fig_dir)
+    paths += maxmin_figures(fig_dir)
     return paths
 
 
@@ -221,6 +223,7 @@ def la25_summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -
     if missing:
         lines += ["Studies not in this folder: " + ", ".join(missing) + ".", ""]
     lines += section7_summary_lines(results_dir, table_dir, meta)
+    lines += maxmin_summary_lines(results_dir, table_dir, SECTION7_STUDIES)
     return "\n".join(lines)
 
 

@@ -24,14 +24,23 @@ import functools
 import math
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.experiments.la25.section7_report import section7_data_figures, synthetic_figures
 from bipartite.studies.config import register_study
 
-__all__ = ["LEARNERS", "OBJECTIVES", "REGIMES", "Regime", "RegimeModel", "la25_section7_data",
-           "la25_section7_synthetic", "letor_layout", "letor_split", "make_learner", "regime_model"]
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sklearn.utils import Bunch
+
+    from bipartite.learners import MLPRanker, XGBRanker
+    from bipartite.population import FiniteProblem
+
+__all__ = ["LEARNERS", "MAX_MIN_OBJECTIVES", "OBJECTIVES", "REGIMES", "Regime", "RegimeModel",
+           "la25_section7_data", "la25_section7_synthetic", "letor_layout", "letor_split",
+           "make_learner", "regime_model"]
 
 #: The four rows of LA25 §7's table: each label alone, label aggregation (Ȳ = Y₁ + Y₂, linear
 #: costs) and loss aggregation with a = (1, 1); as learner keyword arguments.
@@ -40,6 +49,16 @@ OBJECTIVES: dict[str, dict] = {
     "label_2": {"objective": "loss_aggregation", "a": [0.0, 1.0]},
     "label_aggregation": {"objective": "label_aggregation"},
     "loss_aggregation": {"objective": "loss_aggregation"},
+}
+#: The balanced rows (docs/theory.md §13.6; issue 13), fitted when a §7 study runs with
+#: ``max_min=True``: the max-min AUC objective by the pairwise route (group DRO over the per-label
+#: pairwise losses, the learner's own surrogate) and by the plug-in route (η̂_k heads, then the
+#: weighting a that maximises the held-out min AUC). The MLP and linear plug-in learners hold out
+#: 25% of the rows (the value docs/theory.md §13.6 advises when a label is rare; XGBoost's
+#: default is 0.25 already); everything else is the row's learner as for the other objectives.
+MAX_MIN_OBJECTIVES: dict[str, dict] = {
+    "max_min": {"objective": "max_min", "method": "pairwise"},
+    "max_min_plugin": {"objective": "max_min", "method": "plugin"},
 }
 #: The learners: ``linear`` / ``linear_hinge`` are the paper's family ("AUC optimisation with
 #: logistic or hinge surrogates"): an :class:`~bipartite.learners.MLPRanker` with ``hidden=()``,
@@ -55,12 +74,19 @@ LEARNERS = ("linear", "linear_hinge", "mlp", "xgb")
 
 
 def make_learner(learner: str, objective: str, seed: int, *, epochs: int = 40,
-                 n_estimators: int = 200):
-    """The §7 learner ``learner`` for the table row ``objective`` (:data:`OBJECTIVES`),
-    single-threaded (the runner parallelises over tasks) and seeded."""
+                 n_estimators: int = 200) -> MLPRanker | XGBRanker:
+    """The §7 learner ``learner`` for the table row ``objective`` (:data:`OBJECTIVES` or
+    :data:`MAX_MIN_OBJECTIVES`), single-threaded (the runner parallelises over tasks) and
+    seeded."""
     from bipartite.learners import MLPRanker, XGBRanker
 
-    kw = dict(OBJECTIVES[objective])
+    rows = {**OBJECTIVES, **MAX_MIN_OBJECTIVES}
+    if objective not in rows:
+        raise ValueError(f"The 'objective' parameter must be one of {list(rows)}, got "
+                         f"{objective!r}.")
+    kw = dict(rows[objective])
+    if kw.get("method") == "plugin" and learner != "xgb":
+        kw["validation_fraction"] = 0.25
     if learner in ("linear", "linear_hinge"):
         return MLPRanker(**kw, hidden=(), surrogate="hinge" if learner == "linear_hinge"
                          else "logistic", epochs=epochs, batch_size=512, lr=3e-2,
@@ -139,7 +165,7 @@ class RegimeModel:
     thresholds: tuple[float, float]
     pi: np.ndarray
 
-    def eta(self, X) -> np.ndarray:
+    def eta(self, X: ArrayLike) -> np.ndarray:
         """η(x), shape (n, 2)."""
         from scipy.special import expit
 
@@ -152,7 +178,7 @@ class RegimeModel:
             e2 = expit(b2 * (math.sin(tau) * X[:, 0] + math.cos(tau) * X[:, 1] - t2))
         return np.column_stack([e1, e2])
 
-    def joint(self, X) -> np.ndarray:
+    def joint(self, X: ArrayLike) -> np.ndarray:
         """P(Y = v | x) over (0,0), (0,1), (1,0), (1,1), shape (n, 4)."""
         from bipartite.population import gaussian_copula_joint, independent_joint
 
@@ -164,7 +190,7 @@ class RegimeModel:
             return independent_joint(E)
         return gaussian_copula_joint(E, self.regime.rho)
 
-    def sample(self, n: int, rng: np.random.Generator):
+    def sample(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(X, Y, eta)``: n uniform x and label vectors drawn from the exact joint."""
         from bipartite.population import label_vectors
 
@@ -174,7 +200,7 @@ class RegimeModel:
         m = np.minimum((u >= cdf).sum(axis=1), 3)
         return X, label_vectors(2)[m].astype(np.int64), self.eta(X)
 
-    def finite_problem(self, X):
+    def finite_problem(self, X: ArrayLike) -> FiniteProblem:
         """The rows of ``X`` with uniform mass and the exact joint
         (:class:`bipartite.population.FiniteProblem`): AUCs on it are exact given those x."""
         from bipartite.population import FiniteProblem
@@ -229,7 +255,8 @@ def _label_corr(problem) -> float:
 def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int = 20000,
                             n_train: int = 4000, learners: list[str] | None = None,
                             learner_pi2: list[float] | None = None, n_sweep: int = 41,
-                            epochs: int = 40, n_estimators: int = 150) -> list[dict]:
+                            epochs: int = 40, n_estimators: int = 150,
+                            max_min: bool = False) -> list[dict]:
     """LA25 §7's synthetic trend in one label-dependence regime at one skew (docs/theory.md §12).
 
     Model :func:`regime_model` (π = (½, ``pi2``)); a test sample of ``n_test`` x with its exact
@@ -247,6 +274,13 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     * each learner of ``learners`` (:data:`LEARNERS`; default ``["linear", "xgb"]``), trained on
       ``n_train`` samples with label and loss aggregation — only when ``pi2`` is in
       ``learner_pi2`` (default: always).
+
+    With ``max_min=True`` (docs/theory.md §13; :mod:`bipartite.experiments.la25.maxmin`) also:
+    the row ``("bayes", "max_min_supported")``, the best weighting, refined from the sweep; each
+    learner with the two max-min objectives of :data:`MAX_MIN_OBJECTIVES` (same training
+    sample, seeds from a stream of their own so the other rows do not change); and on every
+    scorer's row its gap to the max-min point of the test population, bracketed exactly
+    (columns of :func:`~bipartite.experiments.la25.maxmin.max_min_gap_columns`).
 
     Columns: ``auc_1, auc_2, diff, min`` (Diff/Min AUC), ``win_12`` (cross-pair win rate
     W₁>₂, :func:`bipartite.dictatorship.population_win_rate`), ``corr`` (label correlation of
@@ -295,6 +329,12 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     rows.append({"learner": "bayes", "objective": "max_min",
                  "t": float(t[best]) if best < len(t) else float("nan"),
                  **_balance(points[best]), **common})
+    if max_min:
+        from bipartite.experiments.la25.maxmin import max_min_bracket
+
+        bracket = max_min_bracket(problem, t)
+        add("bayes", "max_min_supported", loss_aggregation(eta, problem.pi, bracket["a"]),
+            t=bracket["lam"])
     learners = ["linear", "xgb"] if learners is None else list(learners)
     fit_here = learner_pi2 is None or any(abs(float(pi2) - p) < 1e-12 for p in learner_pi2)
     if learners and fit_here:
@@ -305,6 +345,17 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                                    n_estimators=n_estimators)
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
+        mm_rng = np.random.default_rng([seed, 13])  # max-min rows: a stream of their own
+        for learner in learners if max_min else []:
+            for objective in MAX_MIN_OBJECTIVES:
+                est = make_learner(learner, objective, int(mm_rng.integers(2**31)),
+                                   epochs=epochs, n_estimators=n_estimators)
+                est.fit(Xtr, Ytr)
+                add(learner, objective, est.decision_function(X))
+    if max_min:
+        from bipartite.experiments.la25.maxmin import max_min_gap_columns
+
+        max_min_gap_columns(rows, bracket)
     return rows
 
 
@@ -321,7 +372,7 @@ def _mq_parts(path: Path) -> list[Path] | None:
     return None
 
 
-def letor_layout(path) -> str | None:
+def letor_layout(path: str | Path) -> str | None:
     """``"mq2008"`` if the folder ``path`` holds the five LETOR 4.0 parts S1..S5, ``"mslr"`` if it
     holds MSLR-WEB folds (``Fold1..Fold5/train.txt`` and ``test.txt``), else None."""
     if path is None or not Path(path).is_dir():
@@ -343,7 +394,7 @@ def _subsample_queries(d, max_queries: int, rng: np.random.Generator):
     return np.flatnonzero(np.isin(d.qid, keep))
 
 
-def letor_split(path: str | Path, split: int, *, max_queries: int = 0):
+def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[Bunch, Bunch, str]:
     """Train and test Bunches of LETOR split ``split`` (0-based fold) under ``path``.
 
     * MQ2008 (``mq2008_S1..S5.txt`` or ``S1..S5.txt`` in ``path``): fold ``split + 1`` of the
@@ -414,8 +465,8 @@ def _eta_hat(Xtr, Ytr, Xte, seed: int, n_estimators: int) -> np.ndarray:
 @register_study("la25.section7_data", figures=section7_data_figures)
 def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learner: str,
                        n_train: int = 20000, features: str = "client", max_queries: int = 0,
-                       n_sweep: int = 21, epochs: int = 40, n_estimators: int = 200
-                       ) -> list[dict]:
+                       n_sweep: int = 21, epochs: int = 40, n_estimators: int = 200,
+                       max_min: bool = False) -> list[dict]:
     """LA25 §7's table on one split of real data, one learner (docs/theory.md §10.7, §12).
 
     ``dataset``:
@@ -437,6 +488,11 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     Columns: ``auc_1, auc_2, diff, min`` (test, pooled), ``gauc_1, gauc_2`` (LETOR), ``win_12``
     (:func:`bipartite.dictatorship.cross_pair_win_rate`), ``label_1, label_2`` (names),
     ``pi_1, pi_2`` (training priors), ``n_train_rows, n_test_rows``, ``data`` (which data and splitting).
+
+    ``max_min=True`` adds, for a learner of :data:`LEARNERS`, the rows of
+    :data:`MAX_MIN_OBJECTIVES` (the max-min AUC objective, pairwise and plug-in; docs/theory.md
+    §13.6), fitted on the same training rows after the four rows above, with seeds from a stream
+    of their own so that those rows do not change.
     """
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.dictatorship import cross_pair_win_rate
@@ -481,6 +537,12 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
         return rows
     for objective in OBJECTIVES:
         est = make_learner(learner, objective, int(rng.integers(2**31)), epochs=epochs,
+                           n_estimators=n_estimators)
+        est.fit(Xtr, Ytr)
+        rows.append(evaluate(objective, est.decision_function(Xte)))
+    mm_rng = np.random.default_rng([seed, 13])
+    for objective in MAX_MIN_OBJECTIVES if max_min else ():
+        est = make_learner(learner, objective, int(mm_rng.integers(2**31)), epochs=epochs,
                            n_estimators=n_estimators)
         est.fit(Xtr, Ytr)
         rows.append(evaluate(objective, est.decision_function(Xte)))

@@ -18,12 +18,18 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.report import mean_and_se
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bipartite.population import FiniteProblem
 
 __all__ = ["GAP_ROUTES", "gap_figures", "gap_table", "la25_section7_gap",
            "pairwise_population_minimizer"]
@@ -33,7 +39,7 @@ GAP_ROUTES = ("xgb-plugin", "xgb-pairwise", "mlp-plugin", "mlp-pairwise", "popul
               "population-exponential")
 
 
-def pairwise_population_minimizer(problem, *, surrogate: str = "logistic",
+def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "logistic",
                                   objective: str = "loss_aggregation", gtol: float = 1e-9
                                   ) -> np.ndarray:
     """Exact minimiser of the pairwise surrogate risk ``Σ_{i≠j} W_ij φ(f_i − f_j)`` on a finite
@@ -148,7 +154,7 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     return row
 
 
-def gap_table(df):
+def gap_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean (and s.e. of ``max_abs_gap``) per route and training size; population routes last."""
     cols = ["gap_auc_1", "gap_auc_2", "gap_win_12", "max_abs_gap", "regret", "win_12",
             "bayes_win_12"]
@@ -179,7 +185,7 @@ def plugin_threshold(table, tol: float = 0.01) -> dict:
     return out
 
 
-def gap_figures(df, fig_dir: Path) -> list[Path]:
+def gap_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """Gap to Bayes (largest ``|ΔAUC|`` and ΔW₁>₂) against the training size, per route; the
     population minimisers as horizontal lines (n = ∞)."""
     paths: list[Path] = []

@@ -14,11 +14,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.report import mean_and_se
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["OBJECTIVE_NAMES", "PAPER_TABLES", "paper_layout", "paper_layout_markdown",
            "section7_data_figures", "synthetic_figures", "synthetic_table", "verdict_table"]
@@ -26,7 +30,9 @@ __all__ = ["OBJECTIVE_NAMES", "PAPER_TABLES", "paper_layout", "paper_layout_mark
 #: Row names of the paper's table.
 OBJECTIVE_NAMES = {"label_1": "AUC({1}) only", "label_2": "AUC({2}) only",
                    "label_aggregation": "label aggregation (sum, linear costs)",
-                   "loss_aggregation": "loss aggregation (a = 1)"}
+                   "loss_aggregation": "loss aggregation (a = 1)",
+                   "max_min": "max-min AUC (pairwise, group DRO)",
+                   "max_min_plugin": "max-min AUC (plug-in)"}
 #: LA25 §7 as reported (secondary summary; reference, not ground truth), in the package's label
 #: order: Bank Marketing (mortgage, personal loan); MSLR-WEB30K (relevant, click) — the paper
 #: lists click first.
@@ -49,7 +55,7 @@ def _order(values, order) -> list:
     return sorted(values, key=lambda v: order.index(v) if v in order else len(order))
 
 
-def paper_layout(df):
+def paper_layout(df: pd.DataFrame) -> pd.DataFrame:
     """Mean and standard error over splits of ``auc_1, auc_2, diff, min`` (and ``gauc_*`` when
     present) per dataset, learner and objective of the paper's table."""
     import pandas as pd
@@ -80,7 +86,7 @@ def _pm(m: float, se: float) -> str:
     return "–" if np.isnan(m) else f"{m:.3f} ± {se:.3f}"
 
 
-def paper_layout_markdown(table, dataset: str, *, paper_name: str | None = None) -> str:
+def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str | None = None) -> str:
     """The paper's table in Markdown for one dataset: the paper's rows (if any) first, then each
     learner's rows, ``mean ± s.e.``."""
     sub = table[table["dataset"] == dataset]
@@ -105,7 +111,7 @@ def _se(x) -> float:
     return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
 
 
-def verdict_table(df):
+def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
     """Label minus loss aggregation per dataset and learner, paired by split (or replicate):
     ``d_min`` (> 0: label aggregation has the higher Min AUC) and ``d_diff`` (< 0: the lower Diff
     AUC), their standard errors, and in how many splits label aggregation wins each."""
@@ -127,7 +133,7 @@ def verdict_table(df):
     return pd.DataFrame(out)
 
 
-def synthetic_table(df):
+def synthetic_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per regime and π₂: Diff and Min AUC of the Bayes scorers of both aggregations, the best
     Min AUC a weighting reaches (``max_min``), which label loss aggregation under-serves
     (``loss_underserves``), the label correlation, and each learner's Diff/Min (means over
@@ -184,7 +190,10 @@ def learner_gap_table(df):
 
 _OBJ_STYLE = {"loss_aggregation": ("C3", "*", "loss aggregation (a = 1)"),
               "label_aggregation": ("C2", "D", "label aggregation (sum)"),
-              "label_1": ("C0", "<", "label 1 only"), "label_2": ("C1", "^", "label 2 only")}
+              "label_1": ("C0", "<", "label 1 only"), "label_2": ("C1", "^", "label 2 only"),
+              "max_min": ("C4", "P", "max-min (pairwise)"),
+              "max_min_plugin": ("C5", "X", "max-min (plug-in)"),
+              "max_min_supported": ("C6", "s", "max-min of the weightings")}
 
 
 def _panels(n: int, width: float = 3.6, height: float = 3.0):
@@ -207,7 +216,7 @@ def _skew_axis(ax, ticks) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def synthetic_figures(df, fig_dir: Path) -> list[Path]:
+def synthetic_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """``la25_section7_diff``, ``la25_section7_min``: Diff / Min AUC against π₂, one panel per
     regime (Bayes solid, learners dashed/dotted); ``la25_section7_plane``: the per-label AUC plane
     at the most skewed π₂, with the frontier of the Bayes weight sweep and every objective's
@@ -271,7 +280,7 @@ def synthetic_figures(df, fig_dir: Path) -> list[Path]:
     return paths
 
 
-def section7_data_figures(df, fig_dir: Path) -> list[Path]:
+def section7_data_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """``la25_section7_<dataset>``: the per-label test-AUC plane: the XGBoost plug-in weight
     sweep (the trade-offs a weighting reaches), each learner's point for each objective (mean
     over splits) and, for Bank Marketing, the paper's reported points (open black)."""

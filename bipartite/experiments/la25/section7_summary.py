@@ -9,7 +9,11 @@ The §7 studies (folders under ``<out>/studies/``):
 * ``section7_bank_marketing`` — ``la25.section7_data`` on UCI Bank Marketing, when
   ``bank_marketing_full.csv`` (or the UCI ``bank-full.csv``) is in the data folder;
 * ``section7_letor`` — ``la25.section7_data`` on the MQ2008 stand-in (``letor/mq2008_S1..S5.txt``
-  in the data folder), or on real MSLR-WEB10K/30K folds given with ``--letor``.
+  in the data folder), or on real MSLR-WEB10K/30K folds given with ``--letor``;
+* ``maxmin_frequency`` — ``la25.maxmin_frequency``, how often the max-min point is unsupported.
+
+The synthetic and real-data studies run with ``max_min=True``: every learner also fits the
+max-min AUC objective (docs/theory.md §13; :mod:`bipartite.experiments.la25.maxmin`).
 
 The data folder is the package's one data-path setting (:func:`bipartite.data.data_dir`: the
 ``data`` option, else ``$BIPARTITE_DATA``, else ``../shared/data``).
@@ -21,6 +25,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+import bipartite.experiments.la25.maxmin  # noqa: F401  (registers la25.maxmin_frequency)
 from bipartite.experiments.la25.section7 import REGIMES, letor_layout
 from bipartite.experiments.la25.section7_gap import gap_table, plugin_threshold
 from bipartite.experiments.la25.section7_report import learner_gap_table as synthetic_gap_table
@@ -44,6 +49,7 @@ SECTION7_STUDIES = {
     "section7_gap": "la25.section7_gap",
     "section7_bank_marketing": "la25.section7_data",
     "section7_letor": "la25.section7_data",
+    "maxmin_frequency": "la25.maxmin_frequency",
 }
 _BANK_NAMES = ("bank_marketing_full.csv", "bank-full.csv")
 
@@ -89,7 +95,7 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
                        "learners": pick(["xgb"], ["linear", "xgb"], ["linear", "mlp", "xgb"]),
                        "learner_pi2": pick([0.05], [0.02], [0.02]),
                        "n_sweep": pick(5, 21, 41), "n_estimators": pick(10, 100, 150),
-                       "epochs": pick(40, 15, 40)},
+                       "epochs": pick(40, 15, 40), "max_min": True},
             "grid": {"regime": pick(["independent", "nested"], list(REGIMES), list(REGIMES)),
                      "pi2": pick([0.05, 0.5], [0.02, 0.1, 0.5],
                                  [0.02, 0.05, 0.1, 0.2, 0.35, 0.5])},
@@ -112,12 +118,20 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
                        "epochs": 40},
             "cases": _gap_cases(size),
         },
+        "maxmin_frequency": {
+            "study": {"function": "la25.maxmin_frequency", "seed": 705, "replicates": 1},
+            "params": {"n_problems": pick(5, 25, 25)},
+            "grid": {"first_seed": pick([0], [0, 25, 50, 75], [0, 25, 50, 75])},
+            "cases": pick([{"n": 6, "K": 2}], [{"n": 6, "K": 2}, {"n": 8, "K": 2}],
+                          [{"n": 6, "K": 2}, {"n": 8, "K": 2}, {"n": 10, "K": 2},
+                           {"n": 6, "K": 3}]),
+        },
     }
     data = find_section7_data(options)
     learners = pick(["xgb", "xgb_plugin"], ["linear", "xgb_plugin"],
                     ["linear", "linear_hinge", "mlp", "xgb", "xgb_plugin"])
     common = {"n_estimators": pick(10, 60, 200), "epochs": pick(3, 12, 40),
-              "n_sweep": pick(3, 11, 21)}
+              "n_sweep": pick(3, 11, 21), "max_min": True}
     splits = pick([0], [0, 1], [0, 1, 2, 3, 4])
     if data["bank_marketing"] is not None:
         cfg["section7_bank_marketing"] = {

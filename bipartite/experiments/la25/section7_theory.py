@@ -18,11 +18,17 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bipartite.population import FiniteProblem
 
 __all__ = ["balance_comparison", "balance_figures", "balance_table", "la25_section7_balance"]
 
@@ -33,7 +39,7 @@ def _winner(label: float, loss: float, *, higher_is_better: bool, tol: float) ->
     return "label" if (label > loss) == higher_is_better else "loss"
 
 
-def balance_comparison(problem, *, tol: float = 1e-12) -> dict:
+def balance_comparison(problem: FiniteProblem, *, tol: float = 1e-12) -> dict:
     """Per-label AUCs of the two Bayes scorers on a K = 2 finite problem and the quantities of the
     §12 comparison (docs/theory.md §12).
 
@@ -130,7 +136,7 @@ def la25_section7_balance(*, seed: int, n: int = 6, deterministic: bool = False,
     return rows
 
 
-def balance_table(df):
+def balance_table(df: pd.DataFrame) -> pd.DataFrame:
     """Frequencies per (n, deterministic) and case: share of problems where label aggregation has
     the higher Min AUC / lower Diff AUC, where loss aggregation has, ties, and the number of
     problems where the §12 inequalities fail (0 expected)."""
@@ -167,7 +173,7 @@ def harder_table(df):
             .reset_index())
 
 
-def balance_figures(df, fig_dir: Path) -> list[Path]:
+def balance_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """(a) Min AUC gain of label over loss aggregation against the loss-aggregation AUC gap
     AUC_s − AUC_b: label aggregation wins only right of 0 (the balanced label under-served);
     (b) two exact frontiers with both Bayes points, one where each objective wins."""

@@ -1,0 +1,548 @@
+"""Balanced ranking in the LA25 §7 protocol: the max-min AUC objective beside loss and label
+aggregation (docs/theory.md §13; issue 13).
+
+The §7 studies (:mod:`bipartite.experiments.la25.section7`) take ``max_min=True`` and then fit,
+with the same learners, seeds, splits and test rows, the two max-min rows of
+:data:`~bipartite.experiments.la25.section7.MAX_MIN_OBJECTIVES` (pairwise group DRO and
+plug-in). This module holds what that needs and what it reports:
+
+* :func:`max_min_bracket` and :func:`max_min_gap_columns` — on synthetic data, the max-min
+  value of the test population (a finite problem of 20 000 points with exact conditional
+  labels) bracketed between the best weighting's Min AUC and a weak-duality bound, both exact,
+  and every scorer's gap to it; the bracket holds both :func:`bipartite.pareto.max_min_point`'s
+  and :func:`bipartite.pareto.max_min_supported`'s value, which cannot be run at that size;
+* the study ``la25.maxmin_frequency`` — how often the max-min point of
+  ``FiniteProblem.random(n, K, seed)`` is unsupported, and the gap (docs/theory.md §13.4);
+* :func:`pinned_points` and :func:`maxmin_figures` — the frontier figure of the pinned
+  unsupported problem ``FiniteProblem.random(6, 2, seed=36)``, every objective's point marked;
+* tables (:func:`three_objective_table`, :func:`max_min_verdict_table`,
+  :func:`synthetic_max_min_table`, :func:`frequency_table`) and the ``summary.md`` section
+  (:func:`maxmin_summary_lines`).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from bipartite.plots import new_figure, save_figures
+from bipartite.studies.config import register_study
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
+
+    from bipartite.population import FiniteProblem
+
+__all__ = ["MAX_MIN_ROUTES", "frequency_table", "la25_maxmin_frequency", "max_min_bracket",
+           "max_min_gap_columns", "max_min_verdict_table", "maxmin_figures",
+           "maxmin_summary_lines", "pinned_points", "plot_maxmin_frontier",
+           "synthetic_bayes_table", "synthetic_max_min_table", "synthetic_verdict_table",
+           "three_objective_table"]
+
+#: The max-min rows of the §7 tables and their names.
+MAX_MIN_ROUTES = {"max_min": "max-min AUC (pairwise, group DRO)",
+                  "max_min_plugin": "max-min AUC (plug-in)"}
+_LA25 = ("loss_aggregation", "label_aggregation")
+_THREE = (*_LA25, *MAX_MIN_ROUTES)
+#: The pinned problem whose max-min point no weighting reaches (docs/theory.md §13.3).
+PINNED = {"n": 6, "K": 2, "seed": 36}
+
+
+# --------------------------------------------------------------------------------------------
+# Synthetic: the supported optimum on the test population and exact gaps on sub-problems
+# --------------------------------------------------------------------------------------------
+
+def max_min_bracket(problem: FiniteProblem, t: ArrayLike, *, rounds: int = 3, n_grid: int = 101) -> dict[str, Any]:
+    """The max-min value of a K = 2 finite problem bracketed from the loss-aggregation path, with
+    a certificate, at any n (docs/theory.md §13.2–13.3).
+
+    Along ``a = (1 − λ, λ)`` the scorer ``f_λ`` (:func:`bipartite.bayes.loss_aggregation` with
+    the problem's own priors ``problem.pi``, which normalise its AUCs) maximises ``(1 − λ) AUC₁ + λ AUC₂`` over **all** weak orders, so for every λ
+
+    ``min_k AUC_k(f_λ) ≤ t_sup ≤ t* ≤ D(λ) = (1 − λ) AUC₁(f_λ) + λ AUC₂(f_λ)``
+
+    (the right inequality is weak duality: ``min_k x_k ≤ (1 − λ)x₁ + λx₂ ≤ D(λ)`` for every
+    achievable x). Starting from the weights ``(1 − t, t)`` for ``t`` in ``t``, ``rounds`` times a grid of ``n_grid`` values between the
+    neighbours of the best λ so far is evaluated (the min along the path is quasi-concave, so the
+    bracket holds its maximiser). Returns ``lam`` and ``a`` (the best weighting found),
+    ``lower`` (its Min AUC: a lower bound on both ``t_sup = max_min_supported(problem).value`` and
+    ``t* = max_min_point(problem).value``), ``upper`` (the smallest ``D(λ)`` evaluated: an upper
+    bound on both) and ``evaluated``. The width ``upper − lower`` bounds the max-min gap; on a
+    test population of n equal masses it is of the order of one pair's swap gain, ``~1/n²``,
+    while :func:`bipartite.pareto.max_min_point` is limited to n ≈ 40."""
+    from bipartite.pareto import weight_sweep
+
+    pi = problem.pi
+    lam = np.unique(np.concatenate([np.asarray(t, dtype=float), [0.0, 1.0]]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, aucs = weight_sweep(pi=pi, problem=problem, a=np.column_stack([1 - lam, lam]))
+    for _ in range(rounds):
+        vals = aucs.min(axis=1)
+        top = lam[vals >= vals.max() - 1e-15]   # the maximisers so far (an interval's points)
+        below, above = lam[lam < top.min()], lam[lam > top.max()]
+        lo = below.max() if len(below) else 0.0
+        hi = above.min() if len(above) else 1.0
+        grid = np.linspace(lo, hi, n_grid)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _, new = weight_sweep(pi=pi, problem=problem, a=np.column_stack([1 - grid, grid]))
+        lam, aucs = np.concatenate([lam, grid]), np.vstack([aucs, new])
+    vals = aucs.min(axis=1)
+    b = int(np.argmax(vals))
+    dual = (1.0 - lam) * aucs[:, 0] + lam * aucs[:, 1]
+    return {"lam": float(lam[b]), "a": np.array([1.0 - lam[b], lam[b]]),
+            "lower": float(vals[b]), "upper": float(dual.min()), "evaluated": len(lam)}
+
+
+def max_min_gap_columns(rows: list[dict], bracket: dict[str, Any]) -> None:
+    """Add to every row with a scorer (not the ``frontier`` or grid ``max_min`` rows) its gap to
+    the max-min point of the test population, in place: ``t_star_lo, t_star_hi`` (the bracket of
+    :func:`max_min_bracket`, which holds both the exact max-min value over all weak orders and
+    the best weighting's), ``gap_lo = t_star_lo − min`` and ``gap_hi = t_star_hi − min``: the
+    scorer's Min AUC is below the max-min point by a gap in ``[gap_lo, gap_hi]``."""
+    lo, hi = bracket["lower"], bracket["upper"]
+    for r in rows:
+        if r["learner"] == "bayes" and r["objective"] in ("frontier", "max_min"):
+            continue
+        r.update({"t_star_lo": lo, "t_star_hi": hi, "gap_lo": lo - r["min"],
+                  "gap_hi": hi - r["min"]})
+
+
+# --------------------------------------------------------------------------------------------
+# How often the max-min point is unsupported
+# --------------------------------------------------------------------------------------------
+
+@register_study("la25.maxmin_frequency")
+def la25_maxmin_frequency(*, seed: int, n: int, K: int = 2, first_seed: int = 0,
+                          n_problems: int = 25) -> list[dict]:
+    """The max-min point against the best loss-aggregation weighting on
+    ``FiniteProblem.random(n, K, s)`` for ``s = first_seed, …, first_seed + n_problems − 1``
+    (docs/theory.md §13.4; the problem seeds are fixed, so the runner's ``seed`` is unused and
+    the rows equal ``python benchmarks/bench_maxmin.py --part freq``'s).
+
+    One row per problem: ``problem_seed``, ``t_star`` (:func:`bipartite.pareto.max_min_point`,
+    exact), ``t_sup`` (:func:`bipartite.pareto.max_min_supported`), ``gap``, ``unsupported``
+    (gap > 1e-9), ``tie`` (the best weighting is a tie order), ``auc_1, auc_2`` of the max-min
+    point, ``sup_auc_1, sup_auc_2`` of the best weighting.
+
+    >>> r = la25_maxmin_frequency(seed=0, n=6, first_seed=36, n_problems=1)[0]
+    >>> round(r["gap"], 4), r["unsupported"]
+    (0.0289, True)
+    """
+    from bipartite.pareto import max_min_point, max_min_supported
+    from bipartite.population import FiniteProblem
+
+    rows = []
+    for s in range(int(first_seed), int(first_seed) + int(n_problems)):
+        P = FiniteProblem.random(int(n), int(K), seed=s)
+        top, sup = max_min_point(P), max_min_supported(P)
+        gap = max(top.value - sup.value, 0.0)
+        rows.append({"problem_seed": s, "t_star": top.value, "t_sup": sup.value, "gap": gap,
+                     "unsupported": bool(gap > 1e-9), "tie": bool(sup.tie),
+                     **{f"auc_{k + 1}": float(top.auc[k]) for k in range(int(K))},
+                     **{f"sup_auc_{k + 1}": float(sup.auc[k]) for k in range(int(K))}})
+    return rows
+
+
+def frequency_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (K, n): problems, unsupported count, mean gap, mean gap when > 0, max gap, number
+    whose best weighting is a tie order (docs/theory.md §13.4's table)."""
+    import pandas as pd
+
+    out = []
+    for (K, n), sub in df.groupby(["K", "n"]):
+        g = sub["gap"].to_numpy()
+        pos = sub["unsupported"].astype(bool).to_numpy()
+        out.append({"K": int(K), "n": int(n), "problems": len(sub),
+                    "seeds": f"{int(sub['problem_seed'].min())}–{int(sub['problem_seed'].max())}",
+                    "unsupported": int(pos.sum()), "mean_gap": float(g.mean()),
+                    "mean_gap_when_positive": float(g[pos].mean()) if pos.any() else 0.0,
+                    "max_gap": float(g.max()), "tie_best": int(sub["tie"].astype(bool).sum())})
+    return pd.DataFrame(out)
+
+
+# --------------------------------------------------------------------------------------------
+# The pinned problem and its frontier figure
+# --------------------------------------------------------------------------------------------
+
+def pinned_points(problem: FiniteProblem | None = None) -> dict[str, Any]:
+    """Everything the frontier figure marks, for ``problem`` (default: the pinned
+    ``FiniteProblem.random(6, 2, seed=36)``): ``exact`` (the exact Pareto frontier, subset DP),
+    ``supported`` (the AUC vectors of every loss-aggregation scorer f_a, ties included),
+    ``loss_aggregation`` (a = 1) and ``label_aggregation`` (η₁ + η₂) Bayes points,
+    ``max_min_supported`` (the best weighting) and ``max_min`` (the max-min point of all weak
+    orders), ``t_star``, ``t_sup``, ``gap`` and the best weighting ``a``."""
+    from bipartite.bayes import label_aggregation_scores, loss_aggregation
+    from bipartite.pareto import (
+        exact_frontier,
+        max_min_point,
+        max_min_supported,
+        reachable_orders,
+    )
+    from bipartite.population import FiniteProblem
+
+    P = FiniteProblem.random(PINNED["n"], PINNED["K"], seed=PINNED["seed"]) \
+        if problem is None else problem
+    top, sup = max_min_point(P), max_min_supported(P)
+    _, S, _ = reachable_orders(P)
+    return {"problem": P, "exact": exact_frontier(P, method="dp"),
+            "supported": np.array([P.auc(s) for s in S]),
+            "loss_aggregation": P.auc(loss_aggregation(P.eta, P.pi)),
+            "label_aggregation": P.auc(label_aggregation_scores(P.eta)),
+            "max_min_supported": sup.auc, "max_min": top.auc, "t_star": top.value,
+            "t_sup": sup.value, "gap": max(top.value - sup.value, 0.0), "a": sup.a}
+
+
+_POINT_STYLE = {
+    "loss_aggregation": ("*", "C3", "loss aggregation (a = 1)"),
+    "label_aggregation": ("D", "C2", "label aggregation (sum)"),
+    "max_min_supported": ("s", "C0", "max-min of the weightings (best a)"),
+    "max_min": ("P", "C4", "max-min point (all weak orders)"),
+}
+
+
+def plot_maxmin_frontier(points: dict | None = None, ax: Axes | None = None) -> Figure:
+    """The per-label AUC plane of a K = 2 problem (default: the pinned one): the exact Pareto
+    frontier (open circles), what the loss-aggregation weightings reach (grey dots, the upper
+    hull drawn), the four objectives' points (:func:`pinned_points`), the diagonal, and the
+    level sets ``min(AUC₁, AUC₂) = t*`` and ``= t_sup`` (dashed corners). Returns the figure."""
+    pts = pinned_points() if points is None else points
+    if ax is None:
+        fig, ax = new_figure(figsize=(5.6, 4.6))
+    else:
+        fig = ax.figure
+    ex, sup = np.asarray(pts["exact"]), np.asarray(pts["supported"])
+    ax.scatter(sup[:, 0], sup[:, 1], s=10, color="0.6", zorder=2,
+               label="every loss-aggregation scorer f_a")
+    o = np.argsort(ex[:, 0])
+    ax.plot(ex[o, 0], ex[o, 1], "-", color="0.8", lw=0.8, zorder=1)
+    ax.scatter(ex[:, 0], ex[:, 1], s=28, facecolors="none", edgecolors="k", lw=0.7, zorder=3,
+               label=f"exact Pareto frontier ({len(ex)} points)")
+    for key, (marker, colour, name) in _POINT_STYLE.items():
+        x = np.asarray(pts[key])
+        ax.scatter(x[0], x[1], marker=marker, s=110 if key == "loss_aggregation" else 70,
+                   color=colour, zorder=4, label=f"{name}: ({x[0]:.4f}, {x[1]:.4f})")
+    lo = float(min(ex.min(), sup.min())) - 0.01
+    hi = float(max(ex.max(), sup.max())) + 0.01
+    for t, colour, name in ((pts["t_star"], "C4", "t*"), (pts["t_sup"], "C0", "t_sup")):
+        ax.plot([t, t, hi], [hi, t, t], "--", color=colour, lw=0.8,
+                label=f"min AUC = {name} = {t:.4f}")
+    ax.plot([lo, hi], [lo, hi], ":", color="k", lw=0.6)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("AUC₁")
+    ax.set_ylabel("AUC₂")
+    ax.set_title(f"Max-min point not reachable by any weighting: gap {pts['gap']:.4f}\n"
+                 "(FiniteProblem.random(6, 2, seed=36); docs/theory.md §13.3)", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=6, loc="lower left")
+    return fig
+
+
+def maxmin_figures(fig_dir: str | os.PathLike) -> list[Path]:
+    """``la25_maxmin_frontier`` (PNG + PDF): :func:`plot_maxmin_frontier` of the pinned
+    problem. Needs no simulation."""
+    return save_figures(plot_maxmin_frontier(), Path(fig_dir), "la25_maxmin_frontier")
+
+
+# --------------------------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------------------------
+
+def _se(x) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+def three_objective_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset, learner and objective (loss aggregation, label aggregation, both max-min
+    routes): mean and s.e. over splits (or replicates) of ``auc_1, auc_2, diff, min`` and
+    ``sum`` (ΣAUC = AUC₁ + AUC₂). For the XGBoost plug-in sweep (``xgb_plugin``), the sweep
+    weighting with the best test Min AUC per split (``sweep_best_min``: an oracle, chosen on the
+    test rows) is given as a reference."""
+    import pandas as pd
+
+    key = "split" if "split" in df else "replicate"
+    d = df.assign(sum=df["auc_1"] + df["auc_2"])
+    parts = [d[d["objective"].isin(_THREE)]]
+    sweep = d[d["objective"] == "sweep"]
+    if not sweep.empty:
+        best = sweep.loc[sweep.groupby(["dataset", key])["min"].idxmax()]
+        parts.append(best.assign(objective="sweep_best_min"))
+    rows = pd.concat(parts, ignore_index=True)
+    order = [*_THREE, "sweep_best_min"]
+    out = []
+    for (dataset, learner, objective), sub in rows.groupby(["dataset", "learner", "objective"]):
+        rec = {"dataset": dataset, "learner": learner, "objective": objective}
+        for c in ("auc_1", "auc_2", "diff", "min", "sum"):
+            rec[c], rec[f"{c}_se"] = float(sub[c].mean()), _se(sub[c])
+        rec["splits"] = int(sub[key].nunique())
+        out.append(rec)
+    table = pd.DataFrame(out)
+    if table.empty:
+        return table
+    lorder = ["bayes", "linear", "linear_hinge", "mlp", "xgb", "xgb_plugin"]
+    k = (table["learner"].map(lambda v: lorder.index(v) if v in lorder else 9) * 10
+         + table["objective"].map(order.index))
+    return table.assign(_k=k).sort_values(["dataset", "_k"]).drop(columns="_k") \
+        .reset_index(drop=True)
+
+
+def max_min_verdict_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Each max-min route against both LA25 objectives, per dataset and learner, paired by
+    split: ``d_min_loss`` / ``d_min_label`` (max-min's Min AUC minus that objective's),
+    ``d_min_best`` (minus the better of the two, per split) with its s.e. and the splits where
+    it is ≥ 0 (``at_least_both``), and the cost in total AUC ``d_sum_loss`` / ``d_sum_label``
+    (ΣAUC difference; < 0: balancing costs total AUC)."""
+    import pandas as pd
+
+    key = "split" if "split" in df else "replicate"
+    d = df.assign(sum=df["auc_1"] + df["auc_2"])
+    out = []
+    for (dataset, learner), sub in d[d["objective"].isin(_THREE)].groupby(["dataset", "learner"]):
+        w = sub.pivot_table(index=key, columns="objective", values=["min", "sum", "diff"])
+        if not all(("min", o) in w for o in _LA25):
+            continue
+        best = np.maximum(w["min"]["loss_aggregation"], w["min"]["label_aggregation"])
+        for route in MAX_MIN_ROUTES:
+            if ("min", route) not in w:
+                continue
+            dm = (w["min"][route] - best).dropna()
+            rec = {"dataset": dataset, "learner": learner, "route": route,
+                   "d_min_best": float(dm.mean()), "d_min_best_se": _se(dm),
+                   "at_least_both": f"{int((dm >= 0).sum())}/{len(dm)}"}
+            for o, short in (("loss_aggregation", "loss"), ("label_aggregation", "label")):
+                x = (w["min"][route] - w["min"][o]).dropna()
+                y = (w["sum"][route] - w["sum"][o]).dropna()
+                z = (w["diff"][route] - w["diff"][o]).dropna()
+                rec.update({f"d_min_{short}": float(x.mean()), f"d_min_{short}_se": _se(x),
+                            f"d_sum_{short}": float(y.mean()), f"d_sum_{short}_se": _se(y),
+                            f"d_diff_{short}": float(z.mean())})
+            out.append(rec)
+    return pd.DataFrame(out)
+
+
+def synthetic_max_min_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The synthetic sweep where the max-min learners ran: per regime, π₂, learner and objective
+    (Bayes: both aggregations and the best weighting, ``max_min_supported``; learners: both
+    aggregations and both max-min routes), means over replicates of ``auc_1, auc_2, diff, min,
+    sum`` (ΣAUC) with the s.e. of ``min`` and ``sum``, the max-min value's bracket ``t_star_lo,
+    t_star_hi`` and the gap to it, ``gap_lo, gap_hi`` (:func:`max_min_gap_columns`)."""
+    import pandas as pd
+
+    if "gap_lo" not in df or not df["objective"].isin(list(MAX_MIN_ROUTES)).any():
+        return pd.DataFrame()
+    fitted = df[df["objective"].isin(list(MAX_MIN_ROUTES))][["regime", "pi2"]].drop_duplicates()
+    d = df.merge(fitted, on=["regime", "pi2"])
+    d = d[d["gap_lo"].notna() & d["objective"].isin([*_THREE, "max_min_supported"])]
+    d = d.assign(sum=d["auc_1"] + d["auc_2"])
+    cols = ["auc_1", "auc_2", "diff", "min", "sum", "t_star_lo", "t_star_hi", "gap_lo", "gap_hi"]
+    lorder = ["bayes", "linear", "linear_hinge", "mlp", "xgb"]
+    oorder = [*_THREE, "max_min_supported"]
+    regimes = list(dict.fromkeys(df["regime"]))
+    out = []
+    for (regime, pi2, learner, objective), sub in d.groupby(["regime", "pi2", "learner",
+                                                            "objective"]):
+        out.append({"regime": regime, "pi2": pi2, "learner": learner, "objective": objective,
+                    **{c: float(sub[c].mean()) for c in cols}, "min_se": _se(sub["min"]),
+                    "sum_se": _se(sub["sum"]), "replicates": len(sub),
+                    "_k": (regimes.index(regime), pi2,
+                           lorder.index(learner) if learner in lorder else 9,
+                           oorder.index(objective))})
+    t = pd.DataFrame(out)
+    return t.sort_values("_k").drop(columns="_k").reset_index(drop=True)
+
+
+def synthetic_bayes_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Bayes scorers at every regime and π₂: Min AUC and ΣAUC of loss aggregation (a = 1, which
+    maximises ΣAUC over all weak orders), label aggregation and the max-min point (the best
+    weighting; ``t_star_hi − t_star_lo`` bounds how far the exact max-min value can be above
+    it), and the cost of balancing ``cost_sum = ΣAUC(loss) − ΣAUC(max-min) ≥ 0``; means over
+    replicates."""
+    import pandas as pd
+
+    b = df[(df["learner"] == "bayes") & df["objective"].isin(
+        ["loss_aggregation", "label_aggregation", "max_min_supported"])]
+    if b.empty or "t_star_lo" not in b:
+        return pd.DataFrame()
+    b = b.assign(sum=b["auc_1"] + b["auc_2"], width=b["t_star_hi"] - b["t_star_lo"])
+    out = []
+    for (regime, pi2), sub in b.groupby(["regime", "pi2"], sort=False):
+        m = sub.groupby("objective")[["min", "sum", "diff"]].mean()
+        if "max_min_supported" not in m.index:
+            continue
+        out.append({"regime": regime, "pi2": pi2,
+                    "loss_min": m.loc["loss_aggregation", "min"],
+                    "label_min": m.loc["label_aggregation", "min"],
+                    "max_min": m.loc["max_min_supported", "min"],
+                    "bracket_width": float(sub["width"].max()),
+                    "loss_sum": m.loc["loss_aggregation", "sum"],
+                    "label_sum": m.loc["label_aggregation", "sum"],
+                    "max_min_sum": m.loc["max_min_supported", "sum"],
+                    "cost_sum": m.loc["loss_aggregation", "sum"]
+                    - m.loc["max_min_supported", "sum"],
+                    "max_min_diff": m.loc["max_min_supported", "diff"]})
+    return pd.DataFrame(out)
+
+
+def synthetic_verdict_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per regime and learner (synthetic, where the max-min rows exist): each max-min route's
+    Min AUC minus the better LA25 objective's, paired by replicate, and the ΣAUC cost against
+    loss aggregation — :func:`max_min_verdict_table` with the regime as the dataset."""
+    sub = df[df["objective"].isin(_THREE) & (df["learner"] != "bayes")]
+    if sub.empty or not sub["objective"].isin(list(MAX_MIN_ROUTES)).any():
+        import pandas as pd
+
+        return pd.DataFrame()
+    t = max_min_verdict_table(sub.assign(dataset=sub["regime"] + " π₂=" + sub["pi2"].map(
+        lambda v: f"{v:g}")))
+    return t.rename(columns={"dataset": "setting"})
+
+
+# --------------------------------------------------------------------------------------------
+# summary.md
+# --------------------------------------------------------------------------------------------
+
+_ROW_NAMES = {"loss_aggregation": "loss aggregation (a = 1)",
+              "label_aggregation": "label aggregation (sum)", **MAX_MIN_ROUTES,
+              "max_min_supported": "best weighting (Bayes, refined sweep)",
+              "sweep_best_min": "plug-in sweep, best test Min (oracle)"}
+_LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
+                  "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
+
+
+def _pm(m, se) -> str:
+    return "–" if not np.isfinite(m) else f"{m:.3f} ± {se:.3f}"
+
+
+def three_objective_markdown(table, dataset: str, names=("AUC₁", "AUC₂")) -> str:
+    """Markdown of :func:`three_objective_table` for one dataset."""
+    sub = table[table["dataset"] == dataset]
+    lines = [f"| learner | objective | AUC {names[0]} | AUC {names[1]} | Diff AUC | Min AUC | "
+             "ΣAUC | splits |", "|---|---|---|---|---|---|---|---|"]
+    for r in sub.itertuples(index=False):
+        lines.append(f"| {_LEARNER_NAMES.get(r.learner, r.learner)} | "
+                     f"{_ROW_NAMES.get(r.objective, r.objective)} | {_pm(r.auc_1, r.auc_1_se)} | "
+                     f"{_pm(r.auc_2, r.auc_2_se)} | {_pm(r.diff, r.diff_se)} | "
+                     f"{_pm(r.min, r.min_se)} | {_pm(r.sum, r.sum_se)} | {r.splits} |")
+    return "\n".join(lines)
+
+
+def _verdict_markdown(v) -> str:
+    lines = ["| data | learner | route | Min − better LA25 Min | ≥ both | Min − loss agg. | "
+             "Min − label agg. | ΣAUC − loss agg. | ΣAUC − label agg. |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    name = "setting" if "setting" in v else "dataset"
+    for r in v.to_dict("records"):
+        lines.append(
+            f"| {r[name]} | {_LEARNER_NAMES.get(r['learner'], r['learner'])} | "
+            f"{MAX_MIN_ROUTES[r['route']].split('(')[1][:-1]} | "
+            f"{r['d_min_best']:+.3f} ± {r['d_min_best_se']:.3f} | {r['at_least_both']} | "
+            f"{r['d_min_loss']:+.3f} ± {r['d_min_loss_se']:.3f} | "
+            f"{r['d_min_label']:+.3f} ± {r['d_min_label_se']:.3f} | "
+            f"{r['d_sum_loss']:+.3f} ± {r['d_sum_loss_se']:.3f} | "
+            f"{r['d_sum_label']:+.3f} ± {r['d_sum_label_se']:.3f} |")
+    return "\n".join(lines)
+
+
+def _synthetic_markdown(t) -> str:
+    lines = ["| regime | π₂ | learner | objective | AUC₁ | AUC₂ | Diff | Min | ΣAUC | "
+             "gap to the max-min point |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in t.to_dict("records"):
+        gap = (f"{r['gap_lo']:.4f}" if r["gap_hi"] - r["gap_lo"] < 5e-5
+               else f"{r['gap_lo']:.4f}–{r['gap_hi']:.4f}")
+        lines.append(
+            f"| {r['regime']} | {r['pi2']:g} | {_LEARNER_NAMES.get(r['learner'], r['learner'])} | "
+            f"{_ROW_NAMES.get(r['objective'], r['objective'])} | {r['auc_1']:.3f} | "
+            f"{r['auc_2']:.3f} | {r['diff']:.3f} | {r['min']:.3f} ± {r['min_se']:.3f} | "
+            f"{r['sum']:.3f} ± {r['sum_se']:.3f} | {gap} |")
+    return "\n".join(lines)
+
+
+def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.PathLike,
+                         studies: Mapping[str, str]) -> list[str]:
+    """The balanced-ranking part of ``summary.md`` (and its CSV tables in ``table_dir``): the
+    three-objective tables of the §7 studies that ran with ``max_min=True``, the synthetic exact
+    gaps, the unsupported frequency, and the pinned problem with its figure.
+
+    ``studies`` maps study folder names to registered study functions
+    (:data:`bipartite.experiments.la25.section7_summary.SECTION7_STUDIES`); it is passed in, so
+    that this module does not import the summary module that imports it."""
+    from bipartite.experiments.registry import study_results
+    from bipartite.studies.report import markdown_table
+
+    results_dir, table_dir = Path(results_dir), Path(table_dir)
+    results = study_results(results_dir, studies)
+    lines = ["## Balanced ranking: the max-min AUC beside LA25's two objectives "
+             "(docs/theory.md §13)", "",
+             "Same learners, seeds, splits and test rows as the §7 tables above; two more rows "
+             "per learner: the max-min AUC objective by the pairwise route (group DRO over the "
+             "per-label pairwise losses) and by the plug-in route (η̂ heads, then the weighting "
+             "with the best held-out Min AUC). ΣAUC = AUC₁ + AUC₂; its difference is the cost "
+             "of balancing in total AUC. Mean ± s.e. over splits (real data) or replicates "
+             "(synthetic).", ""]
+    pts = pinned_points()
+    lines += ["### The max-min point can be unsupported", "",
+              f"Pinned problem `FiniteProblem.random(6, 2, seed=36)`: the max-min point of all "
+              f"weak orders is ({pts['max_min'][0]:.4f}, {pts['max_min'][1]:.4f}), t* = "
+              f"{pts['t_star']:.4f}; the best loss-aggregation weighting a = "
+              f"({pts['a'][0]:.3f}, {pts['a'][1]:.3f}) reaches ({pts['max_min_supported'][0]:.4f}, "
+              f"{pts['max_min_supported'][1]:.4f}), t_sup = {pts['t_sup']:.4f}: gap "
+              f"{pts['gap']:.4f}. Loss aggregation (a = 1) is at ({pts['loss_aggregation'][0]:.4f}, "
+              f"{pts['loss_aggregation'][1]:.4f}), label aggregation at "
+              f"({pts['label_aggregation'][0]:.4f}, {pts['label_aggregation'][1]:.4f}).", ""]
+    figs = sorted((results_dir / "figures").glob("la25_maxmin_frontier*.png"))
+    lines += [f"![{p.name}](figures/{p.name})" for p in figs] + [""]
+    if "maxmin_frequency" in results:
+        ft = frequency_table(results["maxmin_frequency"])
+        ft.to_csv(table_dir / "la25_maxmin_frequency.csv", index=False)
+        lines += ["Random problems `FiniteProblem.random(n, K, seed)` (study "
+                  "`la25.maxmin_frequency`; t* exact, t_sup over every weighting, ties "
+                  "included; unsupported: gap > 1e-9):", "", markdown_table(ft), ""]
+    for name, dataset, title, labels in (
+            ("section7_bank_marketing", "bank_marketing", "UCI Bank Marketing",
+             ("mortgage", "personal loan")),
+            ("section7_letor", "letor", "MQ2008 stand-in", ("relevant", "click"))):
+        df = results.get(name)
+        if df is None or not df["objective"].isin(list(MAX_MIN_ROUTES)).any():
+            continue
+        table = three_objective_table(df)
+        table.to_csv(table_dir / f"la25_maxmin_{dataset}.csv", index=False)
+        verdict = max_min_verdict_table(df)
+        verdict.to_csv(table_dir / f"la25_maxmin_{dataset}_verdict.csv", index=False)
+        lines += [f"### {title}: three objectives", "", three_objective_markdown(
+            table, dataset, labels), "", "Max-min minus each LA25 objective, paired by split:",
+            "", _verdict_markdown(verdict), ""]
+    df = results.get("section7_synthetic")
+    if df is not None and "gap_lo" in df:
+        bayes = synthetic_bayes_table(df)
+        bayes.to_csv(table_dir / "la25_maxmin_synthetic_bayes.csv", index=False)
+        lines += ["### Synthetic regimes: the exact max-min point and its cost (Bayes)", "",
+                  "Exact population AUCs on the test sample (a finite problem with exact "
+                  "conditional labels). `max_min`: the best weighting's Min AUC; the exact "
+                  "max-min value over all weak orders lies in [max_min, max_min + "
+                  "bracket_width] (weak duality along the weight path, "
+                  "`bipartite.experiments.la25.maxmin.max_min_bracket`). `cost_sum`: ΣAUC of "
+                  "loss aggregation (the ΣAUC maximiser) minus the max-min point's.", "",
+                  markdown_table(bayes), ""]
+        t = synthetic_max_min_table(df)
+        if not t.empty:
+            t.to_csv(table_dir / "la25_maxmin_synthetic.csv", index=False)
+            v = synthetic_verdict_table(df)
+            v.to_csv(table_dir / "la25_maxmin_synthetic_verdict.csv", index=False)
+            lines += ["### Synthetic regimes: learners, three objectives", "",
+                      "Where the learners were fitted. 'gap to the max-min point': the exact "
+                      "max-min value of the test population (bracketed as above) minus the "
+                      "scorer's Min AUC.", "", _synthetic_markdown(t), "",
+                      "Max-min minus each LA25 objective, paired by replicate:", "",
+                      _verdict_markdown(v), ""]
+    return lines
