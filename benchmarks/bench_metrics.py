@@ -18,7 +18,7 @@ weighted ``auc`` <= 1.3x np.argsort.
 ``--rule`` times, for several n and K, the two strategies of ``multilabel_auc`` through its public
 interface: the coded sorts (one call per group of at most 6 labels: one sort each) and the shared
 argsort (unit sample weights, which take the weighted route); the ratio is the basis of
-``bipartite.metrics._MAX_CODED_SORTS``.
+``bipartite.metrics._kernels._MAX_CODED_SORTS``.
 """
 
 from __future__ import annotations

@@ -21,6 +21,13 @@ Usage::
     python benchmarks/bench_pareto.py --seeds 0 1 2 --time-limit 60
     python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
     python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
+    python benchmarks/bench_pareto.py --targets            # the issue-16 targets, nothing else
+
+``--targets`` runs exactly the targets of the issue "the K = 3 frontier past n = 8": the exact
+frontier (``exact_frontier(method="dp")``, end to end) of ``FiniteProblem.random(9, 3, seed)`` for
+seeds 0, 1, 2 and of ``FiniteProblem.random(14, 2, seed=0)`` (``dp_max_n=14``), each under a time
+limit of 60 s, with the number of Pareto points and the largest stored frontier of a DP state.
+With ``--baseline-dir`` it also times the previous DP at n = 8, K = 3 (seeds 0-2) side by side.
 """
 
 from __future__ import annotations
@@ -148,6 +155,37 @@ def exact_table(args, baseline) -> None:
                   f"{es or ms:>5}", flush=True)
 
 
+def targets_table(args, baseline) -> None:
+    """The issue-16 targets, each under 60 s: ``exact_frontier(method="dp")`` end to end on
+    n = 9, K = 3 (seeds 0, 1, 2) and n = 14, K = 2 (seed 0, ``dp_max_n=14``); with a baseline,
+    the previous subset DP on n = 8, K = 3 side by side (the same points: array_equal)."""
+    limit = 60.0
+    print("| problem | Pareto points | exact_frontier s | target | met |")
+    print("|---|---|---|---|---|")
+    for n, K, seed in [(9, 3, 0), (9, 3, 1), (9, 3, 2), (14, 2, 0)]:
+        P = FiniteProblem.random(n, K, seed=seed)
+        t, F = timed(lambda P=P, n=n: exact_frontier(P, method="dp", time_limit=limit,
+                                                     dp_max_n=max(n, DP_MAX_N)))
+        pts = "-" if F is None else f"{len(F):,}"
+        print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {pts} | "
+              f"{fmt(t, F is not None, limit).strip()} | < 60 s | "
+              f"{'yes' if F is not None and t < limit else 'no'} |", flush=True)
+    if baseline is None:
+        return
+    print()
+    print("| problem | DP s (now) | DP s (before) | before / now | same points |")
+    print("|---|---|---|---|---|")
+    for seed in (0, 1, 2):
+        P = FiniteProblem.random(8, 3, seed=seed)
+        Ws = np.stack([P.pair_weights(k) for k in range(3)])
+        dt, res = timed(lambda Ws=Ws: subset_dp(Ws, 1e-12, 600.0))
+        bt, ref = timed(lambda Ws=Ws: baseline(Ws, 1e-12, 600.0))
+        same_pts = res is not None and ref is not None and np.array_equal(
+            res[0][np.lexsort(res[0].T[::-1])], ref[0][np.lexsort(ref[0].T[::-1])])
+        print(f"| `FiniteProblem.random(8, 3, seed={seed})` | {dt:.2f} | {bt:.2f} | "
+              f"{bt / dt:.1f} | {same_pts} |", flush=True)
+
+
 def eps_table(args) -> None:
     L = args.time_limit
     head = (f"{'n':>3} {'seed':>4} {'points':>6} {'seeded s':>8} {'unseeded s':>10} "
@@ -175,10 +213,15 @@ def main() -> None:
     ap.add_argument("--large", action="store_true", help="also n = 13, 14 (K = 2)")
     ap.add_argument("--skip-milp", action="store_true")
     ap.add_argument("--skip-eps", action="store_true")
+    ap.add_argument("--targets", action="store_true",
+                    help="only the issue-16 targets: n = 9, K = 3 (seeds 0-2) and n = 14, K = 2")
     args = ap.parse_args()
     baseline = load_baseline_dp(args.baseline_dir) if args.baseline_dir else None
     print(f"{sys.argv[0]} {' '.join(sys.argv[1:])}; {os.cpu_count()} cores, load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.targets:
+        targets_table(args, baseline)
+        return
     exact_table(args, baseline)
     if not args.skip_eps:
         print()

@@ -331,10 +331,10 @@ def test_multilabel_auc_every_route_matches_pair_counts(kind, K, route, monkeypa
     """K labels ride in the low bits of the sort keys, up to 6 per sort, when the score range
     allows and few sorts do (the rule ``_MAX_CODED_SORTS``, forced here both ways); otherwise one
     shared argsort."""
-    from bipartite import metrics
+    from bipartite.metrics import _kernels
 
     if route != "auto":
-        monkeypatch.setattr(metrics, "_MAX_CODED_SORTS", ((None, 100 if route == "coded" else 0),))
+        monkeypatch.setattr(_kernels, "_MAX_CODED_SORTS", ((None, 100 if route == "coded" else 0),))
     rng = np.random.default_rng(K)
     n = 90
     Y = rng.integers(0, 2, (n, K))
@@ -371,7 +371,7 @@ def test_multipartite_auc_every_route_matches_pair_counts(kind, L):
 
 def test_kernels_across_block_boundaries():
     """n > 3 × the streaming block, few distinct scores: tie groups straddle the blocks."""
-    from bipartite.metrics import _BLOCK
+    from bipartite.metrics._kernels import _BLOCK
 
     rng = np.random.default_rng(11)
     n = 3 * _BLOCK + 7
@@ -464,7 +464,7 @@ def test_power_of_two_rescaling_is_exact():
 def test_coded_keys_order_like_the_scores():
     """The int64 keys of the coded sort: same order and same ties as the floats (−0.0 = 0.0,
     subnormals, the largest doubles), with the code bits below."""
-    from bipartite.metrics import _coded_keys, _exponent_range, _key_exponent
+    from bipartite.metrics._kernels import _coded_keys, _exponent_range, _key_exponent
 
     sets = [  # (scores, code bits): subnormals need |s| < 2 (no down-scaling), which one bit allows
         (np.array([0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.0, -1.0, 1.5, -1.5, 1e-300, 1e-300, 0.25]),
@@ -483,3 +483,133 @@ def test_coded_keys_order_like_the_scores():
     assert _key_exponent(_exponent_range(np.array([1e-300, 1e300])), 1) is None
     assert _key_exponent(_exponent_range(np.array([5e-324, 7.0])), 1) is None
     assert _key_exponent(_exponent_range(np.array([1e300, 1e-5])), 2) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Labels of any dtype: integer and boolean 0/1 labels skip the float64 copy (one bitwise-OR pass
+# validates them), with results equal to the float labels' and the same errors
+# ---------------------------------------------------------------------------------------------
+LABEL_DTYPES = [np.int64, np.int32, np.int8, np.uint8, np.uint64, bool, np.float64, np.float32]
+
+
+@pytest.mark.parametrize("dtype", LABEL_DTYPES)
+@pytest.mark.parametrize("kind", ["ties", "continuous", "wide"])
+def test_auc_and_multilabel_auc_any_label_dtype(dtype, kind):
+    rng = np.random.default_rng(LABEL_DTYPES.index(dtype))
+    n, K = 97, 7
+    Y = rng.integers(0, 2, (n, K))
+    Y[:2] = [[0] * K, [1] * K]
+    s = scores_of_kind(rng, n, kind)
+    w = rng.random(n)
+    want = np.array([slow_auc(Y[:, k], s) for k in range(K)])
+    wantw = np.array([slow_auc(Y[:, k], s, w) for k in range(K)])
+    Yd = Y.astype(dtype)
+    np.testing.assert_allclose(multilabel_auc(Yd, s), want, atol=1e-12)
+    np.testing.assert_allclose(multilabel_auc(Yd[:, :3], s), want[:3], atol=1e-12)
+    np.testing.assert_allclose(multilabel_auc(Yd, s, sample_weight=w), wantw, atol=1e-12)
+    for k in (0, K - 1):
+        assert auc(Yd[:, k], s) == pytest.approx(want[k], abs=1e-12)
+        assert auc(Yd[:, k], s, sample_weight=w) == pytest.approx(wantw[k], abs=1e-12)
+        # a strided column view (not contiguous) and a list give the same
+        assert auc(Yd[:, k], s) == auc(Y[:, k].astype(float), s)
+    assert auc(Y[:, 0].tolist(), s.tolist()) == pytest.approx(want[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("bad, shown, at", [
+    (np.array([0, 1, 2, 1], dtype=np.int64), "got 2", 2),
+    (np.array([0, 1, -1, 1], dtype=np.int64), "got -1", 2),
+    (np.array([0, 1, 1, 3], dtype=np.uint8), "got 3", 3),
+    (np.array([0, 1, 0.5, 1]), "got 0.5", 2),
+    (np.array([1, 0, -2**62, 0], dtype=np.int64), "got -4.6", 2),
+])
+def test_non_binary_labels_refused_by_name_any_dtype(bad, shown, at):
+    s = np.arange(4.0)
+    with pytest.raises(ValueError,
+                       match=f"'y_true' parameter must contain only 0 and 1, {shown}.* at index {at}"):
+        auc(bad, s)
+    with pytest.raises(ValueError,
+                       match=rf"'Y' parameter must contain only 0 and 1, {shown}.* at index \({at}, 1\)"):
+        multilabel_auc(np.stack([np.array([0, 1, 0, 1]), bad], 1), s)
+
+
+def test_integer_labels_large_n_coded_route_equals_float_labels():
+    """Past a kernel block (2^15) with int8, bool and int64 labels: the same integers as float
+    labels, on the coded route (no weights) and the argsort route (weights)."""
+    rng = np.random.default_rng(5)
+    n = 3 * 2**15 + 17
+    s = np.round(rng.normal(size=n), 2)
+    Y = rng.integers(0, 2, (n, 5))
+    ref = np.array([roc_auc_score(Y[:, k], s) for k in range(5)])
+    for d in (np.int8, bool, np.int64):
+        np.testing.assert_allclose(multilabel_auc(Y.astype(d), s), ref, atol=1e-12)
+        assert auc(Y[:, 2].astype(d), s) == pytest.approx(ref[2], abs=1e-12)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_non_finite_scores_refused_by_name_on_every_route(bad, weighted):
+    """The kernels check finiteness themselves (the coded route in its exponent pass): NaN and
+    ±inf are refused naming 'y_score' and the position, weighted or not, for every metric,
+    including score ranges too wide for the coded keys."""
+    for s in (np.array([0.5, 1.0, bad, 2.0]), np.array([1e-300, 1e300, bad, 2.0])):
+        w = np.ones(4) if weighted else None
+        y = np.array([0, 1, 0, 1])
+        with pytest.raises(ValueError, match=r"'y_score' parameter.* index 2"):
+            auc(y, s, sample_weight=w)
+        with pytest.raises(ValueError, match=r"'y_score' parameter.* index 2"):
+            multilabel_auc(np.stack([y, 1 - y, y, y, y, y, y], 1), s, sample_weight=w)
+        with pytest.raises(ValueError, match=r"'y_score' parameter.* index 2"):
+            multipartite_auc(np.array([0, 1, 2, 1]), s, sample_weight=w)
+        with pytest.raises(ValueError, match=r"'y_score' parameter.* index 2"):
+            multipartite_auc(np.arange(4) * 0.5, s, sample_weight=w)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int8, np.uint8, np.uint16, np.float64])
+def test_multipartite_auc_integer_levels_equal_float_levels(dtype):
+    """Integer labels take a bincount route to their levels: the same AUC as the float labels,
+    levels with gaps and offsets included, weighted or not."""
+    rng = np.random.default_rng(9)
+    n = 500
+    s = np.round(rng.normal(size=n), 1)
+    w = rng.random(n)
+    for lv in ([0, 1, 2, 3], [3, 7, 8, 20], [0, 255], [100, 101, 140, 200, 210]):
+        yd = rng.choice(np.array(lv), n).astype(dtype)  # int8 wraps 140, 200, 255: negatives
+        yf = yd.astype(float)
+        for c in ("uniform", "linear", "squared"):
+            got = multipartite_auc(yd, s, costs=c)
+            assert got == pytest.approx(slow_multipartite(yf, s, c), abs=1e-12)
+            assert got == multipartite_auc(yf, s, costs=c)
+            assert multipartite_auc(yd, s, costs=c, sample_weight=w) == \
+                pytest.approx(slow_multipartite(yf, s, c, w), abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["continuous", "rounded", "low bits", "extremes", "ulps"])
+def test_sort_order_is_an_exact_ascending_order(kind):
+    """The weighted route's order (one sort of int64 keys with the row index in their low bits,
+    then the runs those bits hide re-sorted) is a permutation that sorts the scores exactly, with
+    equal keys exactly for equal scores — also when scores differ only in their last bits."""
+    from bipartite.metrics._kernels import _sort_order
+
+    rng = np.random.default_rng(["continuous", "rounded", "low bits", "extremes",
+                                 "ulps"].index(kind))
+    for trial in range(12):
+        n = int(rng.integers(1, 3000 if trial % 3 == 0 else 300))
+        if kind == "continuous":
+            s = rng.normal(size=n)
+        elif kind == "rounded":
+            s = np.round(rng.normal(size=n), 2)
+        elif kind == "low bits":  # distinct doubles within a few ulps: hidden by the index bits
+            s = 1.0 + rng.integers(0, 50, n) * 2.0**-52
+        elif kind == "extremes":
+            s = rng.choice([-0.0, 0.0, -5e-324, 5e-324, -1e-300, 1e-300, -1.7e308, 1.7e308], n)
+        else:
+            s = np.nextafter(rng.choice([-1.0, 0.0, 1.0], n), rng.choice([-2.0, 2.0], n))
+        order, keys = _sort_order(s)
+        np.testing.assert_array_equal(np.sort(order), np.arange(n))
+        np.testing.assert_array_equal(s[order], np.sort(s))
+        np.testing.assert_array_equal(keys[1:] == keys[:-1], s[order][1:] == s[order][:-1])
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1] if n > 1 else y[:2]
+        if 0 < y.sum() < n and n <= 300:
+            w = rng.random(n)
+            assert auc(y, s, sample_weight=w) == pytest.approx(slow_auc(y, s, w), abs=1e-12)
