@@ -13,9 +13,10 @@ Any strictly increasing transform of these scorers is equally optimal.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -33,6 +34,9 @@ from bipartite.labels import (
     preference_scores,
 )
 from bipartite.population import label_vectors
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = [
     "OBJECTIVES",
@@ -69,7 +73,7 @@ class NotRepresentableError(ValueError):
         )
 
 
-def effective_weights(pi: Any, a: Any = None) -> np.ndarray:
+def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     """Effective weights ``α_k = a_k / (π_k (1 − π_k))`` of loss aggregation (docs/theory.md §4).
 
     Parameters
@@ -98,7 +102,7 @@ def effective_weights(pi: Any, a: Any = None) -> np.ndarray:
     return w / (p * (1.0 - p))
 
 
-def loss_aggregation(eta: Any, pi: Any, a: Any = None) -> np.ndarray:
+def loss_aggregation(eta: ArrayLike, pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     """Bayes-optimal scorer of loss aggregation ``max Σ_k a_k AUC_k`` (docs/theory.md §4, LA25 Prop 5.2).
 
     ``f*(x) = Σ_k α_k η_k(x)`` with ``α = effective_weights(pi, a)``.
@@ -125,12 +129,12 @@ def loss_aggregation(eta: Any, pi: Any, a: Any = None) -> np.ndarray:
 
 
 def label_aggregation_scores(
-    eta: Any = None,
-    joint: Any = None,
+    eta: ArrayLike | None = None,
+    joint: ArrayLike | None = None,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
 ) -> np.ndarray:
     """Closed-form Bayes scorer of label aggregation on arrays (docs/theory.md §5).
 
@@ -189,11 +193,11 @@ def label_aggregation_scores(
 
 
 def label_aggregation(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
     atol: float = 1e-12,
 ) -> np.ndarray:
     """Bayes-optimal scorer of label aggregation on a finite problem (docs/theory.md §3, §5).
@@ -238,7 +242,7 @@ def label_aggregation(
     return scores
 
 
-def anticorrelation_identity(joint: Any) -> tuple[np.ndarray, np.ndarray]:
+def anticorrelation_identity(joint: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Both sides of the K = 2 identity ``η_1 + η_2 = 1 + P(Y=(1,1)|x) − P(Y=(0,0)|x)`` (docs/theory.md §5).
 
     Returns ``(lhs, rhs)``; they are equal for every joint. With perfectly anti-correlated labels

@@ -35,6 +35,10 @@ import os
 import sys
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = ["build_parser", "load_problem", "main"]
 
@@ -299,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
 # ------------------------------------------------------------------------------------------
 
 
-def load_problem(path: str | os.PathLike, *, return_labels: bool = False):
+def load_problem(path: str | os.PathLike, *, return_labels: bool = False
+                 ) -> FiniteProblem | tuple[FiniteProblem, list[str]]:
     """A :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file.
 
     Keys: ``mass`` (n,) and ``label_probs`` (n, 2**K) or ``eta`` (n, K); optional ``labels``: the
@@ -327,7 +332,7 @@ def load_problem(path: str | os.PathLike, *, return_labels: bool = False):
             data["labels"] = [str(v) for v in np.atleast_1d(data["labels"]).tolist()]
     else:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}: invalid JSON: {exc}") from None
         except UnicodeDecodeError as exc:

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -39,6 +40,9 @@ from bipartite._utils.validation import (
 )
 from bipartite.bayes import OBJECTIVES, effective_weights, label_aggregation, loss_aggregation
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = [
     "SURROGATES",
@@ -69,13 +73,13 @@ class InfimumNotAttainedWarning(UserWarning):
 # The objective as pair weights
 # --------------------------------------------------------------------------------------------
 def objective_factors(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     objective: str = "loss_aggregation",
-    a: Any = None,
+    a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (docs/theory.md §3, §4, §9).
 
@@ -118,7 +122,7 @@ def objective_factors(
     return factors
 
 
-def objective_pair_weights(problem: Any, **objective: Any) -> np.ndarray:
+def objective_pair_weights(problem: FiniteProblem, **objective: Any) -> np.ndarray:
     """Pair weights ``W`` with ``objective(f) = Σ_{i,j} W_ij S_ij`` (docs/theory.md §2–§4, §9).
 
     ``W = X Yᵀ`` from :func:`objective_factors` (same keyword options). For loss aggregation
@@ -136,14 +140,14 @@ def objective_pair_weights(problem: Any, **objective: Any) -> np.ndarray:
 
 
 def objective_value(
-    problem: Any,
-    scores: Any,
+    problem: FiniteProblem,
+    scores: ArrayLike,
     *,
     objective: str = "loss_aggregation",
-    a: Any = None,
+    a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
 ) -> float:
     """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (docs/theory.md §3, §4).
 
@@ -171,13 +175,13 @@ def objective_value(
 
 
 def bayes_scores(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     objective: str = "loss_aggregation",
-    a: Any = None,
+    a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
 ) -> np.ndarray:
     """The Bayes-optimal scorer of the objective on a finite problem (docs/theory.md §4, §5).
 
@@ -199,7 +203,7 @@ def bayes_scores(
     return label_aggregation(problem, aggregate=aggregate, w=w, costs=costs)
 
 
-def auc_regret(problem: Any, scores: Any, **objective: Any) -> float:
+def auc_regret(problem: FiniteProblem, scores: ArrayLike, **objective: Any) -> float:
     """AUC regret: Bayes-optimal objective value minus the scorer's (docs/theory.md §9).
 
     ``regret(f) = objective(f*) − objective(f) ≥ 0`` with the objective ``Σ_k a_k AUC_k``
@@ -249,7 +253,7 @@ def _reach(A: np.ndarray) -> np.ndarray:
         R = R2
 
 
-def infimum_attained(W: Any) -> bool:
+def infimum_attained(W: ArrayLike) -> bool:
     """Whether ``Σ_{i≠j} W_ij φ(f_i − f_j)`` has a finite minimiser, φ logistic or exponential.
 
     With edges ``i → j`` for ``W_ij > 0`` (i ≠ j): the risk is bounded below by 0 and tends to 0
@@ -298,14 +302,14 @@ def _solve(prob: Any, solver: str | None, *, polish: bool) -> None:
 
 
 def surrogate_minimizer(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     surrogate: str = "logistic",
     objective: str = "loss_aggregation",
-    a: Any = None,
+    a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
     ridge: float | None = None,
     solver: str | None = None,
 ) -> np.ndarray:
@@ -469,13 +473,13 @@ def _newton_polish(
 
 
 def exponential_fixed_point(
-    problem: Any,
-    a: Any = None,
+    problem: FiniteProblem,
+    a: ArrayLike | None = None,
     *,
     objective: str = "loss_aggregation",
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
     tol: float = 1e-12,
     max_iter: int = 100_000,
     damping: float = 0.5,
@@ -547,15 +551,15 @@ def exponential_fixed_point(
 # The plug-in route
 # --------------------------------------------------------------------------------------------
 def plugin_scores(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     objective: str = "loss_aggregation",
-    a: Any = None,
+    a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
     n_samples: int | None = None,
-    seed: Any = None,
+    seed: int | np.random.Generator | None = None,
 ) -> np.ndarray:
     """Plug-in scorer: estimate the conditional labels, then apply the closed form (docs/theory.md §9).
 

@@ -32,9 +32,10 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
@@ -54,6 +55,10 @@ from bipartite.dictatorship import (
     near_tie_rate,
 )
 from bipartite.metrics import group_auc, multilabel_auc
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
 
 __all__ = ["Diagnostics", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test"]
 
@@ -163,15 +168,17 @@ def _ci_percentile(reps: np.ndarray, level: float) -> tuple[float, float, float]
 # --------------------------------------------------------------------------------------------
 # DeLong: public entry points
 # --------------------------------------------------------------------------------------------
-def _check_binary_scores(y_true: Any, scores: Sequence[Any], sample_weight: Any):
+def _check_binary_scores(y_true: ArrayLike, scores: Sequence[ArrayLike], sample_weight: ArrayLike | None):
     y = check_binary(y_true, "y_true")
     ss = [check_array(s, name, ndim=1) for name, s in scores]
     check_consistent_length(y_true=y, **dict(zip([n for n, _ in scores], ss, strict=True)))
     w = check_sample_weight(sample_weight, len(y))
+    if w.size and w.max() > 0:  # rescale by a power of two (exact): 1e-170 weights must not underflow
+        w = np.ldexp(w, -int(np.frexp(w.max())[1]))
     return y, ss, w
 
 
-def delong_auc_variance(y_true: Any, y_score: Any, *, sample_weight: Any = None
+def delong_auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
                         ) -> tuple[float, float]:
     """The AUC (ties ½) and DeLong's estimate of its variance (docs/theory.md §2.3).
 
@@ -195,7 +202,7 @@ def delong_auc_variance(y_true: Any, y_score: Any, *, sample_weight: Any = None
     return theta, float(np.sum(a * a) + np.sum(b * b))
 
 
-def delong_paired_test(y_true: Any, score_a: Any, score_b: Any, *, sample_weight: Any = None,
+def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, sample_weight: ArrayLike | None = None,
                        level: float = 0.95) -> dict[str, float]:
     """DeLong's paired test of ``AUC(a) = AUC(b)`` on the same rows (docs/theory.md §2.3).
 
@@ -221,7 +228,7 @@ def delong_paired_test(y_true: Any, score_a: Any, score_b: Any, *, sample_weight
 # --------------------------------------------------------------------------------------------
 # Input
 # --------------------------------------------------------------------------------------------
-def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None) -> Any:
+def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Read a score table (CSV, TSV or Parquet, by suffix; ``.gz`` CSV too) into a DataFrame.
 
     ``columns``: the columns that must be present; a missing one raises a ``ValueError`` naming
@@ -259,7 +266,7 @@ def _as_names(value: Any, name: str) -> list[str]:
     return names
 
 
-def _frame(data: Any, needed: list[str]) -> tuple[Any, str]:
+def _frame(data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike, needed: list[str]) -> tuple[pd.DataFrame, str]:
     import pandas as pd
 
     if isinstance(data, str | os.PathLike):
@@ -277,7 +284,7 @@ def _frame(data: Any, needed: list[str]) -> tuple[Any, str]:
     return df, where
 
 
-def _column(df: Any, col: str, role: str, where: str) -> np.ndarray:
+def _column(df: pd.DataFrame, col: str, role: str, where: str) -> np.ndarray:
     """A numeric column as float64; errors name the column, its role and the first bad row."""
     import pandas as pd
 
@@ -309,13 +316,13 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 
 
 def diagnose(
-    data: Any,
+    data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike,
     scores: str | Sequence[str],
     labels: str | Sequence[str],
     *,
     qid: str | None = None,
     weight: str | None = None,
-    seed: Any = 0,
+    seed: int | np.random.Generator = 0,
     n_boot: int = 1000,
     level: float = 0.95,
     tol: float = 1e-6,
@@ -684,7 +691,7 @@ class Diagnostics:
     (per scorer × query × label: ``n``, ``n_pos``, ``auc``); ``paired`` (per scorer pair ×
     label × metric: ``diff`` = a − b, ``se``, ``ci_low/high``, ``z``, ``p_value``)."""
 
-    tables: dict[str, Any]
+    tables: dict[str, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -765,7 +772,7 @@ class Diagnostics:
             lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
         return "\n".join(lines)
 
-    def figure(self) -> Any:
+    def figure(self) -> Figure:
         """A matplotlib Figure: per-label AUC (filled) and gAUC (open) with their intervals,
         the cross-pair win rates with theirs, and (with query ids) the ECDF of the per-query
         AUCs. Colour = scorer, line style and marker = label; error bars = the intervals."""

@@ -19,11 +19,12 @@ pairing with itself is a tie (self-pairs included).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -38,6 +39,11 @@ from bipartite._utils.validation import (
 from bipartite.bayes import effective_weights, label_aggregation_scores
 from bipartite.metrics import auc, multilabel_auc, weighted_auc
 from bipartite.population import label_vectors
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bipartite.population import FiniteProblem
 
 __all__ = [
     "effective_weights",
@@ -64,7 +70,7 @@ _RTOL = 1e-12
 # --------------------------------------------------------------------------------------------
 # Theory: effective weights, the dictator, the skew threshold
 # --------------------------------------------------------------------------------------------
-def effective_weight_shares(pi: Any, a: Any = None) -> np.ndarray:
+def effective_weight_shares(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     """Shares ``α_k / Σ_j α_j`` of the effective weights of loss aggregation (docs/theory.md §4, §7).
 
     ``α = effective_weights(pi, a)`` (:func:`bipartite.bayes.effective_weights`). A share above
@@ -90,7 +96,7 @@ def effective_weight_shares(pi: Any, a: Any = None) -> np.ndarray:
     return alpha / total
 
 
-def dictator(pi: Any, a: Any = None) -> int | None:
+def dictator(pi: ArrayLike, a: ArrayLike | None = None) -> int | None:
     """The dictator label under loss aggregation with deterministic labels, or None (docs/theory.md §7).
 
     Label ``k`` is returned when ``α_k > Σ_{j≠k} α_j`` (strict; LA25 Prop 6.1) with
@@ -117,7 +123,7 @@ def dictator(pi: Any, a: Any = None) -> int | None:
     return k if margin[k] > _RTOL * total else None
 
 
-def dictator_threshold(pi: Any, k: int, *, a: Any = None) -> tuple[float, float] | None:
+def dictator_threshold(pi: ArrayLike, k: int, *, a: ArrayLike | None = None) -> tuple[float, float] | None:
     """Priors of label ``k`` at which it becomes the dictator, the others fixed (docs/theory.md §7).
 
     Label ``k`` dictates when ``α_k = a_k / (π_k (1 − π_k)) > S = Σ_{j≠k} α_j``, i.e. when
@@ -165,7 +171,7 @@ def dictator_threshold(pi: Any, k: int, *, a: Any = None) -> tuple[float, float]
 # --------------------------------------------------------------------------------------------
 # Data: cross-pair win rates, near ties, the report
 # --------------------------------------------------------------------------------------------
-def _check_pair(Yb: np.ndarray, k: Any, j: Any) -> tuple[int, int]:
+def _check_pair(Yb: np.ndarray, k: int, j: int) -> tuple[int, int]:
     K = Yb.shape[1]
     if K < 2:
         raise ValueError(f"The 'Y' parameter must have K >= 2 label columns, got {K}.")
@@ -178,13 +184,15 @@ def _check_pair(Yb: np.ndarray, k: Any, j: Any) -> tuple[int, int]:
 
 
 def _cross_sets(
-    Y: Any, scores: Any, k: Any, j: Any, sample_weight: Any
+    Y: ArrayLike, scores: ArrayLike, k: int, j: int, sample_weight: ArrayLike | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
     """Validate; return scores, "k only" mask (y_k = 1, y_j = 0), "j only" mask, weights, k, j."""
     Yb = check_binary(Y, "Y", ndim=2)
     s = check_array(scores, "scores", ndim=1)
     check_consistent_length(Y=Yb, scores=s)
     w = check_sample_weight(sample_weight, len(s))
+    if w.size and w.max() > 0:  # rescale by a power of two (exact): 1e-170 weights must not underflow
+        w = np.ldexp(w, -int(np.frexp(w.max())[1]))
     k, j = _check_pair(Yb, k, j)
     only_k = (Yb[:, k] == 1) & (Yb[:, j] == 0)
     only_j = (Yb[:, j] == 1) & (Yb[:, k] == 0)
@@ -192,7 +200,7 @@ def _cross_sets(
 
 
 def cross_pair_win_rate(
-    Y: Any, scores: Any, k: int, j: int, *, sample_weight: Any = None
+    Y: ArrayLike, scores: ArrayLike, k: int, j: int, *, sample_weight: ArrayLike | None = None
 ) -> float:
     """Cross-pair win rate ``W_{k>j}`` of a scorer on labelled data (docs/theory.md §7).
 
@@ -230,7 +238,7 @@ def cross_pair_win_rate(
 
 
 def near_tie_rate(
-    Y: Any, scores: Any, k: int, j: int, *, tol: float, sample_weight: Any = None
+    Y: ArrayLike, scores: ArrayLike, k: int, j: int, *, tol: float, sample_weight: ArrayLike | None = None
 ) -> float:
     """Share of cross pairs whose scores are within ``tol`` of each other (docs/theory.md §7).
 
@@ -302,7 +310,7 @@ class DictatorshipReport:
     reference: str
     label_names: list[str] = field(default_factory=list)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """Per-label table (pandas DataFrame): AUC, reference, fractions, ``W_{k>j}`` columns."""
         import pandas as pd
 
@@ -355,13 +363,13 @@ class DictatorshipReport:
 
 
 def report(
-    Y: Any,
-    scores: Any,
+    Y: ArrayLike,
+    scores: ArrayLike,
     *,
     tol: float = 1e-6,
-    reference_scores: Any = None,
-    sample_weight: Any = None,
-    label_names: Any = None,
+    reference_scores: ArrayLike | None = None,
+    sample_weight: ArrayLike | None = None,
+    label_names: Sequence[str] | None = None,
 ) -> DictatorshipReport:
     """Dictatorship diagnostics of a scorer on labelled data (docs/theory.md §7).
 
@@ -452,7 +460,7 @@ def report(
 # --------------------------------------------------------------------------------------------
 # Population counterparts
 # --------------------------------------------------------------------------------------------
-def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
+def population_win_rate(problem: FiniteProblem, scores: ArrayLike, k: int, j: int) -> float:
     """Exact population cross-pair win rate ``W_{k>j}`` on a finite problem (docs/theory.md §2, §7).
 
     ``W_{k>j} = P(f(X) > f(X') | Y_k = 1, Y_j = 0, Y'_j = 1, Y'_k = 0) + ½ P(tie | ...)`` for
@@ -487,10 +495,10 @@ def population_win_rate(problem: Any, scores: Any, k: int, j: int) -> float:
 def label_vector_order(
     kind: str | Callable[[np.ndarray], float],
     *,
-    pi: Any = None,
-    a: Any = None,
+    pi: ArrayLike | None = None,
+    a: ArrayLike | None = None,
     K: int | None = None,
-    w: Any = None,
+    w: ArrayLike | None = None,
 ) -> list[list[tuple[int, ...]]]:
     """The weak order that a Bayes scorer induces on the label vectors, deterministic labels
     (docs/theory.md §7; LA25 Fig. 1 a–d).
@@ -586,7 +594,8 @@ def _dense_rank_desc(scores: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def dictatorship_tables(problem, *, a=None):
+def dictatorship_tables(problem: FiniteProblem, *, a: ArrayLike | None = None
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Label table and point-order table of a finite problem (docs/theory.md §4, §5, §7).
 
     Returns ``(labels, orders)``: ``labels`` has per label k the prior π_k, the mixing weight

@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -23,6 +24,9 @@ from bipartite._utils.validation import (
     check_problem,
     check_tolerance,
 )
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = [
     "COST_FAMILIES",
@@ -39,7 +43,7 @@ COST_FAMILIES = ("uniform", "linear", "squared", "gain")
 AGGREGATES = ("sum", "product", "or")
 
 
-def cost_matrix(levels: Any, costs: str | Any = "linear") -> np.ndarray:
+def cost_matrix(levels: ArrayLike, costs: str | ArrayLike = "linear") -> np.ndarray:
     """Cost matrix over sorted ordinal levels (docs/theory.md §3).
 
     ``C[a, b] = c(y_a, y_b)`` for ``a > b`` (a higher level above a lower one) and 0 otherwise, for
@@ -100,9 +104,9 @@ def cost_matrix(levels: Any, costs: str | Any = "linear") -> np.ndarray:
 
 
 def aggregate_labels(
-    Y: Any,
+    Y: ArrayLike,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
+    w: ArrayLike | None = None,
 ) -> np.ndarray:
     """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (docs/theory.md §5).
 
@@ -154,7 +158,7 @@ def aggregate_labels(
     return np.max(Y, axis=1)
 
 
-def _sum_weights(w: Any, K: int) -> np.ndarray:
+def _sum_weights(w: ArrayLike | None, K: int) -> np.ndarray:
     if w is None:
         return np.ones(K)
     w = check_array(w, "w", ndim=1)
@@ -164,11 +168,11 @@ def _sum_weights(w: Any, K: int) -> np.ndarray:
 
 
 def pairwise_preference(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
 ) -> np.ndarray:
     """Bayes pairwise preference of multipartite ranking on a finite problem (docs/theory.md §3).
 
@@ -200,7 +204,7 @@ def pairwise_preference(
     return A - A.T
 
 
-def _strict_preference(delta: Any, atol: float) -> np.ndarray:
+def _strict_preference(delta: ArrayLike, atol: float) -> np.ndarray:
     atol = check_tolerance(atol, "atol")
     D = check_array(delta, "delta", ndim=2)
     if D.shape[0] != D.shape[1]:
@@ -208,7 +212,7 @@ def _strict_preference(delta: Any, atol: float) -> np.ndarray:
     return D > atol
 
 
-def find_cycle(delta: Any, *, atol: float = 1e-12) -> list[int] | None:
+def find_cycle(delta: ArrayLike, *, atol: float = 1e-12) -> list[int] | None:
     """A cycle of the strict Bayes preference, or ``None`` if it has none (docs/theory.md §3).
 
     ``i ≻ j ⇔ Δ[i, j] > atol``. Returns ``[i_0, i_1, ..., i_m]`` with ``i_0 ≻ i_1 ≻ ... ≻ i_m ≻ i_0``
@@ -242,7 +246,7 @@ def find_cycle(delta: Any, *, atol: float = 1e-12) -> list[int] | None:
     return None
 
 
-def is_transitive(delta: Any, *, atol: float = 1e-12) -> bool:
+def is_transitive(delta: ArrayLike, *, atol: float = 1e-12) -> bool:
     """Whether the Bayes preference is induced by a scorer (docs/theory.md §3).
 
     Pairs with ``|Δ| ≤ atol`` are indifferent: either order (or a tie) is optimal for them. So an
@@ -258,7 +262,7 @@ def is_transitive(delta: Any, *, atol: float = 1e-12) -> bool:
     return find_cycle(delta, atol=atol) is None
 
 
-def preference_scores(delta: Any, *, atol: float = 1e-12) -> np.ndarray | None:
+def preference_scores(delta: ArrayLike, *, atol: float = 1e-12) -> np.ndarray | None:
     """Scores inducing the Bayes preference Δ, or ``None`` if it has a cycle (docs/theory.md §3).
 
     The score of a point is the length of the longest strict-preference chain below it, so

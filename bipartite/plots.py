@@ -15,11 +15,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_array
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["plot_frontier", "plot_auc_vs_skew", "plot_partial_orders", "default_partial_orders",
            "new_figure", "save_figure", "save_figures"]
@@ -30,7 +35,7 @@ PUBLICATION_RC = {"pdf.fonttype": 42, "ps.fonttype": 42}
 PathLike = str | os.PathLike
 
 
-def save_figure(fig: Any, path: PathLike | Sequence[PathLike] | None) -> list[Path]:
+def save_figure(fig: Figure, path: PathLike | Sequence[PathLike] | None) -> list[Path]:
     """Save ``fig`` to one path or to each of a list of paths (format by suffix); return them.
 
     PNG at 150 dpi; PDF without a creation date, so that the same figure gives the same bytes.
@@ -58,14 +63,14 @@ def save_figure(fig: Any, path: PathLike | Sequence[PathLike] | None) -> list[Pa
     return paths
 
 
-def save_figures(fig: Any, fig_dir: PathLike, name: str,
+def save_figures(fig: Figure, fig_dir: PathLike, name: str,
                  formats: Sequence[str] = ("png", "pdf")) -> list[Path]:
     """Save ``fig`` as ``<fig_dir>/<name>.<format>`` for each format (see :func:`save_figure`)."""
     return save_figure(fig, [Path(fig_dir) / f"{name}.{ext}" for ext in formats])
 
 
 def new_figure(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] | None = None,
-               layout: str | None = None, **subplots_kw: Any) -> tuple[Any, Any]:
+               layout: str | None = None, **subplots_kw: Any) -> tuple[Figure, Axes | np.ndarray]:
     """A new :class:`matplotlib.figure.Figure` and its axes (``Figure.subplots``), without pyplot
     state: no global backend switch, nothing left open.
 
@@ -79,7 +84,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float] |
     return fig, fig.subplots(nrows, ncols, **subplots_kw)
 
 
-def _new_axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
+def _new_axes(ax: Axes | None, figsize: tuple[float, float]) -> tuple[Figure, Axes]:
     """The figure of ``ax``, or a new pyplot figure (so ``plt.show()`` knows it)."""
     if ax is not None:
         return ax.figure, ax
@@ -89,7 +94,7 @@ def _new_axes(ax: Any, figsize: tuple[float, float]) -> tuple[Any, Any]:
     return fig, ax
 
 
-def _points(x: Any, name: str) -> np.ndarray:
+def _points(x: ArrayLike, name: str) -> np.ndarray:
     if isinstance(x, tuple) and len(x) == 2 and all(np.ndim(e) == 2 for e in x):
         x = x[1]  # (weights, aucs) as returned by bipartite.pareto.weight_sweep
     P = check_array(x, name, ndim=2)
@@ -100,16 +105,16 @@ def _points(x: Any, name: str) -> np.ndarray:
 
 
 def plot_frontier(
-    exact: Any = None,
-    supported: Any = None,
-    sweep: Any = None,
-    label_points: Mapping[str, Any] | None = None,
-    ax: Any = None,
+    exact: ArrayLike | None = None,
+    supported: ArrayLike | None = None,
+    sweep: ArrayLike | tuple[ArrayLike, ArrayLike] | None = None,
+    label_points: Mapping[str, ArrayLike] | None = None,
+    ax: Axes | None = None,
     labels: tuple[str, str] = ("AUC_1", "AUC_2"),
     *,
     title: str | None = None,
     path: PathLike | Sequence[PathLike] | None = None,
-) -> Any:
+) -> Figure:
     """The per-label AUC frontier of a K = 2 problem (docs/theory.md §6; LA25 §3).
 
     Parameters
@@ -174,16 +179,16 @@ def plot_frontier(
 
 
 def plot_auc_vs_skew(
-    skews: Any,
-    results: Mapping[str, Any],
+    skews: ArrayLike,
+    results: Mapping[str, ArrayLike],
     *,
     label_names: Sequence[str] | None = None,
     xlabel: str = "label skew",
     ylabel: str = "per-label AUC",
-    ax: Any = None,
+    ax: Axes | None = None,
     title: str | None = None,
     path: PathLike | Sequence[PathLike] | None = None,
-) -> Any:
+) -> Figure:
     """Per-label AUC against label skew, one colour per method, one line style per label
     (docs/theory.md §7; LA25 §7).
 
@@ -244,7 +249,7 @@ def plot_auc_vs_skew(
 
 
 def default_partial_orders(
-    pi_a: Any = (0.1, 0.5), pi_b: Any = (0.5, 0.1)
+    pi_a: ArrayLike = (0.1, 0.5), pi_b: ArrayLike = (0.5, 0.1)
 ) -> dict[str, list[list[tuple[int, ...]]]]:
     """The four orders of LA25 Fig. 1, computed by :func:`bipartite.dictatorship.
     label_vector_order` from the Bayes scorers on deterministic labels (docs/theory.md §7).
@@ -273,7 +278,7 @@ def plot_partial_orders(
     orders: Mapping[str, Sequence[Sequence[tuple[int, ...]]]] | None = None,
     *,
     path: PathLike | Sequence[PathLike] | None = None,
-) -> Any:
+) -> Figure:
     """Hasse diagrams of weak orders over label vectors (LA25 Fig. 1 a–d; docs/theory.md §7).
 
     Each panel draws the tiers from the **top** (highest-ranked) to the bottom; tied vectors

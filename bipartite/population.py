@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from bipartite._utils.validation import (
@@ -45,7 +45,7 @@ __all__ = [
 MAX_LABELS = 20
 
 
-def check_n_labels(K: Any, name: str = "K", *, max_labels: int = MAX_LABELS) -> int:
+def check_n_labels(K: int, name: str = "K", *, max_labels: int = MAX_LABELS) -> int:
     """A number of labels ``1 <= K <= max_labels``, checked before anything of size ``2**K`` is
     allocated; the error names the argument, the size and the limit."""
     if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
@@ -70,7 +70,7 @@ def label_vectors(K: int, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     return ((np.arange(2**K, dtype=np.int64)[:, None] >> np.arange(K - 1, -1, -1)) & 1)
 
 
-def independent_joint(eta: Any, *, max_labels: int = MAX_LABELS) -> np.ndarray:
+def independent_joint(eta: ArrayLike, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     """Joint label probabilities of conditionally independent labels with marginals ``eta``.
 
     ``Q[i, m] = Π_k η_ik^{v_mk} (1 − η_ik)^{1 − v_mk}`` (docs/theory.md §1).
@@ -84,7 +84,7 @@ def independent_joint(eta: Any, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     return np.prod(np.where(V[None, :, :] == 1, E[:, None, :], 1.0 - E[:, None, :]), axis=2)
 
 
-def _copula_matrix(rho: Any, K: int) -> np.ndarray:
+def _copula_matrix(rho: float | ArrayLike, K: int) -> np.ndarray:
     R = np.asarray(rho, dtype=np.float64)
     if R.ndim == 0:
         r = float(R)
@@ -166,7 +166,7 @@ def _equicorrelated_orthant(z: np.ndarray, rho: float) -> np.ndarray:
     return np.clip(np.exp(logs) @ (_GL_W * stats.norm.pdf(_GL_X)), 0.0, 1.0)
 
 
-def gaussian_copula_joint(eta: Any, rho: Any = 0.0, *, max_labels: int = MAX_LABELS) -> np.ndarray:
+def gaussian_copula_joint(eta: ArrayLike, rho: float | ArrayLike = 0.0, *, max_labels: int = MAX_LABELS) -> np.ndarray:
     """Joint label probabilities with marginals ``eta`` and a Gaussian copula (docs/theory.md §1, §10).
 
     ``Y_k = 1[Z_k ≤ Φ⁻¹(η_k)]`` with ``Z ~ N(0, R)``; ``R`` is the equicorrelation matrix of
@@ -216,7 +216,7 @@ def gaussian_copula_joint(eta: Any, rho: Any = 0.0, *, max_labels: int = MAX_LAB
     return Q / Q.sum(axis=1, keepdims=True)
 
 
-def win_matrix(scores: Any) -> np.ndarray:
+def win_matrix(scores: ArrayLike) -> np.ndarray:
     """``S_ij = s(f_i, f_j) = 1[f_i > f_j] + ½ 1[f_i = f_j]`` (docs/theory.md §2); ``S_ii = ½``.
 
     >>> win_matrix([1.0, 1.0, 0.0]).tolist()
@@ -289,7 +289,7 @@ class FiniteProblem:
     [0.9, 0.2917]
     """
 
-    def __init__(self, mass: Any, label_probs: Any):
+    def __init__(self, mass: ArrayLike, label_probs: ArrayLike):
         p = check_array(mass, "mass", ndim=1)
         if np.any(p <= 0):
             i = int(np.flatnonzero(p <= 0)[0])
@@ -340,20 +340,20 @@ class FiniteProblem:
 
     # ---- constructors ------------------------------------------------------------------------
     @classmethod
-    def from_eta(cls, mass: Any, eta: Any, *, max_labels: int = MAX_LABELS) -> FiniteProblem:
+    def from_eta(cls, mass: ArrayLike, eta: ArrayLike, *, max_labels: int = MAX_LABELS) -> FiniteProblem:
         """Conditionally independent labels with marginals ``eta`` (n, K); ``K`` is checked
         against ``max_labels`` before the (n, 2**K) joint is allocated."""
         return cls(mass, independent_joint(eta, max_labels=max_labels))
 
     @classmethod
-    def with_correlation(cls, mass: Any, eta: Any, rho: Any) -> FiniteProblem:
+    def with_correlation(cls, mass: ArrayLike, eta: ArrayLike, rho: float | ArrayLike) -> FiniteProblem:
         """Marginals ``eta`` (n, K) coupled by a Gaussian copula with correlation ``rho``
         (see :func:`gaussian_copula_joint`)."""
         return cls(mass, gaussian_copula_joint(eta, rho))
 
     @classmethod
     def random(
-        cls, n: int, K: int, *, seed: Any = None, deterministic: bool = False
+        cls, n: int, K: int, *, seed: int | np.random.Generator | None = None, deterministic: bool = False
     ) -> FiniteProblem:
         """A random problem: masses ~ Dirichlet(1); conditional joints ~ Dirichlet(1) over the
         ``2**K`` label vectors (arbitrary label dependence), or, with ``deterministic=True``, a
@@ -379,7 +379,7 @@ class FiniteProblem:
         return cls(mass, Q)
 
     # ---- sampling ------------------------------------------------------------------------------
-    def sample(self, size: int, *, seed: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, size: int, *, seed: int | np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``size`` i.i.d. pairs (support index, label vector).
 
         Returns ``idx`` (size,) and ``Y`` (size, K) with ``P(idx = i) = p_i`` and
@@ -395,7 +395,7 @@ class FiniteProblem:
         return idx, self.label_vectors[m].copy()
 
     # ---- ranking quantities ------------------------------------------------------------------
-    def _check_scores(self, scores: Any) -> np.ndarray:
+    def _check_scores(self, scores: ArrayLike) -> np.ndarray:
         f = check_array(scores, "scores", ndim=1)
         if len(f) != self.n:
             raise ValueError(
@@ -404,7 +404,7 @@ class FiniteProblem:
             )
         return f
 
-    def auc(self, scores: Any) -> np.ndarray:
+    def auc(self, scores: ArrayLike) -> np.ndarray:
         """Exact population AUC of each label (docs/theory.md §2).
 
         ``AUC_k = Σ_{i,j} p_i p_j η_ik (1 − η_jk) S_ij / (π_k (1 − π_k))`` with ties ½ and the
@@ -440,8 +440,8 @@ class FiniteProblem:
         self,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        w: Any = None,
-        costs: str | Any = "linear",
+        w: ArrayLike | None = None,
+        costs: str | ArrayLike = "linear",
     ) -> tuple[np.ndarray, np.ndarray] | None:
         """Low-rank factors of the multipartite pair weights: ``W = X Yᵀ`` with ``X = p q`` and
         ``Y = (p q) Cᵀ / Z``, so that ``AUC_MP(f) = Σ_ij W_ij S_ij`` (docs/theory.md §3, §5).
@@ -467,7 +467,7 @@ class FiniteProblem:
         self,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        w: Any = None,
+        w: ArrayLike | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Distribution of the aggregated label ``Ȳ = ψ(Y)`` given each point (docs/theory.md §3, §5).
 
@@ -484,11 +484,11 @@ class FiniteProblem:
 
     def multipartite_auc(
         self,
-        scores: Any,
+        scores: ArrayLike,
         *,
         aggregate: str | Callable[[np.ndarray], float] = "sum",
-        w: Any = None,
-        costs: str | Any = "linear",
+        w: ArrayLike | None = None,
+        costs: str | ArrayLike = "linear",
     ) -> float:
         """Exact population multipartite AUC of the aggregated label (docs/theory.md §3).
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
@@ -80,7 +81,7 @@ _METRICS = ("precision", "recall", "f1", "accuracy", "exact_match")
 # --------------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------------
-def check_ranks(ranks, name: str = "ranks") -> np.ndarray:
+def check_ranks(ranks: ArrayLike, name: str = "ranks") -> np.ndarray:
     """(n, K) non-negative integer ranks, returned as int64."""
     arr = check_array(ranks, name, ndim=2)
     check_nonnegative(arr, name)
@@ -91,10 +92,15 @@ def check_ranks(ranks, name: str = "ranks") -> np.ndarray:
             f"The '{name}' parameter must hold non-negative integer ranks, "
             f"got {arr[i, j]:g} at index {(i, j)}."
         )
+    if arr.size and arr.max() >= 2.0**53:
+        # beyond int64 / exact float range: only the order of the ranks matters (0 stays
+        # "irrelevant"), so recode them densely instead of overflowing to negative ints
+        uniq, inverse = np.unique(arr, return_inverse=True)
+        return (inverse.reshape(arr.shape) + int(uniq[0] != 0)).astype(np.int64)
     return arr.astype(np.int64)
 
 
-def _check_scores(y_score, shape: tuple[int, int], name: str = "y_score") -> np.ndarray:
+def _check_scores(y_score: ArrayLike, shape: tuple[int, int], name: str = "y_score") -> np.ndarray:
     arr = check_array(y_score, name, ndim=2)
     if arr.shape != shape:
         raise ValueError(
@@ -193,7 +199,7 @@ def _map_per_instance(ranks: np.ndarray, scores: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------------
-def ranked_scores(ranks, y_score) -> dict[str, float]:
+def ranked_scores(ranks: ArrayLike, y_score: ArrayLike) -> dict[str, float]:
     """All ranked metrics of RLSEP §5.3 at once: precision, recall, f1, accuracy, exact_match, map.
 
     Parameters
@@ -225,7 +231,7 @@ def ranked_scores(ranks, y_score) -> dict[str, float]:
     return out
 
 
-def _single(ranks, y_score, key: str) -> float:
+def _single(ranks: ArrayLike, y_score: ArrayLike, key: str) -> float:
     r = check_ranks(ranks)
     s = _check_scores(y_score, r.shape)
     if key == "map":
@@ -236,7 +242,7 @@ def _single(ranks, y_score, key: str) -> float:
     return _mean_defined(per[key], f"ranked {key}")
 
 
-def ranked_precision(ranks, y_score) -> float:
+def ranked_precision(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Pairwise ranked precision ``TP/(TP+FP)`` over label pairs, averaged over instances.
 
     Pairs ``u < v`` with ``r_u != r_v``; positive iff ``r_u > r_v``, predicted positive iff
@@ -248,7 +254,7 @@ def ranked_precision(ranks, y_score) -> float:
     return _single(ranks, y_score, "precision")
 
 
-def ranked_recall(ranks, y_score) -> float:
+def ranked_recall(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Pairwise ranked recall ``TP/(TP+FN)`` over label pairs, averaged over instances.
 
     Same pairs and conventions as :func:`ranked_precision` (RLSEP §5.3; docs/theory.md §11).
@@ -259,7 +265,7 @@ def ranked_recall(ranks, y_score) -> float:
     return _single(ranks, y_score, "recall")
 
 
-def ranked_f1(ranks, y_score) -> float:
+def ranked_f1(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Pairwise ranked F1 ``2TP/(2TP+FP+FN)`` per instance, averaged (RLSEP §5.3; docs/theory.md §11).
 
     >>> round(ranked_f1([[2, 1, 0]], [[0.2, 0.5, 0.1]]), 3)
@@ -268,7 +274,7 @@ def ranked_f1(ranks, y_score) -> float:
     return _single(ranks, y_score, "f1")
 
 
-def ranked_accuracy(ranks, y_score) -> float:
+def ranked_accuracy(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Fraction of correctly ordered label pairs ``(TP+TN)/|P|`` per instance, averaged.
 
     Invariant to permuting the label columns when scores are untied (RLSEP §5.3; docs/theory.md §11).
@@ -279,7 +285,7 @@ def ranked_accuracy(ranks, y_score) -> float:
     return _single(ranks, y_score, "accuracy")
 
 
-def ranked_exact_match(ranks, y_score) -> float:
+def ranked_exact_match(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Ranked 0-1: fraction of instances whose pairs are all ordered correctly (RLSEP §5.3).
 
     Every instance counts (an instance with no pair counts as a match). docs/theory.md §11.
@@ -290,7 +296,7 @@ def ranked_exact_match(ranks, y_score) -> float:
     return _single(ranks, y_score, "exact_match")
 
 
-def ranked_map(ranks, y_score) -> float:
+def ranked_map(ranks: ArrayLike, y_score: ArrayLike) -> float:
     """Ranked mAP of RLSEP §5.3: ranked precision averaged over the rank-stripping sequence.
 
     See the module docstring for the sequence (start at ``R``, zero the smallest nonzero rank until
@@ -302,7 +308,7 @@ def ranked_map(ranks, y_score) -> float:
     return _single(ranks, y_score, "map")
 
 
-def unranked_scores(y_true, y_pred) -> dict[str, float]:
+def unranked_scores(y_true: ArrayLike, y_pred: ArrayLike) -> dict[str, float]:
     """Unranked multi-label metrics of RLSEP §5.3, per instance then averaged.
 
     Items are the K labels: precision ``TP/(TP+FP)``, recall ``TP/(TP+FN)``, F1

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_option, check_positive, warn_undefined
 
@@ -74,11 +75,16 @@ def _first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[Any, Any]:
     return values[idx].item(), (idx[0] if len(idx) == 1 else idx)
 
 
-def _as_scores(scores: Any, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
+def _positive_strides(arr: np.ndarray) -> np.ndarray:
+    """``arr``, copied when a stride is negative (``x[::-1]``): torch cannot wrap such a view."""
+    return arr.copy() if any(st < 0 for st in arr.strides) else arr
+
+
+def _as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
     """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension."""
     if not isinstance(scores, torch.Tensor):
         try:
-            scores = torch.as_tensor(np.asarray(scores, dtype=np.float64))
+            scores = torch.as_tensor(_positive_strides(np.asarray(scores, dtype=np.float64)))
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"The '{name}' parameter must be a tensor or array-like of numbers, "
@@ -100,11 +106,11 @@ def _as_scores(scores: Any, name: str = "scores", *, min_ndim: int = 1) -> torch
     return scores
 
 
-def _as_like(x: Any, name: str, scores: torch.Tensor) -> torch.Tensor:
+def _as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> torch.Tensor:
     """``x`` as a tensor of the same shape, dtype and device as ``scores``."""
     if not isinstance(x, torch.Tensor):
         try:
-            x = torch.as_tensor(np.asarray(x, dtype=np.float64))
+            x = torch.as_tensor(_positive_strides(np.asarray(x, dtype=np.float64)))
         except (TypeError, ValueError) as exc:
             raise TypeError(
                 f"The '{name}' parameter must be a tensor or array-like of numbers, "
@@ -118,12 +124,12 @@ def _as_like(x: Any, name: str, scores: torch.Tensor) -> torch.Tensor:
     return x.to(dtype=scores.dtype, device=scores.device)
 
 
-def _as_where(where: Any, scores: torch.Tensor) -> torch.Tensor:
+def _as_where(where: torch.Tensor | ArrayLike, scores: torch.Tensor) -> torch.Tensor:
     """Boolean validity mask of the shape of ``scores`` (all True when ``where`` is None)."""
     if where is None:
         return torch.ones(scores.shape, dtype=torch.bool, device=scores.device)
     if not isinstance(where, torch.Tensor):
-        where = torch.as_tensor(np.asarray(where))
+        where = torch.as_tensor(_positive_strides(np.asarray(where)))
     if where.dtype != torch.bool:
         raise TypeError(f"The 'where' parameter must be a boolean mask, got dtype {where.dtype}.")
     if tuple(where.shape) != tuple(scores.shape):
@@ -152,7 +158,7 @@ def _check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) ->
 
 
 
-def prepare_inputs(scores: Any, labels: Any, where: Any, *, labels_name: str = "labels",
+def prepare_inputs(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, where: torch.Tensor | ArrayLike, *, labels_name: str = "labels",
              binary: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Validate ``scores``/``labels``/``where`` ([..., n_items] each); zero out padded entries.
 
@@ -173,7 +179,7 @@ def prepare_inputs(scores: Any, labels: Any, where: Any, *, labels_name: str = "
     return torch.where(valid, s, zero), torch.where(valid, y, zero), valid
 
 
-def _check_generator(generator: Any, device: torch.device) -> torch.Generator | None:
+def _check_generator(generator: int | torch.Generator, device: torch.device) -> torch.Generator | None:
     if generator is None or isinstance(generator, torch.Generator):
         return generator
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
@@ -255,12 +261,12 @@ def _pairwise_kernel(
 
 
 def pairwise_loss(
-    scores: Any,
-    labels: Any,
+    scores: torch.Tensor | ArrayLike,
+    labels: torch.Tensor | ArrayLike | None,
     *,
     kind: str = "logistic",
-    pair_weights: Any = None,
-    where: Any = None,
+    pair_weights: torch.Tensor | ArrayLike | None = None,
+    where: torch.Tensor | ArrayLike | None = None,
     reduction: str = "mean",
     margin: float = 1.0,
     pair_loss_fn: Callable[[torch.Tensor], torch.Tensor] | None = None,
@@ -362,7 +368,7 @@ def pairwise_loss(
     return _pairwise_kernel(s, pair_mask, w, phi, reduction)
 
 
-def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -> torch.Tensor:
+def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike | None = None, where: torch.Tensor | ArrayLike | None = None) -> torch.Tensor:
     """Pair weights of loss aggregation (docs/theory.md §4): Σ_k a_k AUC_k as a pairwise sum.
 
     ``W[..., i, j] = Σ_k a_k 1[y_ik = 1, y_jk = 0] / (n⁺_k n⁻_k)`` where ``n⁺_k``/``n⁻_k`` count the
@@ -429,8 +435,8 @@ def loss_aggregation_pair_weights(Y: Any, *, a: Any = None, where: Any = None) -
     return torch.einsum("...ik,...jk,...k->...ij", pos, neg, coef)
 
 
-def label_aggregation_pair_weights(ybar: Any, *, costs: Any = "linear",
-                                   where: Any = None) -> torch.Tensor:
+def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str | ArrayLike = "linear",
+                                   where: torch.Tensor | ArrayLike | None = None) -> torch.Tensor:
     """Pair weights of label aggregation with multipartite costs (docs/theory.md §3, LA25 Eq. 5).
 
     ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
@@ -501,15 +507,20 @@ def _sample_pairs(pair_mask: torch.Tensor, t: int, generator: torch.Generator | 
 def _lse_pairs_kernel(scores: torch.Tensor, pair_mask: torch.Tensor) -> torch.Tensor:
     """``log(1 + Σ_{(u,v) in pairs} exp(f_v - f_u))`` per list (``pair_mask[..., u, v]``: u > v)."""
     z = scores[..., None, :] - scores[..., :, None]  # z[..., u, v] = f_v - f_u
-    # Stable log(1 + Σ e^z) = logsumexp([0, z...]): never exponentiates a large positive z, and
-    # excluded pairs enter as -inf (weight exactly 0 in value and gradient).
+    # log(1 + Σ e^z) = m + log1p(Σ_{t ≠ t_a} e^{t − m}) over t ∈ {0, z...} with m = t_a their
+    # maximum: never exponentiates a large positive z, and, unlike logsumexp (log of 1 + tiny),
+    # keeps full relative precision when every pair is well ranked (log(1 + e^{−40}) ≈ 4e-18, not 0).
+    # Excluded pairs enter as -inf (weight exactly 0 in value and gradient).
     z = torch.where(pair_mask, z, torch.full_like(z, -torch.inf)).flatten(-2)
     zero = torch.zeros((*z.shape[:-1], 1), dtype=z.dtype, device=z.device)
-    return torch.logsumexp(torch.cat([zero, z], dim=-1), dim=-1)
+    t = torch.cat([zero, z], dim=-1)
+    m, a = t.max(dim=-1, keepdim=True)
+    rest = torch.exp(t - m).scatter(-1, a, 0.0).sum(-1, keepdim=True)
+    return (m + torch.log1p(rest)).squeeze(-1)
 
 
-def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pairs: Any,
-                   generator: Any, reduction: str) -> torch.Tensor:
+def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pairs: int,
+                   generator: int | torch.Generator, reduction: str) -> torch.Tensor:
     pair_mask = valid[..., :, None] & valid[..., None, :] & (y[..., :, None] > y[..., None, :])
     if num_pairs is not None:
         if isinstance(num_pairs, bool) or not isinstance(num_pairs, (int, np.integer)) \
@@ -522,8 +533,8 @@ def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pa
     return _safe_reduce(per_list, valid.any(-1).to(s.dtype), reduction)
 
 
-def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generator: Any = None,
-              where: Any = None, reduction: str = "mean") -> torch.Tensor:
+def lsep_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, num_pairs: int | None = None, generator: int | torch.Generator | None = None,
+              where: torch.Tensor | ArrayLike | None = None, reduction: str = "mean") -> torch.Tensor:
     """LSEP loss (Li et al. 2017; RLSEP Eq. 3, docs/theory.md §8).
 
     Per list (last dimension = the labels of one instance):
@@ -554,12 +565,12 @@ def lsep_loss(scores: Any, labels: Any, *, num_pairs: int | None = None, generat
     return _lsep_dispatch(s, y, valid, num_pairs, generator, reduction)
 
 
-def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generator: Any = None,
-               where: Any = None, reduction: str = "mean") -> torch.Tensor:
+def rlsep_loss(scores: torch.Tensor | ArrayLike, ranks: torch.Tensor | ArrayLike, *, num_pairs: int | None = None, generator: int | torch.Generator | None = None,
+               where: torch.Tensor | ArrayLike | None = None, reduction: str = "mean") -> torch.Tensor:
     """RLSEP loss (RLSEP Eq. 6, docs/theory.md §8): LSEP over all pairs ordered by label ranks.
 
     Per list: ``log(1 + Σ_{(u,v): r_u > r_v} exp(f_v - f_u))``. Only the order of the ranks
-    matters (any strictly increasing transform of ``ranks`` gives the same loss); equal ranks form
+    matters (any strictly increasing map of ``ranks`` to non-negative integers gives the same loss; negative or fractional ranks are refused); equal ranks form
     no pair. With ranks in {0, 1} it is :func:`lsep_loss`. Options as in :func:`lsep_loss`.
 
     >>> s = torch.tensor([2.0, 1.0, 0.0])
@@ -569,6 +580,11 @@ def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generat
     """
     check_option(reduction, "reduction", _REDUCTIONS)
     s, r, valid = prepare_inputs(scores, ranks, where, labels_name="ranks")
+    bad = ((r < 0) | (r != torch.round(r))) & valid
+    if bool(bad.any()):
+        value, idx = _first_bad(bad, r)
+        raise ValueError(f"The 'ranks' parameter must hold non-negative integer ranks "
+                         f"(0 = irrelevant), got {value:g} at index {idx}.")
     return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)
 
 
@@ -577,7 +593,7 @@ def rlsep_loss(scores: Any, ranks: Any, *, num_pairs: int | None = None, generat
 # ----------------------------------------------------------------------------------------------
 
 
-def margin_ranking_loss(scores_a: Any, scores_b: Any, *, margin: float = 1.0,
+def margin_ranking_loss(scores_a: torch.Tensor | ArrayLike, scores_b: torch.Tensor | ArrayLike, *, margin: float = 1.0,
                         reduction: str = "mean") -> torch.Tensor:
     """Margin ranking loss ``max(0, m - (a - b))`` for pairs where ``a`` should beat ``b``.
 
@@ -662,8 +678,8 @@ def _ap_kernel(
     return per_query, n_pos > 0
 
 
-def ap_loss(scores: Any, labels: Any, *, neg_step: Step, pos_step: Step, rho: float = 1.0,
-            where: Any = None, reduction: str = "mean") -> torch.Tensor:
+def ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, neg_step: Step, pos_step: Step, rho: float = 1.0,
+            where: torch.Tensor | ArrayLike | None = None, reduction: str = "mean") -> torch.Tensor:
     """The generic AP core (HAP-VR Eq. 8 / 11, docs/theory.md §8) with pluggable step functions.
 
     Per query, for each valid positive i with ``d_ji = s_j - s_i``:
@@ -691,7 +707,7 @@ def ap_loss(scores: Any, labels: Any, *, neg_step: Step, pos_step: Step, rho: fl
     return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
 
 
-def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "none"
+def ap_risk(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, where: torch.Tensor | ArrayLike | None = None, reduction: str = "none"
             ) -> torch.Tensor:
     """AP risk ``1 - AP`` of each query (HAP-VR Eq. 6/8, docs/theory.md §8).
 
@@ -735,7 +751,7 @@ def ap_risk(scores: Any, labels: Any, *, where: Any = None, reduction: str = "no
                         has_pos.to(s.dtype), reduction)
 
 
-def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
+def sigmoid_step(x: torch.Tensor | ArrayLike, tau: float = 0.01) -> torch.Tensor:
     """Smooth-AP's step surrogate ``G(x; τ) = 1 / (1 + e^{−x/τ})`` (HAP-VR Eq. 7, docs/theory.md §8).
 
     >>> round(float(sigmoid_step(torch.tensor(0.0))), 2)
@@ -746,7 +762,7 @@ def sigmoid_step(x: Any, tau: float = 0.01) -> torch.Tensor:
     return torch.sigmoid(torch.as_tensor(x) / tau)
 
 
-def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = None,
+def smooth_ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, tau: float = 0.01, where: torch.Tensor | ArrayLike | None = None,
                    reduction: str = "mean") -> torch.Tensor:
     """Smooth-AP (Brown et al. 2020; HAP-VR Eq. 7, docs/theory.md §8): AP risk with a sigmoid step.
 
@@ -770,7 +786,7 @@ def smooth_ap_loss(scores: Any, labels: Any, *, tau: float = 0.01, where: Any = 
     return ap_loss(scores, labels, neg_step=step, pos_step=step, where=where, reduction=reduction)
 
 
-def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
+def quadlinear(x: torch.Tensor | ArrayLike, delta: float = 0.1) -> torch.Tensor:
     """QuadLinear step surrogate ``R⁻(x; δ)`` of HAP-VR Eq. 10 (docs/theory.md §8).
 
     ``R⁻(x; δ) = 0`` for ``x < -δ``, ``(1 + x/δ)²`` for ``-δ <= x < 0`` and ``1 + 2x/δ`` for
@@ -788,8 +804,8 @@ def quadlinear(x: Any, delta: float = 0.1) -> torch.Tensor:
     return torch.where(x >= 0, 2 * z - 1, z * z)
 
 
-def quadlinear_ap_loss(scores: Any, labels: Any, *, delta: float = 0.1, rho: float = 1.0,
-                       where: Any = None, reduction: str = "mean") -> torch.Tensor:
+def quadlinear_ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, delta: float = 0.1, rho: float = 1.0,
+                       where: torch.Tensor | ArrayLike | None = None, reduction: str = "mean") -> torch.Tensor:
     """QuadLinear-AP loss (HAP-VR Eq. 11-12, docs/theory.md §8).
 
     Per query: ``1/|S⁺| Σ_{i ∈ S⁺} h(Σ_{j ∈ S⁻} R⁻(d_ji; δ) / (1 + ρ Σ_{j ∈ S⁺, j≠i} H(d_ji)))``,

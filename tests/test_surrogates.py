@@ -682,3 +682,108 @@ def test_logistic_pair_loss_batch_sum_is_exact():
     want = np.array([exact_logistic_grad(x) for x in xs])
     np.testing.assert_allclose(s.grad.numpy()[:-1], want, rtol=1e-15, atol=0)
     assert s.grad[-1].item() == pytest.approx(-math.fsum(want), rel=1e-14)
+
+
+# ---------------------------------------------------------------------------------------------
+# LSEP / RLSEP are exact in float64 too: log(1 + Σ e^z) with full relative precision
+# ---------------------------------------------------------------------------------------------
+def mp_lse(s, pairs):
+    """``log(1 + Σ_{(u,v)} e^{s_v − s_u})`` and its gradient in 60-digit arithmetic (mpmath):
+    an independent reference, rounded to float64 at the end."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        e = [(u, v, mpmath.exp(mpmath.mpf(s[v]) - mpmath.mpf(s[u]))) for u, v in pairs]
+        tot = 1 + mpmath.fsum(x for _, _, x in e)
+        g = [mpmath.mpf(0)] * len(s)
+        for u, v, x in e:
+            g[v] += x / tot
+            g[u] -= x / tot
+        return float(mpmath.log(tot)), np.array([float(x) for x in g])
+
+
+@pytest.mark.parametrize("x", LOGISTIC_GRID)
+def test_lsep_single_pair_is_the_exact_logistic_loss(x):
+    """One positive at x above one negative: LSEP is log(1 + e^{−x}), value and gradient to the
+    last bits at |x| ≤ 50. logsumexp([0, −x]) returned 0 for x ≥ 38 (log of 1 + tiny)."""
+    s = torch.tensor([x, 0.0], dtype=torch.float64, requires_grad=True)
+    loss = lsep_loss(s, t64([1, 0]))
+    loss.backward()
+    g = exact_logistic_grad(x)
+    assert loss.item() == pytest.approx(exact_logistic(x), rel=1e-15, abs=0)
+    np.testing.assert_allclose(s.grad.numpy(), [g, -g], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("scale", [1.0, 20.0, 50.0])
+def test_lsep_and_rlsep_equal_high_precision_reference(scale, rng):
+    """Random lists with score gaps up to ±50 (well ranked, badly ranked, mixed), ties in the
+    ranks: value and gradient of LSEP and RLSEP within 1e-14 relative of the mpmath reference."""
+    for _ in range(8):
+        n = int(rng.integers(2, 7))
+        s = rng.uniform(-scale, scale, size=n)
+        y = rng.integers(0, 2, size=n)
+        r = rng.integers(0, 3, size=n)
+        for fn, lab in ((lsep_loss, y), (rlsep_loss, r)):
+            st = t64(s).requires_grad_(True)
+            loss = fn(st, t64(lab), reduction="sum")
+            loss.backward()
+            want, gwant = mp_lse(s, ref_rank_pairs(lab))
+            assert loss.item() == pytest.approx(want, rel=1e-14, abs=0)
+            np.testing.assert_allclose(st.grad.numpy(), gwant, rtol=1e-13, atol=1e-300)
+
+
+def test_lsep_well_ranked_list_keeps_its_tiny_value():
+    """Every pair ranked right by 40 to 48: the loss is ≈ Σ e^{−gap} ≈ 4.4e-18, not 0."""
+    s = t64([48.0, 40.0, 0.0, -0.0]).requires_grad_(True)
+    loss = rlsep_loss(s, t64([3, 2, 1, 1]), reduction="sum")
+    loss.backward()
+    want, g = mp_lse(s.detach().numpy(), ref_rank_pairs([3, 2, 1, 1]))
+    assert want > 4e-18
+    assert loss.item() == pytest.approx(want, rel=1e-15)
+    np.testing.assert_allclose(s.grad.numpy(), g, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("shift", [0.0, 30.0, -45.0])
+def test_lsep_rlsep_gradcheck_at_large_gaps(shift, rng):
+    """torch.autograd.gradcheck (float64 finite differences) of both losses, batched and masked,
+    with score gaps from near 0 to about ±50."""
+    s = rng.normal(size=(2, 5)) + shift * np.array([1, -1, 0, 0.5, 0])
+    y = t64([[1, 0, 1, 0, 0], [0, 1, 1, 0, 1]])
+    r = t64([[2, 0, 1, 1, 3], [0, 1, 2, 0, 1]])
+    where = torch.tensor([[True, True, True, True, False], [True] * 5])
+    x = t64(s).requires_grad_(True)
+    assert torch.autograd.gradcheck(lambda z: lsep_loss(z, y, where=where), (x,))
+    assert torch.autograd.gradcheck(lambda z: rlsep_loss(z, r, where=where), (x,))
+
+
+# ---------------------------------------------------------------------------------------------
+# The binary cross-entropies of contrib (label ranking BCE, threshold network, multitask) are
+# log-sigmoids: exact in float64 where BCE-with-logits cancels (x ≪ 0 with target 0)
+# ---------------------------------------------------------------------------------------------
+def exact_bce(x: float, y: float) -> float:
+    """``y log(1 + e^{−x}) + (1 − y) log(1 + e^{x})`` from the branch-free reference."""
+    return y * exact_logistic(x) + (1 - y) * exact_logistic(-x)
+
+
+def test_label_ranking_bce_loss_is_exact_in_float64():
+    from bipartite.contrib.label_ranking import LabelRankingMLP
+
+    xs = np.array(LOGISTIC_GRID)
+    scores = torch.tensor(np.stack([xs, -xs]), dtype=torch.float64, requires_grad=True)
+    target = torch.tensor(np.stack([np.arange(len(xs)) % 2, np.arange(len(xs)) % 3 == 0]),
+                          dtype=torch.float64)
+    loss = LabelRankingMLP(loss="bce")._loss_fn(scores, target, None)
+    loss.backward()
+    Y = target.numpy()
+    want = math.fsum(exact_bce(x, y) for x, y in zip(scores.detach().numpy().ravel(), Y.ravel(),
+                                                    strict=True)) / Y.size
+    assert loss.item() == pytest.approx(want, rel=1e-14, abs=0)
+    # d/dx = y · d/dx log(1 + e^{−x}) + (1 − y) · d/dx log(1 + e^{x}), each branch exact
+    g = np.vectorize(lambda x, y: y * exact_logistic_grad(x) - (1 - y) * exact_logistic_grad(-x)
+                     )(scores.detach().numpy(), Y)
+    np.testing.assert_allclose(scores.grad.numpy(), g / Y.size, rtol=1e-14, atol=0)
+    # torch's BCE-with-logits loses the value for target 0 at x = −50 (x − log σ(x) = 0):
+    ref = torch.nn.functional.binary_cross_entropy_with_logits(
+        t64([-50.0]), t64([0.0]), reduction="none").item()
+    assert exact_bce(-50.0, 0.0) == pytest.approx(1.9287498479639178e-22, rel=1e-15)
+    assert ref != pytest.approx(exact_bce(-50.0, 0.0), rel=1e-3, abs=0)

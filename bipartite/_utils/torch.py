@@ -9,7 +9,6 @@ import contextlib
 import os
 from collections.abc import Iterator
 from numbers import Integral
-from typing import Any
 
 import torch
 
@@ -33,7 +32,7 @@ def resolve_device(device: str) -> torch.device:
     return dev
 
 
-def n_threads(n_jobs: Any) -> int:
+def n_threads(n_jobs: int) -> int:
     """Threads for ``n_jobs``: None -> 1, a positive int -> itself, -1 -> all cores, -2 -> all
     but one, ... (the joblib convention).
 
@@ -49,7 +48,7 @@ def n_threads(n_jobs: Any) -> int:
 
 
 @contextlib.contextmanager
-def torch_threads(n_jobs: Any = None) -> Iterator[None]:
+def torch_threads(n_jobs: int | None = None) -> Iterator[None]:
     """Run a block with ``n_threads(n_jobs)`` torch CPU threads, then restore the setting.
 
     One thread by default: the networks here are small, and on a loaded 2-core machine torch's

@@ -10,9 +10,13 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = [
     "InvalidParameterError",
@@ -55,11 +59,11 @@ def _show(value: Any, limit: int = 8) -> str:
 
 
 def check_array(
-    x: Any,
+    x: ArrayLike,
     name: str,
     *,
     ndim: int | tuple[int, ...] | None = None,
-    dtype: Any = np.float64,
+    dtype: DTypeLike = np.float64,
     allow_empty: bool = False,
     finite: bool = True,
 ) -> np.ndarray:
@@ -78,6 +82,8 @@ def check_array(
         raise TypeError(
             f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
         ) from None
+    if any(st < 0 for st in arr.strides):
+        arr = arr.copy()  # a negative-stride view (x[::-1]) is valid input; torch cannot wrap it
     if ndim is not None:
         dims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
         if arr.ndim not in dims:
@@ -104,7 +110,7 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         )
 
 
-def check_binary(y: Any, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
+def check_binary(y: ArrayLike, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
     """Labels in {0, 1}; returned as float64.
 
     >>> check_binary([0, 1, 2], "y_true")
@@ -151,7 +157,7 @@ def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
 
 
 def check_probabilities(
-    p: Any, name: str, *, ndim: int | tuple[int, ...] | None = None, atol: float = 1e-9
+    p: ArrayLike, name: str, *, ndim: int | tuple[int, ...] | None = None, atol: float = 1e-9
 ) -> np.ndarray:
     """Entries in [0, 1] (up to ``atol``, then clipped)."""
     arr = check_array(p, name, ndim=ndim)
@@ -166,7 +172,7 @@ def check_probabilities(
     return np.clip(arr, 0.0, 1.0)
 
 
-def check_sample_weight(sample_weight: Any, n: int) -> np.ndarray:
+def check_sample_weight(sample_weight: ArrayLike, n: int) -> np.ndarray:
     """None -> ones; else 1-D, length n, finite and non-negative."""
     if sample_weight is None:
         return np.ones(n)
@@ -192,7 +198,7 @@ def check_option(value: Any, name: str, options: Iterable[str]) -> str:
     return value
 
 
-def check_random_state(seed: Any, name: str = "seed") -> np.random.Generator:
+def check_random_state(seed: int | np.random.Generator, name: str = "seed") -> np.random.Generator:
     """``None``, a non-negative int, or a ``numpy.random.Generator`` -> Generator."""
     if isinstance(seed, np.random.Generator):
         return seed
@@ -232,7 +238,7 @@ def check_real(value: Any, name: str) -> float:
 
 
 def check_positive(value: Any, name: str, *, integer: bool = False,
-                   allow_zero: bool = False) -> Any:
+                   allow_zero: bool = False) -> int | float:
     """A finite number ``> 0`` (``>= 0`` with ``allow_zero``); an ``int`` with ``integer=True``.
 
     The one check of positive scalar parameters (learning rates, sizes, temperatures, margins).
@@ -283,7 +289,7 @@ def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
 _PROBLEM_ATTRIBUTES = ("n", "K", "mass", "eta", "pi", "label_probs", "level_probs")
 
 
-def check_problem(problem: Any, name: str = "problem") -> Any:
+def check_problem(problem: FiniteProblem, name: str = "problem") -> FiniteProblem:
     """``problem`` must be a finite-support problem (a :class:`bipartite.population.FiniteProblem`);
     anything else is refused by name instead of failing later with an AttributeError.
 
@@ -297,7 +303,7 @@ def check_problem(problem: Any, name: str = "problem") -> Any:
     return problem
 
 
-def check_problem_aucs_defined(problem: Any, quantity: str) -> Any:
+def check_problem_aucs_defined(problem: FiniteProblem, quantity: str) -> FiniteProblem:
     """:func:`check_problem`, and every label must have a prior strictly inside (0, 1): otherwise
     its AUC is undefined, and so is ``quantity`` (named in the error)."""
     check_problem(problem)
@@ -314,7 +320,7 @@ def check_problem_aucs_defined(problem: Any, quantity: str) -> Any:
 ROW_SUM_ATOL = 1e-8
 
 
-def check_row_distributions(P: Any, name: str, *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
+def check_row_distributions(P: ArrayLike, name: str, *, atol: float = ROW_SUM_ATOL) -> np.ndarray:
     """Rows of probabilities that sum to 1 (to ``atol``): a conditional distribution per row,
     e.g. the joint ``P(Y = v | x)`` over the ``2**K`` label vectors.
 

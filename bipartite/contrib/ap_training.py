@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 from torch import nn
 
@@ -33,6 +33,7 @@ from bipartite._utils.validation import (
     check_binary,
     check_consistent_length,
     check_option,
+    check_positive,
     check_random_state,
 )
 from bipartite.learners.nets import make_mlp
@@ -94,11 +95,11 @@ def _pair_step(loss: str, delta: float, tau: float) -> Callable[[torch.Tensor], 
 
 
 def pair_gradients(
-    scores: Any,
-    labels: Any,
+    scores: torch.Tensor | ArrayLike,
+    labels: torch.Tensor | ArrayLike,
     *,
     loss: str = "quadlinear_ap",
-    where: Any = None,
+    where: torch.Tensor | ArrayLike | None = None,
     delta: float = 0.05,
     rho: float = 1.0,
     tau: float = 0.01,
@@ -158,11 +159,11 @@ def pair_gradients(
 
 
 def vanishing_shares(
-    scores: Any,
-    labels: Any,
+    scores: torch.Tensor | ArrayLike,
+    labels: torch.Tensor | ArrayLike,
     *,
     loss: str = "quadlinear_ap",
-    where: Any = None,
+    where: torch.Tensor | ArrayLike | None = None,
     delta: float = 0.05,
     rho: float = 1.0,
     tau: float = 0.01,
@@ -249,7 +250,7 @@ class ListwiseMLP:
         out = self.net_(Xt)[..., 0]
         return torch.tanh(out) if self.score_transform == "tanh" else out
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores of the rows of ``X`` (n, d) -> (n,); higher ranks first."""
         X = check_array(X, "X", ndim=2)
         if X.shape[1] != self.n_features_in_:
@@ -284,9 +285,9 @@ def _pad(lists: list[np.ndarray]) -> np.ndarray:
 
 
 def train_listwise_mlp(
-    X: Any,
-    y: Any,
-    qid: Any,
+    X: ArrayLike,
+    y: ArrayLike,
+    qid: ArrayLike,
     *,
     loss: str = "quadlinear_ap",
     delta: float = 0.05,
@@ -298,12 +299,12 @@ def train_listwise_mlp(
     queries_per_batch: int = 16,
     lr: float = 1e-3,
     weight_decay: float = 1e-4,
-    eval_set: tuple[Any, Any, Any] | None = None,
+    eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
     track_every: int = 0,
     vanish_threshold: float = 1e-2,
     device: str = "auto",
     n_jobs: int | None = None,
-    random_state: Any = None,
+    random_state: int | np.random.Generator | None = None,
 ) -> ListwiseMLP:
     """Train an MLP scorer with an AP surrogate or the pairwise logistic loss (docs/theory.md §8, §11).
 
@@ -360,6 +361,8 @@ def train_listwise_mlp(
             raise ValueError(f"The '{name}' parameter must be a positive int, got {value!r}.")
     if not isinstance(track_every, (int, np.integer)) or track_every < 0:
         raise ValueError(f"The 'track_every' parameter must be an int >= 0, got {track_every!r}.")
+    check_positive(lr, "lr")
+    check_positive(weight_decay, "weight_decay", allow_zero=True)
     hidden = tuple(hidden)
     if not hidden or any(not isinstance(h, (int, np.integer)) or h < 1 for h in hidden):
         raise ValueError(f"The 'hidden' parameter must be a tuple of positive ints, got {hidden!r}.")
@@ -372,7 +375,7 @@ def train_listwise_mlp(
         raise ValueError("No query has both a positive and a negative item: nothing to rank.")
     lists = _padded_queries(q, keep)
 
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "random_state")
     seed = int(rng.integers(2**31 - 1))
     dev = _resolve_device(device)
     with _torch_threads(n_jobs):
@@ -386,7 +389,8 @@ def train_listwise_mlp(
 
 def _train(X: np.ndarray, y: np.ndarray, lists: list[np.ndarray], *, loss: str, delta: float,
            rho: float, tau: float, hidden: tuple[int, ...], score_transform: str, epochs: int,
-           queries_per_batch: int, lr: float, weight_decay: float, eval_set: Any,
+           queries_per_batch: int, lr: float, weight_decay: float,
+           eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None,
            track_every: int, vanish_threshold: float, dev: torch.device, seed: int,
            rng: np.random.Generator, n_jobs: int | None) -> ListwiseMLP:
     """The training loop of :func:`train_listwise_mlp` (inputs validated)."""
@@ -445,7 +449,7 @@ def _train(X: np.ndarray, y: np.ndarray, lists: list[np.ndarray], *, loss: str, 
 # ----------------------------------------------------------------------------------------------
 
 
-def ranking_report(y: Any, scores: Any, qid: Any, *, relevance: Any = None,
+def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLike, *, relevance: ArrayLike | None = None,
                    k: int = 10) -> dict[str, float]:
     """Per-query ranking metrics of one scorer (docs/theory.md §2, §8).
 
@@ -489,7 +493,7 @@ def make_retrieval(
     n_features: int = 10,
     positive_rate: float = 0.1,
     noise: float = 0.5,
-    seed: Any = None,
+    seed: int | np.random.Generator | None = None,
 ) -> Bunch:
     """Synthetic retrieval: ragged query lists with few relevant items (HAP-VR setting, §11).
 

@@ -19,9 +19,9 @@ non-negative fusion; MTRUB's normalisation ``γ_click = 1`` is the same ray.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 
 from bipartite._utils.validation import (
@@ -48,7 +48,7 @@ __all__ = [
 _EPS = float(np.finfo(np.float64).tiny)
 
 
-def _check_exponents(exponents: Any, K: int) -> np.ndarray:
+def _check_exponents(exponents: ArrayLike, K: int) -> np.ndarray:
     gam = check_array(exponents, "exponents", ndim=(1, 2))
     if gam.shape[-1] != K:
         raise ValueError(
@@ -69,7 +69,7 @@ def _log_fusion(logP: np.ndarray, gam: np.ndarray) -> np.ndarray:
     return logP @ gam.T
 
 
-def score_fusion(P: Any, exponents: Any, *, log: bool = True) -> np.ndarray:
+def score_fusion(P: ArrayLike, exponents: ArrayLike, *, log: bool = True) -> np.ndarray:
     """Exponential score fusion ``Π_k p_k^{γ_k}`` (MTRUB §3.4; docs/theory.md §11).
 
     Computed in log space as ``Σ_k γ_k log max(p_k, tiny)`` with ``tiny`` the smallest normal
@@ -124,7 +124,7 @@ class FusionSearch:
     candidate_aucs: np.ndarray
     pareto_index: np.ndarray
 
-    def best(self, weights: Any = None) -> np.ndarray:
+    def best(self, weights: ArrayLike | None = None) -> np.ndarray:
         """The Pareto exponents maximising ``Σ_k weights_k AUC_k`` (default: the mean AUC).
 
         First maximiser in candidate order on ties.
@@ -145,14 +145,14 @@ def _label_aucs(scores: np.ndarray, Y: np.ndarray, groups: np.ndarray | None) ->
 
 
 def pareto_search(
-    P_val: Any,
-    Y_val: Any,
+    P_val: ArrayLike,
+    Y_val: ArrayLike,
     *,
-    grid: Any = None,
+    grid: ArrayLike | None = None,
     resolution: int = 10,
     n_random: int | None = None,
-    groups: Any = None,
-    seed: Any = None,
+    groups: ArrayLike | None = None,
+    seed: int | np.random.Generator | None = None,
 ) -> FusionSearch:
     """Fusion exponents whose per-label AUCs are Pareto-optimal on validation data (docs/theory.md §11, §6).
 
@@ -236,7 +236,7 @@ def make_nested_behaviour(
     clickbait: float = 1.0,
     relevance_noise: float = 0.5,
     problem_seed: int = 0,
-    seed: Any = None,
+    seed: int | np.random.Generator | None = None,
 ) -> Bunch:
     """Synthetic text-video search with nested behaviours: click ⊇ valid stay ⊇ long stay.
 

@@ -21,9 +21,10 @@ torch is imported lazily: ``import bipartite.contrib.label_ranking`` does not lo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch
 
@@ -38,6 +39,9 @@ from bipartite._utils.validation import (
     check_random_state,
 )
 from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "LabelRankingMLP",
@@ -67,7 +71,7 @@ def _dense_ranks(importance: np.ndarray, atol: float) -> np.ndarray:
     return ranks
 
 
-def importance_to_ranks(importance: Any, *, atol: float = 0.0) -> np.ndarray:
+def importance_to_ranks(importance: ArrayLike, *, atol: float = 0.0) -> np.ndarray:
     """Label ranks from label importances, as in RLSEP §3.1.
 
     Labels with importance ``<= 0`` (absent / irrelevant labels) get rank 0. The relevant labels
@@ -107,7 +111,7 @@ def make_ranked_labels(
     importance_range: tuple[float, float] = (1.0, 4.0),
     presence_strength: float = 2.0,
     noise: float = 0.3,
-    seed: Any = None,
+    seed: int | np.random.Generator | None = None,
 ) -> Bunch:
     """Synthetic ranked multi-label data, the analogue of RLSEP's Ranked MNIST (§5.1).
 
@@ -236,7 +240,7 @@ class LabelRankingMLP(BaseEstimator):
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
         num_pairs: int | None = None,
-        random_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
         device: str = "auto",
     ) -> None:
         self.loss = loss
@@ -277,7 +281,9 @@ class LabelRankingMLP(BaseEstimator):
 
             return lsep_loss(scores, y, num_pairs=self.num_pairs, generator=gen, reduction="mean")
         if self.loss == "bce":
-            return F.binary_cross_entropy_with_logits(scores, y)
+            # y·log(1 + e^{−x}) + (1 − y)·log(1 + e^{x}) as log-sigmoids: exact in float64 for any
+            # |x| (BCE-with-logits forms x − log σ(x), which cancels to 0 for x ≪ 0)
+            return -(y * F.logsigmoid(scores) + (1 - y) * F.logsigmoid(-scores)).mean()
         # RLSEP Eq. 1: targets 1/|Y_i| on the relevant labels (rows with no relevant label -> 0)
         count = y.sum(dim=1, keepdim=True)
         p = y / count.clamp(min=1.0)
@@ -287,7 +293,7 @@ class LabelRankingMLP(BaseEstimator):
         return self.head_(self.body_(X))
 
     # -- API ----------------------------------------------------------------------------------
-    def fit(self, X: Any, ranks: Any) -> LabelRankingMLP:
+    def fit(self, X: ArrayLike, ranks: ArrayLike) -> LabelRankingMLP:
         """Fit on features ``X`` (n, d) and label ranks ``ranks`` (n, K) (0 = irrelevant).
 
         For ``"ce"``, ``"bce"`` and ``"lsep"`` only ``ranks > 0`` is used; binary labels are valid
@@ -301,7 +307,7 @@ class LabelRankingMLP(BaseEstimator):
         Xa = check_array(X, "X", ndim=2)
         R = check_ranks(ranks)
         check_consistent_length(X=Xa, ranks=R)
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         dev = resolve_device(self.device)
         self.n_features_in_, self.n_labels_ = Xa.shape[1], R.shape[1]
         body, head = split_head(make_mlp(Xa.shape[1], hidden, R.shape[1], seed=torch_seed(rng), dtype=torch.float64))
@@ -333,7 +339,7 @@ class LabelRankingMLP(BaseEstimator):
                 total += float(loss.detach()) * len(idx)
             self.loss_curve_.append(total / len(Xt))
 
-    def _check_fitted_X(self, X: Any) -> Any:
+    def _check_fitted_X(self, X: ArrayLike) -> torch.Tensor:
         import torch
 
         if not hasattr(self, "body_"):
@@ -344,7 +350,7 @@ class LabelRankingMLP(BaseEstimator):
                              f"got {Xa.shape[1]}.")
         return torch.as_tensor(Xa, device=self.device_)
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Label scores ``f(x)``, shape (n, K); larger = more important."""
         import torch
 
@@ -352,7 +358,7 @@ class LabelRankingMLP(BaseEstimator):
         with torch.no_grad():
             return self._forward(Xt).cpu().numpy()
 
-    def transform(self, X: Any) -> np.ndarray:
+    def transform(self, X: ArrayLike) -> np.ndarray:
         """The last hidden layer ``f_feat(x)`` (RLSEP §3.4), shape (n, hidden[-1])."""
         import torch
 
@@ -360,7 +366,7 @@ class LabelRankingMLP(BaseEstimator):
         with torch.no_grad():
             return self.body_(Xt).cpu().numpy()
 
-    def predict_ranking(self, X: Any) -> np.ndarray:
+    def predict_ranking(self, X: ArrayLike) -> np.ndarray:
         """Label indices sorted by decreasing score, shape (n, K) (ties: lower index first)."""
         return np.argsort(-self.decision_function(X), axis=1, kind="stable")
 
@@ -401,7 +407,7 @@ class ThresholdNetwork(BaseEstimator):
         batch_size: int = 64,
         lr: float = 1e-3,
         weight_decay: float = 1e-5,
-        random_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
         device: str = "auto",
     ) -> None:
         self.ranker = ranker
@@ -413,7 +419,7 @@ class ThresholdNetwork(BaseEstimator):
         self.random_state = random_state
         self.device = device
 
-    def fit(self, X: Any, Y: Any) -> ThresholdNetwork:
+    def fit(self, X: ArrayLike, Y: ArrayLike) -> ThresholdNetwork:
         """Fit ``g`` on features ``X`` (n, d) and binary relevance ``Y`` (n, K)."""
         import torch
         import torch.nn.functional as F
@@ -432,7 +438,7 @@ class ThresholdNetwork(BaseEstimator):
         if Yb.shape[1] != self.ranker.n_labels_:
             raise ValueError(f"The 'Y' parameter must have {self.ranker.n_labels_} columns, "
                              f"got {Yb.shape[1]}.")
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         dev = resolve_device(self.device)
         body, head = split_head(make_mlp(feats.shape[1], hidden, Yb.shape[1], seed=torch_seed(rng), dtype=torch.float64))
         self.body_, self.head_, self.device_ = body.to(dev), head.to(dev), dev
@@ -449,15 +455,16 @@ class ThresholdNetwork(BaseEstimator):
                     ii = torch.as_tensor(idx, device=dev)
                     opt.zero_grad()
                     g = self.head_(self.body_(Ft[ii]))
-                    # log-sigmoid form inside BCE-with-logits: stable for large |f - g|
-                    loss = F.binary_cross_entropy_with_logits(St[ii] - g, Yt[ii])
+                    # BCE as log-sigmoids of ±(f − g): threshold-free and exact in float64
+                    d, yy = St[ii] - g, Yt[ii]
+                    loss = -(yy * F.logsigmoid(d) + (1 - yy) * F.logsigmoid(-d)).mean()
                     loss.backward()
                     opt.step()
                     total += float(loss.detach()) * len(idx)
                 self.loss_curve_.append(total / len(Yb))
         return self
 
-    def thresholds(self, X: Any) -> np.ndarray:
+    def thresholds(self, X: ArrayLike) -> np.ndarray:
         """Thresholds ``g(f_feat(x))``, shape (n, K)."""
         import torch
 
@@ -467,6 +474,6 @@ class ThresholdNetwork(BaseEstimator):
         with torch.no_grad():
             return self.head_(self.body_(feats)).cpu().numpy()
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Selected labels ``1[f_j(x) > g_j(x)]``, shape (n, K), float64 in {0, 1}."""
         return (self.ranker.decision_function(X) > self.thresholds(X)).astype(np.float64)

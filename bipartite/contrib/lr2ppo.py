@@ -40,9 +40,11 @@ PPO's clipped probability ratio instead (the paper's Fig. 3a ablation).
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 
 from bipartite._utils.torch import resolve_device, torch_threads
@@ -55,6 +57,9 @@ from bipartite._utils.validation import (
     check_random_state,
 )
 from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "LR2PPO",
@@ -70,7 +75,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # pairs
 # --------------------------------------------------------------------------------------------------
-def _group_index(groups: Any, n: int) -> np.ndarray:
+def _group_index(groups: ArrayLike, n: int) -> np.ndarray:
     g = np.asarray(groups)
     if g.ndim != 1:
         raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
@@ -79,16 +84,30 @@ def _group_index(groups: Any, n: int) -> np.ndarray:
     return np.unique(g, return_inverse=True)[1]
 
 
-def within_group_pairs(groups: Any) -> np.ndarray:
+#: Size limit of :func:`within_group_pairs`: at most 10^7 pairs (160 MB) unless ``max_pairs`` is
+#: raised; one group of 100,000 items has about 5 * 10^9 pairs (a 37 GiB array).
+MAX_PAIRS = 10_000_000
+
+
+def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.ndarray:
     """All unordered pairs ``(i, j)``, ``i < j``, of items in the same group (query).
 
     Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. docs/theory.md §11 (LR2PPO).
+    The number of pairs ``P = Σ_g n_g (n_g − 1) / 2`` is checked against ``max_pairs`` (default
+    ``MAX_PAIRS = 10**7``) before anything is allocated.
 
     >>> within_group_pairs([7, 7, 3, 7]).tolist()
     [[0, 1], [0, 3], [1, 3]]
     """
     g = np.asarray(groups)
     gid = _group_index(g, len(g))
+    limit = check_positive(max_pairs, "max_pairs", integer=True)
+    sizes = np.bincount(gid).astype(np.float64)
+    n_pairs = int((sizes * (sizes - 1) / 2).sum())
+    if n_pairs > limit:
+        raise ValueError(f"The 'groups' parameter gives {n_pairs} within-group pairs (largest "
+                         f"group: {int(sizes.max())} items), more than the limit max_pairs = "
+                         f"{limit}; subsample the groups or raise 'max_pairs' deliberately.")
     order = np.argsort(gid, kind="stable")
     bounds = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1, len(g)]
     out = []
@@ -100,7 +119,7 @@ def within_group_pairs(groups: Any) -> np.ndarray:
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))].astype(np.int64)
 
 
-def partial_order_pairs(relevance: Any, groups: Any) -> np.ndarray:
+def partial_order_pairs(relevance: ArrayLike, groups: ArrayLike) -> np.ndarray:
     """Partial-order pairs from graded relevance: ``(i, j)`` in one group with ``rel_i > rel_j``.
 
     The preferred item comes first (the paper's ``g_c``, "the pair in ground truth order"); items
@@ -120,7 +139,7 @@ def partial_order_pairs(relevance: Any, groups: Any) -> np.ndarray:
     return np.stack([np.where(swap, b, a), np.where(swap, a, b)], axis=1)
 
 
-def _check_pairs(pairs: Any, n: int, name: str = "pairs") -> np.ndarray:
+def _check_pairs(pairs: ArrayLike, n: int, name: str = "pairs") -> np.ndarray:
     arr = check_array(pairs, name, ndim=2, allow_empty=False)
     if arr.shape[1] != 2:
         raise ValueError(f"The '{name}' parameter must have shape (P, 2), got {arr.shape}.")
@@ -146,7 +165,7 @@ class _TorchModel(BaseEstimator):
                 f"The 'weight_decay' parameter must be >= 0, got {self.weight_decay!r}.")
         return hidden
 
-    def _X(self, X: Any):
+    def _X(self, X: ArrayLike) -> torch.Tensor:
         import torch
 
         if not hasattr(self, "device_"):
@@ -174,7 +193,7 @@ class RelevanceRegressor(_TorchModel):
 
     def __init__(self, *, hidden: tuple[int, ...] = (64,), beta: float = 0.3, epochs: int = 15,
                  batch_size: int = 64, lr: float = 1e-3, weight_decay: float = 1e-2,
-                 random_state: Any = None, device: str = "auto") -> None:
+                 random_state: int | np.random.Generator | None = None, device: str = "auto") -> None:
         self.hidden = hidden
         self.beta = beta
         self.epochs = epochs
@@ -184,7 +203,7 @@ class RelevanceRegressor(_TorchModel):
         self.random_state = random_state
         self.device = device
 
-    def fit(self, X: Any, relevance: Any) -> RelevanceRegressor:
+    def fit(self, X: ArrayLike, relevance: ArrayLike) -> RelevanceRegressor:
         """Fit on features ``X`` (n, d) and graded relevance (n,) (e.g. 0, 1, 2)."""
         import torch
         import torch.nn.functional as F
@@ -194,7 +213,7 @@ class RelevanceRegressor(_TorchModel):
         Xa = check_array(X, "X", ndim=2)
         y = check_array(relevance, "relevance", ndim=1)
         check_consistent_length(X=Xa, relevance=y)
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         dev = resolve_device(self.device)
         self.n_features_in_, self.device_ = Xa.shape[1], dev
         body, head = split_head(make_mlp(Xa.shape[1], hidden, 1, seed=torch_seed(rng), dtype=torch.float64))
@@ -216,7 +235,7 @@ class RelevanceRegressor(_TorchModel):
                 self.loss_curve_.append(total / len(Xa))
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Relevance scores, shape (n,)."""
         import torch
 
@@ -225,9 +244,9 @@ class RelevanceRegressor(_TorchModel):
             return self.net_(Xt)[:, 0].cpu().numpy()
 
 
-def finetune_on_pairs(actor: RelevanceRegressor, X: Any, pairs: Any, *, margin: float = 1.0,
+def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike, *, margin: float = 1.0,
                       epochs: int = 5, batch_size: int = 256, lr: float = 1e-3,
-                      weight_decay: float = 1e-2, random_state: Any = None) -> RelevanceRegressor:
+                      weight_decay: float = 1e-2, random_state: int | np.random.Generator | None = None) -> RelevanceRegressor:
     """Control baseline (not in the paper): fine-tune the stage-1 actor on annotated pairs directly.
 
     A copy of ``actor`` is trained with the margin ranking loss
@@ -259,7 +278,7 @@ def finetune_on_pairs(actor: RelevanceRegressor, X: Any, pairs: Any, *, margin: 
         raise ValueError(f"The 'X' parameter must have {actor.n_features_in_} columns, "
                          f"got {Xa.shape[1]}.")
     P = _check_pairs(pairs, len(Xa))
-    rng = check_random_state(random_state)
+    rng = check_random_state(random_state, "random_state")
     tuned = copy.deepcopy(actor)
     dev = tuned.device_
     Xt, Pt = torch.as_tensor(Xa, device=dev), torch.as_tensor(P, device=dev)
@@ -306,7 +325,7 @@ class PairRewardModel(_TorchModel):
 
     def __init__(self, *, hidden: tuple[int, ...] = (64,), margin: float = 1.0, epochs: int = 15,
                  batch_size: int = 256, lr: float = 1e-3, weight_decay: float = 1e-2,
-                 random_state: Any = None, device: str = "auto") -> None:
+                 random_state: int | np.random.Generator | None = None, device: str = "auto") -> None:
         self.hidden = hidden
         self.margin = margin
         self.epochs = epochs
@@ -316,7 +335,7 @@ class PairRewardModel(_TorchModel):
         self.random_state = random_state
         self.device = device
 
-    def fit(self, X: Any, pairs: Any) -> PairRewardModel:
+    def fit(self, X: ArrayLike, pairs: ArrayLike) -> PairRewardModel:
         """Fit on features ``X`` (n, d) and partial-order pairs (P, 2), preferred item first."""
         import torch
 
@@ -326,7 +345,7 @@ class PairRewardModel(_TorchModel):
         check_positive(self.margin, "margin")
         Xa = check_array(X, "X", ndim=2)
         P = _check_pairs(pairs, len(Xa))
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         dev = resolve_device(self.device)
         self.n_features_in_, self.device_ = Xa.shape[1], dev
         body, head = split_head(make_mlp(3 * Xa.shape[1], hidden, 1, seed=torch_seed(rng), dtype=torch.float64))
@@ -352,7 +371,7 @@ class PairRewardModel(_TorchModel):
                 self.loss_curve_.append(total / len(P))
         return self
 
-    def reward(self, X_first: Any, X_second: Any) -> np.ndarray:
+    def reward(self, X_first: ArrayLike, X_second: ArrayLike) -> np.ndarray:
         """``R(x_first, x_second)`` row by row, shape (P,)."""
         import torch
 
@@ -363,7 +382,7 @@ class PairRewardModel(_TorchModel):
         with torch.no_grad():
             return self.net_(_pair_input(a, b))[:, 0].cpu().numpy()
 
-    def accuracy(self, X: Any, pairs: Any) -> float:
+    def accuracy(self, X: ArrayLike, pairs: ArrayLike) -> float:
         """Share of partial-order pairs with ``R(correct order) > R(flipped)`` (ties count ½).
 
         The "Reward Model Accuracy" of the paper's Tab. 3.
@@ -394,8 +413,8 @@ def _order_logprobs(diff):
     return F.logsigmoid(diff), F.logsigmoid(-diff)
 
 
-def partial_order_policy_loss(p1: Any, p2: Any, advantage: Any, *, margin: float = 1.0,
-                              delta: float = -0.1):
+def partial_order_policy_loss(p1: torch.Tensor, p2: torch.Tensor, advantage: torch.Tensor, *, margin: float = 1.0,
+                              delta: float = -0.1) -> torch.Tensor:
     """Policy loss of LR2PPO with the partial-order ratio (paper Eq. 7-9).
 
     ``H(a, b) = max(0, m - (a - b))`` (Eq. 7, :func:`bipartite.surrogates.margin_ranking_loss`);
@@ -482,7 +501,7 @@ class LR2PPO(_TorchModel):
         batch_size: int = 24,
         lr: float = 1e-3,
         weight_decay: float = 1e-2,
-        random_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
         device: str = "auto",
     ) -> None:
         self.actor = actor
@@ -533,7 +552,8 @@ class LR2PPO(_TorchModel):
             check_positive(getattr(self, name), name, integer=True)
         check_positive(self.lr, "lr")
 
-    def fit(self, X: Any, groups: Any, *, pairs: Any = None, callback=None) -> LR2PPO:
+    def fit(self, X: ArrayLike, groups: ArrayLike, *, pairs: ArrayLike | None = None,
+            callback: Callable[[int, LR2PPO], dict | None] | None = None) -> LR2PPO:
         """Run stage 3 on the (unannotated) target items ``X`` (n, d) grouped by ``groups``.
 
         Parameters
@@ -556,7 +576,7 @@ class LR2PPO(_TorchModel):
         if Xa.shape[1] != self.actor.n_features_in_:
             raise ValueError(f"The 'X' parameter must have {self.actor.n_features_in_} columns, "
                              f"got {Xa.shape[1]}.")
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         dev = resolve_device(self.device)
         self.n_features_in_, self.device_ = Xa.shape[1], dev
         self.net_ = copy.deepcopy(self.actor.net_).to(dev)          # actor π_θ
@@ -641,7 +661,7 @@ class LR2PPO(_TorchModel):
                 self.history_.append(entry)
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores of the trained actor, shape (n,)."""
         import torch
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from torch import nn
 
@@ -73,7 +73,7 @@ class _MMoE(nn.Module):
         return logits, gates
 
 
-def _check_sizes(value: Any, name: str) -> tuple[int, ...]:
+def _check_sizes(value: int | Sequence[int], name: str) -> tuple[int, ...]:
     """A positive int or a sequence of positive ints -> tuple of layer widths."""
     sizes = (value,) if isinstance(value, (int, np.integer)) else tuple(value)
     if not sizes or any(not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
@@ -141,11 +141,11 @@ class MultiTaskMLP(BaseEstimator):
     """
 
     def __init__(self, tasks: int = 2, architecture: str = "shared_bottom", *, n_experts: int = 4,
-                 hidden: Any = (64, 32), expert_hidden: Any = (32,), tower_hidden: int = 16,
-                 task_weights: Any = None, epochs: int = 50, batch_size: int = 256,
+                 hidden: int | Sequence[int] = (64, 32), expert_hidden: int | Sequence[int] = (32,), tower_hidden: int = 16,
+                 task_weights: ArrayLike | None = None, epochs: int = 50, batch_size: int = 256,
                  lr: float = 3e-3, weight_decay: float = 1e-4, validation_fraction: float = 0.1,
                  patience: int = 8, device: str = "auto", n_jobs: int | None = None,
-                 random_state: Any = None):
+                 random_state: int | np.random.Generator | None = None):
         self.tasks = tasks
         self.architecture = architecture
         self.n_experts = n_experts
@@ -203,7 +203,7 @@ class MultiTaskMLP(BaseEstimator):
                      _check_sizes(self.expert_hidden, "expert_hidden"), self.tower_hidden)
 
     # -- fit ----------------------------------------------------------------------------------
-    def fit(self, X: Any, Y: Any, groups: Any = None) -> MultiTaskMLP:
+    def fit(self, X: ArrayLike, Y: ArrayLike, groups: ArrayLike | None = None) -> MultiTaskMLP:
         """Fit on features ``X`` (n, d) and binary labels ``Y`` (n, K).
 
         ``groups`` (query ids) is accepted for API symmetry with the rankers and is not used:
@@ -213,7 +213,7 @@ class MultiTaskMLP(BaseEstimator):
         with _torch_threads(self.n_jobs):
             return self._fit(X, Y)
 
-    def _fit(self, X: Any, Y: Any) -> MultiTaskMLP:
+    def _fit(self, X: ArrayLike, Y: ArrayLike) -> MultiTaskMLP:
         X = check_array(X, "X", ndim=2)
         Y = check_binary(Y, "Y", ndim=(1, 2))
         if Y.ndim == 1:
@@ -224,7 +224,7 @@ class MultiTaskMLP(BaseEstimator):
                 f"The 'Y' parameter must have tasks={self.tasks} columns, got {Y.shape[1]}."
             )
         weights = self._task_weights()
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         torch_seed = int(rng.integers(2**31 - 1))
         device = _resolve_device(self.device)
 
@@ -251,9 +251,11 @@ class MultiTaskMLP(BaseEstimator):
 
         def weighted_bce(idx: np.ndarray) -> torch.Tensor:
             logits, _ = model(Z[idx])
-            # binary_cross_entropy_with_logits uses log-sigmoid / softplus: stable for large |logit|.
-            per_task = nn.functional.binary_cross_entropy_with_logits(
-                logits, T[idx], reduction="none").mean(dim=0)
+            # BCE as log-sigmoids of ±logit: threshold-free and exact in float64 for any |logit|
+            # (BCE-with-logits forms x − log σ(x), which cancels to 0 for x ≪ 0).
+            t = T[idx]
+            per_task = -(t * nn.functional.logsigmoid(logits)
+                         + (1 - t) * nn.functional.logsigmoid(-logits)).mean(dim=0)
             return (per_task * w).sum()
 
         history: dict[str, list[float]] = {"train_loss": [], "val_loss": []}
@@ -292,7 +294,7 @@ class MultiTaskMLP(BaseEstimator):
         return self
 
     # -- predict ------------------------------------------------------------------------------
-    def _forward(self, X: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    def _forward(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray | None]:
         if not hasattr(self, "model_"):
             raise RuntimeError("This MultiTaskMLP instance is not fitted yet; call fit first.")
         X = check_array(X, "X", ndim=2)
@@ -307,20 +309,20 @@ class MultiTaskMLP(BaseEstimator):
         gates_np = None if gates is None else gates.double().cpu().numpy()
         return logits.double().cpu().numpy(), gates_np
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Per-task logits, shape (n, K)."""
         return self._forward(X)[0]
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Per-task probabilities ``p_k(x)``, shape (n, K) (sigmoid of the logits)."""
         logits = self._forward(X)[0]
         return 1.0 / (1.0 + np.exp(-logits))
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Per-task 0/1 predictions (probability > 1/2), shape (n, K)."""
         return (self.decision_function(X) > 0).astype(int)
 
-    def gate_weights(self, X: Any) -> np.ndarray:
+    def gate_weights(self, X: ArrayLike) -> np.ndarray:
         """MMoE gate weights, shape (n, K, n_experts); each row sums to 1.
 
         MTRUB §2.3 reads these weights as the importance of each expert (input modality) for each

@@ -77,6 +77,14 @@ def _resolve(path: str | os.PathLike | None) -> Path:
     return target
 
 
+def _is_utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _read_rows(path: Path) -> dict[str, list]:
     """Parse the CSV (``,`` or ``;``, quoted or not) into columns, checking every row; a bad row
     raises ``ValueError`` naming ``file:line``."""
@@ -188,7 +196,12 @@ def load_bank_marketing(path: str | os.PathLike | None = None, *, features: str 
         raise ValueError(f"The 'features' parameter must be one of "
                          f"{list(BANK_MARKETING_FEATURE_SETS)}, got {features!r}.")
     file = _resolve(path)
-    cols = _read_rows(file)
+    try:
+        cols = _read_rows(file)
+    except UnicodeDecodeError as exc:
+        with open(file, "rb") as fh:
+            line = next((i for i, raw in enumerate(fh, 1) if not _is_utf8(raw)), 0)
+        raise ValueError(f"{file}:{line}: not UTF-8 text ({exc.reason})") from None
     import pandas as pd
 
     columns = BANK_MARKETING_FEATURE_SETS[features]

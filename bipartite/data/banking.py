@@ -75,6 +75,26 @@ def load_banking(path: str | os.PathLike) -> Bunch:
     if not path.is_file():
         raise missing_file_error(path, "Banking CSV", _BANK_SOURCE)
     rows: list[list[float]] = []
+    try:
+        return _read_banking(path, rows)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}:{_first_non_utf8_line(path)}: not UTF-8 text ({exc.reason}, "
+                         f"byte {exc.object[exc.start:exc.start + 1]!r})") from None
+
+
+def _first_non_utf8_line(path: Path) -> int:
+    """1-based number of the first line that is not valid UTF-8 (0 if none is found)."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                return lineno
+    return 0
+
+
+def _read_banking(path: Path, rows: list[list[float]]) -> Bunch:
+    seen_ids: dict[float, int] = {}
     with open(path, encoding="utf-8-sig", newline="") as fh:
         reader = csv.reader(fh)
         header = next(reader, None)
@@ -112,6 +132,15 @@ def load_banking(path: str | os.PathLike) -> Bunch:
                         f"{path}:{line}: column '{_BANK_HEADER[j]}' must be 0 or 1, "
                         f"got {fields[j]!r}"
                     )
+            mortgage = values[_BANK_HEADER.index("Mortgage")]
+            if mortgage < 0:
+                raise ValueError(f"{path}:{line}: column 'Mortgage' must be non-negative, got "
+                                 f"{fields[_BANK_HEADER.index('Mortgage')]!r}")
+            ident = values[0]
+            if ident in seen_ids:
+                raise ValueError(f"{path}:{line}: duplicated 'ID' {fields[0]!r} (first on line "
+                                 f"{seen_ids[ident]})")
+            seen_ids[ident] = line
             rows.append(values)
     if not rows:
         raise ValueError(f"{path}: no data rows after the header")

@@ -5,9 +5,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 
 from bipartite._utils.validation import (
@@ -32,17 +32,17 @@ def _ranks_within_query(qid: np.ndarray, scores: np.ndarray, tiebreak: np.ndarra
 
 
 def simulate_clicks(
-    relevance: Any,
-    qid: Any,
-    base_scores: Any,
+    relevance: ArrayLike,
+    qid: ArrayLike,
+    base_scores: ArrayLike,
     *,
     eta_pos: float = 1.0,
     epsilon_minus: float = 0.1,
     epsilon_plus: float = 0.9,
     max_grade: int | None = None,
-    seed: Any = 0,
+    seed: int | np.random.Generator = 0,
     return_details: bool = False,
-):
+) -> np.ndarray | Bunch:
     """Clicks from a position-based click model (PBM) over a base ranking (docs/theory.md §10).
 
     Within each query the documents are ranked by ``base_scores`` (descending; ties broken

@@ -10,9 +10,9 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 from sklearn.utils import Bunch
 
 from bipartite._utils.validation import (
@@ -48,6 +48,13 @@ MSLR_CLICK_FEATURES = (134, 135, 136)
 _BM25_WHOLE = {46: 25, 136: 110}
 _CLICK_OPTIONS = ("auto", "feature", "simulated")
 _HEAD = re.compile(rb"[ \t\r\f\v]*([^\s#]+)(?:[ \t\r\f\v]+([^\s#]+))?")
+_BOM = b"\xef\xbb\xbf"
+#: Size limit of the dense feature matrix: the largest feature index read from a file (its width)
+#: may be at most 100,000 unless ``n_features`` is given explicitly (a one-off index of
+#: 999999999 would otherwise allocate a dense n × 10^9 matrix).
+LETOR_MAX_FEATURES = 100_000
+#: Largest relevance label / qid accepted: integers exactly representable in float64.
+_MAX_INT_LABEL = 2**53
 
 
 def _open_binary(path: Path):
@@ -69,6 +76,8 @@ def _scan_rows(path: Path, *, want_qid: bool) -> tuple[np.ndarray | None, np.nda
     lines: list[int] = []
     with _open_binary(path) as fh:
         for lineno, raw in enumerate(fh, 1):
+            if lineno == 1:
+                raw = raw.removeprefix(_BOM)
             m = _HEAD.match(raw)
             if m is None:
                 continue
@@ -82,11 +91,17 @@ def _scan_rows(path: Path, *, want_qid: bool) -> tuple[np.ndarray | None, np.nda
                     f"{_excerpt(raw)}"
                 )
             try:
-                qids.append(int(tok.split(b":", 1)[1]))
+                q = int(tok.split(b":", 1)[1])
             except (IndexError, ValueError):
                 raise ValueError(
-                    f"{path}:{lineno}: malformed qid token {tok.decode(errors='replace')!r}"
+                    f"{path}:{lineno}: malformed qid token {tok.decode(errors='replace')!r} "
+                    f"(expected qid:<integer>)"
                 ) from None
+            if abs(q) >= _MAX_INT_LABEL:
+                raise ValueError(
+                    f"{path}:{lineno}: qid {q} is out of range (|qid| < 2**53)"
+                )
+            qids.append(q)
     lines_arr = np.asarray(lines, dtype=np.int64)
     return (np.asarray(qids, dtype=np.int64) if want_qid else None), lines_arr
 
@@ -111,6 +126,8 @@ def _line_problem(raw: bytes) -> str | None:
         return f"relevance label {label!r} is not a number"
     if not (math.isfinite(rel) and rel >= 0 and rel == int(rel)):
         return f"relevance label {label!r} is not a non-negative integer"
+    if rel >= _MAX_INT_LABEL:
+        return f"relevance label {label!r} is out of range (< 2**53)"
     feats = parts[1:]
     if feats and feats[0].startswith(b"qid"):
         tok = feats[0].decode(errors="replace")
@@ -145,7 +162,7 @@ def _line_problem(raw: bytes) -> str | None:
 def _locate_bad_line(path: Path) -> tuple[int, str, bytes] | None:
     with _open_binary(path) as fh:
         for lineno, raw in enumerate(fh, 1):
-            problem = _line_problem(raw)
+            problem = _line_problem(raw.removeprefix(_BOM) if lineno == 1 else raw)
             if problem is not None:
                 return lineno, problem, raw
     return None
@@ -159,7 +176,7 @@ def _bad_line_error(path: Path, fallback: str) -> ValueError:
     return ValueError(f"{path}:{lineno}: malformed LETOR line ({problem}): {_excerpt(raw)}")
 
 
-def _parse_svmlight(path: Path, *, want_qid: bool, dtype: Any, n_features: int | None):
+def _parse_svmlight(path: Path, *, want_qid: bool, dtype: DTypeLike, n_features: int | None):
     """Parse one LETOR/SVMlight file -> (CSR X, relevance int64, qid or None, line numbers).
 
     The relevance must be a non-negative integer and every value finite; violations raise
@@ -169,19 +186,36 @@ def _parse_svmlight(path: Path, *, want_qid: bool, dtype: Any, n_features: int |
 
     if not path.is_file():
         raise missing_file_error(path, "LETOR", LETOR_SOURCES)
-    qid, lines = _scan_rows(path, want_qid=want_qid)
     try:
-        X, y = load_svmlight_file(
-            str(path), dtype=dtype, zero_based=False, query_id=False, n_features=n_features
-        )
+        qid, lines = _scan_rows(path, want_qid=want_qid)
+    except (OSError, EOFError) as exc:  # not gzip / bz2 although the name says so, unreadable
+        raise ValueError(f"{path}: cannot read the LETOR file: {exc}") from exc
+    if len(lines) == 0:
+        raise ValueError(f"{path}: the LETOR file holds no data rows (empty file)")
+    try:
+        with _open_binary(path) as fh:
+            if fh.read(3) != _BOM:  # a UTF-8 BOM is skipped, as in the CSV loaders
+                fh.seek(0)
+            X, y = load_svmlight_file(
+                fh, dtype=dtype, zero_based=False, query_id=False, n_features=n_features
+            )
     except ValueError as exc:
         raise _bad_line_error(path, str(exc)) from exc
+    if n_features is None and X.shape[1] > LETOR_MAX_FEATURES:
+        col = int(np.argmax(X.indices))
+        row = int(np.searchsorted(X.indptr, col, side="right") - 1)
+        raise ValueError(
+            f"{path}:{lines[row]}: feature index {X.shape[1]} would make a dense X of "
+            f"{X.shape[0]} x {X.shape[1]} values, more than the limit of "
+            f"LETOR_MAX_FEATURES = {LETOR_MAX_FEATURES} features; pass 'n_features' explicitly "
+            f"to raise it deliberately"
+        )
     if X.shape[0] != len(lines):
         raise ValueError(
             f"{path}: the SVMlight parser read {X.shape[0]} rows but the file has "
             f"{len(lines)} data lines"
         )
-    bad = ~np.isfinite(y) | (y < 0) | (y != np.round(y))
+    bad = ~np.isfinite(y) | (y < 0) | (y != np.round(y)) | (y >= _MAX_INT_LABEL)
     if bad.any():
         raise _bad_line_error(path, f"bad relevance label at row {int(np.argmax(bad))}")
     bad_vals = ~np.isfinite(X.data)
@@ -193,7 +227,7 @@ def _parse_svmlight(path: Path, *, want_qid: bool, dtype: Any, n_features: int |
     return X, y.astype(np.int64), qid, lines
 
 
-def _check_dtype(dtype: Any) -> np.dtype:
+def _check_dtype(dtype: DTypeLike) -> np.dtype:
     try:
         dt = np.dtype(dtype)
     except TypeError:
@@ -203,7 +237,7 @@ def _check_dtype(dtype: Any) -> np.dtype:
     return dt
 
 
-def _check_threshold(relevance_threshold: Any) -> float:
+def _check_threshold(relevance_threshold: float) -> float:
     r = check_real(relevance_threshold, "relevance_threshold")
     if not (math.isfinite(r) and r > 0):
         raise ValueError(
@@ -213,7 +247,7 @@ def _check_threshold(relevance_threshold: Any) -> float:
     return r
 
 
-def _check_n_features(n_features: Any) -> int | None:
+def _check_n_features(n_features: int) -> int | None:
     if n_features is None:
         return None
     if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
@@ -245,8 +279,8 @@ def _check_options(relevance_threshold, click, dtype, n_features, base_feature, 
 
 
 def _letor_bunch(
-    parts: list, files: list[Path], *, threshold: float, click: str, seed: Any, dtype: np.dtype,
-    n_features: int | None, base_feature: Any, base_noise: float, click_params: dict | None,
+    parts: list, files: list[Path], *, threshold: float, click: str, seed: int | np.random.Generator, dtype: np.dtype,
+    n_features: int | None, base_feature: int | str, base_noise: float, click_params: dict | None,
 ) -> Bunch:
     """Stack parsed files, build the dense X and the labels [relevant, click]."""
     width = n_features or max(X.shape[1] for X, *_ in parts)
@@ -328,10 +362,10 @@ def load_letor(
     *,
     relevance_threshold: float = 1,
     click: str = "auto",
-    seed: Any = 0,
-    dtype: Any = np.float64,
+    seed: int | np.random.Generator = 0,
+    dtype: DTypeLike = np.float64,
     n_features: int | None = None,
-    base_feature: Any = "auto",
+    base_feature: int | str = "auto",
     base_noise: float = 1.0,
     click_params: dict | None = None,
 ) -> Bunch:
@@ -415,7 +449,7 @@ def _read_query_file(path: Path) -> np.ndarray:
     sizes = []
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
-            text = raw.strip()
+            text = (raw.removeprefix(_BOM) if lineno == 1 else raw).strip()
             if not text:
                 continue
             try:
@@ -442,10 +476,10 @@ def load_letor_query(
     *,
     relevance_threshold: float = 1,
     click: str = "auto",
-    seed: Any = 0,
-    dtype: Any = np.float64,
+    seed: int | np.random.Generator = 0,
+    dtype: DTypeLike = np.float64,
     n_features: int | None = None,
-    base_feature: Any = "auto",
+    base_feature: int | str = "auto",
     base_noise: float = 1.0,
     click_params: dict | None = None,
 ) -> Bunch:

@@ -8,7 +8,6 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from scipy import special
@@ -154,7 +153,7 @@ def make_mslr_like(
     docs_per_query: float = 75.7,
     relevance_probs: Sequence[float] = MSLR_RELEVANCE_PROBS,
     click_rates: Sequence[float] = MSLR_CLICK_RATES,
-    seed: Any = 0,
+    seed: int | np.random.Generator = 0,
     chunk_rows: int = 20000,
 ) -> Bunch:
     """Write an MSLR-WEB-shaped LETOR file (docs/theory.md §10) for scale tests; returns a summary.

@@ -7,9 +7,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize, special
 from sklearn.utils import Bunch
 
@@ -18,6 +19,9 @@ from bipartite._utils.validation import (
     check_random_state,
     check_real,
 )
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 # ================================================================================================
 # Synthetic data (docs/theory.md §10)
@@ -186,7 +190,7 @@ class SyntheticModel:
     def label_names(self) -> list[str]:
         return [f"y{k + 1}" for k in range(self.K)]
 
-    def _check_X(self, X: Any) -> np.ndarray:
+    def _check_X(self, X: ArrayLike) -> np.ndarray:
         A = check_array(X, "X", ndim=2)
         if A.shape[1] != self.dim:
             raise ValueError(
@@ -194,7 +198,7 @@ class SyntheticModel:
             )
         return A
 
-    def eta(self, X: Any) -> np.ndarray:
+    def eta(self, X: ArrayLike) -> np.ndarray:
         """``η_k(x) = σ(β(⟨u_k, x⟩ − t_k))`` (docs/theory.md §10), shape (n, K); β = ∞ gives
         ``1[⟨u_k, x⟩ > t_k]``."""
         A = self._check_X(X)
@@ -203,7 +207,7 @@ class SyntheticModel:
             return (s > 0).astype(np.float64)
         return special.expit(self.beta * s)
 
-    def joint(self, X: Any) -> np.ndarray:
+    def joint(self, X: ArrayLike) -> np.ndarray:
         """``P(Y = v_m | x)`` (n, 2**K), rows over ``itertools.product([0, 1], repeat=K)``
         (docs/theory.md §1): the Gaussian copula of ``η(x)`` with correlation ``rho``. With β = ∞ the
         labels are deterministic given x and every copula gives the same joint."""
@@ -214,7 +218,7 @@ class SyntheticModel:
             return independent_joint(E)
         return gaussian_copula_joint(E, self.rho)
 
-    def sample(self, n: int, seed: Any = 0) -> Bunch:
+    def sample(self, n: int, seed: int | np.random.Generator = 0) -> Bunch:
         """Draw ``n`` i.i.d. pairs ``(X, Y)``; returns the Bunch of :func:`make_synthetic`.
 
         The Generator from ``seed`` draws ``X`` first (uniform on the box), then one uniform per
@@ -239,7 +243,7 @@ class SyntheticModel:
             label_names=self.label_names,
         )
 
-    def finite_problem(self, X: Any):
+    def finite_problem(self, X: ArrayLike) -> FiniteProblem:
         """The :class:`~bipartite.population.FiniteProblem` with uniform mass on the rows of ``X``
         and ``label_probs = joint(X)``: the empirical distribution of x with the exact conditional
         joint, on which the Bayes scorers of docs/theory.md §4/§5 are exact."""
@@ -339,7 +343,7 @@ def make_synthetic(
     beta: float = 8.0,
     rho: float = 0.0,
     dim: int = 2,
-    seed: Any = 0,
+    seed: int | np.random.Generator = 0,
 ) -> Bunch:
 
     """Sample the synthetic multi-label problem of docs/theory.md §10 with its exact η, joint and π.

@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bipartite.studies.config import import_reference
 from bipartite.studies.runner import (
@@ -24,6 +24,9 @@ from bipartite.studies.runner import (
     run_study,
     write_text_atomic,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,7 +59,7 @@ class Paper:
     summary: Callable[..., str]
     description: str = ""
 
-    def run(self, out_dir, quick: bool = False, jobs: int = 1, **options) -> list[Path]:
+    def run(self, out_dir: str | os.PathLike, quick: bool = False, jobs: int = 1, **options: Any) -> list[Path]:
         """Run this paper's studies into ``out_dir``; see :func:`run_paper`."""
         return run_paper(self, out_dir, quick=quick, jobs=jobs, **options)
 
@@ -119,7 +122,7 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
     return written
 
 
-def study_results(results_dir: str | os.PathLike, names) -> dict[str, Any]:
+def study_results(results_dir: str | os.PathLike, names: Iterable[str]) -> dict[str, Any]:
     """The results table of every study of ``names`` present in ``results_dir/studies``."""
     found = {}
     for name in names:

@@ -8,9 +8,9 @@ Query ids are passed as ``qid=`` (XGBoost's name) to ``fit``, ``score`` and
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import metadata_routing
 from sklearn.utils.validation import validate_data
 
@@ -21,6 +21,7 @@ from bipartite._utils.validation import (
     check_consistent_length,
     check_nonnegative,
     check_option,
+    check_positive,
 )
 from bipartite.bayes import OBJECTIVES
 
@@ -44,7 +45,7 @@ XGB_METHODS = ("pairwise", "plugin")
 # ---------------------------------------------------------------------------------------------
 # Objective specification, shared by both estimators
 # ---------------------------------------------------------------------------------------------
-def check_costs(costs: Any) -> Any:
+def check_costs(costs: str | ArrayLike) -> str | np.ndarray:
     if isinstance(costs, str):
         return check_option(costs, "costs", COST_FAMILIES)
     C = check_array(costs, "costs", ndim=2)
@@ -53,7 +54,7 @@ def check_costs(costs: Any) -> Any:
     return C
 
 
-def check_objective(est: Any, methods: tuple[str, ...]) -> None:
+def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> None:
     """Validate the objective/method parameters of ``est`` (called at fit)."""
     check_option(est.objective, "objective", LEARNER_OBJECTIVES)
     check_option(est.method, "method", methods)
@@ -106,13 +107,16 @@ def check_objective(est: Any, methods: tuple[str, ...]) -> None:
             )
 
 
-def mixing_weights(a: Any, K: int) -> np.ndarray:
+def mixing_weights(a: ArrayLike, K: int) -> np.ndarray:
     """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones)."""
     if a is None:
         return np.ones(K)
     a = check_array(a, "a", ndim=1)
     if a.shape != (K,):
         raise ValueError(f"The 'a' parameter must have shape ({K},), got shape {a.shape}.")
+    check_nonnegative(a, "a")  # a negative weight would silently drop (or invert) its label
+    if not a.sum() > 0:
+        raise ValueError(f"The 'a' parameter must have a positive entry, got {a.tolist()}.")
     return a
 
 
@@ -120,7 +124,24 @@ def needs_joint(objective: str, aggregate: str) -> bool:
     return objective == "label_aggregation" and aggregate in ("product", "or")
 
 
-def restrict_costs(costs: Any, levels: np.ndarray, present: np.ndarray) -> Any:
+#: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or
+#: label aggregation): K <= 12 labels (4,096 classes); raise it with ``max_joint_labels=``.
+JOINT_MAX_LABELS = 12
+
+
+def check_joint_labels(K: int, max_joint_labels: int) -> None:
+    """Refuse a ``2**K``-way joint head above ``max_joint_labels`` before anything is built."""
+    limit = check_positive(max_joint_labels, "max_joint_labels", integer=True)
+    if K > limit:
+        raise ValueError(
+            f"The plug-in joint head for product/or label aggregation has 2**{K} = {2**K} classes "
+            f"(K={K} labels in 'Y'), more than the limit max_joint_labels = {limit} "
+            f"(2**{limit} classes); use aggregate='sum', method='pairwise', or raise "
+            f"'max_joint_labels' deliberately."
+        )
+
+
+def restrict_costs(costs: str | ArrayLike, levels: np.ndarray, present: np.ndarray) -> str | np.ndarray:
     """Costs over a subset ``present`` of the sorted ``levels``: a family name as is, a user
     (L, L) matrix restricted to the rows/columns of the present levels."""
     if isinstance(costs, str):
@@ -133,7 +154,8 @@ class MissingQueryIdWarning(UserWarning):
     """A ranker fitted with query ids is scored without them (the pooled criterion is returned)."""
 
 
-def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tuple[Any, str]:
+def resolve_qid(qid: ArrayLike | None, groups: ArrayLike | None, owner: str, *, stacklevel: int = 3
+                ) -> tuple[ArrayLike | None, str]:
     """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated alias
     ``groups`` (FutureWarning; both at once is an error)."""
     if groups is None:
@@ -150,7 +172,7 @@ def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tu
     return groups, "groups"
 
 
-def check_qid(qid: Any, n: int, name: str = "qid", ref: str = "X") -> np.ndarray | None:
+def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X") -> np.ndarray | None:
     """Query ids (any hashable values, 1-D, length ``n``) as codes ``0..G-1`` (int64), or None."""
     if qid is None:
         return None
@@ -165,16 +187,16 @@ def check_qid(qid: Any, n: int, name: str = "qid", ref: str = "X") -> np.ndarray
 
 
 def ranking_criterion(
-    Y: Any,
-    scores: Any,
+    Y: ArrayLike,
+    scores: ArrayLike,
     *,
     objective: str = "loss_aggregation",
-    a: Any = None,
-    w: Any = None,
+    a: ArrayLike | None = None,
+    w: ArrayLike | None = None,
     aggregate: str = "sum",
-    costs: Any = "linear",
-    qid: Any = None,
-    groups: Any = None,
+    costs: str | ArrayLike = "linear",
+    qid: ArrayLike | None = None,
+    groups: ArrayLike | None = None,
 ) -> float:
     """The AUC criterion an objective maximises, evaluated on labelled data (docs/theory.md §4, §5).
 
@@ -356,7 +378,7 @@ class RankerMixin:
             return {**self._spec(), "objective": "loss_aggregation", "a": self.a_}
         return self._spec()
 
-    def _validate_fit_input(self, X: Any, Y: Any, qid: Any, groups: Any = None, *,
+    def _validate_fit_input(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None, groups: ArrayLike | None = None, *,
                             allow_nan: bool = False):
         """Validated ``(X, Y (n, K) float, query codes or None)``; records ``n_queries_``."""
         qid, qname = resolve_qid(qid, groups, f"{type(self).__name__}.fit", stacklevel=4)
@@ -378,11 +400,11 @@ class RankerMixin:
             mixing_weights(self.a, K)
         return X, Y, codes
 
-    def predict(self, X: Any) -> np.ndarray:
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Same as :meth:`decision_function`: the ranking scores, shape (n,)."""
         return self.decision_function(X)
 
-    def score(self, X: Any, Y: Any, qid: Any = None, *, groups: Any = None) -> float:
+    def score(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None = None, *, groups: ArrayLike | None = None) -> float:
         """The objective's AUC criterion on (X, Y) (:func:`ranking_criterion`); higher is better.
 
         With ``qid`` (query ids), pairs within queries only, each query weighted equally.

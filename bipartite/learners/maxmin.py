@@ -22,13 +22,17 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bipartite.learners.base import label_aucs
 from bipartite.pareto import simplex_grid
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "DRO_STEP",
@@ -374,7 +378,9 @@ class MultiplicativeWeights:
         return self._sum / self.n_updates if self.n_updates else self.q.copy()
 
 
-def per_label_pair_losses(s, Y, where, phi):
+def per_label_pair_losses(s: torch.Tensor, Y: torch.Tensor, where: torch.Tensor,
+                          phi: Callable[[torch.Tensor], torch.Tensor]
+                          ) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-label AUC-normalised pairwise losses of a batch (torch).
 
     ``s`` [G, m] scores, ``Y`` [G, m, K] binary labels, ``where`` [G, m] validity mask,

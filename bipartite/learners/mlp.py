@@ -8,9 +8,10 @@ import copy
 import time
 import warnings
 from numbers import Integral, Real
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -26,9 +27,11 @@ from bipartite._utils.validation import (
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
     FLOAT_DTYPES,
+    JOINT_MAX_LABELS,
     MLP_METHODS,
     SURROGATES,
     RankerMixin,
+    check_joint_labels,
     check_objective,
     label_codes,
     mixing_weights,
@@ -48,11 +51,14 @@ from bipartite.learners.maxmin import (
 from bipartite.learners.nets import make_mlp
 from bipartite.population import label_vectors
 
+if TYPE_CHECKING:
+    import torch
+
 
 # ---------------------------------------------------------------------------------------------
 # MLP (PyTorch)
 # ---------------------------------------------------------------------------------------------
-def _device_unavailable(dev: Any) -> str | None:
+def _device_unavailable(dev: torch.device) -> str | None:
     """Why the torch device ``dev`` cannot be used here, or None when it can."""
     import torch
 
@@ -75,7 +81,7 @@ def _device_unavailable(dev: Any) -> str | None:
     return None
 
 
-def _resolve_device(device: Any, name: str = "device") -> Any:
+def _resolve_device(device: str, name: str = "device") -> torch.device:
     """``torch.device`` for ``"auto"`` (CUDA when available, else CPU) or any torch device string
     (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``, ...); a ``ValueError`` naming ``name`` and
     the value for a malformed or unavailable device.
@@ -158,11 +164,27 @@ def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.n
     for start in range(0, n, block):
         mean += X[start : start + block].sum(axis=0, dtype=np.float64)
     mean /= n
+    if not (np.isfinite(mean).all() and np.abs(mean).max(initial=0.0) < 1e150):
+        # features near the float64 range (|x| >= ~1e154) overflow the sums of squares into inf
+        # (constant scores): compute the moments of X / max|X| per column, then scale back.
+        amax = np.zeros(X.shape[1])
+        for start in range(0, n, block):
+            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
+        amax = np.where(amax > 0, amax, 1.0)
+        m, sd = _column_moments(X / amax, block)  # X is that large only in float64
+        return m * amax, sd * amax
     ss = np.zeros(X.shape[1])
     centre = mean.astype(X.dtype)  # deviations in X's precision, sums of squares in float64
     for start in range(0, n, block):
         d = X[start : start + block] - centre
         ss += np.square(d, out=d).sum(axis=0, dtype=np.float64)
+    if not np.isfinite(ss).all():
+        amax = np.zeros(X.shape[1])
+        for start in range(0, n, block):
+            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
+        amax = np.where(amax > 0, amax, 1.0)
+        m, sd = _column_moments(X / amax, block)
+        return m * amax, sd * amax
     return mean, np.sqrt(ss / n)
 
 
@@ -231,6 +253,9 @@ class MLPRanker(RankerMixin, BaseEstimator):
         Seeds the initial weights, the split and the batches: fits are reproducible on CPU.
     verbose : bool
         tqdm progress bar over epochs.
+    max_joint_labels : int
+        Size limit of the plug-in joint head (product/or label aggregation, ``2**K`` outputs),
+        checked before building the net; default ``JOINT_MAX_LABELS = 12``.
 
     Pairwise batches: without ``qid``, a batch is ``batch_size`` random rows and every pair in it
     is weighted by the objective's pair weights (:mod:`bipartite.surrogates`); with ``qid``
@@ -290,10 +315,10 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self,
         objective: str = "loss_aggregation",
         method: str = "pairwise",
-        a: Any = None,
-        w: Any = None,
+        a: ArrayLike | None = None,
+        w: ArrayLike | None = None,
         aggregate: str = "sum",
-        costs: Any = "linear",
+        costs: str | ArrayLike = "linear",
         surrogate: str = "logistic",
         dro_step: float = DRO_STEP,
         hidden: tuple[int, ...] = (64, 64),
@@ -307,8 +332,9 @@ class MLPRanker(RankerMixin, BaseEstimator):
         device: str = "auto",
         predict_batch_size: int = 65536,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
         verbose: bool = False,
+        max_joint_labels: int = JOINT_MAX_LABELS,
     ):
         self.objective = objective
         self.method = method
@@ -330,6 +356,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self.predict_batch_size = predict_batch_size
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_joint_labels = max_joint_labels
         self.verbose = verbose
 
     # -- parameter checks ---------------------------------------------------------------------
@@ -473,7 +500,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         return quiet_criterion(Y, self._combine(raw), spec, qid)
 
     # -- fit / predict -------------------------------------------------------------------------
-    def fit(self, X: Any, Y: Any, qid: Any = None, *, groups: Any = None) -> MLPRanker:
+    def fit(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None = None, *, groups: ArrayLike | None = None) -> MLPRanker:
         """Fit on features X (n, d), binary labels Y (n, K), optional query ids ``qid`` (n,).
 
         ``groups`` is a deprecated alias of ``qid`` (FutureWarning).
@@ -484,7 +511,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self._check_params()
         X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
         n, K = Y.shape
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         seed = int(rng.integers(2**31 - 1))
         dev = _resolve_device(self.device)
         self.device_ = str(dev)
@@ -496,6 +523,8 @@ class MLPRanker(RankerMixin, BaseEstimator):
             self.joint_head_ = self.method == "plugin" and needs_joint(
                 self.objective, self.aggregate
             )
+            if self.joint_head_:
+                check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
             tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)
@@ -608,7 +637,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         perm = tr[rng.permutation(len(tr))]
         return [perm[i : i + bs] for i in range(0, len(perm), bs)]
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC).
 
         Computed on the fitted device ``device_`` (a ``ValueError`` names it if it is not

@@ -8,15 +8,19 @@ initialisation (Kaiming-uniform weights, uniform biases), drawn from a local
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
 
 __all__ = ["check_hidden", "init_linear", "make_mlp", "minibatches", "split_head", "torch_seed"]
 
 
-def check_hidden(hidden: Any, name: str = "hidden") -> tuple[int, ...]:
+def check_hidden(hidden: int | Sequence[int], name: str = "hidden") -> tuple[int, ...]:
     """Hidden-layer widths: a sequence of positive integers (may be empty).
 
     >>> check_hidden([64, 32])
@@ -38,7 +42,7 @@ def torch_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31 - 1))
 
 
-def init_linear(module: Any, seed: int) -> Any:
+def init_linear(module: nn.Module, seed: int) -> nn.Module:
     """Re-initialise every ``torch.nn.Linear`` inside ``module`` (in ``module.modules()`` order)
     with torch's default scheme, drawn from ``torch.Generator().manual_seed(seed)``; returns
     ``module``."""
@@ -55,7 +59,7 @@ def init_linear(module: Any, seed: int) -> Any:
     return module
 
 
-def make_mlp(n_in: int, hidden: Any, n_out: int | None, *, seed: int, dtype: Any = None) -> Any:
+def make_mlp(n_in: int, hidden: int | Sequence[int], n_out: int | None, *, seed: int, dtype: torch.dtype | None = None) -> nn.Sequential:
     """``Linear-ReLU-…-Linear`` with widths ``n_in → hidden… → n_out``, seeded (:func:`init_linear`).
 
     ``n_out=None`` builds the body only (every layer followed by a ReLU), as a shared bottom or an
@@ -90,6 +94,6 @@ def minibatches(n: int, batch_size: int, rng: np.random.Generator) -> Iterator[n
         yield perm[start:start + batch_size]
 
 
-def split_head(net: Any) -> tuple[Any, Any]:
+def split_head(net: nn.Sequential) -> tuple[nn.Sequential, nn.Module]:
     """``(body, head)`` of a :func:`make_mlp` network: all layers but the last, and the last."""
     return net[:-1], net[-1]

@@ -48,10 +48,11 @@ criterion for all of them, or :func:`ranking_scorers`.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
@@ -69,7 +70,7 @@ _RECIPE = ("sklearn.set_config(enable_metadata_routing=True); make the scorer (o
            "scorer.set_score_request(qid=True)); pass params={'groups': qid, 'qid': qid}")
 
 
-def _labels(y_true: Any) -> tuple[np.ndarray, list[Any]]:
+def _labels(y_true: ArrayLike) -> tuple[np.ndarray, list[Any]]:
     """Binary Y as (n, K) float and its column names (DataFrame columns, else 0..K-1)."""
     names = list(getattr(y_true, "columns", [])) or None
     Y = check_binary(y_true, "y_true", ndim=(1, 2))
@@ -78,7 +79,7 @@ def _labels(y_true: Any) -> tuple[np.ndarray, list[Any]]:
     return Y, names if names is not None else list(range(Y.shape[1]))
 
 
-def _column(names: list[Any], label: Any) -> int:
+def _column(names: list[Any], label: int | str) -> int:
     if isinstance(label, (int, np.integer)) and not isinstance(label, bool):
         if 0 <= label < len(names):
             return int(label)
@@ -88,7 +89,7 @@ def _column(names: list[Any], label: Any) -> int:
                      f"column name of y_true ({names}), got {label!r}.")
 
 
-def _per_label(Y: np.ndarray, s: np.ndarray, qid: Any, weighting: str) -> np.ndarray:
+def _per_label(Y: np.ndarray, s: np.ndarray, qid: ArrayLike | None, weighting: str) -> np.ndarray:
     """Per-label AUC (pooled) or gAUC (with query ids); NaN, quietly, where undefined."""
     from bipartite.metrics import group_auc, multilabel_auc
 
@@ -107,7 +108,7 @@ def _undefined(what: str) -> float:
     return float("nan")
 
 
-def _auc_score(y_true: Any, y_score: Any, *, label: Any = None) -> float:
+def _auc_score(y_true: ArrayLike, y_score: ArrayLike, *, label: int | str | None = None) -> float:
     """Pooled AUC of one label, or the mean over the labels where it is defined."""
     Y, names = _labels(y_true)
     s = check_array(y_score, "y_score", ndim=1)
@@ -116,7 +117,7 @@ def _auc_score(y_true: Any, y_score: Any, *, label: Any = None) -> float:
     return float(np.nanmean(v)) if np.isfinite(v).any() else _undefined("AUC")
 
 
-def _gauc_score(y_true: Any, y_score: Any, qid: Any = None, *, label: Any = None,
+def _gauc_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *, label: int | str | None = None,
                 weighting: str = "pairs") -> float:
     """Group AUC of one label (or the mean over labels); query ids are required."""
     if qid is None:
@@ -129,7 +130,7 @@ def _gauc_score(y_true: Any, y_score: Any, qid: Any = None, *, label: Any = None
     return float(np.nanmean(v)) if np.isfinite(v).any() else _undefined("gAUC")
 
 
-def _spread_score(y_true: Any, y_score: Any, qid: Any = None, *, statistic: str = "min",
+def _spread_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *, statistic: str = "min",
                   weighting: str = "pairs") -> float:
     """``min_k AUC_k`` or ``max_k AUC_k − min_k AUC_k`` over the labels where AUC is defined."""
     Y, _ = _labels(y_true)
@@ -140,7 +141,7 @@ def _spread_score(y_true: Any, y_score: Any, qid: Any = None, *, statistic: str 
     return float(v.min() if statistic == "min" else v.max() - v.min())
 
 
-def _criterion_score(y_true: Any, y_score: Any, qid: Any = None, **spec: Any) -> float:
+def _criterion_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, **spec: Any) -> float:
     """:func:`ranking_criterion` (per query with ``qid``)."""
     Y, _ = _labels(y_true)
     return ranking_criterion(Y, y_score, qid=qid, **spec)
@@ -149,14 +150,14 @@ def _criterion_score(y_true: Any, y_score: Any, qid: Any = None, **spec: Any) ->
 def make_ranking_scorer(
     kind: str,
     *,
-    label: Any = None,
-    a: Any = None,
-    w: Any = None,
+    label: int | str | None = None,
+    a: ArrayLike | None = None,
+    w: ArrayLike | None = None,
     aggregate: str = "sum",
-    costs: Any = "linear",
+    costs: str | ArrayLike = "linear",
     weighting: str = "pairs",
-    request_qid: Any = "auto",
-) -> Any:
+    request_qid: bool | str = "auto",
+) -> Callable[..., float]:
     """A scikit-learn scorer (``scoring=``) for a multi-label ranker (docs/theory.md §2, §4, §5).
 
     Parameters
@@ -220,15 +221,15 @@ def make_ranking_scorer(
 
 
 def ranking_scorers(
-    labels: int | Sequence[Any],
+    labels: int | Sequence[int | str],
     *,
     qid: bool = False,
-    a: Any = None,
-    w: Any = None,
+    a: ArrayLike | None = None,
+    w: ArrayLike | None = None,
     aggregate: str = "sum",
-    costs: Any = "linear",
+    costs: str | ArrayLike = "linear",
     weighting: str = "pairs",
-) -> dict[str, Any]:
+) -> dict[str, Callable[..., float]]:
     """Named scorers for multi-metric ``scoring=``: ``"auc_<label>"`` per label (and
     ``"gauc_<label>"`` with ``qid=True``), ``"min_auc"``, ``"diff_auc"`` (negated),
     ``"loss_aggregation"``, ``"label_aggregation"``.

@@ -11,6 +11,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -25,8 +26,10 @@ from bipartite._utils.validation import (
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
     FLOAT_DTYPES,
+    JOINT_MAX_LABELS,
     XGB_METHODS,
     RankerMixin,
+    check_joint_labels,
     check_objective,
     label_codes,
     mixing_weights,
@@ -80,7 +83,7 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     return rows, labels, qid, gw
 
 
-def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: Any,
+def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str | ArrayLike,
                                query_weight: np.ndarray | None = None):
     """Rows, binary labels, qids and group weights realising multipartite costs with rank:pairwise.
 
@@ -214,6 +217,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
         machine pass 1 too.
     random_state : None, int or numpy Generator — XGBoost ``seed``.
     verbose : bool — tqdm progress bar over boosting rounds.
+    max_joint_labels : int — size limit of the plug-in joint head (product/or label aggregation,
+        ``2**K`` classes), checked before training; default ``JOINT_MAX_LABELS = 12``.
     **xgb_params : further XGBoost booster parameters (e.g. ``min_child_weight``, ``subsample``,
         ``tree_method``, ``device``); they appear in ``get_params`` and survive ``clone``. At fit,
         a parameter that XGBoost does not use for the route's objective (a misspelling such as
@@ -251,10 +256,10 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self,
         objective: str = "loss_aggregation",
         method: str = "pairwise",
-        a: Any = None,
-        w: Any = None,
+        a: ArrayLike | None = None,
+        w: ArrayLike | None = None,
         aggregate: str = "sum",
-        costs: Any = "linear",
+        costs: str | ArrayLike = "linear",
         n_estimators: int = 200,
         learning_rate: float = 0.1,
         max_depth: int = 4,
@@ -263,8 +268,9 @@ class XGBRanker(RankerMixin, BaseEstimator):
         dro_step: float = XGB_DRO_STEP,
         dro_every: int = 5,
         n_jobs: int | None = None,
-        random_state: Any = None,
+        random_state: int | np.random.Generator | None = None,
         verbose: bool = False,
+        max_joint_labels: int = JOINT_MAX_LABELS,
         **xgb_params: Any,
     ):
         self.objective = objective
@@ -282,6 +288,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.dro_every = dro_every
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.max_joint_labels = max_joint_labels
         self.verbose = verbose
         self._xgb_params = dict(xgb_params)
 
@@ -402,7 +409,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         return booster
 
     def _query_weights(self, sw: np.ndarray | None, g: np.ndarray, qname: str,
-                       raw_qid: Any) -> np.ndarray | None:
+                       raw_qid: ArrayLike | None) -> np.ndarray | None:
         """Per-query weights ω_q from per-row ``sample_weight`` (pairwise route): the weights must
         be constant within each query (XGBoost ranking weights are per group)."""
         if sw is None:
@@ -428,8 +435,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
             )
         return lo
 
-    def fit(self, X: Any, Y: Any, qid: Any = None, *, sample_weight: Any = None,
-            groups: Any = None) -> XGBRanker:
+    def fit(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None = None, *, sample_weight: ArrayLike | None = None,
+            groups: ArrayLike | None = None) -> XGBRanker:
         """Fit on features X (n, d) (NaN = missing), binary labels Y (n, K), optional query ids
         ``qid`` (n,) and ``sample_weight`` (n,) (see the class docstring for how the weights
         enter each method). ``groups`` is a deprecated alias of ``qid`` (FutureWarning)."""
@@ -443,7 +450,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         if sw is not None and not sw.sum() > 0:
             raise ValueError("The 'sample_weight' parameter must have a positive entry, got all "
                              "zeros.")
-        rng = check_random_state(self.random_state)
+        rng = check_random_state(self.random_state, "random_state")
         seed = int(rng.integers(2**31 - 1))
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
@@ -452,6 +459,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         if self.method == "plugin":
             self.joint_head_ = needs_joint(self.objective, self.aggregate)
             if self.joint_head_:
+                check_joint_labels(K, self.max_joint_labels)
                 p = {**params, "objective": "multi:softprob", "num_class": 2**K}
                 self._check_xgb_params(p, X.shape[1])
                 codes = label_codes(Y)
@@ -579,7 +587,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.dro_history_ = np.array(history)
         return booster
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Ranking scores, shape (n,): higher ranks first (ties count ½ in every AUC); NaN
         features are missing values."""
         import xgboost as xgb

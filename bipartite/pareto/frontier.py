@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
+    check_binary,
     check_option,
     check_positive,
     check_probabilities,
@@ -28,6 +30,11 @@ from bipartite.pareto.milp import (
     auc_milp,
 )
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bipartite.population import FiniteProblem
+
 __all__ = ["SIMPLEX_GRID_MAX_POINTS", "exact_frontier", "frontier_table", "is_pareto_optimal",
            "simplex_grid", "supported_frontier", "weight_sweep"]
 
@@ -35,7 +42,7 @@ __all__ = ["SIMPLEX_GRID_MAX_POINTS", "exact_frontier", "frontier_table", "is_pa
 # --------------------------------------------------------------------------------------------
 # Exact and approximate frontiers
 # --------------------------------------------------------------------------------------------
-def _check_problem(problem: Any) -> None:
+def _check_problem(problem: FiniteProblem) -> None:
     check_problem_aucs_defined(problem, "its Pareto frontier")
 
 
@@ -95,7 +102,7 @@ def _exact_points(milp: WeakOrderMILP, K: int, tol: float) -> list[tuple[np.ndar
     return rec(K - 1, np.full(K, -np.inf))
 
 
-def _approx_points(problem: Any, milp: WeakOrderMILP, eps: float,
+def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
                    tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
     """ε-approximate K = 2 frontier by the MILP, seeded with the supported points (see
     :func:`exact_frontier`). Returns (values, scores) pairs."""
@@ -152,7 +159,7 @@ _METHODS = ("auto", "dp", "milp")
 
 
 def exact_frontier(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     eps: float | None = None,
     tol: float | None = None,
@@ -311,7 +318,7 @@ def exact_frontier(
     return (V, S) if return_scores else V
 
 
-def is_pareto_optimal(problem: Any, scores: Any, *, tol: float = DEFAULT_TOL,
+def is_pareto_optimal(problem: FiniteProblem, scores: ArrayLike, *, tol: float = DEFAULT_TOL,
                       method: str = "auto", backend: str = "highspy") -> bool:
     """Whether a scorer's AUC vector is Pareto-optimal on a finite problem (docs/theory.md §6).
 
@@ -404,7 +411,7 @@ def _supported_rows(F: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def supported_frontier(problem: Any, *, tol: float = DEFAULT_TOL,
+def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
                        return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Supported Pareto points: the convex-hull vertices reached by loss aggregation (docs/theory.md
     §4, §6; LA25 §3), K = 2.
@@ -508,13 +515,14 @@ def simplex_grid(K: int, resolution: int, *, max_points: int = SIMPLEX_GRID_MAX_
 
 
 def weight_sweep(
-    eta: Any = None,
-    pi: Any = None,
-    Y: Any = None,
+    eta: ArrayLike | None = None,
+    pi: ArrayLike | None = None,
+    Y: ArrayLike | None = None,
     *,
     n_weights: int = 101,
-    a: Any = None,
-    problem: Any = None,
+    a: ArrayLike | None = None,
+    problem: FiniteProblem | None = None,
+    max_points: int = SIMPLEX_GRID_MAX_POINTS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (docs/theory.md §4,
     §6): the empirical trace of the frontier that linear scalarisation reaches.
@@ -535,6 +543,8 @@ def weight_sweep(
         K ≥ 3: the simplex lattice with ``n_weights − 1`` divisions.
     a : array-like (m, K), optional — an explicit path of mixing weights (overrides ``n_weights``).
     problem : FiniteProblem, optional — exact population AUCs.
+    max_points : int — size limit on the simplex lattice (K ≥ 3), checked before allocating
+        (default ``SIMPLEX_GRID_MAX_POINTS = 10**6``); raise it deliberately.
 
     Returns
     -------
@@ -562,6 +572,15 @@ def weight_sweep(
         raise ValueError("weight_sweep needs 'eta' and 'pi' (or a 'problem').")
     E = check_probabilities(eta, "eta", ndim=2)
     K = E.shape[1]
+    pi_arr = check_probabilities(pi, "pi", ndim=1)
+    if pi_arr.shape != (K,):
+        raise ValueError(f"The 'pi' parameter must have one prior per label of 'eta' ({K}), got "
+                         f"shape {pi_arr.shape}.")
+    if problem is None:
+        Y_arr = check_binary(Y, "Y", ndim=2)
+        if Y_arr.shape != E.shape:
+            raise ValueError(f"The 'Y' parameter must have the shape of 'eta' {E.shape}, got "
+                             f"{Y_arr.shape}.")
     if a is None:
         if not isinstance(n_weights, (int, np.integer)) or n_weights < 2:
             raise ValueError(f"The 'n_weights' parameter must be an integer >= 2, got "
@@ -569,22 +588,31 @@ def weight_sweep(
         if K == 1:
             A = np.ones((1, 1))
         elif K == 2:
+            if n_weights > max_points:
+                raise ValueError(f"The 'n_weights' parameter ({n_weights}) is more than the limit "
+                                 f"max_points={max_points}; lower it or raise 'max_points'.")
             t = np.linspace(0.0, 1.0, int(n_weights))
             A = np.stack([1.0 - t, t], axis=1)
         else:
-            A = simplex_grid(K, int(n_weights) - 1)[::-1]
+            count = math.comb(int(n_weights) - 2 + K, K - 1)
+            if count > max_points:
+                raise ValueError(f"weight_sweep with K={K} labels and n_weights={n_weights} needs "
+                                 f"{count} weight vectors, more than the limit "
+                                 f"max_points={max_points}; lower 'n_weights', pass an explicit "
+                                 f"path 'a', or raise 'max_points'.")
+            A = simplex_grid(K, int(n_weights) - 1, max_points=max_points)[::-1]
     else:
         A = check_array(a, "a", ndim=2)
         if A.shape[1] != K:
             raise ValueError(f"The 'a' parameter must have {K} columns, got {A.shape[1]}.")
     out = np.empty((len(A), K))
     for r, a in enumerate(A):
-        f = loss_aggregation(E, pi, a)
-        out[r] = problem.auc(f) if problem is not None else multilabel_auc(Y, f)
+        f = loss_aggregation(E, pi_arr, a)
+        out[r] = problem.auc(f) if problem is not None else multilabel_auc(Y_arr, f)
     return A, out
 
 
-def frontier_table(problem, **frontier_options):
+def frontier_table(problem: FiniteProblem, **frontier_options: Any) -> pd.DataFrame:
     """The Pareto frontier of per-label AUCs of a finite problem as a table (docs/theory.md §6).
 
     ``frontier_options`` (``method``, ``eps``, ``time_limit``, ``dp_max_n``, ...) are passed to

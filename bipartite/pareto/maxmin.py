@@ -20,9 +20,10 @@ aggregation (docs/theory.md §4) that :func:`max_min_supported` searches over.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -33,6 +34,9 @@ from bipartite._utils.validation import (
 from bipartite.pareto.dp import DP_MAX_N
 from bipartite.pareto.frontier import exact_frontier
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 __all__ = ["BalancedWeights", "MaxMinPoint", "SupportedMaxMin", "balanced_weights",
            "max_min_gap", "max_min_point", "max_min_supported", "reachable_orders"]
@@ -127,11 +131,11 @@ class BalancedWeights:
 # --------------------------------------------------------------------------------------------
 # Validation
 # --------------------------------------------------------------------------------------------
-def _check_finite_problem(problem: Any) -> None:
+def _check_finite_problem(problem: FiniteProblem) -> None:
     check_problem_aucs_defined(problem, "the max-min AUC")
 
 
-def _check_weights(weights: Any, K: int) -> np.ndarray:
+def _check_weights(weights: ArrayLike, K: int) -> np.ndarray:
     """The criterion weights c: None -> ones; else K finite numbers > 0."""
     if weights is None:
         return np.ones(K)
@@ -149,7 +153,7 @@ def _check_weights(weights: Any, K: int) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # max_min_point: all weak orders
 # --------------------------------------------------------------------------------------------
-def max_min_point(problem: Any, *, weights: Any = None, method: str = "auto",
+def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, method: str = "auto",
                   time_limit: float | None = None) -> MaxMinPoint:
     r"""A weak order maximising ``min_k AUC_k / c_k`` over all weak orders, Pareto-optimal
     (docs/theory.md §13, §6.6).
@@ -215,14 +219,14 @@ def max_min_point(problem: Any, *, weights: Any = None, method: str = "auto",
     return MaxMinPoint(float(np.min(auc / c)), auc, scores, c, method)
 
 
-def _max_min_dp(problem: Any, c: np.ndarray, time_limit: float | None) -> np.ndarray:
+def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
     F, S = exact_frontier(problem, method="dp", time_limit=time_limit, return_scores=True)
     m = np.min(F / c, axis=1)
     best = np.flatnonzero(m >= m.max() - DEFAULT_TOL)
     return S[best[np.argmax(F[best].sum(axis=1))]]
 
 
-def _max_min_milp(problem: Any, c: np.ndarray, time_limit: float | None) -> np.ndarray:
+def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
     milp = auc_milp(problem, "highspy", time_limit)
     cn = c / c.max()  # t in [1/2, 1]: the all-tied order has every AUC = 1/2
     start = None
@@ -243,7 +247,7 @@ def _max_min_milp(problem: Any, c: np.ndarray, time_limit: float | None) -> np.n
 # --------------------------------------------------------------------------------------------
 # Orders of the loss-aggregation scorers f_a (the weight-space arrangement)
 # --------------------------------------------------------------------------------------------
-def _effective_scores(problem: Any) -> np.ndarray:
+def _effective_scores(problem: FiniteProblem) -> np.ndarray:
     """``E_ik = η_ik / (π_k (1 − π_k))``: ``f_a = E a`` (docs/theory.md §4)."""
     from bipartite.bayes import effective_weights
 
@@ -377,7 +381,7 @@ def _concrete_weights(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
     return a
 
 
-def reachable_orders(problem: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def reachable_orders(problem: FiniteProblem) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every weak order induced by a loss-aggregation scorer
     ``f_a = Σ_k a_k η_k / (π_k (1 − π_k))`` with ``a`` on the closed simplex (docs/theory.md §13).
 
@@ -440,7 +444,7 @@ def _breakpoint_groups(E: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], np.
     return np.array(bps), groups, end0, end1
 
 
-def balanced_weights(problem: Any, *, weights: Any = None) -> BalancedWeights:
+def balanced_weights(problem: FiniteProblem, *, weights: ArrayLike | None = None) -> BalancedWeights:
     r"""Closed form of the balanced loss-aggregation weighting for K = 2 (docs/theory.md §13).
 
     Along ``a = (1 − λ, λ)`` the scorer ``f_λ = (1 − λ) u + λ v``, ``u_i = η_i1/(π_1(1−π_1))``,
@@ -543,7 +547,7 @@ def _path_cells(E: np.ndarray) -> tuple[list[list[np.ndarray]], list[tuple[float
     return levels, cells
 
 
-def max_min_supported(problem: Any, *, weights: Any = None) -> SupportedMaxMin:
+def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = None) -> SupportedMaxMin:
     r"""The best ``min_k AUC_k / c_k`` over the loss-aggregation scorers (docs/theory.md §13).
 
     The candidates are the scorers ``f_a = Σ_k a_k η_k / (π_k (1 − π_k))`` for ``a`` on the
@@ -614,7 +618,7 @@ def max_min_supported(problem: Any, *, weights: Any = None) -> SupportedMaxMin:
                            interval)
 
 
-def max_min_gap(problem: Any, *, weights: Any = None, method: str = "auto",
+def max_min_gap(problem: FiniteProblem, *, weights: ArrayLike | None = None, method: str = "auto",
                 time_limit: float | None = None) -> float:
     """The price of insisting on a weighted-sum objective (docs/theory.md §13):
     ``max_min_point(...).value − max_min_supported(...).value`` (in units of

@@ -7,13 +7,17 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_option,
 )
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
 
 #: Default tolerance on AUC values: the ε-constraint step δ, the de-duplication radius and the
 #: margin of a strict improvement. AUC values are sums of ``O(n²)`` floating products, exact to
@@ -367,18 +371,22 @@ def milp_size(n: int, K: int = 2) -> tuple[int, int]:
     return n * (n - 1), n * (n - 1) // 2 + n * (n - 1) * (n - 2) + int(K)
 
 
-def auc_milp(problem: Any, backend: str, time_limit: float | None,
+def auc_milp(problem: FiniteProblem, backend: str, time_limit: float | None,
               tol: float = DEFAULT_TOL) -> WeakOrderMILP:
+    from bipartite._utils.validation import check_problem, check_tolerance
+
+    check_problem(problem)
+    check_tolerance(tol, "tol")
     return WeakOrderMILP([problem.pair_weights(k) for k in range(problem.K)],
                           backend=backend, time_limit=time_limit, tol=tol)
 
 
 def optimal_ranking(
-    problem: Any,
+    problem: FiniteProblem,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
-    w: Any = None,
-    costs: str | Any = "linear",
+    w: ArrayLike | None = None,
+    costs: str | ArrayLike = "linear",
     time_limit: float | None = None,
 ) -> np.ndarray:
     """Best weak order for the multipartite AUC, for any costs (docs/theory.md §3 (iii), §6).
@@ -409,8 +417,10 @@ def optimal_ranking(
     >>> optimal_ranking(P, costs="uniform").tolist()
     [2.0, 0.0, 1.0]
     """
-    from bipartite._utils.validation import warn_undefined
+    from bipartite._utils.validation import check_problem, check_time_limit, warn_undefined
 
+    check_problem(problem)
+    check_time_limit(time_limit)
     factors = problem.multipartite_pair_factors(aggregate=aggregate, w=w, costs=costs)
     if factors is None:
         warn_undefined("AUC_MP is undefined (the aggregated label is almost surely constant): "

@@ -60,7 +60,8 @@ class StudySpec:
 STUDIES: dict[str, StudySpec] = {}
 
 
-def register_study(name: str, *, figures=None):
+def register_study(name: str, *, figures: Callable[..., object] | None = None
+                   ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a study function under ``name``.
 
     The function must take a keyword ``seed`` (int) and return a row (dict), a list of rows or a

@@ -9,6 +9,7 @@ or the key it is about, and says what to do next. Command-line front ends map
 from __future__ import annotations
 
 import errno as _errno
+import os
 
 #: Exit status of a driver stopped by SIGTERM (128 + 15, the shell convention).
 EXIT_SIGTERM = 143
@@ -26,7 +27,8 @@ class StudyLockedError(StudyError):
     written by the holder; values may be ``None`` when unreadable).
     """
 
-    def __init__(self, message: str, *, study_dir=None, lock_path=None, holder=None):
+    def __init__(self, message: str, *, study_dir: str | os.PathLike | None = None,
+                 lock_path: str | os.PathLike | None = None, holder: dict | None = None):
         super().__init__(message)
         self.study_dir = study_dir
         self.lock_path = lock_path
@@ -38,7 +40,7 @@ class StudyIOError(StudyError, OSError):
     permission...). Also an :class:`OSError`; ``errno`` is that of the underlying error and
     ``path`` the file concerned."""
 
-    def __init__(self, message: str, *, path=None, errno: int | None = None):
+    def __init__(self, message: str, *, path: str | os.PathLike | None = None, errno: int | None = None):
         super().__init__(message)
         self.path = path
         self.errno = errno

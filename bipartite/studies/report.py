@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,12 +16,15 @@ from bipartite.studies.config import STUDIES
 from bipartite.studies.runner import read_manifest, read_results
 from bipartite.studies.tasks import TASK_COLUMNS
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # --------------------------------------------------------------------------------------------
 # Figures and tables from results folders (shared helpers; analysis/ scripts call these)
 # --------------------------------------------------------------------------------------------
 
 
-def mean_and_se(df, by: list[str], value: str):
+def mean_and_se(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     """Mean, standard error and count of ``value`` per group ``by`` (NaN-aware)."""
     g = df.groupby(by, sort=True, dropna=False)[value]
     out = g.agg(["mean", "std", "count"]).reset_index()
@@ -101,7 +105,7 @@ def study_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> l
     return generic_figures(study_dir, fig_dir)
 
 
-def markdown_table(df, *, digits: int = 4) -> str:
+def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
     """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``).
 
     >>> import pandas as pd
@@ -127,7 +131,7 @@ def markdown_table(df, *, digits: int = 4) -> str:
     return "\n".join([head, rule, *body])
 
 
-def study_summary_table(study_dir: str | os.PathLike):
+def study_summary_table(study_dir: str | os.PathLike) -> pd.DataFrame:
     """Mean, standard error and count of every numeric result column per grid point (and per
     text column of the results, e.g. a method name) of a study folder."""
     import pandas as pd
@@ -154,7 +158,7 @@ def study_summary_table(study_dir: str | os.PathLike):
     return pd.concat(pieces, axis=1).reset_index()
 
 
-def write_table(df, table_dir: str | os.PathLike, name: str, *, note: str = "",
+def write_table(df: pd.DataFrame, table_dir: str | os.PathLike, name: str, *, note: str = "",
                 digits: int = 4) -> list[Path]:
     """Write a key-number table as ``<table_dir>/<name>.csv`` and ``<name>.md`` (Markdown, with an
     optional note above it, :func:`markdown_table`); return both paths.

@@ -71,7 +71,7 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bipartite.studies.config import (
     BACKENDS,
@@ -103,6 +103,9 @@ from bipartite.studies.files import (
 )
 from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
 from bipartite.studies.tasks import Task, canonical_json, expand_tasks
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "resume_study",
            "run_study", "study_status", "write_text_atomic"]
@@ -149,7 +152,7 @@ class StudyResult:
     """What a run of a study did: the tidy results and the task counts."""
 
     study_dir: Path
-    results: Any  # pandas.DataFrame
+    results: pd.DataFrame
     n_tasks: int
     n_skipped: int
     n_run: int
@@ -346,7 +349,7 @@ def _table_value(value: Any) -> Any:
 
 
 def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = None,
-                    write: bool = True):
+                    write: bool = True) -> pd.DataFrame:
     """Gather the finished tasks of a study folder into one tidy ``pandas.DataFrame``.
 
     One row per result row of each task, in task order (never completion order): columns
@@ -427,7 +430,7 @@ def _write_table(df, parquet_path: Path, csv_path: Path, study_dir: Path) -> Non
     _write_csv(df, csv_path, study_dir)
 
 
-def read_results(study_dir: str | os.PathLike):
+def read_results(study_dir: str | os.PathLike) -> pd.DataFrame:
     """The tidy results table of a finished study folder (``results.parquet``)."""
     import pandas as pd
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from bipartite.pareto.dominance import (
     _merge_close,
@@ -260,3 +263,33 @@ def test_subset_dp_rejects_non_finite_weights():
     Ws[0, 0, 1] = np.nan
     with pytest.raises(ValueError, match="'Ws'"):
         subset_dp(Ws, 1e-12)
+
+
+# ------------------------------------------------------------------------------------------
+# Property: on any point set with ties and duplicates, the filters are the rule itself
+# ------------------------------------------------------------------------------------------
+@st.composite
+def tied_point_sets(draw):
+    """Up to 400 rows of K = 2..5 columns from a small integer grid (exact ties, duplicates,
+    whole rows repeated), scaled by a power of two (exact) and shifted."""
+    K = draw(st.integers(2, 5))
+    m = draw(st.integers(1, 400))
+    levels = draw(st.integers(1, 6))
+    P = draw(hnp.arrays(np.int64, (m, K), elements=st.integers(0, levels)))
+    scale = 2.0 ** draw(st.integers(-3, 3))
+    return P * scale - draw(st.sampled_from([0.0, 1.0, -3.5]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(P=tied_point_sets(), tol_steps=st.sampled_from([0.0, 0.5, 1.0, 1.5]))
+def test_filters_equal_brute_force_on_tied_point_sets(P, tol_steps):
+    """The output-sensitive filters (K = 2 sweep, K = 3 staircase, divide and conquer for K > 3)
+    equal the O(m²) brute-force rule, exactly (tol = 0) and at resolutions of the order of the
+    grid step (ties within tol, chains of near ties); pareto_filter keeps every duplicate of a
+    non-dominated row."""
+    step = np.min(np.diff(np.unique(P)), initial=1.0)
+    tol = tol_steps * step
+    np.testing.assert_array_equal(new_filter(P, tol), brute_mask(P, tol))
+    exact = brute_mask(P, 0.0)
+    np.testing.assert_array_equal(pareto_filter(P), exact)
+    np.testing.assert_array_equal(pareto_filter(-P, maximize=False), exact)

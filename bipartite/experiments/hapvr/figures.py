@@ -5,11 +5,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pandas as pd
 
 __all__ = ["LOSSES", "METRICS", "VANISH_THRESHOLD", "gradient_figure", "key_numbers",
            "learning_curves_figure", "runs_table", "training_figures", "training_table"]
@@ -53,14 +58,14 @@ def _first_run(df):
 # ----------------------------------------------------------------------------------------------
 
 
-def runs_table(*dfs):
+def runs_table(*dfs: pd.DataFrame | None) -> pd.DataFrame:
     """One row per (dataset, split, replicate, loss): test metrics after the fixed budget."""
     final = _kind(_concat(dfs), "final")
     cols = ["dataset", "split", "replicate", "seed", "loss", *METRICS]
     return final[cols].reset_index(drop=True) if not final.empty else final
 
 
-def training_table(*dfs):
+def training_table(*dfs: pd.DataFrame | None) -> pd.DataFrame:
     """Mean over runs (seeds and MQ2008 folds) of the test metrics per (dataset, loss), their
     standard errors ``*_se``, and the shares of the gradient diagnostic averaged over training
     (``*_avg``: the mean over runs of each run's mean over its recorded steps)."""
@@ -85,7 +90,7 @@ def training_table(*dfs):
     return table
 
 
-def key_numbers(*dfs) -> dict[str, Any]:
+def key_numbers(*dfs: pd.DataFrame | None) -> dict[str, Any]:
     """The headline numbers: ``<dataset>_<loss>_<metric>`` (means over runs, metrics and the
     averaged vanishing shares) and, per dataset, how many runs QuadLinear-AP beats Smooth-AP and
     the pairwise logistic loss in MAP (``<dataset>_quadlinear_beats_*_runs``, ``<dataset>_n_runs``)."""
@@ -124,7 +129,7 @@ def _smooth(steps: np.ndarray, values: np.ndarray, width: int) -> tuple[np.ndarr
     return s[width - 1:], np.convolve(v, np.ones(width) / width, mode="valid")
 
 
-def gradient_figure(df, fig_dir: Path) -> list[Path]:
+def gradient_figure(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """The gradient-vanishing diagnostic during training (cf. HAP-VR Fig. 4), one line per loss,
     from the ``"curve"`` rows of the first run: ``hapvr_gradient_vanishing_<dataset>``."""
     curve = _first_run(_kind(df, "curve"))
@@ -151,7 +156,7 @@ def gradient_figure(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, f"hapvr_gradient_vanishing_{dataset.lower()}")
 
 
-def learning_curves_figure(dfs, fig_dir: Path) -> list[Path]:
+def learning_curves_figure(dfs: Sequence[pd.DataFrame | None], fig_dir: Path) -> list[Path]:
     """Test MAP per epoch of the first run of each loss, one panel per dataset
     (``hapvr_learning_curves``), from the ``"epoch"`` rows."""
     runs = [_first_run(_kind(df, "epoch")) for df in dfs if df is not None]
@@ -171,7 +176,7 @@ def learning_curves_figure(dfs, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "hapvr_learning_curves")
 
 
-def training_figures(df, fig_dir: Path) -> list[Path]:
+def training_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """Figures of one HAP-VR study (``hapvr.synthetic`` or ``hapvr.mq2008``): the
     gradient-vanishing figure of its dataset."""
     return gradient_figure(df, Path(fig_dir))

@@ -43,7 +43,7 @@ SIZES: dict[str, dict[str, Any]] = {
 }
 
 
-def find_mq2008(option: Any = None) -> Path | None:
+def find_mq2008(option: str | os.PathLike | None = None) -> Path | None:
     """The folder with ``mq2008_S1.txt`` .. ``mq2008_S5.txt``: the ``letor`` option when given,
     else ``letor/`` of the data folder (:func:`bipartite.data.data_dir`: ``$BIPARTITE_DATA``, else
     ``../shared/data``); ``None`` when the files are not all there (the MQ2008 study is then not

@@ -12,11 +12,14 @@ docs/theory.md §11 (LR2PPO).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "CONTROL",
@@ -50,14 +53,14 @@ def _final(df):
     return df[df["kind"] == "final"]
 
 
-def runs_table(df):
+def runs_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (seed, method, annotation fraction): test NDCG@k on MQ2008 S5 and the
     reward-model accuracy on S5's partial-order pairs."""
     return _final(df)[["replicate", "seed", "method", "fraction", *_NDCG,
                        "rm_accuracy"]].reset_index(drop=True)
 
 
-def annotation_table(df):
+def annotation_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean over seeds per (method, fraction) (cf. LR2PPO Tab. 3); ``*_se``: standard error."""
     sub = _final(df)
     g = sub.groupby(["method", "fraction"], sort=False)
@@ -69,7 +72,7 @@ def annotation_table(df):
     return table
 
 
-def gains_table(df):
+def gains_table(df: pd.DataFrame) -> pd.DataFrame:
     """NDCG gain of every method over stage 1, paired by seed: mean and minimum over seeds."""
     import pandas as pd
 
@@ -87,7 +90,7 @@ def gains_table(df):
     return pd.DataFrame(gains)
 
 
-def key_numbers(df) -> dict[str, Any]:
+def key_numbers(df: pd.DataFrame) -> dict[str, Any]:
     """The headline numbers: mean NDCG@k and reward-model accuracy per (method, fraction)
     (``"LR2PPO (stage 3)|f0.1|ndcg@10"``, ``"stage 1|f0|ndcg@10"``), the paired gains of stage 3
     over stage 1 (``"gain_ndcg@10_f0.1"``), ``"stage3_improves_all"`` (every k, fraction and
@@ -111,7 +114,7 @@ def key_numbers(df) -> dict[str, Any]:
     return out
 
 
-def mq2008_figures(df, fig_dir: Path) -> list[Path]:
+def mq2008_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """``lr2ppo_ndcg_vs_annotation`` (NDCG@k against the annotated fraction, cf. Tab. 3) and
     ``lr2ppo_training_curves`` (test NDCG@10 along PPO, mean over seeds, cf. Fig. 3)."""
     paths: list[Path] = []

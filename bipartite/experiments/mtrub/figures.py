@@ -5,11 +5,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["AGGREGATORS", "BANKING_LABELS", "aggregation_table", "banking_figures",
            "check_table", "frontier_figure", "key_numbers", "models_figure", "models_table",
@@ -56,13 +59,13 @@ def _mean_table(df, by: list[str], cols: list[str]):
     return out
 
 
-def models_table(df):
+def models_table(df: pd.DataFrame) -> pd.DataFrame:
     """Synthetic learners: mean over replicates of test AUC, gAUC and nDCG@10 per (model, label),
     each label ranked by its own head (cf. MTRUB Table 1)."""
     return _mean_table(_kind(df, "head"), ["model", "label"], ["auc", "gauc", "ndcg10"])
 
 
-def aggregation_table(df, by: str = "probabilities"):
+def aggregation_table(df: pd.DataFrame, by: str = "probabilities") -> pd.DataFrame:
     """Mean over replicates of every per-label metric of each aggregated scorer, per ``by``
     (``"probabilities"`` for the synthetic study, ``"model"`` for Banking) and ``scorer``."""
     sub = _kind(df, "aggregation").dropna(axis=1, how="all")
@@ -70,7 +73,7 @@ def aggregation_table(df, by: str = "probabilities"):
     return _mean_table(sub, [by, "scorer"], cols)
 
 
-def check_table(*dfs):
+def check_table(*dfs: pd.DataFrame | None) -> pd.DataFrame:
     """The Pareto checks of every replicate (one row per dataset, replicate and probability
     source; see :func:`~bipartite.experiments.mtrub.studies.pareto_check_row`)."""
     import pandas as pd
@@ -90,7 +93,7 @@ def check_table(*dfs):
     return out
 
 
-def key_numbers(synthetic=None, banking=None) -> dict[str, Any]:
+def key_numbers(synthetic: pd.DataFrame | None = None, banking: pd.DataFrame | None = None) -> dict[str, Any]:
     """The headline numbers of the MTRUB study (means over replicates), keyed as the claims and
     tests quote them (e.g. ``synthetic_MMoE_mean_gauc``, ``banking_mmoe_val_pareto_still_pareto_on_test``)."""
     res: dict[str, Any] = {}
@@ -139,7 +142,7 @@ def key_numbers(synthetic=None, banking=None) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------
 
 
-def frontier_figure(df, names: list[str], i: int, j: int, title: str, fig_dir: Path,
+def frontier_figure(df: pd.DataFrame, names: list[str], i: int, j: int, title: str, fig_dir: Path,
                     stem: str) -> list[Path]:
     """Test gAUCs of labels ``i`` and ``j`` for every exponent of the grid (fusion and linear
     families), the fusion's test frontier and the aggregated scorers, from the ``"front"`` and
@@ -171,7 +174,7 @@ def frontier_figure(df, names: list[str], i: int, j: int, title: str, fig_dir: P
     return save_figures(fig, fig_dir, stem)
 
 
-def models_figure(df, fig_dir: Path) -> list[Path]:
+def models_figure(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """Bar chart of test gAUC and nDCG@10 per label and model (own head; mean ± s.e.)."""
     heads = _kind(df, "head")
     fig, axes = new_figure(1, 2, figsize=(9, 3.6))
@@ -205,7 +208,7 @@ def _first_task(df, mask):
     return sub, (int(rep), int(sub["seed"].iloc[0]))
 
 
-def synthetic_figures(df, fig_dir: Path) -> list[Path]:
+def synthetic_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """Figures of ``mtrub.synthetic``: ``mtrub_models`` and ``mtrub_frontier_synthetic`` (MMoE
     probabilities, first replicate, click vs long stay)."""
     fig_dir = Path(fig_dir)
@@ -221,7 +224,7 @@ def synthetic_figures(df, fig_dir: Path) -> list[Path]:
     return paths
 
 
-def banking_figures(df, fig_dir: Path) -> list[Path]:
+def banking_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """Figure of ``mtrub.banking``: ``mtrub_frontier_banking`` (MMoE probabilities, first
     replicate, personal loan vs CD account: a projection of the five labels)."""
     if "model" not in df:

@@ -39,7 +39,7 @@ SIZES: dict[str, dict[str, int]] = {
 }
 
 
-def banking_path(option: Any = None) -> Path | None:
+def banking_path(option: str | os.PathLike | None = None) -> Path | None:
     """The Banking CSV: the ``banking`` option (the file, or a folder holding
     :data:`BANKING_FILE`) when given, else :data:`BANKING_FILE` in the data folder
     (:func:`bipartite.data.data_file`: ``$BIPARTITE_DATA``, else ``../shared/data``); ``None`` when

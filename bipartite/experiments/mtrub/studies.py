@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from bipartite.experiments.mtrub.figures import (
     synthetic_figures,
 )
 from bipartite.studies.config import register_study
+
+if TYPE_CHECKING:
+    from bipartite.contrib.fusion import FusionSearch
 
 __all__ = ["LIST_SIZE", "aggregate_scores", "label_metrics", "mtrub_banking", "mtrub_synthetic",
            "pareto_check_row"]
@@ -135,7 +138,7 @@ def aggregate_scores(P: np.ndarray, gamma: np.ndarray, prior: np.ndarray) -> dic
     }
 
 
-def pareto_check_row(P_test: np.ndarray, Y_test: np.ndarray, g_test: np.ndarray, search: Any,
+def pareto_check_row(P_test: np.ndarray, Y_test: np.ndarray, g_test: np.ndarray, search: FusionSearch,
                      agg_scores: dict[str, np.ndarray], names: list[str],
                      ) -> tuple[dict[str, Any], list[dict]]:
     """Test-set behaviour of a validation frontier (a :class:`~bipartite.contrib.fusion.FusionSearch`)

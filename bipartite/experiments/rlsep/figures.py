@@ -17,11 +17,14 @@ Decision rules (stated before running; see ``papers/rlsep/claims_label_ranking.t
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "BASELINES",
@@ -64,13 +67,13 @@ def _kind(df, kind: str):
     return sub.sort_values(["_order", "replicate"], kind="stable").drop(columns="_order")
 
 
-def runs_table(df):
+def runs_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (network seed, loss): ``R_*`` ranked metrics, ``U_*`` unranked metrics."""
     sub = _kind(df, "metrics")
     return sub[["replicate", "seed", "loss", *_metric_columns()]].reset_index(drop=True)
 
 
-def label_ranking_table(df):
+def label_ranking_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean over network seeds of every metric per loss, with standard errors ``*_se``
     (cf. RLSEP Tab. 1)."""
     sub = _kind(df, "metrics")
@@ -101,7 +104,7 @@ def _paired(wide, a: str, b: str) -> dict[str, Any]:
             "max_diff": float(diff.max()), "p_greater": p, "n_seeds": n}
 
 
-def comparison_table(df):
+def comparison_table(df: pd.DataFrame) -> pd.DataFrame:
     """RLSEP minus each baseline on every metric, paired over seeds, with the verdict
     (``beats`` / ``tie`` / ``worse`` / ``differs``, rules in the module docstring)."""
     import pandas as pd
@@ -122,7 +125,7 @@ def comparison_table(df):
     return pd.DataFrame(out)
 
 
-def accuracy_by_num_relevant_table(df):
+def accuracy_by_num_relevant_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean ranked accuracy on the test instances with a given number of relevant labels
     (cf. RLSEP Fig. 5)."""
     sub = _kind(df, "by_num_relevant")
@@ -131,7 +134,7 @@ def accuracy_by_num_relevant_table(df):
             .reset_index())
 
 
-def key_numbers(df) -> dict[str, Any]:
+def key_numbers(df: pd.DataFrame) -> dict[str, Any]:
     """The headline numbers: mean metric per loss (``"RLSEP_R_accuracy"``), every verdict
     (``"verdict_R_accuracy_vs_LSEP"``), ranked accuracy by number of relevant labels
     (``"LSEP_R_accuracy_m6"``), ``"ranked_beats_all"``, ``"unranked_ties_all"``,
@@ -157,7 +160,7 @@ def key_numbers(df) -> dict[str, Any]:
     return out
 
 
-def label_ranking_figures(df, fig_dir: Path) -> list[Path]:
+def label_ranking_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     """``rlsep_metrics`` (mean metrics per loss, cf. Tab. 1) and ``rlsep_rank_structure``
     (ranked accuracy by number of relevant labels, cf. Fig. 5; calibration, cf. Fig. 3)."""
     paths: list[Path] = []

@@ -1,0 +1,464 @@
+"""The fuzz registry: one valid call per public callable, with the kind of every parameter that
+bad-input families are fed to (in the spirit of scikit-learn's ``test_common.py``).
+
+A :class:`Case` holds the callable, its valid keyword arguments and ``kinds`` (parameter -> kind);
+:data:`FAMILIES` turns a kind into bad values. Callables that are not fuzzed here are listed in
+:mod:`tests.fuzz.exempt` with a reason; ``test_registry_is_complete`` fails when a public callable
+is in neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bipartite import (
+    bayes,
+    consistency,
+    dictatorship,
+    labels,
+    metrics,
+    pareto,
+    population,
+    ranked_metrics,
+    surrogates,
+)
+from bipartite.contrib import ap_training, fusion, label_ranking, lr2ppo
+from bipartite.data import clicks, synthetic
+from bipartite.diagnostics import delong_auc_variance, delong_paired_test
+from bipartite.learners import base as lbase
+from bipartite.learners import maxmin as lmaxmin
+from bipartite.learners import nets
+from bipartite.pareto import dominance, milp
+from bipartite.population import FiniteProblem
+from bipartite.studies import tasks as stasks
+
+
+@dataclass(frozen=True)
+class Case:
+    fn: Callable[..., Any]
+    kwargs: dict[str, Any]
+    kinds: dict[str, str] = field(default_factory=dict)
+    slow: bool = False  # fuzz families only under -m slow
+    alt_forms: bool = False  # array arguments in other forms must give the same answer
+    weight: str | None = None  # name of a sample-weight argument (rescaling must not matter)
+    mismatch: bool = True  # array arguments share a length: a shorter one must be refused
+
+    def call(self, **override: Any) -> Any:
+        return self.fn(**{**self.kwargs, **override})
+
+
+# ---------------------------------------------------------------------------------------------
+# valid data
+# ---------------------------------------------------------------------------------------------
+_rng = np.random.default_rng(0)
+y1 = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+s1 = np.array([0.1, 0.9, 0.2, 0.8, 0.7, 0.35, 0.6, 0.4])
+w1 = np.array([1.0, 2.0, 0.5, 1.0, 1.5, 1.0, 3.0, 0.25])
+Y2 = np.array([[0, 1], [1, 0], [0, 0], [1, 1], [1, 0], [0, 1], [1, 1], [0, 0]])
+grades = np.array([0, 2, 1, 2, 1, 0, 2, 1])
+qid8 = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+R3 = np.array([[2, 0, 1], [1, 2, 0], [0, 1, 3], [3, 2, 1]])
+S3 = np.array([[0.9, 0.1, 0.5], [0.2, 0.8, 0.1], [0.1, 0.4, 0.9], [0.7, 0.5, 0.2]])
+B3 = (R3 > 0).astype(int)
+P = FiniteProblem.random(5, 2, seed=0)
+fP = np.array([0.3, 0.1, 0.5, 0.2, 0.4])
+eta = np.array([[0.9, 0.2], [0.3, 0.3], [0.1, 0.8], [0.6, 0.5]])
+pi2 = np.array([0.4, 0.3])
+delta3 = np.array([[0.0, 0.2, -0.1], [-0.2, 0.0, 0.3], [0.1, -0.3, 0.0]])
+joint = population.independent_joint(eta)
+pts = np.array([[0.9, 0.1], [0.5, 0.5], [0.1, 0.9], [0.4, 0.4]])
+t6 = np.array([[0.3, -0.2, 1.5, 0.1, 0.0, 0.7]])
+l6 = np.array([[1.0, 0.0, 1.0, 0.0, 0.0, 1.0]])
+
+C = Case
+CASES: dict[str, Case] = {
+    # metrics --------------------------------------------------------------------------------
+    "bipartite.metrics.auc": C(metrics.auc, dict(y_true=y1, y_score=s1, sample_weight=w1),
+                               dict(y_true="bin", y_score="arr", sample_weight="w"),
+                               alt_forms=True, weight="sample_weight"),
+    "bipartite.metrics.average_precision": C(
+        metrics.average_precision, dict(y_true=y1, y_score=s1, sample_weight=w1),
+        dict(y_true="bin", y_score="arr", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
+    "bipartite.metrics.multilabel_auc": C(
+        metrics.multilabel_auc, dict(Y=Y2, y_score=s1, sample_weight=w1),
+        dict(Y="bin", y_score="arr", sample_weight="w"), alt_forms=True, weight="sample_weight"),
+    "bipartite.metrics.multipartite_auc": C(
+        metrics.multipartite_auc, dict(y_true=grades, y_score=s1, costs="linear",
+                                       sample_weight=w1),
+        dict(y_true="grades", y_score="arr", costs="opt", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
+    "bipartite.metrics.group_auc": C(
+        metrics.group_auc, dict(y_true=y1, y_score=s1, groups=qid8, sample_weight=w1),
+        dict(y_true="bin", y_score="arr", groups="arr", sample_weight="w", weighting="opt"),
+        alt_forms=True, weight="sample_weight"),
+    "bipartite.metrics.ndcg_at_k": C(
+        metrics.ndcg_at_k, dict(relevance=grades, y_score=s1, k=3, groups=qid8),
+        dict(relevance="grades", y_score="arr", k="int", gain="opt"), alt_forms=True),
+    "bipartite.metrics.diff_auc": C(metrics.diff_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
+                                    mismatch=False),
+    "bipartite.metrics.min_auc": C(metrics.min_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
+                                   mismatch=False),
+    "bipartite.metrics.weighted_auc": C(
+        metrics.weighted_auc, dict(y_score=s1, pos_weight=(y1 * w1)[:, None],
+                                   neg_weight=((1 - y1) * w1)[:, None]),
+        dict(y_score="arr", pos_weight="w", neg_weight="w"), alt_forms=True),
+    "bipartite.metrics.weighted_multipartite_auc": C(
+        metrics.weighted_multipartite_auc,
+        dict(y_score=[0.0, 1.0, 0.5], level_weight=[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]],
+             costs=[[0, 0], [1, 0]]),
+        dict(y_score="arr", level_weight="w", costs="w")),
+    # ranked metrics -------------------------------------------------------------------------
+    **{f"bipartite.ranked_metrics.{n}": C(getattr(ranked_metrics, n), dict(ranks=R3, y_score=S3),
+                                          dict(ranks="grades", y_score="arr"), alt_forms=True)
+       for n in ("ranked_accuracy", "ranked_exact_match", "ranked_f1", "ranked_map",
+                 "ranked_precision", "ranked_recall", "ranked_scores")},
+    "bipartite.ranked_metrics.unranked_scores": C(
+        ranked_metrics.unranked_scores, dict(y_true=B3, y_pred=(S3 > 0.45).astype(int)),
+        dict(y_true="bin", y_pred="bin"), alt_forms=True),
+    # labels ---------------------------------------------------------------------------------
+    "bipartite.labels.cost_matrix": C(labels.cost_matrix, dict(levels=[0, 1, 2], costs="gain"),
+                                      dict(levels="grades", costs="opt"), mismatch=False),
+    "bipartite.labels.aggregate_labels": C(labels.aggregate_labels, dict(Y=Y2, aggregate="sum"),
+                                           dict(Y="bin", aggregate="opt", w="w"), mismatch=False),
+    "bipartite.labels.pairwise_preference": C(labels.pairwise_preference, dict(problem=P),
+                                              dict(problem="problem", aggregate="opt")),
+    "bipartite.labels.is_transitive": C(labels.is_transitive, dict(delta=delta3),
+                                        dict(delta="arr", atol="tol"), mismatch=False),
+    "bipartite.labels.find_cycle": C(labels.find_cycle, dict(delta=delta3),
+                                     dict(delta="arr", atol="tol"), mismatch=False),
+    "bipartite.labels.preference_scores": C(labels.preference_scores, dict(delta=delta3),
+                                            dict(delta="arr", atol="tol"), mismatch=False),
+    # bayes ----------------------------------------------------------------------------------
+    "bipartite.bayes.effective_weights": C(bayes.effective_weights, dict(pi=pi2, a=[1.0, 2.0]),
+                                           dict(pi="prob", a="w")),
+    "bipartite.bayes.loss_aggregation": C(bayes.loss_aggregation, dict(eta=eta, pi=pi2),
+                                          dict(eta="prob", pi="prob", a="w")),
+    "bipartite.bayes.label_aggregation": C(bayes.label_aggregation, dict(problem=P),
+                                           dict(problem="problem", atol="tol", aggregate="opt",
+                                                w="w")),
+    "bipartite.bayes.label_aggregation_scores": C(
+        bayes.label_aggregation_scores, dict(eta=eta, joint=joint),
+        dict(eta="prob", joint="prob", aggregate="opt")),
+    "bipartite.bayes.anticorrelation_identity": C(bayes.anticorrelation_identity,
+                                                  dict(joint=joint), dict(joint="prob"),
+                                                  mismatch=False),
+    # consistency ----------------------------------------------------------------------------
+    **{f"bipartite.consistency.{n}": C(getattr(consistency, n), dict(problem=P),
+                                       dict(problem="problem", objective="opt"))
+       for n in ("objective_factors", "objective_pair_weights", "bayes_scores", "plugin_scores")},
+    "bipartite.consistency.objective_value": C(consistency.objective_value,
+                                               dict(problem=P, scores=fP),
+                                               dict(problem="problem", scores="arr")),
+    "bipartite.consistency.auc_regret": C(consistency.auc_regret, dict(problem=P, scores=fP),
+                                          dict(problem="problem", scores="arr")),
+    "bipartite.consistency.infimum_attained": C(
+        consistency.infimum_attained, dict(W=np.abs(delta3)), dict(W="w"), mismatch=False),
+    "bipartite.consistency.surrogate_minimizer": C(
+        consistency.surrogate_minimizer, dict(problem=P),
+        dict(problem="problem", surrogate="opt", solver="opt"), slow=True),
+    "bipartite.consistency.exponential_fixed_point": C(
+        consistency.exponential_fixed_point, dict(problem=P),
+        dict(problem="problem", tol="tol", max_iter="int")),
+    # dictatorship ---------------------------------------------------------------------------
+    "bipartite.dictatorship.effective_weight_shares": C(
+        dictatorship.effective_weight_shares, dict(pi=pi2), dict(pi="prob", a="w")),
+    "bipartite.dictatorship.dictator": C(dictatorship.dictator, dict(pi=[0.05, 0.5]),
+                                         dict(pi="prob", a="w")),
+    "bipartite.dictatorship.dictator_threshold": C(dictatorship.dictator_threshold,
+                                                   dict(pi=pi2, k=0), dict(pi="prob", k="int")),
+    "bipartite.dictatorship.cross_pair_win_rate": C(
+        dictatorship.cross_pair_win_rate, dict(Y=Y2, scores=s1, k=0, j=1, sample_weight=w1),
+        dict(Y="bin", scores="arr", k="int", j="int", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
+    "bipartite.dictatorship.near_tie_rate": C(
+        dictatorship.near_tie_rate, dict(Y=Y2, scores=s1, k=0, j=1, tol=0.05, sample_weight=w1),
+        dict(Y="bin", scores="arr", k="int", tol="tol", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
+    "bipartite.dictatorship.report": C(dictatorship.report, dict(Y=Y2, scores=s1),
+                                       dict(Y="bin", scores="arr", tol="tol")),
+    "bipartite.dictatorship.population_win_rate": C(
+        dictatorship.population_win_rate, dict(problem=P, scores=fP, k=0, j=1),
+        dict(problem="problem", scores="arr", k="int")),
+    "bipartite.dictatorship.label_vector_order": C(
+        dictatorship.label_vector_order, dict(kind="loss", pi=pi2),
+        dict(kind="opt", pi="prob", K="size")),
+    # population -----------------------------------------------------------------------------
+    "bipartite.population.FiniteProblem": C(FiniteProblem,
+                                            dict(mass=[0.5, 0.5], label_probs=[[0.8, 0.2], [0.3, 0.7]]),
+                                            dict(mass="prob", label_probs="prob")),
+    "bipartite.population.label_vectors": C(population.label_vectors, dict(K=3),
+                                            dict(K="size")),
+    "bipartite.population.check_n_labels": C(population.check_n_labels, dict(K=3),
+                                             dict(K="size")),
+    "bipartite.population.independent_joint": C(population.independent_joint, dict(eta=eta),
+                                                dict(eta="prob"), mismatch=False),
+    "bipartite.population.gaussian_copula_joint": C(population.gaussian_copula_joint,
+                                                    dict(eta=eta, rho=0.3),
+                                                    dict(eta="prob", rho="unit")),
+    "bipartite.population.win_matrix": C(population.win_matrix, dict(scores=fP),
+                                         dict(scores="arr"), mismatch=False),
+    "bipartite.population.enumerate_weak_orders": C(population.enumerate_weak_orders, dict(n=3),
+                                                    dict(n="size")),
+    # pareto ---------------------------------------------------------------------------------
+    "bipartite.pareto.dominance.dominates": C(dominance.dominates, dict(a=[0.9, 0.5], b=[0.8, 0.5]),
+                                              dict(a="arr", b="arr")),
+    "bipartite.pareto.dominance.pareto_filter": C(dominance.pareto_filter, dict(points=pts),
+                                                  dict(points="arr"), mismatch=False),
+    "bipartite.pareto.dominance.hypervolume": C(dominance.hypervolume,
+                                                dict(points=pts, reference=[0.0, 0.0]),
+                                                dict(points="arr", reference="arr")),
+    "bipartite.pareto.frontier.simplex_grid": C(pareto.simplex_grid, dict(K=3, resolution=4),
+                                                dict(K="size", resolution="size",
+                                                     max_points="size")),
+    "bipartite.pareto.frontier.exact_frontier": C(
+        pareto.exact_frontier, dict(problem=P),
+        dict(problem="problem", tol="tol", eps="tol", time_limit="pos", method="opt")),
+    "bipartite.pareto.frontier.supported_frontier": C(pareto.supported_frontier, dict(problem=P),
+                                                      dict(problem="problem", tol="tol")),
+    "bipartite.pareto.frontier.is_pareto_optimal": C(
+        pareto.is_pareto_optimal, dict(problem=P, scores=fP),
+        dict(problem="problem", scores="arr", tol="tol", method="opt")),
+    "bipartite.pareto.frontier.weight_sweep": C(
+        pareto.weight_sweep, dict(eta=eta, pi=pi2, Y=Y2[:4], n_weights=5),
+        dict(eta="prob", pi="prob", Y="bin", n_weights="size")),
+    "bipartite.pareto.frontier.frontier_table": C(pareto.frontier_table, dict(problem=P),
+                                                  dict(problem="problem")),
+    "bipartite.pareto.milp.milp_size": C(pareto.milp_size, dict(n=5, K=2),
+                                         dict(n="size", K="size")),
+    "bipartite.pareto.milp.optimal_ranking": C(pareto.optimal_ranking, dict(problem=P),
+                                               dict(problem="problem", time_limit="pos",
+                                                    costs="opt")),
+    "bipartite.pareto.milp.auc_milp": C(milp.auc_milp,
+                                        dict(problem=P, backend="highspy", time_limit=None),
+                                        dict(problem="problem", backend="opt", tol="tol")),
+    "bipartite.pareto.maxmin.max_min_point": C(pareto.max_min_point, dict(problem=P),
+                                               dict(problem="problem", time_limit="pos",
+                                                    weights="w", method="opt")),
+    "bipartite.pareto.maxmin.max_min_gap": C(pareto.max_min_gap, dict(problem=P),
+                                             dict(problem="problem", weights="w")),
+    "bipartite.pareto.maxmin.max_min_supported": C(pareto.max_min_supported, dict(problem=P),
+                                                   dict(problem="problem", weights="w")),
+    "bipartite.pareto.maxmin.balanced_weights": C(pareto.balanced_weights, dict(problem=P),
+                                                  dict(problem="problem", weights="w")),
+    "bipartite.pareto.maxmin.reachable_orders": C(pareto.reachable_orders, dict(problem=P),
+                                                  dict(problem="problem")),
+    # surrogates -----------------------------------------------------------------------------
+    "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
+                                           dict(x="arr", tau="pos")),
+    "bipartite.surrogates.quadlinear": C(surrogates.quadlinear, dict(x=t6[0], delta=0.1),
+                                         dict(x="arr", delta="pos")),
+    "bipartite.surrogates.pairwise_loss": C(surrogates.pairwise_loss, dict(scores=t6, labels=l6),
+                                            dict(scores="arr", labels="bin", kind="opt",
+                                                 margin="pos"), alt_forms=True),
+    "bipartite.surrogates.lsep_loss": C(surrogates.lsep_loss, dict(scores=t6, labels=l6),
+                                        dict(scores="arr", labels="bin"), alt_forms=True),
+    "bipartite.surrogates.rlsep_loss": C(surrogates.rlsep_loss,
+                                         dict(scores=t6, ranks=[[2, 0, 1, 0, 0, 3]]),
+                                         dict(scores="arr", ranks="grades"), alt_forms=True),
+    "bipartite.surrogates.margin_ranking_loss": C(
+        surrogates.margin_ranking_loss, dict(scores_a=t6[0], scores_b=t6[0][::-1]),
+        dict(scores_a="arr", scores_b="arr", margin="pos")),
+    "bipartite.surrogates.ap_risk": C(surrogates.ap_risk, dict(scores=t6, labels=l6),
+                                      dict(scores="arr", labels="bin"), alt_forms=True),
+    "bipartite.surrogates.smooth_ap_loss": C(surrogates.smooth_ap_loss,
+                                             dict(scores=t6, labels=l6),
+                                             dict(scores="arr", labels="bin", tau="pos"),
+                                             alt_forms=True),
+    "bipartite.surrogates.quadlinear_ap_loss": C(
+        surrogates.quadlinear_ap_loss, dict(scores=t6, labels=l6),
+        dict(scores="arr", labels="bin", delta="pos", rho="pos"), alt_forms=True),
+    "bipartite.surrogates.make_pair_loss": C(surrogates.make_pair_loss, dict(kind="logistic"),
+                                             dict(kind="opt", margin="pos")),
+    "bipartite.surrogates.loss_aggregation_pair_weights": C(
+        surrogates.loss_aggregation_pair_weights, dict(Y=Y2[None].astype(float)),
+        dict(Y="bin", a="w"), mismatch=False),
+    "bipartite.surrogates.label_aggregation_pair_weights": C(
+        surrogates.label_aggregation_pair_weights, dict(ybar=grades[None].astype(float)),
+        dict(ybar="grades", costs="opt"), mismatch=False),
+    "bipartite.surrogates.prepare_inputs": C(surrogates.prepare_inputs,
+                                             dict(scores=t6, labels=l6, where=None),
+                                             dict(scores="arr", labels="arr")),
+    "bipartite.surrogates.ap_loss": C(
+        surrogates.ap_loss, dict(scores=t6, labels=l6, neg_step=surrogates.heaviside_ge,
+                                 pos_step=surrogates.heaviside_ge),
+        dict(scores="arr", labels="bin", rho="pos")),
+    # contrib --------------------------------------------------------------------------------
+    "bipartite.contrib.lr2ppo.within_group_pairs": C(lr2ppo.within_group_pairs,
+                                                     dict(groups=qid8),
+                                                     dict(groups="arr", max_pairs="size")),
+    "bipartite.contrib.lr2ppo.partial_order_pairs": C(lr2ppo.partial_order_pairs,
+                                                      dict(relevance=grades, groups=qid8),
+                                                      dict(relevance="grades", groups="arr")),
+    "bipartite.contrib.lr2ppo.partial_order_policy_loss": C(
+        lr2ppo.partial_order_policy_loss,
+        dict(p1=s1, p2=s1[::-1].copy(), advantage=s1 - 0.5),
+        dict(p1="arr", p2="arr", advantage="arr", margin="pos")),
+    "bipartite.contrib.label_ranking.importance_to_ranks": C(
+        label_ranking.importance_to_ranks, dict(importance=S3), dict(importance="w", atol="tol"),
+        mismatch=False),
+    "bipartite.contrib.label_ranking.make_ranked_labels": C(
+        label_ranking.make_ranked_labels, dict(n_samples=20, n_labels=4, n_features=3,
+                                               min_relevant=1, max_relevant=2),
+        dict(n_samples="size", n_labels="size", seed="seed")),
+    "bipartite.contrib.fusion.score_fusion": C(fusion.score_fusion,
+                                               dict(P=eta, exponents=[1.0, 0.5]),
+                                               dict(P="prob", exponents="arr")),
+    "bipartite.contrib.fusion.pareto_search": C(
+        fusion.pareto_search, dict(P_val=np.vstack([eta, eta[::-1]]), Y_val=Y2, resolution=3),
+        dict(P_val="prob", Y_val="bin", resolution="size", seed="seed")),
+    "bipartite.contrib.fusion.make_nested_behaviour": C(
+        fusion.make_nested_behaviour, dict(n_queries=5, items_per_query=4),
+        dict(n_queries="size", items_per_query="size", seed="seed")),
+    "bipartite.contrib.ap_training.pair_gradients": C(
+        ap_training.pair_gradients, dict(scores=t6, labels=l6),
+        dict(scores="arr", labels="bin", delta="pos", rho="pos", tau="pos", loss="opt")),
+    "bipartite.contrib.ap_training.vanishing_shares": C(
+        ap_training.vanishing_shares, dict(scores=t6, labels=l6),
+        dict(scores="arr", labels="bin", delta="pos", tau="pos")),
+    "bipartite.contrib.ap_training.ranking_report": C(
+        ap_training.ranking_report, dict(y=y1, scores=s1, qid=qid8, k=3),
+        dict(y="bin", scores="arr", qid="arr", k="int")),
+    "bipartite.contrib.ap_training.make_retrieval": C(
+        ap_training.make_retrieval, dict(n_queries=4, items_range=(5, 8), n_features=5),
+        dict(n_queries="size", noise="pos", positive_rate="unit", seed="seed")),
+    "bipartite.contrib.ap_training.train_listwise_mlp": C(
+        ap_training.train_listwise_mlp,
+        dict(X=np.c_[s1, s1 ** 2], y=y1, qid=qid8, epochs=1, hidden=(4,)),
+        dict(X="arr", y="bin", qid="arr", lr="pos", tau="pos", delta="pos", epochs="size",
+             random_state="seed"), slow=True),
+    # data -----------------------------------------------------------------------------------
+    "bipartite.data.synthetic.make_synthetic": C(
+        synthetic.make_synthetic, dict(n=20, priors=(0.3, 0.5)),
+        dict(n="size", priors="prob", beta="pos", rho="unit", dim="size", seed="seed")),
+    "bipartite.data.synthetic.synthetic_model": C(synthetic.synthetic_model,
+                                                  dict(priors=(0.3, 0.5)),
+                                                  dict(priors="prob", beta="pos", dim="size")),
+    "bipartite.data.clicks.simulate_clicks": C(
+        clicks.simulate_clicks, dict(relevance=grades, qid=qid8, base_scores=s1),
+        dict(relevance="grades", qid="arr", base_scores="arr", eta_pos="pos", seed="seed")),
+    # diagnostics ----------------------------------------------------------------------------
+    "bipartite.diagnostics.delong_auc_variance": C(
+        delong_auc_variance, dict(y_true=y1, y_score=s1, sample_weight=w1),
+        dict(y_true="bin", y_score="arr", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
+    "bipartite.diagnostics.delong_paired_test": C(
+        delong_paired_test, dict(y_true=y1, score_a=s1, score_b=s1 ** 2 + 0.1 * y1[::-1]),
+        dict(y_true="bin", score_a="arr", score_b="arr", level="unit"), alt_forms=True),
+    # learners -------------------------------------------------------------------------------
+    "bipartite.learners.base.ranking_criterion": C(
+        lbase.ranking_criterion, dict(Y=Y2, scores=s1),
+        dict(Y="bin", scores="arr", a="w", objective="opt"), alt_forms=True),
+    "bipartite.learners.base.label_aucs": C(lbase.label_aucs, dict(Y=Y2, scores=s1),
+                                            dict(Y="bin", scores="arr")),
+    "bipartite.learners.maxmin.grid_resolution": C(lmaxmin.grid_resolution, dict(K=3),
+                                                   dict(K="size", max_points="size")),
+    "bipartite.learners.nets.check_hidden": C(nets.check_hidden, dict(hidden=(4, 3)),
+                                              dict(hidden="hidden")),
+    "bipartite.learners.nets.make_mlp": C(nets.make_mlp, dict(n_in=3, hidden=(4,), n_out=1, seed=0),
+                                          dict(n_in="size", hidden="hidden", seed="seed")),
+    # studies (pure helpers) -----------------------------------------------------------------
+    "bipartite.studies.tasks.task_key": C(stasks.task_key,
+                                          dict(function="f", params={"a": 1}, replicate=0),
+                                          dict(replicate="int")),
+    "bipartite.studies.tasks.task_seed": C(
+        stasks.task_seed, dict(study_seed=1, function="f", params={"a": 1}, replicate=0),
+        dict(study_seed="seed", replicate="int")),
+    "bipartite.studies.tasks.count_tasks": C(
+        stasks.count_tasks, dict(config={"cases": [], "grid": {"n": [10, 20]}, "replicates": [0, 1]}),
+        dict(config="config")),
+}
+
+
+def _learner_cases() -> dict[str, Case]:
+    from bipartite.learners import MLPRanker, XGBRanker
+
+    X = np.c_[s1, s1 ** 2, y1 * 0.1]
+
+    def fit_predict(cls, **params):
+        def run(X=X, Y=Y2, **kw):
+            return cls(**{**params, **kw}).fit(X, Y).predict(X)
+        return run
+
+    return {
+        "bipartite.learners.mlp.MLPRanker": C(
+            fit_predict(MLPRanker, epochs=2, hidden=(4,), random_state=0), dict(X=X, Y=Y2),
+            dict(X="arr", Y="bin", lr="pos", epochs="size", random_state="seed"), slow=True),
+        "bipartite.learners.xgb.XGBRanker": C(
+            fit_predict(XGBRanker, n_estimators=2, random_state=0, n_jobs=1), dict(X=X, Y=Y2),
+            dict(X="arr", Y="bin", learning_rate="pos", n_estimators="size",
+                 random_state="seed"), slow=True),
+    }
+
+
+CASES.update(_learner_cases())
+
+
+# ---------------------------------------------------------------------------------------------
+# bad-input families by kind
+# ---------------------------------------------------------------------------------------------
+def _setfirst(v, x):
+    a = np.array(v, dtype=float, copy=True)
+    a.flat[0] = x
+    return a
+
+
+def _wrong_ndim(v):
+    a = np.asarray(v)
+    return a.ravel() if a.ndim >= 2 else a[:, None]
+
+
+_ARRAY = {
+    "nan": lambda v: _setfirst(v, np.nan),
+    "inf": lambda v: _setfirst(v, np.inf),
+    "-inf": lambda v: _setfirst(v, -np.inf),
+    "empty": lambda v: np.asarray(v)[:0],
+    "wrong_ndim": _wrong_ndim,
+    "wrong_type": lambda v: "abc",
+}
+FAMILIES: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "arr": _ARRAY,
+    "bin": {**_ARRAY, "label_2": lambda v: _setfirst(v, 2), "label_-1": lambda v: _setfirst(v, -1)},
+    "grades": {**_ARRAY, "negative": lambda v: _setfirst(v, -1),
+               "fractional": lambda v: _setfirst(v, 0.5)},
+    "prob": {**_ARRAY, "above_1": lambda v: _setfirst(v, 1.5),
+             "below_0": lambda v: _setfirst(v, -0.1)},
+    "w": {**_ARRAY, "negative": lambda v: _setfirst(v, -1.0)},
+    "tol": {"nan": lambda v: np.nan, "inf": lambda v: np.inf, "negative": lambda v: -1.0,
+            "wrong_type": lambda v: "small"},
+    "pos": {"nan": lambda v: np.nan, "inf": lambda v: np.inf, "negative": lambda v: -1.0,
+            "zero": lambda v: 0.0, "wrong_type": lambda v: "fast"},
+    "unit": {"nan": lambda v: np.nan, "inf": lambda v: np.inf, "above_1": lambda v: 2.0,
+             "wrong_type": lambda v: "x"},
+    "int": {"negative": lambda v: -1, "fractional": lambda v: 1.5, "wrong_type": lambda v: "x"},
+    "size": {"negative": lambda v: -1, "fractional": lambda v: 2.5, "wrong_type": lambda v: "x",
+             "huge": lambda v: 10**12},
+    "seed": {"negative": lambda v: -1, "wrong_type": lambda v: "x"},
+    "opt": {"bogus": lambda v: "BOGUS", "wrong_type": lambda v: 3},
+    "problem": {"none": lambda v: None, "wrong_type": lambda v: "x"},
+    "hidden": {"negative": lambda v: (-1,), "wrong_type": lambda v: "x"},
+    "config": {"wrong_type": lambda v: 3, "no_grid": lambda v: {"cases": []}},
+}
+ARRAY_KINDS = ("arr", "bin", "grades", "prob", "w")
+
+
+def bad_inputs(name: str) -> list[tuple[str, str, Any]]:
+    """``(parameter, family, bad value)`` for every fuzzed parameter of case ``name``."""
+    case = CASES[name]
+    out = []
+    n_arrays = sum(1 for k in case.kinds.values() if k in ARRAY_KINDS)
+    for param, kind in case.kinds.items():
+        valid = case.kwargs.get(param)
+        for fam, make in FAMILIES[kind].items():
+            if valid is None and kind in ARRAY_KINDS:
+                valid = [0.5, 0.5]  # an optional array: the family applies to a small one
+            out.append((param, fam, make(valid)))
+        if kind in ARRAY_KINDS and case.mismatch and n_arrays >= 2 and param in case.kwargs:
+            v = np.asarray(case.kwargs[param])
+            if v.ndim >= 1 and len(v) > 1:
+                out.append((param, "shape_mismatch", v[:-1]))
+    return out
