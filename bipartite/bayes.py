@@ -97,7 +97,8 @@ def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     else:
         w = check_array(a, "a", ndim=1)
         if w.shape != p.shape:
-            raise ValueError(f"The 'a' parameter must have shape {p.shape}, got {w.shape}.")
+            raise ValueError(f"The 'a' parameter must have one entry per label of 'pi' "
+                             f"(shape {p.shape}), got shape {w.shape}.")
         check_nonnegative(w, "a")
     return w / (p * (1.0 - p))
 
@@ -168,6 +169,9 @@ def label_aggregation_scores(
         raise ValueError(
             f"The 'joint' parameter must have 2**K = {2**K} columns, got {J.shape[1]}."
         )
+    if J is not None and E is not None and len(J) != len(E):
+        raise ValueError(f"The 'eta' and 'joint' parameters must have one row per point each, "
+                         f"got {len(E)} and {len(J)} rows.")
     V = label_vectors(K)
     psi = aggregate_labels(V, aggregate, w)
     levels = np.unique(psi)

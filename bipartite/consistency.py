@@ -270,6 +270,7 @@ def infimum_attained(W: ArrayLike) -> bool:
     False
     """
     M = check_array(W, "W", ndim=2)
+    check_nonnegative(M, "W")
     A = M > 0
     np.fill_diagonal(A, False)
     comp = _components(A | A.T)

@@ -202,6 +202,14 @@ def delong_auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight:
     return theta, float(np.sum(a * a) + np.sum(b * b))
 
 
+def _check_level(level: Any) -> float:
+    """A confidence level: a real number strictly inside (0, 1)."""
+    if (isinstance(level, bool) or not isinstance(level, float | int | np.floating | np.integer)
+            or not 0 < level < 1):
+        raise ValueError(f"The 'level' parameter must be a number in (0, 1), got {level!r}.")
+    return float(level)
+
+
 def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, sample_weight: ArrayLike | None = None,
                        level: float = 0.95) -> dict[str, float]:
     """DeLong's paired test of ``AUC(a) = AUC(b)`` on the same rows (docs/theory.md §2.3).
@@ -214,6 +222,7 @@ def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike
     >>> r["diff"], r["p_value"]
     (0.0, 1.0)
     """
+    _check_level(level)
     y, (sa, sb), w = _check_binary_scores(
         y_true, [("score_a", score_a), ("score_b", score_b)], sample_weight)
     ta, aa, ba = _delong(sa, w * y, w * (1 - y))
@@ -377,8 +386,7 @@ def diagnose(
                              f"score nor a label, got {col!r}.")
     n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
     tol = check_positive(tol, "tol", allow_zero=True)
-    if not isinstance(level, float | int) or not 0 < level < 1:
-        raise ValueError(f"The 'level' parameter must be in (0, 1), got {level!r}.")
+    _check_level(level)
     check_option(gauc_weighting, "gauc_weighting", _WEIGHTINGS)
     rng = check_random_state(seed)
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]

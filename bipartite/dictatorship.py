@@ -538,6 +538,8 @@ def label_vector_order(
         check_option(kind, "kind", ORDER_KINDS)
     if K is None:
         K = len(np.atleast_1d(pi)) if pi is not None else 2
+        if K < 1:
+            raise ValueError("The 'pi' parameter must have at least one label, got an empty array.")
     if not isinstance(K, (int, np.integer)) or K < 1:
         raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
     V = label_vectors(int(K))

@@ -35,6 +35,7 @@ __all__ = [
     "gaussian_copula_joint",
     "win_matrix",
     "enumerate_weak_orders",
+    "ENUMERATION_MAX_N",
 ]
 
 
@@ -85,7 +86,11 @@ def independent_joint(eta: ArrayLike, *, max_labels: int = MAX_LABELS) -> np.nda
 
 
 def _copula_matrix(rho: float | ArrayLike, K: int) -> np.ndarray:
-    R = np.asarray(rho, dtype=np.float64)
+    try:
+        R = np.asarray(rho, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"The 'rho' parameter must be a float or a (K, K) matrix, got {rho!r}.") \
+            from None
     if R.ndim == 0:
         r = float(R)
         if not np.isfinite(r) or r < -1 or r > 1:
@@ -226,18 +231,35 @@ def win_matrix(scores: ArrayLike) -> np.ndarray:
     return (f[:, None] > f[None, :]) + 0.5 * (f[:, None] == f[None, :])
 
 
-def enumerate_weak_orders(n: int) -> Iterator[np.ndarray]:
+#: Largest ``n`` that :func:`enumerate_weak_orders` accepts by default: n = 9 has 7 087 261 weak
+#: orders (about 1 GB of bookkeeping), n = 10 has 102 247 563.
+ENUMERATION_MAX_N = 9
+
+
+def enumerate_weak_orders(n: int, *, max_n: int = ENUMERATION_MAX_N) -> Iterator[np.ndarray]:
     """Every weak order (ranking with ties) of ``n`` items, as rank-score vectors (docs/theory.md §6).
 
     Yields Fubini-number many vectors (1, 3, 13, 75, 541, 4683, 47293 for n = 1..7); item ``i``
     gets score ``r`` if it is in the ``r``-th block from the bottom. Used by the tests as the
-    brute-force reference for every optimum.
+    brute-force reference for every optimum. ``n`` above ``max_n`` (default
+    :data:`ENUMERATION_MAX_N`) is refused before anything is enumerated; raise ``max_n`` to go on.
 
     >>> sum(1 for _ in enumerate_weak_orders(3))
     13
     """
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"The 'n' parameter must be a positive integer, got {n!r}.")
+    if not isinstance(max_n, (int, np.integer)) or max_n < 1:
+        raise ValueError(f"The 'max_n' parameter must be a positive integer, got {max_n!r}.")
+    if n > max_n:
+        raise ValueError(f"The 'n' parameter is {n}: enumerating its weak orders is past the limit "
+                         f"max_n={max_n} (n = 10 already has 102 247 563); pass a larger 'max_n' "
+                         "to enumerate anyway.")
+    return _weak_orders(int(n))
+
+
+def _weak_orders(n: int) -> Iterator[np.ndarray]:
+    """The generator behind :func:`enumerate_weak_orders` (arguments checked there, eagerly)."""
 
     def rec(items: tuple[int, ...]) -> Iterator[list[tuple[int, ...]]]:
         if not items:

@@ -98,12 +98,11 @@ def test_ranked_metrics_huge_ranks_do_not_overflow_int64():
     assert huge == small
 
 
-@pytest.mark.xfail(reason="bipartite/metrics.py is owned by another change: ndcg_at_k must refuse "
-                          "exponential gain for relevance >= 1024 (2**y overflows)", strict=False)
 def test_ndcg_exponential_gain_of_huge_labels_is_refused():
     """2**y overflows for y >= 1024: refuse by name instead of a silent NaN (metrics.py)."""
     with pytest.raises(ValueError, match="'relevance'"):
         metrics.ndcg_at_k([0, 2000, 1], [0.1, 0.2, 0.3])
+    assert np.isfinite(metrics.ndcg_at_k([0, 2000, 1], [0.1, 0.2, 0.3], gain="linear"))
 
 
 @pytest.mark.parametrize("call, error, match", [
@@ -242,3 +241,115 @@ def test_cli_garbage_npz_nested_json_and_empty_list_field(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["dictatorship", str(tmp_path / "n.json"), "--a", "1,,2"])
     assert "no empty fields" in capsys.readouterr().err
+
+
+# Fuzz-census gaps of the core, learners and runner helpers (each test fails without its fix) --------
+def test_shape_mismatch_errors_name_the_arguments_given():
+    with pytest.raises(ValueError, match="'Y' has 2, 'y_score' has 3|Y has 2, y_score has 3"):
+        metrics.multilabel_auc([[0, 1], [1, 0]], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="relevance has 2"):
+        metrics.ndcg_at_k([0, 1], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="'y_score'"):
+        metrics.weighted_multipartite_auc([0.0, 1.0], [[1, 0], [0, 1], [0.5, 0.5]], [[0, 0], [1, 0]])
+    with pytest.raises(ValueError, match="'a' parameter must have one entry per label of 'pi'"):
+        bayes.effective_weights([0.4], a=[1.0, 2.0])
+    with pytest.raises(ValueError, match="The 'pi' parameter must have at least one label"):
+        dictatorship.label_vector_order("loss", pi=[])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_group_ids_must_be_finite(bad):
+    g = np.array([bad, 0.0, 1.0, 1.0])
+    with pytest.raises(ValueError, match="'groups'"):
+        metrics.group_auc([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], groups=g)
+    with pytest.raises(ValueError, match="'groups'"):
+        metrics.ndcg_at_k([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], groups=g)
+
+
+def test_eta_and_joint_must_have_the_same_rows():
+    eta = np.array([[0.9, 0.2], [0.3, 0.3], [0.1, 0.8]])
+    joint = population.independent_joint(eta)
+    with pytest.raises(ValueError, match="'eta' and 'joint'"):
+        bayes.label_aggregation_scores(eta[:-1], joint)
+
+
+def test_negative_pair_weights_are_refused():
+    with pytest.raises(ValueError, match="'W'"):
+        consistency.infimum_attained(np.array([[0.0, -1.0], [0.5, 0.0]]))
+
+
+def test_copula_rho_of_the_wrong_type_and_enumeration_past_its_limit():
+    with pytest.raises(TypeError, match="'rho'"):
+        population.gaussian_copula_joint(np.full((2, 2), 0.5), rho="x")
+    with pytest.raises(ValueError, match="'n' parameter is 10.*max_n=9"):
+        population.enumerate_weak_orders(10)  # refused eagerly, before iterating
+    assert sum(1 for _ in population.enumerate_weak_orders(4, max_n=4)) == 75
+
+
+@pytest.mark.parametrize("K", [-1, 0, 2.5, "x", True])
+def test_milp_size_needs_a_positive_integer_k(K):
+    with pytest.raises(ValueError, match="'K'"):
+        pareto.milp_size(5, K)
+
+
+@pytest.mark.parametrize("level", [np.nan, np.inf, 2.0, 0.0, "x", True])
+def test_delong_level_must_lie_inside_0_1(level):
+    from bipartite.diagnostics import delong_paired_test
+
+    with pytest.raises(ValueError, match="'level'"):
+        delong_paired_test([0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8], [0.3, 0.4, 0.1, 0.9], level=level)
+
+
+def test_label_aucs_names_its_own_arguments():
+    from bipartite.learners.base import label_aucs
+
+    Y = np.array([[0, 1], [1, 0], [1, 1]])
+    with pytest.raises(ValueError, match="'scores'"):
+        label_aucs(Y, [0.1, np.nan, 0.3])
+    with pytest.raises(ValueError, match="scores has 2"):
+        label_aucs(Y, [0.1, 0.2])
+
+
+@pytest.mark.parametrize("kw, name", [(dict(K=-1), "'K'"), (dict(K=2.5), "'K'"),
+                                      (dict(K=3, max_points=-1), "'max_points'"),
+                                      (dict(K=3, max_points="x"), "'max_points'")])
+def test_grid_resolution_checks_its_arguments(kw, name):
+    from bipartite.learners.maxmin import grid_resolution
+
+    with pytest.raises(ValueError, match=name):
+        grid_resolution(**kw)
+
+
+@pytest.mark.parametrize("kw, name", [(dict(n_in=-1), "'n_in'"), (dict(n_in=2.5), "'n_in'"),
+                                      (dict(n_in="x"), "'n_in'"), (dict(seed=-1), "'seed'"),
+                                      (dict(seed="x"), "'seed'"),
+                                      (dict(n_in=10**12), "max_parameters")])
+def test_make_mlp_checks_sizes_and_seed_before_allocating(kw, name):
+    from bipartite.learners.nets import make_mlp
+
+    with pytest.raises(ValueError, match=name):
+        make_mlp(**{**dict(n_in=3, hidden=(4,), n_out=1, seed=0), **kw})
+
+
+@pytest.mark.parametrize("fn, kw, name", [
+    ("task_key", dict(function="f", params={}, replicate=-1), "'replicate'"),
+    ("task_key", dict(function="f", params={}, replicate=1.5), "'replicate'"),
+    ("task_seed", dict(study_seed=-1, function="f", params={}, replicate=0), "'study_seed'"),
+    ("task_seed", dict(study_seed="x", function="f", params={}, replicate=0), "'study_seed'"),
+    ("task_seed", dict(study_seed=1, function="f", params={}, replicate=1.5), "'replicate'"),
+    ("count_tasks", dict(config=3), "'config'"),
+    ("count_tasks", dict(config={"cases": []}), "'config'"),
+])
+def test_task_helpers_check_their_arguments(fn, kw, name):
+    from bipartite.studies import tasks
+
+    with pytest.raises((ValueError, TypeError), match=name):
+        getattr(tasks, fn)(**kw)
+
+
+@pytest.mark.parametrize("X", [np.empty((0, 3)), np.arange(6.0), "abc"])
+def test_learners_name_x_in_sklearn_validation_errors(X):
+    with pytest.raises(ValueError, match="The 'X' parameter is not valid"):
+        MLPRanker(epochs=1, hidden=(2,)).fit(X, np.array([[0, 1], [1, 0]] * 3))
+    with pytest.raises(ValueError, match="The 'X' parameter is not valid"):
+        XGBRanker(n_estimators=1).fit(X, np.array([[0, 1], [1, 0]] * 3))

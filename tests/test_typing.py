@@ -31,14 +31,6 @@ import bipartite
 ALLOWED_ANY: dict[tuple[str, str, str], str] = {
 }
 
-#: Modules being restructured elsewhere whose hints are still to do: checked by
-#: :func:`test_pending_modules_still_use_any` (strict xfail: once one is fully typed, that test
-#: fails and the module must leave this set, joining the main check).
-PENDING_MODULES = {
-    "bipartite.metrics": "y_true/y_score/sample_weight/groups/costs/... still Any (restructured)",
-    "bipartite.pareto.dominance": "points/a/b/reference still Any (restructured)",
-}
-
 #: Modules not imported by the test.
 SKIP_MODULES = {"bipartite.__main__"}  # importing it runs the command line
 
@@ -170,16 +162,7 @@ def test_public_api_is_typed_without_any(name):
     module = _import(name)
     bad = []
     for qualname, func in _callables(module):
-        if func.__module__ not in PENDING_MODULES:
-            bad += _problems(func.__module__, qualname, func)
-    assert not bad, "\n".join(sorted(set(bad)))
-
-
-@pytest.mark.parametrize("name", sorted(PENDING_MODULES))
-def test_pending_modules_still_use_any(name, request):
-    request.applymarker(pytest.mark.xfail(strict=True, reason=PENDING_MODULES[name]))
-    module = _import(name)
-    bad = [b for q, f in _callables(module) if f.__module__ == name for b in _problems(name, q, f)]
+        bad += _problems(func.__module__, qualname, func)
     assert not bad, "\n".join(sorted(set(bad)))
 
 

@@ -8,6 +8,7 @@ Query ids are passed as ``qid=`` (XGBoost's name) to ``fit``, ``score`` and
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -303,6 +304,9 @@ def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
     """
     from bipartite.metrics import group_auc, multilabel_auc
 
+    Y = check_binary(Y, "Y", ndim=2)
+    scores = check_array(scores, "scores", ndim=1)
+    check_consistent_length(Y=Y, scores=scores)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if qid is None:
@@ -387,8 +391,8 @@ class RankerMixin:
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
                 "(the 'Y' parameter: binary labels of shape (n, K))."
             )
-        X = validate_data(self, X, reset=True, dtype=FLOAT_DTYPES, ensure_min_samples=2,
-                          ensure_all_finite="allow-nan" if allow_nan else True)
+        X = self._validate_X(X, reset=True, ensure_min_samples=2,
+                             ensure_all_finite="allow-nan" if allow_nan else True)
         Y = check_binary(Y, "Y", ndim=(1, 2))
         if Y.ndim == 1:
             Y = Y[:, None]
@@ -399,6 +403,14 @@ class RankerMixin:
         if self.a is not None:
             mixing_weights(self.a, K)
         return X, Y, codes
+
+    def _validate_X(self, X: ArrayLike, **kwargs: Any) -> np.ndarray:
+        """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors
+        naming the 'X' parameter (the original message follows, unchanged)."""
+        try:
+            return validate_data(self, X, dtype=FLOAT_DTYPES, **kwargs)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)(f"The 'X' parameter is not valid: {exc}") from exc
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Same as :meth:`decision_function`: the ranking scores, shape (n,)."""

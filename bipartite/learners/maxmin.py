@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bipartite._utils.validation import check_positive
 from bipartite.learners.base import label_aucs
 from bipartite.pareto import simplex_grid
 
@@ -98,6 +99,8 @@ def grid_resolution(K: int, max_points: int = MAX_MIN_GRID_POINTS) -> int:
     >>> [grid_resolution(K) for K in (2, 3, 4, 5)]
     [1000, 43, 16, 10]
     """
+    K = check_positive(K, "K", integer=True)
+    max_points = check_positive(max_points, "max_points", integer=True)
     r = 1
     while r < 1000 and math.comb(r + K, K - 1) <= max_points:
         r += 1

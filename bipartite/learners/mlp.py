@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from bipartite._utils.torch import n_threads as _n_threads
 from bipartite._utils.torch import torch_threads as _torch_threads
@@ -26,7 +26,6 @@ from bipartite._utils.validation import (
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
-    FLOAT_DTYPES,
     JOINT_MAX_LABELS,
     MLP_METHODS,
     SURROGATES,
@@ -645,7 +644,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         ``predict_batch_size`` rows at a time.
         """
         check_is_fitted(self, "net_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES)
+        X = self._validate_X(X, reset=False)
         dev = _resolve_device(getattr(self, "device_", "cpu"), name="device_")
         # the stored network stays on the CPU (portable pickles); a copy goes to the device
         net = self.net_ if dev.type == "cpu" else copy.deepcopy(self.net_).to(dev)

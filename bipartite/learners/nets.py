@@ -13,11 +13,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bipartite._utils.validation import check_positive
+
 if TYPE_CHECKING:
     import torch
     from torch import nn
 
-__all__ = ["check_hidden", "init_linear", "make_mlp", "minibatches", "split_head", "torch_seed"]
+__all__ = ["MAX_MLP_PARAMETERS", "check_hidden", "init_linear", "make_mlp", "minibatches", "split_head",
+           "torch_seed"]
 
 
 def check_hidden(hidden: int | Sequence[int], name: str = "hidden") -> tuple[int, ...]:
@@ -59,12 +62,19 @@ def init_linear(module: nn.Module, seed: int) -> nn.Module:
     return module
 
 
-def make_mlp(n_in: int, hidden: int | Sequence[int], n_out: int | None, *, seed: int, dtype: torch.dtype | None = None) -> nn.Sequential:
+#: Default limit on the number of parameters of :func:`make_mlp` (4 GB in float32).
+MAX_MLP_PARAMETERS = 10**9
+
+
+def make_mlp(n_in: int, hidden: int | Sequence[int], n_out: int | None, *, seed: int,
+             dtype: torch.dtype | None = None,
+             max_parameters: int = MAX_MLP_PARAMETERS) -> nn.Sequential:
     """``Linear-ReLU-…-Linear`` with widths ``n_in → hidden… → n_out``, seeded (:func:`init_linear`).
 
     ``n_out=None`` builds the body only (every layer followed by a ReLU), as a shared bottom or an
     expert. ``dtype`` (a torch dtype) casts the parameters; the default keeps float32. Torch's
-    global random state is left as it was.
+    global random state is left as it was. A network of more than ``max_parameters`` parameters
+    (default :data:`MAX_MLP_PARAMETERS`) is refused before anything is allocated.
 
     >>> net = make_mlp(3, (4,), 1, seed=0)
     >>> [type(m).__name__ for m in net]
@@ -73,8 +83,19 @@ def make_mlp(n_in: int, hidden: int | Sequence[int], n_out: int | None, *, seed:
     import torch
     from torch import nn
 
+    n_in = check_positive(n_in, "n_in", integer=True)
+    if n_out is not None:
+        n_out = check_positive(n_out, "n_out", integer=True)
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"The 'seed' parameter must be a non-negative integer, got {seed!r}.")
+    widths = [n_in, *check_hidden(hidden), *([] if n_out is None else [n_out])]
+    n_params = sum((a + 1) * b for a, b in zip(widths[:-1], widths[1:], strict=True))
+    if n_params > max_parameters:
+        raise ValueError(f"The 'n_in' and 'hidden' parameters give a network of {n_params:,} "
+                         f"parameters, past the limit max_parameters={max_parameters:,}; pass a "
+                         "larger 'max_parameters' to build it anyway.")
     layers: list[nn.Module] = []
-    width = int(n_in)
+    width = n_in
     # nn.Linear draws its default initialisation from torch's global generator: construct under a
     # forked RNG so that building a network never changes the caller's random stream.
     with torch.random.fork_rng(devices=[]):

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from bipartite._utils.torch import n_threads as _n_threads
 from bipartite._utils.validation import (
@@ -25,7 +25,6 @@ from bipartite._utils.validation import (
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
-    FLOAT_DTYPES,
     JOINT_MAX_LABELS,
     XGB_METHODS,
     RankerMixin,
@@ -593,7 +592,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         import xgboost as xgb
 
         check_is_fitted(self, "boosters_")
-        X = validate_data(self, X, reset=False, dtype=FLOAT_DTYPES, ensure_all_finite="allow-nan")
+        X = self._validate_X(X, reset=False, ensure_all_finite="allow-nan")
         d = xgb.DMatrix(X)
         if self.method == "pairwise":
             return self.boosters_[0].predict(d, output_margin=True).astype(np.float64)

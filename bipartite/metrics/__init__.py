@@ -33,14 +33,14 @@ Undefined values (a label with only one class, an ordinal label with one level) 
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_finite,
     check_nonnegative,
     check_option,
     check_sample_weight,
@@ -96,7 +96,7 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Weighted kernels (the population route: bipartite.population, bipartite.dictatorship)
 # --------------------------------------------------------------------------------------------
-def weighted_auc(y_score: Any, pos_weight: Any, neg_weight: Any) -> np.ndarray:
+def weighted_auc(y_score: ArrayLike, pos_weight: ArrayLike, neg_weight: ArrayLike) -> np.ndarray:
     """AUC of one scorer against K labels from per-item positive and negative masses
     (docs/theory.md §2).
 
@@ -129,7 +129,7 @@ def weighted_auc(y_score: Any, pos_weight: Any, neg_weight: Any) -> np.ndarray:
     return auc_from_weights(s, pos, neg)
 
 
-def weighted_multipartite_auc(y_score: Any, level_weight: Any, costs: Any) -> float:
+def weighted_multipartite_auc(y_score: ArrayLike, level_weight: ArrayLike, costs: ArrayLike) -> float:
     """Multipartite AUC from per-item level masses (n, L) and an (L, L) cost matrix ``costs``
     (docs/theory.md §3): the population route of :func:`multipartite_auc`.
 
@@ -144,24 +144,26 @@ def weighted_multipartite_auc(y_score: Any, level_weight: Any, costs: Any) -> fl
     C = check_nonnegative(check_array(costs, "costs", ndim=2), "costs")
     if q.shape[0] != len(s) or C.shape != (q.shape[1], q.shape[1]):
         raise ValueError(f"The 'level_weight' parameter must have shape (n, L) with n = "
-                         f"{len(s)} and 'costs' shape (L, L), got {q.shape} and "
-                         f"{C.shape}.")
+                         f"{len(s)} (the length of 'y_score') and 'costs' shape (L, L), got "
+                         f"{q.shape} and {C.shape}.")
     return multipartite_from_weights(s, q, C)
 
 
 # --------------------------------------------------------------------------------------------
 # Public metrics
 # --------------------------------------------------------------------------------------------
-def _check_scores(y_score: Any, n: int | None = None, *, finite: bool = True) -> np.ndarray:
-    """``y_score`` as a 1-D float64 array of length n. ``finite=False`` leaves the NaN/inf check
-    to the kernel (``finite_exponent_range`` or ``check_finite``: the same error)."""
+def _check_scores(y_score: ArrayLike, n: int | None = None, *, finite: bool = True,
+                  labels: str = "y_true") -> np.ndarray:
+    """``y_score`` as a 1-D float64 array of length n, the number of rows of the argument named
+    ``labels``. ``finite=False`` leaves the NaN/inf check to the kernel
+    (``finite_exponent_range`` or ``check_finite``: the same error)."""
     s = check_array(y_score, "y_score", ndim=1, finite=finite)
     if n is not None:
-        check_consistent_length(y_true=np.empty(n), y_score=s)
+        check_consistent_length(**{labels: np.empty(n)}, y_score=s)
     return s
 
 
-def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
+def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> float:
     """Area under the ROC curve: the Mann–Whitney statistic with ties counted ½ (docs/theory.md §2).
 
     ``AUC = Σ_{i pos, j neg} w_i w_j s(f_i, f_j) / (Σ_pos w · Σ_neg w)`` with
@@ -193,7 +195,7 @@ def auc(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
     return float(val)
 
 
-def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.ndarray:
+def multilabel_auc(Y: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> np.ndarray:
     """The AUC of one scorer against each of K labels, sharing one sort (docs/theory.md §2).
 
     Parameters
@@ -210,7 +212,7 @@ def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.nda
     [1.0, 0.5]
     """
     Yb = binary_labels(Y, "Y", ndim=2)
-    s = _check_scores(y_score, Yb.shape[0], finite=False)  # checked by the kernel
+    s = _check_scores(y_score, Yb.shape[0], finite=False, labels="Y")  # checked by the kernel
     w = None if sample_weight is None else check_sample_weight(sample_weight, Yb.shape[0])
     out = auc_from_labels(s, Yb, w)
     bad = np.flatnonzero(np.isnan(out))
@@ -219,7 +221,7 @@ def multilabel_auc(Y: Any, y_score: Any, *, sample_weight: Any = None) -> np.nda
     return out
 
 
-def _check_auc_vector(aucs: Any) -> np.ndarray:
+def _check_auc_vector(aucs: ArrayLike) -> np.ndarray:
     v = check_array(aucs, "aucs", ndim=1, finite=False)
     if np.isinf(v).any():
         raise ValueError(f"The 'aucs' parameter must not contain inf, got {v.tolist()}.")
@@ -237,7 +239,7 @@ def _check_auc_vector(aucs: Any) -> np.ndarray:
 _AUC_SLACK = 1e-12
 
 
-def diff_auc(aucs: Any) -> float:
+def diff_auc(aucs: ArrayLike) -> float:
     """Diff AUC of a vector of per-label AUCs: ``max_k AUC_k − min_k AUC_k`` (docs/theory.md §2).
 
     For K = 2 this is LA25 §7's ``|AUC_1 − AUC_2|``; lower is more balanced. NaN, with an
@@ -254,7 +256,7 @@ def diff_auc(aucs: Any) -> float:
     return float(round(v.max() - v.min(), 15))
 
 
-def min_auc(aucs: Any) -> float:
+def min_auc(aucs: ArrayLike) -> float:
     """Min AUC of a vector of per-label AUCs: ``min_k AUC_k``, the worst-served label
     (docs/theory.md §2; LA25 §7: higher is more balanced). NaN, with a warning, when an AUC is NaN.
 
@@ -268,7 +270,7 @@ def min_auc(aucs: Any) -> float:
 
 
 def multipartite_auc(
-    y_true: Any, y_score: Any, *, costs: str | Any = "linear", sample_weight: Any = None
+    y_true: ArrayLike, y_score: ArrayLike, *, costs: str | ArrayLike = "linear", sample_weight: ArrayLike = None
 ) -> float:
     """Multipartite AUC with costs (LA25 Def. 2.3 / Eq. 5; docs/theory.md §3).
 
@@ -306,7 +308,7 @@ def multipartite_auc(
     return val
 
 
-def _ordinal_levels(y_true: Any) -> tuple[np.ndarray, np.ndarray]:
+def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct levels of ordinal labels (float64) and each row's level index.
 
     Integer arrays spanning fewer than 256 values skip the float copy and the sort of
@@ -346,15 +348,28 @@ def _level_index(y: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return np.searchsorted(levels, y).astype(dtype)
 
 
+def _group_index(groups: ArrayLike, **labels: np.ndarray) -> np.ndarray:
+    """Group ids (any 1-D array of hashable, finite values, one per row of the labels named in
+    ``labels``) as indices 0..G−1. NaN and inf ids are refused: NaN ≠ NaN, so NaN rows would not
+    form one group."""
+    g_raw = np.asarray(groups)
+    if g_raw.ndim != 1:
+        raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g_raw.shape}.")
+    if g_raw.dtype.kind in "fc":
+        check_finite(g_raw, "groups")
+    check_consistent_length(**labels, groups=g_raw)
+    return np.unique(g_raw, return_inverse=True)[1]
+
+
 _GROUP_WEIGHTINGS = ("pairs", "uniform", "impressions")
 
 
 def group_auc(
-    y_true: Any,
-    y_score: Any,
-    groups: Any,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    groups: ArrayLike,
     *,
-    sample_weight: Any = None,
+    sample_weight: ArrayLike = None,
     weighting: str = "pairs",
 ) -> float:
     """Group AUC (gAUC, MTRUB §3.1.2; docs/theory.md §2): per-group AUC, averaged over groups.
@@ -372,13 +387,9 @@ def group_auc(
     """
     y = check_binary(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    g_raw = np.asarray(groups)
-    if g_raw.ndim != 1:
-        raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g_raw.shape}.")
-    check_consistent_length(y_true=y, groups=g_raw)
+    g = _group_index(groups, y_true=y)
     check_option(weighting, "weighting", _GROUP_WEIGHTINGS)
     w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact; no underflow in P·N
-    _, g = np.unique(g_raw, return_inverse=True)
     pos, neg = w * y, w * (1.0 - y)
     G, tg = ranked_sums(s, np.stack([pos, neg]), groups=g)
     first = np.r_[True, tg[1:] != tg[:-1]]
@@ -401,7 +412,7 @@ def group_auc(
     return float(np.sum(gw * per_group) / np.sum(gw))
 
 
-def average_precision(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> float:
+def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> float:
     """Average precision, as :func:`sklearn.metrics.average_precision_score` (docs/theory.md §8).
 
     ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
@@ -422,11 +433,11 @@ def average_precision(y_true: Any, y_score: Any, *, sample_weight: Any = None) -
 
 
 def ndcg_at_k(
-    relevance: Any,
-    y_score: Any,
+    relevance: ArrayLike,
+    y_score: ArrayLike,
     *,
     k: int | None = 10,
-    groups: Any = None,
+    groups: ArrayLike = None,
     gain: str = "exponential",
 ) -> float:
     """Normalised DCG at cut-off k, averaged over groups (queries).
@@ -444,16 +455,17 @@ def ndcg_at_k(
     """
     rel = check_array(relevance, "relevance", ndim=1)
     check_nonnegative(rel, "relevance")
-    s = _check_scores(y_score, len(rel))
+    s = _check_scores(y_score, len(rel), labels="relevance")
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     if groups is None:
         g = np.zeros(len(rel), dtype=np.int64)
     else:
-        g_raw = np.asarray(groups)
-        check_consistent_length(relevance=rel, groups=g_raw)
-        _, g = np.unique(g_raw, return_inverse=True)
+        g = _group_index(groups, relevance=rel)
+    if gain == "exponential" and rel.size and rel.max() >= 1024:
+        raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
+                         f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
     gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
     n = len(rel)
     n_groups = int(g.max()) + 1

@@ -7,9 +7,8 @@ See the :mod:`bipartite.metrics` docstring for the algorithms.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite
 
@@ -114,7 +113,7 @@ def _pack_labels(Y: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", Y, 2.0 ** np.arange(Y.shape[1])).astype(np.uint8)
 
 
-def binary_labels(y: Any, name: str, ndim: int = 1) -> np.ndarray:
+def binary_labels(y: ArrayLike, name: str, ndim: int = 1) -> np.ndarray:
     """:func:`check_binary` without its float64 copy for integer and boolean arrays (returned as
     they are): their values are all 0 or 1 iff their bitwise OR is 0 or 1 (a negative value sets
     the sign bit), one pass. Anything else, and every error, goes through check_binary."""

@@ -18,9 +18,8 @@ DP's resolution. The filters are output-sensitive:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
@@ -33,12 +32,12 @@ __all__ = ["dominated_with_margin", "dominates", "frontier_rows", "greedy_unique
 # --------------------------------------------------------------------------------------------
 # Point-set utilities
 # --------------------------------------------------------------------------------------------
-def _check_points(points: Any, name: str = "points") -> np.ndarray:
+def _check_points(points: ArrayLike, name: str = "points") -> np.ndarray:
     P = check_array(points, name, ndim=2, allow_empty=True)
     return P
 
 
-def dominates(a: Any, b: Any, *, maximize: bool = True) -> bool:
+def dominates(a: ArrayLike, b: ArrayLike, *, maximize: bool = True) -> bool:
     """Whether ``a`` Pareto-dominates ``b``: ``a ≥ b`` in every coordinate and ``>`` in one
     (``≤``/``<`` with ``maximize=False``) (docs/theory.md §6).
 
@@ -55,7 +54,7 @@ def dominates(a: Any, b: Any, *, maximize: bool = True) -> bool:
     return bool(np.all(x >= y) and np.any(x > y))
 
 
-def pareto_filter(points: Any, *, maximize: bool = True) -> np.ndarray:
+def pareto_filter(points: ArrayLike, *, maximize: bool = True) -> np.ndarray:
     """Mask of the non-dominated rows of ``points`` (docs/theory.md §6).
 
     Row ``i`` is kept unless another row dominates it (see :func:`dominates`); exact duplicates
@@ -256,7 +255,7 @@ def _pareto_filter_2d(P: np.ndarray, tol: float = 0.0) -> np.ndarray:
     return mask
 
 
-def hypervolume(points: Any, reference: Any) -> float:
+def hypervolume(points: ArrayLike, reference: ArrayLike) -> float:
     """Area dominated by a 2-D point set and bounded below by ``reference`` (maximisation).
 
     ``HV = area( ∪_p [r_1, p_1] × [r_2, p_2] )``; points not above the reference in both

@@ -368,6 +368,8 @@ def milp_size(n: int, K: int = 2) -> tuple[int, int]:
     """
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"The 'n' parameter must be a positive integer, got {n!r}.")
+    if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
+        raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
     return n * (n - 1), n * (n - 1) // 2 + n * (n - 1) * (n - 2) + int(K)
 
 

@@ -31,6 +31,13 @@ TASK_COLUMNS = ("study", "function", "task", "replicate", "seed")
 # --------------------------------------------------------------------------------------------
 
 
+def _check_index(value: Any, name: str) -> int:
+    """A non-negative integer (a replicate number or a study seed), not a bool."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"The '{name}' parameter must be a non-negative integer, got {value!r}.")
+    return int(value)
+
+
 def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False)
@@ -46,7 +53,8 @@ def task_key(function: str, params: Mapping, replicate: int) -> str:
     >>> task_key("f", {"a": 1}, 0) == task_key("f", {"a": 1}, 1)
     False
     """
-    text = canonical_json({"function": function, "params": dict(params), "replicate": int(replicate)})
+    replicate = _check_index(replicate, "replicate")
+    text = canonical_json({"function": function, "params": dict(params), "replicate": replicate})
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
@@ -64,12 +72,14 @@ def task_seed(study_seed: int, function: str, params: Mapping, replicate: int, *
     >>> task_seed(7, "f", {"a": 1}, 0, paired=True) == task_seed(7, "f", {"a": 2}, 0, paired=True)
     True
     """
+    study_seed = _check_index(study_seed, "study_seed")
+    replicate = _check_index(replicate, "replicate")
     words: tuple[int, ...] = ()
     if not paired:
         digest = hashlib.sha256(canonical_json({"function": function,
                                             "params": dict(params)}).encode("ascii")).digest()
         words = tuple(int.from_bytes(digest[4 * i:4 * i + 4], "little") for i in range(4))
-    ss = np.random.SeedSequence(entropy=int(study_seed), spawn_key=(int(replicate), *words))
+    ss = np.random.SeedSequence(entropy=study_seed, spawn_key=(replicate, *words))
     return int(ss.generate_state(1, dtype=np.uint32)[0])
 
 
@@ -96,6 +106,13 @@ def count_tasks(config: Mapping) -> int:
     >>> count_tasks({"cases": [], "grid": {"a": [1, 2, 3], "b": [0.1, 0.2]}, "replicates": [0, 1]})
     12
     """
+    if not isinstance(config, Mapping):
+        raise TypeError(f"The 'config' parameter must be a resolved study configuration (a "
+                        f"mapping), got {type(config).__name__}.")
+    missing = [k for k in ("cases", "replicates", "grid") if k not in config]
+    if missing:
+        raise ValueError(f"The 'config' parameter lacks the key(s) {missing}: pass the resolved "
+                         "configuration (bipartite.studies.load_config).")
     n = max(1, len(config["cases"])) * len(config["replicates"])
     for values in config["grid"].values():
         n *= len(values)

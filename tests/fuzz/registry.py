@@ -46,6 +46,9 @@ class Case:
     alt_forms: bool = False  # array arguments in other forms must give the same answer
     weight: str | None = None  # name of a sample-weight argument (rescaling must not matter)
     mismatch: bool = True  # array arguments share a length: a shorter one must be refused
+    #: "param:family" -> why that family's value is *valid* input for this callable (documented);
+    #: such calls are not bad inputs: test_fuzz checks that they give a value instead
+    accepts: dict[str, str] = field(default_factory=dict)
 
     def call(self, **override: Any) -> Any:
         return self.fn(**{**self.kwargs, **override})
@@ -75,6 +78,15 @@ t6 = np.array([[0.3, -0.2, 1.5, 0.1, 0.0, 0.7]])
 l6 = np.array([[1.0, 0.0, 1.0, 0.0, 0.0, 1.0]])
 
 C = Case
+_LEVELS = ("ordinal levels are any finite reals (documented): only their order and differences "
+           "matter")
+_ROWS = "one row per point, independent of the other arguments' length: fewer rows are valid"
+_ONE_LABEL = "a shorter 'pi' is a valid problem with fewer labels (K = 1 included)"
+_EMPTY_SET = "an empty (0, K) point set is valid: its Pareto set is empty, its hypervolume 0"
+_LIMIT = "a larger limit only allows more grid points; the grid asked for is small"
+_COUNT = "a size calculator: returns integer counts, allocates nothing"
+# Iteration counts (epochs, n_estimators) have kind "int", not "size": a huge count is a long but
+# valid request that allocates nothing up front, unlike the sizes that the "huge" family probes.
 CASES: dict[str, Case] = {
     # metrics --------------------------------------------------------------------------------
     "bipartite.metrics.auc": C(metrics.auc, dict(y_true=y1, y_score=s1, sample_weight=w1),
@@ -91,14 +103,17 @@ CASES: dict[str, Case] = {
         metrics.multipartite_auc, dict(y_true=grades, y_score=s1, costs="linear",
                                        sample_weight=w1),
         dict(y_true="grades", y_score="arr", costs="opt", sample_weight="w"), alt_forms=True,
-        weight="sample_weight"),
+        weight="sample_weight",
+        accepts={"y_true:negative": _LEVELS, "y_true:fractional": _LEVELS}),
     "bipartite.metrics.group_auc": C(
         metrics.group_auc, dict(y_true=y1, y_score=s1, groups=qid8, sample_weight=w1),
         dict(y_true="bin", y_score="arr", groups="arr", sample_weight="w", weighting="opt"),
         alt_forms=True, weight="sample_weight"),
     "bipartite.metrics.ndcg_at_k": C(
         metrics.ndcg_at_k, dict(relevance=grades, y_score=s1, k=3, groups=qid8),
-        dict(relevance="grades", y_score="arr", k="int", gain="opt"), alt_forms=True),
+        dict(relevance="grades", y_score="arr", k="int", gain="opt"), alt_forms=True,
+        accepts={"relevance:fractional": "graded relevance may be any non-negative real, as in "
+                                         "sklearn.metrics.ndcg_score (negative is refused)"}),
     "bipartite.metrics.diff_auc": C(metrics.diff_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
                                     mismatch=False),
     "bipartite.metrics.min_auc": C(metrics.min_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
@@ -122,7 +137,9 @@ CASES: dict[str, Case] = {
         dict(y_true="bin", y_pred="bin"), alt_forms=True),
     # labels ---------------------------------------------------------------------------------
     "bipartite.labels.cost_matrix": C(labels.cost_matrix, dict(levels=[0, 1, 2], costs="gain"),
-                                      dict(levels="grades", costs="opt"), mismatch=False),
+                                      dict(levels="grades", costs="opt"), mismatch=False,
+                                      accepts={"levels:negative": _LEVELS,
+                                               "levels:fractional": _LEVELS}),
     "bipartite.labels.aggregate_labels": C(labels.aggregate_labels, dict(Y=Y2, aggregate="sum"),
                                            dict(Y="bin", aggregate="opt", w="w"), mismatch=False),
     "bipartite.labels.pairwise_preference": C(labels.pairwise_preference, dict(problem=P),
@@ -137,7 +154,8 @@ CASES: dict[str, Case] = {
     "bipartite.bayes.effective_weights": C(bayes.effective_weights, dict(pi=pi2, a=[1.0, 2.0]),
                                            dict(pi="prob", a="w")),
     "bipartite.bayes.loss_aggregation": C(bayes.loss_aggregation, dict(eta=eta, pi=pi2),
-                                          dict(eta="prob", pi="prob", a="w")),
+                                          dict(eta="prob", pi="prob", a="w"),
+                                          accepts={"eta:shape_mismatch": _ROWS}),
     "bipartite.bayes.label_aggregation": C(bayes.label_aggregation, dict(problem=P),
                                            dict(problem="problem", atol="tol", aggregate="opt",
                                                 w="w")),
@@ -166,9 +184,11 @@ CASES: dict[str, Case] = {
         dict(problem="problem", tol="tol", max_iter="int")),
     # dictatorship ---------------------------------------------------------------------------
     "bipartite.dictatorship.effective_weight_shares": C(
-        dictatorship.effective_weight_shares, dict(pi=pi2), dict(pi="prob", a="w")),
+        dictatorship.effective_weight_shares, dict(pi=pi2), dict(pi="prob", a="w"),
+        accepts={"pi:shape_mismatch": _ONE_LABEL}),
     "bipartite.dictatorship.dictator": C(dictatorship.dictator, dict(pi=[0.05, 0.5]),
-                                         dict(pi="prob", a="w")),
+                                         dict(pi="prob", a="w"),
+                                         accepts={"pi:shape_mismatch": _ONE_LABEL}),
     "bipartite.dictatorship.dictator_threshold": C(dictatorship.dictator_threshold,
                                                    dict(pi=pi2, k=0), dict(pi="prob", k="int")),
     "bipartite.dictatorship.cross_pair_win_rate": C(
@@ -208,13 +228,17 @@ CASES: dict[str, Case] = {
     "bipartite.pareto.dominance.dominates": C(dominance.dominates, dict(a=[0.9, 0.5], b=[0.8, 0.5]),
                                               dict(a="arr", b="arr")),
     "bipartite.pareto.dominance.pareto_filter": C(dominance.pareto_filter, dict(points=pts),
-                                                  dict(points="arr"), mismatch=False),
+                                                  dict(points="arr"), mismatch=False,
+                                                  accepts={"points:empty": _EMPTY_SET}),
     "bipartite.pareto.dominance.hypervolume": C(dominance.hypervolume,
                                                 dict(points=pts, reference=[0.0, 0.0]),
-                                                dict(points="arr", reference="arr")),
+                                                dict(points="arr", reference="arr"),
+                                                accepts={"points:empty": _EMPTY_SET,
+                                                         "points:shape_mismatch": _ROWS}),
     "bipartite.pareto.frontier.simplex_grid": C(pareto.simplex_grid, dict(K=3, resolution=4),
                                                 dict(K="size", resolution="size",
-                                                     max_points="size")),
+                                                     max_points="size"),
+                                                accepts={"max_points:huge": _LIMIT}),
     "bipartite.pareto.frontier.exact_frontier": C(
         pareto.exact_frontier, dict(problem=P),
         dict(problem="problem", tol="tol", eps="tol", time_limit="pos", method="opt")),
@@ -229,7 +253,8 @@ CASES: dict[str, Case] = {
     "bipartite.pareto.frontier.frontier_table": C(pareto.frontier_table, dict(problem=P),
                                                   dict(problem="problem")),
     "bipartite.pareto.milp.milp_size": C(pareto.milp_size, dict(n=5, K=2),
-                                         dict(n="size", K="size")),
+                                         dict(n="size", K="size"),
+                                         accepts={"n:huge": _COUNT, "K:huge": _COUNT}),
     "bipartite.pareto.milp.optimal_ranking": C(pareto.optimal_ranking, dict(problem=P),
                                                dict(problem="problem", time_limit="pos",
                                                     costs="opt")),
@@ -329,7 +354,7 @@ CASES: dict[str, Case] = {
     "bipartite.contrib.ap_training.train_listwise_mlp": C(
         ap_training.train_listwise_mlp,
         dict(X=np.c_[s1, s1 ** 2], y=y1, qid=qid8, epochs=1, hidden=(4,)),
-        dict(X="arr", y="bin", qid="arr", lr="pos", tau="pos", delta="pos", epochs="size",
+        dict(X="arr", y="bin", qid="arr", lr="pos", tau="pos", delta="pos", epochs="int",
              random_state="seed"), slow=True),
     # data -----------------------------------------------------------------------------------
     "bipartite.data.synthetic.make_synthetic": C(
@@ -356,7 +381,9 @@ CASES: dict[str, Case] = {
     "bipartite.learners.base.label_aucs": C(lbase.label_aucs, dict(Y=Y2, scores=s1),
                                             dict(Y="bin", scores="arr")),
     "bipartite.learners.maxmin.grid_resolution": C(lmaxmin.grid_resolution, dict(K=3),
-                                                   dict(K="size", max_points="size")),
+                                                   dict(K="size", max_points="size"),
+                                                   accepts={"K:huge": _COUNT,
+                                                            "max_points:huge": _LIMIT}),
     "bipartite.learners.nets.check_hidden": C(nets.check_hidden, dict(hidden=(4, 3)),
                                               dict(hidden="hidden")),
     "bipartite.learners.nets.make_mlp": C(nets.make_mlp, dict(n_in=3, hidden=(4,), n_out=1, seed=0),
@@ -387,11 +414,12 @@ def _learner_cases() -> dict[str, Case]:
     return {
         "bipartite.learners.mlp.MLPRanker": C(
             fit_predict(MLPRanker, epochs=2, hidden=(4,), random_state=0), dict(X=X, Y=Y2),
-            dict(X="arr", Y="bin", lr="pos", epochs="size", random_state="seed"), slow=True),
+            dict(X="arr", Y="bin", lr="pos", epochs="int", random_state="seed"), slow=True),
         "bipartite.learners.xgb.XGBRanker": C(
             fit_predict(XGBRanker, n_estimators=2, random_state=0, n_jobs=1), dict(X=X, Y=Y2),
-            dict(X="arr", Y="bin", learning_rate="pos", n_estimators="size",
-                 random_state="seed"), slow=True),
+            dict(X="arr", Y="bin", learning_rate="pos", n_estimators="int",
+                 random_state="seed"), slow=True,
+            accepts={"X:nan": "NaN features are XGBoost's missing values (documented)"}),
     }
 
 
@@ -446,8 +474,8 @@ FAMILIES: dict[str, dict[str, Callable[[Any], Any]]] = {
 ARRAY_KINDS = ("arr", "bin", "grades", "prob", "w")
 
 
-def bad_inputs(name: str) -> list[tuple[str, str, Any]]:
-    """``(parameter, family, bad value)`` for every fuzzed parameter of case ``name``."""
+def _family_inputs(name: str) -> list[tuple[str, str, Any]]:
+    """``(parameter, family, value)`` for every fuzzed parameter of case ``name``."""
     case = CASES[name]
     out = []
     n_arrays = sum(1 for k in case.kinds.values() if k in ARRAY_KINDS)
@@ -462,3 +490,16 @@ def bad_inputs(name: str) -> list[tuple[str, str, Any]]:
             if v.ndim >= 1 and len(v) > 1:
                 out.append((param, "shape_mismatch", v[:-1]))
     return out
+
+
+def bad_inputs(name: str) -> list[tuple[str, str, Any]]:
+    """``(parameter, family, bad value)`` for every fuzzed parameter of case ``name``, less the
+    families that the case documents as valid input (:func:`accepted_inputs`)."""
+    acc = CASES[name].accepts
+    return [(p, f, v) for p, f, v in _family_inputs(name) if f"{p}:{f}" not in acc]
+
+
+def accepted_inputs(name: str) -> list[tuple[str, str, Any, str]]:
+    """``(parameter, family, value, reason)`` for the families that case ``name`` accepts."""
+    acc = CASES[name].accepts
+    return [(p, f, v, acc[f"{p}:{f}"]) for p, f, v in _family_inputs(name) if f"{p}:{f}" in acc]

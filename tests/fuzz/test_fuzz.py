@@ -24,7 +24,7 @@ from tests.fuzz.discover import public_callables
 from tests.fuzz.exempt import EXEMPT
 from tests.fuzz.guard import run_guarded
 from tests.fuzz.known_gaps import KNOWN_GAPS
-from tests.fuzz.registry import CASES, bad_inputs
+from tests.fuzz.registry import CASES, accepted_inputs, bad_inputs
 
 
 def _marks(case):
@@ -62,6 +62,23 @@ def test_bad_input_is_refused_by_name(name, param, fam, value):
     case = CASES[name]
     r = run_guarded(lambda: case.call(**{param: value}), (param,))
     assert r.outcome in ("clean", "nan"), f"{name}({param}={fam}) -> {r.outcome}: {r.message}"
+
+
+_ACCEPTED = [
+    pytest.param(name, param, fam, value, id=f"{name.removeprefix('bipartite.')}-{param}-{fam}",
+                 marks=_marks(case))
+    for name, case in CASES.items()
+    for param, fam, value, _ in accepted_inputs(name)
+]
+
+
+@pytest.mark.parametrize("name, param, fam, value", _ACCEPTED)
+def test_documented_valid_inputs_give_a_value(name, param, fam, value):
+    """The families a case lists in ``accepts`` (with the reason) are valid input there: they
+    must give a value, not an error (and they are not counted as bad inputs)."""
+    case = CASES[name]
+    r = run_guarded(lambda: case.call(**{param: value}), (param,))
+    assert r.outcome in ("silent", "nan"), f"{name}({param}={fam}) -> {r.outcome}: {r.message}"
 
 
 # ---------------------------------------------------------------------------------------------
