@@ -414,17 +414,18 @@ def _named_columns(df, names: list[str]):
 def _cmd_frontier(args) -> int:
     import time
 
-    from bipartite.pareto import DP_MAX_N, frontier_table
+    from bipartite.pareto import dp_limit, frontier_table
 
     problem, names = load_problem(args.problem, return_labels=True)
     if problem.n > args.max_n:
         raise ValueError(f"{args.problem}: n = {problem.n} points is past --max-n {args.max_n} "
                          f"(the exact MILP has n(n-1) = {problem.n * (problem.n - 1)} binaries); "
                          "raise --max-n deliberately.")
+    limit = dp_limit(problem.K)
     method = args.method if args.method != "auto" else (
-        "dp" if problem.n <= DP_MAX_N else "milp")
-    if problem.n > DP_MAX_N and args.eps is None:
-        print(f"warning: n = {problem.n} > {DP_MAX_N}: the exact frontier needs the MILP "
+        "dp" if problem.n <= limit else "milp")
+    if problem.n > limit and args.eps is None:
+        print(f"warning: n = {problem.n} > {limit}: the exact frontier needs the MILP "
               f"(measured: > 60 s already at n = 10 for K = 2, growing fast); expect minutes to "
               f"hours. --eps 0.01 gives an ε-approximate frontier much sooner; --time-limit caps "
               f"the wait (now {args.time_limit:g} s).", file=sys.stderr)
@@ -435,7 +436,7 @@ def _cmd_frontier(args) -> int:
     try:
         df = frontier_table(problem, method=args.method, eps=args.eps,
                             time_limit=args.time_limit,
-                            dp_max_n=max(DP_MAX_N, problem.n) if args.method == "dp" else DP_MAX_N)
+                            dp_max_n=max(limit, problem.n) if args.method == "dp" else limit)
     except TimeoutError:
         raise TimeoutError(f"{args.problem}: the frontier was not finished within --time-limit "
                            f"{args.time_limit:g} s; try --eps 0.01 (ε-approximate) or a longer "

@@ -400,14 +400,14 @@ def test_float_list_refuses_empty_fields(tmp_path, capsys):
 def test_frontier_limits_and_time_out_suggest_eps(tmp_path, capsys):
     from bipartite.population import FiniteProblem
 
-    P = FiniteProblem.random(13, 2, seed=0)
+    P = FiniteProblem.random(15, 2, seed=0)
     src = tmp_path / "p.json"
     src.write_text(json.dumps({"mass": P.mass.tolist(), "label_probs": P.label_probs.tolist()}))
-    assert main(["frontier", str(src), "--max-n", "12"]) == 2
-    assert "past --max-n 12" in capsys.readouterr().err
+    assert main(["frontier", str(src), "--max-n", "14"]) == 2
+    assert "past --max-n 14" in capsys.readouterr().err
     assert main(["frontier", str(src), "--time-limit", "0.5"]) == 2
     err = capsys.readouterr().err
-    assert "warning: n = 13 > 12" in err and "--eps" in err.split("time-limit 0.5")[-1]
+    assert "warning: n = 15 > 14" in err and "--eps" in err.split("time-limit 0.5")[-1]
 
 
 def test_defaults_are_printed_once(capsys):

@@ -36,7 +36,7 @@ the benchmark.
 """
 
 from bipartite.pareto.dominance import dominates, hypervolume, pareto_filter
-from bipartite.pareto.dp import DP_MAX_N, subset_dp
+from bipartite.pareto.dp import DP_MAX_N, DP_MAX_N_K2, dp_limit, subset_dp
 from bipartite.pareto.frontier import (
     exact_frontier,
     frontier_table,
@@ -60,6 +60,8 @@ from bipartite.pareto.milp import WeakOrderMILP, milp_size, optimal_ranking
 __all__ = [
     "BalancedWeights",
     "DP_MAX_N",
+    "DP_MAX_N_K2",
+    "dp_limit",
     "MaxMinPoint",
     "SupportedMaxMin",
     "WeakOrderMILP",

@@ -17,17 +17,26 @@ from bipartite.pareto.dominance import dominated_with_margin, frontier_rows
 #: adds O(n²) floating terms per vector (error ~1e-15); 1e-12 is far above that noise and far
 #: below any gap that a MILP solver can resolve.
 DEFAULT_TOL_DP = 1e-12
-#: ``method="auto"`` uses the DP up to this many points (its cost grows like 3^n; it beat the
-#: MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``). Larger n run
-#: with ``method="dp"`` (n = 14, K = 2: about 40 s and 2 GB).
+#: ``method="auto"`` uses the DP up to this many points for K ≥ 3 labels (its cost grows like
+#: 3^n; it beat the MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``).
 DP_MAX_N = 12
+#: ... and up to this many for K = 2, where the frontiers are smaller: n = 13, 14 took 2–23 s and
+#: 0.7 GB on seeds 0–2 of ``FiniteProblem.random(n, 2, seed)`` (2 shared cores), while the exact
+#: MILP did not finish n = 14 in 240 s.
+DP_MAX_N_K2 = 14
+
+
+def dp_limit(K: int) -> int:
+    """The default size limit of the subset DP for ``K`` labels: :data:`DP_MAX_N_K2` for K ≤ 2,
+    :data:`DP_MAX_N` otherwise."""
+    return DP_MAX_N_K2 if K <= 2 else DP_MAX_N
 #: Rows per chunk of a stored frontier: a chunk whose componentwise maximum (shifted by the
 #: block's gain) is dominated with margin by a candidate is dropped before the filter.
 CHUNK = 16
 #: States with at most this many candidate rows skip the chunk test (its overhead would dominate).
 _PRUNE_MIN = 4096
 
-__all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "subset_dp"]
+__all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "DP_MAX_N_K2", "dp_limit", "subset_dp"]
 
 
 def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from bipartite._utils.validation import (
     check_tolerance,
 )
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
-from bipartite.pareto.dp import DEFAULT_TOL_DP, DP_MAX_N, subset_dp
+from bipartite.pareto.dp import DEFAULT_TOL_DP, dp_limit, subset_dp
 from bipartite.pareto.milp import (
     DEFAULT_TOL,
     DEFAULT_TOL_MULTI,
@@ -167,7 +167,7 @@ def exact_frontier(
     return_scores: bool = False,
     method: str = "auto",
     backend: str | None = None,
-    dp_max_n: int = DP_MAX_N,
+    dp_max_n: int | None = None,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     r"""All Pareto-optimal per-label AUC vectors of a finite problem (docs/theory.md §6, LA25 §3).
 
@@ -216,8 +216,8 @@ def exact_frontier(
     recursion. The tests compare both algorithms with brute-force enumeration of all weak orders
     and with each other.
 
-    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` (12) and the MILP above, or
-    whenever a MILP ``backend`` is named.
+    ``method="auto"`` (default) uses the DP for ``n ≤ dp_max_n`` (default 14 for K = 2, 12 for
+    K ≥ 3) and the MILP above, or whenever a MILP ``backend`` is named.
 
     **ε-approximate mode** (``eps`` given): returns a subset of the exact frontier such that
     **every Pareto-optimal AUC vector is within eps in max-norm of a returned one**.
@@ -243,7 +243,8 @@ def exact_frontier(
     tol : float, optional — resolution (DP, default 1e-12) or δ and de-duplication radius
         (MILP, see above; default by K).
     time_limit : float > 0, optional — wall seconds; :class:`TimeoutError` when exceeded.
-    dp_max_n : int, default :data:`DP_MAX_N` (12) — the subset DP's size limit: ``method="auto"``
+    dp_max_n : int, optional — the subset DP's size limit (default
+        :func:`~bipartite.pareto.dp.dp_limit`: 14 for K = 2, 12 for K ≥ 3): ``method="auto"``
         uses the DP up to this many points, and ``method="dp"`` refuses larger problems (the DP
         costs ``O(3^n · |frontier|)`` time and ``O(2^n · |frontier|)`` memory, so each extra
         point multiplies its time by 3 or more). Raise it deliberately.
@@ -270,7 +271,8 @@ def exact_frontier(
     _check_problem(problem)
     method = check_option(method, "method", _METHODS)
     time_limit = check_time_limit(time_limit)
-    dp_max_n = check_positive(dp_max_n, "dp_max_n", integer=True)
+    dp_max_n = (dp_limit(problem.K) if dp_max_n is None
+                else check_positive(dp_max_n, "dp_max_n", integer=True))
     if backend is not None:
         check_option(backend, "backend", MILP_BACKENDS)
         if method == "dp":
@@ -296,7 +298,7 @@ def exact_frontier(
         if method == "milp" and problem.K != 2:
             raise ValueError(f"The ε-approximate mode ('eps') of method='milp' is implemented "
                              f"for K = 2 labels, got K = {problem.K}; use method='dp' (n <= "
-                             f"{DP_MAX_N} is fast) or eps=None.")
+                             f"{dp_limit(problem.K)} is fast) or eps=None.")
     if method == "dp":
         Ws = np.stack([problem.pair_weights(k) for k in range(problem.K)])
         _, S = subset_dp(Ws, float(tol), time_limit)
@@ -331,7 +333,7 @@ def is_pareto_optimal(problem: FiniteProblem, scores: ArrayLike, *, tol: float =
       exceed ``Σ_k a_k`` by at most ``tol``.
 
     Either way: no weak order improves one label without losing on another (up to ``tol``).
-    ``method="auto"`` (default) uses the DP for ``n ≤ DP_MAX_N`` and the MILP above; the DP does
+    ``method="auto"`` (default) uses the DP for ``n ≤ dp_limit(K)`` and the MILP above; the DP does
     not depend on a solver's tolerances (see ``_MIP_TOL`` for why that matters).
 
     >>> from bipartite.population import FiniteProblem
@@ -348,7 +350,7 @@ def is_pareto_optimal(problem: FiniteProblem, scores: ArrayLike, *, tol: float =
     if problem.n == 1:
         return True
     if method == "auto":
-        method = "dp" if problem.n <= DP_MAX_N else "milp"
+        method = "dp" if problem.n <= dp_limit(problem.K) else "milp"
     if method == "dp":
         F = exact_frontier(problem, method="dp")
         better = np.all(F >= a - tol, axis=1) & np.any(F > a + tol, axis=1)
