@@ -53,7 +53,7 @@ def check_n_labels(K: int, name: str = "K", *, max_labels: int = MAX_LABELS) -> 
         raise ValueError(f"The '{name}' parameter must be a positive integer, got {K!r}.")
     max_labels = check_positive(max_labels, "max_labels", integer=True)
     if K > max_labels:
-        raise ValueError(f"{name} = {int(K)} labels means 2**{int(K)} label vectors, past the "
+        raise ValueError(f"'{name}' = {int(K)} labels means 2**{int(K)} label vectors, past the "
                          f"limit max_labels = {max_labels} (bipartite.population.MAX_LABELS); "
                          f"pass a larger 'max_labels' deliberately.")
     return int(K)
@@ -249,7 +249,7 @@ def enumerate_weak_orders(n: int, *, max_n: int = ENUMERATION_MAX_N) -> Iterator
     """
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"The 'n' parameter must be a positive integer, got {n!r}.")
-    if not isinstance(max_n, (int, np.integer)) or max_n < 1:
+    if isinstance(max_n, bool) or not isinstance(max_n, int | np.integer) or max_n < 1:
         raise ValueError(f"The 'max_n' parameter must be a positive integer, got {max_n!r}.")
     if n > max_n:
         raise ValueError(f"The 'n' parameter is {n}: enumerating its weak orders is past the limit "

@@ -24,12 +24,23 @@ still shows. The losses work on any device: they follow the device of ``scores``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from bipartite._utils.tensors import (
+    as_elementwise,
+    as_float_array,
+    as_like,
+    as_scores,
+    as_where,
+    check_binary_where,
+    check_finite_where,
+    check_generator,
+    first_bad,
+    safe_reduce,
+)
 from bipartite._utils.validation import check_option, check_positive, warn_undefined
 
 __all__ = [
@@ -59,103 +70,8 @@ Step = Callable[[torch.Tensor], torch.Tensor]
 
 
 # ----------------------------------------------------------------------------------------------
-# Validation (private; the generic numpy checks live in bipartite._utils.validation)
+# Input step (the checks live in bipartite._utils.tensors)
 # ----------------------------------------------------------------------------------------------
-
-
-def _show(t: torch.Tensor, limit: int = 8) -> str:
-    flat = t.detach().reshape(-1)
-    if flat.numel() <= limit:
-        return repr(flat.tolist())
-    return f"tensor of shape {tuple(t.shape)} starting {flat[:limit].tolist()}"
-
-
-def _first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[Any, Any]:
-    idx = tuple(int(i) for i in torch.nonzero(bad)[0])
-    return values[idx].item(), (idx[0] if len(idx) == 1 else idx)
-
-
-def _positive_strides(arr: np.ndarray) -> np.ndarray:
-    """``arr``, copied when a stride is negative (``x[::-1]``): torch cannot wrap such a view."""
-    return arr.copy() if any(st < 0 for st in arr.strides) else arr
-
-
-def _as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
-    """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension."""
-    if not isinstance(scores, torch.Tensor):
-        try:
-            scores = torch.as_tensor(_positive_strides(np.asarray(scores, dtype=np.float64)))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"The '{name}' parameter must be a tensor or array-like of numbers, "
-                f"got {type(scores).__name__}: {exc}"
-            ) from None
-    if not torch.is_floating_point(scores):
-        raise TypeError(
-            f"The '{name}' parameter must be a floating-point tensor, got dtype {scores.dtype}."
-        )
-    if scores.ndim < min_ndim:
-        raise ValueError(
-            f"The '{name}' parameter must have at least {min_ndim} dimension(s) [..., n_items], "
-            f"got shape {tuple(scores.shape)}."
-        )
-    if min_ndim >= 1 and scores.shape[-1] == 0:
-        raise ValueError(
-            f"The '{name}' parameter must not be empty, got shape {tuple(scores.shape)}."
-        )
-    return scores
-
-
-def _as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> torch.Tensor:
-    """``x`` as a tensor of the same shape, dtype and device as ``scores``."""
-    if not isinstance(x, torch.Tensor):
-        try:
-            x = torch.as_tensor(_positive_strides(np.asarray(x, dtype=np.float64)))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"The '{name}' parameter must be a tensor or array-like of numbers, "
-                f"got {type(x).__name__}: {exc}"
-            ) from None
-    if tuple(x.shape) != tuple(scores.shape):
-        raise ValueError(
-            f"The '{name}' parameter must have the shape of 'scores' {tuple(scores.shape)}, "
-            f"got shape {tuple(x.shape)}."
-        )
-    return x.to(dtype=scores.dtype, device=scores.device)
-
-
-def _as_where(where: torch.Tensor | ArrayLike, scores: torch.Tensor) -> torch.Tensor:
-    """Boolean validity mask of the shape of ``scores`` (all True when ``where`` is None)."""
-    if where is None:
-        return torch.ones(scores.shape, dtype=torch.bool, device=scores.device)
-    if not isinstance(where, torch.Tensor):
-        where = torch.as_tensor(_positive_strides(np.asarray(where)))
-    if where.dtype != torch.bool:
-        raise TypeError(f"The 'where' parameter must be a boolean mask, got dtype {where.dtype}.")
-    if tuple(where.shape) != tuple(scores.shape):
-        raise ValueError(
-            f"The 'where' parameter must have the shape of 'scores' {tuple(scores.shape)}, "
-            f"got shape {tuple(where.shape)}."
-        )
-    return where.to(device=scores.device)
-
-
-def _check_finite_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
-    bad = ~torch.isfinite(x.detach()) & valid
-    if bool(bad.any()):
-        value, idx = _first_bad(bad, x.detach())
-        raise ValueError(f"The '{name}' parameter must be finite, got {value!r} at index {idx}.")
-
-
-def _check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> None:
-    bad = (labels != 0) & (labels != 1) & valid
-    if bool(bad.any()):
-        value, idx = _first_bad(bad, labels)
-        raise ValueError(
-            f"The '{name}' parameter must contain only 0 and 1, got {value:g} at index {idx}."
-        )
-
-
 
 
 def prepare_inputs(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, where: torch.Tensor | ArrayLike, *, labels_name: str = "labels",
@@ -168,50 +84,15 @@ def prepare_inputs(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | Arra
     Padded scores are replaced by 0 (with zero gradient) so that a NaN or inf used as padding can
     never reach a kernel: ``0 * nan`` in a backward pass would poison every gradient.
     """
-    s = _as_scores(scores)
-    y = _as_like(labels, labels_name, s)
-    valid = _as_where(where, s)
-    _check_finite_where(s, valid, "scores")
-    _check_finite_where(y, valid, labels_name)
+    s = as_scores(scores)
+    y = as_like(labels, labels_name, s)
+    valid = as_where(where, s)
+    check_finite_where(s, valid, "scores")
+    check_finite_where(y, valid, labels_name)
     if binary:
-        _check_binary_where(y, valid, labels_name)
+        check_binary_where(y, valid, labels_name)
     zero = torch.zeros((), dtype=s.dtype, device=s.device)
     return torch.where(valid, s, zero), torch.where(valid, y, zero), valid
-
-
-def _check_generator(generator: int | torch.Generator, device: torch.device) -> torch.Generator | None:
-    if generator is None or isinstance(generator, torch.Generator):
-        return generator
-    if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
-        g = torch.Generator(device=device)
-        g.manual_seed(int(generator))
-        return g
-    raise TypeError(
-        f"The 'generator' parameter must be None, an int seed or a torch.Generator, "
-        f"got {generator!r}."
-    )
-
-
-# ----------------------------------------------------------------------------------------------
-# The one safe reducer (rax safe_reduce)
-# ----------------------------------------------------------------------------------------------
-
-
-def _safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> torch.Tensor:
-    """Reduce ``values`` with weights/counts ``counts`` (same shape, non-negative).
-
-    ``"sum"`` = Σ values; ``"mean"`` = Σ values / Σ counts, and 0 when Σ counts = 0 (a mean over
-    nothing); ``"none"`` = ``values`` unchanged. The denominator is replaced by 1 *before* the
-    division when it is 0 (a ``torch.where`` after the division would still send NaN gradients
-    back through the unused branch).
-    """
-    if reduction == "none":
-        return values
-    total = values.sum()
-    if reduction == "sum":
-        return total
-    denom = counts.sum()
-    return total / torch.where(denom > 0, denom, torch.ones_like(denom))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -221,7 +102,8 @@ def _safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> 
 
 def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], torch.Tensor]:
     """The pair loss ``φ(x)`` of a score difference ``x = f_i - f_j`` (i should rank above j), for
-    ``kind`` in :data:`PAIRWISE_KINDS` (docs/theory.md §8); ``margin`` is the hinge margin.
+    ``kind`` in :data:`PAIRWISE_KINDS` (docs/theory.md §8); ``margin`` is the hinge margin, a
+    finite number ``> 0`` (checked for every kind, though only the hinges use it).
 
     The building block of :func:`pairwise_loss` (rax's ``pair_loss_fn``): pass it, or any callable
     of the same form, as ``pairwise_loss(..., pair_loss_fn=...)``.
@@ -230,6 +112,7 @@ def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], t
     0.6931
     """
     check_option(kind, "kind", PAIRWISE_KINDS)
+    margin = check_positive(margin, "margin")
     if kind == "logistic":
         # log(1 + e^{-x}) = -log σ(x): logsigmoid never forms e^{-x} for very negative x
         # (overflow) and keeps full precision for large x, where log(1 + tiny) would round to 0.
@@ -257,7 +140,7 @@ def _pairwise_kernel(
     # and turn 0 * inf into NaN in the forward or backward pass.
     w = torch.where(pair_mask, weights, zero)
     losses = w * phi(torch.where(pair_mask, diff, zero))
-    return _safe_reduce(losses, w, reduction)
+    return safe_reduce(losses, w, reduction)
 
 
 def pairwise_loss(
@@ -287,9 +170,11 @@ def pairwise_loss(
     ----------
     scores : tensor [..., n_items]
     labels : tensor [..., n_items] or None
-        Graded relevance. ``None`` is allowed when ``pair_weights`` is given: then the pairs are
-        those with ``pair_weights > 0`` (needed for loss aggregation, where an item can be above
-        another for one label and below it for another).
+        Graded relevance, non-negative (0 = irrelevant; binary labels are the grades 0 and 1,
+        larger grades are allowed and only their order matters; a negative label is refused).
+        ``None`` is allowed when ``pair_weights`` is given: then the pairs are those with
+        ``pair_weights > 0`` (needed for loss aggregation, where an item can be above another for
+        one label and below it for another).
     kind : {"logistic", "exponential", "hinge", "squared_hinge"}
     pair_weights : tensor [..., n_items, n_items], optional
         Non-negative weight ``w_ij`` of the pair "i above j", e.g. from
@@ -302,7 +187,8 @@ def pairwise_loss(
         weighted mean over valid pairs, pooled over the batch; 0 when there is no valid pair);
         ``"none"``: the [..., n, n] matrix ``w_ij φ_ij`` (0 off the valid pairs).
     margin : float
-        Margin of the hinge losses (ignored by the others).
+        Margin of the hinge losses, a finite number ``> 0`` (checked always, used by the hinges
+        only).
     pair_loss_fn : callable, optional
         A custom pair loss ``φ(x)`` (elementwise on a tensor of differences ``x = f_i - f_j``);
         it replaces ``kind`` and ``margin``. The generic core of every pairwise loss: the built-in
@@ -320,12 +206,10 @@ def pairwise_loss(
     """
     check_option(kind, "kind", PAIRWISE_KINDS)
     check_option(reduction, "reduction", _REDUCTIONS)
-    margin = float(margin)
-    if not np.isfinite(margin):
-        raise ValueError(f"The 'margin' parameter must be finite, got {margin!r}.")
-    s = _as_scores(scores)
-    valid = _as_where(where, s)
-    _check_finite_where(s, valid, "scores")
+    margin = check_positive(margin, "margin")
+    s = as_scores(scores)
+    valid = as_where(where, s)
+    check_finite_where(s, valid, "scores")
     s = torch.where(valid, s, torch.zeros((), dtype=s.dtype, device=s.device))
     both = valid[..., :, None] & valid[..., None, :]
     n = s.shape[-1]
@@ -339,10 +223,10 @@ def pairwise_loss(
                 f"got shape {tuple(w.shape)}."
             )
         w = w.to(dtype=s.dtype, device=s.device)
-        _check_finite_where(w, both, "pair_weights")
+        check_finite_where(w, both, "pair_weights")
         bad = (w < 0) & both
         if bool(bad.any()):
-            value, idx = _first_bad(bad, w)
+            value, idx = first_bad(bad, w)
             raise ValueError(
                 f"The 'pair_weights' parameter must be non-negative, got {value:g} at index {idx}."
             )
@@ -353,8 +237,13 @@ def pairwise_loss(
             )
         pair_mask = both & (w > 0)
     else:
-        y = _as_like(labels, "labels", s)
-        _check_finite_where(y, valid, "labels")
+        y = as_like(labels, "labels", s)
+        check_finite_where(y, valid, "labels")
+        bad = (y < 0) & valid
+        if bool(bad.any()):
+            value, idx = first_bad(bad, y)
+            raise ValueError(f"The 'labels' parameter must hold non-negative relevance grades "
+                             f"(0 = irrelevant), got {value:g} at index {idx}.")
         pair_mask = both & (y[..., :, None] > y[..., None, :])
         if pair_weights is None:
             w = torch.ones((), dtype=s.dtype, device=s.device).expand(pair_mask.shape)
@@ -396,11 +285,11 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
             [0.0000, 0.0000, 0.0000]])
     """
     if not isinstance(Y, torch.Tensor):
-        Y = torch.as_tensor(np.asarray(Y, dtype=np.float64))
-    if Y.ndim < 2 or Y.shape[-2] == 0 or Y.shape[-1] == 0:
+        Y = torch.as_tensor(as_float_array(Y, "Y"))
+    if Y.ndim < 2 or Y.numel() == 0:
         raise ValueError(
-            f"The 'Y' parameter must have shape [..., n_items, K] with n_items, K >= 1, "
-            f"got shape {tuple(Y.shape)}."
+            f"The 'Y' parameter must be a non-empty array of shape [..., n_items, K] with "
+            f"n_items, K >= 1, got shape {tuple(Y.shape)}."
         )
     dtype = Y.dtype if torch.is_floating_point(Y) else torch.get_default_dtype()
     Yf = Y.to(dtype)
@@ -408,19 +297,19 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
     if where is None:
         valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device)
     else:
-        valid = _as_where(where, Yf[..., 0])
-    _check_binary_where(Yf, valid[..., None].expand(Yf.shape), "Y")
+        valid = as_where(where, Yf[..., 0])
+    check_binary_where(Yf, valid[..., None].expand(Yf.shape), "Y")
     if a is None:
         a_t = torch.ones(K, dtype=dtype, device=Y.device)
     else:
-        a_t = torch.as_tensor(np.asarray(a, dtype=np.float64)).to(dtype=dtype, device=Y.device)
+        a_t = torch.as_tensor(as_float_array(a, "a")).to(dtype=dtype, device=Y.device)
         if tuple(a_t.shape) != (K,):
             raise ValueError(f"The 'a' parameter must have shape ({K},), got shape "
                              f"{tuple(a_t.shape)}.")
-        _check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
+        check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
         bad = a_t < 0
         if bool(bad.any()):
-            value, idx = _first_bad(bad, a_t)
+            value, idx = first_bad(bad, a_t)
             raise ValueError(
                 f"The 'a' parameter must be non-negative, got {value:g} at index {idx}."
             )
@@ -448,7 +337,9 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     Parameters
     ----------
     ybar : tensor [..., n_items]
-        Aggregated ordinal labels (any reals).
+        Aggregated ordinal labels (any finite reals: a weighted sum of labels is fractional, a
+        callable aggregate may be negative; only their order and the cost family matter), with
+        any number of leading batch dimensions (a single list is 1-D).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array over the sorted levels
     where : bool tensor [..., n_items], optional
 
@@ -464,12 +355,14 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     from bipartite.labels import cost_matrix
 
     if not isinstance(ybar, torch.Tensor):
-        ybar = torch.as_tensor(np.asarray(ybar, dtype=np.float64))
+        ybar = torch.as_tensor(as_float_array(ybar, "ybar"))
     if not torch.is_floating_point(ybar):
         ybar = ybar.to(torch.get_default_dtype())
-    ybar = _as_scores(ybar, "ybar")
-    valid = _as_where(where, ybar)
-    _check_finite_where(ybar, valid, "ybar")
+    ybar = as_scores(ybar, "ybar")
+    if ybar.numel() == 0:
+        raise ValueError(f"The 'ybar' parameter must not be empty, got shape {tuple(ybar.shape)}.")
+    valid = as_where(where, ybar)
+    check_finite_where(ybar, valid, "ybar")
     y_np = ybar.detach().cpu().to(torch.float64).numpy()
     levels = np.unique(y_np[valid.cpu().numpy()])
     if levels.size == 0:
@@ -528,9 +421,9 @@ def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pa
             raise ValueError(f"The 'num_pairs' parameter must be a positive int or None, "
                              f"got {num_pairs!r}.")
         pair_mask = _sample_pairs(pair_mask, int(num_pairs),
-                                  _check_generator(generator, s.device))
+                                  check_generator(generator, s.device))
     per_list = _lse_pairs_kernel(s, pair_mask)
-    return _safe_reduce(per_list, valid.any(-1).to(s.dtype), reduction)
+    return safe_reduce(per_list, valid.any(-1).to(s.dtype), reduction)
 
 
 def lsep_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, num_pairs: int | None = None, generator: int | torch.Generator | None = None,
@@ -582,7 +475,7 @@ def rlsep_loss(scores: torch.Tensor | ArrayLike, ranks: torch.Tensor | ArrayLike
     s, r, valid = prepare_inputs(scores, ranks, where, labels_name="ranks")
     bad = ((r < 0) | (r != torch.round(r))) & valid
     if bool(bad.any()):
-        value, idx = _first_bad(bad, r)
+        value, idx = first_bad(bad, r)
         raise ValueError(f"The 'ranks' parameter must hold non-negative integer ranks "
                          f"(0 = irrelevant), got {value:g} at index {idx}.")
     return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)
@@ -599,7 +492,10 @@ def margin_ranking_loss(scores_a: torch.Tensor | ArrayLike, scores_b: torch.Tens
 
     The reward-model loss of LR2PPO (Eq. 4, docs/theory.md §8, §11) on partial-order pairs: element-wise
     over the (broadcast) shapes of ``scores_a`` and ``scores_b``; ``"mean"``/``"sum"`` over all
-    pairs, ``"none"`` keeps the shape. A mean over zero pairs is 0.
+    pairs, ``"none"`` keeps the shape. A mean over zero pairs is 0. The two must have the same
+    number of dimensions (``a[:, None]`` against ``b[None, :]`` scores all pairs on purpose) or
+    one must be a scalar: shapes ``(n, 1)`` and ``(n,)`` are refused, not broadcast to ``(n, n)``.
+    ``margin`` is a finite number ``> 0``.
 
     >>> a = torch.tensor([2.0, 0.5])
     >>> b = torch.tensor([0.0, 0.0])
@@ -607,11 +503,15 @@ def margin_ranking_loss(scores_a: torch.Tensor | ArrayLike, scores_b: torch.Tens
     tensor([0.0000, 0.5000])
     """
     check_option(reduction, "reduction", _REDUCTIONS)
-    m = float(margin)
-    if not np.isfinite(m):
-        raise ValueError(f"The 'margin' parameter must be finite, got {margin!r}.")
-    a = _as_scores(scores_a, "scores_a", min_ndim=0)
-    b = _as_scores(scores_b, "scores_b", min_ndim=0)
+    m = check_positive(margin, "margin")
+    a = as_scores(scores_a, "scores_a", min_ndim=0)
+    b = as_scores(scores_b, "scores_b", min_ndim=0)
+    if a.ndim != b.ndim and a.ndim > 0 and b.ndim > 0:
+        raise ValueError(
+            f"The 'scores_a' and 'scores_b' parameters must have the same number of dimensions "
+            f"(or one must be a scalar), got shapes {tuple(a.shape)} and {tuple(b.shape)}: an "
+            f"implicit leading dimension would silently score every pair of the two."
+        )
     try:
         a, b = torch.broadcast_tensors(a, b.to(dtype=a.dtype, device=a.device))
     except RuntimeError:
@@ -620,10 +520,10 @@ def margin_ranking_loss(scores_a: torch.Tensor | ArrayLike, scores_b: torch.Tens
             f"{tuple(a.shape)} and {tuple(b.shape)}."
         ) from None
     everywhere = torch.ones(a.shape, dtype=torch.bool, device=a.device)
-    _check_finite_where(a, everywhere, "scores_a")
-    _check_finite_where(b, everywhere, "scores_b")
+    check_finite_where(a, everywhere, "scores_a")
+    check_finite_where(b, everywhere, "scores_b")
     losses = torch.relu(m - (a - b))
-    return _safe_reduce(losses, torch.ones_like(losses), reduction)
+    return safe_reduce(losses, torch.ones_like(losses), reduction)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -704,7 +604,7 @@ def ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, 
     rho = check_positive(rho, "rho", allow_zero=True)
     s, y, valid = prepare_inputs(scores, labels, where, binary=True)
     per_query, has_pos = _ap_kernel(s, y, valid, neg_step=neg_step, pos_step=pos_step, rho=rho)
-    return _safe_reduce(per_query, has_pos.to(s.dtype), reduction)
+    return safe_reduce(per_query, has_pos.to(s.dtype), reduction)
 
 
 def ap_risk(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, where: torch.Tensor | ArrayLike | None = None, reduction: str = "none"
@@ -747,19 +647,31 @@ def ap_risk(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, 
             return torch.full((), torch.nan, dtype=s.dtype, device=s.device)
     if reduction == "none":
         return torch.where(has_pos, per_query, torch.full_like(per_query, torch.nan))
-    return _safe_reduce(torch.where(has_pos, per_query, torch.zeros_like(per_query)),
+    return safe_reduce(torch.where(has_pos, per_query, torch.zeros_like(per_query)),
                         has_pos.to(s.dtype), reduction)
 
 
-def sigmoid_step(x: torch.Tensor | ArrayLike, tau: float = 0.01) -> torch.Tensor:
+def sigmoid_step(x: torch.Tensor | ArrayLike, tau: float = 0.01, *,
+                 check_input: bool = True) -> torch.Tensor:
     """Smooth-AP's step surrogate ``G(x; τ) = 1 / (1 + e^{−x/τ})`` (HAP-VR Eq. 7, docs/theory.md §8).
+
+    Elementwise on a tensor (or array-like) ``x`` of any shape, 0-d included: as a step of
+    :func:`ap_loss` it is applied to ``[..., n, n]`` matrices of score differences. ``x`` must be
+    non-empty and finite (NaN or ±inf is refused by name). ``check_input=False`` skips the
+    checks of ``x`` (a tensor, as in scikit-learn's ``check_input``) for a trainer's hot loop whose
+    differences are finite by construction; ``tau`` is always checked.
 
     >>> round(float(sigmoid_step(torch.tensor(0.0))), 2)
     0.5
     """
     tau = check_positive(tau, "tau")
+    return _sigmoid_step(as_elementwise(x, "x") if check_input else x, tau)
+
+
+def _sigmoid_step(x: torch.Tensor, tau: float) -> torch.Tensor:
+    """Kernel of :func:`sigmoid_step` (inputs validated): the step of the AP losses' hot loop."""
     # torch.sigmoid is stable for large |x / tau| (no exp overflow, saturates to 0 / 1).
-    return torch.sigmoid(torch.as_tensor(x) / tau)
+    return torch.sigmoid(x / tau)
 
 
 def smooth_ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike, *, tau: float = 0.01, where: torch.Tensor | ArrayLike | None = None,
@@ -781,23 +693,38 @@ def smooth_ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | Arra
     tau = check_positive(tau, "tau")
 
     def step(d: torch.Tensor) -> torch.Tensor:
-        return sigmoid_step(d, tau)
+        return _sigmoid_step(d, tau)  # d is finite: the scores were checked by prepare_inputs
 
     return ap_loss(scores, labels, neg_step=step, pos_step=step, where=where, reduction=reduction)
 
 
-def quadlinear(x: torch.Tensor | ArrayLike, delta: float = 0.1) -> torch.Tensor:
+def quadlinear(x: torch.Tensor | ArrayLike, delta: float = 0.1, *,
+               check_input: bool = True) -> torch.Tensor:
     """QuadLinear step surrogate ``R⁻(x; δ)`` of HAP-VR Eq. 10 (docs/theory.md §8).
 
     ``R⁻(x; δ) = 0`` for ``x < -δ``, ``(1 + x/δ)²`` for ``-δ <= x < 0`` and ``1 + 2x/δ`` for
     ``x >= 0``. It is C¹ (derivative 0 at -δ, 2/δ at 0) but not C², convex, non-decreasing and
     ``>= 1[x >= 0]``.
 
+    Elementwise on ``x`` of any shape (as a step of :func:`ap_loss` it sees ``[..., n, n]``
+    matrices of score differences); ``x`` must be non-empty and finite. ``check_input=False``
+    skips the checks of ``x`` (a tensor), as in :func:`sigmoid_step`.
+
     >>> quadlinear(torch.tensor([-0.2, -0.05, 0.0, 0.1]), delta=0.1)
     tensor([0.0000, 0.2500, 1.0000, 3.0000])
     """
     delta = check_positive(delta, "delta")
-    x = _as_scores(x, "x", min_ndim=0)
+    if not check_input:
+        return _quadlinear(x, delta)
+    x = as_scores(x, "x", min_ndim=0)
+    if x.numel() == 0:
+        raise ValueError(f"The 'x' parameter must not be empty, got shape {tuple(x.shape)}.")
+    check_finite_where(x, torch.ones((), dtype=torch.bool, device=x.device), "x")
+    return _quadlinear(x, delta)
+
+
+def _quadlinear(x: torch.Tensor, delta: float) -> torch.Tensor:
+    """Kernel of :func:`quadlinear` (inputs validated): the step of the AP losses' hot loop."""
     # With z = max(0, 1 + x/δ): the quadratic piece is z² and the linear one 1 + 2x/δ = 2z - 1.
     # Both branches are finite everywhere, so torch.where passes clean gradients.
     z = torch.clamp(1 + x / delta, min=0)
@@ -821,5 +748,5 @@ def quadlinear_ap_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | 
     0.3
     """
     delta = check_positive(delta, "delta")
-    return ap_loss(scores, labels, neg_step=lambda d: quadlinear(d, delta), pos_step=heaviside_gt,
+    return ap_loss(scores, labels, neg_step=lambda d: _quadlinear(d, delta), pos_step=heaviside_gt,
                    rho=rho, where=where, reduction=reduction)

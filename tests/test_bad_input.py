@@ -247,9 +247,9 @@ def test_cli_garbage_npz_nested_json_and_empty_list_field(tmp_path, capsys):
 
 # Fuzz-census gaps of the core, learners and runner helpers (each test fails without its fix) --------
 def test_shape_mismatch_errors_name_the_arguments_given():
-    with pytest.raises(ValueError, match="'Y' has 2, 'y_score' has 3|Y has 2, y_score has 3"):
+    with pytest.raises(ValueError, match="'Y' has 2, 'y_score' has 3"):
         metrics.multilabel_auc([[0, 1], [1, 0]], [0.1, 0.2, 0.3])
-    with pytest.raises(ValueError, match="relevance has 2"):
+    with pytest.raises(ValueError, match="'relevance' has 2"):
         metrics.ndcg_at_k([0, 1], [0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="'y_score'"):
         metrics.weighted_multipartite_auc([0.0, 1.0], [[1, 0], [0, 1], [0.5, 0.5]], [[0, 0], [1, 0]])
@@ -308,7 +308,7 @@ def test_label_aucs_names_its_own_arguments():
     Y = np.array([[0, 1], [1, 0], [1, 1]])
     with pytest.raises(ValueError, match="'scores'"):
         label_aucs(Y, [0.1, np.nan, 0.3])
-    with pytest.raises(ValueError, match="scores has 2"):
+    with pytest.raises(ValueError, match="'scores' has 2"):
         label_aucs(Y, [0.1, 0.2])
 
 

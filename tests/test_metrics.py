@@ -613,3 +613,15 @@ def test_sort_order_is_an_exact_ascending_order(kind):
         if 0 < y.sum() < n and n <= 300:
             w = rng.random(n)
             assert auc(y, s, sample_weight=w) == pytest.approx(slow_auc(y, s, w), abs=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [">u8", ">i4", ">i8", "<u8", "u8", "?"])
+def test_labels_of_any_byte_order_and_integer_type(dtype):
+    """Non-native byte order (big-endian uint64 used to crash the bitwise-OR fast path) and every
+    integer type give the float-label answer."""
+    y = np.array([0, 1, 1, 0, 1, 0])
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.35, 0.05])
+    want = roc_auc_score(y, s)
+    assert auc(y.astype(dtype), s) == pytest.approx(want, abs=1e-15)
+    Y = np.c_[y, 1 - y].astype(dtype)
+    np.testing.assert_allclose(multilabel_auc(Y, s), [want, 1 - want], atol=1e-15)

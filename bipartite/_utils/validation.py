@@ -135,11 +135,11 @@ def check_consistent_length(**arrays: Any) -> int:
     >>> check_consistent_length(y_true=[0, 1], y_score=[1.0, 2.0, 3.0])
     Traceback (most recent call last):
     ...
-    ValueError: Inconsistent numbers of samples: y_true has 2, y_score has 3.
+    ValueError: Inconsistent numbers of samples: 'y_true' has 2, 'y_score' has 3.
     """
     lengths = {k: len(v) for k, v in arrays.items() if v is not None}
     if len(set(lengths.values())) > 1:
-        desc = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+        desc = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
         raise ValueError(f"Inconsistent numbers of samples: {desc}.")
     return next(iter(lengths.values())) if lengths else 0
 
@@ -179,7 +179,7 @@ def check_sample_weight(sample_weight: ArrayLike, n: int) -> np.ndarray:
     w = check_array(sample_weight, "sample_weight", ndim=1)
     if len(w) != n:
         raise ValueError(
-            f"Inconsistent numbers of samples: sample_weight has {len(w)}, expected {n}."
+            f"Inconsistent numbers of samples: 'sample_weight' has {len(w)}, expected {n}."
         )
     return check_nonnegative(w, "sample_weight")
 

@@ -32,9 +32,11 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_finite,
     check_option,
     check_positive,
     check_random_state,
+    check_real,
 )
 from bipartite.learners.nets import make_mlp
 
@@ -84,11 +86,13 @@ def _pair_step(loss: str, delta: float, tau: float) -> Callable[[torch.Tensor], 
     """The loss's function of one positive-negative difference d = s_neg − s_pos (its "step")."""
     from bipartite import surrogates
 
+    # check_input=False: d is a finite difference of scores checked by prepare_inputs (possibly
+    # an empty batch), so the per-call checks of x are skipped in this hot loop.
     if loss == "quadlinear_ap":
-        return lambda d: surrogates.quadlinear(d, delta)
+        return lambda d: surrogates.quadlinear(d, delta, check_input=False)
     if loss == "smooth_ap":
         # Smooth-AP's step G(d; τ) (HAP-VR Eq. 7), as in surrogates.smooth_ap_loss.
-        return lambda d: surrogates.sigmoid_step(d, tau)
+        return lambda d: surrogates.sigmoid_step(d, tau, check_input=False)
     # pairwise logistic: φ(f_pos − f_neg) with f_pos − f_neg = −d
     phi = surrogates.make_pair_loss("logistic")
     return lambda d: phi(-d)
@@ -150,7 +154,7 @@ def pair_gradients(
         value = surrogates.pairwise_loss(s, y, where=valid, pair_loss_fn=lambda x: phi(x - E))
     else:
         pos_step = (surrogates.heaviside_gt if loss == "quadlinear_ap"
-                    else (lambda d: surrogates.sigmoid_step(d, tau)))
+                    else (lambda d: surrogates.sigmoid_step(d, tau, check_input=False)))
         value = surrogates.ap_loss(s, y, where=valid, neg_step=lambda d: step(d + E),
                                    pos_step=pos_step,
                                    rho=float(rho) if loss == "quadlinear_ap" else 1.0)
@@ -268,6 +272,20 @@ class ListwiseMLP:
     predict = decision_function
 
 
+def _check_qid(qid: ArrayLike, name: str = "qid") -> np.ndarray:
+    """Query ids: a 1-D array; numeric ids must be finite (a NaN id equals no other, so its
+    rows would silently become one-item queries)."""
+    if isinstance(qid, str | bytes):
+        raise TypeError(f"The '{name}' parameter must be a 1-D array-like of query ids, "
+                        f"got {qid!r}.")
+    q = np.asarray(qid)
+    if q.ndim != 1:
+        raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {q.shape}.")
+    if q.dtype.kind in "fc":
+        check_finite(q, name)
+    return q
+
+
 def _padded_queries(qid: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
     """Row indices of each kept query, in order of first appearance."""
     _, inv = np.unique(qid, return_inverse=True)
@@ -352,9 +370,7 @@ def train_listwise_mlp(
     check_option(score_transform, "score_transform", _TRANSFORMS)
     X = check_array(X, "X", ndim=2)
     y = check_binary(y, "y")
-    q = np.asarray(qid)
-    if q.ndim != 1:
-        raise ValueError(f"The 'qid' parameter must be 1-dimensional, got shape {q.shape}.")
+    q = _check_qid(qid)
     check_consistent_length(X=X, y=y, qid=q)
     for name, value in (("epochs", epochs), ("queries_per_batch", queries_per_batch)):
         if not isinstance(value, (int, np.integer)) or value < 1:
@@ -468,7 +484,7 @@ def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLik
 
     yb = check_binary(y, "y")
     s = check_array(scores, "scores", ndim=1)
-    q = np.asarray(qid)
+    q = _check_qid(qid)
     check_consistent_length(y=yb, scores=s, qid=q)
     rel = yb if relevance is None else check_array(relevance, "relevance", ndim=1)
     check_consistent_length(y=yb, relevance=rel)
@@ -486,6 +502,12 @@ def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLik
         }
 
 
+#: Size limit of :func:`make_retrieval`: at most ``10**8`` entries (800 MB of float64) in ``X``,
+#: bounded by ``n_queries * items_range[1] * n_features``, unless ``max_entries`` is raised;
+#: checked before anything is allocated.
+MAX_ENTRIES = 100_000_000
+
+
 def make_retrieval(
     n_queries: int = 100,
     *,
@@ -494,6 +516,7 @@ def make_retrieval(
     positive_rate: float = 0.1,
     noise: float = 0.5,
     seed: int | np.random.Generator | None = None,
+    max_entries: int = MAX_ENTRIES,
 ) -> Bunch:
     """Synthetic retrieval: ragged query lists with few relevant items (HAP-VR setting, §11).
 
@@ -503,6 +526,13 @@ def make_retrieval(
     Features 5.. are distractors, and feature 0 is shown shifted by a per-query offset
     ``c_q ~ N(0, 1)`` (a linear term, so within-query order is unchanged while pooled scores are
     not comparable across queries).
+
+    ``noise = 0`` is allowed: a noiseless generator, whose positives are exactly the top items by
+    latent relevance. ``positive_rate`` is a number in (0, 1).
+
+    Size limit: ``X`` has at most ``n_queries * items_range[1] * n_features`` entries; more than
+    ``max_entries`` (default ``MAX_ENTRIES = 10**8``, 800 MB of float64) is refused before
+    anything is allocated. Raise ``max_entries`` deliberately for more.
 
     Returns
     -------
@@ -521,10 +551,17 @@ def make_retrieval(
                          f"got {items_range!r}.")
     if not isinstance(n_features, (int, np.integer)) or n_features < 5:
         raise ValueError(f"The 'n_features' parameter must be an int >= 5, got {n_features!r}.")
-    if not 0 < positive_rate < 1:
+    limit = check_positive(max_entries, "max_entries", integer=True)
+    size = int(n_queries) * int(hi) * int(n_features)
+    if size > limit:
+        raise ValueError(
+            f"The 'n_queries' ({n_queries}), 'items_range' ({items_range!r}) and 'n_features' "
+            f"({n_features}) parameters give up to {size} entries in X, more than the limit "
+            f"max_entries = {limit}; lower them or raise 'max_entries' deliberately."
+        )
+    if not 0 < check_real(positive_rate, "positive_rate") < 1:
         raise ValueError(f"The 'positive_rate' parameter must be in (0, 1), got {positive_rate!r}.")
-    if not (np.isfinite(noise) and noise >= 0):
-        raise ValueError(f"The 'noise' parameter must be a finite number >= 0, got {noise!r}.")
+    noise = check_positive(noise, "noise", allow_zero=True)
     rng = check_random_state(seed)
     sizes = rng.integers(lo, hi + 1, size=n_queries)
     qid = np.repeat(np.arange(n_queries), sizes)

@@ -28,6 +28,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_positive,
     check_probabilities,
     check_random_state,
 )
@@ -173,6 +174,8 @@ def pareto_search(
     ----------
     P_val : array-like (n, K) of probabilities; Y_val : array-like (n, K) of 0/1 labels.
     groups : array-like (n,), optional — query ids for gAUC.
+    seed : None, int >= 0 or Generator — drives the random search; validated even when it is
+        not used (``grid`` given or ``n_random`` None).
 
     Returns
     -------
@@ -196,6 +199,7 @@ def pareto_search(
             f"{Y.shape[1]}."
         )
     K = Pm.shape[1]
+    rng = check_random_state(seed)  # checked even when unused (no ``n_random``): no silent typo
     g = None
     if groups is not None:
         g = np.asarray(groups)
@@ -209,7 +213,6 @@ def pareto_search(
     elif n_random is not None:
         if not isinstance(n_random, (int, np.integer)) or n_random < 1:
             raise ValueError(f"The 'n_random' parameter must be a positive int, got {n_random!r}.")
-        rng = check_random_state(seed)
         cand = np.vstack([np.eye(K), rng.dirichlet(np.ones(K), size=int(n_random))])
     else:
         cand = simplex_grid(K, resolution)
@@ -227,6 +230,12 @@ def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))  # = 1 / (1 + e^{-z}), without overflow for large |z|
 
 
+#: Size limit of :func:`make_nested_behaviour`: at most ``10**8`` entries (800 MB of float64) in
+#: ``X``, ``n_queries * items_per_query * (n_query_features + n_item_features + 1)``, unless
+#: ``max_entries`` is raised; checked before anything is allocated.
+MAX_ENTRIES = 100_000_000
+
+
 def make_nested_behaviour(
     n_queries: int = 200,
     *,
@@ -237,6 +246,7 @@ def make_nested_behaviour(
     relevance_noise: float = 0.5,
     problem_seed: int = 0,
     seed: int | np.random.Generator | None = None,
+    max_entries: int = MAX_ENTRIES,
 ) -> Bunch:
     """Synthetic text-video search with nested behaviours: click ⊇ valid stay ⊇ long stay.
 
@@ -257,6 +267,10 @@ def make_nested_behaviour(
     ``η_valid = σ(c) σ(s)``, ``η_long = σ(c) σ(s) σ(l)``. ``clickbait`` > 0 makes the click and
     stay labels conflict, so their AUCs trade off.
 
+    Size limit: ``X`` has ``n_queries * items_per_query * (n_query_features + n_item_features +
+    1)`` entries; more than ``max_entries`` (default ``MAX_ENTRIES = 10**8``, 800 MB of float64)
+    is refused before anything is allocated. Raise ``max_entries`` deliberately for more.
+
     Returns
     -------
     Bunch with ``X`` (n, n_query_features + n_item_features + 1), ``Y`` (n, 3) int, ``eta`` (n, 3) exact marginals, ``groups`` (n,)
@@ -271,6 +285,17 @@ def make_nested_behaviour(
                              ("n_item_features", n_item_features, 3)):
         if not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"The '{name}' parameter must be an integer >= {low}, got {value!r}.")
+    limit = check_positive(max_entries, "max_entries", integer=True)
+    size = int(n_queries) * int(items_per_query) * (int(n_query_features) + int(n_item_features)
+                                                    + 1)
+    size = max(size, (int(n_item_features) - 2) * int(n_query_features))
+    if size > limit:
+        raise ValueError(
+            f"The 'n_queries' ({n_queries}), 'items_per_query' ({items_per_query}), "
+            f"'n_query_features' ({n_query_features}) and 'n_item_features' ({n_item_features}) "
+            f"parameters give arrays of {size} entries, more than the limit max_entries = "
+            f"{limit}; lower them or raise 'max_entries' deliberately."
+        )
     if not np.isfinite(clickbait):
         raise ValueError(f"The 'clickbait' parameter must be finite, got {clickbait!r}.")
     if not (np.isfinite(relevance_noise) and relevance_noise >= 0):

@@ -37,6 +37,7 @@ from bipartite._utils.validation import (
     check_option,
     check_positive,
     check_random_state,
+    check_tolerance,
 )
 from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
 
@@ -96,9 +97,14 @@ def importance_to_ranks(importance: ArrayLike, *, atol: float = 0.0) -> np.ndarr
     """
     imp = check_array(importance, "importance", ndim=2)
     check_nonnegative(imp, "importance")
-    if not np.isfinite(atol) or atol < 0:
-        raise ValueError(f"The 'atol' parameter must be a finite number >= 0, got {atol!r}.")
-    return _dense_ranks(imp, float(atol))
+    atol = check_tolerance(atol, "atol")
+    return _dense_ranks(imp, atol)
+
+
+#: Size limit of :func:`make_ranked_labels`: at most ``10**8`` entries (800 MB of float64) in
+#: its largest array, ``n_samples * max(n_labels, n_features)`` (or ``n_labels * n_features``),
+#: unless ``max_entries`` is raised; checked before anything is allocated.
+MAX_ENTRIES = 100_000_000
 
 
 def make_ranked_labels(
@@ -112,6 +118,7 @@ def make_ranked_labels(
     presence_strength: float = 2.0,
     noise: float = 0.3,
     seed: int | np.random.Generator | None = None,
+    max_entries: int = MAX_ENTRIES,
 ) -> Bunch:
     """Synthetic ranked multi-label data, the analogue of RLSEP's Ranked MNIST (§5.1).
 
@@ -130,6 +137,11 @@ def make_ranked_labels(
     trained on presence alone has no reason to order the relevant labels by importance.
     docs/theory.md §11 (RLSEP).
 
+    Size limit: the largest array, ``n_samples * max(n_labels, n_features)`` entries (or
+    ``n_labels * n_features``), must not exceed ``max_entries`` (default ``MAX_ENTRIES = 10**8``,
+    800 MB of float64); it is checked before anything is allocated. Raise ``max_entries``
+    deliberately for a larger data set.
+
     Returns
     -------
     Bunch with ``X`` (n, d) float64, ``ranks`` (n, K) int64, ``importance`` (n, K) float64,
@@ -143,6 +155,15 @@ def make_ranked_labels(
                       ("n_features", n_features)):
         if not isinstance(val, (int, np.integer)) or val < 1:
             raise ValueError(f"The '{name}' parameter must be a positive integer, got {val!r}.")
+    limit = check_positive(max_entries, "max_entries", integer=True)
+    size = max(int(n_samples) * max(int(n_labels), int(n_features)),
+               int(n_labels) * int(n_features))
+    if size > limit:
+        raise ValueError(
+            f"The 'n_samples' ({n_samples}), 'n_labels' ({n_labels}) and 'n_features' "
+            f"({n_features}) parameters give arrays of {size} entries, more than the limit "
+            f"max_entries = {limit}; lower them or raise 'max_entries' deliberately."
+        )
     if not (isinstance(min_relevant, (int, np.integer)) and isinstance(max_relevant,
                                                                       (int, np.integer))
             and 0 <= min_relevant <= max_relevant <= n_labels):

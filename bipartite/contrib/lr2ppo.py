@@ -51,10 +51,12 @@ from bipartite._utils.torch import resolve_device, torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,
+    check_finite,
     check_nonnegative,
     check_option,
     check_positive,
     check_random_state,
+    check_real,
 )
 from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
 
@@ -75,12 +77,28 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # pairs
 # --------------------------------------------------------------------------------------------------
-def _group_index(groups: ArrayLike, n: int) -> np.ndarray:
+def _check_groups(groups: ArrayLike) -> np.ndarray:
+    """Group (query) ids: a non-empty 1-D array; numeric ids must be finite (a NaN id is never
+    equal to itself, so it would silently break its group apart)."""
+    if isinstance(groups, str | bytes):
+        raise TypeError(f"The 'groups' parameter must be a 1-D array-like of group ids, "
+                        f"got {groups!r}.")
     g = np.asarray(groups)
     if g.ndim != 1:
         raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
+    if g.size == 0:
+        raise ValueError(f"The 'groups' parameter must not be empty, got shape {g.shape}.")
+    if g.dtype.kind in "fc":
+        check_finite(g, "groups")
+    return g
+
+
+def _group_index(groups: ArrayLike, n: int, against: str | None = None) -> np.ndarray:
+    g = _check_groups(groups)
     if len(g) != n:
-        raise ValueError(f"Inconsistent numbers of samples: groups has {len(g)}, expected {n}.")
+        of = f" (the length of '{against}')" if against else ""
+        raise ValueError(f"Inconsistent numbers of samples: groups has {len(g)}, expected {n}"
+                         f"{of}.")
     return np.unique(g, return_inverse=True)[1]
 
 
@@ -94,13 +112,14 @@ def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.n
 
     Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. docs/theory.md §11 (LR2PPO).
     The number of pairs ``P = Σ_g n_g (n_g − 1) / 2`` is checked against ``max_pairs`` (default
-    ``MAX_PAIRS = 10**7``) before anything is allocated.
+    ``MAX_PAIRS = 10**7``) before anything is allocated; a larger ``max_pairs`` is a deliberate
+    request and is honoured. ``groups`` is a non-empty 1-D array of ids (finite if numeric).
 
     >>> within_group_pairs([7, 7, 3, 7]).tolist()
     [[0, 1], [0, 3], [1, 3]]
     """
-    g = np.asarray(groups)
-    gid = _group_index(g, len(g))
+    g = _check_groups(groups)
+    gid = np.unique(g, return_inverse=True)[1]
     limit = check_positive(max_pairs, "max_pairs", integer=True)
     sizes = np.bincount(gid).astype(np.float64)
     n_pairs = int((sizes * (sizes - 1) / 2).sum())
@@ -122,6 +141,9 @@ def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.n
 def partial_order_pairs(relevance: ArrayLike, groups: ArrayLike) -> np.ndarray:
     """Partial-order pairs from graded relevance: ``(i, j)`` in one group with ``rel_i > rel_j``.
 
+    ``relevance`` holds non-negative integer grades (0, 1, 2, ...); ``groups`` the query ids, one
+    per item (finite if numeric).
+
     The preferred item comes first (the paper's ``g_c``, "the pair in ground truth order"); items
     of equal relevance form no pair. Shape ``(P, 2)``, int64. docs/theory.md §11 (LR2PPO Eq. 4).
 
@@ -130,7 +152,12 @@ def partial_order_pairs(relevance: ArrayLike, groups: ArrayLike) -> np.ndarray:
     """
     rel = check_array(relevance, "relevance", ndim=1)
     check_nonnegative(rel, "relevance")
-    _group_index(groups, len(rel))
+    frac = np.flatnonzero(rel != np.round(rel))
+    if frac.size:
+        i = int(frac[0])
+        raise ValueError(f"The 'relevance' parameter must hold non-negative integer grades, "
+                         f"got {rel[i]:g} at index {i}.")
+    _group_index(groups, len(rel), "relevance")
     pairs = within_group_pairs(groups)
     a, b = pairs[:, 0], pairs[:, 1]
     keep = rel[a] != rel[b]
@@ -413,6 +440,38 @@ def _order_logprobs(diff):
     return F.logsigmoid(diff), F.logsigmoid(-diff)
 
 
+def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bool = False,
+                         n: int | None = None) -> torch.Tensor:
+    """An input of :func:`partial_order_policy_loss`: a 1-D, non-empty, finite tensor (of length
+    ``n``, that of ``p1``, when given), named in every error."""
+    import torch
+
+    if not isinstance(x, torch.Tensor):
+        try:
+            x = torch.as_tensor(np.array(x, dtype=np.float64))  # a copy: no negative strides
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"The '{name}' parameter must be a tensor or array-like of numbers, "
+                            f"got {type(x).__name__}: {exc}") from None
+    if x.dtype == torch.bool or x.is_complex() or (floating and not torch.is_floating_point(x)):
+        raise TypeError(f"The '{name}' parameter must be a "
+                        f"{'floating-point' if floating else 'real'} tensor, got dtype {x.dtype}.")
+    if x.ndim != 1:
+        raise ValueError(f"The '{name}' parameter must be 1-dimensional [n], "
+                         f"got shape {tuple(x.shape)}.")
+    if x.numel() == 0:
+        raise ValueError(f"The '{name}' parameter must not be empty, got shape {tuple(x.shape)}.")
+    if n is not None and len(x) != n:
+        raise ValueError(f"The '{name}' parameter must have the length of 'p1' ({n}), "
+                         f"got shape {tuple(x.shape)}.")
+    if torch.is_floating_point(x):
+        bad = ~torch.isfinite(x.detach())
+        if bool(bad.any()):
+            i = int(torch.nonzero(bad)[0, 0])
+            raise ValueError(f"The '{name}' parameter must be finite, got {x[i].item()!r} "
+                             f"at index {i}.")
+    return x
+
+
 def partial_order_policy_loss(p1: torch.Tensor, p2: torch.Tensor, advantage: torch.Tensor, *, margin: float = 1.0,
                               delta: float = -0.1) -> torch.Tensor:
     """Policy loss of LR2PPO with the partial-order ratio (paper Eq. 7-9).
@@ -425,7 +484,10 @@ def partial_order_policy_loss(p1: torch.Tensor, p2: torch.Tensor, advantage: tor
 
     Parameters
     ----------
-    p1, p2, advantage : torch tensors of shape [n] (``advantage`` is treated as a constant)
+    p1, p2, advantage : torch tensors (or array-likes) of shape [n], non-empty and finite
+        (``advantage`` is treated as a constant); ``p1``/``p2`` floating point.
+    margin : float > 0
+    delta : finite float
 
     >>> import torch
     >>> p1, p2 = torch.tensor([2.0, 0.0]), torch.tensor([0.5, 0.0])
@@ -436,10 +498,16 @@ def partial_order_policy_loss(p1: torch.Tensor, p2: torch.Tensor, advantage: tor
 
     from bipartite.surrogates import margin_ranking_loss
 
-    A = torch.as_tensor(advantage).detach()
-    h_fwd = margin_ranking_loss(p1, p2, margin=float(margin), reduction="none")
-    h_rev = margin_ranking_loss(p2, p1, margin=float(margin), reduction="none")
-    r_prime = -torch.where(A >= float(delta), h_fwd, h_rev)          # Eq. 8
+    margin = check_positive(margin, "margin")
+    delta = check_real(delta, "delta")
+    if not np.isfinite(delta):
+        raise ValueError(f"The 'delta' parameter must be finite, got {delta!r}.")
+    p1 = _check_policy_tensor(p1, "p1", floating=True)
+    p2 = _check_policy_tensor(p2, "p2", floating=True, n=len(p1))
+    A = _check_policy_tensor(advantage, "advantage", n=len(p1)).detach()
+    h_fwd = margin_ranking_loss(p1, p2, margin=margin, reduction="none")
+    h_rev = margin_ranking_loss(p2, p1, margin=margin, reduction="none")
+    r_prime = -torch.where(A >= delta, h_fwd, h_rev)                 # Eq. 8
     return -(r_prime * A.abs()).mean()                                # Eq. 9
 
 
@@ -569,7 +637,7 @@ class LR2PPO(_TorchModel):
 
         self._check_params()
         Xa = check_array(X, "X", ndim=2)
-        _group_index(groups, len(Xa))
+        _group_index(groups, len(Xa), "X")
         pool = within_group_pairs(groups) if pairs is None else _check_pairs(pairs, len(Xa))
         if len(pool) == 0:
             raise ValueError("No state can be drawn: every group has a single item.")

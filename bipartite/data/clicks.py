@@ -12,6 +12,7 @@ from sklearn.utils import Bunch
 
 from bipartite._utils.validation import (
     check_array,
+    check_finite,
     check_random_state,
     check_real,
 )
@@ -58,8 +59,10 @@ def simulate_clicks(
 
     Parameters
     ----------
-    relevance : (n,) non-negative integer grades. qid : (n,) query ids. base_scores : (n,) finite.
-    eta_pos : float ≥ 0. epsilon_minus, epsilon_plus : 0 ≤ ε⁻ ≤ ε⁺ ≤ 1. max_grade : int ≥ max
+    relevance : (n,) non-negative integer grades. qid : (n,) query ids (finite if numeric).
+    base_scores : (n,) finite.
+    eta_pos : float ≥ 0; ``eta_pos = 0`` is the model without position bias (every rank is
+        examined). epsilon_minus, epsilon_plus : 0 ≤ ε⁻ ≤ ε⁺ ≤ 1. max_grade : int ≥ max
         grade, or None.
     return_details : if True return a Bunch with ``clicks``, ``prob``, ``rank``, ``examination``,
         ``attractiveness`` and ``params``; else the clicks.
@@ -81,15 +84,22 @@ def simulate_clicks(
             f"The 'relevance' parameter must hold non-negative integer grades, got {g[i]:g} "
             f"at index {i}."
         )
+    if isinstance(qid, str | bytes):
+        raise TypeError(f"The 'qid' parameter must be a 1-D array-like of query ids, got {qid!r}.")
     q = np.asarray(qid)
-    if q.ndim != 1 or len(q) != len(g):
+    if q.ndim != 1:
+        raise ValueError(f"The 'qid' parameter must be 1-dimensional, got shape {q.shape}.")
+    if len(q) != len(g):
         raise ValueError(
-            f"The 'qid' parameter must be 1-dimensional with {len(g)} entries, got shape {q.shape}."
+            f"Inconsistent numbers of samples: 'relevance' has {len(g)}, 'qid' has {len(q)}."
         )
+    if q.dtype.kind in "fc":
+        check_finite(q, "qid")  # a NaN id equals no other: its rows would each be a query
     s = check_array(base_scores, "base_scores", ndim=1)
     if len(s) != len(g):
         raise ValueError(
-            f"Inconsistent numbers of samples: relevance has {len(g)}, base_scores has {len(s)}."
+            f"Inconsistent numbers of samples: 'relevance' has {len(g)}, 'base_scores' has "
+            f"{len(s)}."
         )
     ep = check_real(eta_pos, "eta_pos")
     if not (math.isfinite(ep) and ep >= 0):

@@ -286,8 +286,31 @@ def _build_model(priors: tuple[float, ...], beta: float, rho: float, dim: int) -
     )
 
 
+#: Size limit of :func:`synthetic_model` and :func:`make_synthetic`: at most ``10**8`` entries
+#: (800 MB of float64) in their largest array — the ``2**16 × (dim − 1)`` quadrature points of
+#: ``dim ≥ 3``, and the ``n × dim`` features and ``n × 2**K`` joint of a sample — unless
+#: ``max_entries`` is raised; checked before anything is allocated.
+MAX_ENTRIES = 100_000_000
+
+
+def _check_max_entries(max_entries: int) -> int:
+    if isinstance(max_entries, bool) or not isinstance(max_entries, int | np.integer) \
+            or max_entries < 1:
+        raise ValueError(f"The 'max_entries' parameter must be a positive integer, "
+                         f"got {max_entries!r}.")
+    return int(max_entries)
+
+
+def _check_entries(size: int, limit: int, what: str) -> None:
+    """Refuse ``size`` entries above ``limit``; ``what`` names the parameters that set it."""
+    if size > limit:
+        raise ValueError(f"{what} {size} entries, more than the limit max_entries = {limit}; "
+                         f"lower the sizes or raise 'max_entries' deliberately.")
+
+
 def synthetic_model(
-    *, priors: Sequence[float] = (0.5, 0.5), beta: float = 8.0, rho: float = 0.0, dim: int = 2
+    *, priors: Sequence[float] = (0.5, 0.5), beta: float = 8.0, rho: float = 0.0, dim: int = 2,
+    max_entries: int = MAX_ENTRIES,
 ) -> SyntheticModel:
     """The :class:`SyntheticModel` for ``(priors, beta, rho, dim)`` (docs/theory.md §10); cached.
 
@@ -298,6 +321,13 @@ def synthetic_model(
     rho : float in [−1, 1], copula correlation; for K > 2 the equicorrelation matrix must be
         positive semi-definite, i.e. ``rho ≥ −1/(K − 1)``.
     dim : int ≥ 1, dimension of x.
+    max_entries : int, size limit (default ``MAX_ENTRIES = 10**8``): for ``dim ≥ 3`` the priors
+        are integrated with ``2**16 × (dim − 1)`` quasi-Monte Carlo points, refused above the
+        limit before anything is allocated (``dim`` up to about 1500 by default).
+
+    ``beta = numpy.inf`` is valid input (documented above): the step-function limit, with
+    deterministic labels ``1[⟨u_k, x⟩ > t_k]`` and the exact step integral of
+    :func:`_sigmoid_mean_1d`.
 
     >>> synthetic_model(priors=(0.2,), beta=4.0, dim=1).thresholds.round(4).tolist()
     [0.656]
@@ -316,6 +346,11 @@ def synthetic_model(
         raise ValueError(f"The 'beta' parameter must be positive (or inf), got {beta!r}.")
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
         raise ValueError(f"The 'dim' parameter must be a positive integer, got {dim!r}.")
+    limit = _check_max_entries(max_entries)
+    if dim >= 3:
+        _check_entries(2**_QMC_LOG2 * (int(dim) - 1), limit,
+                       f"The 'dim' parameter ({dim}) gives a quadrature rule of 2**{_QMC_LOG2} "
+                       f"points in {int(dim) - 1} dimensions, i.e.")
     r = check_real(rho, "rho")
     if not -1.0 <= r <= 1.0:
         raise ValueError(f"The 'rho' parameter must lie in [-1, 1], got {rho!r}.")
@@ -344,6 +379,7 @@ def make_synthetic(
     rho: float = 0.0,
     dim: int = 2,
     seed: int | np.random.Generator = 0,
+    max_entries: int = MAX_ENTRIES,
 ) -> Bunch:
 
     """Sample the synthetic multi-label problem of docs/theory.md §10 with its exact η, joint and π.
@@ -352,6 +388,12 @@ def make_synthetic(
     :class:`SyntheticModel` (d = 2: angles ``π k / K``) and thresholds solved so that
     ``E[η_k(X)] = priors[k]``; given x the labels follow the Gaussian copula with correlation
     ``rho``. ``seed`` only drives sampling: two calls with different seeds share the same problem.
+    ``beta = numpy.inf`` gives the step-function limit (deterministic labels given x).
+
+    Size limit: the sample's largest arrays, ``X`` (n × dim) and ``joint`` (n × 2**K), and the
+    quadrature of :func:`synthetic_model` must each hold at most ``max_entries`` entries (default
+    ``MAX_ENTRIES = 10**8``, 800 MB of float64), checked before anything is allocated; raise it
+    deliberately for more.
 
     Returns
     -------
@@ -366,5 +408,10 @@ def make_synthetic(
     >>> d.pi.round(3).tolist(), d.Y.mean(axis=0).round(2).tolist()
     ([0.3, 0.6], [0.29, 0.6])
     """
-    model = synthetic_model(priors=priors, beta=beta, rho=rho, dim=dim)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+        raise ValueError(f"The 'n' parameter must be a positive integer, got {n!r}.")
+    model = synthetic_model(priors=priors, beta=beta, rho=rho, dim=dim, max_entries=max_entries)
+    _check_entries(int(n) * max(model.dim, 2**model.K), _check_max_entries(max_entries),
+                   f"The 'n' ({n}), 'dim' ({model.dim}) and 'priors' (K = {model.K}) parameters "
+                   f"give a sample whose largest array (X: n × dim, joint: n × 2**K) would hold")
     return model.sample(n, seed=seed)

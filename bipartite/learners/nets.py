@@ -23,12 +23,15 @@ __all__ = ["MAX_MLP_PARAMETERS", "check_hidden", "init_linear", "make_mlp", "min
            "torch_seed"]
 
 
-def check_hidden(hidden: int | Sequence[int], name: str = "hidden") -> tuple[int, ...]:
-    """Hidden-layer widths: a sequence of positive integers (may be empty).
+def check_hidden(hidden: Sequence[int], name: str = "hidden") -> tuple[int, ...]:
+    """Hidden-layer widths: a sequence of positive integers (may be empty; a string is refused).
 
     >>> check_hidden([64, 32])
     (64, 32)
     """
+    if isinstance(hidden, str | bytes):
+        raise ValueError(f"The '{name}' parameter must be a sequence of positive integers, "
+                         f"got the string {hidden!r}.")
     try:
         h = tuple(int(v) for v in hidden)
     except (TypeError, ValueError):
@@ -66,7 +69,7 @@ def init_linear(module: nn.Module, seed: int) -> nn.Module:
 MAX_MLP_PARAMETERS = 10**9
 
 
-def make_mlp(n_in: int, hidden: int | Sequence[int], n_out: int | None, *, seed: int,
+def make_mlp(n_in: int, hidden: Sequence[int], n_out: int | None, *, seed: int,
              dtype: torch.dtype | None = None,
              max_parameters: int = MAX_MLP_PARAMETERS) -> nn.Sequential:
     """``Linear-ReLU-…-Linear`` with widths ``n_in → hidden… → n_out``, seeded (:func:`init_linear`).

@@ -13,7 +13,7 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
   that mix codes correct their pairs to ½ (``_coded_binary_aucs``); tie-heavy keys are
   summed by runs of equal keys (``_run_position_sums``); for levels the runs are the
   (tie group × level) histogram (``_run_histogram``). Used whenever the non-zero scores span
-  few enough binades (always for one label). Integer and boolean labels are validated by one
+  few enough binades (for one label nearly always; otherwise the sort-order kernel). Integer and boolean labels are validated by one
   bitwise OR and used as codes without a float copy (``_binary_labels``,
   ``_ordinal_levels``); the NaN/inf check of the scores rides in the exponent pass.
 * **Sort order** (sample weights, population masses, and the fallback): an ascending order from

@@ -69,7 +69,9 @@ def _key_exponent(e_range: tuple[int, int], bits: int) -> int | None:
     The int64 key of a double (its bit pattern, magnitude bits flipped for negatives) uses 11
     exponent bits. Scaling by ``2^q`` is exact while no non-zero value becomes subnormal, so keys
     with ``bits`` free bits exist iff the exponent fields span at most ``2^(11−bits) − 1`` values:
-    any finite scores for one bit, ratios ``max|s| / min|s|`` below 2^63 for 5 bits."""
+    nearly any finite scores for one bit (not, e.g., subnormals beside values ≥ 2, or a span of
+    more than about 1022 binades: those take the sort-order route), ratios ``max|s| / min|s|``
+    below 2^63 for 5 bits."""
     e_min, e_max = e_range
     q_lo = 1 - e_min if e_min > 0 else 0   # smallest non-zero |s| stays normal (subnormals: q ≥ 0)
     q_hi = (1 << (11 - bits)) - 1 - e_max   # largest |s| keeps its key below 2^(63 − bits)
@@ -117,7 +119,7 @@ def binary_labels(y: ArrayLike, name: str, ndim: int = 1) -> np.ndarray:
     """:func:`check_binary` without its float64 copy for integer and boolean arrays (returned as
     they are): their values are all 0 or 1 iff their bitwise OR is 0 or 1 (a negative value sets
     the sign bit), one pass. Anything else, and every error, goes through check_binary."""
-    if (isinstance(y, np.ndarray) and y.ndim == ndim and y.size
+    if (isinstance(y, np.ndarray) and y.ndim == ndim and y.size and y.dtype.isnative
             and (y.dtype == bool or np.issubdtype(y.dtype, np.integer))
             and (y.dtype == bool or int(np.bitwise_or.reduce(y, axis=None)) in (0, 1))):
         return y.view(np.int64) if y.dtype == np.uint64 else y  # uint64 mixes with no int type
@@ -398,8 +400,8 @@ def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> 
     """AUC of each column of the 0/1 matrix Y (n, K) with optional sample weights.
 
     Unweighted: the labels ride in the low bits of the sort keys, up to ``_MAX_BITS`` labels per
-    sort, when that takes few sorts (``_MAX_CODED_SORTS``) and the score range allows it (it
-    always does for one label: any finite scores). Otherwise, and with weights: one argsort and
+    sort, when that takes few sorts (``_MAX_CODED_SORTS``) and the score range allows it (for one
+    label nearly always: see :func:`_key_exponent`). Otherwise, and with weights: a sort order and
     per-tie-group weight sums (:func:`_weighted_label_sums`)."""
     n, K = Y.shape
     if w is None:

@@ -28,7 +28,13 @@ DP_MAX_N_K2 = 14
 
 def dp_limit(K: int) -> int:
     """The default size limit of the subset DP for ``K`` labels: :data:`DP_MAX_N_K2` for K ≤ 2,
-    :data:`DP_MAX_N` otherwise."""
+    :data:`DP_MAX_N` otherwise.
+
+    >>> dp_limit(2), dp_limit(3)
+    (14, 12)
+    """
+    if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
+        raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
     return DP_MAX_N_K2 if K <= 2 else DP_MAX_N
 #: Rows per chunk of a stored frontier: a chunk whose componentwise maximum (shifted by the
 #: block's gain) is dominated with margin by a candidate is dropped before the filter.

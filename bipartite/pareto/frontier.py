@@ -505,8 +505,8 @@ def simplex_grid(K: int, resolution: int, *, max_points: int = SIMPLEX_GRID_MAX_
     count = math.comb(resolution + K - 1, K - 1)
     if count > max_points:
         raise ValueError(f"simplex_grid(K={K}, resolution={resolution}) has {count} points, more "
-                         f"than the limit max_points={max_points}; lower 'resolution' or raise "
-                         f"'max_points'.")
+                         f"than the limit max_points={max_points}; lower 'resolution' or 'K', "
+                         f"or raise 'max_points'.")
     if K == 1:
         return np.ones((1, 1))
     # stars and bars: K - 1 bar positions among resolution + K - 1 slots, in lexicographic order

@@ -88,7 +88,7 @@ def register_study(name: str, *, figures: Callable[..., object] | None = None
     return decorate
 
 
-def import_reference(ref: str, *, what: str):
+def import_reference(ref: str, *, what: str) -> object:
     module_name, _, attr = ref.partition(":")
     if not module_name or not attr:
         raise ValueError(f"{what}: reference must look like 'package.module:name', got {ref!r}.")
@@ -158,7 +158,7 @@ _SECTIONS = {
 }
 
 
-def check_study_name(name: Any, where: str) -> str:
+def check_study_name(name: object, where: str) -> str:
     """``name`` if it is a valid study name (:data:`NAME_PATTERN`), else :class:`ConfigError`
     naming ``where``.
 
@@ -176,7 +176,7 @@ def check_study_name(name: Any, where: str) -> str:
     return name
 
 
-def check_max_tasks(value: Any, where: str) -> int:
+def check_max_tasks(value: object, where: str) -> int:
     """``value`` if it is a valid task limit (an integer >= 1), else :class:`ConfigError`."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(f"{where} must be an integer >= 1, got {value!r}.")
@@ -398,7 +398,7 @@ _MANIFEST_KEYS = {
 }
 
 
-def check_manifest(manifest: Any, path: str) -> dict:
+def check_manifest(manifest: object, path: str) -> dict:
     """Check the shape of a study folder's manifest (read from ``path``): every key of a
     resolved configuration, of the right type. Errors (:class:`ConfigError`) name the file and
     the key. Study functions are not imported (reading a folder needs no plug-in)."""

@@ -71,7 +71,8 @@ NO_PERMISSION_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
                                              for name in ("EACCES", "EPERM", "EROFS")) if e)
 
 
-def study_io_error(exc: OSError, action: str, path=None, *, study_dir=None) -> StudyIOError:
+def study_io_error(exc: OSError, action: str, path: str | os.PathLike | None = None, *,
+                   study_dir: str | os.PathLike | None = None) -> StudyIOError:
     """A :class:`StudyIOError` for ``exc`` raised while ``action`` (e.g. ``"writing"``) ``path``,
     with a hint that depends on the cause.
 

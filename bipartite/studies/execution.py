@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from bipartite.studies.config import FORMAT_VERSION
 from bipartite.studies.errors import StudyError, StudyIOError, StudyTerminated
@@ -106,7 +106,7 @@ def worker_env(jobs: int) -> dict:
 
 
 @contextlib.contextmanager
-def sigterm_raises():
+def sigterm_raises() -> Iterator[None]:
     """While active (main thread only; elsewhere a no-op), the first SIGTERM raises
     :class:`StudyTerminated` (exit status 143) in the main thread, so that ``finally`` blocks
     stop the workers and the finished tasks are saved; later SIGTERMs are ignored while it

@@ -20,9 +20,13 @@ import secrets
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bipartite.studies.config import FORMAT_VERSION
 from bipartite.studies.errors import CorruptTaskFileWarning, StudyIOError, study_io_error
+
+if TYPE_CHECKING:
+    from bipartite.studies.tasks import Task
 
 MANIFEST = "manifest.json"
 TASKS_DIR = "tasks"
@@ -191,7 +195,7 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
     return path
 
 
-def record_problem(record, task, status: str) -> str | None:
+def record_problem(record: object, task: Task, status: str) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
     ``"failed"``), or ``None`` if it is."""
     if not isinstance(record, dict):
@@ -211,7 +215,7 @@ def record_problem(record, task, status: str) -> str | None:
     return None
 
 
-def read_task_record(path: Path, task, status: str) -> tuple[dict | None, str | None]:
+def read_task_record(path: Path, task: Task, status: str) -> tuple[dict | None, str | None]:
     """``(record, None)`` for a valid record, ``(None, None)`` if there is no file,
     ``(None, reason)`` if the file is corrupt (unreadable, not JSON, wrong shape or task)."""
     try:
@@ -248,7 +252,7 @@ def quarantine(path: Path, reason: str, *, key: str) -> Path:
     return target
 
 
-def task_state(study_dir: Path, task, *, repair: bool) -> tuple[str, dict | None]:
+def task_state(study_dir: Path, task: Task, *, repair: bool) -> tuple[str, dict | None]:
     """``(status, record)`` of one task: ``"ok"``, ``"failed"``, ``"pending"``, or (when not
     ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
     (:func:`quarantine`) and the task counts as pending."""

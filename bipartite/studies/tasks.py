@@ -38,7 +38,9 @@ def _check_index(value: Any, name: str) -> int:
     return int(value)
 
 
-def canonical_json(obj: Any) -> str:
+def canonical_json(obj: object) -> str:
+    """Canonical JSON text of ``obj`` (sorted keys, no spaces, ASCII, NaN refused): the input of
+    task keys and seeds."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False)
 

@@ -11,30 +11,35 @@ from __future__ import annotations
 
 import argparse
 import collections
+import multiprocessing
 import sys
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 
 from tests.fuzz.exempt import EXEMPT
 from tests.fuzz.guard import OUTCOMES, run_guarded
 from tests.fuzz.registry import CASES, bad_inputs
 
 
+def _one(item: tuple[str, str, str]):
+    """Run one bad input (looked up again here, so that only names cross process boundaries)."""
+    name, param, fam = item
+    case = CASES[name]
+    value = next(v for p, f, v in bad_inputs(name) if (p, f) == (param, fam))
+    return (name, param, fam, value), run_guarded(lambda: case.call(**{param: value}), (param,))
+
+
 def run_census(include_slow: bool = False, jobs: int = 2):
-    work = []
-    for name, case in CASES.items():
-        if case.slow and not include_slow:
-            continue
-        for param, fam, value in bad_inputs(name):
-            work.append((name, param, fam, value))
-
-    def one(item):
-        name, param, fam, value = item
-        case = CASES[name]
-        return item, run_guarded(lambda: case.call(**{param: value}), (param,))
-
-    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each call forks its own worker
-        return list(pool.map(one, work))
+    """Every bad input under the guard. ``jobs`` single-threaded worker processes (forked before
+    any thread starts) each fork the guard's worker per call: no fork ever happens while another
+    thread of the same process could hold a lock."""
+    work = [(name, param, fam) for name, case in CASES.items()
+            if include_slow or not case.slow for param, fam, _ in bad_inputs(name)]
+    if jobs <= 1:
+        return [_one(item) for item in work]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        return list(pool.map(_one, work, chunksize=8))
 
 
 def table(results) -> str:

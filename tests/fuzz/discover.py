@@ -39,7 +39,7 @@ def public_callables() -> dict[str, object]:
             else:
                 key = f"{modname}.{name}"
             if id(obj) not in found or len(key) < len(found[id(obj)][0]):
-                found.setdefault(id(obj), (key, obj))
+                found[id(obj)] = (key, obj)
     return dict(sorted(found.values(), key=lambda kv: kv[0]))
 
 

@@ -63,14 +63,14 @@ def _is_nan_value(value: Any) -> bool:
     return arr.size > 0 and bool(np.isnan(arr).any())
 
 
-def _child(call: Callable[[], Any], conn) -> None:
+def _child(call: Callable[[], Any], conn, headroom: int) -> None:
     import sys
 
     if "torch" in sys.modules:  # the parent's OpenMP pool is unusable after fork: one thread
         sys.modules["torch"].set_num_threads(1)
     try:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = _vm_size() + MEMORY_HEADROOM
+        cap = _vm_size() + headroom
         if hard == resource.RLIM_INFINITY or cap < hard:
             resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     except (ValueError, OSError):
@@ -102,17 +102,24 @@ def _child(call: Callable[[], Any], conn) -> None:
 
 
 def names_argument(message: str, names: tuple[str, ...]) -> bool:
-    """The message names one of ``names`` (as a word, usually quoted)."""
-    return any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) for n in names)
+    """The message names one of ``names``: quoted (``'a'``, the package's convention) for a name
+    of at most two characters, which as a bare word would match ordinary text ("a", "(n, K)");
+    longer names as a word, usually quoted."""
+    def named(n: str) -> bool:
+        if len(n) <= 2:
+            return f"'{n}'" in message
+        return re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", message) is not None
+    return any(named(n) for n in names)
 
 
 def run_guarded(call: Callable[[], Any], names: tuple[str, ...] = (),
-                timeout: float = TIMEOUT) -> Result:
-    """Run ``call()`` in a forked, memory-capped worker; classify the outcome for argument(s)
-    ``names`` (empty: a valid call, where any error is ``unclear``)."""
+                timeout: float = TIMEOUT, headroom: int = MEMORY_HEADROOM) -> Result:
+    """Run ``call()`` in a forked worker whose address space may grow by ``headroom`` bytes;
+    classify the outcome for argument(s) ``names`` (empty: a valid call, where any error is
+    ``unclear``)."""
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(call, send), daemon=True)
+    proc = ctx.Process(target=_child, args=(call, send, headroom), daemon=True)
     proc.start()
     send.close()
     got = None

@@ -85,6 +85,13 @@ _ONE_LABEL = "a shorter 'pi' is a valid problem with fewer labels (K = 1 include
 _EMPTY_SET = "an empty (0, K) point set is valid: its Pareto set is empty, its hypervolume 0"
 _LIMIT = "a larger limit only allows more grid points; the grid asked for is small"
 _COUNT = "a size calculator: returns integer counts, allocates nothing"
+_ELEMENTWISE = ("elementwise on any shape (0-d included): the AP losses apply it to [..., n, n] "
+                "difference matrices")
+_GRADES = "labels are graded relevance (0, 1, 2, ...), documented and tested; negative is refused"
+_RHO = "rho in [0, 1] (docs/theory.md §8): rho = 0 drops the positive-positive term"
+_YBAR = ("aggregated labels are any reals with any leading batch dimensions (weighted sums, "
+         "callable aggregates)")
+_STEP = "beta = inf is the documented step-function limit (0/1 eta)"
 # Iteration counts (epochs, n_estimators) have kind "int", not "size": a huge count is a long but
 # valid request that allocates nothing up front, unlike the sizes that the "huge" family probes.
 CASES: dict[str, Case] = {
@@ -252,6 +259,8 @@ CASES: dict[str, Case] = {
         dict(eta="prob", pi="prob", Y="bin", n_weights="size")),
     "bipartite.pareto.frontier.frontier_table": C(pareto.frontier_table, dict(problem=P),
                                                   dict(problem="problem")),
+    "bipartite.pareto.dp.dp_limit": C(pareto.dp_limit, dict(K=2), dict(K="size"),
+                                      accepts={"K:huge": _COUNT}),
     "bipartite.pareto.milp.milp_size": C(pareto.milp_size, dict(n=5, K=2),
                                          dict(n="size", K="size"),
                                          accepts={"n:huge": _COUNT, "K:huge": _COUNT}),
@@ -274,12 +283,15 @@ CASES: dict[str, Case] = {
                                                   dict(problem="problem")),
     # surrogates -----------------------------------------------------------------------------
     "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
-                                           dict(x="arr", tau="pos")),
+                                           dict(x="arr", tau="pos"),
+                                           accepts={"x:wrong_ndim": _ELEMENTWISE}),
     "bipartite.surrogates.quadlinear": C(surrogates.quadlinear, dict(x=t6[0], delta=0.1),
-                                         dict(x="arr", delta="pos")),
+                                         dict(x="arr", delta="pos"),
+                                         accepts={"x:wrong_ndim": _ELEMENTWISE}),
     "bipartite.surrogates.pairwise_loss": C(surrogates.pairwise_loss, dict(scores=t6, labels=l6),
                                             dict(scores="arr", labels="bin", kind="opt",
-                                                 margin="pos"), alt_forms=True),
+                                                 margin="pos"), alt_forms=True,
+                                            accepts={"labels:label_2": _GRADES}),
     "bipartite.surrogates.lsep_loss": C(surrogates.lsep_loss, dict(scores=t6, labels=l6),
                                         dict(scores="arr", labels="bin"), alt_forms=True),
     "bipartite.surrogates.rlsep_loss": C(surrogates.rlsep_loss,
@@ -296,7 +308,8 @@ CASES: dict[str, Case] = {
                                              alt_forms=True),
     "bipartite.surrogates.quadlinear_ap_loss": C(
         surrogates.quadlinear_ap_loss, dict(scores=t6, labels=l6),
-        dict(scores="arr", labels="bin", delta="pos", rho="pos"), alt_forms=True),
+        dict(scores="arr", labels="bin", delta="pos", rho="pos"), alt_forms=True,
+        accepts={"rho:zero": _RHO}),
     "bipartite.surrogates.make_pair_loss": C(surrogates.make_pair_loss, dict(kind="logistic"),
                                              dict(kind="opt", margin="pos")),
     "bipartite.surrogates.loss_aggregation_pair_weights": C(
@@ -304,18 +317,20 @@ CASES: dict[str, Case] = {
         dict(Y="bin", a="w"), mismatch=False),
     "bipartite.surrogates.label_aggregation_pair_weights": C(
         surrogates.label_aggregation_pair_weights, dict(ybar=grades[None].astype(float)),
-        dict(ybar="grades", costs="opt"), mismatch=False),
+        dict(ybar="grades", costs="opt"), mismatch=False,
+        accepts={"ybar:negative": _YBAR, "ybar:fractional": _YBAR, "ybar:wrong_ndim": _YBAR}),
     "bipartite.surrogates.prepare_inputs": C(surrogates.prepare_inputs,
                                              dict(scores=t6, labels=l6, where=None),
                                              dict(scores="arr", labels="arr")),
     "bipartite.surrogates.ap_loss": C(
         surrogates.ap_loss, dict(scores=t6, labels=l6, neg_step=surrogates.heaviside_ge,
                                  pos_step=surrogates.heaviside_ge),
-        dict(scores="arr", labels="bin", rho="pos")),
+        dict(scores="arr", labels="bin", rho="pos"), accepts={"rho:zero": _RHO}),
     # contrib --------------------------------------------------------------------------------
     "bipartite.contrib.lr2ppo.within_group_pairs": C(lr2ppo.within_group_pairs,
                                                      dict(groups=qid8),
-                                                     dict(groups="arr", max_pairs="size")),
+                                                     dict(groups="arr", max_pairs="size"),
+                                                     accepts={"max_pairs:huge": _LIMIT}),
     "bipartite.contrib.lr2ppo.partial_order_pairs": C(lr2ppo.partial_order_pairs,
                                                       dict(relevance=grades, groups=qid8),
                                                       dict(relevance="grades", groups="arr")),
@@ -332,7 +347,8 @@ CASES: dict[str, Case] = {
         dict(n_samples="size", n_labels="size", seed="seed")),
     "bipartite.contrib.fusion.score_fusion": C(fusion.score_fusion,
                                                dict(P=eta, exponents=[1.0, 0.5]),
-                                               dict(P="prob", exponents="arr")),
+                                               dict(P="prob", exponents="arr"),
+                                               accepts={"P:shape_mismatch": _ROWS}),
     "bipartite.contrib.fusion.pareto_search": C(
         fusion.pareto_search, dict(P_val=np.vstack([eta, eta[::-1]]), Y_val=Y2, resolution=3),
         dict(P_val="prob", Y_val="bin", resolution="size", seed="seed")),
@@ -341,7 +357,8 @@ CASES: dict[str, Case] = {
         dict(n_queries="size", items_per_query="size", seed="seed")),
     "bipartite.contrib.ap_training.pair_gradients": C(
         ap_training.pair_gradients, dict(scores=t6, labels=l6),
-        dict(scores="arr", labels="bin", delta="pos", rho="pos", tau="pos", loss="opt")),
+        dict(scores="arr", labels="bin", delta="pos", rho="pos", tau="pos", loss="opt"),
+        accepts={"rho:zero": _RHO}),
     "bipartite.contrib.ap_training.vanishing_shares": C(
         ap_training.vanishing_shares, dict(scores=t6, labels=l6),
         dict(scores="arr", labels="bin", delta="pos", tau="pos")),
@@ -350,7 +367,8 @@ CASES: dict[str, Case] = {
         dict(y="bin", scores="arr", qid="arr", k="int")),
     "bipartite.contrib.ap_training.make_retrieval": C(
         ap_training.make_retrieval, dict(n_queries=4, items_range=(5, 8), n_features=5),
-        dict(n_queries="size", noise="pos", positive_rate="unit", seed="seed")),
+        dict(n_queries="size", noise="pos", positive_rate="unit", seed="seed"),
+        accepts={"noise:zero": "noise = 0 is the documented noiseless generator"}),
     "bipartite.contrib.ap_training.train_listwise_mlp": C(
         ap_training.train_listwise_mlp,
         dict(X=np.c_[s1, s1 ** 2], y=y1, qid=qid8, epochs=1, hidden=(4,)),
@@ -359,13 +377,17 @@ CASES: dict[str, Case] = {
     # data -----------------------------------------------------------------------------------
     "bipartite.data.synthetic.make_synthetic": C(
         synthetic.make_synthetic, dict(n=20, priors=(0.3, 0.5)),
-        dict(n="size", priors="prob", beta="pos", rho="unit", dim="size", seed="seed")),
+        dict(n="size", priors="prob", beta="pos", rho="unit", dim="size", seed="seed"),
+        accepts={"beta:inf": _STEP}),
     "bipartite.data.synthetic.synthetic_model": C(synthetic.synthetic_model,
                                                   dict(priors=(0.3, 0.5)),
-                                                  dict(priors="prob", beta="pos", dim="size")),
+                                                  dict(priors="prob", beta="pos", dim="size"),
+                                                  accepts={"beta:inf": _STEP}),
     "bipartite.data.clicks.simulate_clicks": C(
         clicks.simulate_clicks, dict(relevance=grades, qid=qid8, base_scores=s1),
-        dict(relevance="grades", qid="arr", base_scores="arr", eta_pos="pos", seed="seed")),
+        dict(relevance="grades", qid="arr", base_scores="arr", eta_pos="pos", seed="seed"),
+        accepts={"eta_pos:zero": "eta_pos = 0 is the documented click model without position "
+                                 "bias"}),
     # diagnostics ----------------------------------------------------------------------------
     "bipartite.diagnostics.delong_auc_variance": C(
         delong_auc_variance, dict(y_true=y1, y_score=s1, sample_weight=w1),

@@ -162,6 +162,22 @@ def test_guard_turns_a_hang_into_a_failure():
     assert r.outcome == "hang"
 
 
+def _touch_gib() -> int:
+    a = np.ones(2**30, dtype=np.uint8)  # 1 GiB, written (not only reserved)
+    return int(a[:: 2**20].sum())
+
+
 def test_guard_turns_a_memory_blow_up_into_a_failure():
-    r = run_guarded(lambda: np.ones(2**40, dtype=np.uint8), timeout=20)
-    assert r.outcome == "hang"
+    """The address-space cap is what stops it: the same 1 GiB allocation succeeds with 3 GiB of
+    headroom and is refused with 256 MiB."""
+    assert run_guarded(_touch_gib, timeout=60, headroom=3 * 2**30).outcome == "silent"
+    r = run_guarded(_touch_gib, timeout=60, headroom=2**28)
+    assert r.outcome == "hang" and r.kind == "MemoryError"
+
+
+def test_short_argument_names_must_be_quoted_to_count_as_named():
+    from tests.fuzz.guard import names_argument
+
+    assert not names_argument("The 'pi' parameter must be a vector [ValueError]", ("a",))
+    assert names_argument("The 'a' parameter must be non-negative [ValueError]", ("a",))
+    assert names_argument("The 'tol' parameter must be finite [ValueError]", ("tol",))

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.report import mean_and_se
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # --------------------------------------------------------------------------------------------
 # LA25: figures and key-number tables of each study (from its tidy results only)
@@ -29,7 +33,7 @@ def _solved_summaries(df):
     return summary
 
 
-def frontier_figures(df, fig_dir: Path) -> list[Path]:
+def frontier_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     from bipartite.plots import plot_frontier
 
     paths: list[Path] = []
@@ -97,7 +101,7 @@ def frontier_figures(df, fig_dir: Path) -> list[Path]:
     return paths
 
 
-def frontier_table(df):
+def frontier_table(df: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     everything = df[df["kind"] == "summary"]
@@ -121,7 +125,7 @@ def frontier_table(df):
     return table
 
 
-def consistency_figures(df, fig_dir: Path) -> list[Path]:
+def consistency_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     fig, axes = new_figure(1, 2, figsize=(9.5, 3.8), layout="constrained")
     sur = df[df["method"] == "surrogate"].assign(
         positive=lambda d: d["positive_regret"].astype(float))
@@ -157,7 +161,7 @@ def consistency_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_consistency")
 
 
-def consistency_table(df):
+def consistency_table(df: pd.DataFrame) -> pd.DataFrame:
     sur = df[df["method"] == "surrogate"]
     table = sur.groupby(["objective", "surrogate", "K"]).agg(
         problems=("task", "count"), share_positive_regret=("positive_regret", "mean"),
@@ -184,7 +188,7 @@ def _scorer_name(scorer: str, objective: str) -> str:
     return f"{scorer.upper()}, {objective.replace('_', ' ')}"
 
 
-def skew_figures(df, fig_dir: Path) -> list[Path]:
+def skew_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     from bipartite.plots import plot_auc_vs_skew
 
     df = df[~df["objective"].isin(["label_1_only", "label_2_only"])]
@@ -234,7 +238,7 @@ def _gaps_to_bayes(df):
     return out
 
 
-def skew_table(df):
+def skew_table(df: pd.DataFrame) -> pd.DataFrame:
     """Mean per skew and scorer of the per-label AUCs, W₁>₂ and the effective-weight share; then
     (columns added for LA25 §7) the mean Diff and Min AUC and each learner's gap to the Bayes
     scorer of its objective (same test sample)."""
@@ -254,7 +258,7 @@ _CORR_NAMES = {"loss_aggregation": "loss aggregation (a = 1)", "label_sum": "lab
                "label_product": "label: product (AND)", "label_or": "label: or"}
 
 
-def correlation_figures(df, fig_dir: Path) -> list[Path]:
+def correlation_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     fig, axes = new_figure(1, 3, figsize=(12.0, 3.8), layout="constrained")
     for scorer, sub in df.groupby("scorer", sort=False):
         for ax, col in zip(axes, ["auc_1", "auc_2", "mp_auc"], strict=True):
@@ -273,7 +277,7 @@ def correlation_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_correlation")
 
 
-def correlation_table(df):
+def correlation_table(df: pd.DataFrame) -> pd.DataFrame:
     table = df.groupby(["c", "scorer"], sort=True).agg(
         corr=("corr", "mean"), pi_2=("pi_2", "mean"), auc_1=("auc_1", "mean"),
         auc_2=("auc_2", "mean"), win_12=("win_12", "mean"),
@@ -281,7 +285,7 @@ def correlation_table(df):
     return table
 
 
-def weights_figures(df, fig_dir: Path) -> list[Path]:
+def weights_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     cases = sorted(df.groupby(["pi2", "beta"]).groups)
     ncols = min(2, len(cases))
     nrows = -(-len(cases) // ncols)
@@ -312,7 +316,7 @@ def weights_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_weights")
 
 
-def weights_table(df):
+def weights_table(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (pi2, beta), sub in df.groupby(["pi2", "beta"]):
         means = sub.groupby(["aggregation", "ratio"])[["auc_1", "auc_2", "win_12"]].mean()
@@ -331,7 +335,7 @@ def weights_table(df):
     return pd.DataFrame(rows)
 
 
-def learning_curve_figures(df, fig_dir: Path) -> list[Path]:
+def learning_curve_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     fig, ax = new_figure(figsize=(5.8, 4.0), layout="constrained")
     for (learner, method), sub in df.groupby(["learner", "method"]):
         st = mean_and_se(sub, ["n_train"], "regret")
@@ -355,13 +359,13 @@ def learning_curve_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_learning_curve")
 
 
-def learning_curve_table(df):
+def learning_curve_table(df: pd.DataFrame) -> pd.DataFrame:
     return df.groupby(["learner", "method", "n_train"]).agg(
         regret=("regret", "mean"), regret_se=("regret", "sem"), auc_1=("auc_1", "mean"),
         auc_2=("auc_2", "mean"), replicates=("task", "count")).reset_index()
 
 
-def real_figures(df, fig_dir: Path) -> list[Path]:
+def real_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     combos = list(df.groupby(["dataset", "learner"]).groups)
     fig, axes = new_figure(1, len(combos), figsize=(5.2 * len(combos), 4.2), squeeze=False,
                              layout="constrained")
@@ -388,7 +392,7 @@ def real_figures(df, fig_dir: Path) -> list[Path]:
     return save_figures(fig, fig_dir, "la25_real")
 
 
-def real_table(df):
+def real_table(df: pd.DataFrame) -> pd.DataFrame:
     sub = df[(df["kind"] == "direct") | (df["t"] == 0.5)].copy()
     sub["scorer"] = np.where(sub["kind"] == "direct", "pairwise " + sub["objective"].astype(str),
                              "plug-in " + sub["kind"].str.replace("_sweep", "") + " (t = ½)")
