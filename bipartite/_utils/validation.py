@@ -30,6 +30,7 @@ __all__ = [
     "check_binary",
     "check_consistent_length",
     "check_finite",
+    "check_group_ids",
     "check_nonnegative",
     "check_option",
     "check_probabilities",
@@ -142,6 +143,29 @@ def check_consistent_length(**arrays: Any) -> int:
         desc = ", ".join(f"'{k}' has {v}" for k, v in lengths.items())
         raise ValueError(f"Inconsistent numbers of samples: {desc}.")
     return next(iter(lengths.values())) if lengths else 0
+
+
+def check_group_ids(groups: ArrayLike, name: str = "groups", *,
+                    allow_empty: bool = False) -> np.ndarray:
+    """Group (query) ids: a 1-D array of hashable values, returned as an array. Numeric ids must
+    be finite: a NaN id equals no other, so its rows would silently become one-row groups.
+
+    >>> check_group_ids([0.0, float("nan")], "qid")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'qid' parameter must be finite, got np.float64(nan) at index 1.
+    """
+    if isinstance(groups, str | bytes):
+        raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "
+                        f"got {groups!r}.")
+    g = np.asarray(groups)
+    if g.ndim != 1:
+        raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {g.shape}.")
+    if g.size == 0 and not allow_empty:
+        raise ValueError(f"The '{name}' parameter must not be empty, got shape {g.shape}.")
+    if g.dtype.kind in "fc":
+        check_finite(g, name)
+    return g
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:

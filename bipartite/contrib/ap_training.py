@@ -32,7 +32,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_finite,
+    check_group_ids,
     check_option,
     check_positive,
     check_random_state,
@@ -273,17 +273,9 @@ class ListwiseMLP:
 
 
 def _check_qid(qid: ArrayLike, name: str = "qid") -> np.ndarray:
-    """Query ids: a 1-D array; numeric ids must be finite (a NaN id equals no other, so its
-    rows would silently become one-item queries)."""
-    if isinstance(qid, str | bytes):
-        raise TypeError(f"The '{name}' parameter must be a 1-D array-like of query ids, "
-                        f"got {qid!r}.")
-    q = np.asarray(qid)
-    if q.ndim != 1:
-        raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {q.shape}.")
-    if q.dtype.kind in "fc":
-        check_finite(q, name)
-    return q
+    """Query ids: a 1-D array; numeric ids must be finite
+    (:func:`bipartite._utils.validation.check_group_ids`)."""
+    return check_group_ids(qid, name, allow_empty=True)
 
 
 def _padded_queries(qid: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:

@@ -51,7 +51,7 @@ from bipartite._utils.torch import resolve_device, torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,
-    check_finite,
+    check_group_ids,
     check_nonnegative,
     check_option,
     check_positive,
@@ -78,19 +78,9 @@ __all__ = [
 # pairs
 # --------------------------------------------------------------------------------------------------
 def _check_groups(groups: ArrayLike) -> np.ndarray:
-    """Group (query) ids: a non-empty 1-D array; numeric ids must be finite (a NaN id is never
-    equal to itself, so it would silently break its group apart)."""
-    if isinstance(groups, str | bytes):
-        raise TypeError(f"The 'groups' parameter must be a 1-D array-like of group ids, "
-                        f"got {groups!r}.")
-    g = np.asarray(groups)
-    if g.ndim != 1:
-        raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
-    if g.size == 0:
-        raise ValueError(f"The 'groups' parameter must not be empty, got shape {g.shape}.")
-    if g.dtype.kind in "fc":
-        check_finite(g, "groups")
-    return g
+    """Group (query) ids: a non-empty 1-D array; numeric ids must be finite
+    (:func:`bipartite._utils.validation.check_group_ids`)."""
+    return check_group_ids(groups, "groups")
 
 
 def _group_index(groups: ArrayLike, n: int, against: str | None = None) -> np.ndarray:

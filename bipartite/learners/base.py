@@ -20,6 +20,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_group_ids,
     check_nonnegative,
     check_option,
     check_positive,
@@ -177,13 +178,8 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X") 
     """Query ids (any hashable values, 1-D, length ``n``) as codes ``0..G-1`` (int64), or None."""
     if qid is None:
         return None
-    q = np.asarray(qid)
-    if q.ndim != 1:
-        raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {q.shape}.")
+    q = check_group_ids(qid, name, allow_empty=True)
     check_consistent_length(**{ref: np.empty(n), name: q})
-    if q.dtype.kind == "f" and np.isnan(q).any():
-        raise ValueError(f"The '{name}' parameter must not contain NaN, got NaN at index "
-                         f"{int(np.flatnonzero(np.isnan(q))[0])}.")
     return np.unique(q, return_inverse=True)[1].reshape(-1).astype(np.int64)
 
 

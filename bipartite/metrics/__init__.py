@@ -40,7 +40,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_finite,
+    check_group_ids,
     check_nonnegative,
     check_option,
     check_sample_weight,
@@ -352,11 +352,7 @@ def _group_index(groups: ArrayLike, **labels: np.ndarray) -> np.ndarray:
     """Group ids (any 1-D array of hashable, finite values, one per row of the labels named in
     ``labels``) as indices 0..G−1. NaN and inf ids are refused: NaN ≠ NaN, so NaN rows would not
     form one group."""
-    g_raw = np.asarray(groups)
-    if g_raw.ndim != 1:
-        raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g_raw.shape}.")
-    if g_raw.dtype.kind in "fc":
-        check_finite(g_raw, "groups")
+    g_raw = check_group_ids(groups, "groups", allow_empty=True)
     check_consistent_length(**labels, groups=g_raw)
     return np.unique(g_raw, return_inverse=True)[1]
 
