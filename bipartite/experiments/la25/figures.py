@@ -201,7 +201,8 @@ def skew_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
     plot_auc_vs_skew(skews, results, label_names=["label 1 (π = ½)", "label 2"],
                      xlabel="prior π₂ of label 2", ax=axes[0],
                      title="Per-label population AUC as label 2 gets rarer")
-    axes[0].legend(fontsize=6)
+    # plot_auc_vs_skew draws its two legends (colour = scorer, line style = label); a further
+    # ax.legend() call would replace the second with an empty one
     for (scorer, objective), sub in df.groupby(["scorer", "objective"], sort=False):
         st = mean_and_se(sub, ["pi2"], "win_12")
         axes[1].errorbar(st["pi2"], st["mean"], yerr=st["se"], marker="o", ms=3, capsize=2,
