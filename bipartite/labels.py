@@ -11,12 +11,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
+    ProblemLike,
     check_array,
     check_binary,
     check_nonnegative,
@@ -24,9 +24,6 @@ from bipartite._utils.validation import (
     check_problem,
     check_tolerance,
 )
-
-if TYPE_CHECKING:
-    from bipartite.population import FiniteProblem
 
 __all__ = [
     "COST_FAMILIES",
@@ -168,7 +165,7 @@ def _sum_weights(w: ArrayLike | None, K: int) -> np.ndarray:
 
 
 def pairwise_preference(
-    problem: FiniteProblem,
+    problem: ProblemLike,
     *,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-if TYPE_CHECKING:
-    from bipartite.population import FiniteProblem
-
 __all__ = [
     "InvalidParameterError",
+    "ProblemLike",
     "UndefinedMetricWarning",
     "check_positive",
     "check_problem",
@@ -309,11 +307,34 @@ def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
     return check_positive(value, name)
 
 
+class ProblemLike(Protocol):
+    """What the modules below :mod:`bipartite.population` use of a finite-support problem:
+    :class:`bipartite.population.FiniteProblem` has all of it. A structural type, so that this
+    base module and :mod:`bipartite.labels` need no import of the population module (not even
+    for type checking)."""
+
+    K: int
+    mass: np.ndarray
+    label_probs: np.ndarray
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def eta(self) -> np.ndarray: ...
+
+    @property
+    def pi(self) -> np.ndarray: ...
+
+    def level_probs(self, *, aggregate: str | Callable[[np.ndarray], float] = ...,
+                    w: ArrayLike | None = ...) -> tuple[np.ndarray, np.ndarray]: ...
+
+
 #: Attributes that every finite-support problem (``bipartite.population.FiniteProblem``) has.
 _PROBLEM_ATTRIBUTES = ("n", "K", "mass", "eta", "pi", "label_probs", "level_probs")
 
 
-def check_problem(problem: FiniteProblem, name: str = "problem") -> FiniteProblem:
+def check_problem(problem: ProblemLike, name: str = "problem") -> ProblemLike:
     """``problem`` must be a finite-support problem (a :class:`bipartite.population.FiniteProblem`);
     anything else is refused by name instead of failing later with an AttributeError.
 
@@ -327,7 +348,7 @@ def check_problem(problem: FiniteProblem, name: str = "problem") -> FiniteProble
     return problem
 
 
-def check_problem_aucs_defined(problem: FiniteProblem, quantity: str) -> FiniteProblem:
+def check_problem_aucs_defined(problem: ProblemLike, quantity: str) -> ProblemLike:
     """:func:`check_problem`, and every label must have a prior strictly inside (0, 1): otherwise
     its AUC is undefined, and so is ``quantity`` (named in the error)."""
     check_problem(problem)
