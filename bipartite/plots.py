@@ -237,13 +237,22 @@ def plot_auc_vs_skew(
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    # Two legends a reader can tell apart: colour = method, line style = label.
+    # Two legends a reader can tell apart: colour = method, line style = label. They sit in a
+    # band below the data (the y-axis is extended for it), so that no curve or marker is hidden.
+    ncol = 2 if len(arrays) > 3 else 1
+    rows = -(-len(arrays) // ncol) + 1  # legend rows, the title included
+    finite = np.concatenate([A[np.isfinite(A)] for A in arrays.values()])
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        span = max(hi - lo, 0.05)
+        ax.set_ylim(lo - span * (0.12 + 0.11 * rows), hi + 0.05 * span)
     methods = ax.legend([Line2D([], [], color=colors[m % len(colors)], lw=2)
-                         for m in range(len(arrays))], list(arrays), fontsize="small",
-                        title="method", loc="lower left")
+                         for m in range(len(arrays))], list(arrays), fontsize="x-small",
+                        title="method", title_fontsize="small", loc="lower left", ncol=ncol)
     ax.add_artist(methods)
     ax.legend([Line2D([], [], color="0.3", ls=styles[k % len(styles)]) for k in range(K)],
-              names, fontsize="small", title="label", loc="lower right")
+              names, fontsize="x-small", title="label", title_fontsize="small",
+              loc="lower right")
     save_figure(fig, path)
     return fig
 
