@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import STUDIES
@@ -31,6 +32,26 @@ def mean_and_se(df: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:
     out["se"] = out["std"] / np.sqrt(out["count"].clip(lower=1))
     out.loc[out["count"] < 2, "se"] = 0.0
     return out[[*by, "mean", "se", "count"]]
+
+
+def standard_error(x: ArrayLike) -> float:
+    """Standard error of the mean of ``x``: sample s.d. / √n, and 0 for fewer than two values
+    (as :func:`mean_and_se`).
+
+    >>> round(standard_error([1.0, 2.0, 3.0]), 4)
+    0.5774
+    """
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+def format_mean_se(mean: float, se: float) -> str:
+    """``"mean ± se"`` to three decimals, and ``"–"`` for an undefined mean (a table cell).
+
+    >>> format_mean_se(0.61234, 0.0042), format_mean_se(float("nan"), 0.0)
+    ('0.612 ± 0.004', '–')
+    """
+    return "–" if not np.isfinite(mean) else f"{mean:.3f} ± {se:.3f}"
 
 
 def _is_numeric(col) -> bool:

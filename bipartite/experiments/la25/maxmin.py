@@ -32,6 +32,7 @@ import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.report import format_mean_se, markdown_table, standard_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -258,11 +259,6 @@ def maxmin_figures(fig_dir: str | os.PathLike) -> list[Path]:
 # Tables
 # --------------------------------------------------------------------------------------------
 
-def _se(x) -> float:
-    x = np.asarray(x, dtype=float)
-    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
-
-
 def three_objective_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per dataset, learner and objective (loss aggregation, label aggregation, both max-min
     routes): mean and s.e. over splits (or replicates) of ``auc_1, auc_2, diff, min`` and
@@ -284,7 +280,7 @@ def three_objective_table(df: pd.DataFrame) -> pd.DataFrame:
     for (dataset, learner, objective), sub in rows.groupby(["dataset", "learner", "objective"]):
         rec = {"dataset": dataset, "learner": learner, "objective": objective}
         for c in ("auc_1", "auc_2", "diff", "min", "sum"):
-            rec[c], rec[f"{c}_se"] = float(sub[c].mean()), _se(sub[c])
+            rec[c], rec[f"{c}_se"] = float(sub[c].mean()), standard_error(sub[c])
         rec["splits"] = int(sub[key].nunique())
         out.append(rec)
     table = pd.DataFrame(out)
@@ -318,14 +314,14 @@ def max_min_verdict_table(df: pd.DataFrame) -> pd.DataFrame:
                 continue
             dm = (w["min"][route] - best).dropna()
             rec = {"dataset": dataset, "learner": learner, "route": route,
-                   "d_min_best": float(dm.mean()), "d_min_best_se": _se(dm),
+                   "d_min_best": float(dm.mean()), "d_min_best_se": standard_error(dm),
                    "at_least_both": f"{int((dm >= 0).sum())}/{len(dm)}"}
             for o, short in (("loss_aggregation", "loss"), ("label_aggregation", "label")):
                 x = (w["min"][route] - w["min"][o]).dropna()
                 y = (w["sum"][route] - w["sum"][o]).dropna()
                 z = (w["diff"][route] - w["diff"][o]).dropna()
-                rec.update({f"d_min_{short}": float(x.mean()), f"d_min_{short}_se": _se(x),
-                            f"d_sum_{short}": float(y.mean()), f"d_sum_{short}_se": _se(y),
+                rec.update({f"d_min_{short}": float(x.mean()), f"d_min_{short}_se": standard_error(x),
+                            f"d_sum_{short}": float(y.mean()), f"d_sum_{short}_se": standard_error(y),
                             f"d_diff_{short}": float(z.mean())})
             out.append(rec)
     return pd.DataFrame(out)
@@ -353,8 +349,8 @@ def synthetic_max_min_table(df: pd.DataFrame) -> pd.DataFrame:
     for (regime, pi2, learner, objective), sub in d.groupby(["regime", "pi2", "learner",
                                                             "objective"]):
         out.append({"regime": regime, "pi2": pi2, "learner": learner, "objective": objective,
-                    **{c: float(sub[c].mean()) for c in cols}, "min_se": _se(sub["min"]),
-                    "sum_se": _se(sub["sum"]), "replicates": len(sub),
+                    **{c: float(sub[c].mean()) for c in cols}, "min_se": standard_error(sub["min"]),
+                    "sum_se": standard_error(sub["sum"]), "replicates": len(sub),
                     "_k": (regimes.index(regime), pi2,
                            lorder.index(learner) if learner in lorder else 9,
                            oorder.index(objective))})
@@ -425,52 +421,53 @@ _LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge",
                   "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
 
 
-def _pm(m, se) -> str:
-    return "–" if not np.isfinite(m) else f"{m:.3f} ± {se:.3f}"
+def _text_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table of already formatted cells (the one table writer, ``markdown_table``)."""
+    import pandas as pd
+
+    return markdown_table(pd.DataFrame(rows, columns=header))
 
 
-def three_objective_markdown(table, dataset: str, names=("AUC₁", "AUC₂")) -> str:
+def three_objective_markdown(table: pd.DataFrame, dataset: str,
+                             names: tuple[str, str] = ("AUC₁", "AUC₂")) -> str:
     """Markdown of :func:`three_objective_table` for one dataset."""
     sub = table[table["dataset"] == dataset]
-    lines = [f"| learner | objective | AUC {names[0]} | AUC {names[1]} | Diff AUC | Min AUC | "
-             "ΣAUC | splits |", "|---|---|---|---|---|---|---|---|"]
-    for r in sub.itertuples(index=False):
-        lines.append(f"| {_LEARNER_NAMES.get(r.learner, r.learner)} | "
-                     f"{_ROW_NAMES.get(r.objective, r.objective)} | {_pm(r.auc_1, r.auc_1_se)} | "
-                     f"{_pm(r.auc_2, r.auc_2_se)} | {_pm(r.diff, r.diff_se)} | "
-                     f"{_pm(r.min, r.min_se)} | {_pm(r.sum, r.sum_se)} | {r.splits} |")
-    return "\n".join(lines)
+    rows = [[_LEARNER_NAMES.get(r.learner, r.learner), _ROW_NAMES.get(r.objective, r.objective),
+             format_mean_se(r.auc_1, r.auc_1_se), format_mean_se(r.auc_2, r.auc_2_se),
+             format_mean_se(r.diff, r.diff_se), format_mean_se(r.min, r.min_se),
+             format_mean_se(r.sum, r.sum_se), str(r.splits)]
+            for r in sub.itertuples(index=False)]
+    return _text_table(["learner", "objective", f"AUC {names[0]}", f"AUC {names[1]}",
+                        "Diff AUC", "Min AUC", "ΣAUC", "splits"], rows)
 
 
-def _verdict_markdown(v) -> str:
-    lines = ["| data | learner | route | Min − better LA25 Min | ≥ both | Min − loss agg. | "
-             "Min − label agg. | ΣAUC − loss agg. | ΣAUC − label agg. |",
-             "|---|---|---|---|---|---|---|---|---|"]
+def _verdict_markdown(v: pd.DataFrame) -> str:
     name = "setting" if "setting" in v else "dataset"
-    for r in v.to_dict("records"):
-        lines.append(
-            f"| {r[name]} | {_LEARNER_NAMES.get(r['learner'], r['learner'])} | "
-            f"{MAX_MIN_ROUTES[r['route']].split('(')[1][:-1]} | "
-            f"{r['d_min_best']:+.3f} ± {r['d_min_best_se']:.3f} | {r['at_least_both']} | "
-            f"{r['d_min_loss']:+.3f} ± {r['d_min_loss_se']:.3f} | "
-            f"{r['d_min_label']:+.3f} ± {r['d_min_label_se']:.3f} | "
-            f"{r['d_sum_loss']:+.3f} ± {r['d_sum_loss_se']:.3f} | "
-            f"{r['d_sum_label']:+.3f} ± {r['d_sum_label_se']:.3f} |")
-    return "\n".join(lines)
+
+    def d(r: dict, c: str) -> str:
+        return f"{r[c]:+.3f} ± {r[c + '_se']:.3f}"
+
+    rows = [[str(r[name]), _LEARNER_NAMES.get(r["learner"], r["learner"]),
+             MAX_MIN_ROUTES[r["route"]].split("(")[1][:-1], d(r, "d_min_best"),
+             str(r["at_least_both"]), d(r, "d_min_loss"), d(r, "d_min_label"),
+             d(r, "d_sum_loss"), d(r, "d_sum_label")] for r in v.to_dict("records")]
+    return _text_table(["data", "learner", "route", "Min − better LA25 Min", "≥ both",
+                        "Min − loss agg.", "Min − label agg.", "ΣAUC − loss agg.",
+                        "ΣAUC − label agg."], rows)
 
 
-def _synthetic_markdown(t) -> str:
-    lines = ["| regime | π₂ | learner | objective | AUC₁ | AUC₂ | Diff | Min | ΣAUC | "
-             "gap to the max-min point |", "|---|---|---|---|---|---|---|---|---|---|"]
+def _synthetic_markdown(t: pd.DataFrame) -> str:
+    rows = []
     for r in t.to_dict("records"):
         gap = (f"{r['gap_lo']:.4f}" if r["gap_hi"] - r["gap_lo"] < 5e-5
                else f"{r['gap_lo']:.4f}–{r['gap_hi']:.4f}")
-        lines.append(
-            f"| {r['regime']} | {r['pi2']:g} | {_LEARNER_NAMES.get(r['learner'], r['learner'])} | "
-            f"{_ROW_NAMES.get(r['objective'], r['objective'])} | {r['auc_1']:.3f} | "
-            f"{r['auc_2']:.3f} | {r['diff']:.3f} | {r['min']:.3f} ± {r['min_se']:.3f} | "
-            f"{r['sum']:.3f} ± {r['sum_se']:.3f} | {gap} |")
-    return "\n".join(lines)
+        rows.append([str(r["regime"]), f"{r['pi2']:g}",
+                     _LEARNER_NAMES.get(r["learner"], r["learner"]),
+                     _ROW_NAMES.get(r["objective"], r["objective"]), f"{r['auc_1']:.3f}",
+                     f"{r['auc_2']:.3f}", f"{r['diff']:.3f}", format_mean_se(r["min"], r["min_se"]),
+                     format_mean_se(r["sum"], r["sum_se"]), gap])
+    return _text_table(["regime", "π₂", "learner", "objective", "AUC₁", "AUC₂", "Diff", "Min",
+                        "ΣAUC", "gap to the max-min point"], rows)
 
 
 def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.PathLike,
@@ -483,7 +480,6 @@ def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.Pat
     (:data:`bipartite.experiments.la25.section7_summary.SECTION7_STUDIES`); it is passed in, so
     that this module does not import the summary module that imports it."""
     from bipartite.experiments.registry import study_results
-    from bipartite.studies.report import markdown_table
 
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     results = study_results(results_dir, studies)

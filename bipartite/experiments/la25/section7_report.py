@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import mean_and_se
+from bipartite.studies.report import format_mean_se, markdown_table, mean_and_se, standard_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -69,7 +69,7 @@ def paper_layout(df: pd.DataFrame) -> pd.DataFrame:
         for c in cols:
             x = sub[c].dropna().to_numpy()
             rec[c] = float(x.mean()) if len(x) else np.nan
-            rec[f"{c}_se"] = float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+            rec[f"{c}_se"] = standard_error(x)
         rec["splits"] = int(sub["split"].nunique()) if "split" in sub else len(sub)
         rec["label_1"], rec["label_2"] = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
         out.append(rec)
@@ -82,33 +82,26 @@ def paper_layout(df: pd.DataFrame) -> pd.DataFrame:
         .reset_index(drop=True)
 
 
-def _pm(m: float, se: float) -> str:
-    return "–" if np.isnan(m) else f"{m:.3f} ± {se:.3f}"
-
-
 def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str | None = None) -> str:
     """The paper's table in Markdown for one dataset: the paper's rows (if any) first, then each
     learner's rows, ``mean ± s.e.``."""
+    import pandas as pd
+
     sub = table[table["dataset"] == dataset]
     if sub.empty:
         return ""
     n1, n2 = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
-    lines = [f"| learner | objective | AUC {n1} | AUC {n2} | Diff AUC | Min AUC | splits |",
-             "|---|---|---|---|---|---|---|"]
-    for objective, (a1, a2, diff, mn) in PAPER_TABLES.get(dataset, {}).items():
-        name = OBJECTIVE_NAMES[objective].format(None, n1, n2)
-        lines.append(f"| *LA25 ({paper_name or dataset}), reported* | {name} | {a1:g} | {a2:g} | "
-                     f"{diff:g} | {mn:g} | – |")
-    for r in sub.itertuples(index=False):
-        name = OBJECTIVE_NAMES[r.objective].format(None, n1, n2)
-        lines.append(f"| {_LEARNER_NAMES.get(r.learner, r.learner)} | {name} | "
-                     f"{_pm(r.auc_1, r.auc_1_se)} | {_pm(r.auc_2, r.auc_2_se)} | "
-                     f"{_pm(r.diff, r.diff_se)} | {_pm(r.min, r.min_se)} | {r.splits} |")
-    return "\n".join(lines)
-
-
-def _se(x) -> float:
-    return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+    rows = [[f"*LA25 ({paper_name or dataset}), reported*",
+             OBJECTIVE_NAMES[objective].format(None, n1, n2), f"{a1:g}", f"{a2:g}", f"{diff:g}",
+             f"{mn:g}", "–"]
+            for objective, (a1, a2, diff, mn) in PAPER_TABLES.get(dataset, {}).items()]
+    rows += [[_LEARNER_NAMES.get(r.learner, r.learner),
+              OBJECTIVE_NAMES[r.objective].format(None, n1, n2),
+              format_mean_se(r.auc_1, r.auc_1_se), format_mean_se(r.auc_2, r.auc_2_se),
+              format_mean_se(r.diff, r.diff_se), format_mean_se(r.min, r.min_se), str(r.splits)]
+             for r in sub.itertuples(index=False)]
+    header = ["learner", "objective", f"AUC {n1}", f"AUC {n2}", "Diff AUC", "Min AUC", "splits"]
+    return markdown_table(pd.DataFrame(rows, columns=header))
 
 
 def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -127,8 +120,8 @@ def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
         dm = (w["min"]["label_aggregation"] - w["min"]["loss_aggregation"]).dropna()
         dd = (w["diff"]["label_aggregation"] - w["diff"]["loss_aggregation"]).dropna()
         out.append({"dataset": dataset, "learner": learner, "d_min": float(dm.mean()),
-                    "d_min_se": _se(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
-                    "d_diff": float(dd.mean()), "d_diff_se": _se(dd),
+                    "d_min_se": standard_error(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
+                    "d_diff": float(dd.mean()), "d_diff_se": standard_error(dd),
                     "label_lower_diff": f"{int((dd < 0).sum())}/{len(dd)}"})
     return pd.DataFrame(out)
 
