@@ -57,6 +57,7 @@ __all__ = [
     "surrogate_minimizer",
     "exponential_fixed_point",
     "plugin_scores",
+    "smooth_pair_loss",
 ]
 
 
@@ -408,15 +409,33 @@ def surrogate_minimizer(
     return out
 
 
-def _phi(surrogate: str, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """φ, φ', φ'' of the smooth surrogates (stable forms: logaddexp and the logistic sigmoid)."""
+def smooth_pair_loss(surrogate: str, d: ArrayLike, order: int = 0) -> tuple[np.ndarray, ...]:
+    """The pair loss φ of a smooth surrogate at score differences ``d = f_i − f_j`` and its
+    derivatives, in NumPy: ``(φ,)``, ``(φ, φ')`` or ``(φ, φ', φ'')`` for ``order`` 0, 1, 2
+    (docs/theory.md §8, §9). ``"logistic"``: ``φ(d) = log(1 + e^{−d})`` in the stable form
+    ``logaddexp(0, −d)``, with ``φ' = −σ(−d)`` (never ``σ(d) − 1``: cancellation) and
+    ``φ'' = σ(−d) σ(d)``; ``"exponential"``: ``φ(d) = e^{−d}``, ``φ' = −e^{−d}``, ``φ'' = e^{−d}``.
+    The one NumPy implementation of these losses (:mod:`bipartite.surrogates` has the torch one).
+
+    >>> [round(float(v), 6) for v in smooth_pair_loss("logistic", 0.0, order=2)]
+    [0.693147, -0.5, 0.25]
+    """
     from scipy.special import expit
 
+    if surrogate not in ("logistic", "exponential"):
+        raise ValueError(f"The 'surrogate' parameter must be 'logistic' or 'exponential', got "
+                         f"{surrogate!r}.")
+    if order not in (0, 1, 2):
+        raise ValueError(f"The 'order' parameter must be 0, 1 or 2, got {order!r}.")
+    d = check_array(d, "d", allow_empty=True)  # any shape; NaN/inf refused by name
     if surrogate == "logistic":
-        s = expit(-d)  # σ(−d), never 1 − σ(d) (cancellation)
-        return np.logaddexp(0.0, -d), -s, s * expit(d)
+        value = np.logaddexp(0.0, -d)
+        if order == 0:
+            return (value,)
+        s = expit(-d)  # σ(−d)
+        return (value, -s) if order == 1 else (value, -s, s * expit(d))
     e = np.exp(-d)
-    return e, -e, e
+    return ((e,), (e, -e), (e, -e, e))[order]
 
 
 def _newton_polish(
@@ -440,11 +459,11 @@ def _newton_polish(
     P = np.eye(n) - G.T @ np.linalg.solve(G @ G.T, G)  # projector onto {G f = 0}
 
     def risk(x: np.ndarray) -> float:
-        return float(w @ _phi(surrogate, x[I] - x[J])[0] + ridge * x @ x)
+        return float(w @ smooth_pair_loss(surrogate, x[I] - x[J])[0] + ridge * x @ x)
 
     cur = risk(f)
     for _ in range(max_iter):
-        _, g1, g2 = _phi(surrogate, f[I] - f[J])
+        _, g1, g2 = smooth_pair_loss(surrogate, f[I] - f[J], order=2)
         grad = np.bincount(I, w * g1, n) - np.bincount(J, w * g1, n) + 2.0 * ridge * f
         grad = P @ grad
         if np.max(np.abs(grad)) < 1e-15:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.validation import check_positive
+from bipartite.consistency import smooth_pair_loss
 from bipartite.learners.base import label_aucs
 from bipartite.pareto import simplex_grid
 
@@ -432,7 +433,8 @@ def sampled_pair_losses(margin: np.ndarray, i: np.ndarray, j: np.ndarray, group:
     per stacked group the mean of ``log(1 + exp(−(s_i − s_j)))`` over its pairs, then per label
     the ``group_weight``-weighted mean over its groups (NaN for a label without groups)."""
     n_groups = len(group_label)
-    per = (np.bincount(group, np.logaddexp(0.0, margin[j] - margin[i]), minlength=n_groups)
+    loss = smooth_pair_loss("logistic", margin[i] - margin[j])[0]
+    per = (np.bincount(group, loss, minlength=n_groups)
            / np.maximum(np.bincount(group, minlength=n_groups), 1))
     num = np.bincount(group_label, group_weight * per, minlength=K)
     den = np.bincount(group_label, group_weight, minlength=K)

@@ -181,6 +181,11 @@ CASES: dict[str, Case] = {
                                                dict(problem="problem", scores="arr")),
     "bipartite.consistency.auc_regret": C(consistency.auc_regret, dict(problem=P, scores=fP),
                                           dict(problem="problem", scores="arr")),
+    "bipartite.consistency.smooth_pair_loss": C(
+        consistency.smooth_pair_loss, dict(surrogate="logistic", d=s1, order=2),
+        dict(surrogate="opt", d="arr", order="int"), mismatch=False,
+        accepts={"d:empty": "elementwise: no differences, no losses",
+                 "d:wrong_ndim": "elementwise on any shape (pair-difference matrices)"}),
     "bipartite.consistency.infimum_attained": C(
         consistency.infimum_attained, dict(W=np.abs(delta3)), dict(W="w"), mismatch=False),
     "bipartite.consistency.surrogate_minimizer": C(

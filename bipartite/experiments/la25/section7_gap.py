@@ -56,9 +56,9 @@ def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "l
     >>> bool(f[0] > f[1]), round(float(f[0] - f[1]), 6)  # ½ log of the odds ratio
     (True, 1.116796)
     """
-    from scipy import optimize, special
+    from scipy import optimize
 
-    from bipartite.consistency import objective_pair_weights
+    from bipartite.consistency import objective_pair_weights, smooth_pair_loss
 
     if surrogate not in ("logistic", "exponential"):
         raise ValueError(f"The 'surrogate' parameter must be 'logistic' or 'exponential', got "
@@ -68,15 +68,9 @@ def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "l
     W *= len(W) / W.sum()
 
     def risk(f):
-        D = f[:, None] - f[None, :]
-        if surrogate == "logistic":
-            value = float((W * np.logaddexp(0.0, -D)).sum())  # softplus(−d), stable
-            G = W * special.expit(-D)
-        else:
-            E = np.exp(-D)
-            value = float((W * E).sum())
-            G = W * E
-        return value, G.sum(axis=0) - G.sum(axis=1)
+        phi, dphi = smooth_pair_loss(surrogate, f[:, None] - f[None, :], order=1)
+        G = -W * dphi  # G_ij = −W_ij φ'(f_i − f_j) ≥ 0
+        return float((W * phi).sum()), G.sum(axis=0) - G.sum(axis=1)
 
     res = optimize.minimize(risk, np.zeros(len(W)), jac=True, method="L-BFGS-B",
                             options={"maxiter": 20000, "gtol": gtol, "ftol": 1e-16,
