@@ -40,13 +40,7 @@ def positive_strides(arr: np.ndarray) -> np.ndarray:
 def as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
     """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension."""
     if not isinstance(scores, torch.Tensor):
-        try:
-            scores = torch.as_tensor(positive_strides(np.asarray(scores, dtype=np.float64)))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"The '{name}' parameter must be a tensor or array-like of numbers, "
-                f"got {type(scores).__name__}: {exc}"
-            ) from None
+        scores = torch.as_tensor(as_float_array(scores, name))
     if not torch.is_floating_point(scores):
         raise TypeError(
             f"The '{name}' parameter must be a floating-point tensor, got dtype {scores.dtype}."
@@ -66,13 +60,7 @@ def as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndi
 def as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> torch.Tensor:
     """``x`` as a tensor of the same shape, dtype and device as ``scores``."""
     if not isinstance(x, torch.Tensor):
-        try:
-            x = torch.as_tensor(positive_strides(np.asarray(x, dtype=np.float64)))
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"The '{name}' parameter must be a tensor or array-like of numbers, "
-                f"got {type(x).__name__}: {exc}"
-            ) from None
+        x = torch.as_tensor(as_float_array(x, name))
     if tuple(x.shape) != tuple(scores.shape):
         raise ValueError(
             f"The '{name}' parameter must have the shape of 'scores' {tuple(scores.shape)}, "

@@ -16,6 +16,7 @@ locks, which work across machines only if the server supports them. Where ``fcnt
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -138,10 +139,11 @@ class StudyLock:
     def release(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
-            try:
+            # Clearing the holder record is best effort: the flock is what protects the folder,
+            # and closing the descriptor drops it even when the file cannot be truncated (a full
+            # or read-only disk); a stale record is overwritten by the next holder.
+            with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)
-            except OSError:
-                pass
             os.close(fd)  # drops the flock
 
     def __enter__(self) -> StudyLock:

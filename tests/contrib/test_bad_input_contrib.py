@@ -1,5 +1,5 @@
-"""Bad input is refused by name (fuzz-census gaps of the surrogates, the contrib modules and the
-synthetic data generators; tests/fuzz/known_gaps.py). Each test fails without its fix; the last
+"""Bad input is refused by name (the gaps that the fuzz census found in the surrogates, the
+contrib modules and the synthetic data generators). Each test fails without its fix; the last
 one pins inputs that look bad but are documented as valid (they must keep giving a value)."""
 
 from __future__ import annotations

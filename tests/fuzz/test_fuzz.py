@@ -3,9 +3,9 @@ reason), its valid call works, every bad-input family is refused by name (or giv
 NaN), alternative valid forms give the same answer, and nothing hangs or blows up memory (each
 call runs in a forked worker under a time limit and an address-space cap: tests/fuzz/guard.py).
 
-Outcomes that are not clean yet are listed in ``known_gaps.py`` (regenerate with
-``python -m tests.fuzz.census --write-gaps``); they are xfail (non-strict), so a fix shows up as
-XPASS and a *new* unclear error, silent value or hang fails the suite. ``python -m
+Every bad input must be refused cleanly: an unclear error, a silent value or a hang fails the
+suite (there is no list of tolerated gaps). A family value that is *valid* input for a callable is
+listed in its case's ``accepts`` with the reason, and must give a value. ``python -m
 tests.fuzz.census`` prints the counts by outcome class.
 """
 
@@ -23,7 +23,6 @@ from bipartite import metrics
 from tests.fuzz.discover import public_callables
 from tests.fuzz.exempt import EXEMPT
 from tests.fuzz.guard import run_guarded
-from tests.fuzz.known_gaps import KNOWN_GAPS
 from tests.fuzz.registry import CASES, accepted_inputs, bad_inputs
 
 
@@ -49,9 +48,7 @@ def test_valid_call(name):
 
 _BAD = [
     pytest.param(name, param, fam, value, id=f"{name.removeprefix('bipartite.')}-{param}-{fam}",
-                 marks=_marks(case) + ([pytest.mark.xfail(reason=KNOWN_GAPS[(name, param, fam)],
-                                                          strict=False)]
-                                       if (name, param, fam) in KNOWN_GAPS else []))
+                 marks=_marks(case))
     for name, case in CASES.items()
     for param, fam, value in bad_inputs(name)
 ]
