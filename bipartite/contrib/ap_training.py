@@ -272,12 +272,6 @@ class ListwiseMLP:
     predict = decision_function
 
 
-def _check_qid(qid: ArrayLike, name: str = "qid") -> np.ndarray:
-    """Query ids: a 1-D array; numeric ids must be finite
-    (:func:`bipartite._utils.validation.check_group_ids`)."""
-    return check_group_ids(qid, name, allow_empty=True)
-
-
 def _padded_queries(qid: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
     """Row indices of each kept query, in order of first appearance."""
     _, inv = np.unique(qid, return_inverse=True)
@@ -362,7 +356,7 @@ def train_listwise_mlp(
     check_option(score_transform, "score_transform", _TRANSFORMS)
     X = check_array(X, "X", ndim=2)
     y = check_binary(y, "y")
-    q = _check_qid(qid)
+    q = check_group_ids(qid, "qid", allow_empty=True)
     check_consistent_length(X=X, y=y, qid=q)
     for name, value in (("epochs", epochs), ("queries_per_batch", queries_per_batch)):
         if not isinstance(value, (int, np.integer)) or value < 1:
@@ -476,7 +470,7 @@ def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLik
 
     yb = check_binary(y, "y")
     s = check_array(scores, "scores", ndim=1)
-    q = _check_qid(qid)
+    q = check_group_ids(qid, "qid", allow_empty=True)
     check_consistent_length(y=yb, scores=s, qid=q)
     rel = yb if relevance is None else check_array(relevance, "relevance", ndim=1)
     check_consistent_length(y=yb, relevance=rel)

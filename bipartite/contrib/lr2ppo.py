@@ -77,14 +77,8 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # pairs
 # --------------------------------------------------------------------------------------------------
-def _check_groups(groups: ArrayLike) -> np.ndarray:
-    """Group (query) ids: a non-empty 1-D array; numeric ids must be finite
-    (:func:`bipartite._utils.validation.check_group_ids`)."""
-    return check_group_ids(groups, "groups")
-
-
 def _group_index(groups: ArrayLike, n: int, against: str | None = None) -> np.ndarray:
-    g = _check_groups(groups)
+    g = check_group_ids(groups, "groups")
     if len(g) != n:
         of = f" (the length of '{against}')" if against else ""
         raise ValueError(f"Inconsistent numbers of samples: groups has {len(g)}, expected {n}"
@@ -108,7 +102,7 @@ def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.n
     >>> within_group_pairs([7, 7, 3, 7]).tolist()
     [[0, 1], [0, 3], [1, 3]]
     """
-    g = _check_groups(groups)
+    g = check_group_ids(groups, "groups")
     gid = np.unique(g, return_inverse=True)[1]
     limit = check_positive(max_pairs, "max_pairs", integer=True)
     sizes = np.bincount(gid).astype(np.float64)
