@@ -721,9 +721,14 @@ def test_worker_watchdog_exits_when_the_driver_is_gone(tmp_path):
     """The initializer's watchdog alone (no prctl): a grandchild whose parent is killed."""
     code = textwrap.dedent("""
         import os, subprocess, sys, time
+        # The child is told its parent's pid and says when its watchdog runs: under load the
+        # import can outlast any fixed sleep, and a parent killed before the child's getppid()
+        # would leave it watching the reaper.
         child = subprocess.Popen([sys.executable, "-c",
-            "import os, time; from bipartite.studies.execution import watch_parent;"
-            "watch_parent(os.getppid(), 0.1)"])
+            "import sys, time; from bipartite.studies.execution import watch_parent;"
+            "print('watching', flush=True); watch_parent(int(sys.argv[1]), 0.1)", str(os.getpid())],
+            stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline().strip() == "watching"
         print(child.pid, flush=True)
         time.sleep(60)
     """)
@@ -731,7 +736,6 @@ def test_worker_watchdog_exits_when_the_driver_is_gone(tmp_path):
     child = None
     try:
         child = psutil.Process(int(parent.stdout.readline()))
-        time.sleep(0.5)
         assert child.is_running()
         parent.kill()
         parent.wait(timeout=10)
