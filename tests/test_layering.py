@@ -25,8 +25,8 @@ Rules (docs/architecture in the README, issues "One layered package" and "One ho
    shared private base).
 6. **No private attributes across modules.** ``x._name`` is allowed only when ``_name`` is defined
    in the same module (a function, class, method, argument, assignment, attribute store or import
-   alias of that name), or when ``x`` is ``self`` or ``cls``. This also forbids ``module._name``
-   through an imported module. Dunder names (``__init__``) are not private, and the few documented
+   alias of that name), or when ``x`` is ``self`` or ``cls``. Through an imported module of the
+   package (``labels._helper``) it is never allowed, whatever the module defines. Dunder names (``__init__``) are not private, and the few documented
    APIs named with ``_`` (namedtuple's ``_replace``, ``os._exit``) are allowed.
 7. **Small modules.** No module is over :data:`MAX_LINES` lines.
 8. **Short functions.** No function or method is over :data:`MAX_FUNCTION_LINES` lines, its
@@ -306,18 +306,35 @@ def defined_names(module: ast.Module) -> set[str]:
     return names
 
 
+def module_aliases(tree: Tree, module: ast.Module) -> set[str]:
+    """Names that a module binds to modules of the package (``import bipartite.x as y``,
+    ``from bipartite import labels``)."""
+    aliases = set()
+    for node in ast.walk(module):
+        if isinstance(node, ast.Import):
+            aliases.update(a.asname for a in node.names
+                           if a.asname and a.name.split(".")[0] == tree.package)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            aliases.update(a.asname or a.name for a in node.names
+                           if f"{node.module}.{a.name}" in tree.modules)
+    return aliases
+
+
 def check_private_attributes(tree: Tree) -> list[str]:
-    """``x._name`` only for ``_name`` defined in the same module, or ``x`` in {self, cls}
-    (rule 6)."""
+    """``x._name`` only for ``_name`` defined in the same module, or ``x`` in {self, cls}; never
+    through another module of the package (rule 6)."""
     bad = []
     for name, module in tree.parsed.items():
         defined = defined_names(module) | NAMEDTUPLE_API
+        aliases = module_aliases(tree, module)
         for node in ast.walk(module):
             if not (isinstance(node, ast.Attribute) and _is_private(node.attr)):
                 continue
             if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
                 continue
-            if node.attr in defined or ast.unparse(node) in STDLIB_UNDERSCORE_API:
+            through_a_module = isinstance(node.value, ast.Name) and node.value.id in aliases
+            if not through_a_module and (node.attr in defined
+                                         or ast.unparse(node) in STDLIB_UNDERSCORE_API):
                 continue
             bad.append(f"{tree.where(name, node.lineno)}: reaches into another module's private "
                        f"attribute: {ast.unparse(node)}")
@@ -543,6 +560,10 @@ VIOLATIONS = {
     "private_attribute_of_a_module": (
         {"contrib/fusion.py": "from bipartite import labels\n\nX = labels._helper\n"},
         "private_attributes", "bipartite/contrib/fusion.py:3"),
+    "private_attribute_of_a_module_with_a_local_namesake": (
+        {"contrib/fusion.py": "from bipartite import labels\n\n\ndef _helper():\n"
+                              "    return labels._helper\n"},
+        "private_attributes", "bipartite/contrib/fusion.py:5"),
     "private_method_of_an_object": (
         {"bayes.py": "def bayes(problem):\n    return problem._check(1)\n"},
         "private_attributes", "bipartite/bayes.py:2: reaches into another module's private "
