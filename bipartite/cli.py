@@ -35,12 +35,8 @@ import os
 import sys
 import textwrap
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from bipartite.population import FiniteProblem
-
-__all__ = ["build_parser", "load_problem", "main"]
+__all__ = ["build_parser", "main"]
 
 _EPILOG = "Documentation: README.md and simulations/README.md (TOML schema of `study run`)."
 
@@ -122,7 +118,6 @@ def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | No
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``bipartite`` (each command has its own ``--help``)."""
     from bipartite import __version__
-    from bipartite.experiments import PAPERS
 
     parser = argparse.ArgumentParser(
         prog="bipartite", formatter_class=_Formatter, epilog=_EPILOG,
@@ -132,8 +127,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bipartite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    for add_command in (_add_reproduce, _add_study, _add_report, _add_rebuild,
+                        _add_frontier, _add_dictatorship):
+        add_command(sub)
+    return parser
 
-    # reproduce ---------------------------------------------------------------------------
+
+def _add_reproduce(sub) -> None:
+    """``bipartite reproduce``."""
+    from bipartite.experiments import PAPERS
+
     rp = sub.add_parser(
         "reproduce", formatter_class=_Formatter, epilog=_EPILOG,
         help="run a paper's studies; write results, figures and summary.md",
@@ -173,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a LETOR file or folder (MQ2008 S*.txt), adds the LETOR trade-off study")
     _add_execution_options(rp, default_jobs=1)
 
-    # study -------------------------------------------------------------------------------
+
+def _add_study(sub) -> None:
+    """``bipartite study run|resume|status|list``."""
     sp = sub.add_parser("study", formatter_class=_Formatter, epilog=_EPILOG,
                         help="run, resume and inspect user-defined simulation studies",
                         description="User-defined studies: a TOML grid of parameters x "
@@ -215,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "package (copy one and edit it).")
     ls.add_argument("--examples", action="store_true", help="list the example study configs")
 
-    # report --------------------------------------------------------------------------------
+
+def _add_report(sub) -> None:
+    """``bipartite report``."""
     rep = sub.add_parser(
         "report", formatter_class=_Formatter, epilog=_EPILOG,
         help="diagnose your own scores: per-label AUC with intervals, gAUC, dictatorship",
@@ -244,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="bootstrap replicates (0: no bootstrap)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
-    # figures / tables ----------------------------------------------------------------------
+
+def _add_rebuild(sub) -> None:
+    """``bipartite figures`` and ``bipartite tables``."""
     for name, what, default_sub in (("figures", "figures (PNG + PDF)", "figures"),
                                     ("tables", "tables (CSV) and summary.md", "tables")):
         cmd = sub.add_parser(
@@ -256,10 +265,15 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--out", type=Path, default=None,
                          help=f"where to write them (default: DIR/{default_sub})")
 
-    # frontier / dictatorship ---------------------------------------------------------------
-    problem_help = ("finite problem: JSON or NPZ with 'mass' (n,) and either 'label_probs' "
-                    "(n, 2**K; columns ordered as itertools.product([0, 1], repeat=K)) or "
-                    "'eta' (n, K; labels independent given x)")
+
+#: Help of the PROBLEM argument of ``frontier`` and ``dictatorship``.
+_PROBLEM_HELP = ("finite problem: JSON or NPZ with 'mass' (n,) and either 'label_probs' "
+                 "(n, 2**K; columns ordered as itertools.product([0, 1], repeat=K)) or "
+                 "'eta' (n, K; labels independent given x)")
+
+
+def _add_frontier(sub) -> None:
+    """``bipartite frontier``."""
     fr = sub.add_parser(
         "frontier", formatter_class=_Formatter, epilog=_EPILOG,
         help="Pareto frontier of per-label AUCs of a finite problem",
@@ -271,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
             Exact by the subset dynamic programme for n <= 12 (seconds), by the MILP above
             (minutes to hours: use --eps for an ε-approximate frontier). A progress line goes to
             stderr; a time-out suggests --eps."""))
-    fr.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
+    fr.add_argument("problem", type=Path, metavar="PROBLEM", help=_PROBLEM_HELP)
     fr.add_argument("--method", choices=["auto", "dp", "milp"], default="auto",
                     help="auto: the subset DP for n <= 12, the MILP above")
     fr.add_argument("--eps", type=_positive_float, default=None, metavar="E",
@@ -282,6 +296,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="refuse problems with more points (the exact MILP grows like n^3)")
     fr.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="output format")
+
+
+def _add_dictatorship(sub) -> None:
+    """``bipartite dictatorship``."""
     dc = sub.add_parser(
         "dictatorship", formatter_class=_Formatter, epilog=_EPILOG,
         help="effective weights, dictator and Bayes orders of a finite problem",
@@ -290,83 +308,25 @@ def build_parser() -> argparse.ArgumentParser:
             and their shares (docs/theory.md §4), the dictator label for deterministic labels and the
             skew at which each label would become dictator (docs/theory.md §7), and the orders of the
             points under loss aggregation and label aggregation (sum and product)."""))
-    dc.add_argument("problem", type=Path, metavar="PROBLEM", help=problem_help)
+    dc.add_argument("problem", type=Path, metavar="PROBLEM", help=_PROBLEM_HELP)
     dc.add_argument("--a", type=_float_list, default=None, metavar="A1,A2,...",
                     help="loss-aggregation mixing weights a_k (default: all 1)")
     dc.add_argument("--format", choices=["table", "json"], default="table",
                     help="output format")
-    return parser
 
 
-# ------------------------------------------------------------------------------------------
-# Problems from files
-# ------------------------------------------------------------------------------------------
+def __getattr__(name: str):
+    # bipartite.cli.load_problem moved to bipartite.data.load_problem (issue 21): the old name
+    # works, with a FutureWarning, for one release.
+    if name == "load_problem":
+        import warnings
 
+        from bipartite.data import load_problem
 
-def load_problem(path: str | os.PathLike, *, return_labels: bool = False
-                 ) -> FiniteProblem | tuple[FiniteProblem, list[str]]:
-    """A :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file.
-
-    Keys: ``mass`` (n,) and ``label_probs`` (n, 2**K) or ``eta`` (n, K); optional ``labels``: the
-    K label names (default ``"1"``, ..., ``"K"``, as the CLI and the figures number labels). With
-    ``return_labels=True`` returns ``(problem, names)``. Errors name the file and the key;
-    malformed files (not JSON, not a zip archive, nested too deeply, not UTF-8) are refused with
-    the file's name.
-    """
-    import zipfile
-
-    import numpy as np
-
-    from bipartite.population import FiniteProblem
-
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such problem file.")
-    if path.suffix.lower() == ".npz":
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                data = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"{path}: cannot read the NPZ file: {exc}") from None
-        if "labels" in data:
-            data["labels"] = [str(v) for v in np.atleast_1d(data["labels"]).tolist()]
-    else:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8-sig"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: invalid JSON: {exc}") from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
-        except RecursionError:
-            raise ValueError(f"{path}: the JSON is nested too deeply to be a problem file.") from None
-        if not isinstance(data, dict):
-            raise ValueError(f"{path}: the problem must be a JSON object with keys 'mass' and "
-                             f"'label_probs' or 'eta', got {type(data).__name__}.")
-    unknown = sorted(set(data) - {"mass", "label_probs", "eta", "labels"})
-    if unknown:
-        raise ValueError(f"{path}: unknown key(s) {unknown}; expected 'mass' and 'label_probs' "
-                         "or 'eta' (optional 'labels': label names).")
-    if "mass" not in data:
-        raise ValueError(f"{path}: missing key 'mass' (the n point masses).")
-    has_lp, has_eta = "label_probs" in data, "eta" in data
-    if has_lp == has_eta:
-        raise ValueError(f"{path}: give exactly one of 'label_probs' (n, 2**K) and 'eta' (n, K).")
-    try:
-        if has_lp:
-            problem = FiniteProblem(data["mass"], data["label_probs"])
-        else:
-            problem = FiniteProblem.from_eta(data["mass"], data["eta"])
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
-    names = [str(k + 1) for k in range(problem.K)]
-    if "labels" in data:
-        given = data["labels"]
-        if (not isinstance(given, list) or len(given) != problem.K
-                or not all(isinstance(v, str) and v for v in given) or len(set(given)) != len(given)):
-            raise ValueError(f"{path}: 'labels' must be a list of {problem.K} distinct non-empty "
-                             f"names, got {given!r}.")
-        names = list(given)
-    return (problem, names) if return_labels else problem
+        warnings.warn("bipartite.cli.load_problem moved to bipartite.data.load_problem; the old "
+                      "name will be removed in the next release.", FutureWarning, stacklevel=2)
+        return load_problem
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _json_safe(obj, notes: list[str], where: str = ""):
@@ -414,6 +374,7 @@ def _named_columns(df, names: list[str]):
 def _cmd_frontier(args) -> int:
     import time
 
+    from bipartite.data import load_problem
     from bipartite.pareto import dp_limit, frontier_table
 
     problem, names = load_problem(args.problem, return_labels=True)
@@ -452,6 +413,7 @@ def _cmd_frontier(args) -> int:
 
 
 def _cmd_dictatorship(args) -> int:
+    from bipartite.data import load_problem
     from bipartite.dictatorship import dictatorship_tables
 
     problem, names = load_problem(args.problem, return_labels=True)

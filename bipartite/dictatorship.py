@@ -476,7 +476,7 @@ def population_win_rate(problem: FiniteProblem, scores: ArrayLike, k: int, j: in
     (1.0, 0.0)
     """
     check_problem(problem)
-    f = problem._check_scores(scores)
+    f = problem.check_scores(scores)
     k, j = _check_pair(problem.label_vectors, k, j)
     V = problem.label_vectors
     u = problem.mass * problem.label_probs[:, (V[:, k] == 1) & (V[:, j] == 0)].sum(axis=1)

@@ -417,7 +417,11 @@ class FiniteProblem:
         return idx, self.label_vectors[m].copy()
 
     # ---- ranking quantities ------------------------------------------------------------------
-    def _check_scores(self, scores: ArrayLike) -> np.ndarray:
+    def check_scores(self, scores: ArrayLike) -> np.ndarray:
+        """``scores`` as a finite 1-d float array with one score per support point.
+
+        Raises ``ValueError`` naming ``scores`` otherwise (wrong shape or length, NaN or inf).
+        """
         f = check_array(scores, "scores", ndim=1)
         if len(f) != self.n:
             raise ValueError(
@@ -438,7 +442,7 @@ class FiniteProblem:
         -------
         ndarray of shape (K,)
         """
-        f = self._check_scores(scores)
+        f = self.check_scores(scores)
         E = self.eta
         p = self.mass[:, None]
         out = weighted_auc(f, p * E, p * (1.0 - E))
@@ -522,7 +526,7 @@ class FiniteProblem:
         >>> round(P.multipartite_auc([0.0, 0.0]), 6)
         0.5
         """
-        f = self._check_scores(scores)
+        f = self.check_scores(scores)
         levels, q = self.level_probs(aggregate=aggregate, w=w)
         C = cost_matrix(levels, costs)
         val = weighted_multipartite_auc(f, self.mass[:, None] * q, C)

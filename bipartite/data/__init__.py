@@ -17,6 +17,8 @@ Every loader returns a :class:`sklearn.utils.Bunch`.
   MQ2008, LightGBM-style files with a ``.query`` group file), labels ``Y_rel = 1[rel ≥ r]`` and a
   click label, either from the MSLR click features 134–136 or simulated by the position-based
   click model of :func:`simulate_clicks`.
+* :func:`load_problem` — a :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file
+  (the format of ``bipartite frontier`` and ``bipartite dictatorship``).
 * :func:`make_mslr_like` — writes an MSLR-shaped LETOR file (136 features, graded relevance 0–4,
   click features 134–136 correlated with relevance) for readiness tests at MSLR scale.
 
@@ -44,6 +46,7 @@ from bipartite.data.letor import (
 )
 from bipartite.data.mslr import MSLR_CLICK_RATES, MSLR_RELEVANCE_PROBS, make_mslr_like
 from bipartite.data.paths import DATA_ENV, data_dir, data_file
+from bipartite.data.problems import load_problem
 from bipartite.data.synthetic import SyntheticModel, make_synthetic, synthetic_model
 
 __all__ = [
@@ -61,6 +64,7 @@ __all__ = [
     "load_banking",
     "load_letor",
     "load_letor_query",
+    "load_problem",
     "make_mslr_like",
     "make_synthetic",
     "simulate_clicks",

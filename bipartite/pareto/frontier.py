@@ -346,7 +346,7 @@ def is_pareto_optimal(problem: FiniteProblem, scores: ArrayLike, *, tol: float =
     method = check_option(method, "method", _METHODS)
     check_option(backend, "backend", MILP_BACKENDS)
     tol = check_tolerance(tol, "tol")
-    a = problem.auc(problem._check_scores(scores))
+    a = problem.auc(problem.check_scores(scores))
     if problem.n == 1:
         return True
     if method == "auto":

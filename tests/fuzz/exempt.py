@@ -27,7 +27,6 @@ TABLE_INPUT = ("takes a DataFrame and column names / an estimator: tested by "
 
 EXEMPT: dict[str, str] = {
     "bipartite.cli.build_parser": CLI,
-    "bipartite.cli.load_problem": CLI,
     "bipartite.cli.main": CLI,
     "bipartite.contrib.ap_training.ListwiseMLP": RESULT,
     "bipartite.contrib.fusion.FusionSearch": RESULT,
@@ -46,6 +45,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.data.paths.data_dir": LOADER,
     "bipartite.data.paths.data_file": LOADER,
     "bipartite.data.paths.missing_file_error": LOADER,
+    "bipartite.data.problems.load_problem": LOADER,
     "bipartite.data.synthetic.SyntheticModel": RESULT,
     "bipartite.diagnostics.Diagnostics": RESULT,
     "bipartite.diagnostics.diagnose": TABLE_INPUT,
