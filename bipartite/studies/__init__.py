@@ -59,16 +59,19 @@ from bipartite.studies.config import (
     resolve_config,
     resolve_function,
 )
+from bipartite.studies.constraints import Each, OneOf, Range
 from bipartite.studies.demo import binormal_auc
 from bipartite.studies.errors import (
     CorruptTaskFileWarning,
+    LegacyRecordWarning,
     StudyError,
+    StudyIncompleteError,
     StudyIOError,
     StudyLockedError,
     StudyTerminated,
 )
 from bipartite.studies.execution import DEFAULT_SCHEDULER_TIMEOUT
-from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, StudyLock
+from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, StudyLock, check_lock_timeout
 from bipartite.studies.report import (
     generic_figures,
     markdown_table,
@@ -100,6 +103,8 @@ from bipartite.studies.tasks import (
     count_tasks,
     execute_task,
     expand_tasks,
+    record_checksum,
+    study_token,
     task_key,
     task_seed,
 )
@@ -108,6 +113,14 @@ __all__ = [
     "BACKENDS",
     "ConfigError",
     "CorruptTaskFileWarning",
+    "Each",
+    "LegacyRecordWarning",
+    "OneOf",
+    "Range",
+    "StudyIncompleteError",
+    "check_lock_timeout",
+    "record_checksum",
+    "study_token",
     "DEFAULT_LOCK_TIMEOUT",
     "DEFAULT_SCHEDULER_TIMEOUT",
     "MAX_TASKS",
