@@ -82,6 +82,7 @@ from bipartite.studies.config import (
     load_config,
     resolve_config,
 )
+from bipartite.studies.configfile import NotRegularFileError, read_regular_file
 from bipartite.studies.errors import (
     CorruptTaskFileWarning,
     LegacyRecordWarning,
@@ -98,6 +99,7 @@ from bipartite.studies.execution import (
 from bipartite.studies.files import (
     FAILURES_CSV,
     MANIFEST,
+    MAX_RECORD_BYTES,
     RESULTS_CSV,
     RESULTS_PARQUET,
     TASK_INDEX_CSV,
@@ -134,11 +136,14 @@ def read_manifest(study_dir: str | os.PathLike) -> dict:
     (:func:`~bipartite.studies.config.check_manifest`: errors name the file and the key)."""
     study_dir = Path(study_dir)
     path = study_dir / MANIFEST
-    if not path.is_file():
-        raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
-                                "(start a study with `bipartite study run CONFIG.toml`).")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, max_bytes=MAX_RECORD_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
+                                "(start a study with `bipartite study run CONFIG.toml`).") from None
+    except NotRegularFileError as exc:
+        raise ConfigError(f"{path}: the manifest {exc.strerror}; the study folder is damaged or "
+                          "was not written by this runner.") from None
     except OSError as exc:
         raise study_io_error(exc, "reading", path) from None
     except UnicodeDecodeError as exc:
