@@ -8,7 +8,8 @@ Runner guarantees
 -----------------
 The full list, with the limits, is the docstring of :mod:`bipartite.studies.runner`; in short:
 
-* **One file per task, written atomically.** ``<study_dir>/tasks/<key>.json`` where ``key`` is a
+* **One file per task, written atomically, with a checksum; completeness proved at the end of
+  every run** (:class:`StudyIncompleteError` otherwise). ``<study_dir>/tasks/<key>.json`` where ``key`` is a
   stable hash of ``(function, params, replicate)`` (:func:`task_key`). The file is written to a
   unique temporary name in the same folder and moved into place with :func:`os.replace`, so a
   killed run leaves either the whole file or none.
@@ -43,7 +44,11 @@ tidy result: one row (a ``dict`` of scalars), a list of rows, or a ``pandas.Data
 with :func:`register_study`; configs may also name any importable function as ``"module:function"``.
 Study functions registered by other packages are found through the ``bipartite.studies`` entry-point
 group (this package registers its paper reproductions there), so the runner names no paper.
-Parameter values in configs are checked against the function's signature and type annotations.
+Parameter values in configs are checked against the function's signature and type annotations,
+and against the constraints the function declares at registration
+(``register_study(..., constraints={"n": Range(1, integer=True)})``; :class:`Range`,
+:class:`OneOf`, :class:`Each`), before any task runs; config errors name the file, the key and
+its line.
 
 See ``simulations/README.md`` for the TOML schema of ``bipartite study run``.
 """

@@ -237,7 +237,9 @@ def load_config(path: str | os.PathLike) -> dict:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        end = (f"; the file ends at line {text.count(chr(10)) + 1}: is it truncated?"
+               if "end of document" in str(exc) else "")
+        raise ConfigError(f"{path}: invalid TOML: {exc}{end}") from None
     except RecursionError:  # pragma: no cover - the nesting limit comes first
         raise ConfigError(f"{path}: values are nested too deeply.") from None
     config = resolve_config(data, source=str(path), lines=lines)

@@ -59,7 +59,17 @@ def read_regular_file(path: str | os.PathLike, *, max_bytes: int | None = None) 
     try:
         fd = os.open(path, flags)
     except IsADirectoryError:
-        raise NotRegularFileError(errno.EISDIR, "is a folder, not a file", str(path)) from None
+        raise NotRegularFileError(errno.EISDIR, "is a folder, not a regular file",
+                                  str(path)) from None
+    except OSError as exc:  # a socket (ENXIO), a device that cannot be opened...
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            raise exc from None
+        if stat.S_ISREG(mode):
+            raise
+        raise NotRegularFileError(errno.EINVAL, f"is {file_kind(mode)}, not a regular file",
+                                  str(path)) from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -18,23 +18,47 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   :class:`~bipartite.studies.StudyLockedError` naming the folder and the holder's pid and host
   (``lock_timeout=0``, the default), or waits up to ``lock_timeout`` seconds (``None``: for
   ever) and then continues the study (usually finding nothing left to do).
-* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, of the
-  wrong shape or of another task is moved aside to ``tasks/<file>.corrupt-<UTC time>`` with a
+* **Records carry a checksum.** Every task record holds ``checksum``, the SHA-256 of the
+  canonical JSON of its other fields (:func:`~bipartite.studies.tasks.record_checksum`; record
+  format 2), set by the worker and checked by the driver when the result arrives and by every
+  later read, so a record damaged or edited by hand (even into valid JSON) is detected. A result
+  that is not a valid record of the task it was sent for (another study's, under a shared
+  key) becomes a failure of that task, never a result.
+* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, not a
+  regular file, of the wrong shape, of another task or with a wrong checksum is moved to
+  ``quarantine/<file>.corrupt-<UTC time>`` with a
   :class:`~bipartite.studies.CorruptTaskFileWarning`, and the task is run again.
   :func:`study_status` and :func:`collect_results` count such files (``corrupt``) without
   moving them.
+* **Every run proves it is complete.** At the end of a run every task must have exactly one
+  valid record (a result or a failure); otherwise (a file vanished or was damaged while the
+  study ran, a result never came back) the run raises
+  :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
+  ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
+  the same check (``complete``, ``missing``).
+* **Records of bipartite 0.3.0** (format 1, no checksum) are read: their shape and task are
+  checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits to them
+  cannot be detected), ``study status`` counts them (``legacy``), and records written from now on
+  carry a checksum. Nothing is rewritten: a 0.3.0 folder resumes as it is.
 * **No orphan processes.** The loky workers die with the driver, ``kill -9`` included: Linux
   sends them SIGKILL (``PR_SET_PDEATHSIG``) and, on any POSIX system, a watchdog thread exits
   within :data:`~bipartite.studies.execution.WATCHDOG_POLL_S` (0.5) s of the driver's death; the
   pool's resource trackers follow. On SIGTERM the driver saves the tasks that had finished, kills
   its workers (``kill_workers=True``) and raises :class:`~bipartite.studies.StudyTerminated`, a
   ``SystemExit`` with status 143; on Ctrl-C it does the same and re-raises
-  ``KeyboardInterrupt`` (workers ignore SIGINT). See :mod:`bipartite.studies.execution`.
+  ``KeyboardInterrupt`` (workers ignore SIGINT, and start with it blocked, so a Ctrl-C while
+  they start cannot kill their interpreter mid-start-up). See
+  :mod:`bipartite.studies.execution`.
+* **Studies sharing a dask scheduler** never share a task key: keys are
+  ``bipartite-<study token>-<task key>`` with the study's name, seed and a hash of its resolved
+  configuration (:func:`~bipartite.studies.tasks.study_token`).
 * **Clear errors.** Problems outside the tasks raise :class:`~bipartite.studies.StudyError`:
   :class:`~bipartite.studies.StudyIOError` (also an ``OSError``) for a full disk (ENOSPC,
   EDQUOT, EFBIG), a path below a file, a ``tasks`` path that is a file, no permission;
-  :class:`~bipartite.studies.StudyLockedError`; an unreachable dask scheduler after
-  ``scheduler_timeout`` seconds; a worker process that died. Bad configurations, damaged
+  :class:`~bipartite.studies.StudyLockedError`; an unreachable dask scheduler (at once when
+  its address refuses connections, else after ``scheduler_timeout`` seconds, with the hint to
+  resume with ``--backend loky``); a worker process that died. The output folders are checked
+  writable before any worker starts (a read-only file system is named as such). Bad configurations, damaged
   manifests, bad study names and oversized grids raise :class:`~bipartite.studies.ConfigError`.
   Each message names the path, key or address and what to do. Front ends map ``ConfigError``
   and ``StudyError`` to exit status 2, ``KeyboardInterrupt`` to 130, and let
