@@ -303,6 +303,8 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
     """Run tasks on dask: the scheduler at ``scheduler`` (reached within ``scheduler_timeout``
     seconds; an address that refuses connections fails at once) or a ``LocalCluster`` of
     ``jobs`` worker processes. Task keys are :func:`dask_key`."""
+    from concurrent.futures import CancelledError
+
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
@@ -331,6 +333,12 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
             task = futures[fut]
             try:
                 record = fut.result()
+            except CancelledError as exc:  # the scheduler went away: the task never ran
+                lost = scheduler or "the LocalCluster's scheduler"
+                raise StudyError(
+                    f"{where}: lost the dask scheduler {lost} during the run "
+                    f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
+                    f"{_scheduler_hint(lost, where)}") from None
             except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
                 record = failed_record(task, exc)
             on_record(record)

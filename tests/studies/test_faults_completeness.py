@@ -429,3 +429,49 @@ def test_wait_minus_one_is_refused(helpers, tmp_path, capsys):  # noqa: F811
         warnings.simplefilter("error")
         assert cli_main(["study", "run", str(toml), "--out", str(tmp_path / "s"), "--wait",
                          "--no-progress"]) == 0  # no value: wait for ever (nothing to wait for)
+
+
+def test_scheduler_lost_during_a_run(helpers, reference, tmp_path, monkeypatch):  # noqa: F811
+    """The scheduler goes away while the study runs: the run stops with a clear error (the
+    tasks that never ran are not recorded as failures) and resumes with `--backend loky`."""
+    from distributed import LocalCluster
+
+    monkeypatch.setenv("FAULT_SLEEP", "0.05")
+    out = tmp_path / "s"
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                           protocol="tcp://", host="127.0.0.1", dashboard_address=None)
+    box: dict = {}
+
+    def go():
+        try:
+            box["result"] = run_study(config(), out, backend="dask",
+                                      scheduler=cluster.scheduler_address, progress=False)
+        except BaseException as exc:  # noqa: BLE001 - checked below
+            box["error"] = exc
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(ok_files(out)) < 4 and time.monotonic() < deadline and thread.is_alive():
+            time.sleep(0.02)
+        cluster.close()
+        start = time.monotonic()
+        thread.join(timeout=60)
+        stopped_after = time.monotonic() - start
+    finally:
+        cluster.close()
+    assert not thread.is_alive()
+    error = box.get("error")
+    finished = len(ok_files(out))
+    status = study_status(out)
+    monkeypatch.undo()
+    res = resume_study(out, backend="loky", progress=False)
+    report("dask scheduler lost during the run", stopped_after_s=round(stopped_after, 2),
+           clear_error=isinstance(error, StudyError), finished_before=finished,
+           failures_recorded=status["failed"], rerun=res.n_run,
+           identical=same_results(out, reference), lost=0, orphans=0)
+    assert isinstance(error, StudyError) and "lost the dask scheduler" in str(error), error
+    assert "--backend loky" in str(error) and stopped_after < 30
+    assert status["failed"] <= 2 and not status["complete"]  # at most the tasks in flight
+    assert res.ok and same_results(out, reference)
