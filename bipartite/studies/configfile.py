@@ -10,8 +10,10 @@
   brackets, and the refusal of values nested deeper than :data:`MAX_CONFIG_NESTING`
   (``tomllib`` would hit Python's recursion limit).
 
-The standard library's ``tomllib`` (the parser) keeps no positions; a position-aware parser
-(``tomlkit``) does not expose line numbers either, so the lines come from this lexer.
+The standard library's ``tomllib`` (the parser) keeps no positions. Rather than a second TOML
+parser as a dependency (``tomlkit``), the lines come from this lexer: it only has to find where
+a key is written (statement starts outside strings and brackets), never to parse values, and
+``tomllib`` still parses and validates the whole file.
 """
 
 
