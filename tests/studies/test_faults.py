@@ -7,7 +7,9 @@ twice, the results after resume are byte-identical (``results.csv`` and ``result
 an uninterrupted run, and no process started by a killed driver outlives it (``psutil``
 snapshots of the driver's descendants while it runs). Every test kills what it started in a
 ``finally`` block. Set ``BIPARTITE_FAULT_REPORT=path.jsonl`` to record one line per trial (the
-fault table of the closing note is built from it).
+fault table of the closing note is built from it). The table goes on in
+``test_faults_completeness.py`` (studies sharing a dask scheduler, the completeness check,
+checksums, 0.3.0 folders, a read-only ``tasks/``, Ctrl-C while workers start, a lost scheduler).
 """
 
 from __future__ import annotations
