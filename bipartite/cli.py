@@ -105,7 +105,7 @@ def _add_execution_options(p: argparse.ArgumentParser, *, default_jobs: int | No
                    help="dask scheduler address, e.g. tcp://10.0.0.5:8786 (implies "
                         "--backend dask)")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.add_argument("--wait", type=float, nargs="?", const=-1.0, default=0.0, metavar="SECONDS",
+    p.add_argument("--wait", type=float, nargs="?", const=math.inf, default=0.0, metavar="SECONDS",
                    help="if another run holds the output folder, wait up to SECONDS for it; "
                         "no value: wait for ever (default: fail at once)")
     p.add_argument("--scheduler-timeout", type=_positive_float, default=30.0, metavar="SECONDS",
@@ -487,10 +487,9 @@ def _report_study(result) -> int:
 
 def _runner_limits(args) -> dict:
     """The runner's lock, scheduler and size options from the command line."""
-    if args.wait is not None and args.wait != -1.0 and not (math.isfinite(args.wait)
-                                                             and args.wait >= 0):
-        raise ValueError(f"--wait must be a number of seconds >= 0, got {args.wait!r}.")
-    return {"lock_timeout": None if args.wait == -1.0 else args.wait,
+    from bipartite.studies import check_lock_timeout
+
+    return {"lock_timeout": check_lock_timeout(args.wait, "--wait"),
             "scheduler_timeout": args.scheduler_timeout, "max_tasks": args.max_tasks}
 
 

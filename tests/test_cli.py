@@ -104,9 +104,18 @@ def test_study_errors_exit_2_with_file_and_key(tmp_path, capsys):
     assert "manifest.json is missing" in capsys.readouterr().err
 
 
-def test_study_with_failures_exits_1(tmp_path, capsys):
+def test_study_with_failures_exits_1(tmp_path, capsys, monkeypatch):
+    # a study whose tasks fail inside (demo.binormal_auc's declared constraints refuse n = 0
+    # before any task runs)
+    (tmp_path / "fragile_study.py").write_text(
+        "def work(*, seed: int, n: int, shift: float = 0.0):\n"
+        "    if n == 0:\n"
+        "        raise ValueError('n must be positive')\n"
+        "    return {'y': n + shift}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
     cfg = tmp_path / "c.toml"
-    cfg.write_text(CONFIG.replace("n = [30, 60]", "n = [0, 60]"))
+    cfg.write_text(CONFIG.replace("n = [30, 60]", "n = [0, 60]").replace(
+        '"demo.binormal_auc"', '"fragile_study:work"'))
     assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "FAILED" in err and "failed.json" in err

@@ -8,7 +8,8 @@ Runner guarantees
 -----------------
 The full list, with the limits, is the docstring of :mod:`bipartite.studies.runner`; in short:
 
-* **One file per task, written atomically.** ``<study_dir>/tasks/<key>.json`` where ``key`` is a
+* **One file per task, written atomically, with a checksum; completeness proved at the end of
+  every run** (:class:`StudyIncompleteError` otherwise). ``<study_dir>/tasks/<key>.json`` where ``key`` is a
   stable hash of ``(function, params, replicate)`` (:func:`task_key`). The file is written to a
   unique temporary name in the same folder and moved into place with :func:`os.replace`, so a
   killed run leaves either the whole file or none.
@@ -43,7 +44,11 @@ tidy result: one row (a ``dict`` of scalars), a list of rows, or a ``pandas.Data
 with :func:`register_study`; configs may also name any importable function as ``"module:function"``.
 Study functions registered by other packages are found through the ``bipartite.studies`` entry-point
 group (this package registers its paper reproductions there), so the runner names no paper.
-Parameter values in configs are checked against the function's signature and type annotations.
+Parameter values in configs are checked against the function's signature and type annotations,
+and against the constraints the function declares at registration
+(``register_study(..., constraints={"n": Range(1, integer=True)})``; :class:`Range`,
+:class:`OneOf`, :class:`Each`), before any task runs; config errors name the file, the key and
+its line.
 
 See ``simulations/README.md`` for the TOML schema of ``bipartite study run``.
 """
@@ -59,16 +64,19 @@ from bipartite.studies.config import (
     resolve_config,
     resolve_function,
 )
+from bipartite.studies.constraints import Each, OneOf, Range
 from bipartite.studies.demo import binormal_auc
 from bipartite.studies.errors import (
     CorruptTaskFileWarning,
+    LegacyRecordWarning,
     StudyError,
+    StudyIncompleteError,
     StudyIOError,
     StudyLockedError,
     StudyTerminated,
 )
 from bipartite.studies.execution import DEFAULT_SCHEDULER_TIMEOUT
-from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, StudyLock
+from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, StudyLock, check_lock_timeout
 from bipartite.studies.report import (
     generic_figures,
     markdown_table,
@@ -100,6 +108,8 @@ from bipartite.studies.tasks import (
     count_tasks,
     execute_task,
     expand_tasks,
+    record_checksum,
+    study_token,
     task_key,
     task_seed,
 )
@@ -108,6 +118,14 @@ __all__ = [
     "BACKENDS",
     "ConfigError",
     "CorruptTaskFileWarning",
+    "Each",
+    "LegacyRecordWarning",
+    "OneOf",
+    "Range",
+    "StudyIncompleteError",
+    "check_lock_timeout",
+    "record_checksum",
+    "study_token",
     "DEFAULT_LOCK_TIMEOUT",
     "DEFAULT_SCHEDULER_TIMEOUT",
     "MAX_TASKS",

@@ -8,6 +8,7 @@ TOML configs, checks them against the function's signature, and resolves them in
 from __future__ import annotations
 
 import dataclasses
+import errno
 import importlib
 import inspect
 import math
@@ -18,6 +19,18 @@ import typing
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from bipartite.studies.configfile import (
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_NESTING,
+    NestingError,
+    NotRegularFileError,
+    decode_config_text,
+    key_line,
+    read_regular_file,
+    toml_key_lines,
+)
+from bipartite.studies.constraints import check_constraints
 
 #: Version of the on-disk layout (manifest, task files).
 FORMAT_VERSION = 1
@@ -49,6 +62,8 @@ class StudySpec:
     name: str
     function: Callable[..., Any]
     figures: Callable[..., list[Path]] | None = None
+    #: parameter -> constraint (:mod:`bipartite.studies.constraints`), applied by the config check
+    constraints: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def doc(self) -> str:
@@ -60,13 +75,16 @@ class StudySpec:
 STUDIES: dict[str, StudySpec] = {}
 
 
-def register_study(name: str, *, figures: Callable[..., object] | None = None
+def register_study(name: str, *, figures: Callable[..., object] | None = None,
+                   constraints: Mapping[str, Any] | None = None
                    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator registering a study function under ``name``.
 
     The function must take a keyword ``seed`` (int) and return a row (dict), a list of rows or a
     DataFrame. ``figures(results, fig_dir) -> [paths]`` optionally draws the study's figures from
-    its tidy results.
+    its tidy results. ``constraints`` maps parameters to their allowed values
+    (:class:`~bipartite.studies.constraints.Range`, ``OneOf``, ``Each``); the config check
+    refuses a value outside them, naming the file, key and line, before any task runs.
 
     >>> @register_study("doc_example_square")
     ... def _square(*, seed: int, x: float = 2.0):
@@ -80,9 +98,12 @@ def register_study(name: str, *, figures: Callable[..., object] | None = None
             f"The 'name' parameter must be a non-empty string without ':', got {name!r}.")
 
     def decorate(fn):
-        if "seed" not in inspect.signature(fn).parameters:
+        parameters = inspect.signature(fn).parameters
+        if "seed" not in parameters:
             raise TypeError(f"study function {fn.__qualname__} must accept a keyword 'seed'.")
-        STUDIES[name] = StudySpec(name, fn, figures=figures)
+        checked = check_constraints(None if constraints is None else dict(constraints),
+                                    list(parameters), f"register_study({name!r})")
+        STUDIES[name] = StudySpec(name, fn, figures=figures, constraints=checked)
         return fn
 
     return decorate
@@ -186,8 +207,12 @@ def check_max_tasks(value: object, where: str) -> int:
 def load_config(path: str | os.PathLike) -> dict:
     """Read a study TOML file and return the resolved, validated configuration.
 
-    Errors (:class:`ConfigError`) name the file and the offending key; TOML syntax errors give the
-    line and column.
+    Errors (:class:`ConfigError`) name the file, the offending key and its line; TOML syntax
+    errors give the line and column. Refused at once: a path that is not a regular file (a
+    folder, a named pipe...), a file over :data:`~bipartite.studies.configfile.MAX_CONFIG_BYTES`,
+    a file that is not UTF-8 text (gzip, UTF-16 are named), values nested deeper than
+    :data:`~bipartite.studies.configfile.MAX_CONFIG_NESTING`. CRLF line ends and a UTF-8
+    byte-order mark are accepted.
     """
     path = Path(path)
     try:
@@ -195,16 +220,29 @@ def load_config(path: str | os.PathLike) -> dict:
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, max_bytes=MAX_CONFIG_BYTES)
+    except NotRegularFileError as exc:
+        raise ConfigError(f"{path}: cannot read the config file: it {exc.strerror}; give the "
+                          "path of a .toml file.") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the config file: {exc.strerror}") from None
+        what = f"it {exc.strerror}" if exc.errno == errno.EFBIG else exc.strerror
+        raise ConfigError(f"{path}: cannot read the config file: {what}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: the config file is not UTF-8 text ({exc}).") from None
+        text = decode_config_text(raw)
+        lines = toml_key_lines(text)
+    except NestingError as exc:
+        raise ConfigError(f"{path}, {exc}.") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}.") from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    config = resolve_config(data, source=str(path))
+        end = (f"; the file ends at line {text.count(chr(10)) + 1}: is it truncated?"
+               if "end of document" in str(exc) else "")
+        raise ConfigError(f"{path}: invalid TOML: {exc}{end}") from None
+    except RecursionError:  # pragma: no cover - the nesting limit comes first
+        raise ConfigError(f"{path}: values are nested too deeply.") from None
+    config = resolve_config(data, source=str(path), lines=lines)
     config["source"] = str(path.resolve())
     return config
 
@@ -213,8 +251,14 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_json_value(value: Any, where: str, src: str) -> Any:
-    """Values that can travel in a manifest: str, int, float, bool, lists and tables of them."""
+def _check_json_value(value: Any, where: str, src: str, depth: int = 0) -> Any:
+    """Values that can travel in a manifest: str, int, float, bool, lists and tables of them,
+    nested at most :data:`~bipartite.studies.configfile.MAX_CONFIG_NESTING` levels deep."""
+    if depth > MAX_CONFIG_NESTING:
+        quotes = [i for i, c in enumerate(where) if c == "'"][:2]
+        base = where[:quotes[1] + 1] if len(quotes) == 2 else where
+        raise ConfigError(f"{src}: {base} is nested more than {MAX_CONFIG_NESTING} levels deep "
+                          "(lists or tables).")
     if isinstance(value, bool | int | str):
         return value
     if isinstance(value, float):
@@ -222,14 +266,17 @@ def _check_json_value(value: Any, where: str, src: str) -> Any:
             raise ConfigError(f"{src}: {where} must be finite, got {value!r}.")
         return value
     if isinstance(value, list | tuple):
-        return [_check_json_value(v, f"{where}[{i}]", src) for i, v in enumerate(value)]
+        return [_check_json_value(v, f"{where}[{i}]", src, depth + 1)
+                for i, v in enumerate(value)]
     if isinstance(value, Mapping):
-        return {str(k): _check_json_value(v, f"{where}.{k}", src) for k, v in value.items()}
+        return {str(k): _check_json_value(v, f"{where}.{k}", src, depth + 1)
+                for k, v in value.items()}
     raise ConfigError(f"{src}: {where} has unsupported type {_type_name(value)} ({value!r}); "
                       "use strings, numbers, booleans, lists or tables.")
 
 
-def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
+def resolve_config(data: Mapping, *, source: str = "<config>",
+                   lines: Mapping[tuple, int] | None = None) -> dict:
     """Validate a configuration mapping (parsed TOML, or built in code) and resolve defaults.
 
     Schema (see ``simulations/README.md``)::
@@ -258,73 +305,80 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
     bipartite.studies.config.ConfigError: my.toml: [grid] key 'n' must be a non-empty list of ...
     """
     src = source
+
+    def at(*path) -> str:
+        """The source, with the line of the key ``path`` when it is known."""
+        line = key_line(lines, path)
+        return src if line is None else f"{src}, line {line}"
+
     if not isinstance(data, Mapping):
         raise ConfigError(f"{src}: the configuration must be a table, got {_type_name(data)}.")
     for section in data:
         if section not in _SECTIONS:
-            raise ConfigError(f"{src}: unknown section [{section}]; allowed sections are "
+            raise ConfigError(f"{at(section)}: unknown section [{section}]; allowed sections are "
                               f"{sorted(_SECTIONS)}.")
     for section in ("study", "params", "grid", "execution"):
         if section in data and not isinstance(data[section], Mapping):
-            raise ConfigError(f"{src}: [{section}] must be a table, got "
+            raise ConfigError(f"{at(section)}: [{section}] must be a table, got "
                               f"{_type_name(data[section])} ({data[section]!r}).")
     study = dict(data.get("study", {}))
     for key in study:
         if key not in _SECTIONS["study"]:
-            raise ConfigError(f"{src}: unknown key '{key}' in [study]; allowed keys are "
+            raise ConfigError(f"{at('study', key)}: unknown key '{key}' in [study]; allowed keys are "
                               f"{sorted(_SECTIONS['study'])}.")
     if "function" not in study:
-        raise ConfigError(f"{src}: missing key 'function' in [study] (the registered study "
+        raise ConfigError(f"{at('study')}: missing key 'function' in [study] (the registered study "
                           f"function to run; one of {sorted(STUDIES)} or 'module:function').")
     function = study["function"]
     if not isinstance(function, str):
-        raise ConfigError(f"{src}: [study] key 'function' must be a string, got "
+        raise ConfigError(f"{at('study', 'function')}: [study] key 'function' must be a string, got "
                           f"{function!r} ({_type_name(function)}).")
     try:
         spec = resolve_function(function)
     except (ValueError, ImportError) as exc:
-        raise ConfigError(f"{src}: [study] key 'function': {exc}") from None
-    name = check_study_name(study.get("name", function), f"{src}: [study] key 'name'")
+        raise ConfigError(f"{at('study', 'function')}: [study] key 'function': {exc}") from None
+    name = check_study_name(study.get("name", function), f"{at('study', 'name')}: [study] key 'name'")
     seed = study.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"{src}: [study] key 'seed' must be a non-negative integer, got "
+        raise ConfigError(f"{at('study', 'seed')}: [study] key 'seed' must be a non-negative integer, got "
                           f"{seed!r} ({_type_name(seed)}).")
     reps = study.get("replicates", 1)
     if isinstance(reps, bool) or not isinstance(reps, int | list):
-        raise ConfigError(f"{src}: [study] key 'replicates' must be an integer or a list of "
+        raise ConfigError(f"{at('study', 'replicates')}: [study] key 'replicates' must be an integer or a list of "
                           f"integers, got {reps!r} ({_type_name(reps)}).")
     if isinstance(reps, int):
         if reps < 1:
-            raise ConfigError(f"{src}: [study] key 'replicates' must be >= 1, got {reps}.")
+            raise ConfigError(f"{at('study', 'replicates')}: [study] key 'replicates' must be >= 1, got {reps}.")
         replicates = list(range(reps))
     else:
         bad = [r for r in reps if isinstance(r, bool) or not isinstance(r, int) or r < 0]
         if not reps or bad or len(set(reps)) != len(reps):
-            raise ConfigError(f"{src}: [study] key 'replicates' must be a non-empty list of "
+            raise ConfigError(f"{at('study', 'replicates')}: [study] key 'replicates' must be a non-empty list of "
                               f"distinct non-negative integers, got {reps!r}.")
         replicates = list(reps)
     paired = study.get("paired_seeds", False)
     if not isinstance(paired, bool):
-        raise ConfigError(f"{src}: [study] key 'paired_seeds' must be true or false, got "
+        raise ConfigError(f"{at('study', 'paired_seeds')}: [study] key 'paired_seeds' must be true or false, got "
                           f"{paired!r} ({_type_name(paired)}).")
     description = study.get("description", "")
     if not isinstance(description, str):
-        raise ConfigError(f"{src}: [study] key 'description' must be a string, got "
+        raise ConfigError(f"{at('study', 'description')}: [study] key 'description' must be a string, got "
                           f"{description!r}.")
 
-    params = {k: _check_json_value(v, f"[params] key '{k}'", src)
+    params = {k: _check_json_value(v, f"[params] key '{k}'", at("params", k))
               for k, v in dict(data.get("params", {})).items()}
     grid: dict[str, list] = {}
     for key, values in dict(data.get("grid", {})).items():
         if not isinstance(values, list) or not values:
-            raise ConfigError(f"{src}: [grid] key '{key}' must be a non-empty list of values, "
+            raise ConfigError(f"{at('grid', key)}: [grid] key '{key}' must be a non-empty list of values, "
                               f"got {values!r} ({_type_name(values)}).")
-        grid[key] = _check_json_value(values, f"[grid] key '{key}'", src)
+        grid[key] = _check_json_value(values, f"[grid] key '{key}'", at("grid", key))
     cases_raw = data.get("cases", [])
     if not isinstance(cases_raw, list) or not all(isinstance(c, Mapping) for c in cases_raw):
-        raise ConfigError(f"{src}: 'cases' must be an array of tables ([[cases]]), got "
+        raise ConfigError(f"{at('cases')}: 'cases' must be an array of tables ([[cases]]), got "
                           f"{cases_raw!r}.")
-    cases = [{k: _check_json_value(v, f"[[cases]] #{i} key '{k}'", src) for k, v in c.items()}
+    cases = [{k: _check_json_value(v, f"[[cases]] #{i} key '{k}'", at("cases", i, k))
+              for k, v in c.items()}
              for i, c in enumerate(cases_raw)]
 
     # The same parameter may not be set in two places (which value would win is not obvious).
@@ -332,36 +386,36 @@ def resolve_config(data: Mapping, *, source: str = "<config>") -> dict:
     for where, keys in [("[params]", params), ("[grid]", grid)]:
         for key in keys:
             if key in seen:
-                raise ConfigError(f"{src}: key '{key}' is set in both {seen[key]} and {where}.")
+                raise ConfigError(f"{at('grid', key)}: key '{key}' is set in both {seen[key]} and {where}.")
             seen[key] = where
     for i, case in enumerate(cases):
         for key in case:
             if key in seen:
-                raise ConfigError(f"{src}: [[cases]] #{i} key '{key}' is also set in {seen[key]}.")
-    _check_signature(spec, params, grid, cases, src)
+                raise ConfigError(f"{at('cases', i, key)}: [[cases]] #{i} key '{key}' is also set in {seen[key]}.")
+    _check_signature(spec, params, grid, cases, at)
 
     execution = dict(data.get("execution", {}))
     for key in execution:
         if key not in _SECTIONS["execution"]:
-            raise ConfigError(f"{src}: unknown key '{key}' in [execution]; allowed keys are "
+            raise ConfigError(f"{at('execution', key)}: unknown key '{key}' in [execution]; allowed keys are "
                               f"{sorted(_SECTIONS['execution'])}.")
     jobs = execution.get("jobs", 1)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise ConfigError(f"{src}: [execution] key 'jobs' must be an integer >= 1, got {jobs!r}.")
+        raise ConfigError(f"{at('execution', 'jobs')}: [execution] key 'jobs' must be an integer >= 1, got {jobs!r}.")
     backend = execution.get("backend", "loky")
     if backend not in BACKENDS:
-        raise ConfigError(f"{src}: [execution] key 'backend' must be one of {list(BACKENDS)}, "
+        raise ConfigError(f"{at('execution', 'backend')}: [execution] key 'backend' must be one of {list(BACKENDS)}, "
                           f"got {backend!r}.")
     scheduler = execution.get("scheduler")
     if scheduler is not None and not isinstance(scheduler, str):
-        raise ConfigError(f"{src}: [execution] key 'scheduler' must be an address string, got "
+        raise ConfigError(f"{at('execution', 'scheduler')}: [execution] key 'scheduler' must be an address string, got "
                           f"{scheduler!r}.")
     threads = execution.get("threads_per_task", 1)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ConfigError(f"{src}: [execution] key 'threads_per_task' must be an integer >= 1, "
+        raise ConfigError(f"{at('execution', 'threads_per_task')}: [execution] key 'threads_per_task' must be an integer >= 1, "
                           f"got {threads!r}.")
     max_tasks = check_max_tasks(execution.get("max_tasks", MAX_TASKS),
-                                f"{src}: [execution] key 'max_tasks'")
+                                f"{at('execution', 'max_tasks')}: [execution] key 'max_tasks'")
     return {
         "format": FORMAT_VERSION,
         "name": name,
@@ -479,7 +533,10 @@ def _describe_annotation(annotation: Any) -> str:
     return str(annotation).replace("typing.", "")
 
 
-def _check_signature(spec: StudySpec, params: dict, grid: dict, cases: list, src: str) -> None:
+def _check_signature(spec: StudySpec, params: dict, grid: dict, cases: list,
+                     at: Callable[..., str]) -> None:
+    """Config values against the function's signature, annotations and declared constraints
+    (:mod:`bipartite.studies.constraints`); ``at(*key_path)`` is the file and line of a key."""
     sig = inspect.signature(spec.function)
     try:
         hints = typing.get_type_hints(spec.function)
@@ -488,36 +545,46 @@ def _check_signature(spec: StudySpec, params: dict, grid: dict, cases: list, src
     accepts_any = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
     named = {k: p for k, p in sig.parameters.items()
              if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
-    given: dict[str, list[tuple[str, Any]]] = {}
+    given: dict[str, list[tuple[str, tuple, Any]]] = {}
     for key, value in params.items():
-        given.setdefault(key, []).append((f"[params] key '{key}'", value))
+        given.setdefault(key, []).append((f"[params] key '{key}'", ("params", key), value))
     for key, values in grid.items():
         for i, value in enumerate(values):
-            given.setdefault(key, []).append((f"[grid] key '{key}' (value #{i})", value))
+            given.setdefault(key, []).append((f"[grid] key '{key}' (value #{i})", ("grid", key),
+                                              value))
     for i, case in enumerate(cases):
         for key, value in case.items():
-            given.setdefault(key, []).append((f"[[cases]] #{i} key '{key}'", value))
+            given.setdefault(key, []).append((f"[[cases]] #{i} key '{key}'", ("cases", i, key),
+                                              value))
     if "seed" in given:
-        raise ConfigError(f"{src}: {given['seed'][0][0]}: 'seed' is set by the runner per task; "
+        where, path, _ = given["seed"][0]
+        raise ConfigError(f"{at(*path)}: {where}: 'seed' is set by the runner per task; "
                           "set the study seed with [study] seed = ...")
     for key, places in given.items():
         if key not in named:
             if accepts_any:
                 continue
             allowed = sorted(k for k in named if k != "seed")
-            raise ConfigError(f"{src}: {places[0][0]}: study function '{spec.name}' has no "
-                              f"parameter '{key}'; its parameters are {allowed}.")
+            raise ConfigError(f"{at(*places[0][1])}: {places[0][0]}: study function "
+                              f"'{spec.name}' has no parameter '{key}'; its parameters are "
+                              f"{allowed}.")
         annotation = hints.get(key, inspect.Parameter.empty)
-        for where, value in places:
+        constraint = spec.constraints.get(key)
+        for where, path, value in places:
             if not _annotation_check(annotation, value):
-                raise ConfigError(f"{src}: {where} must be of type "
+                raise ConfigError(f"{at(*path)}: {where} must be of type "
                                   f"{_describe_annotation(annotation)}, got {value!r} "
                                   f"({_type_name(value)}).")
+            reason = constraint.problem(value) if constraint is not None and value is not None \
+                else None
+            if reason is not None:
+                raise ConfigError(f"{at(*path)}: {where} {reason} (a constraint of study "
+                                  f"function '{spec.name}').")
     case_keys = set().union(*cases) if cases else set()
     for key, p in named.items():
         if key == "seed" or p.default is not inspect.Parameter.empty:
             continue
         missing_in_case = [i for i, c in enumerate(cases) if key not in c]
         if key not in params and key not in grid and (key not in case_keys or missing_in_case):
-            raise ConfigError(f"{src}: missing key '{key}': study function '{spec.name}' needs "
+            raise ConfigError(f"{at()}: missing key '{key}': study function '{spec.name}' needs "
                               "it; set it in [params], [grid] or every [[cases]] table.")

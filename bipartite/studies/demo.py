@@ -9,13 +9,16 @@ import math
 import numpy as np
 
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 
 # --------------------------------------------------------------------------------------------
 # A small demonstration study (example config, runner tests)
 # --------------------------------------------------------------------------------------------
 
 
-@register_study("demo.binormal_auc")
+@register_study("demo.binormal_auc",
+                constraints={"n": Range(1, integer=True), "shift": Range(),
+                             "prior": Range(0, 1, low_open=True, high_open=True)})
 def binormal_auc(*, seed: int, n: int, shift: float = 1.0, prior: float = 0.5) -> dict:
     """Empirical AUC of a binormal sample against its exact value (docs/theory.md §2).
 

@@ -60,13 +60,31 @@ class StudyTerminated(SystemExit):
 
 
 class CorruptTaskFileWarning(UserWarning):
-    """A task file was unreadable or of the wrong shape; it was moved aside and the task rerun."""
+    """A task file was unreadable, of the wrong shape or failed its checksum; it was moved aside
+    (``<study_dir>/quarantine/``) and the task rerun."""
+
+
+class LegacyRecordWarning(UserWarning):
+    """Task records written by bipartite 0.3.0 carry no checksum: they are read (their shape and
+    task are checked) but cannot be verified against later edits."""
+
+
+class StudyIncompleteError(StudyError):
+    """At the end of a run, some tasks have no valid record (a file vanished or was damaged
+    while the study ran, or a result never came back). ``missing`` lists their keys; the
+    message names them and says how to resume."""
+
+    def __init__(self, message: str, *, study_dir: str | os.PathLike | None = None,
+                 missing: list[str] | None = None):
+        super().__init__(message)
+        self.study_dir = study_dir
+        self.missing = list(missing or [])
 
 
 #: errno values meaning "no room left" (disk full, quota, file too large).
 NO_SPACE_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
                                         for name in ("ENOSPC", "EDQUOT", "EFBIG")) if e)
-#: errno values meaning "not allowed to write here".
+#: errno values meaning "not allowed to write here" (EROFS: a read-only file system).
 NO_PERMISSION_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
                                              for name in ("EACCES", "EPERM", "EROFS")) if e)
 
@@ -95,6 +113,9 @@ def study_io_error(exc: OSError, action: str, path: str | os.PathLike | None = N
         message += " The disk is full (or over quota, or the file too large): free space, then"
         message += (f" run `bipartite study resume {study_dir}`; finished tasks are kept in "
                     f"{study_dir}/tasks." if study_dir is not None else " try again.")
+    elif code == getattr(_errno, "EROFS", None):
+        message += (" The file system is read-only (mounted read-only): choose another --out "
+                    "folder, on a writable file system.")
     elif code in NO_PERMISSION_ERRNOS:
         message += " The folder is not writable by this user: choose another --out folder."
     elif code == _errno.ENOTDIR:

@@ -35,15 +35,17 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from bipartite.studies.config import FORMAT_VERSION
 from bipartite.studies.errors import StudyError, StudyIOError, StudyTerminated
-from bipartite.studies.tasks import Task, execute_task
+from bipartite.studies.tasks import RECORD_FORMAT, Task, execute_task, seal_record
 
 #: Seconds between two checks of the worker watchdog (a worker outlives a killed driver by at
 #: most about this long, on systems without ``PR_SET_PDEATHSIG``).
 WATCHDOG_POLL_S = 0.5
 #: Default ``scheduler_timeout``: seconds to reach a dask scheduler given by address.
 DEFAULT_SCHEDULER_TIMEOUT = 30.0
+#: Seconds to open a TCP connection to a dask scheduler before the client is made: a refused
+#: connection (no scheduler there any more) fails at once instead of after ``scheduler_timeout``.
+SCHEDULER_PROBE_S = 5.0
 #: Tasks submitted to the loky pool per worker at a time (bounded memory, quick shutdown).
 IN_FLIGHT_PER_WORKER = 2
 #: Exit status of a worker whose driver died.
@@ -82,10 +84,28 @@ def watch_parent(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:
         time.sleep(poll_s)
 
 
+@contextlib.contextmanager
+def sigint_blocked() -> Iterator[None]:
+    """Block SIGINT in this thread while worker processes are started (POSIX): a child starts
+    with the signal mask of the thread that spawns it, so a Ctrl-C during start-up cannot
+    interrupt the child's interpreter in ``site`` ("Fatal Python error: init_import_site").
+    A SIGINT arriving meanwhile stays pending and reaches this process when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def worker_initializer(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:
     """Initializer of the loky workers: ignore SIGINT, die with the driver (parent-death signal
     and a watchdog thread)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # started blocked (sigint_blocked): ignored from now
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     set_parent_death_signal()
     if os.getppid() != driver_pid:  # the driver died before prctl took effect
         os._exit(ORPHAN_EXIT_STATUS)
@@ -137,22 +157,25 @@ def sigterm_raises() -> Iterator[None]:
 
 def failed_record(task: Task, exc: BaseException) -> dict:
     """A failure record for a task whose result never came back (a lost dask worker, ...)."""
-    return {"format": FORMAT_VERSION, "key": task.key, "study": task.study,
-            "function": task.function, "params": task.params, "replicate": task.replicate,
-            "seed": task.seed, "status": "failed", "error": f"{type(exc).__name__}: {exc}",
-            "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan}
+    return seal_record({
+        "format": RECORD_FORMAT, "key": task.key, "study": task.study, "function": task.function,
+        "params": task.params, "replicate": task.replicate, "seed": task.seed,
+        "status": "failed", "error": f"{type(exc).__name__}: {exc}",
+        "traceback": "".join(traceback.format_exception(exc)), "elapsed_s": math.nan})
 
 
 def run_pending(pending: Sequence[Task], on_record: OnRecord, *, jobs: int = 1,
                 backend: str = "loky", scheduler: str | None = None,
                 scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
-                dask_cluster_kwargs: Mapping | None = None, where: str = "the study") -> None:
+                dask_cluster_kwargs: Mapping | None = None, where: str = "the study",
+                study_token: str = "study") -> None:
     """Run ``pending`` tasks, calling ``on_record(record)`` in this process as each finishes.
-    ``where`` (the study folder) is named in errors."""
+    ``where`` (the study folder) is named in errors; ``study_token``
+    (:func:`~bipartite.studies.tasks.study_token`) makes dask keys unique to the study."""
     if backend == "dask":
         run_dask(pending, on_record, jobs=jobs, scheduler=scheduler,
                  scheduler_timeout=scheduler_timeout,
-                 cluster_kwargs=dask_cluster_kwargs or {}, where=where)
+                 cluster_kwargs=dask_cluster_kwargs or {}, where=where, study_token=study_token)
     elif jobs == 1:
         for task in pending:
             on_record(execute_task(task.as_dict()))
@@ -181,8 +204,17 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
     from joblib.externals.loky import BrokenProcessPool, ProcessPoolExecutor
 
     jobs = max(1, min(jobs, len(pending)))
-    executor = ProcessPoolExecutor(max_workers=jobs, initializer=worker_initializer,
-                                   initargs=(os.getpid(), WATCHDOG_POLL_S), env=worker_env(jobs))
+    if hasattr(signal, "pthread_sigmask"):
+        # Started here, outside sigint_blocked: CPython's multiprocessing resource tracker
+        # *unblocks* SIGINT after spawning its process (bpo-33613), which would undo the block
+        # for the workers started after it.
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    with sigint_blocked():
+        executor = ProcessPoolExecutor(max_workers=jobs, initializer=worker_initializer,
+                                       initargs=(os.getpid(), WATCHDOG_POLL_S),
+                                       env=worker_env(jobs))
     order = {t.key: i for i, t in enumerate(pending)}
     in_flight: dict = {}
     todo = iter(pending)
@@ -193,7 +225,8 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
             task = next(todo, None)
             if task is None:
                 return
-            in_flight[executor.submit(execute_task, task.as_dict())] = task
+            with sigint_blocked():  # a submit may start worker processes
+                in_flight[executor.submit(execute_task, task.as_dict())] = task
 
     try:
         fill()
@@ -223,37 +256,89 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
         executor.shutdown(wait=True, kill_workers=not clean)
 
 
+def _scheduler_hint(scheduler: str, where: str) -> str:
+    return (f"Is `dask scheduler` running at {scheduler} and reachable from this machine? To "
+            f"go on without it, run the study locally: `bipartite study resume {where} "
+            "--backend loky` (or give a running scheduler with --scheduler ADDRESS).")
+
+
+def probe_scheduler(scheduler: str, timeout: float, where: str) -> None:
+    """Open (and close) a TCP connection to a ``tcp://host:port`` (or ``host:port``) scheduler
+    address within ``timeout`` seconds; a refused or unreachable address raises
+    :class:`~bipartite.studies.StudyError` at once, with the hint to run locally. Other
+    protocols (tls, ucx, inproc) are left to the dask client."""
+    import socket
+    from urllib.parse import urlsplit
+
+    address = scheduler if "://" in scheduler else f"tcp://{scheduler}"
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or port is None:
+        raise StudyError(f"{where}: the dask scheduler address {scheduler!r} has no host and "
+                         "port (e.g. tcp://10.0.0.5:8786).")
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise StudyError(f"{where}: cannot reach the dask scheduler {scheduler!r}: {reason}. "
+                         f"{_scheduler_hint(scheduler, where)}") from None
+
+
+def dask_key(study_token: str, task_key: str) -> str:
+    """The dask key of a task: ``bipartite-<study token>-<task key>``, unique to the study
+    (:func:`~bipartite.studies.tasks.study_token`), so studies sharing a scheduler never
+    exchange results."""
+    return f"bipartite-{study_token}-{task_key}"
+
+
 def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, scheduler: str | None,
-             scheduler_timeout: float, cluster_kwargs: Mapping, where: str) -> None:
+             scheduler_timeout: float, cluster_kwargs: Mapping, where: str,
+             study_token: str = "study") -> None:
     """Run tasks on dask: the scheduler at ``scheduler`` (reached within ``scheduler_timeout``
-    seconds) or a ``LocalCluster`` of ``jobs`` worker processes."""
+    seconds; an address that refuses connections fails at once) or a ``LocalCluster`` of
+    ``jobs`` worker processes. Task keys are :func:`dask_key`."""
+    from concurrent.futures import CancelledError
+
     from distributed import Client, LocalCluster, as_completed
 
     cluster = None
     if scheduler:
+        probe_scheduler(scheduler, min(scheduler_timeout, SCHEDULER_PROBE_S), where)
         try:
             client = Client(scheduler, timeout=scheduler_timeout)
         except (OSError, TimeoutError, ValueError) as exc:
             raise StudyError(
                 f"{where}: cannot reach the dask scheduler {scheduler!r} within "
-                f"{scheduler_timeout:g} s ({exc}). Is `dask scheduler` running there and "
-                "reachable from this machine? (The wait is the scheduler_timeout parameter.)"
-            ) from None
+                f"{scheduler_timeout:g} s ({exc}). {_scheduler_hint(scheduler, where)} (The "
+                "wait is the scheduler_timeout parameter.)") from None
     else:
         kwargs = {"n_workers": jobs, "threads_per_worker": 1, "dashboard_address": None,
                   "processes": True, **dict(cluster_kwargs)}
-        cluster = LocalCluster(**kwargs)
+        with sigint_blocked():  # its worker processes start with SIGINT blocked
+            cluster = LocalCluster(**kwargs)
         client = Client(cluster)
     futures: dict = {}
     clean = False
     try:
         for t in pending:
-            futures[client.submit(execute_task, t.as_dict(), key=f"bipartite-{t.key}",
+            futures[client.submit(execute_task, t.as_dict(), key=dask_key(study_token, t.key),
                                   pure=False)] = t
         for fut in as_completed(list(futures)):
             task = futures[fut]
             try:
                 record = fut.result()
+            except CancelledError as exc:  # the scheduler went away: the task never ran
+                lost = scheduler or "the LocalCluster's scheduler"
+                raise StudyError(
+                    f"{where}: lost the dask scheduler {lost} during the run "
+                    f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
+                    f"{_scheduler_hint(lost, where)}") from None
             except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
                 record = failed_record(task, exc)
             on_record(record)

@@ -22,8 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bipartite.studies.config import FORMAT_VERSION
+from bipartite.studies.configfile import NotRegularFileError, read_regular_file
 from bipartite.studies.errors import CorruptTaskFileWarning, StudyIOError, study_io_error
+from bipartite.studies.tasks import (
+    LEGACY_RECORD_FORMAT,
+    RECORD_FORMAT,
+    canonical_json,
+    record_checksum,
+)
 
 if TYPE_CHECKING:
     from bipartite.studies.tasks import Task
@@ -34,8 +40,13 @@ RESULTS_PARQUET = "results.parquet"
 RESULTS_CSV = "results.csv"
 FAILURES_CSV = "failures.csv"
 TASK_INDEX_CSV = "task_index.csv"
+#: Folder of a study folder where corrupt task files are moved: ``quarantine/<file>.corrupt-<UTC
+#: time>`` (older versions moved them beside the task files, in ``tasks/``).
+QUARANTINE_DIR = "quarantine"
 #: Suffix of a task file moved aside because it was corrupt: ``<file>.corrupt-<UTC time>``.
 CORRUPT_SUFFIX = ".corrupt-"
+#: Largest task record read (bytes); a larger file is corrupt (records are a few kB).
+MAX_RECORD_BYTES = 256 * 2**20
 
 #: Temporary files written by :func:`atomic_path` / :func:`write_text_atomic`.
 TEMP_RE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-(?P<token>[0-9a-f]{8})\.tmp$")
@@ -150,6 +161,21 @@ def prepare_study_dir(study_dir: Path) -> None:
         raise study_io_error(exc, "creating", study_dir) from None
 
 
+def check_writable(folder: Path, study_dir: Path) -> None:
+    """Create and remove a temporary file in ``folder``: a folder that cannot be written (a
+    read-only file system, no permission, a full disk) raises
+    :class:`~bipartite.studies.StudyIOError` here, before any worker starts."""
+    probe = temp_path(folder / "write-check")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(probe)
+        raise study_io_error(exc, "writing", folder, study_dir=study_dir) from None
+
+
 def prepare_tasks_dir(study_dir: Path) -> Path:
     """The ``tasks`` folder of a study folder, created if missing; an error if it is a file."""
     tasks_dir = study_dir / TASKS_DIR
@@ -197,15 +223,36 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
 
 def record_problem(record: object, task: Task, status: str) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
-    ``"failed"``), or ``None`` if it is."""
+    ``"failed"``), or ``None`` if it is.
+
+    A record of format :data:`~bipartite.studies.tasks.RECORD_FORMAT` must carry the checksum of
+    its content (:func:`~bipartite.studies.tasks.record_checksum`): a record edited or damaged
+    after it was written is refused. A record of bipartite 0.3.0
+    (:data:`~bipartite.studies.tasks.LEGACY_RECORD_FORMAT`, no checksum) is valid when its
+    shape and task match (:func:`is_legacy`: callers warn, :class:`LegacyRecordWarning`).
+    """
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not an object"
-    if record.get("format") != FORMAT_VERSION:
-        return f"format {record.get('format')!r}, expected {FORMAT_VERSION}"
-    for field, want in (("key", task.key), ("status", status), ("function", task.function),
-                        ("replicate", task.replicate), ("seed", task.seed)):
+    fmt = record.get("format")
+    if fmt not in (RECORD_FORMAT, LEGACY_RECORD_FORMAT) or isinstance(fmt, bool):
+        return f"format {fmt!r}, expected {RECORD_FORMAT}"
+    if fmt == RECORD_FORMAT:
+        checksum = record.get("checksum")
+        if not isinstance(checksum, str):
+            return "no checksum"
+        if checksum != record_checksum(record):
+            return "checksum mismatch: the record was changed after it was written"
+    for field, want in (("key", task.key), ("status", status), ("study", task.study),
+                        ("function", task.function), ("replicate", task.replicate),
+                        ("seed", task.seed)):
         if record.get(field) != want:
             return f"{field} {record.get(field)!r}, expected {want!r}"
+    try:
+        same = canonical_json(record.get("params")) == canonical_json(task.params)
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
         rows = record.get("rows")
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
@@ -215,40 +262,51 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
     return None
 
 
+def is_legacy(record: dict) -> bool:
+    """Is this a valid record of bipartite 0.3.0 (no checksum)?"""
+    return record.get("format") == LEGACY_RECORD_FORMAT
+
+
 def read_task_record(path: Path, task: Task, status: str) -> tuple[dict | None, str | None]:
     """``(record, None)`` for a valid record, ``(None, None)`` if there is no file,
-    ``(None, reason)`` if the file is corrupt (unreadable, not JSON, wrong shape or task)."""
+    ``(None, reason)`` if the file is corrupt (not a regular file, unreadable, not JSON, wrong
+    shape or task, checksum mismatch)."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, max_bytes=MAX_RECORD_BYTES)
     except FileNotFoundError:
         return None, None
-    except IsADirectoryError:
-        return None, "a folder, not a file"
+    except NotRegularFileError as exc:
+        return None, str(exc.strerror)
     except OSError as exc:
+        if exc.errno == errno.EFBIG:
+            return None, str(exc.strerror)
         raise study_io_error(exc, "reading", path) from None
     if not raw.strip():
         return None, "empty file"
     try:
         record = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"not valid JSON ({exc})"
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        return None, f"not valid JSON ({type(exc).__name__}: {exc})"
     problem = record_problem(record, task, status)
     return (None, problem) if problem else (record, None)
 
 
 def quarantine(path: Path, reason: str, *, key: str) -> Path:
-    """Move a corrupt task file aside to ``<path>.corrupt-<UTC time>`` and warn
-    (:class:`CorruptTaskFileWarning`); return the new path."""
+    """Move a corrupt task file to ``<study_dir>/quarantine/<name>.corrupt-<UTC time>`` and warn
+    (:class:`CorruptTaskFileWarning`); return the new path. (``path`` is in ``<study_dir>/tasks``.)"""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    target = path.with_name(f"{path.name}{CORRUPT_SUFFIX}{stamp}")
+    folder = path.parent.parent / QUARANTINE_DIR
+    target = folder / f"{path.name}{CORRUPT_SUFFIX}{stamp}"
     if target.exists():
         target = target.with_name(f"{target.name}-{os.getpid()}")
     try:
+        folder.mkdir(exist_ok=True)
         os.replace(path, target)
     except OSError as exc:
         raise study_io_error(exc, "moving", path) from None
-    warnings.warn(f"task {key}: {path} is corrupt ({reason}); moved it to {target.name} and "
-                  "the task will be run again.", CorruptTaskFileWarning, stacklevel=3)
+    warnings.warn(f"task {key}: {path} is corrupt ({reason}); moved it to "
+                  f"{QUARANTINE_DIR}/{target.name} and the task will be run again.",
+                  CorruptTaskFileWarning, stacklevel=3)
     return target
 
 
@@ -261,6 +319,9 @@ def task_state(study_dir: Path, task: Task, *, repair: bool) -> tuple[str, dict 
                          ("failed", failed_path(study_dir, task.key))):
         record, problem = read_task_record(path, task, status)
         if record is not None:
+            if status == "ok" and repair:  # a success supersedes an older failure record
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(failed_path(study_dir, task.key))
             return status, record
         if problem is not None:
             if repair:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import time
@@ -56,6 +57,28 @@ def read_lock_holder(lock_path: str | os.PathLike) -> dict:
     return holder
 
 
+def check_lock_timeout(value: object, name: str = "The 'lock_timeout' parameter"
+                       ) -> float | None:
+    """A lock wait in seconds: ``None`` or ``inf`` (wait for ever) -> ``None``; a finite number
+    >= 0 -> itself; anything else (negative, NaN, a bool, text) raises ``ValueError`` naming
+    ``name`` (``--wait`` on the command line).
+
+    >>> check_lock_timeout(float("inf")) is None, check_lock_timeout(2)
+    (True, 2.0)
+    >>> check_lock_timeout(-1, "--wait")
+    Traceback (most recent call last):
+    ...
+    ValueError: --wait must be a number of seconds >= 0 (or no value: wait for ever), got -1.
+    """
+    if value is None or (isinstance(value, float) and value == math.inf):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a number of seconds >= 0 (or no value: wait for "
+                         f"ever), got {value!r}.")
+    return float(value)
+
+
 class StudyLock:
     """Exclusive advisory lock on a study folder (a context manager).
 
@@ -77,8 +100,7 @@ class StudyLock:
     """
 
     def __init__(self, study_dir: str | os.PathLike, *, timeout: float | None = DEFAULT_LOCK_TIMEOUT):
-        if timeout is not None and (isinstance(timeout, bool) or not timeout >= 0):
-            raise ValueError(f"The 'lock_timeout' parameter must be >= 0 or None, got {timeout!r}.")
+        timeout = check_lock_timeout(timeout, "The 'lock_timeout' parameter")
         self.study_dir = Path(study_dir)
         self.path = self.study_dir / LOCK_FILE
         self.timeout = timeout

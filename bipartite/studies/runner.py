@@ -18,23 +18,47 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   :class:`~bipartite.studies.StudyLockedError` naming the folder and the holder's pid and host
   (``lock_timeout=0``, the default), or waits up to ``lock_timeout`` seconds (``None``: for
   ever) and then continues the study (usually finding nothing left to do).
-* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, of the
-  wrong shape or of another task is moved aside to ``tasks/<file>.corrupt-<UTC time>`` with a
+* **Records carry a checksum.** Every task record holds ``checksum``, the SHA-256 of the
+  canonical JSON of its other fields (:func:`~bipartite.studies.tasks.record_checksum`; record
+  format 2), set by the worker and checked by the driver when the result arrives and by every
+  later read, so a record damaged or edited by hand (even into valid JSON) is detected. A result
+  that is not a valid record of the task it was sent for (another study's, under a shared
+  key) becomes a failure of that task, never a result.
+* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, not a
+  regular file, of the wrong shape, of another task or with a wrong checksum is moved to
+  ``quarantine/<file>.corrupt-<UTC time>`` with a
   :class:`~bipartite.studies.CorruptTaskFileWarning`, and the task is run again.
   :func:`study_status` and :func:`collect_results` count such files (``corrupt``) without
   moving them.
+* **Every run proves it is complete.** At the end of a run every task must have exactly one
+  valid record (a result or a failure); otherwise (a file vanished or was damaged while the
+  study ran, a result never came back) the run raises
+  :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
+  ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
+  the same check (``complete``, ``missing``).
+* **Records of bipartite 0.3.0** (format 1, no checksum) are read: their shape and task are
+  checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits to them
+  cannot be detected), ``study status`` counts them (``legacy``), and records written from now on
+  carry a checksum. Nothing is rewritten: a 0.3.0 folder resumes as it is.
 * **No orphan processes.** The loky workers die with the driver, ``kill -9`` included: Linux
   sends them SIGKILL (``PR_SET_PDEATHSIG``) and, on any POSIX system, a watchdog thread exits
   within :data:`~bipartite.studies.execution.WATCHDOG_POLL_S` (0.5) s of the driver's death; the
   pool's resource trackers follow. On SIGTERM the driver saves the tasks that had finished, kills
   its workers (``kill_workers=True``) and raises :class:`~bipartite.studies.StudyTerminated`, a
   ``SystemExit`` with status 143; on Ctrl-C it does the same and re-raises
-  ``KeyboardInterrupt`` (workers ignore SIGINT). See :mod:`bipartite.studies.execution`.
+  ``KeyboardInterrupt`` (workers ignore SIGINT, and start with it blocked, so a Ctrl-C while
+  they start cannot kill their interpreter mid-start-up). See
+  :mod:`bipartite.studies.execution`.
+* **Studies sharing a dask scheduler** never share a task key: keys are
+  ``bipartite-<study token>-<task key>`` with the study's name, seed and a hash of its resolved
+  configuration (:func:`~bipartite.studies.tasks.study_token`).
 * **Clear errors.** Problems outside the tasks raise :class:`~bipartite.studies.StudyError`:
   :class:`~bipartite.studies.StudyIOError` (also an ``OSError``) for a full disk (ENOSPC,
   EDQUOT, EFBIG), a path below a file, a ``tasks`` path that is a file, no permission;
-  :class:`~bipartite.studies.StudyLockedError`; an unreachable dask scheduler after
-  ``scheduler_timeout`` seconds; a worker process that died. Bad configurations, damaged
+  :class:`~bipartite.studies.StudyLockedError`; an unreachable dask scheduler (at once when
+  its address refuses connections, else after ``scheduler_timeout`` seconds, with the hint to
+  resume with ``--backend loky``); a worker process that died. The output folders are checked
+  writable before any worker starts (a read-only file system is named as such). Bad configurations, damaged
   manifests, bad study names and oversized grids raise :class:`~bipartite.studies.ConfigError`.
   Each message names the path, key or address and what to do. Front ends map ``ConfigError``
   and ``StudyError`` to exit status 2, ``KeyboardInterrupt`` to 130, and let
@@ -82,27 +106,43 @@ from bipartite.studies.config import (
     load_config,
     resolve_config,
 )
-from bipartite.studies.errors import CorruptTaskFileWarning, study_io_error
-from bipartite.studies.execution import DEFAULT_SCHEDULER_TIMEOUT, run_pending, sigterm_raises
+from bipartite.studies.configfile import NotRegularFileError, read_regular_file
+from bipartite.studies.errors import (
+    CorruptTaskFileWarning,
+    LegacyRecordWarning,
+    StudyError,
+    StudyIncompleteError,
+    study_io_error,
+)
+from bipartite.studies.execution import (
+    DEFAULT_SCHEDULER_TIMEOUT,
+    failed_record,
+    run_pending,
+    sigterm_raises,
+)
 from bipartite.studies.files import (
     FAILURES_CSV,
     MANIFEST,
+    MAX_RECORD_BYTES,
     RESULTS_CSV,
     RESULTS_PARQUET,
     TASK_INDEX_CSV,
     TASKS_DIR,
     atomic_path,
+    check_writable,
     failed_path,
+    is_legacy,
     pid_alive,
     prepare_study_dir,
     prepare_tasks_dir,
+    record_problem,
     remove_stale_temp_files,
     task_state,
     write_task_record,
     write_text_atomic,
 )
 from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
-from bipartite.studies.tasks import Task, canonical_json, expand_tasks
+from bipartite.studies.tasks import Task, canonical_json, expand_tasks, study_identity, study_token
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,11 +160,14 @@ def read_manifest(study_dir: str | os.PathLike) -> dict:
     (:func:`~bipartite.studies.config.check_manifest`: errors name the file and the key)."""
     study_dir = Path(study_dir)
     path = study_dir / MANIFEST
-    if not path.is_file():
-        raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
-                                "(start a study with `bipartite study run CONFIG.toml`).")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path, max_bytes=MAX_RECORD_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
+                                "(start a study with `bipartite study run CONFIG.toml`).") from None
+    except NotRegularFileError as exc:
+        raise ConfigError(f"{path}: the manifest {exc.strerror}; the study folder is damaged or "
+                          "was not written by this runner.") from None
     except OSError as exc:
         raise study_io_error(exc, "reading", path) from None
     except UnicodeDecodeError as exc:
@@ -134,12 +177,6 @@ def read_manifest(study_dir: str | os.PathLike) -> dict:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: the manifest is not valid JSON: {exc}") from None
     return check_manifest(manifest, str(path))
-
-
-def _manifest_identity(config: Mapping) -> dict:
-    """The parts of a configuration that define its tasks (execution options may differ)."""
-    return {k: config[k] for k in ("function", "seed", "replicates", "paired_seeds", "params",
-                                   "grid", "cases", "name")}
 
 
 # --------------------------------------------------------------------------------------------
@@ -188,7 +225,7 @@ def _write_manifest_or_check(study_dir: Path, config: dict, n_tasks: int) -> Non
     manifest_path = study_dir / MANIFEST
     if manifest_path.is_file():
         old = read_manifest(study_dir)
-        if _manifest_identity(old) != _manifest_identity(config):
+        if study_identity(old) != study_identity(config):
             raise ConfigError(f"{study_dir} already holds a different study "
                               f"({old.get('name')!r} from {old.get('source')}); choose another "
                               "--out folder, or use `bipartite study resume` to continue it.")
@@ -271,38 +308,60 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
     tasks_dir = prepare_tasks_dir(study_dir)
     for folder in (study_dir, tasks_dir):
         remove_stale_temp_files(folder)
+        check_writable(folder, study_dir)  # before any worker starts
 
     start = time.perf_counter()
     states = {t.key: task_state(study_dir, t, repair=True)[0] for t in tasks}
     keep = {"ok"} | ({"failed"} if not retry_failed else set())
     pending = [t for t in tasks if states[t.key] not in keep]
-    kept_failed = [t for t in tasks if states[t.key] == "failed" and not retry_failed]
     n_skip = len(tasks) - len(pending)
     ex = config["execution"]
-    failures: list[dict] = []
     if pending:
+        by_key = {t.key: t for t in pending}
+        n_failed: list[str] = []
         with tqdm(total=len(tasks), initial=n_skip, desc=config["name"], unit="task",
                   disable=not progress, dynamic_ncols=True) as bar:
 
             def on_record(record: dict) -> None:
+                task = by_key.get(record.get("key")) if isinstance(record, dict) else None
+                if task is None:  # not a task of this run: never written
+                    return
+                status = record.get("status")
+                problem = (record_problem(record, task, status) if status in ("ok", "failed")
+                           else f"status {status!r}")
+                if problem is not None:  # e.g. another study's result under the same key
+                    record = failed_record(task, StudyError(
+                        f"the result that came back is not a valid record of this task "
+                        f"({problem})"))
                 write_task_record(study_dir, record)
                 if record["status"] != "ok":
-                    failures.append(record)
-                    bar.set_postfix(failed=len(failures))
+                    n_failed.append(task.key)
+                    bar.set_postfix(failed=len(n_failed))
                 bar.update(1)
 
             run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
                         scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
-                        dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir))
-    for t in kept_failed:
-        state, rec = task_state(study_dir, t, repair=False)
-        if state == "failed":
-            failures.append(rec)
-    order = {t.key: i for i, t in enumerate(tasks)}
-    failures.sort(key=lambda rec: order.get(rec["key"], len(order)))  # task order, not finish
-    results = collect_results(study_dir, tasks=tasks)
-    return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), failures,
+                        dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir),
+                        study_token=study_token(config))
+    census = _census(study_dir, tasks, repair=True)
+    if census.missing:
+        raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
+                                   missing=census.missing)
+    results = _write_results(study_dir, census)
+    return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), census.failures,
                        time.perf_counter() - start)
+
+
+def _incomplete_message(study_dir: Path, census: _Census) -> str:
+    shown = [f"{t.key} ({canonical_json(t.params)}, replicate {t.replicate})"
+             for t in census.tasks if t.key in set(census.missing[:10])]
+    more = len(census.missing) - len(shown)
+    return (f"{study_dir}: the study is incomplete: {len(census.missing)} of "
+            f"{len(census.tasks)} task(s) have no valid record after the run (a task file "
+            f"vanished or was damaged while it ran, or a result never came back): "
+            f"{'; '.join(shown)}{f'; and {more} more' if more > 0 else ''}. The finished tasks "
+            f"are kept; run `bipartite study resume {study_dir}` to run the missing ones "
+            f"(damaged files are in {study_dir}/quarantine).")
 
 
 def resume_study(study_dir: str | os.PathLike, *, jobs: int | None = None,
@@ -325,21 +384,52 @@ def resume_study(study_dir: str | os.PathLike, *, jobs: int | None = None,
 
 def study_status(study_dir: str | os.PathLike) -> dict:
     """Counts of finished, failed, corrupt and pending tasks of a study folder (read-only: a
-    corrupt task file is counted, not moved), and the pid of the run holding the folder, if
-    any (``running_pid``, from the lock file; ``None`` when no run is active)."""
+    corrupt task file is counted, not moved), and the completeness check of a run's end:
+    ``complete`` is true when every task has exactly one valid record (``done`` or ``failed``),
+    ``missing`` lists the keys of up to 20 tasks without one. ``legacy`` counts the records of
+    bipartite 0.3.0 (no checksum). ``running_pid`` is the pid of the run holding the folder
+    (from the lock file; ``None`` when no run is active)."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
-    tasks = expand_tasks(manifest)
-    counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
-    for t in tasks:
-        counts[task_state(study_dir, t, repair=False)[0]] += 1
+    census = _census(study_dir, expand_tasks(manifest), repair=False)
     holder = read_lock_holder(study_dir / LOCK_FILE) if (study_dir / LOCK_FILE).is_file() else {}
     pid = holder.get("pid")
     running = (pid if isinstance(pid, int) and holder.get("host") == platform.node()
                and pid_alive(pid) else None)
-    return {"name": manifest["name"], "function": manifest["function"], "tasks": len(tasks),
-            "done": counts["ok"], "failed": counts["failed"], "corrupt": counts["corrupt"],
-            "pending": counts["pending"], "running_pid": running}
+    return {"name": manifest["name"], "function": manifest["function"],
+            "tasks": len(census.tasks), "done": census.counts["ok"],
+            "failed": census.counts["failed"], "corrupt": census.counts["corrupt"],
+            "pending": census.counts["pending"], "legacy": len(census.legacy),
+            "complete": not census.missing, "missing": census.missing[:20],
+            "running_pid": running}
+
+
+@dataclasses.dataclass
+class _Census:
+    """The state of every task of a study folder, read once."""
+
+    tasks: list[Task]
+    states: dict[str, tuple[str, dict | None]]
+    counts: dict[str, int]
+    missing: list[str]  # keys of tasks without a valid record (pending or corrupt)
+    legacy: list[str]  # keys of valid records without a checksum (bipartite 0.3.0)
+    failures: list[dict]  # failure records, in task order
+
+
+def _census(study_dir: Path, tasks: list[Task], *, repair: bool) -> _Census:
+    states = {t.key: task_state(study_dir, t, repair=repair) for t in tasks}
+    counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
+    missing, legacy, failures = [], [], []
+    for t in tasks:
+        status, rec = states[t.key]
+        counts[status] += 1
+        if status in ("pending", "corrupt"):
+            missing.append(t.key)
+        elif is_legacy(rec):
+            legacy.append(t.key)
+        if status == "failed":
+            failures.append(rec)
+    return _Census(tasks, states, counts, missing, legacy, failures)
 
 
 def _table_value(value: Any) -> Any:
@@ -357,20 +447,37 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
     columns. Lists are stored as JSON text. With ``write``, also writes ``results.parquet``,
     ``results.csv``, ``task_index.csv`` (status and time of each task) and ``failures.csv``,
     each atomically; a write error (disk full...) raises :class:`~bipartite.studies.StudyIOError`
-    naming the file. A corrupt task file is left in place, counted as ``corrupt`` in
-    ``task_index.csv`` with a :class:`~bipartite.studies.CorruptTaskFileWarning` (a run moves it
-    aside and reruns the task).
+    naming the file. A corrupt task file (bad JSON or shape, checksum mismatch) is left in
+    place, counted as ``corrupt`` in ``task_index.csv`` with a
+    :class:`~bipartite.studies.CorruptTaskFileWarning` (a run moves it aside and reruns the
+    task). Records of bipartite 0.3.0 (no checksum) are used, with one
+    :class:`~bipartite.studies.LegacyRecordWarning`.
     """
-    import pandas as pd
-
     study_dir = Path(study_dir)
     if tasks is None:
         tasks = expand_tasks(read_manifest(study_dir))
-    rows, index, failures, corrupt = [], [], [], []
-    for t in tasks:
-        status, rec = task_state(study_dir, t, repair=False)
-        if status == "corrupt":
-            corrupt.append(t.key)
+    census = _census(study_dir, tasks, repair=False)
+    corrupt = [t.key for t in tasks if census.states[t.key][0] == "corrupt"]
+    if corrupt:
+        warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
+                      f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
+                      f"`bipartite study resume {study_dir}` moves them aside and reruns them.",
+                      CorruptTaskFileWarning, stacklevel=2)
+    return _write_results(study_dir, census, write=write)
+
+
+def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> pd.DataFrame:
+    """The tidy table of a census (and, with ``write``, the files of :func:`collect_results`)."""
+    import pandas as pd
+
+    if census.legacy:
+        warnings.warn(f"{study_dir}: {len(census.legacy)} task record(s) written by bipartite "
+                      "0.3.0 carry no checksum: their shape and task were checked, but edits "
+                      "made to them cannot be detected (records written from now on carry a "
+                      "checksum).", LegacyRecordWarning, stacklevel=3)
+    rows, index, failures = [], [], []
+    for t in census.tasks:
+        status, rec = census.states[t.key]
         if status == "failed":
             failures.append({"task": t.key, "replicate": t.replicate,
                              "params": canonical_json(t.params), "error": rec.get("error"),
@@ -387,11 +494,6 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
         base.update({k: _table_value(v) for k, v in t.params.items()})
         for row in ok["rows"]:
             rows.append({**base, **{k: _table_value(v) for k, v in row.items()}})
-    if corrupt:
-        warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
-                      f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
-                      f"`bipartite study resume {study_dir}` moves them aside and reruns them.",
-                      CorruptTaskFileWarning, stacklevel=2)
     df = pd.DataFrame(rows)
     if write:
         _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV, study_dir)

@@ -20,10 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from bipartite.studies.config import FORMAT_VERSION, MAX_TASKS, ConfigError, resolve_function
+from bipartite.studies.config import MAX_TASKS, ConfigError, resolve_function
 
 #: Columns the runner adds in front of every result row.
 TASK_COLUMNS = ("study", "function", "task", "replicate", "seed")
+#: Format of task records: 2 carries a ``checksum`` (:func:`record_checksum`); 1 (bipartite
+#: 0.3.0) has none and is read as a *legacy* record (:mod:`bipartite.studies.files`).
+RECORD_FORMAT = 2
+#: Format of the records of bipartite 0.3.0 (no checksum).
+LEGACY_RECORD_FORMAT = 1
+#: Prefix of a record's checksum: the algorithm.
+CHECKSUM_PREFIX = "sha256:"
 
 
 # --------------------------------------------------------------------------------------------
@@ -43,6 +50,57 @@ def canonical_json(obj: object) -> str:
     task keys and seeds."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                       allow_nan=False)
+
+
+def record_checksum(record: Mapping) -> str:
+    """Checksum of a task record: ``"sha256:"`` and the SHA-256 of the canonical JSON (sorted
+    keys, no spaces, ASCII; NaN and infinities as JSON's ``NaN``/``Infinity``) of every field
+    but ``checksum``.
+
+    It is computed from the parsed record, not from the file's bytes, so it does not depend on
+    the layout (indentation, the file or segment holding the record) and survives a move into
+    another container; floats round-trip exactly through JSON.
+
+    >>> rec = {"key": "ab", "rows": [{"auc": 0.75}], "status": "ok"}
+    >>> record_checksum(rec) == record_checksum(json.loads(json.dumps(rec, indent=3)))
+    True
+    >>> record_checksum(rec) == record_checksum({**rec, "rows": [{"auc": 0.76}]})
+    False
+    """
+    body = {k: v for k, v in record.items() if k != "checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=True)
+    return CHECKSUM_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def seal_record(record: dict) -> dict:
+    """Set the record's ``format`` to :data:`RECORD_FORMAT` and its ``checksum``; return it."""
+    record["format"] = RECORD_FORMAT
+    record.pop("checksum", None)
+    record["checksum"] = record_checksum(record)
+    return record
+
+
+def study_identity(config: Mapping) -> dict:
+    """The parts of a resolved configuration that define its tasks and their results (execution
+    options may differ between runs of one study)."""
+    return {k: config[k] for k in ("name", "function", "seed", "replicates", "paired_seeds",
+                                   "params", "grid", "cases")}
+
+
+def study_token(config: Mapping) -> str:
+    """A short identifier of a study: ``<name>-s<seed>-<12 hex>``, the hex from the SHA-256 of
+    :func:`study_identity`. Two studies differing in anything that defines their tasks (name,
+    seed, grid, function...) get different tokens; the dask backend puts it in every task's key,
+    so that studies sharing one scheduler never share a key.
+
+    >>> a = {"name": "s", "function": "f", "seed": 1, "replicates": [0], "paired_seeds": False,
+    ...      "params": {}, "grid": {"x": [1]}, "cases": []}
+    >>> study_token(a)[:5], study_token(a) == study_token({**a, "seed": 2})
+    ('s-s1-', False)
+    """
+    digest = hashlib.sha256(canonical_json(study_identity(config)).encode("ascii")).hexdigest()
+    return f"{config['name']}-s{config['seed']}-{digest[:12]}"
 
 
 def task_key(function: str, params: Mapping, replicate: int) -> str:
@@ -225,10 +283,11 @@ def _limited_threads(threads: int):
 
 
 def execute_task(task: Mapping) -> dict:
-    """Run one task and return its record (never raises for an error inside the study)."""
+    """Run one task and return its record, sealed with its checksum (:func:`seal_record`;
+    never raises for an error inside the study)."""
     start, cpu_start = time.perf_counter(), time.process_time()
     record = {
-        "format": FORMAT_VERSION,
+        "format": RECORD_FORMAT,
         "key": task["key"],
         "study": task["study"],
         "function": task["function"],
@@ -255,4 +314,4 @@ def execute_task(task: Mapping) -> dict:
     record["elapsed_s"] = time.perf_counter() - start
     record["cpu_s"] = time.process_time() - cpu_start
     record["finished_at"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    return record
+    return seal_record(record)

@@ -156,8 +156,14 @@ def test_resume_reruns_only_missing_tasks(tmp_path):
     assert (again.n_skipped, again.n_run) == (12, 0)
 
 
+@studies.register_study("test.unchecked_binormal")
+def _unchecked_binormal(*, seed: int, n: int, shift: float = 1.0, prior: float = 0.5) -> dict:
+    """The demo study without its declared constraints (n = 0 fails inside the task)."""
+    return binormal_auc(seed=seed, n=n, shift=shift, prior=prior)
+
+
 def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
-    cfg = demo_config()
+    cfg = demo_config(function="test.unchecked_binormal")
     cfg["grid"]["n"] = [0, 50]  # n = 0: the AUC input is empty -> ValueError inside the task
     res = run_study(cfg, tmp_path / "s", progress=False)
     assert not res.ok and len(res.failures) == 6 and len(res.results) == 6
@@ -177,8 +183,9 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     kept = resume_study(tmp_path / "s", progress=False, retry_failed=False)
     assert (kept.n_run, len(kept.failures)) == (0, 6)
     assert studies.study_status(tmp_path / "s") == {
-        "name": "demo", "function": "demo.binormal_auc", "tasks": 12, "done": 6, "failed": 6,
-        "corrupt": 0, "pending": 0, "running_pid": None}
+        "name": "demo", "function": "test.unchecked_binormal", "tasks": 12, "done": 6,
+        "failed": 6, "corrupt": 0, "pending": 0, "legacy": 0, "complete": True, "missing": [],
+        "running_pid": None}
 
 
 def test_bad_rows_become_failures(tmp_path, monkeypatch):

@@ -33,6 +33,7 @@ import numpy as np
 
 from bipartite.experiments.hapvr.figures import LOSSES, VANISH_THRESHOLD, training_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import OneOf, Range
 
 __all__ = ["FOLDS", "hapvr_mq2008", "hapvr_synthetic", "train_rows"]
 
@@ -69,7 +70,9 @@ def train_rows(loss: str, train: tuple, test: tuple, *, epochs: int, seed: int,
     return rows
 
 
-@register_study("hapvr.synthetic", figures=training_figures)
+@register_study("hapvr.synthetic", figures=training_figures,
+                constraints={"loss": OneOf(tuple(LOSSES)), "n_train": Range(1, integer=True), "n_test": Range(1, integer=True),
+                             "epochs": Range(1, integer=True), "track_every": Range(1, integer=True)})
 def hapvr_synthetic(*, seed: int, loss: str, n_train: int = 300, n_test: int = 200,
                     epochs: int = 30, track_every: int = 2) -> list[dict]:
     """Train with ``loss`` on synthetic retrieval and evaluate (docs/theory.md §8, §11).
@@ -107,7 +110,9 @@ def _binary(bunch: Any) -> np.ndarray:
     return (Y[:, 0] if Y.ndim == 2 else Y).astype(int)
 
 
-@register_study("hapvr.mq2008", figures=training_figures)
+@register_study("hapvr.mq2008", figures=training_figures,
+                constraints={"loss": OneOf(tuple(LOSSES)), "fold": OneOf(tuple(FOLDS)),
+                             "epochs": Range(1, integer=True), "track_every": Range(1, integer=True), "max_queries": Range(1, integer=True)})
 def hapvr_mq2008(*, seed: int, loss: str, path: str, fold: int = 1, epochs: int = 15,
                  track_every: int = 2, max_queries: int | None = None) -> list[dict]:
     """Train with ``loss`` on an official MQ2008 fold and evaluate (docs/theory.md §8, §10, §11).

@@ -38,6 +38,7 @@ import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 from bipartite.studies.report import mean_and_se
 
 if TYPE_CHECKING:
@@ -299,7 +300,10 @@ def learners_vs_bayes_table(df: pd.DataFrame) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
-@register_study("la25.learners_vs_bayes", figures=learners_vs_bayes_figures)
+@register_study("la25.learners_vs_bayes", figures=learners_vs_bayes_figures,
+                constraints={"n_train": Range(1, integer=True), "n_test": Range(1, integer=True), "beta": Range(0),
+                             "epochs": Range(1, integer=True), "n_estimators": Range(1, integer=True), "xgb_threads": Range(1, integer=True),
+                             "mlp_threads": Range(1, integer=True)})
 def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_test: int = 20000,
                            beta: float | None = None, epochs: int = 100, n_estimators: int = 300,
                            routes: list[str] | None = None, xgb_threads: int = 1,

@@ -32,6 +32,7 @@ import numpy as np
 
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 from bipartite.studies.report import format_mean_se, markdown_table, standard_error
 
 if TYPE_CHECKING:
@@ -122,7 +123,9 @@ def max_min_gap_columns(rows: list[dict], bracket: dict[str, Any]) -> None:
 # How often the max-min point is unsupported
 # --------------------------------------------------------------------------------------------
 
-@register_study("la25.maxmin_frequency")
+@register_study("la25.maxmin_frequency",
+                constraints={"n": Range(1, integer=True), "K": Range(1, integer=True), "first_seed": Range(0, integer=True),
+                             "n_problems": Range(1, integer=True)})
 def la25_maxmin_frequency(*, seed: int, n: int, K: int = 2, first_seed: int = 0,
                           n_problems: int = 25) -> list[dict]:
     """The max-min point against the best loss-aggregation weighting on

@@ -30,6 +30,7 @@ import numpy as np
 
 from bipartite.experiments.la25.section7_report import section7_data_figures, synthetic_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -251,7 +252,9 @@ def _label_corr(problem) -> float:
     return float((p11 - pi[0] * pi[1]) / math.sqrt(pi[0] * (1 - pi[0]) * pi[1] * (1 - pi[1])))
 
 
-@register_study("la25.section7_synthetic", figures=synthetic_figures)
+@register_study("la25.section7_synthetic", figures=synthetic_figures,
+                constraints={"pi2": Range(0, 1, low_open=True, high_open=True), "n_test": Range(1, integer=True), "n_train": Range(1, integer=True),
+                             "n_sweep": Range(1, integer=True), "epochs": Range(1, integer=True), "n_estimators": Range(1, integer=True)})
 def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int = 20000,
                             n_train: int = 4000, learners: list[str] | None = None,
                             learner_pi2: list[float] | None = None, n_sweep: int = 41,
@@ -462,7 +465,9 @@ def _eta_hat(Xtr, Ytr, Xte, seed: int, n_estimators: int) -> np.ndarray:
     return out
 
 
-@register_study("la25.section7_data", figures=section7_data_figures)
+@register_study("la25.section7_data", figures=section7_data_figures,
+                constraints={"n_train": Range(1, integer=True), "max_queries": Range(0, integer=True),
+                             "n_sweep": Range(1, integer=True), "epochs": Range(1, integer=True), "n_estimators": Range(1, integer=True)})
 def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learner: str,
                        n_train: int = 20000, features: str = "client", max_queries: int = 0,
                        n_sweep: int = 21, epochs: int = 40, n_estimators: int = 200,

@@ -23,6 +23,7 @@ from bipartite.experiments.la25.figures import (
     weights_figures,
 )
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Each, OneOf, Range
 
 # ============================================================================================
 # LA25 studies (Lukasik et al., ICML 2025: loss vs label aggregation)
@@ -57,7 +58,8 @@ def _quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-@register_study("la25.frontier", figures=frontier_figures)
+@register_study("la25.frontier", figures=frontier_figures,
+                constraints={"n": Range(1, integer=True), "time_limit": Range(0, low_open=True)})
 def la25_frontier(*, seed: int, n: int = 6, deterministic: bool = False,
                   time_limit: float = 60.0) -> list[dict]:
     """Exact vs supported Pareto frontier of per-label AUCs on a random finite problem (docs/theory.md §6).
@@ -118,7 +120,8 @@ def la25_frontier(*, seed: int, n: int = 6, deterministic: bool = False,
     return rows
 
 
-@register_study("la25.consistency", figures=consistency_figures)
+@register_study("la25.consistency", figures=consistency_figures,
+                constraints={"n": Range(1, integer=True), "K": Range(1, integer=True), "plugin_samples": Each(Range(1, integer=True))})
 def la25_consistency(*, seed: int, n: int = 8, K: int = 2, surrogate: str = "logistic",
                      objective: str = "loss_aggregation",
                      plugin_samples: list[int] | None = None) -> list[dict]:
@@ -215,7 +218,10 @@ def _make_learner(learner: str, objective: str, method: str, seed: int, *, epoch
     raise ValueError(f"The 'learner' parameter must be 'mlp' or 'xgb', got {learner!r}.")
 
 
-@register_study("la25.skew", figures=skew_figures)
+@register_study("la25.skew", figures=skew_figures,
+                constraints={"pi1": Range(0, 1, low_open=True, high_open=True), "pi2": Range(0, 1, low_open=True, high_open=True), "beta": Range(0), "rho": Range(0, 1),
+                             "n_test": Range(1, integer=True), "n_train": Range(1, integer=True), "epochs": Range(1, integer=True),
+                             "n_estimators": Range(1, integer=True)})
 def la25_skew(*, seed: int, pi2: float, pi1: float = 0.5, beta: float = 8.0, rho: float = 0.0,
               n_test: int = 20000, n_train: int = 2000, learners: list[str] | None = None,
               epochs: int = 40, n_estimators: int = 150) -> list[dict]:
@@ -291,7 +297,9 @@ def _correlated_problem(model, X, c: float):
     return FiniteProblem(np.full(len(X), 1.0 / len(X)), joint)
 
 
-@register_study("la25.correlation", figures=correlation_figures)
+@register_study("la25.correlation", figures=correlation_figures,
+                constraints={"c": Range(-1, 1), "pi1": Range(0, 1, low_open=True, high_open=True), "pi2": Range(0, 1, low_open=True, high_open=True), "beta": Range(0),
+                             "n_points": Range(1, integer=True)})
 def la25_correlation(*, seed: int, c: float, pi1: float = 0.5, pi2: float = 0.1,
                      beta: float = 8.0, n_points: int = 2000) -> list[dict]:
     """Label-correlation sweep from anti-correlated (c = −1: Y_2 = 1 − Y_1) through independent
@@ -337,7 +345,10 @@ def la25_correlation(*, seed: int, c: float, pi1: float = 0.5, pi2: float = 0.1,
     return rows
 
 
-@register_study("la25.weights", figures=weights_figures)
+@register_study("la25.weights", figures=weights_figures,
+                constraints={"pi1": Range(0, 1, low_open=True, high_open=True), "pi2": Range(0, 1, low_open=True, high_open=True), "beta": Range(0), "rho": Range(0, 1),
+                             "n_points": Range(1, integer=True), "n_ratios": Range(1, integer=True),
+                             "max_ratio": Range(0, low_open=True)})
 def la25_weights(*, seed: int, pi2: float = 0.1, pi1: float = 0.5, beta: float = 8.0,
                  rho: float = 0.0, n_points: int = 2000, n_ratios: int = 25,
                  max_ratio: float = 100.0) -> list[dict]:
@@ -382,7 +393,12 @@ def la25_weights(*, seed: int, pi2: float = 0.1, pi1: float = 0.5, beta: float =
     return rows
 
 
-@register_study("la25.learning_curve", figures=learning_curve_figures)
+@register_study("la25.learning_curve", figures=learning_curve_figures,
+                constraints={"learner": OneOf(("xgb", "mlp")),
+                             "method": OneOf(("pairwise", "plugin")),
+                             "n_train": Range(1, integer=True), "pi1": Range(0, 1, low_open=True, high_open=True), "pi2": Range(0, 1, low_open=True, high_open=True), "beta": Range(0),
+                             "rho": Range(0, 1), "n_test": Range(1, integer=True), "epochs": Range(1, integer=True),
+                             "n_estimators": Range(1, integer=True)})
 def la25_learning_curve(*, seed: int, n_train: int, learner: str, method: str,
                         objective: str = "loss_aggregation", pi1: float = 0.5,
                         pi2: float = 0.1, beta: float = 8.0, rho: float = 0.0,
@@ -464,7 +480,9 @@ def _real_split(dataset: str, path: str, rng: np.random.Generator):
     return d, tr, te, groups
 
 
-@register_study("la25.real", figures=real_figures)
+@register_study("la25.real", figures=real_figures,
+                constraints={"learner": OneOf(("xgb", "mlp")), "n_weights": Range(1, integer=True),
+                             "n_estimators": Range(1, integer=True), "epochs": Range(1, integer=True)})
 def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
               n_weights: int = 11, n_estimators: int = 200, epochs: int = 60) -> list[dict]:
     """Per-label AUC trade-offs on real data: Banking or LETOR (docs/theory.md §4-§7, §10; LA25 §7).

@@ -43,6 +43,7 @@ from bipartite.experiments.lr2ppo.figures import (
     mq2008_figures,
 )
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 
 __all__ = ["SOURCE", "TARGET", "TEST", "find_letor", "lr2ppo_mq2008"]
 
@@ -95,7 +96,12 @@ def _ndcg(rel, scores, q) -> dict[str, float]:
         return {f"ndcg@{k}": ndcg_at_k(rel, scores, k=k, groups=q) for k in KS}
 
 
-@register_study("lr2ppo.mq2008", figures=mq2008_figures)
+@register_study("lr2ppo.mq2008", figures=mq2008_figures,
+                constraints={"fraction": Range(0, 1), "curve_fraction": Range(0, 1),
+                             "source_pair_fraction": Range(0, 1), "state_fraction": Range(0, 1),
+                             "base_epochs": Range(1, integer=True), "rm_epochs": Range(1, integer=True),
+                             "ppo_iters": Range(0, integer=True), "ft_epochs": Range(1, integer=True),
+                             "eval_every": Range(1, integer=True), "max_queries": Range(1, integer=True)})
 def lr2ppo_mq2008(*, seed: int, letor: str, fraction: float, base_epochs: int = 15,
                   rm_epochs: int = 10, ppo_iters: int = 300, ft_epochs: int = 5,
                   eval_every: int = 25, ablations: bool = True,

@@ -40,6 +40,7 @@ from bipartite.experiments.mtrub.figures import (
     synthetic_figures,
 )
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Range
 
 if TYPE_CHECKING:
     from bipartite.contrib.fusion import FusionSearch
@@ -230,7 +231,9 @@ def _predict(model: Any, X: np.ndarray) -> np.ndarray:
     return model.predict_proba(X)
 
 
-@register_study("mtrub.synthetic", figures=synthetic_figures)
+@register_study("mtrub.synthetic", figures=synthetic_figures,
+                constraints={"n_train": Range(1, integer=True), "n_val": Range(1, integer=True), "n_test": Range(1, integer=True),
+                             "epochs": Range(1, integer=True), "resolution": Range(1, integer=True)})
 def mtrub_synthetic(*, seed: int, n_train: int = 1500, n_val: int = 500, n_test: int = 500,
                     epochs: int = 40, resolution: int = 15) -> list[dict]:
     """One replicate of the MTRUB study on synthetic nested behaviours (docs/theory.md §11).
@@ -287,7 +290,8 @@ def mtrub_synthetic(*, seed: int, n_train: int = 1500, n_val: int = 500, n_test:
 # ----------------------------------------------------------------------------------------------
 
 
-@register_study("mtrub.banking", figures=banking_figures)
+@register_study("mtrub.banking", figures=banking_figures,
+                constraints={"epochs": Range(1, integer=True), "resolution": Range(1, integer=True), "list_size": Range(1, integer=True)})
 def mtrub_banking(*, seed: int, path: str, epochs: int = 80, resolution: int = 8,
                   list_size: int = LIST_SIZE) -> list[dict]:
     """One replicate of the MTRUB aggregation comparison on Banking (docs/theory.md §10, §11).

@@ -21,13 +21,22 @@ import warnings
 import numpy as np
 
 from bipartite._utils.validation import UndefinedMetricWarning
-from bipartite.experiments.rlsep.figures import label_ranking_figures
+from bipartite.experiments.rlsep.figures import LOSSES, label_ranking_figures
 from bipartite.studies.config import register_study
+from bipartite.studies.constraints import Each, OneOf, Range
 
 __all__ = ["rlsep_label_ranking"]
 
 
-@register_study("rlsep.label_ranking", figures=label_ranking_figures)
+@register_study("rlsep.label_ranking", figures=label_ranking_figures,
+                constraints={"loss": OneOf(LOSSES), "data_seed": Range(0, integer=True),
+                             "n_train": Range(1, integer=True), "n_test": Range(1, integer=True), "epochs": Range(1, integer=True),
+                             "thr_epochs": Range(1, integer=True), "hidden": Each(Range(1, integer=True)),
+                             "thr_hidden": Each(Range(1, integer=True)), "n_labels": Range(1, integer=True),
+                             "n_features": Range(1, integer=True), "min_relevant": Range(0, integer=True),
+                             "max_relevant": Range(1, integer=True),
+                             "importance_range": Each(Range(), min_len=2),
+                             "presence_strength": Range(), "noise": Range(0)})
 def rlsep_label_ranking(*, seed: int, loss: str, data_seed: int = 0, n_train: int = 2000,
                         n_test: int = 1000, epochs: int = 60, thr_epochs: int = 60,
                         hidden: list[int] | None = None, thr_hidden: list[int] | None = None,
