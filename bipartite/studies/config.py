@@ -394,6 +394,26 @@ def resolve_config(data: Mapping, *, source: str = "<config>",
                 raise ConfigError(f"{at('cases', i, key)}: [[cases]] #{i} key '{key}' is also set in {seen[key]}.")
     _check_signature(spec, params, grid, cases, at)
 
+    execution = _resolve_execution(data, at)
+    return {
+        "format": FORMAT_VERSION,
+        "name": name,
+        "function": function,
+        "description": description,
+        "seed": seed,
+        "replicates": replicates,
+        "paired_seeds": paired,
+        "params": params,
+        "grid": grid,
+        "cases": cases,
+        "execution": execution,
+        "source": source,
+    }
+
+
+def _resolve_execution(data: Mapping, at) -> dict:
+    """The checked ``[execution]`` table of :func:`resolve_config` (``at(*path)`` gives the
+    source and line of a key)."""
     execution = dict(data.get("execution", {}))
     for key in execution:
         if key not in _SECTIONS["execution"]:
@@ -416,21 +436,8 @@ def resolve_config(data: Mapping, *, source: str = "<config>",
                           f"got {threads!r}.")
     max_tasks = check_max_tasks(execution.get("max_tasks", MAX_TASKS),
                                 f"{at('execution', 'max_tasks')}: [execution] key 'max_tasks'")
-    return {
-        "format": FORMAT_VERSION,
-        "name": name,
-        "function": function,
-        "description": description,
-        "seed": seed,
-        "replicates": replicates,
-        "paired_seeds": paired,
-        "params": params,
-        "grid": grid,
-        "cases": cases,
-        "execution": {"jobs": jobs, "backend": backend, "scheduler": scheduler,
-                      "threads_per_task": threads, "max_tasks": max_tasks},
-        "source": source,
-    }
+    return {"jobs": jobs, "backend": backend, "scheduler": scheduler,
+            "threads_per_task": threads, "max_tasks": max_tasks}
 
 
 #: Keys of a manifest (a resolved configuration) and a check of each.
