@@ -32,7 +32,6 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
-    check_option,
     check_positive,
     check_problem,
     check_random_state,

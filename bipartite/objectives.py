@@ -120,7 +120,7 @@ class Objective:
     >>> Objective("loss_aggregation", w=[1.0, 2.0])
     Traceback (most recent call last):
     ...
-    ValueError: The 'w' parameter (label weights) is not used by the objective 'loss_aggregation', got [1.0, 2.0].
+    ValueError: The 'w' parameter is not used with objective='loss_aggregation' (it is the label weights of label aggregation), got [1.0, 2.0].
     """
 
     kind: str = "loss_aggregation"
@@ -136,20 +136,23 @@ class Objective:
         if not callable(self.aggregate):
             check_option(self.aggregate, "aggregate", AGGREGATES)
         set_(self, "costs", _costs(self.costs))
-        unused = {"a": ("mixing weights", self.a is not None),
-                  "w": ("label weights", self.w is not None),
-                  "aggregate": ("aggregation map", not (isinstance(self.aggregate, str)
-                                                        and self.aggregate == "sum")),
-                  "costs": ("multipartite costs", self.costs != "linear"),
-                  "label": ("the single label", self.label is not None)}
+        unused = {"a": ("the mixing weights of loss aggregation", self.a is not None),
+                  "w": ("the label weights of label aggregation", self.w is not None),
+                  "aggregate": ("the aggregation map of label aggregation",
+                                not (isinstance(self.aggregate, str) and self.aggregate == "sum")),
+                  "costs": ("the costs of label aggregation", self.costs != "linear"),
+                  "label": ("the label of objective='single_label'", self.label is not None)}
         uses = {"loss_aggregation": ("a",), "label_aggregation": ("aggregate", "w", "costs"),
                 "max_min": (), "single_label": ("label",)}[self.kind]
         for name, (what, given) in unused.items():
             if given and name not in uses:
                 value = getattr(self, name)
                 value = list(value) if isinstance(value, tuple) else value
-                raise ValueError(f"The '{name}' parameter ({what}) is not used by the objective "
-                                 f"{self.kind!r}, got {value!r}.")
+                hint = ("; max-min chooses its weights itself: the max-min point, or in the "
+                        "learners the fitted a_ (plug-in) or dro_weights_ (pairwise), "
+                        "docs/theory.md §13.6" if self.kind == "max_min" else "")
+                raise ValueError(f"The '{name}' parameter is not used with "
+                                 f"objective={self.kind!r} (it is {what}{hint}), got {value!r}.")
         if self.a is not None:
             set_(self, "a", _weights(self.a, "a"))
         if self.w is not None:
