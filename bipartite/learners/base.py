@@ -94,10 +94,7 @@ def needs_joint(objective: Objective | str, aggregate: str = "sum") -> bool:
     """Whether the plug-in head must model the joint ``P(Y = v | x)``:
     :attr:`Objective.needs_joint <bipartite.objectives.Objective.needs_joint>` of ``objective``
     (an Objective, or its name with ``aggregate``)."""
-    if isinstance(objective, Objective):
-        return objective.needs_joint
-    return objective == "label_aggregation" and as_objective(
-        objective, aggregate=aggregate).needs_joint
+    return as_objective(objective, aggregate=aggregate).needs_joint
 
 
 #: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or

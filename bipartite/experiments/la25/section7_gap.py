@@ -40,13 +40,15 @@ GAP_ROUTES = ("xgb-plugin", "xgb-pairwise", "mlp-plugin", "mlp-pairwise", "popul
               "population-exponential")
 
 
-def pairwise_population_minimizer(problem: FiniteProblem, **kwargs) -> np.ndarray:
+def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "logistic",
+                                  objective: str = "loss_aggregation", gtol: float = 1e-9
+                                  ) -> np.ndarray:
     """Deprecated alias (FutureWarning; removed in 0.5.0) of
     :func:`bipartite.consistency.pairwise_population_minimizer`, the minimiser's home."""
     warnings.warn("bipartite.experiments.la25.section7_gap.pairwise_population_minimizer moved to "
                   "bipartite.consistency.pairwise_population_minimizer (since 0.4.0; the old name "
                   "is removed in 0.5.0).", FutureWarning, stacklevel=2)
-    return population_minimizer(problem, **kwargs)
+    return population_minimizer(problem, surrogate=surrogate, objective=objective, gtol=gtol)
 
 
 def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float = 0.02,
