@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bipartite.consistency import pairwise_population_minimizer as population_minimizer
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.report import mean_and_se
@@ -45,6 +44,8 @@ def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "l
                                   ) -> np.ndarray:
     """Deprecated alias (FutureWarning; removed in 0.5.0) of
     :func:`bipartite.consistency.pairwise_population_minimizer`, the minimiser's home."""
+    from bipartite.consistency import pairwise_population_minimizer as population_minimizer
+
     warnings.warn("bipartite.experiments.la25.section7_gap.pairwise_population_minimizer moved to "
                   "bipartite.consistency.pairwise_population_minimizer (since 0.4.0; the old name "
                   "is removed in 0.5.0).", FutureWarning, stacklevel=2)
@@ -75,6 +76,7 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     """
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.consistency import auc_regret
+    from bipartite.consistency import pairwise_population_minimizer as population_minimizer
     from bipartite.data import synthetic_model
     from bipartite.dictatorship import population_win_rate
     from bipartite.learners import MLPRanker, XGBRanker
