@@ -9,7 +9,9 @@ The package is layered (``tests/test_layering.py`` enforces it):
 
 * the **core**, in the order of the theory: :mod:`bipartite.labels` (aggregation maps and cost
   families), :mod:`bipartite.metrics`, :mod:`bipartite.population`, :mod:`bipartite.bayes`,
-  :mod:`bipartite.pareto`, :mod:`bipartite.dictatorship`, :mod:`bipartite.surrogates`,
+  :mod:`bipartite.pareto`, :mod:`bipartite.objectives` (what is optimised: the
+  :class:`~bipartite.objectives.Objective` value), :mod:`bipartite.dictatorship`,
+  :mod:`bipartite.surrogates`,
   :mod:`bipartite.consistency`, :mod:`bipartite.learners`, :mod:`bipartite.data`,
   :mod:`bipartite.plots`, :mod:`bipartite.diagnostics` (diagnose your own scores);
 * :mod:`bipartite.contrib`: the other papers' methods (the core never imports it);
@@ -36,6 +38,7 @@ _SUBMODULES = (
     "population",
     "bayes",
     "pareto",
+    "objectives",
     "dictatorship",
     "surrogates",
     "consistency",

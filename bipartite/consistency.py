@@ -32,14 +32,15 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
-    check_option,
     check_positive,
     check_problem,
     check_random_state,
     check_tolerance,
 )
-from bipartite.bayes import OBJECTIVES, effective_weights, label_aggregation, loss_aggregation
+from bipartite.bayes import OBJECTIVES
+from bipartite.objectives import Objective, as_objective
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
+from bipartite.surrogates import get_pair_loss
 
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
@@ -55,6 +56,7 @@ __all__ = [
     "auc_regret",
     "infimum_attained",
     "surrogate_minimizer",
+    "pairwise_population_minimizer",
     "exponential_fixed_point",
     "plugin_scores",
     "smooth_pair_loss",
@@ -76,13 +78,17 @@ class InfimumNotAttainedWarning(UserWarning):
 def objective_factors(
     problem: FiniteProblem,
     *,
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
     costs: str | ArrayLike = "linear",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Low-rank factors ``W = X Yᵀ`` of the objective's pair weights (docs/theory.md §3, §4, §9).
+
+    ``objective`` is an :class:`~bipartite.objectives.Objective`, or its keyword form
+    (``objective`` with ``a``, ``aggregate``, ``w``, ``costs``; :func:`~bipartite.objectives.as_objective`);
+    the factors are :meth:`Objective.pair_factors <bipartite.objectives.Objective.pair_factors>`:
 
     * ``"loss_aggregation"``: ``X[:, k] = α_k p η_k`` and ``Y[:, k] = p (1 − η_k)`` with the
       effective weights ``α = effective_weights(π, a)`` (docs/theory.md §4); ``W = Σ_k a_k W^(k)``.
@@ -97,7 +103,8 @@ def objective_factors(
     Raises
     ------
     ValueError
-        For a label with prior 0 or 1 (loss aggregation) or a constant aggregated label.
+        For a label with prior 0 or 1 (loss aggregation), a constant aggregated label, or the
+        max-min objective (not linear in the win matrix).
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.1]])
@@ -106,27 +113,15 @@ def objective_factors(
     [[0.09, 0.81], [0.01, 0.09]]
     """
     check_problem(problem)
-    check_option(objective, "objective", OBJECTIVES)
-    p = problem.mass[:, None]
-    if objective == "loss_aggregation":
-        alpha = effective_weights(problem.pi, a)
-        E = problem.eta
-        return alpha * p * E, p * (1.0 - E)
-    if a is not None:
-        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    factors = problem.multipartite_pair_factors(aggregate=aggregate, w=w, costs=costs)
-    if factors is None:
-        raise ValueError(
-            "The multipartite AUC is undefined: the aggregated label is almost surely constant "
-            "(or no pair of levels has a positive cost), so label aggregation has no objective."
-        )
-    return factors
+    obj = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs)
+    return obj.pair_factors(problem)
 
 
 def objective_pair_weights(problem: FiniteProblem, **objective: Any) -> np.ndarray:
     """Pair weights ``W`` with ``objective(f) = Σ_{i,j} W_ij S_ij`` (docs/theory.md §2–§4, §9).
 
-    ``W = X Yᵀ`` from :func:`objective_factors` (same keyword options). For loss aggregation
+    ``W = X Yᵀ`` from :func:`objective_factors` (same keyword options, or ``objective=`` an
+    :class:`~bipartite.objectives.Objective`). For loss aggregation
     ``W = Σ_k a_k problem.pair_weights(k)``; for label aggregation ``Σ W ⊙ S = AUC_MP``.
 
     >>> from bipartite.population import FiniteProblem
@@ -144,7 +139,7 @@ def objective_value(
     problem: FiniteProblem,
     scores: ArrayLike,
     *,
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
@@ -153,7 +148,8 @@ def objective_value(
     """The ranking objective of a scorer: ``Σ_k a_k AUC_k`` or ``AUC_MP`` (docs/theory.md §3, §4).
 
     Exact population values with ties ½ and self-pairs included, from
-    :meth:`FiniteProblem.auc` / :meth:`FiniteProblem.multipartite_auc` (``a`` defaults to 1).
+    :meth:`FiniteProblem.auc` / :meth:`FiniteProblem.multipartite_auc` (``a`` defaults to 1):
+    :meth:`Objective.value <bipartite.objectives.Objective.value>`.
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
@@ -161,24 +157,14 @@ def objective_value(
     1.0
     """
     check_problem(problem)
-    check_option(objective, "objective", OBJECTIVES)
-    if objective == "loss_aggregation":
-        w = np.ones(problem.K) if a is None else check_array(a, "a", ndim=1)
-        if w.shape != (problem.K,):
-            raise ValueError(f"The 'a' parameter must have shape ({problem.K},), got {w.shape}.")
-        check_nonnegative(w, "a")
-        return float(problem.auc(scores) @ w)
-    if a is not None:
-        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    return float(
-        problem.multipartite_auc(scores, aggregate=aggregate, w=w, costs=costs)
-    )
+    obj = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs)
+    return obj.value(problem, scores)
 
 
 def bayes_scores(
     problem: FiniteProblem,
     *,
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
@@ -186,6 +172,7 @@ def bayes_scores(
 ) -> np.ndarray:
     """The Bayes-optimal scorer of the objective on a finite problem (docs/theory.md §4, §5).
 
+    :meth:`Objective.bayes <bipartite.objectives.Objective.bayes>`:
     :func:`bipartite.bayes.loss_aggregation` (``f* = Σ α_k η_k``) or
     :func:`bipartite.bayes.label_aggregation` (which raises
     :class:`~bipartite.bayes.NotRepresentableError` when the Bayes preference is cyclic).
@@ -196,12 +183,8 @@ def bayes_scores(
     [4.433, 2.9]
     """
     check_problem(problem)
-    check_option(objective, "objective", OBJECTIVES)
-    if objective == "loss_aggregation":
-        return loss_aggregation(problem.eta, problem.pi, a)
-    if a is not None:
-        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
-    return label_aggregation(problem, aggregate=aggregate, w=w, costs=costs)
+    obj = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs)
+    return obj.bayes(problem)
 
 
 def auc_regret(problem: FiniteProblem, scores: ArrayLike, **objective: Any) -> float:
@@ -209,8 +192,9 @@ def auc_regret(problem: FiniteProblem, scores: ArrayLike, **objective: Any) -> f
 
     ``regret(f) = objective(f*) − objective(f) ≥ 0`` with the objective ``Σ_k a_k AUC_k``
     (loss aggregation) or ``AUC_MP`` (label aggregation) of :func:`objective_value` and ``f*``
-    from :func:`bayes_scores` (same keyword options). Exactly 0 (up to rounding, ~1e-15) when
-    ``f`` induces a Bayes-optimal ranking.
+    from :func:`bayes_scores` (same keyword options, or ``objective=`` an
+    :class:`~bipartite.objectives.Objective`). Exactly 0 (up to rounding, ~1e-15) when ``f``
+    induces a Bayes-optimal ranking.
 
     >>> from bipartite.population import FiniteProblem
     >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9], [0.1]])
@@ -218,8 +202,8 @@ def auc_regret(problem: FiniteProblem, scores: ArrayLike, **objective: Any) -> f
     (0.0, 0.8)
     """
     check_problem(problem)
-    best = objective_value(problem, bayes_scores(problem, **objective), **objective)
-    return best - objective_value(problem, scores, **objective)
+    obj = as_objective(**objective)
+    return obj.value(problem, obj.bayes(problem)) - obj.value(problem, scores)
 
 
 # --------------------------------------------------------------------------------------------
@@ -307,7 +291,7 @@ def surrogate_minimizer(
     problem: FiniteProblem,
     *,
     surrogate: str = "logistic",
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
@@ -359,10 +343,9 @@ def surrogate_minimizer(
     check_problem(problem)
     import cvxpy as cp
 
-    check_option(surrogate, "surrogate", SURROGATES)
-    W = objective_pair_weights(
-        problem, objective=objective, a=a, aggregate=aggregate, w=w, costs=costs
-    )
+    loss = get_pair_loss(surrogate, "surrogate")
+    X, Y = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs).pair_factors(problem)
+    W = X @ Y.T
     np.fill_diagonal(W, 0.0)
     total = W.sum()
     if not total > 0:
@@ -372,7 +355,7 @@ def surrogate_minimizer(
         ridge = float(ridge)
         if not np.isfinite(ridge) or ridge < 0:
             raise ValueError(f"The 'ridge' parameter must be a non-negative number, got {ridge!r}.")
-    elif surrogate in ("logistic", "exponential") and not infimum_attained(W):
+    elif loss.smooth and not infimum_attained(W):
         warnings.warn(
             f"The {surrogate} surrogate risk has no finite minimiser on this problem (its "
             f"infimum is approached at infinity); adding a ridge {DEFAULT_RIDGE:g} ||f||^2.",
@@ -385,15 +368,7 @@ def surrogate_minimizer(
     n = problem.n
     f = cp.Variable(n)
     d = f[I] - f[J]
-    if surrogate == "logistic":
-        terms = cp.logistic(-d)
-    elif surrogate == "exponential":
-        terms = cp.exp(-d)
-    elif surrogate == "hinge":
-        terms = cp.pos(1 - d)
-    else:
-        terms = cp.square(cp.pos(1 - d))
-    risk = w @ terms
+    risk = w @ loss.form("cvxpy")(d, 1.0)
     if ridge:
         risk = risk + ridge * cp.sum_squares(f)
     A = W > 0
@@ -401,10 +376,9 @@ def surrogate_minimizer(
     G = np.zeros((comp.max() + 1, n))
     G[comp, np.arange(n)] = 1.0
     prob = cp.Problem(cp.Minimize(risk), [G @ f == 0])
-    smooth = surrogate in ("logistic", "exponential")
-    _solve(prob, solver, polish=smooth)
+    _solve(prob, solver, polish=loss.smooth)
     out = np.asarray(f.value, dtype=np.float64).copy()
-    if smooth:
+    if loss.smooth:
         out = _newton_polish(out, I, J, w, surrogate, float(ridge or 0.0), G)
     return out
 
@@ -415,27 +389,17 @@ def smooth_pair_loss(surrogate: str, d: ArrayLike, order: int = 0) -> tuple[np.n
     (docs/theory.md §8, §9). ``"logistic"``: ``φ(d) = log(1 + e^{−d})`` in the stable form
     ``logaddexp(0, −d)``, with ``φ' = −σ(−d)`` (never ``σ(d) − 1``: cancellation) and
     ``φ'' = σ(−d) σ(d)``; ``"exponential"``: ``φ(d) = e^{−d}``, ``φ' = −e^{−d}``, ``φ'' = e^{−d}``.
-    The one NumPy implementation of these losses (:mod:`bipartite.surrogates` has the torch one).
+    The NumPy form of :data:`bipartite.surrogates.PAIR_LOSSES` ``[surrogate]``; a kind without
+    one (the hinges: not twice differentiable) is refused naming it.
 
     >>> [round(float(v), 6) for v in smooth_pair_loss("logistic", 0.0, order=2)]
     [0.693147, -0.5, 0.25]
     """
-    from scipy.special import expit
-
-    if surrogate not in ("logistic", "exponential"):
-        raise ValueError(f"The 'surrogate' parameter must be 'logistic' or 'exponential', got "
-                         f"{surrogate!r}.")
+    form = get_pair_loss(surrogate, "surrogate").form("numpy")
     if order not in (0, 1, 2):
         raise ValueError(f"The 'order' parameter must be 0, 1 or 2, got {order!r}.")
     d = check_array(d, "d", allow_empty=True)  # any shape; NaN/inf refused by name
-    if surrogate == "logistic":
-        value = np.logaddexp(0.0, -d)
-        if order == 0:
-            return (value,)
-        s = expit(-d)  # σ(−d)
-        return (value, -s) if order == 1 else (value, -s, s * expit(d))
-    e = np.exp(-d)
-    return ((e,), (e, -e), (e, -e, e))[order]
+    return form(d, 1.0, order)
 
 
 def _newton_polish(
@@ -496,7 +460,7 @@ def exponential_fixed_point(
     problem: FiniteProblem,
     a: ArrayLike | None = None,
     *,
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
     costs: str | ArrayLike = "linear",
@@ -538,9 +502,7 @@ def exponential_fixed_point(
     damping = check_positive(damping, "damping")
     if not damping <= 1:
         raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
-    X, Y = objective_factors(
-        problem, objective=objective, a=a, aggregate=aggregate, w=w, costs=costs
-    )
+    X, Y = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs).pair_factors(problem)
     W = X @ Y.T
     np.fill_diagonal(W, 0.0)
     A = W > 0
@@ -567,13 +529,56 @@ def exponential_fixed_point(
     )
 
 
+def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "logistic",
+                                  objective: Objective | str = "loss_aggregation",
+                                  gtol: float = 1e-9) -> np.ndarray:
+    """Exact minimiser of the pairwise surrogate risk ``Σ_{i≠j} W_ij φ(f_i − f_j)`` on a finite
+    problem (docs/theory.md §9.1), by L-BFGS with the analytic gradient, for supports too large
+    for :func:`surrogate_minimizer` (cvxpy): O(n²) memory and time per step. ``W`` is
+    :func:`objective_pair_weights` (``objective``: an :class:`~bipartite.objectives.Objective` or
+    its name, with its default weights), rescaled to sum to n (a scale does not move the
+    minimiser); φ is the NumPy form of a smooth entry of
+    :data:`bipartite.surrogates.PAIR_LOSSES` (``softplus(−d)`` for logistic, ``exp(−d)`` for
+    exponential). The minimiser exists when every ``W_ij > 0`` (η strictly inside (0, 1)); the
+    scores are centred to sum 0.
+
+    >>> from bipartite.population import FiniteProblem
+    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.8], [0.3]])
+    >>> f = pairwise_population_minimizer(P, surrogate="exponential")
+    >>> bool(f[0] > f[1]), round(float(f[0] - f[1]), 6)  # ½ log of the odds ratio
+    (True, 1.116796)
+    """
+    from scipy import optimize
+
+    check_problem(problem)
+    if not get_pair_loss(surrogate, "surrogate").smooth:
+        smooth = [k for k in SURROGATES if get_pair_loss(k).smooth]
+        raise ValueError(f"The 'surrogate' parameter must be a smooth pair loss {smooth} (L-BFGS "
+                         f"needs the gradient), got {surrogate!r}.")
+    gtol = check_tolerance(gtol, "gtol", allow_zero=False)
+    X, Y = as_objective(objective).pair_factors(problem)
+    W = X @ Y.T
+    np.fill_diagonal(W, 0.0)
+    W *= len(W) / W.sum()
+
+    def risk(f):
+        phi, dphi = smooth_pair_loss(surrogate, f[:, None] - f[None, :], order=1)
+        G = -W * dphi  # G_ij = −W_ij φ'(f_i − f_j) ≥ 0
+        return float((W * phi).sum()), G.sum(axis=0) - G.sum(axis=1)
+
+    res = optimize.minimize(risk, np.zeros(len(W)), jac=True, method="L-BFGS-B",
+                            options={"maxiter": 20000, "gtol": gtol, "ftol": 1e-16,
+                                     "maxcor": 30})
+    return res.x - res.x.mean()
+
+
 # --------------------------------------------------------------------------------------------
 # The plug-in route
 # --------------------------------------------------------------------------------------------
 def plugin_scores(
     problem: FiniteProblem,
     *,
-    objective: str = "loss_aggregation",
+    objective: Objective | str = "loss_aggregation",
     a: ArrayLike | None = None,
     aggregate: str | Callable[[np.ndarray], float] = "sum",
     w: ArrayLike | None = None,
@@ -609,7 +614,7 @@ def plugin_scores(
     check_problem(problem)
     from bipartite.population import FiniteProblem
 
-    check_option(objective, "objective", OBJECTIVES)
+    obj = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs)
     if n_samples is None:
         Q, pi = problem.label_probs, problem.pi
     else:
@@ -625,10 +630,7 @@ def plugin_scores(
         pooled = counts.sum(axis=0) / counts.sum()
         Q = np.where(seen[:, None] > 0, counts / np.maximum(seen, 1.0)[:, None], pooled)
         pi = Ys.mean(axis=0)
-    if objective == "loss_aggregation":
-        return loss_aggregation(Q @ problem.label_vectors, pi, a)
-    if a is not None:
-        raise ValueError("The 'a' parameter is only used with objective='loss_aggregation'.")
+    if obj.uses_priors:
+        return obj.plugin_scores(Q @ problem.label_vectors, pi)
     # the Bayes scorer of label aggregation depends on the conditionals only (not on the masses)
-    est = FiniteProblem(np.full(problem.n, 1.0 / problem.n), Q)
-    return label_aggregation(est, aggregate=aggregate, w=w, costs=costs)
+    return obj.bayes(FiniteProblem(np.full(problem.n, 1.0 / problem.n), Q))

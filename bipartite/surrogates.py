@@ -9,7 +9,10 @@ Families share one private kernel each (STYLE habit 5):
 
 * pairwise losses — :func:`pairwise_loss` (logistic, exponential, hinge, squared hinge), weighted
   by :func:`loss_aggregation_pair_weights` (docs/theory.md §4) or :func:`label_aggregation_pair_weights`
-  (docs/theory.md §3); kernel ``_pairwise_kernel``;
+  (docs/theory.md §3); kernel ``_pairwise_kernel``. The pair losses φ live once, in the table
+  :data:`PAIR_LOSSES` (one :class:`PairLoss` per kind: its torch, NumPy and cvxpy forms, ``None``
+  where a form does not exist); :data:`PAIRWISE_KINDS` is its keys. **Adding a surrogate** is one
+  entry there plus its line in the agreement test (docs/theory.md §8.1);
 * log-sum-exp pairwise losses — :func:`lsep_loss` (RLSEP Eq. 3), :func:`rlsep_loss` (RLSEP Eq. 6);
   kernel ``_lse_pairs_kernel``;
 * AP losses — :func:`ap_risk` (HAP-VR Eq. 6/8), :func:`smooth_ap_loss` (sigmoid step),
@@ -29,6 +32,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from bipartite._pair_losses import PAIR_LOSSES, PairLoss, get_pair_loss
 from bipartite._utils.tensors import (
     as_elementwise,
     as_float_array,
@@ -44,7 +48,10 @@ from bipartite._utils.tensors import (
 from bipartite._utils.validation import check_option, check_positive, warn_undefined
 
 __all__ = [
+    "PAIR_LOSSES",
     "PAIRWISE_KINDS",
+    "PairLoss",
+    "get_pair_loss",
     "ap_loss",
     "heaviside_ge",
     "heaviside_gt",
@@ -63,7 +70,8 @@ __all__ = [
     "quadlinear_ap_loss",
 ]
 
-PAIRWISE_KINDS = ("logistic", "exponential", "hinge", "squared_hinge")
+#: The pair-loss kinds: the keys of :data:`PAIR_LOSSES` (docs/theory.md §8.1).
+PAIRWISE_KINDS = tuple(PAIR_LOSSES)
 _REDUCTIONS = ("mean", "sum", "none")
 
 Step = Callable[[torch.Tensor], torch.Tensor]
@@ -105,25 +113,16 @@ def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], t
     ``kind`` in :data:`PAIRWISE_KINDS` (docs/theory.md §8); ``margin`` is the hinge margin, a
     finite number ``> 0`` (checked for every kind, though only the hinges use it).
 
-    The building block of :func:`pairwise_loss` (rax's ``pair_loss_fn``): pass it, or any callable
-    of the same form, as ``pairwise_loss(..., pair_loss_fn=...)``.
+    The torch form of the table entry :data:`PAIR_LOSSES` ``[kind]``, bound to ``margin``: the
+    building block of :func:`pairwise_loss` (rax's ``pair_loss_fn``). Pass it, or any callable of
+    the same form, as ``pairwise_loss(..., pair_loss_fn=...)``.
 
     >>> round(float(make_pair_loss("logistic")(torch.tensor(0.0))), 4)  # log 2
     0.6931
     """
-    check_option(kind, "kind", PAIRWISE_KINDS)
+    phi = get_pair_loss(kind).form("torch")
     margin = check_positive(margin, "margin")
-    if kind == "logistic":
-        # log(1 + e^{-x}) = -log σ(x): logsigmoid never forms e^{-x} for very negative x
-        # (overflow) and keeps full precision for large x, where log(1 + tiny) would round to 0.
-        # softplus(-x) is *not* exact: above its threshold (20) it returns -x, losing e^{x} ≈ 2e-9
-        # per pair in value and gradient in float64.
-        return lambda x: -torch.nn.functional.logsigmoid(x)
-    if kind == "exponential":
-        return lambda x: torch.exp(-x)
-    if kind == "hinge":
-        return lambda x: torch.relu(margin - x)
-    return lambda x: torch.relu(margin - x) ** 2
+    return lambda x: phi(x, margin)
 
 
 def _pairwise_kernel(

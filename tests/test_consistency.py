@@ -288,3 +288,55 @@ def test_plugin_sample_regret_tends_to_zero():
     assert max(lab) == 0.0
     with pytest.raises(ValueError, match="'n_samples'"):
         plugin_scores(P, n_samples=0)
+
+
+# ---- the Objective value and the population minimiser's home -----------------------------------
+def test_every_consistency_function_takes_an_objective():
+    """An Objective and its keyword form give the same numbers (one dispatch, in the value)."""
+    from bipartite.objectives import Objective
+
+    P = FiniteProblem.random(6, 2, seed=3)
+    f = np.random.default_rng(0).normal(size=6)
+    for kw in (dict(a=[1.0, 2.0]), dict(objective="label_aggregation", aggregate="or"),
+               dict(objective="label_aggregation", costs="gain")):
+        obj = Objective.from_spec(**kw)
+        for fn in (objective_pair_weights, bayes_scores, plugin_scores):
+            np.testing.assert_array_equal(fn(P, objective=obj), fn(P, **kw))
+        np.testing.assert_array_equal(objective_factors(P, objective=obj)[1],
+                                      objective_factors(P, **kw)[1])
+        assert objective_value(P, f, objective=obj) == objective_value(P, f, **kw)
+        assert auc_regret(P, f, objective=obj) == auc_regret(P, f, **kw)
+    obj = Objective("single_label", label=1)
+    assert auc_regret(P, P.eta[:, 1], objective=obj) == pytest.approx(0.0, abs=1e-15)
+    np.testing.assert_allclose(objective_pair_weights(P, objective=obj), P.pair_weights(1),
+                               rtol=1e-12)
+    with pytest.raises(ValueError, match="'max_min' has no pair weights"):
+        surrogate_minimizer(P, objective=Objective("max_min"))
+    with pytest.raises(ValueError, match="'a' parameter must be left at its default"):
+        bayes_scores(P, objective=Objective(), a=[1.0, 1.0])
+
+
+def test_population_minimizer_lives_in_consistency():
+    """pairwise_population_minimizer (moved from experiments.la25.section7_gap, whose name is a
+    deprecated alias) agrees with the fixed point, and refuses a non-smooth loss by name."""
+    from bipartite.consistency import pairwise_population_minimizer
+
+    for seed in (3, 14):
+        P = FiniteProblem.random(6, 2, seed=seed)
+        fixed = exponential_fixed_point(P)
+        ours = pairwise_population_minimizer(P, surrogate="exponential")
+        np.testing.assert_allclose(ours, fixed - fixed.mean(), atol=1e-5)
+    with pytest.raises(ValueError, match="'surrogate' parameter must be a smooth pair loss"):
+        pairwise_population_minimizer(P, surrogate="hinge")
+    with pytest.raises(ValueError, match="'gtol'"):
+        pairwise_population_minimizer(P, gtol=-1.0)
+
+
+def test_population_minimizer_old_name_warns():
+    from bipartite.consistency import pairwise_population_minimizer
+    from bipartite.experiments.la25 import section7_gap
+
+    P = FiniteProblem.random(6, 2, seed=3)
+    with pytest.warns(FutureWarning, match="moved to bipartite.consistency"):
+        old = section7_gap.pairwise_population_minimizer(P, surrogate="logistic")
+    np.testing.assert_array_equal(old, pairwise_population_minimizer(P))

@@ -8,9 +8,11 @@ Rules (docs/architecture in the README, issues "One layered package" and "One ho
 
    * ``bipartite._utils`` — the one private base (validation, torch helpers), imports nothing else;
    * the **core**, in the order of the theory (docs/theory.md): ``labels``, ``ranked_metrics``,
-     ``metrics``, ``population``, ``bayes``, ``pareto``, ``dictatorship``, ``surrogates``,
-     ``consistency``, ``learners``, ``data``, ``plots``, ``diagnostics``: a core module imports only
-     core modules that come before it (or its own package);
+     ``metrics``, ``population``, ``bayes``, ``pareto``, ``objectives`` (what is optimised: it
+     delegates to ``bayes`` and, for max-min, ``pareto``), ``dictatorship``, ``_pair_losses`` (the
+     pair-loss table, public as ``surrogates.PAIR_LOSSES``), ``surrogates``, ``consistency``,
+     ``learners``, ``data``, ``plots``, ``diagnostics``: a core module imports only core modules
+     that come before it (or its own package);
    * ``bipartite.contrib`` — the other papers' methods (the core never imports them);
    * ``bipartite.studies`` — the one experiment runner;
    * ``bipartite.experiments`` — one package per paper;
@@ -54,8 +56,9 @@ MAX_LINES = 850
 MAX_FUNCTION_LINES = 120
 
 #: The core, in the order of the theory.
-CORE = ("labels", "ranked_metrics", "metrics", "population", "bayes", "pareto", "dictatorship",
-        "surrogates", "consistency", "learners", "data", "plots", "diagnostics")
+CORE = ("labels", "ranked_metrics", "metrics", "population", "bayes", "pareto", "objectives",
+        "dictatorship", "_pair_losses", "surrogates", "consistency", "learners", "data", "plots",
+        "diagnostics")
 PAPERS = ("la25", "mtrub", "hapvr", "rlsep", "lr2ppo")
 #: Layer numbers above the core.
 UPPER = {"contrib": 100, "studies": 200, "experiments": 300, "cli": 400, "__main__": 400}

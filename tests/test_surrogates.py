@@ -787,3 +787,99 @@ def test_label_ranking_bce_loss_is_exact_in_float64():
         t64([-50.0]), t64([0.0]), reduction="none").item()
     assert exact_bce(-50.0, 0.0) == pytest.approx(1.9287498479639178e-22, rel=1e-15)
     assert ref != pytest.approx(exact_bce(-50.0, 0.0), rel=1e-3, abs=0)
+
+
+# ---- the pair-loss table (docs/theory.md §8.1, "Adding a surrogate") --------------------------
+#: One line per entry of PAIR_LOSSES: an independent reference φ(d; m) (NumPy, written out here
+#: from the formula, not from the package) and the grid it is checked on (kinks avoided).
+PAIR_LOSS_REFERENCES = {
+    "logistic": lambda d, m: np.log1p(np.exp(-d)),
+    "exponential": lambda d, m: np.exp(-d),
+    "hinge": lambda d, m: np.maximum(0.0, m - d),
+    "squared_hinge": lambda d, m: np.maximum(0.0, m - d) ** 2,
+}
+
+
+def test_every_pair_loss_has_a_reference_line():
+    from bipartite.surrogates import PAIR_LOSSES, PAIRWISE_KINDS
+
+    assert PAIRWISE_KINDS == tuple(PAIR_LOSSES)
+    assert set(PAIR_LOSSES) == set(PAIR_LOSS_REFERENCES), "add the new kind's reference line"
+    for kind, entry in PAIR_LOSSES.items():
+        assert entry.kind == kind
+        assert entry.torch is not None  # every pair loss trains
+        assert not entry.smooth or entry.numpy is not None
+
+
+@pytest.mark.parametrize("kind", list(PAIR_LOSS_REFERENCES))
+@pytest.mark.parametrize("margin", [1.0, 0.5])
+def test_pair_loss_forms_agree(kind, margin):
+    """The forms of one table entry agree: torch, NumPy and cvxpy values with the reference on a
+    grid; the NumPy φ' and φ'' with torch autograd and with central finite differences."""
+    import cvxpy as cp
+
+    from bipartite.surrogates import PAIR_LOSSES
+
+    entry = PAIR_LOSSES[kind]
+    d = np.linspace(-6.0, 6.0, 97)
+    d = d[np.abs(d - margin) > 1e-3]  # the hinges' kink
+    ref = PAIR_LOSS_REFERENCES[kind](d, margin)
+    x = torch.tensor(d, dtype=torch.float64, requires_grad=True)
+    t = entry.torch(x, margin)
+    np.testing.assert_allclose(t.detach().numpy(), ref, rtol=1e-12, atol=1e-14)
+    (g1,) = torch.autograd.grad(t.sum(), x, create_graph=True)
+    (g2,) = torch.autograd.grad(g1.sum(), x)
+    if entry.cvxpy is not None:
+        expr = entry.cvxpy(cp.Constant(d), margin)
+        assert expr.is_convex()
+        np.testing.assert_allclose(expr.value, ref, rtol=1e-10, atol=1e-12)
+        v = cp.Variable(len(d))  # convex in an affine argument (the minimiser's use)
+        assert entry.cvxpy(v[::-1] - 1.0, margin).is_dcp()
+    if entry.numpy is None:
+        return
+    for order in (0, 1, 2):
+        out = entry.numpy(d, margin, order)
+        assert len(out) == order + 1
+        np.testing.assert_allclose(out[0], ref, rtol=1e-12, atol=1e-14)
+    phi, d1, d2 = entry.numpy(d, margin, 2)
+    np.testing.assert_allclose(d1, g1.detach().numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(d2, g2.numpy(), rtol=1e-10, atol=1e-14)
+    h = 1e-5
+    fd1 = (entry.numpy(d + h, margin, 0)[0] - entry.numpy(d - h, margin, 0)[0]) / (2 * h)
+    fd2 = (entry.numpy(d + h, margin, 1)[1] - entry.numpy(d - h, margin, 1)[1]) / (2 * h)
+    np.testing.assert_allclose(d1, fd1, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(d2, fd2, rtol=1e-6, atol=1e-8)
+
+
+def test_make_pair_loss_is_the_table_torch_form():
+    from bipartite.surrogates import PAIR_LOSSES, make_pair_loss
+
+    x = torch.linspace(-3, 3, 13, dtype=torch.float64)
+    for kind, entry in PAIR_LOSSES.items():
+        assert torch.equal(make_pair_loss(kind, margin=0.7)(x), entry.torch(x, 0.7))
+
+
+def test_a_missing_form_is_an_error_naming_the_kind(monkeypatch):
+    """A form that is None is refused by name, never replaced by another loss: a fifth kind
+    without a cvxpy form passes the option check and then stops at the minimiser."""
+    from bipartite import consistency
+    from bipartite.population import FiniteProblem
+    from bipartite.surrogates import PAIR_LOSSES, PairLoss, get_pair_loss, make_pair_loss
+
+    with pytest.raises(ValueError, match="'hinge' has no NumPy form"):
+        PAIR_LOSSES["hinge"].form("numpy")
+    with pytest.raises(ValueError, match="'squared_hinge' has no NumPy form"):
+        consistency.smooth_pair_loss("squared_hinge", [0.0])
+    with pytest.raises(ValueError, match="'name' parameter"):
+        PAIR_LOSSES["hinge"].form("jax")
+    with pytest.raises(ValueError, match="'kind' parameter must be one of"):
+        get_pair_loss("cubic")
+    with pytest.raises(ValueError, match="marked smooth but has no NumPy form"):
+        PairLoss("broken", lambda x, m: x, None, None, smooth=True)
+    fifth = PairLoss("softsign", lambda x, m: 1 - x / (1 + x.abs()), None, None, smooth=False,
+                     missing="not convex")
+    monkeypatch.setitem(PAIR_LOSSES, "softsign", fifth)
+    assert make_pair_loss("softsign")(torch.tensor(0.0)).item() == 1.0
+    P = FiniteProblem.random(4, 1, seed=0)
+    with pytest.raises(ValueError, match="'softsign' has no cvxpy form"):
+        consistency.surrogate_minimizer(P, surrogate="softsign")

@@ -21,14 +21,14 @@ from bipartite._utils.validation import (
     check_binary,
     check_consistent_length,
     check_group_ids,
-    check_nonnegative,
     check_option,
     check_positive,
 )
 from bipartite.bayes import OBJECTIVES
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
-from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+from bipartite.labels import aggregate_labels
+from bipartite.objectives import Objective, as_objective, restrict_costs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = ["LEARNER_OBJECTIVES", "OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin",
@@ -47,83 +47,54 @@ XGB_METHODS = ("pairwise", "plugin")
 # ---------------------------------------------------------------------------------------------
 # Objective specification, shared by both estimators
 # ---------------------------------------------------------------------------------------------
-def check_costs(costs: str | ArrayLike) -> str | np.ndarray:
-    if isinstance(costs, str):
-        return check_option(costs, "costs", COST_FAMILIES)
-    C = check_array(costs, "costs", ndim=2)
-    if C.shape[0] != C.shape[1]:
-        raise ValueError(f"The 'costs' matrix must be square, got shape {C.shape}.")
-    return C
-
-
-def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> None:
-    """Validate the objective/method parameters of ``est`` (called at fit)."""
+def learner_objective(est: RankerMixin) -> Objective:
+    """The :class:`~bipartite.objectives.Objective` of a ranker's parameters (``objective``,
+    ``a``, ``w``, ``aggregate``, ``costs``), validated once by its constructor. The rankers keep
+    these as plain scikit-learn parameters and build the value inside ``fit``."""
     check_option(est.objective, "objective", LEARNER_OBJECTIVES)
+    return Objective.from_spec(est.objective, a=est.a, aggregate=est.aggregate, w=est.w,
+                               costs=est.costs)
+
+
+def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> Objective:
+    """Validate the objective/method parameters of ``est`` (called at fit); returns the
+    :class:`~bipartite.objectives.Objective`. The objective's own options are checked by its
+    constructor; here only what the ``method`` adds (docs/theory.md §10.2)."""
+    obj = learner_objective(est)
     check_option(est.method, "method", methods)
-    check_option(est.aggregate, "aggregate", AGGREGATES)
-    check_costs(est.costs)
-    for name in ("a", "w"):
-        value = getattr(est, name)
-        if value is not None:
-            v = check_nonnegative(check_array(value, name, ndim=1), name)
-            if not np.any(v > 0):
-                raise ValueError(
-                    f"The '{name}' parameter must have a positive entry, got {v.tolist()}.")
-    if est.objective == "loss_aggregation" and est.w is not None:
-        raise ValueError("The 'w' parameter (label weights) is only used with "
-                         "objective='label_aggregation'; loss aggregation takes 'a'.")
-    if est.objective == "max_min":
-        for name in ("a", "w"):
-            if getattr(est, name) is not None:
-                raise ValueError(
-                    f"The '{name}' parameter is not used with objective='max_min': the mixing "
-                    "weights are chosen at fit (method='plugin': the fitted a_) or adapted "
-                    "during training (method='pairwise': the fitted label weights dro_weights_).")
-    if est.objective == "label_aggregation" and est.a is not None:
-        raise ValueError("The 'a' parameter (mixing weights) is only used with "
-                         "objective='loss_aggregation'; label aggregation takes 'w'.")
-    linear = isinstance(est.costs, str) and est.costs == "linear"
-    binary_bar = est.aggregate in ("product", "or")
-    if est.objective == "label_aggregation" and est.aggregate != "sum" and est.w is not None:
-        raise ValueError(
-            "The 'w' parameter is only used with aggregate='sum' for label aggregation, "
-            f"got aggregate={est.aggregate!r}."
-        )
+    closed_form = obj.linear_costs or obj.binary_aggregate
     if est.method == "pointwise":
-        if est.objective != "label_aggregation":
+        if obj.kind != "label_aggregation":
             raise ValueError(
                 "method='pointwise' (regression on the aggregated label) is only defined for "
                 f"objective='label_aggregation', got objective={est.objective!r}."
             )
-        if not (linear or binary_bar):
+        if not closed_form:
             raise ValueError(
                 "method='pointwise' regresses on Ȳ, whose minimiser E[Ȳ|x] is Bayes-optimal only "
                 f"for linear costs (docs/theory.md §5); got costs={est.costs!r}. Use method='pairwise'."
             )
-    if est.method == "plugin" and est.objective == "label_aggregation":
-        if not (linear or binary_bar):
-            raise ValueError(
-                "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
-                f"aggregate='sum' has one for linear costs only (docs/theory.md §3, §5), got "
-                f"costs={est.costs!r}. Use method='pairwise'."
-            )
+    if est.method == "plugin" and obj.kind == "label_aggregation" and not closed_form:
+        raise ValueError(
+            "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
+            f"aggregate='sum' has one for linear costs only (docs/theory.md §3, §5), got "
+            f"costs={est.costs!r}. Use method='pairwise'."
+        )
+    return obj
 
 
 def mixing_weights(a: ArrayLike, K: int) -> np.ndarray:
-    """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones)."""
-    if a is None:
-        return np.ones(K)
-    a = check_array(a, "a", ndim=1)
-    if a.shape != (K,):
-        raise ValueError(f"The 'a' parameter must have shape ({K},), got shape {a.shape}.")
-    check_nonnegative(a, "a")  # a negative weight would silently drop (or invert) its label
-    if not a.sum() > 0:
-        raise ValueError(f"The 'a' parameter must have a positive entry, got {a.tolist()}.")
-    return a
+    """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones), checked
+    by :class:`~bipartite.objectives.Objective` (non-negative, a positive entry, K entries)."""
+    weights = Objective("loss_aggregation", a=a).mixing_weights(K)
+    return np.ones(K) if weights is None else weights
 
 
-def needs_joint(objective: str, aggregate: str) -> bool:
-    return objective == "label_aggregation" and aggregate in ("product", "or")
+def needs_joint(objective: Objective | str, aggregate: str = "sum") -> bool:
+    """Whether the plug-in head must model the joint ``P(Y = v | x)``:
+    :attr:`Objective.needs_joint <bipartite.objectives.Objective.needs_joint>` of ``objective``
+    (an Objective, or its name with ``aggregate``)."""
+    return as_objective(objective, aggregate=aggregate).needs_joint
 
 
 #: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or
@@ -141,15 +112,6 @@ def check_joint_labels(K: int, max_joint_labels: int) -> None:
             f"(2**{limit} classes); use aggregate='sum', method='pairwise', or raise "
             f"'max_joint_labels' deliberately."
         )
-
-
-def restrict_costs(costs: str | ArrayLike, levels: np.ndarray, present: np.ndarray) -> str | np.ndarray:
-    """Costs over a subset ``present`` of the sorted ``levels``: a family name as is, a user
-    (L, L) matrix restricted to the rows/columns of the present levels."""
-    if isinstance(costs, str):
-        return costs
-    pos = np.searchsorted(levels, present)
-    return np.asarray(costs, dtype=np.float64)[np.ix_(pos, pos)]
 
 
 class MissingQueryIdWarning(UserWarning):
@@ -311,30 +273,20 @@ def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
                                    weighting="uniform") for k in range(Y.shape[1])])
 
 
-def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: dict, qid=None) -> float:
-    """Criterion for early stopping: NaN (no warning) when undefined on the validation split."""
+def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: Objective, qid=None) -> float:
+    """Criterion for early stopping: NaN (no warning) when undefined on the validation split
+    (:meth:`Objective.criterion <bipartite.objectives.Objective.criterion>` of ``spec``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return ranking_criterion(Y, scores, qid=qid, **spec)
+        return spec.criterion(Y, scores, qid=qid)
 
 
 def plugin_ranking_scores(
-    eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: dict
+    eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: Objective
 ) -> np.ndarray:
-    """Combine estimated η (n, K) / joint (n, 2**K) by the closed form of the objective."""
-    from bipartite.bayes import label_aggregation_scores, loss_aggregation
-
-    if spec["objective"] == "loss_aggregation":
-        return np.asarray(loss_aggregation(eta, pi, mixing_weights(spec["a"], len(pi))))
-    return np.asarray(
-        label_aggregation_scores(
-            eta=eta,
-            joint=joint,
-            aggregate=spec["aggregate"],
-            w=spec["w"],
-            costs=spec["costs"],
-        )
-    )
+    """Combine estimated η (n, K) / joint (n, 2**K) by the closed form of the objective
+    (:meth:`Objective.plugin_scores <bipartite.objectives.Objective.plugin_scores>`)."""
+    return spec.plugin_scores(eta, pi, joint=joint)
 
 
 def label_codes(Y: np.ndarray) -> np.ndarray:
@@ -362,20 +314,16 @@ class RankerMixin:
     __metadata_request__fit = {"groups": metadata_routing.UNUSED}
     __metadata_request__score = {"groups": metadata_routing.UNUSED}
 
-    def _spec(self) -> dict:
-        return {
-            "objective": self.objective,
-            "a": self.a,
-            "w": self.w,
-            "aggregate": self.aggregate,
-            "costs": self.costs,
-        }
+    def _spec(self) -> Objective:
+        """The :class:`~bipartite.objectives.Objective` of the parameters (built at use: the
+        parameters stay plain scikit-learn parameters)."""
+        return learner_objective(self)
 
-    def _plugin_spec(self) -> dict:
+    def _plugin_spec(self) -> Objective:
         """The closed form of the plug-in route: the objective's, or, for ``"max_min"``, loss
         aggregation with the fitted mixing weights ``a_`` (docs/theory.md §13.6)."""
         if self.objective == "max_min":
-            return {**self._spec(), "objective": "loss_aggregation", "a": self.a_}
+            return Objective("loss_aggregation", a=self.a_)
         return self._spec()
 
     def _validate_fit_input(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None, groups: ArrayLike | None = None, *,
@@ -432,7 +380,7 @@ class RankerMixin:
                 stacklevel=2,
             )
         scores = self.decision_function(X)
-        return ranking_criterion(Y, scores, qid=check_qid(qid, len(scores), qname), **self._spec())
+        return self._spec().criterion(Y, scores, qid=check_qid(qid, len(scores), qname))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -21,6 +21,7 @@ from bipartite import (
     dictatorship,
     labels,
     metrics,
+    objectives,
     pareto,
     population,
     ranked_metrics,
@@ -191,6 +192,18 @@ CASES: dict[str, Case] = {
     "bipartite.consistency.surrogate_minimizer": C(
         consistency.surrogate_minimizer, dict(problem=P),
         dict(problem="problem", surrogate="opt", solver="opt"), slow=True),
+    "bipartite.consistency.pairwise_population_minimizer": C(
+        consistency.pairwise_population_minimizer, dict(problem=P),
+        dict(problem="problem", surrogate="opt", objective="opt", gtol="tol")),
+    # objectives -----------------------------------------------------------------------------
+    "bipartite.objectives.Objective": C(
+        objectives.Objective, dict(kind="loss_aggregation", a=[1.0, 2.0]),
+        dict(kind="opt", a="w"), mismatch=False),
+    "bipartite.objectives.as_objective": C(
+        objectives.as_objective, dict(objective="label_aggregation", w=[1.0, 2.0]),
+        dict(objective="opt", w="w", aggregate="opt", costs="opt"), mismatch=False),
+    "bipartite._pair_losses.get_pair_loss": C(surrogates.get_pair_loss, dict(kind="logistic"),
+                                              dict(kind="opt")),
     "bipartite.consistency.exponential_fixed_point": C(
         consistency.exponential_fixed_point, dict(problem=P),
         dict(problem="problem", tol="tol", max_iter="int")),

@@ -42,40 +42,14 @@ GAP_ROUTES = ("xgb-plugin", "xgb-pairwise", "mlp-plugin", "mlp-pairwise", "popul
 def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "logistic",
                                   objective: str = "loss_aggregation", gtol: float = 1e-9
                                   ) -> np.ndarray:
-    """Exact minimiser of the pairwise surrogate risk ``Σ_{i≠j} W_ij φ(f_i − f_j)`` on a finite
-    problem (docs/theory.md §9.1), by L-BFGS with the analytic gradient, for supports too large
-    for :func:`bipartite.consistency.surrogate_minimizer` (cvxpy): O(n²) memory and time per
-    step. ``W`` is :func:`bipartite.consistency.objective_pair_weights` (``objective`` with its
-    default weights), rescaled to sum to n (a scale does not move the minimiser); φ is
-    ``softplus(−d)`` (logistic) or ``exp(−d)`` (exponential). The minimiser exists when every
-    ``W_ij > 0`` (η strictly inside (0, 1)); the scores are centred to sum 0.
+    """Deprecated alias (FutureWarning; removed in 0.5.0) of
+    :func:`bipartite.consistency.pairwise_population_minimizer`, the minimiser's home."""
+    from bipartite.consistency import pairwise_population_minimizer as population_minimizer
 
-    >>> from bipartite.population import FiniteProblem
-    >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.8], [0.3]])
-    >>> f = pairwise_population_minimizer(P, surrogate="exponential")
-    >>> bool(f[0] > f[1]), round(float(f[0] - f[1]), 6)  # ½ log of the odds ratio
-    (True, 1.116796)
-    """
-    from scipy import optimize
-
-    from bipartite.consistency import objective_pair_weights, smooth_pair_loss
-
-    if surrogate not in ("logistic", "exponential"):
-        raise ValueError(f"The 'surrogate' parameter must be 'logistic' or 'exponential', got "
-                         f"{surrogate!r}.")
-    W = objective_pair_weights(problem, objective=objective)
-    np.fill_diagonal(W, 0.0)
-    W *= len(W) / W.sum()
-
-    def risk(f):
-        phi, dphi = smooth_pair_loss(surrogate, f[:, None] - f[None, :], order=1)
-        G = -W * dphi  # G_ij = −W_ij φ'(f_i − f_j) ≥ 0
-        return float((W * phi).sum()), G.sum(axis=0) - G.sum(axis=1)
-
-    res = optimize.minimize(risk, np.zeros(len(W)), jac=True, method="L-BFGS-B",
-                            options={"maxiter": 20000, "gtol": gtol, "ftol": 1e-16,
-                                     "maxcor": 30})
-    return res.x - res.x.mean()
+    warnings.warn("bipartite.experiments.la25.section7_gap.pairwise_population_minimizer moved to "
+                  "bipartite.consistency.pairwise_population_minimizer (since 0.4.0; the old name "
+                  "is removed in 0.5.0).", FutureWarning, stacklevel=2)
+    return population_minimizer(problem, surrogate=surrogate, objective=objective, gtol=gtol)
 
 
 def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float = 0.02,
@@ -88,7 +62,7 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     exact on it). A learner route (``xgb-…``, ``mlp-…``; XGBoost depth 3, ``n_estimators`` trees;
     MLP (32, 32), ``epochs``) is trained on ``n_train`` samples; a population route minimises the
     pairwise surrogate risk on the first ``n_pop`` test points
-    (:func:`pairwise_population_minimizer`) and is compared with the Bayes scorer there
+    (:func:`bipartite.consistency.pairwise_population_minimizer`) and is compared with the Bayes scorer there
     (``n_train`` is then 0).
 
     Returns ``auc_1, auc_2, win_12`` of the route, ``bayes_auc_1, bayes_auc_2, bayes_win_12``,
@@ -102,6 +76,7 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     """
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.consistency import auc_regret
+    from bipartite.consistency import pairwise_population_minimizer as population_minimizer
     from bipartite.data import synthetic_model
     from bipartite.dictatorship import population_win_rate
     from bipartite.learners import MLPRanker, XGBRanker
@@ -119,8 +94,8 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     bayes = (loss_aggregation(eta, model.pi) if objective == "loss_aggregation"
              else label_aggregation_scores(eta))
     if route.startswith("population"):
-        scores = pairwise_population_minimizer(problem, surrogate=route.split("-")[1],
-                                               objective=objective)
+        scores = population_minimizer(problem, surrogate=route.split("-")[1],
+                                      objective=objective)
     else:
         learner, method = route.split("-")
         train = model.sample(n_train, seed=int(rng.integers(2**32)))

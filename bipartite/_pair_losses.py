@@ -1,0 +1,180 @@
+"""The pair-loss table: every pairwise surrogate φ once, in each form the package uses (docs/theory.md §8.1, §9).
+
+Public as :data:`bipartite.surrogates.PAIR_LOSSES` (and its keys as
+:data:`bipartite.surrogates.PAIRWISE_KINDS`). One :class:`PairLoss` entry per kind holds
+
+* ``torch(x, margin)``: φ on a tensor of score differences, the form the losses and learners
+  train with (:func:`bipartite.surrogates.make_pair_loss`, :func:`~bipartite.surrogates.pairwise_loss`);
+* ``numpy(d, margin, order)``: ``(φ,)``, ``(φ, φ')`` or ``(φ, φ', φ'')`` in NumPy, the form the
+  Newton polish and the large-support population minimiser need
+  (:func:`bipartite.consistency.smooth_pair_loss`, docs/theory.md §9.2);
+* ``cvxpy(d, margin)``: φ as a convex cvxpy expression, the form the exact population minimiser
+  solves (:func:`bipartite.consistency.surrogate_minimizer`); cvxpy is imported when it is called;
+
+or ``None`` where a form does not exist: asking for it (:meth:`PairLoss.form`) is then a
+``ValueError`` that names the kind, never a fallback to another loss.
+
+**Adding a surrogate** is one entry in :data:`PAIR_LOSSES` (its forms, ``None`` where one does
+not exist, and ``smooth``) plus its line in the agreement test
+(``tests/test_surrogates.py::test_pair_loss_forms_agree``, which iterates over the table and checks
+the forms against each other: values on a grid, NumPy derivatives against finite differences and
+torch autograd). Every option check, the minimiser and the learners read the table
+(docs/theory.md §8.1, "Adding a surrogate").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from bipartite._utils.validation import check_option
+
+__all__ = ["PAIR_LOSSES", "PairLoss", "get_pair_loss"]
+
+#: The form names of an entry, with the words used in errors.
+FORMS = {"torch": "torch", "numpy": "NumPy", "cvxpy": "cvxpy"}
+
+
+@dataclass(frozen=True)
+class PairLoss:
+    """One pairwise surrogate ``φ(d)`` of a score difference ``d = f_i − f_j`` (i should rank
+    above j), in every form it has (docs/theory.md §8.1).
+
+    Attributes
+    ----------
+    kind : str
+        Its name (the key in :data:`PAIR_LOSSES`).
+    torch : callable ``(x, margin) -> tensor``
+        φ elementwise on a tensor.
+    numpy : callable ``(d, margin, order) -> tuple of ndarrays``, or None
+        ``(φ, φ', …)`` up to the derivative ``order`` (0, 1 or 2) on an ndarray.
+    cvxpy : callable ``(d, margin) -> cvxpy expression``, or None
+        φ as a DCP-convex expression of an affine expression ``d``.
+    smooth : bool
+        φ is twice differentiable, strictly convex and positive with ``φ → 0`` at ``+∞``: the
+        population risk may have its infimum at infinity (``infimum_attained``), and the cvxpy
+        minimiser is polished by Newton steps on the NumPy form (which a smooth entry must have).
+    missing : str
+        Why the forms that are None do not exist (quoted in the error).
+    """
+
+    kind: str
+    torch: Callable[[torch.Tensor, float], torch.Tensor]
+    numpy: Callable[[np.ndarray, float, int], tuple[np.ndarray, ...]] | None
+    cvxpy: Callable[[Any, float], Any] | None
+    smooth: bool
+    missing: str = ""
+
+    def __post_init__(self) -> None:
+        if self.smooth and self.numpy is None:
+            raise ValueError(f"The pair loss {self.kind!r} is marked smooth but has no NumPy form "
+                             "(the Newton polish needs φ' and φ'').")
+
+    def form(self, name: str) -> Callable[..., Any]:
+        """The form ``name`` ("torch", "numpy" or "cvxpy"); a ``ValueError`` naming the kind when
+        this loss has none.
+
+        >>> PAIR_LOSSES["hinge"].form("numpy")
+        Traceback (most recent call last):
+        ...
+        ValueError: The pair loss 'hinge' has no NumPy form (PAIR_LOSSES['hinge'].numpy is None): not twice differentiable (kink at d = margin).
+        """
+        check_option(name, "name", tuple(FORMS))
+        fn = getattr(self, name)
+        if fn is None:
+            raise ValueError(f"The pair loss {self.kind!r} has no {FORMS[name]} form "
+                             f"(PAIR_LOSSES[{self.kind!r}].{name} is None): {self.missing}.")
+        return fn
+
+
+# ------------------------------------------------------------------------------------------------
+# The forms
+# ------------------------------------------------------------------------------------------------
+def _logistic_torch(x: torch.Tensor, margin: float) -> torch.Tensor:
+    # log(1 + e^{-x}) = -log σ(x): logsigmoid never forms e^{-x} for very negative x (overflow)
+    # and keeps full precision for large x, where log(1 + tiny) would round to 0. softplus(-x) is
+    # *not* exact: above its threshold (20) it returns -x, losing e^{x} ≈ 2e-9 per pair in value
+    # and gradient in float64.
+    return -torch.nn.functional.logsigmoid(x)
+
+
+def _logistic_numpy(d: np.ndarray, margin: float, order: int) -> tuple[np.ndarray, ...]:
+    # φ = logaddexp(0, −d) (stable), φ' = −σ(−d) (never σ(d) − 1: cancellation), φ'' = σ(−d) σ(d)
+    from scipy.special import expit
+
+    value = np.logaddexp(0.0, -d)
+    if order == 0:
+        return (value,)
+    s = expit(-d)
+    return (value, -s) if order == 1 else (value, -s, s * expit(d))
+
+
+def _logistic_cvxpy(d: Any, margin: float) -> Any:
+    import cvxpy as cp
+
+    return cp.logistic(-d)
+
+
+def _exponential_torch(x: torch.Tensor, margin: float) -> torch.Tensor:
+    return torch.exp(-x)
+
+
+def _exponential_numpy(d: np.ndarray, margin: float, order: int) -> tuple[np.ndarray, ...]:
+    e = np.exp(-d)
+    return ((e,), (e, -e), (e, -e, e))[order]
+
+
+def _exponential_cvxpy(d: Any, margin: float) -> Any:
+    import cvxpy as cp
+
+    return cp.exp(-d)
+
+
+def _hinge_torch(x: torch.Tensor, margin: float) -> torch.Tensor:
+    return torch.relu(margin - x)
+
+
+def _hinge_cvxpy(d: Any, margin: float) -> Any:
+    import cvxpy as cp
+
+    return cp.pos(margin - d)
+
+
+def _squared_hinge_torch(x: torch.Tensor, margin: float) -> torch.Tensor:
+    return torch.relu(margin - x) ** 2
+
+
+def _squared_hinge_cvxpy(d: Any, margin: float) -> Any:
+    import cvxpy as cp
+
+    return cp.square(cp.pos(margin - d))
+
+
+#: The pair losses, one entry per kind (docs/theory.md §8.1): ``"logistic"``
+#: ``φ(d) = log(1 + e^{−d})``, ``"exponential"`` ``e^{−d}``, ``"hinge"`` ``max(0, m − d)`` and
+#: ``"squared_hinge"`` ``max(0, m − d)²`` (margin ``m``; the population minimiser uses m = 1).
+PAIR_LOSSES: dict[str, PairLoss] = {
+    "logistic": PairLoss("logistic", _logistic_torch, _logistic_numpy, _logistic_cvxpy,
+                         smooth=True),
+    "exponential": PairLoss("exponential", _exponential_torch, _exponential_numpy,
+                            _exponential_cvxpy, smooth=True),
+    "hinge": PairLoss("hinge", _hinge_torch, None, _hinge_cvxpy, smooth=False,
+                      missing="not twice differentiable (kink at d = margin)"),
+    "squared_hinge": PairLoss("squared_hinge", _squared_hinge_torch, None, _squared_hinge_cvxpy,
+                              smooth=False,
+                              missing="φ'' jumps at d = margin (not twice differentiable)"),
+}
+
+
+def get_pair_loss(kind: str, name: str = "kind") -> PairLoss:
+    """The table entry of ``kind``; an unknown kind is refused naming the argument ``name``.
+
+    >>> get_pair_loss("exponential").smooth
+    True
+    """
+    check_option(kind, name, tuple(PAIR_LOSSES))
+    return PAIR_LOSSES[kind]

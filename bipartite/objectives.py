@@ -1,0 +1,459 @@
+"""What is optimised: the :class:`Objective` value (docs/theory.md §2–§5, §13).
+
+One frozen value holds a ranking objective of the package and is validated once, in its
+constructor:
+
+* **loss aggregation** ``max Σ_k a_k AUC_k`` with mixing weights ``a`` (docs/theory.md §4);
+* **label aggregation** ``max AUC_MP`` of ``Ȳ = ψ(Y)`` (``aggregate``, label weights ``w``) with
+  costs ``costs`` (docs/theory.md §3, §5);
+* **max-min** ``max min_k AUC_k`` (docs/theory.md §13);
+* **a single label** ``max AUC_k`` (LA25 §7's "label k" rows; docs/theory.md §2.1).
+
+Everything that depends on the kind of objective is here, once: its Bayes scorer
+(:meth:`Objective.bayes`), its closed form on estimated conditionals (:meth:`Objective.plugin_scores`),
+its population value (:meth:`Objective.value`) and empirical criterion (:meth:`Objective.criterion`),
+and the low-rank pair weights of its population surrogate risk (:meth:`Objective.pair_factors`,
+docs/theory.md §9.1). The keyword forms users know (``objective="label_aggregation", aggregate=...``)
+are thin constructors: :meth:`Objective.from_spec` and :func:`as_objective`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bipartite._utils.validation import (
+    UndefinedMetricWarning,
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_group_ids,
+    check_nonnegative,
+    check_option,
+    check_problem,
+)
+from bipartite.bayes import (
+    OBJECTIVES,
+    effective_weights,
+    label_aggregation,
+    label_aggregation_scores,
+    loss_aggregation,
+)
+from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
+
+__all__ = ["OBJECTIVE_KINDS", "Objective", "as_objective", "restrict_costs"]
+
+#: The kinds of :class:`Objective`: the two objectives of multi-label bipartite ranking
+#: (:data:`bipartite.bayes.OBJECTIVES`), the max-min AUC (docs/theory.md §13) and one label alone.
+OBJECTIVE_KINDS = OBJECTIVES + ("max_min", "single_label")
+
+
+def _weights(value: ArrayLike, name: str) -> tuple[float, ...]:
+    """Non-negative finite 1-D weights with a positive entry, as a tuple."""
+    v = check_nonnegative(check_array(value, name, ndim=1), name)
+    if not np.any(v > 0):
+        raise ValueError(f"The '{name}' parameter must have a positive entry, got {v.tolist()}.")
+    return tuple(float(x) for x in v)
+
+
+def _costs(costs: Any) -> str | tuple[tuple[float, ...], ...]:
+    """A cost family name, or a square finite matrix (non-negative below the diagonal, the part
+    :func:`bipartite.labels.cost_matrix` uses) as a tuple of rows."""
+    if isinstance(costs, str):
+        return check_option(costs, "costs", COST_FAMILIES)
+    if costs is None or isinstance(costs, int | float | bool):
+        raise TypeError(f"The 'costs' parameter must be one of {list(COST_FAMILIES)} or a square "
+                        f"matrix, got {costs!r}.")
+    C = check_array(costs, "costs", ndim=2)
+    if C.shape[0] != C.shape[1]:
+        raise ValueError(f"The 'costs' matrix must be square, got shape {C.shape}.")
+    check_nonnegative(np.tril(C, -1), "costs")
+    return tuple(tuple(float(x) for x in row) for row in C)
+
+
+def restrict_costs(costs: str | ArrayLike, levels: np.ndarray, present: np.ndarray
+                   ) -> str | np.ndarray:
+    """Costs over a subset ``present`` of the sorted ``levels``: a family name as is, a user
+    (L, L) matrix restricted to the rows/columns of the present levels (docs/theory.md §3.1)."""
+    if isinstance(costs, str):
+        return costs
+    pos = np.searchsorted(levels, present)
+    return np.asarray(costs, dtype=np.float64)[np.ix_(pos, pos)]
+
+
+def _fmt(values: tuple[float, ...]) -> str:
+    return ",".join(f"{x:g}" for x in values)
+
+
+@dataclass(frozen=True)
+class Objective:
+    """A ranking objective, validated once (docs/theory.md §2–§5, §13).
+
+    Parameters
+    ----------
+    kind : {"loss_aggregation", "label_aggregation", "max_min", "single_label"}
+    a : array-like of shape (K,), optional
+        Mixing weights of loss aggregation (non-negative, a positive entry; default all ones).
+    aggregate : {"sum", "product", "or"} or callable
+        The aggregation map ψ of label aggregation (docs/theory.md §5.1).
+    w : array-like of shape (K,), optional
+        Label weights of ``aggregate="sum"`` (non-negative, a positive entry; default all ones).
+    costs : {"uniform", "linear", "squared", "gain"} or (L, L) matrix
+        Multipartite costs of label aggregation (docs/theory.md §3.1).
+    label : int, optional
+        The label (0-based) of ``kind="single_label"``.
+
+    Each option is refused, naming it, by the kinds that do not use it. Arrays are stored as
+    tuples, so the value is hashable and compares by content. The number of labels K is not
+    known here: :meth:`check_labels` compares ``a``, ``w`` and ``label`` with it at use.
+
+    >>> Objective("label_aggregation", aggregate="product").name
+    'label_aggregation[product]'
+    >>> Objective("loss_aggregation", w=[1.0, 2.0])
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'w' parameter is not used with objective='loss_aggregation' (it is the label weights of label aggregation), got [1.0, 2.0].
+    """
+
+    kind: str = "loss_aggregation"
+    a: tuple[float, ...] | None = None
+    aggregate: str | Callable[[np.ndarray], float] = "sum"
+    w: tuple[float, ...] | None = None
+    costs: str | tuple[tuple[float, ...], ...] = "linear"
+    label: int | None = None
+
+    def __post_init__(self) -> None:
+        check_option(self.kind, "kind", OBJECTIVE_KINDS)
+        set_ = object.__setattr__
+        if not callable(self.aggregate):
+            check_option(self.aggregate, "aggregate", AGGREGATES)
+        set_(self, "costs", _costs(self.costs))
+        unused = {"a": ("the mixing weights of loss aggregation", self.a is not None),
+                  "w": ("the label weights of label aggregation", self.w is not None),
+                  "aggregate": ("the aggregation map of label aggregation",
+                                not (isinstance(self.aggregate, str) and self.aggregate == "sum")),
+                  "costs": ("the costs of label aggregation", self.costs != "linear"),
+                  "label": ("the label of objective='single_label'", self.label is not None)}
+        uses = {"loss_aggregation": ("a",), "label_aggregation": ("aggregate", "w", "costs"),
+                "max_min": (), "single_label": ("label",)}[self.kind]
+        for name, (what, given) in unused.items():
+            if given and name not in uses:
+                value = getattr(self, name)
+                value = list(value) if isinstance(value, tuple) else value
+                hint = ("; max-min chooses its weights itself: the max-min point, or in the "
+                        "learners the fitted a_ (plug-in) or dro_weights_ (pairwise), "
+                        "docs/theory.md §13.6" if self.kind == "max_min" else "")
+                raise ValueError(f"The '{name}' parameter is not used with "
+                                 f"objective={self.kind!r} (it is {what}{hint}), got {value!r}.")
+        if self.a is not None:
+            set_(self, "a", _weights(self.a, "a"))
+        if self.w is not None:
+            if self.aggregate != "sum":
+                raise ValueError("The 'w' parameter is only used with aggregate='sum' for label "
+                                 f"aggregation, got aggregate={self.aggregate!r}.")
+            set_(self, "w", _weights(self.w, "w"))
+        if self.kind == "single_label":
+            k = self.label
+            if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 0:
+                raise ValueError(f"The 'label' parameter must be a non-negative int (0-based "
+                                 f"label index), got {k!r}.")
+            set_(self, "label", int(k))
+
+    # -- thin constructors -------------------------------------------------------------------
+    @classmethod
+    def from_spec(cls, objective: str = "loss_aggregation", *, a: ArrayLike | None = None,
+                  aggregate: str | Callable[[np.ndarray], float] = "sum",
+                  w: ArrayLike | None = None, costs: str | ArrayLike = "linear",
+                  label: int | None = None) -> Objective:
+        """The keyword form of the functions and learners: ``objective="loss_aggregation"``,
+        ``"label_aggregation"``, ``"max_min"`` or ``"single_label"``, with its options.
+
+        >>> Objective.from_spec("loss_aggregation", a=[1, 0]).a
+        (1.0, 0.0)
+        """
+        check_option(objective, "objective", OBJECTIVE_KINDS)
+        return cls(objective, a=a, aggregate=aggregate, w=w, costs=costs, label=label)
+
+    # -- what the kind decides ---------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """A short name for tables and figures: the kind, its non-default options in brackets;
+        a single label is ``label_<k+1>`` (1-based, as LA25 §7).
+
+        >>> Objective("loss_aggregation", a=[1, 2]).name, Objective("single_label", label=0).name
+        ('loss_aggregation[a=1,2]', 'label_1')
+        """
+        if self.kind == "single_label":
+            return f"label_{self.label + 1}"
+        opts = []
+        if self.a is not None:
+            opts.append(f"a={_fmt(self.a)}")
+        if self.aggregate != "sum":
+            opts.append(getattr(self.aggregate, "__name__", "callable")
+                        if callable(self.aggregate) else self.aggregate)
+        if self.w is not None:
+            opts.append(f"w={_fmt(self.w)}")
+        if self.costs != "linear":
+            opts.append(self.costs if isinstance(self.costs, str) else "costs=matrix")
+        return self.kind + (f"[{';'.join(opts)}]" if opts else "")
+
+    @property
+    def uses_priors(self) -> bool:
+        """Whether the Bayes scorer depends on the priors π: every kind but label aggregation,
+        whose Bayes scorer depends on the conditionals only (docs/theory.md §5); loss aggregation
+        and a single label through ``α_k = a_k / (π_k (1 − π_k))`` (§4), max-min through the
+        AUC_k normalisations (§13)."""
+        return self.kind != "label_aggregation"
+
+    @property
+    def needs_joint(self) -> bool:
+        """Whether the plug-in closed form needs the conditional joint ``P(Y = v | x)`` and not
+        only the marginals η (label aggregation by product or or: ``f* = P(Ȳ = 1 | x)``,
+        docs/theory.md §5.2)."""
+        return self.kind == "label_aggregation" and self.aggregate in ("product", "or")
+
+    @property
+    def binary_aggregate(self) -> bool:
+        """Label aggregation to a binary ``Ȳ`` (product or or)."""
+        return self.needs_joint
+
+    @property
+    def linear_costs(self) -> bool:
+        return isinstance(self.costs, str) and self.costs == "linear"
+
+    def check_labels(self, K: int) -> None:
+        """Refuse ``a``, ``w`` or ``label`` that do not fit K labels."""
+        for name in ("a", "w"):
+            v = getattr(self, name)
+            if v is not None and len(v) != K:
+                raise ValueError(f"The '{name}' parameter must have shape ({K},) (one entry per "
+                                 f"label), got shape ({len(v)},).")
+        if self.label is not None and self.label >= K:
+            raise ValueError(f"The 'label' parameter must be below the number of labels K = {K}, "
+                             f"got {self.label}.")
+
+    def mixing_weights(self, K: int) -> np.ndarray | None:
+        """The weights ``a`` of the objective as loss aggregation (a single label: the unit
+        vector; loss aggregation: ``a`` or None for ones); None for the other kinds."""
+        self.check_labels(K)
+        if self.kind == "single_label":
+            return np.eye(K)[self.label]
+        return None if self.a is None else np.asarray(self.a)
+
+    def _label_options(self) -> dict[str, Any]:
+        costs = self.costs if isinstance(self.costs, str) else np.asarray(self.costs)
+        w = None if self.w is None else np.asarray(self.w)
+        return {"aggregate": self.aggregate, "w": w, "costs": costs}
+
+    def _no_linear_form(self, what: str) -> ValueError:
+        return ValueError(
+            f"The objective {self.kind!r} has no {what}: min_k AUC_k is not linear in the win "
+            "matrix (docs/theory.md §13); use loss aggregation with chosen weights "
+            "(bipartite.pareto.balanced_weights) or bipartite.pareto.max_min_point.")
+
+    # -- population --------------------------------------------------------------------------
+    def bayes(self, problem: FiniteProblem) -> np.ndarray:
+        """The Bayes-optimal scorer on a finite problem (docs/theory.md §4, §5, §13).
+
+        :func:`bipartite.bayes.loss_aggregation` (``f* = Σ α_k η_k``; a single label: ``α_k η_k``),
+        :func:`bipartite.bayes.label_aggregation` (which raises
+        :class:`~bipartite.bayes.NotRepresentableError` when the Bayes preference is cyclic), or
+        for max-min the scores of :func:`bipartite.pareto.max_min_point` (a Pareto-optimal weak
+        order maximising ``min_k AUC_k``; no closed form, docs/theory.md §13.1).
+
+        >>> from bipartite.population import FiniteProblem
+        >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
+        >>> Objective().bayes(P).round(3).tolist()
+        [4.433, 2.9]
+        """
+        check_problem(problem)
+        if self.kind == "label_aggregation":
+            return label_aggregation(problem, **self._label_options())
+        if self.kind == "max_min":
+            from bipartite.pareto import max_min_point
+
+            return max_min_point(problem).scores
+        return loss_aggregation(problem.eta, problem.pi, self.mixing_weights(problem.K))
+
+    def plugin_scores(self, eta: ArrayLike | None, pi: ArrayLike, *,
+                      joint: ArrayLike | None = None) -> np.ndarray:
+        """The closed-form Bayes scorer applied to estimated conditionals (the plug-in route,
+        docs/theory.md §9.5, §10.2): ``loss_aggregation(eta, pi, a)`` or
+        ``label_aggregation_scores(eta, joint, ...)`` (``joint`` needed when :attr:`needs_joint`).
+
+        >>> Objective().plugin_scores([[0.9, 0.0], [0.0, 0.5]], pi=[0.5, 0.1]).round(3).tolist()
+        [3.6, 5.556]
+        """
+        if self.kind == "max_min":
+            raise self._no_linear_form("closed-form scorer")
+        if self.kind == "label_aggregation":
+            return np.asarray(label_aggregation_scores(eta=eta, joint=joint,
+                                                       **self._label_options()))
+        K = len(np.atleast_1d(np.asarray(pi)))
+        return np.asarray(loss_aggregation(eta, pi, self.mixing_weights(K)))
+
+    def pair_factors(self, problem: FiniteProblem) -> tuple[np.ndarray, np.ndarray]:
+        """Low-rank factors ``W = X Yᵀ`` of the objective's population pair weights,
+        ``objective(f) = Σ_ij W_ij S_ij`` (docs/theory.md §3, §4, §9.1).
+
+        * loss aggregation (a single label: ``a = e_k``): ``X[:, k] = α_k p η_k`` and
+          ``Y[:, k] = p (1 − η_k)`` with ``α = effective_weights(π, a)``;
+        * label aggregation: ``X = p q`` and ``Y = (p q) Cᵀ / Z``
+          (:meth:`FiniteProblem.multipartite_pair_factors`), so that ``Σ W ⊙ S = AUC_MP``.
+
+        Raises ``ValueError`` for a label with prior 0 or 1, a constant aggregated label, or
+        max-min (not linear in ``S``).
+        """
+        check_problem(problem)
+        if self.kind == "max_min":
+            raise self._no_linear_form("pair weights")
+        if self.kind == "label_aggregation":
+            factors = problem.multipartite_pair_factors(**self._label_options())
+            if factors is None:
+                raise ValueError(
+                    "The multipartite AUC is undefined: the aggregated label is almost surely "
+                    "constant (or no pair of levels has a positive cost), so label aggregation "
+                    "has no objective.")
+            return factors
+        p = problem.mass[:, None]
+        alpha = effective_weights(problem.pi, self.mixing_weights(problem.K))
+        E = problem.eta
+        return alpha * p * E, p * (1.0 - E)
+
+    def value(self, problem: FiniteProblem, scores: ArrayLike) -> float:
+        """The population objective of a scorer, ties ½ and self-pairs included: ``Σ_k a_k AUC_k``
+        (``a`` defaults to 1; not normalised), ``AUC_MP``, ``min_k AUC_k`` or ``AUC_k``
+        (docs/theory.md §2.2, §3.2, §4, §13).
+
+        >>> from bipartite.population import FiniteProblem
+        >>> P = FiniteProblem.from_eta([0.5, 0.5], [[0.9, 0.2], [0.1, 0.6]])
+        >>> round(Objective().value(P, [0.0, 0.0]), 6)  # a constant scorer: ½ per label
+        1.0
+        """
+        check_problem(problem)
+        if self.kind == "label_aggregation":
+            return float(problem.multipartite_auc(scores, **self._label_options()))
+        aucs = problem.auc(scores)
+        if self.kind == "max_min":
+            return float(np.min(aucs))
+        a = self.mixing_weights(problem.K)
+        return float(aucs @ (np.ones(problem.K) if a is None else a))
+
+    # -- data --------------------------------------------------------------------------------
+    def criterion(self, Y: ArrayLike, scores: ArrayLike, *, qid: ArrayLike | None = None) -> float:
+        """The objective's AUC criterion on labelled data, in [0, 1] (docs/theory.md §10.1).
+
+        * loss aggregation: ``Σ_k a_k AUC_k / Σ_k a_k`` over the labels with a comparable pair;
+        * label aggregation: the multipartite AUC of ``Ȳ = ψ(Y)`` with the costs;
+        * max-min: ``min_k AUC_k`` over the labels with a comparable pair; a single label: AUC_k.
+
+        With ``qid`` (query ids) only pairs within a query count and every query weighs the same
+        (:func:`bipartite.metrics.group_auc` with ``weighting="uniform"``; for label aggregation
+        the mean of the per-query AUC_MP, each query's costs restricted to its levels). Ties
+        count ½. NaN with :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
+
+        >>> Y = [[0, 0], [1, 0], [0, 1], [1, 1]]
+        >>> round(Objective().criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
+        0.875
+        >>> round(Objective("max_min").criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
+        0.75
+        """
+        from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
+
+        Y = check_binary(Y, "Y", ndim=(1, 2))
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        s = check_array(scores, "scores", ndim=1)
+        check_consistent_length(Y=Y, scores=s)
+        g = None
+        if qid is not None:
+            q = check_group_ids(qid, "qid", allow_empty=True)
+            check_consistent_length(scores=s, qid=q)
+            g = np.unique(q, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        K = Y.shape[1]
+        if self.kind == "label_aggregation":
+            return self._multipartite_criterion(Y, s, g, multipartite_auc)
+        if self.kind == "max_min":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UndefinedMetricWarning)
+                aucs = (multilabel_auc(Y, s) if g is None else np.array(
+                    [group_auc(Y[:, k], s, g, weighting="uniform") for k in range(K)]))
+            if not np.isfinite(aucs).any():
+                warnings.warn("No label has a comparable pair: the max-min criterion is "
+                              "undefined.", UndefinedMetricWarning, stacklevel=2)
+                return float("nan")
+            return float(np.nanmin(aucs))
+        a = self.mixing_weights(K)
+        a = np.ones(K) if a is None else a
+        if g is None:
+            defined = (Y.min(axis=0) < Y.max(axis=0)) & (a > 0)
+        else:
+            n_pos = np.stack([np.bincount(g, Y[:, k]) for k in range(K)], axis=1)
+            n_all = np.bincount(g)[:, None]
+            defined = np.any((n_pos > 0) & (n_pos < n_all), axis=0) & (a > 0)
+        if not defined.any():
+            warnings.warn(
+                "No label with positive weight has a comparable pair: the criterion is undefined.",
+                UndefinedMetricWarning, stacklevel=2)
+            return float("nan")
+        if g is None:
+            aucs = multilabel_auc(Y[:, defined], s)
+        else:
+            aucs = np.array([group_auc(Y[:, k], s, g, weighting="uniform")
+                             for k in np.flatnonzero(defined)])
+        return float(np.dot(a[defined], aucs) / a[defined].sum())
+
+    def _multipartite_criterion(self, Y: np.ndarray, s: np.ndarray, g: np.ndarray | None,
+                                multipartite_auc: Callable[..., float]) -> float:
+        opts = self._label_options()
+        ybar = aggregate_labels(Y, opts["aggregate"], opts["w"])
+        if g is None:
+            return float(multipartite_auc(ybar, s, costs=opts["costs"]))
+        levels = np.unique(ybar)
+        per_group = []
+        order = np.argsort(g, kind="stable")
+        for members in np.split(order, np.flatnonzero(np.diff(g[order])) + 1):
+            present = np.unique(ybar[members])
+            if len(present) > 1:
+                c = restrict_costs(opts["costs"], levels, present)
+                per_group.append(multipartite_auc(ybar[members], s[members], costs=c))
+        if not per_group:
+            warnings.warn(
+                "No group holds two levels of the aggregated label: the criterion is undefined.",
+                UndefinedMetricWarning, stacklevel=3)
+            return float("nan")
+        return float(np.mean(per_group))
+
+
+_DEFAULTS = {"a": None, "aggregate": "sum", "w": None, "costs": "linear", "label": None}
+
+
+def as_objective(objective: Objective | str = "loss_aggregation", **spec: Any) -> Objective:
+    """An :class:`Objective` from either form that the package's functions accept: an
+    ``Objective`` as is, or the keyword form ``objective="…", a=…, aggregate=…, w=…, costs=…``
+    (:meth:`Objective.from_spec`). With an ``Objective``, the keywords must keep their defaults
+    (two descriptions of one objective are refused).
+
+    >>> as_objective("label_aggregation", aggregate="or") == Objective("label_aggregation", aggregate="or")
+    True
+    """
+    unknown = sorted(set(spec) - set(_DEFAULTS))
+    if unknown:
+        raise TypeError(f"Unknown objective option(s) {unknown}; the options are "
+                        f"{sorted(_DEFAULTS)}.")
+    if isinstance(objective, Objective):
+        for name, value in spec.items():
+            default = _DEFAULTS[name]
+            if not (value is default or (isinstance(value, str) and value == default)):
+                raise ValueError(f"The '{name}' parameter must be left at its default when "
+                                 f"'objective' is an Objective ({objective.name}), got {value!r}.")
+        return objective
+    return Objective.from_spec(objective, **spec)
