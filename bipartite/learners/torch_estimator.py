@@ -103,14 +103,16 @@ def one_of(*options: str) -> ParamCheck:
     return check
 
 
-def in_range(low: float, high: float, *, high_closed: bool = False) -> ParamCheck:
-    """A real number in ``[low, high)`` (``[low, high]`` with ``high_closed``)."""
+def in_range(low: float, high: float, *, low_closed: bool = True,
+             high_closed: bool = False) -> ParamCheck:
+    """A real number in ``[low, high)`` (the ends closed or open as asked)."""
     def check(value: Any, name: str) -> float:
         ok = isinstance(value, Real) and not isinstance(value, bool | np.bool_)
-        ok = ok and low <= value and (value <= high if high_closed else value < high)
+        ok = ok and (low <= value if low_closed else low < value)
+        ok = ok and (value <= high if high_closed else value < high)
         if not ok:
-            raise ValueError(f"The '{name}' parameter must be in [{low:g}, {high:g}"
-                             f"{']' if high_closed else ')'}, got {value!r}.")
+            raise ValueError(f"The '{name}' parameter must be in {'[' if low_closed else '('}"
+                             f"{low:g}, {high:g}{']' if high_closed else ')'}, got {value!r}.")
         return float(value)
     return check
 
