@@ -348,11 +348,7 @@ class ListwiseMLP(TorchEstimator):
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores of the rows of ``X`` (n, d) -> (n,); higher ranks first."""
         self._check_fitted("net_")
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"The 'X' parameter must have {self.n_features_in_} features, got {X.shape[1]}."
-            )
+        X = self._validate_features(X)
         with self._predicting("net_") as device, torch.no_grad():
             Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
                                  device=device)

@@ -265,6 +265,14 @@ class LabelRankingMLP(TorchEstimator):
 
     _param_checks = {"loss": one_of(*_LOSSES), "num_pairs": optional(positive(integer=True))}
 
+    def __sklearn_tags__(self):
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags()  # transform: the feature layer (RLSEP §3.4)
+        tags.target_tags.multi_output = True
+        return tags
+
     # -- helpers ------------------------------------------------------------------------------
 
     def _loss_fn(self, scores, target, gen):
@@ -339,11 +347,7 @@ class LabelRankingMLP(TorchEstimator):
     def _features(self, X: ArrayLike, device: torch.device) -> torch.Tensor:
         import torch
 
-        Xa = check_array(X, "X", ndim=2)
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(f"The 'X' parameter must have {self.n_features_in_} columns, "
-                             f"got {Xa.shape[1]}.")
-        return torch.as_tensor(Xa, device=device)
+        return torch.as_tensor(self._validate_features(X), device=device)
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Label scores ``f(x)``, shape (n, K); larger = more important."""

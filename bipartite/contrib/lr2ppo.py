@@ -173,11 +173,7 @@ def _features(est: TorchEstimator, X: ArrayLike, device: torch.device) -> torch.
     """The rows of ``X`` as a float64 tensor on ``device``, with ``est``'s number of columns."""
     import torch
 
-    Xa = check_array(X, "X", ndim=2)
-    if Xa.shape[1] != est.n_features_in_:
-        raise ValueError(f"The 'X' parameter must have {est.n_features_in_} columns, "
-                         f"got {Xa.shape[1]}.")
-    return torch.as_tensor(Xa, device=device)
+    return torch.as_tensor(est._validate_features(X), device=device)
 
 
 class RelevanceRegressor(TorchEstimator):

@@ -279,11 +279,7 @@ class MultiTaskMLP(TorchEstimator):
     # -- predict ------------------------------------------------------------------------------
     def _forward(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray | None]:
         self._check_fitted("model_")
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"The 'X' parameter must have {self.n_features_in_} features, got {X.shape[1]}."
-            )
+        X = self._validate_features(X)
         with self._predicting("model_") as device, torch.no_grad():
             Z = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
                                 device=device)

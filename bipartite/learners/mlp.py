@@ -10,7 +10,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.utils.validation import check_is_fitted
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
@@ -564,7 +563,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         available here; ``est.set_params(device="cpu")`` and refit, or set ``device_ = "cpu"``),
         ``predict_batch_size`` rows at a time.
         """
-        check_is_fitted(self, "net_")
+        self._check_fitted("net_")
         X = self._validate_X(X, reset=False)
         with self._predicting("net_") as dev:
             # the stored network stays on the CPU (portable pickles); a copy goes to the device

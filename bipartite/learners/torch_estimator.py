@@ -52,6 +52,7 @@ from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 from bipartite._utils.torch import n_threads, resolve_device, torch_threads
 from bipartite._utils.validation import (
+    check_array,
     check_option,
     check_positive,
     check_random_state,
@@ -194,6 +195,11 @@ class TorchEstimator(BaseEstimator):
         "weight_decay": positive(allow_zero=True),
     }
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True  # every torch estimator here learns from a target
+        return tags
+
     @classmethod
     def _all_param_checks(cls) -> dict[str, ParamCheck]:
         checks: dict[str, ParamCheck] = {}
@@ -227,6 +233,17 @@ class TorchEstimator(BaseEstimator):
     def _check_fitted(self, attribute: str) -> None:
         if not hasattr(self, attribute):
             raise NotFittedError(f"This {type(self).__name__} is not fitted yet; call fit first.")
+
+    def _validate_features(self, X: Any) -> np.ndarray:
+        """``X`` (n, d) as float64 with the fitted number of features ``d = n_features_in_``
+        (the one check of prediction inputs; scikit-learn's wording follows the package's)."""
+        Xa = check_array(X, "X", ndim=2)
+        if Xa.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"The 'X' parameter must have {self.n_features_in_} columns, got {Xa.shape[1]} "
+                f"(X has {Xa.shape[1]} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input).")
+        return Xa
 
     @contextlib.contextmanager
     def _predicting(self, attribute: str) -> Iterator[torch.device]:

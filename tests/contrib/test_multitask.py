@@ -132,5 +132,5 @@ def test_bad_data_raises():
     with pytest.raises(RuntimeError, match="not fitted"):
         MultiTaskMLP(tasks=3).predict_proba(X)
     model = MultiTaskMLP(tasks=3, epochs=1, random_state=0, device="cpu").fit(X, Y)
-    with pytest.raises(ValueError, match="must have 4 features, got 3"):
+    with pytest.raises(ValueError, match="'X' parameter must have 4 columns, got 3"):
         model.predict_proba(X[:, :3])
