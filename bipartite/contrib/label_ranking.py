@@ -16,12 +16,11 @@ Three pieces of RLSEP (Dari et al.):
 
 The ranked and unranked metrics of RLSEP §5.3 are in :mod:`bipartite.ranked_metrics`.
 
-torch is imported lazily: ``import bipartite.contrib.label_ranking`` does not load it.
+The estimators derive from :class:`bipartite.learners.TorchEstimator` (device, threads, seeding
+and parameter checks).
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,9 +37,6 @@ from bipartite._utils.validation import (
 )
 from bipartite.learners.nets import make_mlp, minibatches, split_head
 from bipartite.learners.torch_estimator import TorchEstimator, fitted, one_of, optional, positive
-
-if TYPE_CHECKING:
-    import torch
 
 __all__ = [
     "LabelRankingMLP",
@@ -344,24 +340,19 @@ class LabelRankingMLP(TorchEstimator):
                 total += float(loss.detach()) * len(idx)
             self.loss_curve_.append(total / len(Xt))
 
-    def _features(self, X: ArrayLike, device: torch.device) -> torch.Tensor:
-        import torch
-
-        return torch.as_tensor(self._validate_features(X), device=device)
-
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Label scores ``f(x)``, shape (n, K); larger = more important."""
         import torch
 
         with self._predicting("body_") as dev, torch.no_grad():
-            return self._forward(self._features(X, dev)).cpu().numpy()
+            return self._forward(self._feature_tensor(X, dev)).cpu().numpy()
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """The last hidden layer ``f_feat(x)`` (RLSEP §3.4), shape (n, hidden[-1])."""
         import torch
 
         with self._predicting("body_") as dev, torch.no_grad():
-            return self.body_(self._features(X, dev)).cpu().numpy()
+            return self.body_(self._feature_tensor(X, dev)).cpu().numpy()
 
     def predict_ranking(self, X: ArrayLike) -> np.ndarray:
         """Label indices sorted by decreasing score, shape (n, K) (ties: lower index first)."""

@@ -169,13 +169,6 @@ def _check_pairs(pairs: ArrayLike, n: int, name: str = "pairs") -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # stage 1: the base actor
 # --------------------------------------------------------------------------------------------------
-def _features(est: TorchEstimator, X: ArrayLike, device: torch.device) -> torch.Tensor:
-    """The rows of ``X`` as a float64 tensor on ``device``, with ``est``'s number of columns."""
-    import torch
-
-    return torch.as_tensor(est._validate_features(X), device=device)
-
-
 class RelevanceRegressor(TorchEstimator):
     """Stage 1 of LR2PPO: an MLP scorer regressed on graded relevance with SmoothL1 (Eq. 3).
 
@@ -241,7 +234,7 @@ class RelevanceRegressor(TorchEstimator):
         import torch
 
         with self._predicting("net_") as dev, torch.no_grad():
-            return self.net_(_features(self, X, dev))[:, 0].cpu().numpy()
+            return self.net_(self._feature_tensor(X, dev))[:, 0].cpu().numpy()
 
 
 def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike, *, margin: float = 1.0,
@@ -378,7 +371,7 @@ class PairRewardModel(TorchEstimator):
         import torch
 
         with self._predicting("net_") as dev, torch.no_grad():
-            a, b = _features(self, X_first, dev), _features(self, X_second, dev)
+            a, b = self._feature_tensor(X_first, dev), self._feature_tensor(X_second, dev)
             if a.shape != b.shape:
                 raise ValueError(f"The 'X_first' and 'X_second' parameters must have the same "
                                  f"shape, got {tuple(a.shape)} and {tuple(b.shape)}.")
@@ -704,4 +697,4 @@ class LR2PPO(TorchEstimator):
         import torch
 
         with self._predicting("net_") as dev, torch.no_grad():
-            return self.net_(_features(self, X, dev))[:, 0].cpu().numpy()
+            return self.net_(self._feature_tensor(X, dev))[:, 0].cpu().numpy()

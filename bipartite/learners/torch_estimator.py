@@ -245,6 +245,12 @@ class TorchEstimator(BaseEstimator):
                 f"{self.n_features_in_} features as input).")
         return Xa
 
+    def _feature_tensor(self, X: Any, device: torch.device) -> torch.Tensor:
+        """:meth:`_validate_features` of ``X`` as a float64 tensor on ``device``."""
+        import torch
+
+        return torch.as_tensor(self._validate_features(X), device=device)
+
     @contextlib.contextmanager
     def _predicting(self, attribute: str) -> Iterator[torch.device]:
         """The start of every prediction: the estimator must be fitted (have ``attribute``); the
