@@ -172,9 +172,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
         Stop after this many epochs without improvement of the validation criterion.
     device : "auto", any torch device string ("cpu", "cuda", "cuda:1", "mps", ...) or a
         ``torch.device``. "auto" picks CUDA when available (the one resolver of every torch
-        estimator, :class:`bipartite.learners.TorchEstimator`). A device that is not available here (no CUDA, a CUDA
-        index beyond ``torch.cuda.device_count()``, MPS off) is refused at fit with a
-        ``ValueError`` naming it. Training, and later ``decision_function``/``predict``, run on
+        estimator, :class:`bipartite.learners.TorchEstimator`). A device that is not available
+        here (no CUDA, a CUDA index beyond ``torch.cuda.device_count()``, MPS off) is refused at
+        fit with a ``ValueError`` naming it. Training, and later ``decision_function``/``predict``, run on
         this device (the fitted one is ``device_``); the network is kept on the CPU between
         calls, so a fitted ranker pickles and loads anywhere.
     predict_batch_size : int

@@ -428,3 +428,43 @@ def test_unfitted_prediction_is_refused(entry):
         entry.scores(entry.build())
     with pytest.raises(RuntimeError, match="not fitted"):
         entry.scores(entry.build())
+
+
+# ---------------------------------------------------------------------------------------------
+# the base itself
+# ---------------------------------------------------------------------------------------------
+def test_parameter_tables_merge_along_the_class_hierarchy():
+    """A subclass's table adds to its bases' and overrides them; every check runs at fit."""
+    from bipartite.learners.torch_estimator import in_range, positive
+
+    class Toy(TorchEstimator):
+        _param_checks = {"lr": in_range(0, 1), "margin": positive()}
+
+        def __init__(self, lr=0.5, margin=1.0, epochs=1, device="cpu", n_jobs=None,
+                     random_state=None):
+            self.lr, self.margin, self.epochs = lr, margin, epochs
+            self.device, self.n_jobs, self.random_state = device, n_jobs, random_state
+
+    checks = Toy._all_param_checks()
+    assert {"device", "n_jobs", "random_state", "epochs", "margin"} <= set(checks)
+    Toy()._check_params()
+    for params, match in [({"lr": 1.5}, r"'lr' parameter must be in \[0, 1\), got 1\.5"),
+                          ({"margin": -1.0}, r"'margin' parameter .*got -1\.0"),
+                          ({"epochs": 0}, r"'epochs' parameter .*got 0"),
+                          ({"device": "tpu"}, r"'device' parameter .*'tpu'")]:
+        with pytest.raises(ValueError, match=match):
+            Toy(**params)._check_params()
+
+
+def test_one_seeding_scheme():
+    """random_state -> one numpy Generator; torch seeds are its next draws, in the order asked
+    (the weights' seed first, then a torch.Generator's): the scheme every estimator follows."""
+    from bipartite.learners.nets import torch_seed
+    from bipartite.learners.torch_estimator import TorchFit
+
+    fit = TorchFit(device=torch.device("cpu"), rng=np.random.default_rng(7))
+    ref = np.random.default_rng(7)
+    assert fit.torch_seed() == torch_seed(ref)
+    gen = fit.torch_generator()
+    assert gen.initial_seed() == torch_seed(ref)
+    assert fit.rng.random() == ref.random()  # the numpy stream continues in step
