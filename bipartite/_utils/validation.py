@@ -76,11 +76,19 @@ def check_array(
     ValueError: The 'y_score' parameter must be 1-dimensional, got an array of shape (1, 1).
     """
     try:
-        arr = np.asarray(x, dtype=dtype)
+        arr = np.asarray(x)
+        # complex -> real would silently drop the imaginary parts
+        if arr.dtype.kind == "c" and dtype is not None and np.dtype(dtype).kind in "biuf":
+            arr = None
+        elif dtype is not None:
+            arr = arr.astype(dtype, copy=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(
             f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
         ) from None
+    if arr is None:
+        raise InvalidParameterError(
+            f"The '{name}' parameter must hold real numbers, got complex values.")
     if any(st < 0 for st in arr.strides):
         arr = arr.copy()  # a negative-stride view (x[::-1]) is valid input; torch cannot wrap it
     if ndim is not None:

@@ -25,7 +25,6 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
-from torch import nn
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
@@ -39,6 +38,7 @@ from bipartite._utils.validation import (
     check_real,
 )
 from bipartite.learners.nets import make_mlp
+from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
 
 __all__ = [
     "AP_LOSSES",
@@ -61,13 +61,9 @@ _TRANSFORMS = ("tanh", "none")
 
 def _check_loss_options(loss: str, delta: float, rho: float, tau: float) -> None:
     check_option(loss, "loss", AP_LOSSES)
-    for name, value, allow_zero in (("delta", delta, False), ("rho", rho, True),
-                                    ("tau", tau, False)):
-        ok = isinstance(value, (int, float)) and np.isfinite(value) and (
-            value >= 0 if allow_zero else value > 0)
-        if not ok:
-            raise ValueError(f"The '{name}' parameter must be a finite number "
-                             f"{'>= 0' if allow_zero else '> 0'}, got {value!r}.")
+    check_positive(delta, "delta")
+    check_positive(rho, "rho", allow_zero=True)
+    check_positive(tau, "tau")
 
 
 def _loss_value(scores: torch.Tensor, labels: torch.Tensor, where: torch.Tensor, loss: str,
@@ -230,25 +226,120 @@ def vanishing_shares(
 # ----------------------------------------------------------------------------------------------
 
 
-class ListwiseMLP:
-    """A fitted MLP scorer returned by :func:`train_listwise_mlp`.
+class ListwiseMLP(TorchEstimator):
+    """MLP scorer trained listwise with an AP surrogate or the pairwise logistic loss
+    (docs/theory.md §8, §11; HAP-VR).
 
-    ``decision_function(X)`` gives the scores (shape (n,)); ``history_`` holds per-step loss and,
-    when tracked, the vanishing shares; ``epoch_history_`` per-epoch evaluation.
+    Each query is one list; ``queries_per_batch`` queries are padded to the longest one and the
+    loss gets the ``where`` mask (padded items take part in no pair). Queries without a positive or
+    without a negative hold no ranking pair and are left out of training. Inputs are standardised.
+
+    Losses (from :mod:`bipartite.surrogates`):
+
+    * ``"quadlinear_ap"`` — QuadLinear-AP (HAP-VR Eq. 11–12) with ``delta``, ``rho``;
+    * ``"smooth_ap"`` — Smooth-AP with temperature ``tau``;
+    * ``"pairwise_logistic"`` — mean over the batch's positive–negative pairs of
+      ``log(1 + e^{−(s_pos − s_neg)})``.
+
+    ``score_transform="tanh"`` (default) squashes scores into (−1, 1), the range of the cosine
+    similarities HAP-VR ranks, so that δ and τ keep their meaning (an unbounded scorer could
+    rescale its scores and make any fixed τ or δ arbitrarily small or large).
+
+    Parameters
+    ----------
+    loss : {"quadlinear_ap", "smooth_ap", "pairwise_logistic"}
+    delta, rho, tau : loss options (δ > 0, ρ >= 0, τ > 0).
+    hidden : tuple of int; score_transform : {"tanh", "none"}.
+    epochs, queries_per_batch, lr, weight_decay : training settings (AdamW).
+    track_every : int
+        Every ``track_every`` optimisation steps record :func:`vanishing_shares` of the current
+        batch (with ``vanish_threshold``, in (0, 1)); 0 disables.
+    device : "auto" (CUDA when available), a torch device string or a ``torch.device``.
+    n_jobs : int or None — torch CPU threads during fit and prediction (None = 1, -1 = all cores).
+    random_state : None, int or Generator — seeds initialisation and batch order; with an int the
+        fit is deterministic on CPU.
+
+    Attributes
+    ----------
+    net_, mean_, scale_, device_, n_features_in_; ``history_`` holds per-step loss and, when
+    tracked, the vanishing shares; ``epoch_history_`` the per-epoch evaluation of ``eval_set``.
+
+    >>> data = make_retrieval(10, seed=0)
+    >>> model = ListwiseMLP(epochs=1, random_state=0).fit(data.X, data.y, data.qid)
+    >>> model.decision_function(data.X[:3]).shape
+    (3,)
     """
 
-    def __init__(self, net: nn.Module, mean: np.ndarray, scale: np.ndarray, transform: str,
-                 device: torch.device, history: dict, epoch_history: list[dict],
-                 n_jobs: int | None = None):
-        self.net_ = net
+    _param_checks = {
+        "loss": one_of(*AP_LOSSES),
+        "delta": positive(),
+        "rho": positive(allow_zero=True),
+        "tau": positive(),
+        "score_transform": one_of(*_TRANSFORMS),
+        "queries_per_batch": positive(integer=True),
+        "track_every": positive(integer=True, allow_zero=True),
+        "vanish_threshold": in_range(0, 1, low_closed=False),
+    }
+
+    def __init__(
+        self,
+        *,
+        loss: str = "quadlinear_ap",
+        delta: float = 0.05,
+        rho: float = 1.0,
+        tau: float = 0.01,
+        hidden: tuple[int, ...] = (64, 32),
+        score_transform: str = "tanh",
+        epochs: int = 30,
+        queries_per_batch: int = 16,
+        lr: float = 1e-3,
+        weight_decay: float = 1e-4,
+        track_every: int = 0,
+        vanish_threshold: float = 1e-2,
+        device: str = "auto",
+        n_jobs: int | None = None,
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self.loss = loss
+        self.delta = delta
+        self.rho = rho
+        self.tau = tau
+        self.hidden = hidden
+        self.score_transform = score_transform
+        self.epochs = epochs
+        self.queries_per_batch = queries_per_batch
+        self.lr = lr
+        self.weight_decay = weight_decay
+        self.track_every = track_every
+        self.vanish_threshold = vanish_threshold
+        self.device = device
         self.n_jobs = n_jobs
-        self.mean_ = mean
-        self.scale_ = scale
-        self.score_transform = transform
-        self.device_ = device
-        self.history_ = history
-        self.epoch_history_ = epoch_history
-        self.n_features_in_ = len(mean)
+        self.random_state = random_state
+
+    def fit(self, X: ArrayLike, y: ArrayLike, qid: ArrayLike | None = None, *,
+            eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None) -> ListwiseMLP:
+        """Fit on features ``X`` (n, d), binary ``y`` (n,) and query ids ``qid`` (n,) (None:
+        all rows form one list).
+
+        ``eval_set=(X, y, qid)`` is evaluated after every epoch with :func:`ranking_report`
+        (stored in ``epoch_history_``; no early stopping: the comparison is at a fixed budget).
+        """
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            X = check_array(X, "X", ndim=2)
+            y = check_binary(y, "y")
+            q = (np.zeros(len(y), dtype=np.int64) if qid is None
+                 else check_group_ids(qid, "qid", allow_empty=True))
+            check_consistent_length(X=X, y=y, qid=q)
+            _, inv = np.unique(q, return_inverse=True)
+            n_pos = np.bincount(inv, weights=y)
+            n_all = np.bincount(inv)
+            keep = (n_pos > 0) & (n_pos < n_all)
+            if not keep.any():
+                raise ValueError("No query has both a positive and a negative item: nothing to "
+                                 "rank.")
+            lists = _padded_queries(q, keep)
+            self._train(X, y, lists, eval_set, fit.device, fit.torch_seed(), fit.rng)
+        return self
 
     def _scores_tensor(self, Xt: torch.Tensor) -> torch.Tensor:
         out = self.net_(Xt)[..., 0]
@@ -256,21 +347,68 @@ class ListwiseMLP:
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Scores of the rows of ``X`` (n, d) -> (n,); higher ranks first."""
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"The 'X' parameter must have {self.n_features_in_} features, got {X.shape[1]}."
-            )
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
-                             device=self.device_)
-        from bipartite._utils.torch import torch_threads as _torch_threads
-
-        self.net_.eval()
-        with torch.no_grad(), _torch_threads(self.n_jobs):
+        self._check_fitted("net_")
+        X = self._validate_features(X)
+        with self._predicting("net_") as device, torch.no_grad():
+            Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
+                                 device=device)
+            self.net_.eval()
             return self._scores_tensor(Xt).double().cpu().numpy()
 
     predict = decision_function
 
+    def _train(self, X: np.ndarray, y: np.ndarray, lists: list[np.ndarray],
+               eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None, dev: torch.device,
+               seed: int, rng: np.random.Generator) -> None:
+        """The training loop of :meth:`fit` (inputs validated)."""
+        loss, delta, rho, tau = self.loss, self.delta, self.rho, self.tau
+        track_every, qpb = int(self.track_every), int(self.queries_per_batch)
+        mean = X.mean(axis=0)
+        scale = X.std(axis=0)
+        self.mean_, self.scale_ = mean, np.where(scale > 0, scale, 1.0)
+        self.n_features_in_ = X.shape[1]
+        Xt = torch.as_tensor((X - mean) / self.scale_, dtype=torch.float32, device=dev)
+        yt = torch.as_tensor(y, dtype=torch.float32, device=dev)
+
+        net = self.net_ = make_mlp(X.shape[1], self.hidden, 1, seed=seed).to(dev)
+        opt = torch.optim.AdamW(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+        history: dict[str, list[float]] = {"step": [], "loss": []}
+        if track_every:
+            history.update(misranked=[], vanish_surrogate=[], vanish_full=[])
+        self.history_, self.epoch_history_ = history, []
+        step = 0
+        for epoch in range(int(self.epochs)):
+            net.train()
+            perm = rng.permutation(len(lists))
+            for start in range(0, len(perm), qpb):
+                idx = torch.as_tensor(_pad([lists[i] for i in perm[start:start + qpb]]),
+                                      device=dev)
+                where = idx >= 0
+                safe = idx.clamp(min=0)
+                scores = self._scores_tensor(Xt[safe])
+                labels = torch.where(where, yt[safe], torch.zeros_like(yt[safe]))
+                value = _loss_value(scores, labels, where, loss, delta, rho, tau)
+                opt.zero_grad(set_to_none=True)
+                value.backward()
+                opt.step()
+                step += 1
+                history["step"].append(step)
+                history["loss"].append(value.item())
+                if track_every and step % track_every == 0:
+                    v = vanishing_shares(scores.detach(), labels, loss=loss, where=where,
+                                         delta=delta, rho=rho, tau=tau,
+                                         threshold=self.vanish_threshold)
+                    history["misranked"].append(v["misranked"])
+                    history["vanish_surrogate"].append(v["surrogate"])
+                    history["vanish_full"].append(v["full"])
+                elif track_every:
+                    for key in ("misranked", "vanish_surrogate", "vanish_full"):
+                        history[key].append(float("nan"))
+            if eval_set is not None:
+                Xe, ye, qe = eval_set
+                rep = ranking_report(ye, self.decision_function(Xe), qe)
+                self.epoch_history_.append({"epoch": epoch + 1, "step": step, **rep})
+        net.eval()
 
 def _padded_queries(qid: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
     """Row indices of each kept query, in order of first appearance."""
@@ -312,139 +450,30 @@ def train_listwise_mlp(
 ) -> ListwiseMLP:
     """Train an MLP scorer with an AP surrogate or the pairwise logistic loss (docs/theory.md §8, §11).
 
-    Each query is one list; ``queries_per_batch`` queries are padded to the longest one and the
-    loss gets the ``where`` mask (padded items take part in no pair). Queries without a positive or
-    without a negative hold no ranking pair and are left out of training. Inputs are standardised.
-
-    Losses (from :mod:`bipartite.surrogates`):
-
-    * ``"quadlinear_ap"`` — QuadLinear-AP (HAP-VR Eq. 11–12) with ``delta``, ``rho``;
-    * ``"smooth_ap"`` — Smooth-AP with temperature ``tau``;
-    * ``"pairwise_logistic"`` — mean over the batch's positive–negative pairs of
-      ``log(1 + e^{−(s_pos − s_neg)})``.
-
-    ``score_transform="tanh"`` (default) squashes scores into (−1, 1), the range of the cosine
-    similarities HAP-VR ranks, so that δ and τ keep their meaning (an unbounded scorer could
-    rescale its scores and make any fixed τ or δ arbitrarily small or large).
+    ``ListwiseMLP(**options).fit(X, y, qid, eval_set=eval_set)``: see :class:`ListwiseMLP` for
+    the losses and the options.
 
     Parameters
     ----------
     X : array-like (n, d); y : array-like (n,) binary; qid : array-like (n,) query ids.
     eval_set : (X, y, qid), optional — evaluated after every epoch with :func:`ranking_report`
         (stored in ``epoch_history_``; no early stopping: the comparison is at a fixed budget).
-    track_every : int
-        Every ``track_every`` optimisation steps record :func:`vanishing_shares` of the current
-        batch (with ``vanish_threshold``); 0 disables.
-    device : "auto" (CUDA when available) or a torch device string.
-    n_jobs : int or None — torch CPU threads during training (None = 1, -1 = all cores).
-    random_state : None, int or Generator — seeds initialisation and batch order; with an int the
-        fit is deterministic on CPU.
 
     Returns
     -------
-    ListwiseMLP
+    ListwiseMLP (fitted)
 
     >>> data = make_retrieval(10, seed=0)
     >>> model = train_listwise_mlp(data.X, data.y, data.qid, epochs=1, random_state=0)
     >>> model.decision_function(data.X[:3]).shape
     (3,)
     """
-    from bipartite._utils.torch import resolve_device as _resolve_device
-    from bipartite._utils.torch import torch_threads as _torch_threads
-
-    _check_loss_options(loss, delta, rho, tau)
-    check_option(score_transform, "score_transform", _TRANSFORMS)
-    X = check_array(X, "X", ndim=2)
-    y = check_binary(y, "y")
-    q = check_group_ids(qid, "qid", allow_empty=True)
-    check_consistent_length(X=X, y=y, qid=q)
-    for name, value in (("epochs", epochs), ("queries_per_batch", queries_per_batch)):
-        if not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"The '{name}' parameter must be a positive int, got {value!r}.")
-    if not isinstance(track_every, (int, np.integer)) or track_every < 0:
-        raise ValueError(f"The 'track_every' parameter must be an int >= 0, got {track_every!r}.")
-    check_positive(lr, "lr")
-    check_positive(weight_decay, "weight_decay", allow_zero=True)
-    hidden = tuple(hidden)
-    if not hidden or any(not isinstance(h, (int, np.integer)) or h < 1 for h in hidden):
-        raise ValueError(f"The 'hidden' parameter must be a tuple of positive ints, got {hidden!r}.")
-
-    _, inv = np.unique(q, return_inverse=True)
-    n_pos = np.bincount(inv, weights=y)
-    n_all = np.bincount(inv)
-    keep = (n_pos > 0) & (n_pos < n_all)
-    if not keep.any():
-        raise ValueError("No query has both a positive and a negative item: nothing to rank.")
-    lists = _padded_queries(q, keep)
-
-    rng = check_random_state(random_state, "random_state")
-    seed = int(rng.integers(2**31 - 1))
-    dev = _resolve_device(device)
-    with _torch_threads(n_jobs):
-        return _train(X, y, lists, loss=loss, delta=delta, rho=rho, tau=tau, hidden=hidden,
-                      score_transform=score_transform, epochs=epochs,
-                      queries_per_batch=queries_per_batch, lr=lr, weight_decay=weight_decay,
-                      eval_set=eval_set, track_every=track_every,
-                      vanish_threshold=vanish_threshold, dev=dev, seed=seed, rng=rng,
-                      n_jobs=n_jobs)
-
-
-def _train(X: np.ndarray, y: np.ndarray, lists: list[np.ndarray], *, loss: str, delta: float,
-           rho: float, tau: float, hidden: tuple[int, ...], score_transform: str, epochs: int,
-           queries_per_batch: int, lr: float, weight_decay: float,
-           eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None,
-           track_every: int, vanish_threshold: float, dev: torch.device, seed: int,
-           rng: np.random.Generator, n_jobs: int | None) -> ListwiseMLP:
-    """The training loop of :func:`train_listwise_mlp` (inputs validated)."""
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale = np.where(scale > 0, scale, 1.0)
-    Xt = torch.as_tensor((X - mean) / scale, dtype=torch.float32, device=dev)
-    yt = torch.as_tensor(y, dtype=torch.float32, device=dev)
-
-    net = make_mlp(X.shape[1], hidden, 1, seed=seed).to(dev)
-    model = ListwiseMLP(net, mean, scale, score_transform, dev, {}, [], n_jobs)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
-    history: dict[str, list[float]] = {"step": [], "loss": []}
-    if track_every:
-        history.update(misranked=[], vanish_surrogate=[], vanish_full=[])
-    epoch_history: list[dict] = []
-    step = 0
-    for epoch in range(epochs):
-        net.train()
-        perm = rng.permutation(len(lists))
-        for start in range(0, len(perm), queries_per_batch):
-            idx = torch.as_tensor(_pad([lists[i] for i in perm[start:start + queries_per_batch]]),
-                                  device=dev)
-            where = idx >= 0
-            safe = idx.clamp(min=0)
-            scores = model._scores_tensor(Xt[safe])
-            labels = torch.where(where, yt[safe], torch.zeros_like(yt[safe]))
-            value = _loss_value(scores, labels, where, loss, delta, rho, tau)
-            opt.zero_grad(set_to_none=True)
-            value.backward()
-            opt.step()
-            step += 1
-            history["step"].append(step)
-            history["loss"].append(value.item())
-            if track_every and step % track_every == 0:
-                v = vanishing_shares(scores.detach(), labels, loss=loss, where=where, delta=delta,
-                                     rho=rho, tau=tau, threshold=vanish_threshold)
-                history["misranked"].append(v["misranked"])
-                history["vanish_surrogate"].append(v["surrogate"])
-                history["vanish_full"].append(v["full"])
-            elif track_every:
-                for key in ("misranked", "vanish_surrogate", "vanish_full"):
-                    history[key].append(float("nan"))
-        if eval_set is not None:
-            Xe, ye, qe = eval_set
-            rep = ranking_report(ye, model.decision_function(Xe), qe)
-            epoch_history.append({"epoch": epoch + 1, "step": step, **rep})
-    net.eval()
-    model.history_ = history
-    model.epoch_history_ = epoch_history
-    return model
-
+    model = ListwiseMLP(loss=loss, delta=delta, rho=rho, tau=tau, hidden=hidden,
+                        score_transform=score_transform, epochs=epochs,
+                        queries_per_batch=queries_per_batch, lr=lr, weight_decay=weight_decay,
+                        track_every=track_every, vanish_threshold=vanish_threshold,
+                        device=device, n_jobs=n_jobs, random_state=random_state)
+    return model.fit(X, y, qid, eval_set=eval_set)
 
 # ----------------------------------------------------------------------------------------------
 # Evaluation and data

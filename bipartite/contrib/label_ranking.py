@@ -16,33 +16,27 @@ Three pieces of RLSEP (Dari et al.):
 
 The ranked and unranked metrics of RLSEP §5.3 are in :mod:`bipartite.ranked_metrics`.
 
-torch is imported lazily: ``import bipartite.contrib.label_ranking`` does not load it.
+The estimators derive from :class:`bipartite.learners.TorchEstimator` (device, threads, seeding
+and parameter checks).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator
 from sklearn.utils import Bunch
 
-from bipartite._utils.torch import resolve_device, torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
     check_nonnegative,
-    check_option,
     check_positive,
     check_random_state,
     check_tolerance,
 )
-from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
-
-if TYPE_CHECKING:
-    import torch
+from bipartite.learners.nets import make_mlp, minibatches, split_head
+from bipartite.learners.torch_estimator import TorchEstimator, fitted, one_of, optional, positive
 
 __all__ = [
     "LabelRankingMLP",
@@ -200,22 +194,9 @@ def make_ranked_labels(
 
 
 # --------------------------------------------------------------------------------------------------
-# torch helpers (shared with bipartite.contrib.lr2ppo)
-# --------------------------------------------------------------------------------------------------
-
-
-
-
-
-
-
-
-
-
-# --------------------------------------------------------------------------------------------------
 # the label-ranking scorer
 # --------------------------------------------------------------------------------------------------
-class LabelRankingMLP(BaseEstimator):
+class LabelRankingMLP(TorchEstimator):
     """MLP label scorer ``f(x) in R^K`` trained with CE, BCE, LSEP or RLSEP (RLSEP §3–§4).
 
     Losses (docs/theory.md §8, §11):
@@ -241,7 +222,9 @@ class LabelRankingMLP(BaseEstimator):
     num_pairs : int or None
         Size ``t`` of the random pair subset in LSEP/RLSEP (None: all pairs).
     random_state : None, int or numpy Generator
-    device : "auto", "cpu", "cuda", ...
+    device : "auto", "cpu", "cuda", ... or a ``torch.device``
+    n_jobs : int or None
+        torch CPU threads during fit and prediction (None = 1, -1 = all cores).
 
     Examples
     --------
@@ -263,6 +246,7 @@ class LabelRankingMLP(BaseEstimator):
         num_pairs: int | None = None,
         random_state: int | np.random.Generator | None = None,
         device: str = "auto",
+        n_jobs: int | None = None,
     ) -> None:
         self.loss = loss
         self.hidden = hidden
@@ -273,20 +257,19 @@ class LabelRankingMLP(BaseEstimator):
         self.num_pairs = num_pairs
         self.random_state = random_state
         self.device = device
+        self.n_jobs = n_jobs
+
+    _param_checks = {"loss": one_of(*_LOSSES), "num_pairs": optional(positive(integer=True))}
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import TransformerTags
+
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags()  # transform: the feature layer (RLSEP §3.4)
+        tags.target_tags.multi_output = True
+        return tags
 
     # -- helpers ------------------------------------------------------------------------------
-    def _check_params(self) -> tuple[int, ...]:
-        check_option(self.loss, "loss", _LOSSES)
-        hidden = check_hidden(self.hidden)
-        check_positive(self.epochs, "epochs", integer=True)
-        check_positive(self.batch_size, "batch_size", integer=True)
-        check_positive(self.lr, "lr")
-        if not np.isfinite(self.weight_decay) or self.weight_decay < 0:
-            raise ValueError(
-                f"The 'weight_decay' parameter must be >= 0, got {self.weight_decay!r}.")
-        if self.num_pairs is not None:
-            check_positive(self.num_pairs, "num_pairs", integer=True)
-        return hidden
 
     def _loss_fn(self, scores, target, gen):
         import torch.nn.functional as F
@@ -324,25 +307,22 @@ class LabelRankingMLP(BaseEstimator):
 
         from bipartite.ranked_metrics import check_ranks
 
-        hidden = self._check_params()
-        Xa = check_array(X, "X", ndim=2)
-        R = check_ranks(ranks)
-        check_consistent_length(X=Xa, ranks=R)
-        rng = check_random_state(self.random_state, "random_state")
-        dev = resolve_device(self.device)
-        self.n_features_in_, self.n_labels_ = Xa.shape[1], R.shape[1]
-        body, head = split_head(make_mlp(Xa.shape[1], hidden, R.shape[1], seed=torch_seed(rng), dtype=torch.float64))
-        self.body_, self.head_ = body.to(dev), head.to(dev)
-        self.device_ = dev
-        gen = torch.Generator(device=dev)
-        gen.manual_seed(torch_seed(rng))
-        Xt = torch.as_tensor(Xa, device=dev)
-        Rt = torch.as_tensor(R.astype(np.float64), device=dev)
-        params = list(self.body_.parameters()) + list(self.head_.parameters())
-        opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
-        self.loss_curve_ = []
-        with torch_threads(1):
-            self._train(Xt, Rt, opt, gen, rng)
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            Xa = check_array(X, "X", ndim=2)
+            R = check_ranks(ranks)
+            check_consistent_length(X=Xa, ranks=R)
+            dev = fit.device
+            self.n_features_in_, self.n_labels_ = Xa.shape[1], R.shape[1]
+            body, head = split_head(make_mlp(Xa.shape[1], self.hidden, R.shape[1],
+                                             seed=fit.torch_seed(), dtype=torch.float64))
+            self.body_, self.head_ = body.to(dev), head.to(dev)
+            gen = fit.torch_generator()  # the pair subsets of LSEP/RLSEP
+            Xt = torch.as_tensor(Xa, device=dev)
+            Rt = torch.as_tensor(R.astype(np.float64), device=dev)
+            params = list(self.body_.parameters()) + list(self.head_.parameters())
+            opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
+            self.loss_curve_ = []
+            self._train(Xt, Rt, opt, gen, fit.rng)
         return self
 
     def _train(self, Xt, Rt, opt, gen, rng) -> None:
@@ -360,32 +340,19 @@ class LabelRankingMLP(BaseEstimator):
                 total += float(loss.detach()) * len(idx)
             self.loss_curve_.append(total / len(Xt))
 
-    def _check_fitted_X(self, X: ArrayLike) -> torch.Tensor:
-        import torch
-
-        if not hasattr(self, "body_"):
-            raise RuntimeError("This LabelRankingMLP is not fitted yet; call fit first.")
-        Xa = check_array(X, "X", ndim=2)
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(f"The 'X' parameter must have {self.n_features_in_} columns, "
-                             f"got {Xa.shape[1]}.")
-        return torch.as_tensor(Xa, device=self.device_)
-
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Label scores ``f(x)``, shape (n, K); larger = more important."""
         import torch
 
-        Xt = self._check_fitted_X(X)
-        with torch.no_grad():
-            return self._forward(Xt).cpu().numpy()
+        with self._predicting("body_") as dev, torch.no_grad():
+            return self._forward(self._feature_tensor(X, dev)).cpu().numpy()
 
     def transform(self, X: ArrayLike) -> np.ndarray:
         """The last hidden layer ``f_feat(x)`` (RLSEP §3.4), shape (n, hidden[-1])."""
         import torch
 
-        Xt = self._check_fitted_X(X)
-        with torch.no_grad():
-            return self.body_(Xt).cpu().numpy()
+        with self._predicting("body_") as dev, torch.no_grad():
+            return self.body_(self._feature_tensor(X, dev)).cpu().numpy()
 
     def predict_ranking(self, X: ArrayLike) -> np.ndarray:
         """Label indices sorted by decreasing score, shape (n, K) (ties: lower index first)."""
@@ -395,7 +362,7 @@ class LabelRankingMLP(BaseEstimator):
 # --------------------------------------------------------------------------------------------------
 # label selection: the threshold network of RLSEP §3.4
 # --------------------------------------------------------------------------------------------------
-class ThresholdNetwork(BaseEstimator):
+class ThresholdNetwork(TorchEstimator):
     """Per-instance, per-label thresholds for label selection (RLSEP §3.4; Li et al. 2017).
 
     With a fitted scorer ``f`` and its feature layer ``f_feat``, a small MLP
@@ -430,6 +397,7 @@ class ThresholdNetwork(BaseEstimator):
         weight_decay: float = 1e-5,
         random_state: int | np.random.Generator | None = None,
         device: str = "auto",
+        n_jobs: int | None = None,
     ) -> None:
         self.ranker = ranker
         self.hidden = hidden
@@ -439,37 +407,33 @@ class ThresholdNetwork(BaseEstimator):
         self.weight_decay = weight_decay
         self.random_state = random_state
         self.device = device
+        self.n_jobs = n_jobs
+
+    _param_checks = {"ranker": fitted(LabelRankingMLP, "body_")}
 
     def fit(self, X: ArrayLike, Y: ArrayLike) -> ThresholdNetwork:
         """Fit ``g`` on features ``X`` (n, d) and binary relevance ``Y`` (n, K)."""
         import torch
         import torch.nn.functional as F
 
-        hidden = check_hidden(self.hidden)
-        check_positive(self.epochs, "epochs", integer=True)
-        check_positive(self.batch_size, "batch_size", integer=True)
-        check_positive(self.lr, "lr")
-        if not isinstance(self.ranker, LabelRankingMLP) or not hasattr(self.ranker, "body_"):
-            raise ValueError("The 'ranker' parameter must be a fitted LabelRankingMLP, "
-                             f"got {self.ranker!r}.")
-        Yb = check_binary(Y, "Y", ndim=2)
-        feats = self.ranker.transform(X)
-        scores = self.ranker.decision_function(X)
-        check_consistent_length(X=feats, Y=Yb)
-        if Yb.shape[1] != self.ranker.n_labels_:
-            raise ValueError(f"The 'Y' parameter must have {self.ranker.n_labels_} columns, "
-                             f"got {Yb.shape[1]}.")
-        rng = check_random_state(self.random_state, "random_state")
-        dev = resolve_device(self.device)
-        body, head = split_head(make_mlp(feats.shape[1], hidden, Yb.shape[1], seed=torch_seed(rng), dtype=torch.float64))
-        self.body_, self.head_, self.device_ = body.to(dev), head.to(dev), dev
-        Ft = torch.as_tensor(feats, device=dev)
-        St = torch.as_tensor(scores, device=dev)
-        Yt = torch.as_tensor(Yb, device=dev)
-        params = list(self.body_.parameters()) + list(self.head_.parameters())
-        opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
-        self.loss_curve_ = []
-        with torch_threads(1):
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            Yb = check_binary(Y, "Y", ndim=2)
+            feats = self.ranker.transform(X)
+            scores = self.ranker.decision_function(X)
+            check_consistent_length(X=feats, Y=Yb)
+            if Yb.shape[1] != self.ranker.n_labels_:
+                raise ValueError(f"The 'Y' parameter must have {self.ranker.n_labels_} columns, "
+                                 f"got {Yb.shape[1]}.")
+            rng, dev = fit.rng, fit.device
+            body, head = split_head(make_mlp(feats.shape[1], self.hidden, Yb.shape[1],
+                                             seed=fit.torch_seed(), dtype=torch.float64))
+            self.body_, self.head_ = body.to(dev), head.to(dev)
+            Ft = torch.as_tensor(feats, device=dev)
+            St = torch.as_tensor(scores, device=dev)
+            Yt = torch.as_tensor(Yb, device=dev)
+            params = list(self.body_.parameters()) + list(self.head_.parameters())
+            opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
+            self.loss_curve_ = []
             for _ in range(int(self.epochs)):
                 total = 0.0
                 for idx in minibatches(len(Yb), int(self.batch_size), rng):
@@ -489,11 +453,10 @@ class ThresholdNetwork(BaseEstimator):
         """Thresholds ``g(f_feat(x))``, shape (n, K)."""
         import torch
 
-        if not hasattr(self, "body_"):
-            raise RuntimeError("This ThresholdNetwork is not fitted yet; call fit first.")
-        feats = torch.as_tensor(self.ranker.transform(X), device=self.device_)
-        with torch.no_grad():
-            return self.head_(self.body_(feats)).cpu().numpy()
+        self._check_fitted("body_")
+        feats = self.ranker.transform(X)
+        with self._predicting("body_") as dev, torch.no_grad():
+            return self.head_(self.body_(torch.as_tensor(feats, device=dev))).cpu().numpy()
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Selected labels ``1[f_j(x) > g_j(x)]``, shape (n, K), float64 in {0, 1}."""

@@ -45,20 +45,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator
 
-from bipartite._utils.torch import resolve_device, torch_threads
+from bipartite._utils.torch import torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,
     check_group_ids,
     check_nonnegative,
-    check_option,
     check_positive,
     check_random_state,
     check_real,
 )
-from bipartite.learners.nets import check_hidden, make_mlp, minibatches, split_head, torch_seed
+from bipartite.learners.nets import make_mlp, minibatches, split_head
+from bipartite.learners.torch_estimator import (
+    TorchEstimator,
+    boolean,
+    finite,
+    fitted,
+    one_of,
+    positive,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -163,32 +169,7 @@ def _check_pairs(pairs: ArrayLike, n: int, name: str = "pairs") -> np.ndarray:
 # --------------------------------------------------------------------------------------------------
 # stage 1: the base actor
 # --------------------------------------------------------------------------------------------------
-class _TorchModel(BaseEstimator):
-    """Shared fit-time plumbing: parameter checks, device, input checks."""
-
-    def _common_checks(self) -> tuple[int, ...]:
-        hidden = check_hidden(self.hidden)
-        check_positive(self.epochs, "epochs", integer=True)
-        check_positive(self.batch_size, "batch_size", integer=True)
-        check_positive(self.lr, "lr")
-        if not np.isfinite(self.weight_decay) or self.weight_decay < 0:
-            raise ValueError(
-                f"The 'weight_decay' parameter must be >= 0, got {self.weight_decay!r}.")
-        return hidden
-
-    def _X(self, X: ArrayLike) -> torch.Tensor:
-        import torch
-
-        if not hasattr(self, "device_"):
-            raise RuntimeError(f"This {type(self).__name__} is not fitted yet; call fit first.")
-        Xa = check_array(X, "X", ndim=2)
-        if Xa.shape[1] != self.n_features_in_:
-            raise ValueError(f"The 'X' parameter must have {self.n_features_in_} columns, "
-                             f"got {Xa.shape[1]}.")
-        return torch.as_tensor(Xa, device=self.device_)
-
-
-class RelevanceRegressor(_TorchModel):
+class RelevanceRegressor(TorchEstimator):
     """Stage 1 of LR2PPO: an MLP scorer regressed on graded relevance with SmoothL1 (Eq. 3).
 
     ``L(p) = 0.5 (p - y)² / β`` if ``|p - y| < β`` else ``|p - y| - 0.5 β`` (torch's
@@ -202,9 +183,12 @@ class RelevanceRegressor(_TorchModel):
     True
     """
 
+    _param_checks = {"beta": positive()}
+
     def __init__(self, *, hidden: tuple[int, ...] = (64,), beta: float = 0.3, epochs: int = 15,
                  batch_size: int = 64, lr: float = 1e-3, weight_decay: float = 1e-2,
-                 random_state: int | np.random.Generator | None = None, device: str = "auto") -> None:
+                 random_state: int | np.random.Generator | None = None, device: str = "auto",
+                 n_jobs: int | None = None) -> None:
         self.hidden = hidden
         self.beta = beta
         self.epochs = epochs
@@ -213,27 +197,26 @@ class RelevanceRegressor(_TorchModel):
         self.weight_decay = weight_decay
         self.random_state = random_state
         self.device = device
+        self.n_jobs = n_jobs
 
     def fit(self, X: ArrayLike, relevance: ArrayLike) -> RelevanceRegressor:
         """Fit on features ``X`` (n, d) and graded relevance (n,) (e.g. 0, 1, 2)."""
         import torch
         import torch.nn.functional as F
 
-        hidden = self._common_checks()
-        check_positive(self.beta, "beta")
-        Xa = check_array(X, "X", ndim=2)
-        y = check_array(relevance, "relevance", ndim=1)
-        check_consistent_length(X=Xa, relevance=y)
-        rng = check_random_state(self.random_state, "random_state")
-        dev = resolve_device(self.device)
-        self.n_features_in_, self.device_ = Xa.shape[1], dev
-        body, head = split_head(make_mlp(Xa.shape[1], hidden, 1, seed=torch_seed(rng), dtype=torch.float64))
-        self.net_ = torch.nn.Sequential(body, head).to(dev)
-        Xt, yt = torch.as_tensor(Xa, device=dev), torch.as_tensor(y, device=dev)
-        opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
-                                weight_decay=self.weight_decay)
-        self.loss_curve_ = []
-        with torch_threads(1):
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            Xa = check_array(X, "X", ndim=2)
+            y = check_array(relevance, "relevance", ndim=1)
+            check_consistent_length(X=Xa, relevance=y)
+            rng, dev = fit.rng, fit.device
+            self.n_features_in_ = Xa.shape[1]
+            body, head = split_head(make_mlp(Xa.shape[1], self.hidden, 1, seed=fit.torch_seed(),
+                                             dtype=torch.float64))
+            self.net_ = torch.nn.Sequential(body, head).to(dev)
+            Xt, yt = torch.as_tensor(Xa, device=dev), torch.as_tensor(y, device=dev)
+            opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
+                                    weight_decay=self.weight_decay)
+            self.loss_curve_ = []
             for _ in range(int(self.epochs)):
                 total = 0.0
                 for idx in minibatches(len(Xa), int(self.batch_size), rng):
@@ -250,9 +233,8 @@ class RelevanceRegressor(_TorchModel):
         """Relevance scores, shape (n,)."""
         import torch
 
-        Xt = self._X(X)
-        with torch.no_grad():
-            return self.net_(Xt)[:, 0].cpu().numpy()
+        with self._predicting("net_") as dev, torch.no_grad():
+            return self.net_(self._feature_tensor(X, dev))[:, 0].cpu().numpy()
 
 
 def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike, *, margin: float = 1.0,
@@ -294,7 +276,7 @@ def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike,
     dev = tuned.device_
     Xt, Pt = torch.as_tensor(Xa, device=dev), torch.as_tensor(P, device=dev)
     opt = torch.optim.AdamW(tuned.net_.parameters(), lr=lr, weight_decay=weight_decay)
-    with torch_threads(1):
+    with torch_threads(tuned.n_jobs):  # the actor's thread policy
         for _ in range(int(epochs)):
             for idx in minibatches(len(P), int(batch_size), rng):
                 pp = Pt[torch.as_tensor(idx, device=dev)]
@@ -316,7 +298,7 @@ def _pair_input(x1, x2):
     return torch.cat([x1, x2, x1 - x2], dim=-1)
 
 
-class PairRewardModel(_TorchModel):
+class PairRewardModel(TorchEstimator):
     """Stage 2 of LR2PPO: reward of an ordered pair, trained with the margin loss of Eq. 4.
 
     ``R(x_first, x_second) = MLP([x_first, x_second, x_first - x_second])``; for a partial-order
@@ -334,9 +316,12 @@ class PairRewardModel(_TorchModel):
     True
     """
 
+    _param_checks = {"margin": positive()}
+
     def __init__(self, *, hidden: tuple[int, ...] = (64,), margin: float = 1.0, epochs: int = 15,
                  batch_size: int = 256, lr: float = 1e-3, weight_decay: float = 1e-2,
-                 random_state: int | np.random.Generator | None = None, device: str = "auto") -> None:
+                 random_state: int | np.random.Generator | None = None, device: str = "auto",
+                 n_jobs: int | None = None) -> None:
         self.hidden = hidden
         self.margin = margin
         self.epochs = epochs
@@ -345,6 +330,7 @@ class PairRewardModel(_TorchModel):
         self.weight_decay = weight_decay
         self.random_state = random_state
         self.device = device
+        self.n_jobs = n_jobs
 
     def fit(self, X: ArrayLike, pairs: ArrayLike) -> PairRewardModel:
         """Fit on features ``X`` (n, d) and partial-order pairs (P, 2), preferred item first."""
@@ -352,21 +338,19 @@ class PairRewardModel(_TorchModel):
 
         from bipartite.surrogates import margin_ranking_loss
 
-        hidden = self._common_checks()
-        check_positive(self.margin, "margin")
-        Xa = check_array(X, "X", ndim=2)
-        P = _check_pairs(pairs, len(Xa))
-        rng = check_random_state(self.random_state, "random_state")
-        dev = resolve_device(self.device)
-        self.n_features_in_, self.device_ = Xa.shape[1], dev
-        body, head = split_head(make_mlp(3 * Xa.shape[1], hidden, 1, seed=torch_seed(rng), dtype=torch.float64))
-        self.net_ = torch.nn.Sequential(body, head).to(dev)
-        Xt = torch.as_tensor(Xa, device=dev)
-        Pt = torch.as_tensor(P, device=dev)
-        opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
-                                weight_decay=self.weight_decay)
-        self.loss_curve_ = []
-        with torch_threads(1):
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            Xa = check_array(X, "X", ndim=2)
+            P = _check_pairs(pairs, len(Xa))
+            rng, dev = fit.rng, fit.device
+            self.n_features_in_ = Xa.shape[1]
+            body, head = split_head(make_mlp(3 * Xa.shape[1], self.hidden, 1,
+                                             seed=fit.torch_seed(), dtype=torch.float64))
+            self.net_ = torch.nn.Sequential(body, head).to(dev)
+            Xt = torch.as_tensor(Xa, device=dev)
+            Pt = torch.as_tensor(P, device=dev)
+            opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
+                                    weight_decay=self.weight_decay)
+            self.loss_curve_ = []
             for _ in range(int(self.epochs)):
                 total = 0.0
                 for idx in minibatches(len(P), int(self.batch_size), rng):
@@ -386,11 +370,11 @@ class PairRewardModel(_TorchModel):
         """``R(x_first, x_second)`` row by row, shape (P,)."""
         import torch
 
-        a, b = self._X(X_first), self._X(X_second)
-        if a.shape != b.shape:
-            raise ValueError(f"The 'X_first' and 'X_second' parameters must have the same shape, "
-                             f"got {tuple(a.shape)} and {tuple(b.shape)}.")
-        with torch.no_grad():
+        with self._predicting("net_") as dev, torch.no_grad():
+            a, b = self._feature_tensor(X_first, dev), self._feature_tensor(X_second, dev)
+            if a.shape != b.shape:
+                raise ValueError(f"The 'X_first' and 'X_second' parameters must have the same "
+                                 f"shape, got {tuple(a.shape)} and {tuple(b.shape)}.")
             return self.net_(_pair_input(a, b))[:, 0].cpu().numpy()
 
     def accuracy(self, X: ArrayLike, pairs: ArrayLike) -> float:
@@ -495,7 +479,7 @@ def partial_order_policy_loss(p1: torch.Tensor, p2: torch.Tensor, advantage: tor
     return -(r_prime * A.abs()).mean()                                # Eq. 9
 
 
-class LR2PPO(_TorchModel):
+class LR2PPO(TorchEstimator):
     """Stage 3 of LR2PPO: PPO with the partial-order ratio (paper Eq. 5-11, Algorithm B.1).
 
     See the module docstring for the MDP. Per iteration: ``n_trajs`` states (pairs of one query,
@@ -555,6 +539,7 @@ class LR2PPO(_TorchModel):
         weight_decay: float = 1e-2,
         random_state: int | np.random.Generator | None = None,
         device: str = "auto",
+        n_jobs: int | None = None,
     ) -> None:
         self.actor = actor
         self.reward_model = reward_model
@@ -575,34 +560,30 @@ class LR2PPO(_TorchModel):
         self.weight_decay = weight_decay
         self.random_state = random_state
         self.device = device
+        self.n_jobs = n_jobs
 
-    def _check_params(self) -> None:
-        if not isinstance(self.actor, RelevanceRegressor) or not hasattr(self.actor, "net_"):
-            raise ValueError(f"The 'actor' parameter must be a fitted RelevanceRegressor, "
-                             f"got {self.actor!r}.")
-        if not isinstance(self.reward_model, PairRewardModel) or not hasattr(self.reward_model,
-                                                                             "net_"):
-            raise ValueError(f"The 'reward_model' parameter must be a fitted PairRewardModel, "
-                             f"got {self.reward_model!r}.")
+    _param_checks = {
+        "actor": fitted(RelevanceRegressor, "net_"),
+        "reward_model": fitted(PairRewardModel, "net_"),
+        "kl_placement": one_of("reward", "loss"),
+        "ratio": one_of("partial", "original"),
+        "margin": positive(),
+        "clip": positive(),
+        "c1": positive(allow_zero=True),
+        "c2": positive(allow_zero=True),
+        "c3": positive(allow_zero=True),
+        "delta": finite,
+        "sample_actions": boolean,
+        "n_iters": positive(integer=True),
+        "n_trajs": positive(integer=True),
+        "n_epochs": positive(integer=True),
+    }
+
+    def _check_param_relations(self) -> None:
         if self.actor.n_features_in_ != self.reward_model.n_features_in_:
             raise ValueError("The 'actor' and 'reward_model' parameters must use the same "
                              f"features, got {self.actor.n_features_in_} and "
                              f"{self.reward_model.n_features_in_} columns.")
-        check_option(self.kl_placement, "kl_placement", ("reward", "loss"))
-        check_option(self.ratio, "ratio", ("partial", "original"))
-        check_positive(self.margin, "margin")
-        check_positive(self.clip, "clip")
-        for name in ("c1", "c2", "c3", "weight_decay"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v) \
-                    or v < 0:
-                raise ValueError(f"The '{name}' parameter must be a finite number >= 0, "
-                                 f"got {v!r}.")
-        if not np.isfinite(self.delta):
-            raise ValueError(f"The 'delta' parameter must be finite, got {self.delta!r}.")
-        for name in ("n_iters", "n_trajs", "n_epochs", "batch_size"):
-            check_positive(getattr(self, name), name, integer=True)
-        check_positive(self.lr, "lr")
 
     def fit(self, X: ArrayLike, groups: ArrayLike, *, pairs: ArrayLike | None = None,
             callback: Callable[[int, LR2PPO], dict | None] | None = None) -> LR2PPO:
@@ -619,29 +600,27 @@ class LR2PPO(_TorchModel):
         """
         import torch
 
-        self._check_params()
-        Xa = check_array(X, "X", ndim=2)
-        _group_index(groups, len(Xa), "X")
-        pool = within_group_pairs(groups) if pairs is None else _check_pairs(pairs, len(Xa))
-        if len(pool) == 0:
-            raise ValueError("No state can be drawn: every group has a single item.")
-        if Xa.shape[1] != self.actor.n_features_in_:
-            raise ValueError(f"The 'X' parameter must have {self.actor.n_features_in_} columns, "
-                             f"got {Xa.shape[1]}.")
-        rng = check_random_state(self.random_state, "random_state")
-        dev = resolve_device(self.device)
-        self.n_features_in_, self.device_ = Xa.shape[1], dev
-        self.net_ = copy.deepcopy(self.actor.net_).to(dev)          # actor π_θ
-        ref = copy.deepcopy(self.actor.net_).to(dev).requires_grad_(False)   # stage-1 policy
-        critic = copy.deepcopy(self.reward_model.net_).to(dev)      # V_ω, init from the RM
-        reward = copy.deepcopy(self.reward_model.net_).to(dev).requires_grad_(False)
-        self.critic_ = critic
-        opt = torch.optim.AdamW(list(self.net_.parameters()) + list(critic.parameters()),
-                                lr=self.lr, weight_decay=self.weight_decay)
-        Xt = torch.as_tensor(Xa, device=dev)
-        m, delta = float(self.margin), float(self.delta)
-        self.history_ = []
-        with torch_threads(1):
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            Xa = check_array(X, "X", ndim=2)
+            _group_index(groups, len(Xa), "X")
+            pool = within_group_pairs(groups) if pairs is None else _check_pairs(pairs, len(Xa))
+            if len(pool) == 0:
+                raise ValueError("No state can be drawn: every group has a single item.")
+            if Xa.shape[1] != self.actor.n_features_in_:
+                raise ValueError(f"The 'X' parameter must have {self.actor.n_features_in_} "
+                                 f"columns, got {Xa.shape[1]}.")
+            rng, dev = fit.rng, fit.device
+            self.n_features_in_ = Xa.shape[1]
+            self.net_ = copy.deepcopy(self.actor.net_).to(dev)          # actor π_θ
+            ref = copy.deepcopy(self.actor.net_).to(dev).requires_grad_(False)  # stage-1 policy
+            critic = copy.deepcopy(self.reward_model.net_).to(dev)      # V_ω, init from the RM
+            reward = copy.deepcopy(self.reward_model.net_).to(dev).requires_grad_(False)
+            self.critic_ = critic
+            opt = torch.optim.AdamW(list(self.net_.parameters()) + list(critic.parameters()),
+                                    lr=self.lr, weight_decay=self.weight_decay)
+            Xt = torch.as_tensor(Xa, device=dev)
+            m, delta = float(self.margin), float(self.delta)
+            self.history_ = []
             for it in range(int(self.n_iters)):
                 # ---- rollout with the old policy (T = 1) ---------------------------------------
                 pick = rng.integers(0, len(pool), size=int(self.n_trajs))
@@ -717,6 +696,5 @@ class LR2PPO(_TorchModel):
         """Scores of the trained actor, shape (n,)."""
         import torch
 
-        Xt = self._X(X)
-        with torch.no_grad():
-            return self.net_(Xt)[:, 0].cpu().numpy()
+        with self._predicting("net_") as dev, torch.no_grad():
+            return self.net_(self._feature_tensor(X, dev))[:, 0].cpu().numpy()

@@ -20,19 +20,15 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator
 from torch import nn
 
-from bipartite._utils.torch import resolve_device as _resolve_device
-from bipartite._utils.torch import torch_threads as _torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_option,
-    check_random_state,
 )
 from bipartite.learners.nets import init_linear, make_mlp
+from bipartite.learners.torch_estimator import TorchEstimator, TorchFit, in_range, one_of, positive
 
 __all__ = ["MultiTaskMLP"]
 
@@ -84,7 +80,7 @@ def _check_sizes(value: int | Sequence[int], name: str) -> tuple[int, ...]:
     return tuple(int(s) for s in sizes)
 
 
-class MultiTaskMLP(BaseEstimator):
+class MultiTaskMLP(TorchEstimator):
     """Multi-task MLP giving one probability per label: shared-bottom or MMoE (docs/theory.md §11).
 
     Trained by minimising ``Σ_k w_k BCE(p_k(x), y_k)`` (one binary cross-entropy per task, MTRUB
@@ -113,8 +109,8 @@ class MultiTaskMLP(BaseEstimator):
         The held-out loss is the weighted BCE; the best epoch's weights are restored.
     patience : int
         Epochs without improvement of the held-out loss before stopping.
-    device : str
-        ``"auto"`` (CUDA when available, else CPU), or a torch device string.
+    device : str or torch.device
+        ``"auto"`` (CUDA when available, else CPU), or a torch device string or object.
     n_jobs : int or None
         torch CPU threads during fit and predict (None = 1, -1 = all cores); restored afterwards.
     random_state : None, int or numpy Generator
@@ -163,26 +159,17 @@ class MultiTaskMLP(BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    # -- validation -------------------------------------------------------------------------
-    def _check_params(self) -> None:
-        check_option(self.architecture, "architecture", _ARCHITECTURES)
-        for name in ("tasks", "n_experts", "tower_hidden", "epochs", "batch_size", "patience"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"The '{name}' parameter must be a positive int, got {value!r}.")
-        _check_sizes(self.hidden, "hidden")
-        _check_sizes(self.expert_hidden, "expert_hidden")
-        for name in ("lr", "weight_decay"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0 or (
-                name == "lr" and value == 0
-            ):
-                raise ValueError(f"The '{name}' parameter must be a positive float, got {value!r}.")
-        vf = self.validation_fraction
-        if not isinstance(vf, (int, float)) or not 0 <= vf < 0.5:
-            raise ValueError(
-                f"The 'validation_fraction' parameter must be in [0, 0.5), got {vf!r}."
-            )
+    # -- validation (the shared parameters: TorchEstimator) ------------------------------------
+    _param_checks = {
+        "architecture": one_of(*_ARCHITECTURES),
+        "tasks": positive(integer=True),
+        "n_experts": positive(integer=True),
+        "tower_hidden": positive(integer=True),
+        "patience": positive(integer=True),
+        "hidden": _check_sizes,
+        "expert_hidden": _check_sizes,
+        "validation_fraction": in_range(0, 0.5),
+    }
 
     def _task_weights(self) -> np.ndarray:
         if self.task_weights is None:
@@ -209,11 +196,10 @@ class MultiTaskMLP(BaseEstimator):
         ``groups`` (query ids) is accepted for API symmetry with the rankers and is not used:
         the loss is pointwise.
         """
-        self._check_params()
-        with _torch_threads(self.n_jobs):
-            return self._fit(X, Y)
+        with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
+            return self._fit(X, Y, fit)
 
-    def _fit(self, X: ArrayLike, Y: ArrayLike) -> MultiTaskMLP:
+    def _fit(self, X: ArrayLike, Y: ArrayLike, fit: TorchFit) -> MultiTaskMLP:
         X = check_array(X, "X", ndim=2)
         Y = check_binary(Y, "Y", ndim=(1, 2))
         if Y.ndim == 1:
@@ -224,9 +210,7 @@ class MultiTaskMLP(BaseEstimator):
                 f"The 'Y' parameter must have tasks={self.tasks} columns, got {Y.shape[1]}."
             )
         weights = self._task_weights()
-        rng = check_random_state(self.random_state, "random_state")
-        torch_seed = int(rng.integers(2**31 - 1))
-        device = _resolve_device(self.device)
+        rng, device, torch_seed = fit.rng, fit.device, fit.torch_seed()
 
         n = len(X)
         perm = rng.permutation(n)
@@ -288,23 +272,17 @@ class MultiTaskMLP(BaseEstimator):
             model.load_state_dict(best_state)
         model.eval()
         self.model_ = model
-        self.device_ = device
         self.n_epochs_ = len(history["train_loss"])
         self.history_ = history
         return self
 
     # -- predict ------------------------------------------------------------------------------
     def _forward(self, X: ArrayLike) -> tuple[np.ndarray, np.ndarray | None]:
-        if not hasattr(self, "model_"):
-            raise RuntimeError("This MultiTaskMLP instance is not fitted yet; call fit first.")
-        X = check_array(X, "X", ndim=2)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"The 'X' parameter must have {self.n_features_in_} features, got {X.shape[1]}."
-            )
-        Z = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
-                            device=self.device_)
-        with torch.no_grad(), _torch_threads(self.n_jobs):
+        self._check_fitted("model_")
+        X = self._validate_features(X)
+        with self._predicting("model_") as device, torch.no_grad():
+            Z = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32,
+                                device=device)
             logits, gates = self.model_(Z)
         gates_np = None if gates is None else gates.double().cpu().numpy()
         return logits.double().cpu().numpy(), gates_np

@@ -57,11 +57,15 @@ from bipartite.learners.base import (
 )
 from bipartite.learners.mlp import MLPRanker
 from bipartite.learners.scoring import SCORER_KINDS, make_ranking_scorer, ranking_scorers
+from bipartite.learners.torch_estimator import NotFittedError, TorchEstimator, TorchFit
 from bipartite.learners.xgb import XGBRanker
 
 __all__ = [
     "MLPRanker",
     "XGBRanker",
+    "TorchEstimator",
+    "TorchFit",
+    "NotFittedError",
     "ranking_criterion",
     "make_ranking_scorer",
     "ranking_scorers",

@@ -7,21 +7,9 @@ from __future__ import annotations
 import copy
 import time
 import warnings
-from numbers import Integral, Real
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
-
-from bipartite._utils.torch import n_threads as _n_threads
-from bipartite._utils.torch import torch_threads as _torch_threads
-from bipartite._utils.validation import (
-    check_option,
-    check_positive,
-    check_random_state,
-)
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import aggregate_labels, cost_matrix
@@ -48,65 +36,13 @@ from bipartite.learners.maxmin import (
     per_label_pair_losses,
 )
 from bipartite.learners.nets import make_mlp
+from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
 from bipartite.population import label_vectors
-
-if TYPE_CHECKING:
-    import torch
 
 
 # ---------------------------------------------------------------------------------------------
 # MLP (PyTorch)
 # ---------------------------------------------------------------------------------------------
-def _device_unavailable(dev: torch.device) -> str | None:
-    """Why the torch device ``dev`` cannot be used here, or None when it can."""
-    import torch
-
-    if dev.type == "cpu":
-        return None
-    if dev.type == "meta":
-        return "the 'meta' device holds no data"
-    if dev.type == "mps":
-        mps = getattr(torch.backends, "mps", None)
-        return None if mps is not None and mps.is_available() else (
-            "MPS is not available (it needs Apple silicon and a torch built with MPS)")
-    backend = getattr(torch, dev.type, None)
-    is_available = getattr(backend, "is_available", None)
-    if is_available is not None and not is_available():
-        return (f"torch.{dev.type}.is_available() is False (torch {torch.__version__}"
-                + (f", CUDA build {torch.version.cuda}" if dev.type == "cuda" else "") + ")")
-    count = getattr(backend, "device_count", None)
-    if dev.index is not None and count is not None and dev.index >= count():
-        return f"there are {count()} {dev.type} device(s), indices 0..{count() - 1}"
-    return None
-
-
-def _resolve_device(device: str, name: str = "device") -> torch.device:
-    """``torch.device`` for ``"auto"`` (CUDA when available, else CPU) or any torch device string
-    (``"cpu"``, ``"cuda"``, ``"cuda:1"``, ``"mps"``, ...); a ``ValueError`` naming ``name`` and
-    the value for a malformed or unavailable device.
-
-    >>> _resolve_device("cpu")
-    device(type='cpu')
-    """
-    import torch
-
-    if isinstance(device, str) and device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if not isinstance(device, str | torch.device):
-        raise ValueError(f"The '{name}' parameter must be 'auto' or a torch device string such as "
-                         f"'cpu', 'cuda:1' or 'mps', got {device!r}.")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError, ValueError) as exc:
-        raise ValueError(f"The '{name}' parameter must be 'auto' or a torch device string such as "
-                         f"'cpu', 'cuda:1' or 'mps', got {device!r}: {exc}") from None
-    reason = _device_unavailable(dev)
-    if reason is not None:
-        raise ValueError(f"The '{name}' parameter is {device!r}, which is not available here: "
-                         f"{reason}.")
-    return dev
-
-
 def _group_batches(
     groups: np.ndarray, batch_size: int, rng: np.random.Generator, *, pool: int = 64
 ) -> list[np.ndarray]:
@@ -187,7 +123,7 @@ def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.n
     return mean, np.sqrt(ss / n)
 
 
-class MLPRanker(RankerMixin, BaseEstimator):
+class MLPRanker(RankerMixin, TorchEstimator):
     """Multi-layer perceptron scorer for loss or label aggregation (docs/theory.md §4, §5, §9, §10).
 
     A ReLU MLP ``hidden`` → 1 output (pairwise, pointwise) or K / ``2**K`` outputs (plug-in heads),
@@ -234,10 +170,11 @@ class MLPRanker(RankerMixin, BaseEstimator):
         (it must be > 0; 0.2-0.3 steadies the choice when a label is rare).
     n_iter_no_change : int
         Stop after this many epochs without improvement of the validation criterion.
-    device : "auto" or any torch device string ("cpu", "cuda", "cuda:1", "mps", ...)
-        "auto" picks CUDA when available. A device that is not available here (no CUDA, a CUDA
-        index beyond ``torch.cuda.device_count()``, MPS off) is refused at fit with a
-        ``ValueError`` naming it. Training, and later ``decision_function``/``predict``, run on
+    device : "auto", any torch device string ("cpu", "cuda", "cuda:1", "mps", ...) or a
+        ``torch.device``. "auto" picks CUDA when available (the one resolver of every torch
+        estimator, :class:`bipartite.learners.TorchEstimator`). A device that is not available
+        here (no CUDA, a CUDA index beyond ``torch.cuda.device_count()``, MPS off) is refused at
+        fit with a ``ValueError`` naming it. Training, and later ``decision_function``/``predict``, run on
         this device (the fitted one is ``device_``); the network is kept on the CPU between
         calls, so a fitted ranker pickles and loads anywhere.
     predict_batch_size : int
@@ -358,36 +295,23 @@ class MLPRanker(RankerMixin, BaseEstimator):
         self.max_joint_labels = max_joint_labels
         self.verbose = verbose
 
-    # -- parameter checks ---------------------------------------------------------------------
-    def _check_params(self) -> None:
+    # -- parameter checks (the shared ones: TorchEstimator) -------------------------------------
+    _param_checks = {
+        "surrogate": one_of(*SURROGATES),
+        "predict_batch_size": positive(integer=True),
+        "n_iter_no_change": positive(integer=True),
+        "tol": positive(allow_zero=True),
+        "validation_fraction": in_range(0, 1),
+        "dro_step": positive(allow_zero=True),
+    }
+
+    def _check_param_relations(self) -> None:
         check_objective(self, MLP_METHODS)
-        check_option(self.surrogate, "surrogate", SURROGATES)
-        _resolve_device(self.device)
-        hidden = tuple(self.hidden) if isinstance(self.hidden, (tuple, list)) else None
-        if hidden is None or not all(
-            isinstance(h, Integral) and not isinstance(h, bool) and h > 0 for h in hidden
-        ):
-            raise ValueError(
-                f"The 'hidden' parameter must be a tuple of positive ints, got {self.hidden!r}."
-            )
-        check_positive(self.epochs, "epochs", integer=True)
-        check_positive(self.batch_size, "batch_size", integer=True)
-        check_positive(self.predict_batch_size, "predict_batch_size", integer=True)
-        check_positive(self.lr, "lr")
-        check_positive(self.weight_decay, "weight_decay", allow_zero=True)
-        check_positive(self.n_iter_no_change, "n_iter_no_change", integer=True)
-        check_positive(self.tol, "tol", allow_zero=True)
-        vf = self.validation_fraction
-        if not isinstance(vf, Real) or not 0 <= vf < 1:
-            raise ValueError(
-                f"The 'validation_fraction' parameter must be in [0, 1), got {vf!r}."
-            )
-        check_positive(self.dro_step, "dro_step", allow_zero=True)
-        if self.objective == "max_min" and self.method == "plugin" and vf == 0:
+        if (self.objective == "max_min" and self.method == "plugin"
+                and self.validation_fraction == 0):
             raise ValueError(
                 "The 'validation_fraction' parameter must be > 0 with objective='max_min' and "
                 "method='plugin': the mixing weights a_ are chosen on the validation split.")
-        _n_threads(self.n_jobs)
 
     def _standardise(self, X: np.ndarray) -> np.ndarray:
         """(X - mean_) / scale_ as float32, in row blocks (no full float64 copy of X)."""
@@ -507,14 +431,10 @@ class MLPRanker(RankerMixin, BaseEstimator):
         import torch
         from tqdm.auto import tqdm
 
-        self._check_params()
-        X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
-        n, K = Y.shape
-        rng = check_random_state(self.random_state, "random_state")
-        seed = int(rng.integers(2**31 - 1))
-        dev = _resolve_device(self.device)
-        self.device_ = str(dev)
-        with _torch_threads(self.n_jobs):
+        with self._fitting() as fit:  # parameters, device_, threads, the seeded Generator
+            X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
+            n, K = Y.shape
+            rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
             self.n_labels_ = K
             self.prior_ = Y.mean(axis=0)
             self.mean_, scale = _column_moments(X)
@@ -643,11 +563,10 @@ class MLPRanker(RankerMixin, BaseEstimator):
         available here; ``est.set_params(device="cpu")`` and refit, or set ``device_ = "cpu"``),
         ``predict_batch_size`` rows at a time.
         """
-        check_is_fitted(self, "net_")
+        self._check_fitted("net_")
         X = self._validate_X(X, reset=False)
-        dev = _resolve_device(getattr(self, "device_", "cpu"), name="device_")
-        # the stored network stays on the CPU (portable pickles); a copy goes to the device
-        net = self.net_ if dev.type == "cpu" else copy.deepcopy(self.net_).to(dev)
-        with _torch_threads(self.n_jobs):
+        with self._predicting("net_") as dev:
+            # the stored network stays on the CPU (portable pickles); a copy goes to the device
+            net = self.net_ if dev.type == "cpu" else copy.deepcopy(self.net_).to(dev)
             raw = self._forward_scores(net, X, dev)
         return self._combine(raw)

@@ -172,7 +172,7 @@ def test_make_retrieval_positive_counts():
         ({"loss": "lambdarank"}, r"'loss' parameter must be one of"),
         ({"delta": 0.0}, r"'delta' parameter must be a finite number > 0"),
         ({"score_transform": "sigmoid"}, r"'score_transform' parameter"),
-        ({"epochs": 0}, r"'epochs' parameter must be a positive int"),
+        ({"epochs": 0}, r"'epochs' parameter must be an int > 0, got 0"),
     ],
 )
 def test_train_rejects_bad_options(kwargs, match):

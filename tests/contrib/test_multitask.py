@@ -108,9 +108,9 @@ def test_task_weights_zero_task_is_not_trained():
     "params, match",
     [
         ({"architecture": "ple"}, r"'architecture' parameter must be one of"),
-        ({"tasks": 0}, r"'tasks' parameter must be a positive int, got 0"),
+        ({"tasks": 0}, r"'tasks' parameter must be an int > 0, got 0"),
         ({"hidden": (8, 0)}, r"'hidden' parameter"),
-        ({"lr": -1.0}, r"'lr' parameter must be a positive float"),
+        ({"lr": -1.0}, r"'lr' parameter must be a finite number > 0, got -1.0"),
         ({"validation_fraction": 0.7}, r"'validation_fraction' parameter must be in \[0, 0.5\)"),
         ({"task_weights": [1.0, -1.0, 1.0]}, r"'task_weights' parameter must hold 3"),
     ],
@@ -132,5 +132,5 @@ def test_bad_data_raises():
     with pytest.raises(RuntimeError, match="not fitted"):
         MultiTaskMLP(tasks=3).predict_proba(X)
     model = MultiTaskMLP(tasks=3, epochs=1, random_state=0, device="cpu").fit(X, Y)
-    with pytest.raises(ValueError, match="must have 4 features, got 3"):
+    with pytest.raises(ValueError, match="'X' parameter must have 4 columns, got 3"):
         model.predict_proba(X[:, :3])

@@ -23,6 +23,8 @@ ESTIMATOR = ("torch estimator of a contrib paper (minutes per fit grid); paramet
              "tests/contrib; the learners' fuzz cases (MLPRanker, XGBRanker) run under -m slow")
 KERNEL = ("internal kernel re-exported for the learners/pareto modules: inputs are validated by "
           "the registered public caller (ranking_criterion, MLPRanker, exact_frontier, ...)")
+BASE = ("base class of the torch estimators (no fit of its own) and its fit context: every "
+        "subclass runs the contract of tests/learners/test_estimator_contract.py")
 TABLE_INPUT = ("takes a DataFrame and column names / an estimator: tested by "
                "tests/test_diagnostics.py and tests/learners/test_scoring.py")
 
@@ -34,7 +36,7 @@ EXEMPT: dict[str, str] = {
                                             "costs are validated by Objective"),
     "bipartite.cli.build_parser": CLI,
     "bipartite.cli.main": CLI,
-    "bipartite.contrib.ap_training.ListwiseMLP": RESULT,
+    "bipartite.contrib.ap_training.ListwiseMLP": ESTIMATOR,
     "bipartite.contrib.fusion.FusionSearch": RESULT,
     "bipartite.contrib.label_ranking.LabelRankingMLP": ESTIMATOR,
     "bipartite.contrib.label_ranking.ThresholdNetwork": ESTIMATOR,
@@ -187,6 +189,8 @@ EXEMPT: dict[str, str] = {
     "bipartite.learners.nets.torch_seed": KERNEL,
     "bipartite.learners.scoring.make_ranking_scorer": TABLE_INPUT,
     "bipartite.learners.scoring.ranking_scorers": TABLE_INPUT,
+    "bipartite.learners.torch_estimator.TorchEstimator": BASE,
+    "bipartite.learners.torch_estimator.TorchFit": BASE,
     "bipartite.pareto.dominance.dominated_with_margin": KERNEL,
     "bipartite.pareto.dominance.frontier_rows": KERNEL,
     "bipartite.pareto.dominance.greedy_unique": KERNEL,

@@ -28,7 +28,6 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
-from sklearn.utils.estimator_checks import check_estimator
 
 from bipartite._utils.validation import UndefinedMetricWarning
 from bipartite.learners import MLPRanker, XGBRanker, ranking_criterion
@@ -219,89 +218,8 @@ def test_sklearn_api_with_binary_Y(small, make):
     assert 0.0 <= est.score(X, Y) <= 1.0
 
 
-# The sklearn generic checks that cannot apply: they fit with the multiclass integer targets
-# (0, 1, 2) that sklearn generates for an estimator with no estimator type; the rankers accept
-# only binary label matrices Y (n, K) (or a binary vector), so the fit raises ValueError naming
-# 'Y'. Each is replaced by a hand-written equivalent with binary Y in
-# test_sklearn_api_with_binary_Y above.
-_NOT_BINARY = (
-    "sklearn passes multiclass targets (0, 1, 2); the rankers require binary Y (n, K): "
-    "checked with binary Y in test_sklearn_api_with_binary_Y"
-)
-#: check_estimator's result status of an expected check that failed as expected.
-_SKLEARN_EXPECTED = "xfail"
-# XGBRanker.fit takes sample_weight, so sklearn also runs its sample-weight checks: they fit with
-# the same multiclass targets (same reason), and check_sample_weight_equivalence_on_dense_data
-# calls fit(X=..., y=..., sample_weight=...) by keyword, while the rankers name their target 'Y'
-# (a binary label matrix). Integer weight == repetition is checked with binary Y in
-# test_xgb_sample_weight_plugin_integer_weight_is_repetition.
-_KEYWORD_Y = ("sklearn passes the target as the keyword 'y' (multiclass); the rankers' target is "
-              "'Y', binary (n, K): checked in test_xgb_sample_weight_plugin_integer_weight_is_"
-              "repetition")
-EXPECTED_FAILED = {
-    name: _NOT_BINARY
-    for name in [
-        "check_fit_score_takes_y",
-        "check_estimators_overwrite_params",
-        "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input",
-        "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit",
-        "check_estimators_dtypes",
-        "check_dtype_object",
-        "check_f_contiguous_array_estimator",
-        "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance",
-        "check_fit2d_1feature",
-        "check_dict_unchanged",
-        "check_fit2d_predict1d",
-    ]
-}
-EXPECTED_FAILED_XGB = {
-    **EXPECTED_FAILED,
-    **{name: _NOT_BINARY for name in [
-        "check_sample_weights_pandas_series",
-        "check_sample_weights_not_an_array",
-        "check_sample_weights_list",
-        "check_sample_weights_shape",
-        "check_sample_weights_not_overwritten",
-    ]},
-    "check_sample_weight_equivalence_on_dense_data": _KEYWORD_Y,
-}
-
-
-def _chain(exc):
-    """The messages of an exception and of its causes/contexts."""
-    out = []
-    while exc is not None and len(out) < 5:
-        out.append(str(exc))
-        exc = exc.__cause__ or exc.__context__
-    return " | ".join(out)
-
-
-@pytest.mark.parametrize(
-    "est, expected",
-    [(MLPRanker(method="plugin", hidden=(4,), epochs=2, random_state=0), EXPECTED_FAILED),
-     (XGBRanker(n_estimators=3, max_depth=2, random_state=0), EXPECTED_FAILED_XGB)],
-    ids=["MLPRanker", "XGBRanker"],
-)
-def test_check_estimator(est, expected):
-    """sklearn's check_estimator passes, except the documented inapplicable checks (which must
-    fail for the stated reason: a stale entry makes this test fail)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = check_estimator(est, expected_failed_checks=expected, on_fail=None)
-    failed = {r["check_name"] for r in results if r["status"] == "failed"}
-    assert not failed, failed
-    # sklearn reports a check listed in expected_failed_checks that did fail with the status
-    # string "xfail" (not pytest's xfail): each must have failed, for the documented reason.
-    documented = {r["check_name"]: r for r in results if r["status"] == _SKLEARN_EXPECTED}
-    assert set(documented) == set(expected)
-    for r in documented.values():
-        msg = _chain(r["exception"])
-        assert "'Y' parameter" in msg or "raised ValueError" in msg or (
-            expected[r["check_name"]] == _KEYWORD_Y and "keyword argument 'y'" in msg), r
+# scikit-learn's check_estimator (with the inapplicable checks, each with its reason) runs on both
+# rankers from the one list of estimators: tests/learners/test_estimator_contract.py.
 
 
 # ---------------------------------------------------------------------------------------------
@@ -887,18 +805,3 @@ def test_mlp_device_strings_and_batched_prediction(small):
         s_gpu = gpu.decision_function(X)
         gpu.device_ = "cpu"
         np.testing.assert_allclose(gpu.decision_function(X), s_gpu, rtol=1e-4, atol=1e-5)
-
-
-@pytest.mark.parametrize(
-    "est, expected",
-    [(MLPRanker(objective="max_min", method="plugin", hidden=(4,), epochs=2, random_state=0),
-      EXPECTED_FAILED),
-     (XGBRanker(objective="max_min", method="pairwise", n_estimators=3, max_depth=2,
-                random_state=0), EXPECTED_FAILED_XGB)],
-    ids=["MLPRanker-max_min-plugin", "XGBRanker-max_min-pairwise"],
-)
-def test_check_estimator_max_min(est, expected):
-    """The max-min objective (docs/theory.md §13.6) passes the same sklearn checks, with the same
-    documented inapplicable ones (on sklearn's tiny data sets the MLP's validation split is empty:
-    a_ is then chosen on the training rows, with a RuntimeWarning)."""
-    test_check_estimator(est, expected)
