@@ -281,7 +281,8 @@ def _read(path: Path, *, n_labels: int, max_cells: int, rows_before: int = 0) ->
     m = len(attrs)
     width = max(m, _header_width(attrs, n_labels))
     if (rows_before + 1) * width > max_cells:
-        raise ValueError(f"{path}:{data_line}: {width} columns exceed the size limit "
+        after = f" after {rows_before} rows of earlier files" if rows_before else ""
+        raise ValueError(f"{path}:{data_line}: {width} columns{after} exceed the size limit "
                          f"max_cells={max_cells} (MULAN_MAX_CELLS)")
     dense_rows: list[int] = []
     dense_tokens: list[list[str]] = []
