@@ -25,6 +25,7 @@ baseline's peak (a float64 copy of ``Y`` plus the sorted scores).
     python benchmarks/bench_multilabel_k.py              # both sets, time and memory
     python benchmarks/bench_multilabel_k.py --no-memory  # time only (about half as long)
     python benchmarks/bench_multilabel_k.py --fast       # skip the O(K^2) calls (report, diagnose, CLI)
+    python benchmarks/bench_multilabel_k.py --figure     # also the report figure (slow at K=174)
     python benchmarks/bench_multilabel_k.py --data /path/to/data
 """
 
@@ -97,7 +98,7 @@ def peak_mb(fn):
         tracemalloc.stop()
 
 
-def cases(name, tr, te, tmp, fast):
+def cases(name, tr, te, tmp, fast, figure):
     """``{call: zero-argument function}`` for one data set, and the notes on its inputs."""
     Ytr, Yte = np.asarray(tr["Y"]), np.asarray(te["Y"])
     n_tr, K = Ytr.shape
@@ -132,6 +133,11 @@ def cases(name, tr, te, tmp, fast):
                                                               labels=labels, n_boot=0),
             "bipartite report CLI (n_boot=0)": cli,
         }
+    if figure:
+        import matplotlib.pyplot as plt
+
+        diag = diagnose(frame, scores="plugin", labels=labels, n_boot=0)
+        calls["Diagnostics.figure()"] = lambda: plt.close(diag.figure())
     one_class = int(((Yte.min(0) == Yte.max(0))).sum())
     notes = (f"{name}: n_train={n_tr}, n_test={len(Yte)}, K={K}, test labels with one class: "
              f"{one_class}, train labels with prior 0 or 1: {int(((pi_raw == 0) | (pi_raw == 1)).sum())}")
@@ -139,12 +145,12 @@ def cases(name, tr, te, tmp, fast):
     return calls, baseline, notes
 
 
-def run(data, seed, memory, fast):
+def run(data, seed, memory, fast, figure):
     rows, notes = [], []
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # undefined AUCs (one-class labels) warn; counted in notes
         for name, tr, te in problems(data, seed):
-            calls, baseline, note = cases(name, tr, te, tmp, fast)
+            calls, baseline, note = cases(name, tr, te, tmp, fast, figure)
             notes.append(note)
             K = np.asarray(te["Y"]).shape[1]
             base_mem = peak_mb(baseline) if memory else float("nan")
@@ -183,8 +189,11 @@ def main():
     ap.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
     ap.add_argument("--fast", action="store_true",
                     help="skip dictatorship.report, diagnose and the CLI (O(K^2) pair loops)")
+    ap.add_argument("--figure", action="store_true",
+                    help="also time Diagnostics.figure() (the figure of 'bipartite report --out'; "
+                         "minutes at K=174)")
     args = ap.parse_args()
-    run(args.data, args.seed, not args.no_memory, args.fast)
+    run(args.data, args.seed, not args.no_memory, args.fast, args.figure)
 
 
 if __name__ == "__main__":

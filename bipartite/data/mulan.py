@@ -543,7 +543,8 @@ def load_mulan(name_or_path: str | os.PathLike, *, split: str = "all",
         A known set, ``"emotions"``, ``"scene"``, ``"yeast"``, ``"birds"``, ``"medical"``,
         ``"enron"`` or ``"cal500"`` (any case), looked up as ``multilabel/<file>`` in the data
         folder, then as ``<file>`` in the folder itself (each also as ``<file>.gz``); or the path
-        of any Mulan ARFF file (dense or sparse, optionally ``.gz``).
+        of any Mulan ARFF file (dense or sparse, optionally ``.gz``). A ``str`` without ``/``,
+        ``\\`` or ``.`` is taken as a name; pass a :class:`pathlib.Path` for such a file.
     split : {"all", "train", "test"}
         For a known set: the whole set (default) or Mulan's standard train/test file. ``medical``
         exists only as its two halves, so its ``"all"`` is ``medical-train`` then
