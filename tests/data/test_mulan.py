@@ -15,6 +15,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bipartite.data import DATA_ENV, MULAN_DATASETS, MULAN_MAX_CELLS, data_dir, load_mulan
 
@@ -361,3 +363,36 @@ def test_concatenated_files_need_the_same_header(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"medical-test.arff: has 1493 attributes; the Mulan "
                                          "file has 1449 features \\+ 45 labels"):
         load_mulan("medical", split="test", data_home=tmp_path)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 12), p=st.integers(1, 6),
+       K=st.integers(1, 4), crlf=st.booleans())
+def test_dense_and_sparse_writings_of_a_table_read_back_to_it(tmp_path_factory, seed, n, p, K,
+                                                               crlf):
+    """Claim: a random table (numeric features with many zeros, one nominal feature, K 0/1
+    labels) written as dense rows and as sparse rows (zeros and first nominal values omitted),
+    with LF or CRLF line ends, reads back to the same X and Y as the table written."""
+    rng = np.random.default_rng(seed)
+    F = rng.normal(size=(n, p)).round(3) * (rng.random((n, p)) < 0.5)
+    codes = rng.integers(0, 3, size=n)
+    Y = (rng.random((n, K)) < 0.4).astype(np.int64)
+    head = ["@relation r", *[f"@attribute 'f {j}' numeric" for j in range(p)],
+            "@attribute site {u,'v w',x}", *[f"@attribute L{k} {{0,1}}" for k in range(K)],
+            "@data"]
+    values = ["u", "'v w'", "x"]
+    dense = [",".join([*map(repr, F[i].tolist()), values[codes[i]], *map(str, Y[i])])
+             for i in range(n)]
+    sparse = []
+    for i in range(n):
+        row = [*F[i].tolist(), codes[i], *Y[i].tolist()]
+        items = [f"{j} {values[v] if j == p else repr(v)}" for j, v in enumerate(row) if v != 0]
+        sparse.append("{" + ", ".join(items) + "}")
+    expect = np.hstack([F, np.eye(3)[codes]])
+    folder = tmp_path_factory.mktemp("roundtrip")
+    for kind, rows in (("dense", dense), ("sparse", sparse)):
+        path = folder / f"{kind}.arff"
+        path.write_bytes(("\r\n" if crlf else "\n").join([*head, *rows]).encode())
+        d = load_mulan(path, n_labels=K)
+        np.testing.assert_array_equal(d.X, expect)
+        np.testing.assert_array_equal(d.Y, Y)
+        assert d.feature_names == [f"f {j}" for j in range(p)] + ["site=u", "site=v w", "site=x"]
