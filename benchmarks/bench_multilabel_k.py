@@ -3,7 +3,8 @@
 Issue 25, item 4: ``multilabel_auc``, ``diagnostics.diagnose`` and the ``bipartite report``
 command, ``effective_weights`` / ``effective_weight_shares`` / ``dictator``,
 ``dictatorship.report`` and loss aggregation's plug-in scorer (marginals only,
-``bayes.loss_aggregation``) on two real Mulan sets (``bipartite.data.load_mulan``):
+``bayes.loss_aggregation``; also sum aggregation's, ``bayes.label_aggregation_scores(eta)``,
+which needs only the marginals too) on two real Mulan sets (``bipartite.data.load_mulan``):
 
 * K = 53: enron, Mulan's standard split (1123 train / 579 test rows);
 * K = 174: CAL500, a seeded 70/30 split (351 / 151 rows; CAL500 has no standard split).
@@ -43,7 +44,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from bipartite.bayes import effective_weights, loss_aggregation
+from bipartite.bayes import effective_weights, label_aggregation_scores, loss_aggregation
 from bipartite.cli import main as cli_main
 from bipartite.data import load_mulan
 from bipartite.diagnostics import diagnose
@@ -122,6 +123,7 @@ def cases(name, tr, te, tmp, fast, figure):
         "effective_weights + shares + dictator": lambda: (
             effective_weights(pi), effective_weight_shares(pi), dictator(pi)),
         "loss_aggregation plug-in (marginals)": lambda: loss_aggregation(eta, pi),
+        "label_aggregation_scores sum (marginals)": lambda: label_aggregation_scores(eta),
         "multilabel_auc": lambda: multilabel_auc(Yte, s),
         "multilabel_auc (sample_weight)": lambda: multilabel_auc(Yte, s,
                                                                  sample_weight=np.ones(len(s))),
