@@ -15,7 +15,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bipartite.data import DATA_ENV, MULAN_DATASETS, MULAN_MAX_CELLS, data_dir, load_mulan
@@ -104,10 +104,10 @@ def test_standard_splits(name):
         np.testing.assert_array_equal(whole.X, np.vstack([tr.X, te.X]))
         np.testing.assert_array_equal(whole.Y, np.vstack([tr.Y, te.Y]))
         return
-    rows = Counter(map(tuple, np.hstack([whole.X, whole.Y]).tolist()))
-    parts = Counter(map(tuple, np.vstack([np.hstack([tr.X, tr.Y]),
-                                          np.hstack([te.X, te.Y])]).tolist()))
-    assert rows == parts  # the multiset of train + test rows is the whole set's
+    def multiset(*blocks):  # rows as bytes (exact float64 values), counted
+        return Counter(r.tobytes() for b in blocks for r in np.hstack([b.X, b.Y.astype(float)]))
+
+    assert multiset(whole) == multiset(tr, te)  # train + test rows = the whole set's rows
 
 
 @needs_data
@@ -365,6 +365,7 @@ def test_concatenated_files_need_the_same_header(tmp_path, monkeypatch):
         load_mulan("medical", split="test", data_home=tmp_path)
 
 
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 12), p=st.integers(1, 6),
        K=st.integers(1, 4), crlf=st.booleans())
 def test_dense_and_sparse_writings_of_a_table_read_back_to_it(tmp_path_factory, seed, n, p, K,
