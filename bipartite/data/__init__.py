@@ -19,6 +19,8 @@ Every loader returns a :class:`sklearn.utils.Bunch`.
   click model of :func:`simulate_clicks`.
 * :func:`load_problem` — a :class:`bipartite.population.FiniteProblem` from a JSON or NPZ file
   (the format of ``bipartite frontier`` and ``bipartite dictatorship``).
+* :func:`load_mulan` — the Mulan multi-label benchmarks (emotions, scene, yeast, birds, medical,
+  enron, CAL500; K = 6 to 174) from dense or sparse ARFF, with the standard train/test splits.
 * :func:`make_mslr_like` — writes an MSLR-shaped LETOR file (136 features, graded relevance 0–4,
   click features 134–136 correlated with relevance) for readiness tests at MSLR scale.
 
@@ -45,6 +47,7 @@ from bipartite.data.letor import (
     load_letor_query,
 )
 from bipartite.data.mslr import MSLR_CLICK_RATES, MSLR_RELEVANCE_PROBS, make_mslr_like
+from bipartite.data.mulan import MULAN_DATASETS, MULAN_MAX_CELLS, load_mulan
 from bipartite.data.paths import DATA_ENV, data_dir, data_file
 from bipartite.data.problems import load_problem
 from bipartite.data.synthetic import SyntheticModel, make_synthetic, synthetic_model
@@ -57,6 +60,8 @@ __all__ = [
     "MSLR_CLICK_FEATURES",
     "MSLR_CLICK_RATES",
     "MSLR_RELEVANCE_PROBS",
+    "MULAN_DATASETS",
+    "MULAN_MAX_CELLS",
     "SyntheticModel",
     "data_dir",
     "data_file",
@@ -65,6 +70,7 @@ __all__ = [
     "load_letor",
     "load_letor_query",
     "load_problem",
+    "load_mulan",
     "make_mslr_like",
     "make_synthetic",
     "simulate_clicks",

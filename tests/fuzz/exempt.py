@@ -50,6 +50,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.data.letor.load_letor": LOADER,
     "bipartite.data.letor.load_letor_query": LOADER,
     "bipartite.data.mslr.make_mslr_like": LOADER,
+    "bipartite.data.mulan.load_mulan": LOADER,
     "bipartite.data.paths.data_dir": LOADER,
     "bipartite.data.paths.data_file": LOADER,
     "bipartite.data.paths.missing_file_error": LOADER,
