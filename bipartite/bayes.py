@@ -32,6 +32,7 @@ from bipartite.labels import (
     find_cycle,
     pairwise_preference,
     preference_scores,
+    sum_weights,
 )
 from bipartite.population import label_vectors
 
@@ -72,6 +73,8 @@ class NotRepresentableError(ValueError):
             "weak order."
         )
 
+
+_CONSTANT_AGGREGATE = "The aggregated label is constant: every scorer is optimal."
 
 def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     """Effective weights ``α_k = a_k / (π_k (1 − π_k))`` of loss aggregation (docs/theory.md §4).
@@ -172,15 +175,18 @@ def label_aggregation_scores(
     if J is not None and E is not None and len(J) != len(E):
         raise ValueError(f"The 'eta' and 'joint' parameters must have one row per point each, "
                          f"got {len(E)} and {len(J)} rows.")
+    linear = isinstance(costs, str) and costs == "linear"
+    if linear and isinstance(aggregate, str) and aggregate == "sum" and E is not None:
+        # Needs only the marginals: no 2**K label vectors, so any K (CAL500 has K = 174).
+        w = sum_weights(w, K)
+        if not np.any(w > 0):
+            raise ValueError(_CONSTANT_AGGREGATE)
+        return E @ w
     V = label_vectors(K)
     psi = aggregate_labels(V, aggregate, w)
     levels = np.unique(psi)
     if len(levels) < 2:
-        raise ValueError("The aggregated label is constant: every scorer is optimal.")
-    linear = isinstance(costs, str) and costs == "linear"
-    if linear and isinstance(aggregate, str) and aggregate == "sum" and E is not None:
-        w = np.ones(K) if w is None else np.asarray(w, dtype=float)
-        return E @ w
+        raise ValueError(_CONSTANT_AGGREGATE)
     if J is None:
         raise ValueError(
             f"The closed form for aggregate={aggregate!r} needs the joint label probabilities "

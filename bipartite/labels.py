@@ -30,6 +30,7 @@ __all__ = [
     "AGGREGATES",
     "cost_matrix",
     "aggregate_labels",
+    "sum_weights",
     "pairwise_preference",
     "is_transitive",
     "find_cycle",
@@ -144,7 +145,7 @@ def aggregate_labels(
         return out
     check_option(aggregate, "aggregate", AGGREGATES)
     if aggregate == "sum":
-        w = _sum_weights(w, K)
+        w = sum_weights(w, K)
         return Y @ w
     if w is not None:
         raise ValueError(
@@ -155,7 +156,12 @@ def aggregate_labels(
     return np.max(Y, axis=1)
 
 
-def _sum_weights(w: ArrayLike | None, K: int) -> np.ndarray:
+def sum_weights(w: ArrayLike | None, K: int) -> np.ndarray:
+    """The checked weights ``w`` of ``aggregate="sum"`` for K labels (ones when ``None``).
+
+    >>> sum_weights(None, 3).tolist()
+    [1.0, 1.0, 1.0]
+    """
     if w is None:
         return np.ones(K)
     w = check_array(w, "w", ndim=1)

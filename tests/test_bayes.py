@@ -253,3 +253,25 @@ def test_costs_and_aggregate_errors():
     P = FiniteProblem.random(4, 2, seed=0)
     with pytest.raises(ValueError, match="'costs'.*one of"):
         label_aggregation(P, costs="quadratic")
+
+
+def test_sum_aggregation_plugin_needs_only_the_marginals_at_any_K():
+    """Claim: for aggregate='sum' with linear costs the Bayes scorer is Σ_k w_k η_k, computed
+    without the 2**K label vectors, so K = 174 (CAL500) works; it equals the joint route for
+    small K, and an all-zero w (constant aggregate) is refused as before."""
+    from bipartite.bayes import label_aggregation_scores
+    from bipartite.population import label_vectors
+
+    rng = np.random.default_rng(7)
+    E = rng.random((6, 174))
+    w = rng.random(174)
+    np.testing.assert_allclose(label_aggregation_scores(E, w=w), E @ w, rtol=1e-12)
+    # small K: the marginal shortcut equals E[Σ w_k Y_k] from an independent joint
+    E3 = rng.random((4, 3))
+    V = label_vectors(3)
+    joint = np.prod(np.where(V[None] == 1, E3[:, None, :], 1 - E3[:, None, :]), axis=2)
+    w3 = np.array([0.5, 2.0, 1.0])
+    np.testing.assert_allclose(label_aggregation_scores(E3, w=w3),
+                               label_aggregation_scores(joint=joint, w=w3), rtol=1e-12)
+    with pytest.raises(ValueError, match="constant"):
+        label_aggregation_scores(E, w=np.zeros(174))
