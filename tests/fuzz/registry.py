@@ -150,6 +150,8 @@ CASES: dict[str, Case] = {
                                                "levels:fractional": _LEVELS}),
     "bipartite.labels.aggregate_labels": C(labels.aggregate_labels, dict(Y=Y2, aggregate="sum"),
                                            dict(Y="bin", aggregate="opt", w="w"), mismatch=False),
+    "bipartite.labels.sum_weights": C(labels.sum_weights, dict(w=[1.0, 2.0], K=2),
+                                      dict(w="w"), mismatch=False),
     "bipartite.labels.pairwise_preference": C(labels.pairwise_preference, dict(problem=P),
                                               dict(problem="problem", aggregate="opt")),
     "bipartite.labels.is_transitive": C(labels.is_transitive, dict(delta=delta3),
