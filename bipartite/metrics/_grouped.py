@@ -53,8 +53,9 @@ class QuerySegments:
         Query ids (any hashable values); None: one query holding every row.
     check_input : bool, default True
         False skips the validation, for callers that validated at their public entry: then
-        ``y_score`` must be a finite 1-D float array and ``qid`` None or int codes ``0..G-1``
-        with every code present (:func:`bipartite._utils.validation.check_qid`).
+        ``y_score`` must be a finite 1-D float array and ``qid`` None or non-negative int codes
+        (:func:`bipartite._utils.validation.check_qid`, or a subset of its codes: a code with
+        no row is a query with no rows, whose statistics are 0 or NaN).
 
     Attributes
     ----------
@@ -104,10 +105,9 @@ class QuerySegments:
             qnew = np.empty(len(self.starts), dtype=bool)
             qnew[0] = True
             np.not_equal(self.tie_query[1:], self.tie_query[:-1], out=qnew[1:])
-            self._query_first = np.flatnonzero(qnew)  # first tie group of each query
-            if len(self._query_first) != self.n_queries:
-                raise ValueError("The query codes must be 0..G-1 with every code present "
-                                 "(bipartite._utils.validation.check_qid).")
+            self._query_first = np.flatnonzero(qnew)  # first tie group of each non-empty query
+        # every code 0..G-1 present: per-query sums are reduceat segments, else a bincount
+        self._dense = len(self._query_first) == self.n_queries
 
     # -- segment sums -----------------------------------------------------------------------
     def sums(self, rows: ArrayLike) -> np.ndarray:
@@ -125,7 +125,11 @@ class QuerySegments:
 
     def per_query(self, x: np.ndarray) -> np.ndarray:
         """(m, G) sums of tie-group values ``x`` (m, T) per query."""
-        return np.add.reduceat(x, self._query_first, axis=1)
+        if self._dense:
+            return np.add.reduceat(x, self._query_first, axis=1)
+        m, G = x.shape[0], self.n_queries
+        idx = (np.arange(m)[:, None] * G + self.tie_query[None, :]).ravel()
+        return np.bincount(idx, x.ravel(), minlength=m * G).reshape(m, G)
 
     def above(self, G: np.ndarray) -> np.ndarray:
         """Sums of ``G`` (m, T) over the strictly higher tie groups of the same query."""
@@ -138,6 +142,11 @@ class QuerySegments:
         out = np.empty((x.shape[0], self.n))
         out[:, self.order] = np.repeat(x, np.diff(np.r_[self.starts, self.n]), axis=1)
         return out
+
+    def rows_per_query(self) -> list[np.ndarray]:
+        """The rows of each non-empty query, in ascending row index."""
+        bounds = self.starts[self._query_first[1:]]
+        return [np.sort(r) for r in np.split(self.order, bounds)]
 
     # -- statistics -------------------------------------------------------------------------
     def auc(self, pos: ArrayLike, neg: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
