@@ -11,6 +11,7 @@ import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from bipartite import UndefinedMetricWarning
+from bipartite.labels import cost_matrix
 from bipartite.metrics import (
     QuerySegments,
     group_auc,
@@ -18,7 +19,6 @@ from bipartite.metrics import (
     multipartite_auc,
     ndcg_at_k,
 )
-from bipartite.labels import cost_matrix
 
 
 def _reference(Y, s, qid, w):

@@ -209,7 +209,7 @@ def ranking_criterion(
     >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], objective="max_min"), 3)
     0.75
     """
-    from bipartite.metrics import multilabel_auc, multipartite_auc
+    from bipartite.metrics import multipartite_auc
 
     check_option(objective, "objective", LEARNER_OBJECTIVES)
     qid, qname = resolve_qid(qid, groups, "ranking_criterion")

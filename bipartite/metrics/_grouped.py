@@ -110,10 +110,12 @@ class QuerySegments:
         self._dense = len(self._query_first) == self.n_queries
 
     # -- segment sums -----------------------------------------------------------------------
-    def sums(self, rows: ArrayLike) -> np.ndarray:
+    def sums(self, rows: ArrayLike, *, presorted: bool = False) -> np.ndarray:
         """(m, T) sums of each weight row ``rows`` (m, n) or (n,) over each tie group (float64:
-        exact for integer counts below 2**53)."""
-        return np.add.reduceat(_rows(rows)[:, self.order], self.starts, axis=1)
+        exact for integer counts below 2**53); ``presorted``: the rows are already in the
+        segment order ``rows[:, order]`` (a gather saved)."""
+        r = _rows(rows)
+        return np.add.reduceat(r if presorted else r[:, self.order], self.starts, axis=1)
 
     def below(self, G: np.ndarray) -> np.ndarray:
         """Sums of ``G`` (m, T) over the strictly lower tie groups of the same query."""
@@ -149,20 +151,32 @@ class QuerySegments:
         return [np.sort(r) for r in np.split(self.order, bounds)]
 
     # -- statistics -------------------------------------------------------------------------
-    def auc(self, pos: ArrayLike, neg: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def auc(self, pos: ArrayLike, neg: ArrayLike, *, presorted: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-query AUC of positive and negative masses ``pos``, ``neg`` (m, n) or (n,):
         ``(AUC (m, G), P (m, G), N (m, G))``, AUC NaN where a query has no positive or no
         negative mass. Each row is scaled by a power of two first (exact: no under- or overflow
-        in ``P N``); P and N are returned unscaled."""
+        in ``P N``); P and N are returned unscaled. ``presorted`` as in :meth:`sums` (many
+        reweightings of one sample, e.g. bootstrap replicates, share the gather)."""
         Pr, Nr = _rows(pos), _rows(neg)
         ep = np.frexp(Pr.max(axis=1, keepdims=True))[1]
         en = np.frexp(Nr.max(axis=1, keepdims=True))[1]
-        Gp, Gn = self.sums(np.ldexp(Pr, -ep)), self.sums(np.ldexp(Nr, -en))
+        Gp = self.sums(np.ldexp(Pr, -ep), presorted=presorted)
+        Gn = self.sums(np.ldexp(Nr, -en), presorted=presorted)
         num = self.per_query(Gp * (self.below(Gn) + 0.5 * Gn))
         P, N = self.per_query(Gp), self.per_query(Gn)
         ok = (P > 0) & (N > 0)
         auc = np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok)
         return auc, np.ldexp(P, ep), np.ldexp(N, en)
+
+    def placements(self, pos: ArrayLike, neg: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """DeLong's placements, per row (input order) within its query: the negative mass
+        scored strictly below the row plus ½ the tied (``below``), and the positive mass
+        strictly above plus ½ the tied (``above``), each (m, n). Then ``AUC_q = Σ_{i∈q} pos_i
+        below_i / (P_q N_q)`` (docs/theory.md §2.3)."""
+        Gp, Gn = self.sums(pos), self.sums(neg)
+        return (self.at_rows(self.below(Gn) + 0.5 * Gn),
+                self.at_rows(self.above(Gp) + 0.5 * Gp))
 
     def average_precision(self, pos: ArrayLike, neg: ArrayLike) -> np.ndarray:
         """Per-query average precision (m, G) of masses ``pos``, ``neg``, as
