@@ -22,15 +22,14 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from bipartite import diagnostics as D
 from bipartite.diagnostics import (
     delong_auc_variance,
     delong_paired_test,
     diagnose,
     load_scores,
 )
-from bipartite.dictatorship import cross_pair_win_rate
 from bipartite.diagnostics._inference import boot_aucs
+from bipartite.dictatorship import cross_pair_win_rate
 from bipartite.metrics import QuerySegments, auc, group_auc, grouped_stats, multilabel_auc
 
 
