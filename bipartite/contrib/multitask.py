@@ -31,6 +31,7 @@ from bipartite._utils.validation import (
     check_consistent_length,
     check_option,
     check_random_state,
+    resolve_qid,
 )
 from bipartite.learners.nets import init_linear, make_mlp
 
@@ -203,12 +204,14 @@ class MultiTaskMLP(BaseEstimator):
                      _check_sizes(self.expert_hidden, "expert_hidden"), self.tower_hidden)
 
     # -- fit ----------------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, Y: ArrayLike, groups: ArrayLike | None = None) -> MultiTaskMLP:
+    def fit(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None = None, *,
+            groups: ArrayLike | None = None) -> MultiTaskMLP:
         """Fit on features ``X`` (n, d) and binary labels ``Y`` (n, K).
 
-        ``groups`` (query ids) is accepted for API symmetry with the rankers and is not used:
-        the loss is pointwise.
+        ``qid`` (query ids) is accepted for API symmetry with the rankers and is not used: the
+        loss is pointwise. ``groups`` is its deprecated alias (FutureWarning).
         """
+        resolve_qid(qid, groups, f"{type(self).__name__}.fit")
         self._check_params()
         with _torch_threads(self.n_jobs):
             return self._fit(X, Y)

@@ -101,7 +101,7 @@ def task():
 
 
 def _ndcg(rel, s, g):
-    return ndcg_at_k(rel, s, k=5, groups=g)
+    return ndcg_at_k(rel, s, k=5, qid=g)
 
 
 def test_relevance_regressor_smoothl1_and_determinism(task):
