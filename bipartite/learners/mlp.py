@@ -508,7 +508,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
         from tqdm.auto import tqdm
 
         self._check_params()
-        X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
+        X, Y, qid = self._validate_fit_input(X, Y, qid, groups)  # qid: validated codes
         n, K = Y.shape
         rng = check_random_state(self.random_state, "random_state")
         seed = int(rng.integers(2**31 - 1))
@@ -525,7 +525,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
             if self.joint_head_:
                 check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
-            tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
+            tr, va = split_validation(n, qid, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)
             spec = self._spec()
             ybar = (
@@ -557,8 +557,8 @@ class MLPRanker(RankerMixin, BaseEstimator):
             bar = tqdm(range(self.epochs), disable=not self.verbose, desc="MLPRanker", leave=False)
             for epoch in bar:
                 t_epoch = time.perf_counter()
-                batches = self._epoch_batches(tr, groups, rng)
-                # mean groups per batch (pairwise with groups; 1 otherwise), see _batch_loss
+                batches = self._epoch_batches(tr, qid, rng)
+                # mean queries per batch (pairwise with qid; 1 otherwise), see _batch_loss
                 per_batch = sum(b.shape[0] for b in batches) / max(len(batches), 1)
                 total = 0.0
                 for idx_np in batches:
@@ -579,7 +579,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
                 if monitor:
                     t_val = time.perf_counter()
                     crit = self._monitor(Y[va], self._forward_scores(net, Xt[va]), spec,
-                                         None if groups is None else groups[va])
+                                         None if qid is None else qid[va])
                     record["val_criterion"] = crit
                     record["val_seconds"] = time.perf_counter() - t_val
                     if np.isnan(crit):
@@ -602,7 +602,7 @@ class MLPRanker(RankerMixin, BaseEstimator):
             if dro is not None:
                 self.dro_weights_, self.dro_weights_mean_ = dro.q.copy(), dro.mean
             if self.objective == "max_min" and self.method == "plugin":
-                self._choose_weights(net, Xt, Y, tr, va, groups)
+                self._choose_weights(net, Xt, Y, tr, va, qid)
             self.net_ = net.cpu()
         return self
 
