@@ -530,3 +530,8 @@ def ndcg_at_k(
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
     return float(np.mean(dcg[ok] / idcg[ok]))
+
+
+for _obj in (GroupedStats, QuerySegments):
+    _obj.__module__ = __name__  # public here; defined in the private _grouped module
+del _obj

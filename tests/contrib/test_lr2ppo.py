@@ -44,7 +44,7 @@ def test_pairs_match_brute_force(items):
 def test_pairs_validation():
     with pytest.raises(ValueError, match="'relevance' parameter must be non-negative"):
         partial_order_pairs([1, -1], [0, 0])
-    with pytest.raises(ValueError, match="Inconsistent numbers of samples: groups"):
+    with pytest.raises(ValueError, match="Inconsistent numbers of samples: 'relevance' has 2, 'qid'"):
         partial_order_pairs([1, 0], [0, 0, 0])
 
 
