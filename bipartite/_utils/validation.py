@@ -206,9 +206,23 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
         return (None, None) if return_ids else None
     q = check_group_ids(qid, name, allow_empty=True)
     check_consistent_length(**{ref: np.empty(n), name: q})
-    ids, codes = np.unique(q, return_inverse=True)
-    codes = codes.reshape(-1).astype(np.int64)
+    ids, codes = _factorize(q)
     return (codes, ids) if return_ids else codes
+
+
+def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(q, return_inverse=True)`` (codes as int64). Integer ids spanning at most 4 n
+    values skip its argsort: a bincount marks the ids present and a lookup table maps each row
+    to its code (the same ids and codes, in O(n + range))."""
+    if q.size and q.dtype.kind in "iub":
+        lo, hi = int(q.min()), int(q.max())
+        if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
+            d = q.astype(np.int64) - lo
+            present = np.bincount(d, minlength=hi - lo + 1) > 0
+            lut = np.cumsum(present) - 1
+            return (np.flatnonzero(present) + lo).astype(q.dtype), lut[d]
+    ids, codes = np.unique(q, return_inverse=True)
+    return ids, codes.reshape(-1).astype(np.int64)
 
 
 def require_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 4) -> tuple[Any, str]:

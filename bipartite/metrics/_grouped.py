@@ -94,8 +94,12 @@ class QuerySegments:
             self.tie_query = np.zeros(len(self.starts), dtype=np.int64)
             self._query_first = np.zeros(1, dtype=np.int64)
         else:
-            self.n_queries = int(codes.max()) + 1
-            self.order = np.lexsort((s, codes))
+            self.n_queries = G = int(codes.max()) + 1
+            # the scores' int-key sort, then a stable sort by query: the order of
+            # np.lexsort((s, codes)), several times faster (a radix sort for ≤ 2^16 queries)
+            order, _ = sort_order(s)
+            narrow = np.uint8 if G <= 1 << 8 else np.uint16 if G <= 1 << 16 else np.int64
+            self.order = order[np.argsort(codes[order].astype(narrow, copy=False), kind="stable")]
             ss, gs = s[self.order], codes[self.order]
             new = np.empty(n, dtype=bool)
             new[0] = True
