@@ -169,3 +169,22 @@ def test_grouped_stats_rejects_bad_query_ids():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         grouped_stats([0, 1], [0.1, 0.2], [0, 0])  # defined: no warning
+
+
+@pytest.mark.parametrize("q", [
+    np.array([5, -3, 5, 7, -3, 100]),                     # integers, small span: lookup table
+    np.array([3, 1, 3], dtype=np.uint8),
+    np.array([True, False, True]),
+    np.array([10**12, 7, 10**12]),                        # wide span: np.unique
+    np.array([2**63 + 5, 2**63 + 5, 2**63 + 9], dtype=np.uint64),
+    np.array(["b", "a", "b"]),
+    np.array([0.5, -1.0, 0.5]),
+])
+def test_check_qid_factorises_as_np_unique(q):
+    """Claim: the query codes and ids equal np.unique(q, return_inverse=True) on every route."""
+    from bipartite._utils.validation import check_qid
+
+    codes, ids = check_qid(q, len(q), return_ids=True)
+    want_ids, want_codes = np.unique(q, return_inverse=True)
+    assert codes.dtype == np.int64 and codes.tolist() == want_codes.tolist()
+    assert ids.dtype == want_ids.dtype and ids.tolist() == want_ids.tolist()

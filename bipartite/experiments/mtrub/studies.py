@@ -74,7 +74,7 @@ def label_metrics(Y: np.ndarray, score: np.ndarray, groups: np.ndarray,
         for k, name in enumerate(names):
             out[f"auc_{name}"] = float(aucs[k])
             out[f"gauc_{name}"] = group_auc(Y[:, k], score, groups)
-            out[f"ndcg10_{name}"] = ndcg_at_k(Y[:, k], score, k=10, groups=groups)
+            out[f"ndcg10_{name}"] = ndcg_at_k(Y[:, k], score, k=10, qid=groups)
     for m in ("auc", "gauc", "ndcg10"):
         out[f"{m}_mean"] = float(np.nanmean([out[f"{m}_{n}"] for n in names]))
     return out
@@ -94,7 +94,7 @@ def _ndcg_depth(Y: np.ndarray, score: np.ndarray, groups: np.ndarray) -> float:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return ndcg_at_k(Y.sum(axis=1), score, k=10, groups=groups)
+        return ndcg_at_k(Y.sum(axis=1), score, k=10, qid=groups)
 
 
 def _dominated_by(a: np.ndarray, B: np.ndarray) -> bool:
@@ -110,7 +110,7 @@ def _dominated_by(a: np.ndarray, B: np.ndarray) -> bool:
 def _search(P_val: np.ndarray, Y_val: np.ndarray, g_val: np.ndarray, resolution: int):
     from bipartite.contrib.fusion import pareto_search
 
-    return pareto_search(P_val, Y_val, groups=g_val, resolution=resolution)
+    return pareto_search(P_val, Y_val, qid=g_val, resolution=resolution)
 
 
 def aggregate_scores(P: np.ndarray, gamma: np.ndarray, prior: np.ndarray) -> dict[str, np.ndarray]:
