@@ -78,7 +78,7 @@ class QuerySegments:
             s = check_array(y_score, "y_score", ndim=1)
             codes, ids = check_qid(qid, len(s), "qid", ref="y_score", return_ids=True)
         else:
-            s, codes = y_score, qid
+            s, codes = np.asarray(y_score, dtype=np.float64), qid  # float32 scores: one cast
         n = len(s)
         self.n, self.query_ids = n, ids
         self.codes = np.zeros(n, dtype=np.int64) if codes is None else codes
