@@ -32,10 +32,10 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_group_ids,
     check_nonnegative,
     check_option,
     check_problem,
+    check_qid,
 )
 from bipartite.bayes import (
     OBJECTIVES,
@@ -49,7 +49,7 @@ from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
 
-__all__ = ["OBJECTIVE_KINDS", "Objective", "as_objective", "restrict_costs"]
+__all__ = ["OBJECTIVE_KINDS", "Objective", "as_objective", "label_aucs", "restrict_costs"]
 
 #: The kinds of :class:`Objective`: the two objectives of multi-label bipartite ranking
 #: (:data:`bipartite.bayes.OBJECTIVES`), the max-min AUC (docs/theory.md §13) and one label alone.
@@ -348,7 +348,8 @@ class Objective:
         return float(aucs @ (np.ones(problem.K) if a is None else a))
 
     # -- data --------------------------------------------------------------------------------
-    def criterion(self, Y: ArrayLike, scores: ArrayLike, *, qid: ArrayLike | None = None) -> float:
+    def criterion(self, Y: ArrayLike, scores: ArrayLike, *, qid: ArrayLike | None = None,
+                  check_input: bool = True) -> float:
         """The objective's AUC criterion on labelled data, in [0, 1] (docs/theory.md §10.1).
 
         * loss aggregation: ``Σ_k a_k AUC_k / Σ_k a_k`` over the labels with a comparable pair;
@@ -357,8 +358,12 @@ class Objective:
 
         With ``qid`` (query ids) only pairs within a query count and every query weighs the same
         (:func:`bipartite.metrics.group_auc` with ``weighting="uniform"``; for label aggregation
-        the mean of the per-query AUC_MP, each query's costs restricted to its levels). Ties
-        count ½. NaN with :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
+        the mean of the per-query AUC_MP over the queries holding two levels). All per-query AUCs
+        come from one sort (:func:`bipartite.metrics.grouped_stats`). Ties count ½. NaN with
+        :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
+        ``check_input=False`` skips the checks of ``Y`` (then a 2-D 0/1 array), ``scores``
+        (finite float64) and ``qid`` (then int codes, ``check_qid``):
+        for callers that validated at their public entry.
 
         >>> Y = [[0, 0], [1, 0], [0, 1], [1, 1]]
         >>> round(Objective().criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
@@ -366,26 +371,20 @@ class Objective:
         >>> round(Objective("max_min").criterion(Y, [0.0, 1.0, 2.0, 3.0]), 3)
         0.75
         """
-        from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
-
-        Y = check_binary(Y, "Y", ndim=(1, 2))
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        s = check_array(scores, "scores", ndim=1)
-        check_consistent_length(Y=Y, scores=s)
-        g = None
-        if qid is not None:
-            q = check_group_ids(qid, "qid", allow_empty=True)
-            check_consistent_length(scores=s, qid=q)
-            g = np.unique(q, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        if check_input:
+            Y = check_binary(Y, "Y", ndim=(1, 2))
+            if Y.ndim == 1:
+                Y = Y[:, None]
+            s = check_array(scores, "scores", ndim=1)
+            check_consistent_length(Y=Y, scores=s)
+            g = check_qid(qid, len(s), "qid", ref="scores")
+        else:
+            s, g = scores, qid
         K = Y.shape[1]
         if self.kind == "label_aggregation":
-            return self._multipartite_criterion(Y, s, g, multipartite_auc)
+            return self._multipartite_criterion(Y, s, g)
+        aucs = label_aucs(Y, s, g, check_input=False)  # NaN where a label has no comparable pair
         if self.kind == "max_min":
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UndefinedMetricWarning)
-                aucs = (multilabel_auc(Y, s) if g is None else np.array(
-                    [group_auc(Y[:, k], s, g, weighting="uniform") for k in range(K)]))
             if not np.isfinite(aucs).any():
                 warnings.warn("No label has a comparable pair: the max-min criterion is "
                               "undefined.", UndefinedMetricWarning, stacklevel=2)
@@ -393,44 +392,62 @@ class Objective:
             return float(np.nanmin(aucs))
         a = self.mixing_weights(K)
         a = np.ones(K) if a is None else a
-        if g is None:
-            defined = (Y.min(axis=0) < Y.max(axis=0)) & (a > 0)
-        else:
-            n_pos = np.stack([np.bincount(g, Y[:, k]) for k in range(K)], axis=1)
-            n_all = np.bincount(g)[:, None]
-            defined = np.any((n_pos > 0) & (n_pos < n_all), axis=0) & (a > 0)
+        defined = np.isfinite(aucs) & (a > 0)
         if not defined.any():
             warnings.warn(
                 "No label with positive weight has a comparable pair: the criterion is undefined.",
                 UndefinedMetricWarning, stacklevel=2)
             return float("nan")
-        if g is None:
-            aucs = multilabel_auc(Y[:, defined], s)
-        else:
-            aucs = np.array([group_auc(Y[:, k], s, g, weighting="uniform")
-                             for k in np.flatnonzero(defined)])
-        return float(np.dot(a[defined], aucs) / a[defined].sum())
+        return float(np.dot(a[defined], aucs[defined]) / a[defined].sum())
 
-    def _multipartite_criterion(self, Y: np.ndarray, s: np.ndarray, g: np.ndarray | None,
-                                multipartite_auc: Callable[..., float]) -> float:
+    def _multipartite_criterion(self, Y: np.ndarray, s: np.ndarray, g: np.ndarray | None
+                                ) -> float:
+        """AUC_MP of ``Ȳ``; with query codes ``g`` the uniform mean over the queries holding two
+        levels of their AUC_MP, from one sort (:class:`bipartite.metrics.QuerySegments`). The
+        costs of the levels a query lacks do not enter its normalisation, so the full cost
+        matrix serves every query (as :func:`restrict_costs` to the levels present)."""
+        from bipartite.labels import cost_matrix
+        from bipartite.metrics import QuerySegments, multipartite_auc
+
         opts = self._label_options()
         ybar = aggregate_labels(Y, opts["aggregate"], opts["w"])
         if g is None:
             return float(multipartite_auc(ybar, s, costs=opts["costs"]))
-        levels = np.unique(ybar)
-        per_group = []
-        order = np.argsort(g, kind="stable")
-        for members in np.split(order, np.flatnonzero(np.diff(g[order])) + 1):
-            present = np.unique(ybar[members])
-            if len(present) > 1:
-                c = restrict_costs(opts["costs"], levels, present)
-                per_group.append(multipartite_auc(ybar[members], s[members], costs=c))
-        if not per_group:
+        levels, index = np.unique(ybar, return_inverse=True)
+        C = cost_matrix(levels, opts["costs"])
+        per_query, n_levels = QuerySegments(s, g, check_input=False).multipartite(
+            index.reshape(-1), len(levels), C)
+        if not np.any(n_levels > 1):
             warnings.warn(
                 "No group holds two levels of the aggregated label: the criterion is undefined.",
                 UndefinedMetricWarning, stacklevel=3)
             return float("nan")
-        return float(np.mean(per_group))
+        return float(np.mean(per_query[n_levels > 1]))
+
+
+def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
+               sample_weight: np.ndarray | None = None, *, check_input: bool = True) -> np.ndarray:
+    """Per-label AUC of one scorer (K,), ties ½; with query codes ``qid`` the uniform per-query
+    gAUC of every label (:func:`bipartite.metrics.grouped_stats`, ``weighting="uniform"``), the
+    normalisation of :meth:`Objective.criterion`. NaN, quietly, for a label with no comparable
+    pair. ``check_input=False`` skips the checks of ``Y`` and ``scores`` (callers that checked
+    them); ``qid`` is always int codes (``check_qid``).
+
+    >>> label_aucs(np.array([[0, 1], [1, 0], [1, 1]]), np.array([0.0, 1.0, 2.0])).tolist()
+    [1.0, 0.5]
+    """
+    from bipartite.metrics import grouped_stats, multilabel_auc
+
+    if check_input:
+        Y = check_binary(Y, "Y", ndim=2)
+        scores = check_array(scores, "scores", ndim=1)
+        check_consistent_length(Y=Y, scores=scores)
+    if qid is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedMetricWarning)
+            return multilabel_auc(Y, scores, sample_weight=sample_weight)
+    return grouped_stats(Y, scores, qid, sample_weight=sample_weight, ap=False,
+                         check_input=False).gauc("uniform")
 
 
 _DEFAULTS = {"a": None, "aggregate": "sum", "w": None, "costs": "linear", "label": None}

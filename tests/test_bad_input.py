@@ -137,7 +137,7 @@ def test_ndcg_exponential_gain_of_huge_labels_is_refused():
     (lambda: ap_training.make_retrieval(5, noise=np.nan), ValueError, "'noise'"),
     # one 100,000-item group is refused by size before allocating
     (lambda: lr2ppo.within_group_pairs(np.zeros(100_000, int)), ValueError,
-     "'groups'.*4999950000.*max_pairs = 10000000"),
+     "'qid'.*4999950000.*max_pairs = 10000000"),
     # optimal_ranking / auc_milp check their problem and tolerance
     (lambda: pareto.optimal_ranking(None), TypeError, "'problem'"),
     (lambda: pareto.optimal_ranking(P, time_limit=-1), ValueError, "'time_limit'"),

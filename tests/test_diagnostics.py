@@ -22,15 +22,15 @@ import pandas as pd
 import pytest
 from scipy.stats import norm
 
-from bipartite import diagnostics as D
 from bipartite.diagnostics import (
     delong_auc_variance,
     delong_paired_test,
     diagnose,
     load_scores,
 )
+from bipartite.diagnostics._inference import boot_aucs
 from bipartite.dictatorship import cross_pair_win_rate
-from bipartite.metrics import auc, group_auc, multilabel_auc
+from bipartite.metrics import QuerySegments, auc, group_auc, grouped_stats, multilabel_auc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -212,17 +212,17 @@ def test_kernels_match_the_metrics():
     y = (rng.random(n) < 0.4).astype(float)
     s = np.round(y + rng.normal(size=n), 1)
     w = rng.uniform(0.5, 2.0, n)
-    a_q, P_q, N_q = D._per_query_auc(s, w * y, w * (1 - y), g, G)
+    st = grouped_stats(y, s, g, sample_weight=w)  # the engine the report is built on
+    a_q = st.auc[:, 0]
     for q in range(G):
         rows = g == q
         if 0 < y[rows].sum() < rows.sum():
             assert a_q[q] == pytest.approx(auc(y[rows], s[rows], sample_weight=w[rows]))
         else:
             assert np.isnan(a_q[q])
-    order = np.argsort(s, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(s[order]) != 0])
+    seg = QuerySegments(s)
     M = rng.integers(0, 3, size=(5, n)).astype(float)
-    got = D._boot_auc(order, starts, M[:, order], w * y, w * (1 - y))
+    got = boot_aucs(seg, M[:, seg.order], w * y, w * (1 - y))
     for b in range(5):
         assert got[b] == pytest.approx(auc(y, s, sample_weight=w * M[b]), abs=1e-12)
     d = diagnose({"s": s, "y": y, "q": g, "w": w}, scores="s", labels="y", qid="q", weight="w",

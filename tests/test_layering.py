@@ -66,11 +66,7 @@ UPPER = {"contrib": 100, "studies": 200, "experiments": 300, "cli": 400, "__main
 #: Functions allowed over :data:`MAX_FUNCTION_LINES`, by full name, each with the reason. Not a
 #: general exemption: an entry that names a missing or short function fails
 #: ``test_rule_holds[function_length]``, so each one is removed as soon as its reason is gone.
-LONG_FUNCTION_ALLOWANCE: dict[str, str] = {
-    # being split in branch engine (issue 21 item 6: diagnose as named steps over the grouped-AUC
-    # engine); the lead engineer removes this entry when that branch merges.
-    "bipartite.diagnostics.diagnose": "being split in branch engine",
-}
+LONG_FUNCTION_ALLOWANCE: dict[str, str] = {}
 
 #: Documented public API whose names start with ``_``: the methods of every
 #: :func:`collections.namedtuple` class, and two functions of the standard library.

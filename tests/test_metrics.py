@@ -214,7 +214,7 @@ def test_ndcg_equals_sklearn_per_group(k, seed):
     # singleton groups with a relevant item have nDCG 1 in both conventions
     single = [grp for grp in np.unique(g) if (g == grp).sum() == 1 and rel[g == grp].max() > 0]
     want = np.mean(per + [1.0] * len(single))
-    assert ndcg_at_k(rel, s, k=k, groups=g) == pytest.approx(want, abs=1e-12)
+    assert ndcg_at_k(rel, s, k=k, qid=g) == pytest.approx(want, abs=1e-12)
     lin = ndcg_score(rel[None], s[None], k=k)
     assert ndcg_at_k(rel, s, k=k, gain="linear") == pytest.approx(lin, abs=1e-12)
 
@@ -588,7 +588,7 @@ def test_sort_order_is_an_exact_ascending_order(kind):
     """The weighted route's order (one sort of int64 keys with the row index in their low bits,
     then the runs those bits hide re-sorted) is a permutation that sorts the scores exactly, with
     equal keys exactly for equal scores — also when scores differ only in their last bits."""
-    from bipartite.metrics._kernels import _sort_order
+    from bipartite.metrics._kernels import sort_order as _sort_order
 
     rng = np.random.default_rng(["continuous", "rounded", "low bits", "extremes",
                                  "ulps"].index(kind))

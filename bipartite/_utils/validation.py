@@ -34,7 +34,10 @@ __all__ = [
     "check_probabilities",
     "check_row_distributions",
     "check_sample_weight",
+    "check_qid",
     "check_random_state",
+    "require_qid",
+    "resolve_qid",
     "warn_undefined",
 ]
 
@@ -172,6 +175,71 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
     if g.dtype.kind in "fc":
         check_finite(g, name)
     return g
+
+
+def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tuple[Any, str]:
+    """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated keyword
+    alias ``groups``: the one home of the ``groups`` → ``qid`` deprecation (since 0.3.0, removed
+    in 0.4.0) for every public signature. ``groups`` alone warns (FutureWarning, naming
+    ``owner``); both at once is a TypeError.
+
+    >>> resolve_qid([0, 1], None, "f")
+    ([0, 1], 'qid')
+    """
+    if groups is None:
+        return qid, "qid"
+    if qid is not None:
+        raise TypeError(f"{owner} got both 'qid' and its deprecated alias 'groups'; pass 'qid' only.")
+    warnings.warn(
+        f"The 'groups' parameter of {owner} is deprecated (removed in 0.5.0): pass "
+        "the query ids as 'qid=' (XGBoost's name). In scikit-learn model selection, route them "
+        "with metadata routing (see bipartite.learners.scoring).",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+    return groups, "groups"
+
+
+def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", *,
+              return_ids: bool = False) -> Any:
+    """Query ids (any hashable values, finite if numeric, 1-D, length ``n`` = the rows of the
+    argument named ``ref``) as codes ``0..G-1`` (int64, each code present), or None for None.
+    With ``return_ids``, ``(codes, the sorted distinct ids)``. The one validation of a query id
+    at a public entry; internal calls pass the codes on unchecked.
+
+    >>> check_qid(["b", "a", "b"], 3).tolist()
+    [1, 0, 1]
+    """
+    if qid is None:
+        return (None, None) if return_ids else None
+    q = check_group_ids(qid, name, allow_empty=True)
+    check_consistent_length(**{ref: np.empty(n), name: q})
+    ids, codes = _factorize(q)
+    return (codes, ids) if return_ids else codes
+
+
+def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(q, return_inverse=True)`` (codes as int64). Integer ids spanning at most 4 n
+    values skip its argsort: a bincount marks the ids present and a lookup table maps each row
+    to its code (the same ids and codes, in O(n + range))."""
+    if q.size and q.dtype.kind in "iub":
+        lo, hi = int(q.min()), int(q.max())
+        if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
+            d = q.astype(np.int64) - lo
+            present = np.bincount(d, minlength=hi - lo + 1) > 0
+            lut = np.cumsum(present) - 1
+            return (np.flatnonzero(present) + lo).astype(q.dtype), lut[d]
+    ids, codes = np.unique(q, return_inverse=True)
+    return ids, codes.reshape(-1).astype(np.int64)
+
+
+def require_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 4) -> tuple[Any, str]:
+    """:func:`resolve_qid` for a signature where the query ids are required: neither given is a
+    TypeError naming ``qid``."""
+    q, name = resolve_qid(qid, groups, owner, stacklevel=stacklevel)
+    if q is None:
+        raise TypeError(f"{owner} missing the required argument 'qid' (the query ids).")
+    return q, name
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:

@@ -34,6 +34,7 @@ from bipartite._utils.validation import (
     check_group_ids,
     check_option,
     check_positive,
+    check_qid,
     check_random_state,
     check_real,
 )
@@ -495,24 +496,21 @@ def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLik
     >>> rep["map"], rep["gauc"]
     (0.75, 0.5)
     """
-    from bipartite.metrics import auc, average_precision, group_auc, ndcg_at_k
+    from bipartite.metrics import auc, grouped_stats, ndcg_at_k
 
     yb = check_binary(y, "y")
     s = check_array(scores, "scores", ndim=1)
-    q = check_group_ids(qid, "qid", allow_empty=True)
-    check_consistent_length(y=yb, scores=s, qid=q)
+    check_consistent_length(y=yb, scores=s)
+    codes = check_qid(qid, len(yb), "qid", ref="y")
     rel = yb if relevance is None else check_array(relevance, "relevance", ndim=1)
     check_consistent_length(y=yb, relevance=rel)
-    _, inv = np.unique(q, return_inverse=True)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.flatnonzero(np.diff(inv[order])) + 1
-    aps = [average_precision(yb[r], s[r]) for r in np.split(order, bounds) if yb[r].any()]
+    st = grouped_stats(yb[:, None], s, codes, check_input=False)  # one sort: AP and gAUC
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         return {
-            "map": float(np.mean(aps)) if aps else float("nan"),
-            f"ndcg@{k}": ndcg_at_k(rel, s, k=k, groups=q),
-            "gauc": group_auc(yb, s, q),
+            "map": float(st.mean_ap()[0]),
+            f"ndcg@{k}": ndcg_at_k(rel, s, k=k, qid=codes),
+            "gauc": float(st.gauc("pairs")[0]),
             "auc": auc(yb, s),
         }
 

@@ -30,9 +30,11 @@ from bipartite._utils.validation import (
     check_consistent_length,
     check_positive,
     check_probabilities,
+    check_qid,
     check_random_state,
+    resolve_qid,
 )
-from bipartite.metrics import group_auc, multilabel_auc
+from bipartite.metrics import grouped_stats, multilabel_auc
 from bipartite.pareto import pareto_filter, simplex_grid
 
 __all__ = [
@@ -137,12 +139,13 @@ class FusionSearch:
         return self.exponents[int(np.argmax(np.nan_to_num(self.aucs, nan=-1.0) @ w))]
 
 
-def _label_aucs(scores: np.ndarray, Y: np.ndarray, groups: np.ndarray | None) -> np.ndarray:
-    """Per-label AUC (pooled, one shared sort) or per-label gAUC (pair-weighted) of one scorer."""
+def _label_aucs(scores: np.ndarray, Y: np.ndarray, qid: np.ndarray | None) -> np.ndarray:
+    """Per-label AUC (pooled, one shared sort) or per-label gAUC (pair-weighted; the grouped
+    engine, one sort for every label) of one scorer; ``qid``: validated query codes."""
 
-    if groups is None:
+    if qid is None:
         return multilabel_auc(Y, scores)
-    return np.array([group_auc(Y[:, k], scores, groups) for k in range(Y.shape[1])])
+    return grouped_stats(Y, scores, qid, ap=False, check_input=False).gauc("pairs")
 
 
 def pareto_search(
@@ -152,13 +155,14 @@ def pareto_search(
     grid: ArrayLike | None = None,
     resolution: int = 10,
     n_random: int | None = None,
-    groups: ArrayLike | None = None,
+    qid: ArrayLike | None = None,
     seed: int | np.random.Generator | None = None,
+    groups: ArrayLike | None = None,
 ) -> FusionSearch:
     """Fusion exponents whose per-label AUCs are Pareto-optimal on validation data (docs/theory.md §11, §6).
 
     Every candidate γ scores the validation set by :func:`score_fusion`; its vector of per-label
-    AUCs (ties ½, docs/theory.md §2) — or of group AUCs weighted by pairs, when ``groups`` is given (MTRUB
+    AUCs (ties ½, docs/theory.md §2) — or of group AUCs weighted by pairs, when ``qid`` is given (MTRUB
     reports gAUC) — is computed, and the non-dominated candidates are kept with
     :func:`bipartite.pareto.pareto_filter` (no other candidate is ≥ on every label and > on one).
 
@@ -173,7 +177,7 @@ def pareto_search(
     Parameters
     ----------
     P_val : array-like (n, K) of probabilities; Y_val : array-like (n, K) of 0/1 labels.
-    groups : array-like (n,), optional — query ids for gAUC.
+    qid : array-like (n,), optional — query ids for gAUC (``groups``: its deprecated alias).
     seed : None, int >= 0 or Generator — drives the random search; validated even when it is
         not used (``grid`` given or ``n_random`` None).
 
@@ -200,12 +204,8 @@ def pareto_search(
         )
     K = Pm.shape[1]
     rng = check_random_state(seed)  # checked even when unused (no ``n_random``): no silent typo
-    g = None
-    if groups is not None:
-        g = np.asarray(groups)
-        if g.ndim != 1:
-            raise ValueError(f"The 'groups' parameter must be 1-dimensional, got shape {g.shape}.")
-        check_consistent_length(P_val=Pm, groups=g)
+    qid, qname = resolve_qid(qid, groups, "pareto_search")
+    g = check_qid(qid, len(Pm), qname, ref="P_val")
     if grid is not None:
         cand = _check_exponents(grid, K)
         if cand.ndim == 1:

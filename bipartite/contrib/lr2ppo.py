@@ -53,8 +53,10 @@ from bipartite._utils.validation import (
     check_group_ids,
     check_nonnegative,
     check_positive,
+    check_qid,
     check_random_state,
     check_real,
+    require_qid,
 )
 from bipartite.learners.nets import make_mlp, minibatches, split_head
 from bipartite.learners.torch_estimator import (
@@ -83,42 +85,45 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # pairs
 # --------------------------------------------------------------------------------------------------
-def _group_index(groups: ArrayLike, n: int, against: str | None = None) -> np.ndarray:
-    g = check_group_ids(groups, "groups")
-    if len(g) != n:
-        of = f" (the length of '{against}')" if against else ""
-        raise ValueError(f"Inconsistent numbers of samples: groups has {len(g)}, expected {n}"
-                         f"{of}.")
-    return np.unique(g, return_inverse=True)[1]
-
-
 #: Size limit of :func:`within_group_pairs`: at most 10^7 pairs (160 MB) unless ``max_pairs`` is
 #: raised; one group of 100,000 items has about 5 * 10^9 pairs (a 37 GiB array).
 MAX_PAIRS = 10_000_000
 
 
-def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.ndarray:
-    """All unordered pairs ``(i, j)``, ``i < j``, of items in the same group (query).
+def within_group_pairs(qid: ArrayLike = None, *, max_pairs: int = MAX_PAIRS,
+                       groups: ArrayLike = None) -> np.ndarray:
+    """All unordered pairs ``(i, j)``, ``i < j``, of items in the same query (group).
 
     Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. docs/theory.md §11 (LR2PPO).
     The number of pairs ``P = Σ_g n_g (n_g − 1) / 2`` is checked against ``max_pairs`` (default
     ``MAX_PAIRS = 10**7``) before anything is allocated; a larger ``max_pairs`` is a deliberate
-    request and is honoured. ``groups`` is a non-empty 1-D array of ids (finite if numeric).
+    request and is honoured. ``qid`` is a non-empty 1-D array of query ids (finite if numeric);
+    ``groups`` is its deprecated alias (FutureWarning).
 
     >>> within_group_pairs([7, 7, 3, 7]).tolist()
     [[0, 1], [0, 3], [1, 3]]
     """
-    g = check_group_ids(groups, "groups")
-    gid = np.unique(g, return_inverse=True)[1]
+    qid, qname = require_qid(qid, groups, "within_group_pairs")
+    return _pairs_within(_query_codes(qid, qname), max_pairs, qname)
+
+
+def _query_codes(qid: ArrayLike, name: str, n: int | None = None, against: str = "") -> np.ndarray:
+    """Query ids (non-empty, 1-D, finite if numeric, length ``n`` when given) as codes."""
+    q = check_group_ids(qid, name)
+    return check_qid(q, len(q) if n is None else n, name, ref=against or name)
+
+
+def _pairs_within(gid: np.ndarray, max_pairs: int, name: str = "qid") -> np.ndarray:
+    """:func:`within_group_pairs` of validated query codes."""
     limit = check_positive(max_pairs, "max_pairs", integer=True)
     sizes = np.bincount(gid).astype(np.float64)
     n_pairs = int((sizes * (sizes - 1) / 2).sum())
     if n_pairs > limit:
-        raise ValueError(f"The 'groups' parameter gives {n_pairs} within-group pairs (largest "
+        raise ValueError(f"The '{name}' parameter gives {n_pairs} within-group pairs (largest "
                          f"group: {int(sizes.max())} items), more than the limit max_pairs = "
                          f"{limit}; subsample the groups or raise 'max_pairs' deliberately.")
     order = np.argsort(gid, kind="stable")
-    bounds = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1, len(g)]
+    bounds = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1, len(gid)]
     out = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         members = np.sort(order[lo:hi])
@@ -128,11 +133,12 @@ def within_group_pairs(groups: ArrayLike, *, max_pairs: int = MAX_PAIRS) -> np.n
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))].astype(np.int64)
 
 
-def partial_order_pairs(relevance: ArrayLike, groups: ArrayLike) -> np.ndarray:
-    """Partial-order pairs from graded relevance: ``(i, j)`` in one group with ``rel_i > rel_j``.
+def partial_order_pairs(relevance: ArrayLike, qid: ArrayLike = None, *,
+                        groups: ArrayLike = None) -> np.ndarray:
+    """Partial-order pairs from graded relevance: ``(i, j)`` in one query with ``rel_i > rel_j``.
 
-    ``relevance`` holds non-negative integer grades (0, 1, 2, ...); ``groups`` the query ids, one
-    per item (finite if numeric).
+    ``relevance`` holds non-negative integer grades (0, 1, 2, ...); ``qid`` the query ids, one
+    per item (finite if numeric; ``groups`` is its deprecated alias, FutureWarning).
 
     The preferred item comes first (the paper's ``g_c``, "the pair in ground truth order"); items
     of equal relevance form no pair. Shape ``(P, 2)``, int64. docs/theory.md §11 (LR2PPO Eq. 4).
@@ -147,8 +153,8 @@ def partial_order_pairs(relevance: ArrayLike, groups: ArrayLike) -> np.ndarray:
         i = int(frac[0])
         raise ValueError(f"The 'relevance' parameter must hold non-negative integer grades, "
                          f"got {rel[i]:g} at index {i}.")
-    _group_index(groups, len(rel), "relevance")
-    pairs = within_group_pairs(groups)
+    qid, qname = require_qid(qid, groups, "partial_order_pairs")
+    pairs = _pairs_within(_query_codes(qid, qname, len(rel), "relevance"), MAX_PAIRS, qname)
     a, b = pairs[:, 0], pairs[:, 1]
     keep = rel[a] != rel[b]
     a, b = a[keep], b[keep]
@@ -585,9 +591,11 @@ class LR2PPO(TorchEstimator):
                              f"features, got {self.actor.n_features_in_} and "
                              f"{self.reward_model.n_features_in_} columns.")
 
-    def fit(self, X: ArrayLike, groups: ArrayLike, *, pairs: ArrayLike | None = None,
-            callback: Callable[[int, LR2PPO], dict | None] | None = None) -> LR2PPO:
-        """Run stage 3 on the (unannotated) target items ``X`` (n, d) grouped by ``groups``.
+    def fit(self, X: ArrayLike, qid: ArrayLike = None, *, pairs: ArrayLike | None = None,
+            callback: Callable[[int, LR2PPO], dict | None] | None = None,
+            groups: ArrayLike = None) -> LR2PPO:
+        """Run stage 3 on the (unannotated) target items ``X`` (n, d) grouped by the query ids
+        ``qid`` (``groups``: its deprecated alias, FutureWarning).
 
         Parameters
         ----------
@@ -602,8 +610,10 @@ class LR2PPO(TorchEstimator):
 
         with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
             Xa = check_array(X, "X", ndim=2)
-            _group_index(groups, len(Xa), "X")
-            pool = within_group_pairs(groups) if pairs is None else _check_pairs(pairs, len(Xa))
+            qid, qname = require_qid(qid, groups, f"{type(self).__name__}.fit")
+            codes = _query_codes(qid, qname, len(Xa), "X")
+            pool = _pairs_within(codes, MAX_PAIRS, qname) if pairs is None else _check_pairs(
+                pairs, len(Xa))
             if len(pool) == 0:
                 raise ValueError("No state can be drawn: every group has a single item.")
             if Xa.shape[1] != self.actor.n_features_in_:

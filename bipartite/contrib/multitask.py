@@ -26,6 +26,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    resolve_qid,
 )
 from bipartite.learners.nets import init_linear, make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, TorchFit, in_range, one_of, positive
@@ -190,12 +191,14 @@ class MultiTaskMLP(TorchEstimator):
                      _check_sizes(self.expert_hidden, "expert_hidden"), self.tower_hidden)
 
     # -- fit ----------------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, Y: ArrayLike, groups: ArrayLike | None = None) -> MultiTaskMLP:
+    def fit(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None = None, *,
+            groups: ArrayLike | None = None) -> MultiTaskMLP:
         """Fit on features ``X`` (n, d) and binary labels ``Y`` (n, K).
 
-        ``groups`` (query ids) is accepted for API symmetry with the rankers and is not used:
-        the loss is pointwise.
+        ``qid`` (query ids) is accepted for API symmetry with the rankers and is not used: the
+        loss is pointwise. ``groups`` is its deprecated alias (FutureWarning).
         """
+        resolve_qid(qid, groups, f"{type(self).__name__}.fit")
         with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
             return self._fit(X, Y, fit)
 

@@ -20,15 +20,16 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_group_ids,
+    check_finite,
     check_option,
     check_positive,
+    check_qid,
+    resolve_qid,
 )
 from bipartite.bayes import OBJECTIVES
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
-from bipartite.labels import aggregate_labels
-from bipartite.objectives import Objective, as_objective, restrict_costs
+from bipartite.objectives import Objective, as_objective, label_aucs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = ["LEARNER_OBJECTIVES", "OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin",
@@ -118,33 +119,6 @@ class MissingQueryIdWarning(UserWarning):
     """A ranker fitted with query ids is scored without them (the pooled criterion is returned)."""
 
 
-def resolve_qid(qid: ArrayLike | None, groups: ArrayLike | None, owner: str, *, stacklevel: int = 3
-                ) -> tuple[ArrayLike | None, str]:
-    """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated alias
-    ``groups`` (FutureWarning; both at once is an error)."""
-    if groups is None:
-        return qid, "qid"
-    if qid is not None:
-        raise TypeError(f"{owner} got both 'qid' and its deprecated alias 'groups'; pass 'qid' only.")
-    warnings.warn(
-        f"The 'groups' parameter of {owner} is deprecated (since 0.3.0, removed in 0.4.0): pass "
-        "the query ids as 'qid=' (XGBoost's name). In scikit-learn model selection, route them "
-        "with metadata routing (see bipartite.learners.scoring).",
-        FutureWarning,
-        stacklevel=stacklevel,
-    )
-    return groups, "groups"
-
-
-def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X") -> np.ndarray | None:
-    """Query ids (any hashable values, 1-D, length ``n``) as codes ``0..G-1`` (int64), or None."""
-    if qid is None:
-        return None
-    q = check_group_ids(qid, name, allow_empty=True)
-    check_consistent_length(**{ref: np.empty(n), name: q})
-    return np.unique(q, return_inverse=True)[1].reshape(-1).astype(np.int64)
-
-
 def ranking_criterion(
     Y: ArrayLike,
     scores: ArrayLike,
@@ -156,6 +130,7 @@ def ranking_criterion(
     costs: str | ArrayLike = "linear",
     qid: ArrayLike | None = None,
     groups: ArrayLike | None = None,
+    check_input: bool = True,
 ) -> float:
     """The AUC criterion an objective maximises, evaluated on labelled data (docs/theory.md §4, §5).
 
@@ -169,7 +144,11 @@ def ranking_criterion(
     With ``qid`` (query ids) only pairs within a query count, and every query weighs the same
     (the per-query AUCs are averaged uniformly over the queries where they are defined, as
     :func:`bipartite.metrics.group_auc` with ``weighting="uniform"``) — the normalisation the
-    learners use when fitted with ``qid``. ``groups`` is a deprecated alias of ``qid``.
+    learners use when fitted with ``qid``. ``groups`` is a deprecated alias of ``qid``. All
+    per-query AUCs come from one sort (:func:`bipartite.metrics.grouped_stats`).
+    ``check_input=False`` skips the checks of ``Y`` (then a 2-D 0/1 array), ``scores`` (finite
+    float64) and ``qid`` (then int codes ``0..G-1``, :func:`check_qid`): for callers that
+    validated at their public entry.
 
     Both lie in [0, 1]; a constant scorer gets ½ (ties count ½). NaN with
     :class:`~bipartite.UndefinedMetricWarning` when no pair is comparable.
@@ -191,94 +170,31 @@ def ranking_criterion(
     >>> round(ranking_criterion(Y, [0.0, 1.0, 2.0, 3.0], objective="max_min"), 3)
     0.75
     """
-    from bipartite.metrics import group_auc, multilabel_auc, multipartite_auc
-
     check_option(objective, "objective", LEARNER_OBJECTIVES)
-    Y = check_binary(Y, "Y", ndim=(1, 2))
-    if Y.ndim == 1:
-        Y = Y[:, None]
-    s = check_array(scores, "scores", ndim=1)
-    check_consistent_length(Y=Y, scores=s)
     qid, qname = resolve_qid(qid, groups, "ranking_criterion")
-    g = check_qid(qid, len(s), qname, ref="scores")
-    if objective == "max_min":
-        for name, value in (("a", a), ("w", w)):
-            if value is not None:
-                raise ValueError(f"The '{name}' parameter is not used with objective='max_min' "
-                                 f"(the criterion is min_k AUC_k), got {value!r}.")
-        aucs = label_aucs(Y, s, g)
-        if not np.isfinite(aucs).any():
-            warnings.warn("No label has a comparable pair: the max-min criterion is undefined.",
-                          UndefinedMetricWarning, stacklevel=2)
-            return float("nan")
-        return float(np.nanmin(aucs))
-    if objective == "loss_aggregation":
-        a = mixing_weights(a, Y.shape[1])
-        if g is None:
-            defined = (Y.min(axis=0) < Y.max(axis=0)) & (a > 0)
-        else:
-            n_pos = np.stack([np.bincount(g, Y[:, k]) for k in range(Y.shape[1])], axis=1)
-            n_all = np.bincount(g)[:, None]
-            defined = np.any((n_pos > 0) & (n_pos < n_all), axis=0) & (a > 0)
-        if not defined.any():
-            warnings.warn(
-                "No label with positive weight has a comparable pair: the criterion is undefined.",
-                UndefinedMetricWarning,
-                stacklevel=2,
-            )
-            return float("nan")
-        if g is None:
-            aucs = multilabel_auc(Y[:, defined], s)
-        else:
-            aucs = np.array([group_auc(Y[:, k], s, g, weighting="uniform")
-                             for k in np.flatnonzero(defined)])
-        return float(np.dot(a[defined], aucs) / a[defined].sum())
-    ybar = aggregate_labels(Y, aggregate, w)
-    if g is None:
-        return float(multipartite_auc(ybar, s, costs=costs))
-    levels = np.unique(ybar)
-    per_group = []
-    order = np.argsort(g, kind="stable")
-    for members in np.split(order, np.flatnonzero(np.diff(g[order])) + 1):
-        present = np.unique(ybar[members])
-        if len(present) > 1:
-            c = restrict_costs(costs, levels, present)
-            per_group.append(multipartite_auc(ybar[members], s[members], costs=c))
-    if not per_group:
-        warnings.warn(
-            "No group holds two levels of the aggregated label: the criterion is undefined.",
-            UndefinedMetricWarning,
-            stacklevel=2,
-        )
-        return float("nan")
-    return float(np.mean(per_group))
-
-
-def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
-               sample_weight: np.ndarray | None = None) -> np.ndarray:
-    """Per-label AUC of one scorer (K,), ties ½; with query codes ``qid`` the uniform per-query
-    gAUC of every label (:func:`bipartite.metrics.group_auc`, ``weighting="uniform"``), the
-    normalisation of :func:`ranking_criterion`. NaN, quietly, for a label with no comparable pair.
-    """
-    from bipartite.metrics import group_auc, multilabel_auc
-
-    Y = check_binary(Y, "Y", ndim=2)
-    scores = check_array(scores, "scores", ndim=1)
-    check_consistent_length(Y=Y, scores=scores)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        if qid is None:
-            return multilabel_auc(Y, scores, sample_weight=sample_weight)
-        return np.array([group_auc(Y[:, k], scores, qid, sample_weight=sample_weight,
-                                   weighting="uniform") for k in range(Y.shape[1])])
+    spec = as_objective(objective, a=a, w=w, aggregate=aggregate, costs=costs)
+    if check_input:
+        Y = check_binary(Y, "Y", ndim=(1, 2))
+        if Y.ndim == 1:
+            Y = Y[:, None]
+        s = check_array(scores, "scores", ndim=1)
+        check_consistent_length(Y=Y, scores=s)
+        g = check_qid(qid, len(s), qname, ref="scores")
+    else:
+        s, g = scores, qid
+    return spec.criterion(Y, s, qid=g, check_input=False)
 
 
 def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: Objective, qid=None) -> float:
     """Criterion for early stopping: NaN (no warning) when undefined on the validation split
-    (:meth:`Objective.criterion <bipartite.objectives.Objective.criterion>` of ``spec``)."""
+    (:meth:`Objective.criterion <bipartite.objectives.Objective.criterion>` of ``spec``).
+    ``Y`` and ``qid`` (codes) were validated at ``fit``; the scores are the network's, checked
+    for NaN/inf here (a diverged fit must not rank silently)."""
+    s = np.asarray(scores, dtype=np.float64)
+    check_finite(s, "scores")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return spec.criterion(Y, scores, qid=qid)
+        return spec.criterion(Y, s, qid=qid, check_input=False)
 
 
 def plugin_ranking_scores(
@@ -380,7 +296,11 @@ class RankerMixin:
                 stacklevel=2,
             )
         scores = self.decision_function(X)
-        return self._spec().criterion(Y, scores, qid=check_qid(qid, len(scores), qname))
+        Y = check_binary(Y, "Y", ndim=(1, 2))
+        Y = Y[:, None] if Y.ndim == 1 else Y
+        check_consistent_length(X=scores, Y=Y)
+        return self._spec().criterion(Y, scores, qid=check_qid(qid, len(scores), qname),
+                                     check_input=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -111,22 +111,20 @@ def grid_resolution(K: int, max_points: int = MAX_MIN_GRID_POINTS) -> int:
 # ---------------------------------------------------------------------------------------------
 # Plug-in: the choice of a on validation data
 # ---------------------------------------------------------------------------------------------
-def _row_groups(n: int, qid: np.ndarray | None) -> list[np.ndarray]:
-    if qid is None:
-        return [np.arange(n)]
-    order = np.argsort(qid, kind="stable")
-    return np.split(order, np.flatnonzero(np.diff(qid[order])) + 1)
+def _query_rows(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray, qid: np.ndarray | None
+                ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """The rows of each non-empty query (ascending row index) and, per query, the (K,) scale
+    ``1/(P_qk N_qk G_k)`` of a pair's mass in the criterion (uniform over the G_k queries where
+    label k has positive and negative mass), 0 where undefined: both from the grouped engine's
+    one (query, score) sort (:class:`bipartite.metrics.QuerySegments`)."""
+    from bipartite.metrics import QuerySegments
 
-
-def _label_pair_scale(pos: np.ndarray, neg: np.ndarray, groups: list[np.ndarray]
-                      ) -> list[np.ndarray]:
-    """Per group, the (K,) scale ``1/(P_qk N_qk G_k)`` of a pair's mass in the criterion (uniform
-    over the G_k groups where label k has positive and negative mass), 0 where undefined."""
-    P = np.array([pos[m].sum(axis=0) for m in groups])
-    N = np.array([neg[m].sum(axis=0) for m in groups])
-    ok = (P > 0) & (N > 0)
+    seg = QuerySegments(scores, qid, check_input=False)
+    st = seg.stats(pos.T, neg.T)
+    P, N, ok = st.pos, st.neg, st.defined
     G = np.maximum(ok.sum(axis=0), 1)
-    return list(np.where(ok, 1.0 / np.where(ok, P * N, 1.0) / G, 0.0))
+    scale = np.where(ok, 1.0 / np.where(ok, P * N, 1.0) / G, 0.0)
+    return seg.rows_per_query(), list(scale[st.n > 0])
 
 
 #: Most distinct (pos, neg) rows for the per-class enumeration of :func:`_crossing_pairs`.
@@ -162,7 +160,7 @@ def _class_pairs(u, v, pos, neg, members, w, cls, inv):
     return lams, gains
 
 
-def _crossing_pairs(u, v, pos, neg, groups, scale):
+def _crossing_pairs(u, v, pos, neg, queries, scale):
     """λ and the AUC gains of every pair whose order flips inside (0, 1) on the path
     ``f_λ = (1 − λ) u + λ v`` and whose flip changes some AUC, by row blocks.
 
@@ -170,7 +168,7 @@ def _crossing_pairs(u, v, pos, neg, groups, scale):
     ``λ = Δu / (Δu + Δv)``; then i (below for small λ) goes above j, which changes ``AUC_k`` by
     ``(pos_ik neg_jk − pos_jk neg_ik)`` times the label's scale."""
     lams, gains = [], []
-    for members, w in zip(groups, scale, strict=True):
+    for members, w in zip(queries, scale, strict=True):
         m = len(members)
         if m < 2 or not np.any(w > 0):
             continue
@@ -207,15 +205,13 @@ def mass_aucs(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray,
               qid: np.ndarray | None = None) -> np.ndarray:
     """Per-label AUC from positive/negative masses (n, K) (:func:`bipartite.metrics.weighted_auc`;
     hard labels: ``pos = r y``, ``neg = r (1 − y)``); with query codes, the uniform mean over the
-    queries where the label has both masses. NaN where undefined."""
-    from bipartite.metrics import weighted_auc
+    queries where the label has both masses (the grouped engine,
+    :class:`bipartite.metrics.QuerySegments`). NaN where undefined."""
+    from bipartite.metrics import QuerySegments, weighted_auc
 
-    groups = _row_groups(len(scores), qid)
-    if len(groups) == 1:
+    if qid is None:
         return weighted_auc(scores, pos, neg)
-    V = np.array([weighted_auc(scores[m], pos[m], neg[m]) for m in groups])
-    ok = np.isfinite(V)
-    return np.where(ok.any(axis=0), np.nansum(V, axis=0) / np.maximum(ok.sum(axis=0), 1), np.nan)
+    return QuerySegments(scores, qid, check_input=False).stats(pos.T, neg.T).gauc("uniform")
 
 
 def path_max_min(E: np.ndarray, pos: np.ndarray, neg: np.ndarray, qid: np.ndarray | None = None
@@ -239,8 +235,7 @@ def path_max_min(E: np.ndarray, pos: np.ndarray, neg: np.ndarray, qid: np.ndarra
     if K != 2 or E.shape != (n, 2):
         raise ValueError(f"path_max_min needs K = 2 labels, got E {E.shape} and masses {pos.shape}.")
     u, v = E[:, 0], E[:, 1]
-    groups = _row_groups(n, qid)
-    lam, gain = _crossing_pairs(u, v, pos, neg, groups, _label_pair_scale(pos, neg, groups))
+    lam, gain = _crossing_pairs(u, v, pos, neg, *_query_rows(u, pos, neg, qid))
     order = np.lexsort((v, u))
     key = np.stack([u[order], v[order]], axis=1)
     lex = np.empty(n)

@@ -25,7 +25,6 @@ from bipartite.learners.base import (
     needs_joint,
     plugin_ranking_scores,
     quiet_criterion,
-    restrict_costs,
     split_validation,
 )
 from bipartite.learners.maxmin import (
@@ -37,6 +36,7 @@ from bipartite.learners.maxmin import (
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
+from bipartite.objectives import restrict_costs
 from bipartite.population import label_vectors
 
 
@@ -432,7 +432,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         from tqdm.auto import tqdm
 
         with self._fitting() as fit:  # parameters, device_, threads, the seeded Generator
-            X, Y, groups = self._validate_fit_input(X, Y, qid, groups)
+            X, Y, qid = self._validate_fit_input(X, Y, qid, groups)  # qid: validated codes
             n, K = Y.shape
             rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
             self.n_labels_ = K
@@ -445,7 +445,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             if self.joint_head_:
                 check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
-            tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
+            tr, va = split_validation(n, qid, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)
             spec = self._spec()
             ybar = (
@@ -477,8 +477,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
             bar = tqdm(range(self.epochs), disable=not self.verbose, desc="MLPRanker", leave=False)
             for epoch in bar:
                 t_epoch = time.perf_counter()
-                batches = self._epoch_batches(tr, groups, rng)
-                # mean groups per batch (pairwise with groups; 1 otherwise), see _batch_loss
+                batches = self._epoch_batches(tr, qid, rng)
+                # mean queries per batch (pairwise with qid; 1 otherwise), see _batch_loss
                 per_batch = sum(b.shape[0] for b in batches) / max(len(batches), 1)
                 total = 0.0
                 for idx_np in batches:
@@ -499,7 +499,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 if monitor:
                     t_val = time.perf_counter()
                     crit = self._monitor(Y[va], self._forward_scores(net, Xt[va]), spec,
-                                         None if groups is None else groups[va])
+                                         None if qid is None else qid[va])
                     record["val_criterion"] = crit
                     record["val_seconds"] = time.perf_counter() - t_val
                     if np.isnan(crit):
@@ -522,7 +522,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             if dro is not None:
                 self.dro_weights_, self.dro_weights_mean_ = dro.q.copy(), dro.mean
             if self.objective == "max_min" and self.method == "plugin":
-                self._choose_weights(net, Xt, Y, tr, va, groups)
+                self._choose_weights(net, Xt, Y, tr, va, qid)
             self.net_ = net.cpu()
         return self
 

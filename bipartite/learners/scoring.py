@@ -58,9 +58,11 @@ from bipartite._utils.validation import (
     UndefinedMetricWarning,
     check_array,
     check_binary,
+    check_consistent_length,
     check_option,
+    check_qid,
 )
-from bipartite.learners.base import check_qid, ranking_criterion
+from bipartite.learners.base import ranking_criterion
 
 __all__ = ["SCORER_KINDS", "make_ranking_scorer", "ranking_scorers"]
 
@@ -91,15 +93,15 @@ def _column(names: list[Any], label: int | str) -> int:
 
 def _per_label(Y: np.ndarray, s: np.ndarray, qid: ArrayLike | None, weighting: str) -> np.ndarray:
     """Per-label AUC (pooled) or gAUC (with query ids); NaN, quietly, where undefined."""
-    from bipartite.metrics import group_auc, multilabel_auc
+    from bipartite.metrics import grouped_stats, multilabel_auc
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         if qid is None:
             return multilabel_auc(Y, s)
+        check_consistent_length(y_true=Y, y_score=s)
         g = check_qid(qid, len(s), "qid", ref="y_score")
-        return np.array([group_auc(Y[:, k], s, g, weighting=weighting)
-                         for k in range(Y.shape[1])])
+        return grouped_stats(Y, s, g, ap=False, check_input=False).gauc(weighting)
 
 
 def _undefined(what: str) -> float:

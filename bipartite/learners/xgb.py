@@ -443,7 +443,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
 
         self._check_params()
         qname, raw_qid = ("groups", groups) if groups is not None else ("qid", qid)
-        X, Y, groups = self._validate_fit_input(X, Y, qid, groups, allow_nan=True)
+        X, Y, codes = self._validate_fit_input(X, Y, qid, groups, allow_nan=True)
         n, K = Y.shape
         sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
         if sw is not None and not sw.sum() > 0:
@@ -473,12 +473,12 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 self._check_xgb_params(p, X.shape[1])
                 tr = np.arange(n)
                 if self.objective == "max_min":
-                    tr, va = split_validation(n, groups, float(self.validation_fraction), rng)
+                    tr, va = split_validation(n, codes, float(self.validation_fraction), rng)
                     if len(va) == 0:
                         raise ValueError(
                             "objective='max_min' with method='plugin' holds out "
                             f"validation_fraction={self.validation_fraction} of the "
-                            f"{'queries' if groups is not None else 'rows'} to choose a_, which "
+                            f"{'queries' if codes is not None else 'rows'} to choose a_, which "
                             "leaves none here: pass more data or a larger 'validation_fraction'.")
                 swt = None if sw is None else sw[tr]
                 self.boosters_ = [
@@ -487,7 +487,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                     for k in range(K)
                 ]
                 if self.objective == "max_min":
-                    self._choose_weights(X[va], Y[va], None if groups is None else groups[va],
+                    self._choose_weights(X[va], Y[va], None if codes is None else codes[va],
                                          None if sw is None else sw[va])
             return self
         p = {
@@ -498,7 +498,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
             "lambdarank_score_normalization": False,
         }
         self._check_xgb_params(p, X.shape[1])
-        g = groups if groups is not None else np.zeros(n, dtype=np.int64)
+        g = codes if codes is not None else np.zeros(n, dtype=np.int64)
         wq = self._query_weights(sw, g, qname, raw_qid)
         if self.objective == "max_min":
             self.boosters_ = [self._train_dro(p, X, Y, g, wq, rng)]

@@ -18,9 +18,15 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
   ``_ordinal_levels``); the NaN/inf check of the scores rides in the exponent pass.
 * **Sort order** (sample weights, population masses, and the fallback): an ascending order from
   one ``np.sort`` of int64 keys that carry the row index in their low bits, with the rare runs
-  that the index bits hide re-sorted (``_sort_order``, exact, about 2× faster than
-  ``np.argsort``), and per-tie-group sums of the weights (``_ranked_sums``,
-  ``_weighted_label_sums``). Groups take a lexsort.
+  that the index bits hide re-sorted (``sort_order``, exact, about 2× faster than
+  ``np.argsort``), and per-tie-group sums of the weights (``ranked_sums``,
+  ``_weighted_label_sums``).
+
+**Per query** (``bipartite/metrics/_grouped.py``): the grouped-AUC engine,
+:class:`QuerySegments`, sorts the rows once by (query, score) and computes per-query AUC, average
+precision and multipartite AUC as segment sums over the tie groups inside each query
+(:func:`grouped_stats`, :func:`group_auc`; the diagnostics, the learners' criteria and the
+contrib methods all use it).
 
 Weights are scaled by a power of two first (exact): sums and products of weights cannot under- or
 overflow, so every metric is invariant to rescaling the weights. **Ties count ½** everywhere: a
@@ -40,22 +46,22 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
-    check_group_ids,
     check_nonnegative,
     check_option,
+    check_qid,
     check_sample_weight,
+    require_qid,
+    resolve_qid,
     warn_undefined,
 )
 from bipartite.labels import cost_matrix
+from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
-    below,
     binary_labels,
     multipartite_from_levels,
     multipartite_from_weights,
-    pow2_normalise,
-    ranked_sums,
 )
 from bipartite.ranked_metrics import (
     ranked_accuracy,
@@ -82,6 +88,9 @@ __all__ = [
     "multilabel_auc",
     "multipartite_auc",
     "group_auc",
+    "grouped_stats",
+    "GroupedStats",
+    "QuerySegments",
     "average_precision",
     "ndcg_at_k",
     "diff_auc",
@@ -348,64 +357,90 @@ def _level_index(y: np.ndarray, levels: np.ndarray) -> np.ndarray:
     return np.searchsorted(levels, y).astype(dtype)
 
 
-def _group_index(groups: ArrayLike, **labels: np.ndarray) -> np.ndarray:
-    """Group ids (any 1-D array of hashable, finite values, one per row of the labels named in
-    ``labels``) as indices 0..G−1. NaN and inf ids are refused: NaN ≠ NaN, so NaN rows would not
-    form one group."""
-    g_raw = check_group_ids(groups, "groups", allow_empty=True)
-    check_consistent_length(**labels, groups=g_raw)
-    return np.unique(g_raw, return_inverse=True)[1]
+def grouped_stats(
+    Y: ArrayLike,
+    y_score: ArrayLike,
+    qid: ArrayLike,
+    *,
+    sample_weight: ArrayLike = None,
+    ap: bool = True,
+    check_input: bool = True,
+) -> GroupedStats:
+    """Per-query AUC and average precision of one scorer against K binary labels, from one sort
+    by (query, score) (the grouped-AUC engine, :class:`QuerySegments`; docs/theory.md §2, §8).
 
+    Parameters
+    ----------
+    Y : array-like of shape (n,) or (n, K) with values in {0, 1}
+    y_score : array-like of shape (n,)
+    qid : array-like of shape (n,) — query ids (any hashable values, finite if numeric)
+    sample_weight : array-like of shape (n,), optional, non-negative
+    ap : bool — also the per-query average precision (as sklearn's, ties one threshold)
+    check_input : bool — False skips the validation (internal calls that validated at their
+        public entry): then ``Y`` is a 2-D 0/1 array, ``y_score`` finite float64 and ``qid``
+        int codes ``0..G-1`` with every code present.
 
-_GROUP_WEIGHTINGS = ("pairs", "uniform", "impressions")
+    Returns
+    -------
+    GroupedStats — ``auc`` (G, K) and ``ap`` (G, K) (NaN where a query lacks a class / has no
+    positive, quietly: the caller decides), ``pos``, ``neg``, ``n``, ``weight``,
+    ``.gauc(weighting)`` (the gAUC of :func:`group_auc`), ``.mean_ap()``.
+
+    >>> st = grouped_stats([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], qid=["a", "a", "b", "b"])
+    >>> st.auc[:, 0].tolist(), st.query_ids.tolist(), st.gauc().tolist()
+    ([0.0, 1.0], ['a', 'b'], [0.5])
+    """
+    if check_input:
+        Yb = check_binary(Y, "Y", ndim=(1, 2))
+        Yb = Yb[:, None] if Yb.ndim == 1 else Yb
+        s = _check_scores(y_score, len(Yb), labels="Y")
+        codes, ids = check_qid(qid, len(Yb), "qid", ref="Y", return_ids=True)
+        w = check_sample_weight(sample_weight, len(Yb))
+    else:
+        Yb, s, codes, ids = Y, y_score, qid, None
+        w = np.ones(len(s)) if sample_weight is None else sample_weight
+    seg = QuerySegments(s, codes, check_input=False)
+    Yt = np.asarray(Yb, dtype=np.float64).T
+    st = seg.stats(w * Yt, w * (1.0 - Yt), weight=w, ap=ap)
+    return st if ids is None else GroupedStats(**{**st.__dict__, "query_ids": ids})
 
 
 def group_auc(
     y_true: ArrayLike,
     y_score: ArrayLike,
-    groups: ArrayLike,
+    qid: ArrayLike = None,
     *,
     sample_weight: ArrayLike = None,
     weighting: str = "pairs",
+    groups: ArrayLike = None,
 ) -> float:
-    """Group AUC (gAUC, MTRUB §3.1.2; docs/theory.md §2): per-group AUC, averaged over groups.
+    """Group AUC (gAUC, MTRUB §3.1.2; docs/theory.md §2): per-query AUC, averaged over queries.
 
-    Only groups containing both classes enter the average. Each group is weighted by
+    Only queries containing both classes enter the average. Each query is weighted by
     ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
-    ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-group pairs; ``"uniform"`` — 1
-    per group; ``"impressions"`` — its total sample weight (number of rows when unweighted).
-    One lexicographic sort serves all groups.
+    ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-query pairs; ``"uniform"`` — 1
+    per query; ``"impressions"`` — its total sample weight (number of rows when unweighted).
+    One sort by (query, score) serves all queries (:func:`grouped_stats`). ``groups`` is a
+    deprecated alias of ``qid`` (FutureWarning).
 
-    Returns NaN (with a warning) if no group has both classes.
+    Returns NaN (with a warning) if no query has both classes.
 
-    >>> group_auc([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], groups=[0, 0, 1, 1])
+    >>> group_auc([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], qid=[0, 0, 1, 1])
     0.5
     """
+    qid, qname = require_qid(qid, groups, "group_auc")
     y = check_binary(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    g = _group_index(groups, y_true=y)
-    check_option(weighting, "weighting", _GROUP_WEIGHTINGS)
-    w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact; no underflow in P·N
-    pos, neg = w * y, w * (1.0 - y)
-    G, tg = ranked_sums(s, np.stack([pos, neg]), groups=g)
-    first = np.r_[True, tg[1:] != tg[:-1]]
-    B = below(G)
-    B = B - B[:, first][:, np.cumsum(first) - 1]  # restart the lower sums at every group
-    n_groups = int(g.max()) + 1
-    num = np.bincount(tg, G[0] * (B[1] + 0.5 * G[1]), minlength=n_groups)
-    P = np.bincount(g, pos, minlength=n_groups)
-    N = np.bincount(g, neg, minlength=n_groups)
-    ok = (P > 0) & (N > 0)
-    if not ok.any():
+    codes = check_qid(qid, len(y), qname, ref="y_true")
+    check_option(weighting, "weighting", GAUC_WEIGHTINGS)
+    w = check_sample_weight(sample_weight, len(y))
+    if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    per_group = num[ok] / (P[ok] * N[ok])
-    if weighting == "pairs":
-        gw = (P * N)[ok]
-    elif weighting == "uniform":
-        gw = np.ones(ok.sum())
-    else:
-        gw = np.bincount(g, w, minlength=n_groups)[ok]
-    return float(np.sum(gw * per_group) / np.sum(gw))
+    st = grouped_stats(y[:, None], s, codes, sample_weight=w, ap=False, check_input=False)
+    val = st.gauc(weighting)[0]
+    if np.isnan(val):
+        return warn_undefined("group AUC is undefined: no group has both classes.")
+    return float(val)
 
 
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> float:
@@ -433,8 +468,9 @@ def ndcg_at_k(
     y_score: ArrayLike,
     *,
     k: int | None = 10,
-    groups: ArrayLike = None,
+    qid: ArrayLike = None,
     gain: str = "exponential",
+    groups: ArrayLike = None,
 ) -> float:
     """Normalised DCG at cut-off k, averaged over groups (queries).
 
@@ -443,7 +479,8 @@ def ndcg_at_k(
     sklearn's ``ndcg_score``). **Ties** are averaged as in sklearn (``ignore_ties=False``): tied
     items share the mean gain of their tie group over the positions they occupy. Groups whose
     ideal DCG is 0 (no relevant item) are undefined and excluded from the mean; NaN with a warning
-    if every group is.
+    if every group is. ``qid``: the query ids (None: one list); ``groups`` is a deprecated alias
+    (FutureWarning).
 
     >>> # DCG@3 = 3 + 0/log2(3) + 1/2 = 3.5;  IDCG@3 = 3 + 2/log2(3) + 1/2
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
@@ -455,10 +492,10 @@ def ndcg_at_k(
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
-    if groups is None:
+    qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
+    g = check_qid(qid, len(rel), qname, ref="relevance")
+    if g is None:
         g = np.zeros(len(rel), dtype=np.int64)
-    else:
-        g = _group_index(groups, relevance=rel)
     if gain == "exponential" and rel.size and rel.max() >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
@@ -493,3 +530,8 @@ def ndcg_at_k(
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
     return float(np.mean(dcg[ok] / idcg[ok]))
+
+
+for _obj in (GroupedStats, QuerySegments):
+    _obj.__module__ = __name__  # public here; defined in the private _grouped module
+del _obj

@@ -1,6 +1,6 @@
 """The two private AUC kernels behind every AUC in :mod:`bipartite.metrics` (docs/theory.md §2.2):
-the coded sort (unweighted labels) and the sort order with per-tie-group sums (weights, groups,
-populations). The module is private to the ``bipartite.metrics`` package; its entry points
+the coded sort (unweighted labels) and the sort order with per-tie-group sums (weights,
+populations). Per-query statistics are the grouped engine's (``_grouped.py``). The module is private to the ``bipartite.metrics`` package; its entry points
 (``__all__``) carry no underscore only so that the package's public module may import them.
 See the :mod:`bipartite.metrics` docstring for the algorithms.
 """
@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite
 
-__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "finite_exponent_range", "multipartite_from_levels", "multipartite_from_weights", "pow2_normalise", "ranked_sums"]
+__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "finite_exponent_range", "multipartite_from_levels", "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,9 +264,7 @@ def _tie_starts(sorted_scores: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
-def ranked_sums(
-    scores: np.ndarray, weights: np.ndarray, groups: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray | None]:
+def ranked_sums(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """One sort; per tie group (ascending score order), the sums of each weight row.
 
     Parameters
@@ -274,23 +272,15 @@ def ranked_sums(
     scores : (n,) float
     weights : (m, n) float — weight *rows* (positives, negatives, ordinal levels...); row layout
         keeps every gather and segment sum one-dimensional and contiguous.
-    groups : (n,) int, optional — if given, ties are taken within each group only.
 
     Returns
     -------
-    G : (m, T) sums of each weight row over each tie group,
-    tie_group_of : (T,) group id of each tie group, or None.
+    G : (m, T) sums of each weight row over each tie group. (Per query: the grouped engine,
+    ``bipartite/metrics/_grouped.py``.)
     """
-    if groups is None:
-        order, ks = _sort_order(scores)
-        starts = _tie_starts(ks)
-    else:
-        order = np.lexsort((scores, groups))
-        s, g = scores[order], groups[order]
-        starts = np.flatnonzero(np.r_[True, (s[1:] != s[:-1]) | (g[1:] != g[:-1])])
+    order, ks = sort_order(scores)
     # float64 sums: exact for integer counts below 2**53 (STYLE.md habit 6).
-    G = np.add.reduceat(weights[:, order], starts, axis=1)
-    return G, None if groups is None else groups[order][starts]
+    return np.add.reduceat(weights[:, order], _tie_starts(ks), axis=1)
 
 
 def below(G: np.ndarray) -> np.ndarray:
@@ -319,11 +309,11 @@ def auc_from_weights(scores: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np
     """
     K = pos.shape[1]
     rows = pow2_normalise(np.concatenate([pos, neg], axis=1), 0).T  # each column max in [½, 1)
-    G, _ = ranked_sums(scores, rows)
+    G = ranked_sums(scores, rows)
     return _auc_ratio(G[:K], G[K:])
 
 
-def _sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """An ascending order of the (finite) scores, as ``np.argsort`` gives, and the scores' int64
     keys in that order (equal keys = tied scores, −0.0 and 0.0 included), from one ``np.sort``
     of int64 keys instead of an argsort (several times slower).
@@ -364,10 +354,10 @@ def _weighted_label_sums(
     scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per label (rows) and tie group, the positive and the negative weight of 0/1 labels Y
-    (n, K), from one sort order (:func:`_sort_order`, whose keys give the tie groups). One
+    (n, K), from one sort order (:func:`sort_order`, whose keys give the tie groups). One
     label rides in the sign of the gathered weight; more are gathered packed, 8 to a byte."""
     n, K = Y.shape
-    order, ks = _sort_order(scores)
+    order, ks = sort_order(scores)
     starts = _tie_starts(ks)
     del ks
     wn = np.ones(n) if w is None else pow2_normalise(w)
@@ -436,7 +426,7 @@ def _multipartite_ratio(G: np.ndarray, C: np.ndarray) -> float:
 
 def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
     """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3)."""
-    G, _ = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
+    G = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
     return _multipartite_ratio(G, C)
 
 
@@ -455,7 +445,7 @@ def multipartite_from_levels(
             return _multipartite_ratio(_run_histogram(a, bits, L), C)
     else:
         check_finite(scores, "y_score")
-    order, ks = _sort_order(scores)
+    order, ks = sort_order(scores)
     new = np.zeros(len(scores), dtype=np.int64)
     new[_tie_starts(ks)] = 1
     gid = np.cumsum(new) - 1

@@ -111,18 +111,18 @@ def test_pair_weight_builders_refuse_empty_and_non_numeric_input():
 @pytest.mark.parametrize("bad", NONFINITE)
 def test_group_ids_must_be_finite(bad):
     groups = _with([0, 0, 1, 1], bad)
-    with pytest.raises(ValueError, match="'groups'"):
+    with pytest.raises(ValueError, match="'qid'"):
         lr2ppo.within_group_pairs(groups)
-    with pytest.raises(ValueError, match="'groups'"):
+    with pytest.raises(ValueError, match="'qid'"):
         lr2ppo.partial_order_pairs([2, 0, 1, 0], groups)
 
 
 def test_within_group_pairs_refuses_empty_and_scalar_groups():
-    with pytest.raises(ValueError, match="'groups'"):
+    with pytest.raises(ValueError, match="'qid'"):
         lr2ppo.within_group_pairs(np.zeros(0))
-    with pytest.raises(BAD, match="'groups'"):
+    with pytest.raises(BAD, match="'qid'"):
         lr2ppo.within_group_pairs("abc")
-    with pytest.raises(BAD, match="'groups'"):
+    with pytest.raises(BAD, match="'qid'"):
         lr2ppo.within_group_pairs(3)
     assert lr2ppo.within_group_pairs(["q1", "q1", "q2"]).tolist() == [[0, 1]]  # string ids
 
@@ -130,7 +130,7 @@ def test_within_group_pairs_refuses_empty_and_scalar_groups():
 def test_partial_order_pairs_refuses_fractional_grades_and_names_relevance_on_mismatch():
     with pytest.raises(ValueError, match="'relevance'.*integer grades"):
         lr2ppo.partial_order_pairs([0.5, 0, 1, 2], [0, 0, 0, 0])
-    with pytest.raises(ValueError, match="groups has 4, expected 3.*'relevance'"):
+    with pytest.raises(ValueError, match="'relevance' has 3, 'qid' has 4"):
         lr2ppo.partial_order_pairs([1, 0, 2], [0, 0, 1, 1])
 
 

@@ -122,7 +122,7 @@ def test_pareto_search_matches_brute_force_over_its_grid(rng, use_groups):
     data = make_nested_behaviour(40, seed=3)
     P = np.clip(data.eta + 0.15 * rng.normal(size=data.eta.shape), 0, 1)
     groups = data.groups if use_groups else None
-    res = pareto_search(P, data.Y, resolution=5, groups=groups)
+    res = pareto_search(P, data.Y, resolution=5, qid=groups)
     A = np.array([_sklearn_aucs(data.Y, score_fusion(P, g), groups) for g in res.candidates])
     np.testing.assert_allclose(res.candidate_aucs, A, atol=1e-12)
     assert set(res.pareto_index.tolist()) == _brute_force_front(A)

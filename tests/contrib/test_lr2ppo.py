@@ -44,7 +44,7 @@ def test_pairs_match_brute_force(items):
 def test_pairs_validation():
     with pytest.raises(ValueError, match="'relevance' parameter must be non-negative"):
         partial_order_pairs([1, -1], [0, 0])
-    with pytest.raises(ValueError, match="Inconsistent numbers of samples: groups"):
+    with pytest.raises(ValueError, match="Inconsistent numbers of samples: 'relevance' has 2, 'qid'"):
         partial_order_pairs([1, 0], [0, 0, 0])
 
 
@@ -101,7 +101,7 @@ def task():
 
 
 def _ndcg(rel, s, g):
-    return ndcg_at_k(rel, s, k=5, groups=g)
+    return ndcg_at_k(rel, s, k=5, qid=g)
 
 
 def test_relevance_regressor_smoothl1_and_determinism(task):

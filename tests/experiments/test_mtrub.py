@@ -123,7 +123,7 @@ def test_fusion_search_frontier_generalises_on_nested_behaviours():
 
     va = make_nested_behaviour(400, seed=1)
     te = make_nested_behaviour(400, seed=2)
-    res = pareto_search(va.eta, va.Y, groups=va.groups, resolution=8)
+    res = pareto_search(va.eta, va.Y, qid=va.groups, resolution=8)
     assert len(res.pareto_index) >= 3  # a real trade-off between the labels
     A = np.array([[_gauc(te.Y[:, k], score_fusion(te.eta, g), te.groups) for k in range(3)]
                   for g in res.candidates])
@@ -142,7 +142,7 @@ def test_fusion_trades_click_for_deeper_behaviours():
     raises the gAUC of the stay labels and the mean gAUC, at a small cost on clicks (exact η)."""
     va = make_nested_behaviour(400, seed=3)
     te = make_nested_behaviour(400, seed=4)
-    gam = pareto_search(va.eta, va.Y, groups=va.groups, resolution=8).best()
+    gam = pareto_search(va.eta, va.Y, qid=va.groups, resolution=8).best()
     fused = score_fusion(te.eta, gam)
     click = te.eta[:, 0]
     a_f = np.array([_gauc(te.Y[:, k], fused, te.groups) for k in range(3)])

@@ -60,6 +60,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.diagnostics.diagnose": TABLE_INPUT,
     "bipartite.diagnostics.load_scores": LOADER,
     "bipartite.dictatorship.DictatorshipReport": RESULT,
+    "bipartite.metrics.GroupedStats": RESULT,
     "bipartite.experiments.hapvr.PAPER": PIPELINE,
     "bipartite.experiments.hapvr.figures.gradient_figure": PIPELINE,
     "bipartite.experiments.hapvr.figures.key_numbers": PIPELINE,

@@ -114,12 +114,17 @@ CASES: dict[str, Case] = {
         weight="sample_weight",
         accepts={"y_true:negative": _LEVELS, "y_true:fractional": _LEVELS}),
     "bipartite.metrics.group_auc": C(
-        metrics.group_auc, dict(y_true=y1, y_score=s1, groups=qid8, sample_weight=w1),
-        dict(y_true="bin", y_score="arr", groups="arr", sample_weight="w", weighting="opt"),
+        metrics.group_auc, dict(y_true=y1, y_score=s1, qid=qid8, sample_weight=w1),
+        dict(y_true="bin", y_score="arr", qid="arr", sample_weight="w", weighting="opt"),
         alt_forms=True, weight="sample_weight"),
+    "bipartite.metrics.grouped_stats": C(
+        metrics.grouped_stats, dict(Y=Y2, y_score=s1, qid=qid8, sample_weight=w1),
+        dict(Y="bin", y_score="arr", qid="arr", sample_weight="w")),
+    "bipartite.metrics.QuerySegments": C(
+        metrics.QuerySegments, dict(y_score=s1, qid=qid8), dict(y_score="arr", qid="arr")),
     "bipartite.metrics.ndcg_at_k": C(
-        metrics.ndcg_at_k, dict(relevance=grades, y_score=s1, k=3, groups=qid8),
-        dict(relevance="grades", y_score="arr", k="int", gain="opt"), alt_forms=True,
+        metrics.ndcg_at_k, dict(relevance=grades, y_score=s1, k=3, qid=qid8),
+        dict(relevance="grades", y_score="arr", k="int", qid="arr", gain="opt"), alt_forms=True,
         accepts={"relevance:fractional": "graded relevance may be any non-negative real, as in "
                                          "sklearn.metrics.ndcg_score (negative is refused)"}),
     "bipartite.metrics.diff_auc": C(metrics.diff_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
@@ -348,12 +353,12 @@ CASES: dict[str, Case] = {
         dict(scores="arr", labels="bin", rho="pos"), accepts={"rho:zero": _RHO}),
     # contrib --------------------------------------------------------------------------------
     "bipartite.contrib.lr2ppo.within_group_pairs": C(lr2ppo.within_group_pairs,
-                                                     dict(groups=qid8),
-                                                     dict(groups="arr", max_pairs="size"),
+                                                     dict(qid=qid8),
+                                                     dict(qid="arr", max_pairs="size"),
                                                      accepts={"max_pairs:huge": _LIMIT}),
     "bipartite.contrib.lr2ppo.partial_order_pairs": C(lr2ppo.partial_order_pairs,
-                                                      dict(relevance=grades, groups=qid8),
-                                                      dict(relevance="grades", groups="arr")),
+                                                      dict(relevance=grades, qid=qid8),
+                                                      dict(relevance="grades", qid="arr")),
     "bipartite.contrib.lr2ppo.partial_order_policy_loss": C(
         lr2ppo.partial_order_policy_loss,
         dict(p1=s1, p2=s1[::-1].copy(), advantage=s1 - 0.5),
@@ -420,8 +425,8 @@ CASES: dict[str, Case] = {
     "bipartite.learners.base.ranking_criterion": C(
         lbase.ranking_criterion, dict(Y=Y2, scores=s1),
         dict(Y="bin", scores="arr", a="w", objective="opt"), alt_forms=True),
-    "bipartite.learners.base.label_aucs": C(lbase.label_aucs, dict(Y=Y2, scores=s1),
-                                            dict(Y="bin", scores="arr")),
+    "bipartite.objectives.label_aucs": C(lbase.label_aucs, dict(Y=Y2, scores=s1),
+                                         dict(Y="bin", scores="arr")),
     "bipartite.learners.maxmin.grid_resolution": C(lmaxmin.grid_resolution, dict(K=3),
                                                    dict(K="size", max_points="size"),
                                                    accepts={"K:huge": _COUNT,

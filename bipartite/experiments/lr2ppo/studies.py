@@ -93,7 +93,7 @@ def _ndcg(rel, scores, q) -> dict[str, float]:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return {f"ndcg@{k}": ndcg_at_k(rel, scores, k=k, groups=q) for k in KS}
+        return {f"ndcg@{k}": ndcg_at_k(rel, scores, k=k, qid=q) for k in KS}
 
 
 @register_study("lr2ppo.mq2008", figures=mq2008_figures,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bipartite._utils.validation import UndefinedMetricWarning
+from bipartite._utils.validation import UndefinedMetricWarning, require_qid
 from bipartite.experiments.mtrub.figures import (
     BANKING_LABELS,
     banking_figures,
@@ -57,36 +57,39 @@ LIST_SIZE = 20
 # ----------------------------------------------------------------------------------------------
 
 
-def label_metrics(Y: np.ndarray, score: np.ndarray, groups: np.ndarray,
-                  names: list[str]) -> dict[str, float]:
-    """Per-label AUC, gAUC (pairs-weighted) and nDCG@10 of one scorer, and their means.
+def label_metrics(Y: np.ndarray, score: np.ndarray, qid: np.ndarray = None,
+                  names: list[str] = None, *, groups: np.ndarray = None) -> dict[str, float]:
+    """Per-label AUC, gAUC (pairs-weighted) and nDCG@10 of one scorer, and their means; ``qid``
+    the query ids (``groups``: its deprecated alias, FutureWarning).
 
     >>> Y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]])
     >>> m = label_metrics(Y, np.array([0.9, 0.1, 0.8, 0.2]), np.array([0, 0, 1, 1]), ["a", "b"])
     >>> m["auc_a"], m["gauc_a"]
     (1.0, 1.0)
     """
-    from bipartite.metrics import group_auc, multilabel_auc, ndcg_at_k
+    from bipartite.metrics import grouped_stats, multilabel_auc, ndcg_at_k
 
+    qid, _ = require_qid(qid, groups, "label_metrics")
+    if names is None:
+        raise TypeError("label_metrics missing the required argument 'names'.")
     out: dict[str, float] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         aucs = multilabel_auc(Y, score)
+        gaucs = grouped_stats(Y, score, qid, ap=False).gauc("pairs")  # one sort, every label
         for k, name in enumerate(names):
             out[f"auc_{name}"] = float(aucs[k])
-            out[f"gauc_{name}"] = group_auc(Y[:, k], score, groups)
-            out[f"ndcg10_{name}"] = ndcg_at_k(Y[:, k], score, k=10, groups=groups)
+            out[f"gauc_{name}"] = float(gaucs[k])
+            out[f"ndcg10_{name}"] = ndcg_at_k(Y[:, k], score, k=10, qid=qid)
     for m in ("auc", "gauc", "ndcg10"):
         out[f"{m}_mean"] = float(np.nanmean([out[f"{m}_{n}"] for n in names]))
     return out
 
 
-def _gauc_vector(Y: np.ndarray, score: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    from bipartite.metrics import group_auc
+def _gauc_vector(Y: np.ndarray, score: np.ndarray, qid: np.ndarray) -> np.ndarray:
+    from bipartite.metrics import grouped_stats
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return np.array([group_auc(Y[:, k], score, groups) for k in range(Y.shape[1])])
+    return grouped_stats(Y, score, qid, ap=False).gauc("pairs")
 
 
 def _ndcg_depth(Y: np.ndarray, score: np.ndarray, groups: np.ndarray) -> float:
@@ -95,7 +98,7 @@ def _ndcg_depth(Y: np.ndarray, score: np.ndarray, groups: np.ndarray) -> float:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return ndcg_at_k(Y.sum(axis=1), score, k=10, groups=groups)
+        return ndcg_at_k(Y.sum(axis=1), score, k=10, qid=groups)
 
 
 def _dominated_by(a: np.ndarray, B: np.ndarray) -> bool:
@@ -111,7 +114,7 @@ def _dominated_by(a: np.ndarray, B: np.ndarray) -> bool:
 def _search(P_val: np.ndarray, Y_val: np.ndarray, g_val: np.ndarray, resolution: int):
     from bipartite.contrib.fusion import pareto_search
 
-    return pareto_search(P_val, Y_val, groups=g_val, resolution=resolution)
+    return pareto_search(P_val, Y_val, qid=g_val, resolution=resolution)
 
 
 def aggregate_scores(P: np.ndarray, gamma: np.ndarray, prior: np.ndarray) -> dict[str, np.ndarray]:

@@ -1,0 +1,42 @@
+"""Diagnose your own scores: per-label AUCs with uncertainty, query-level AUCs, label dictatorship
+and paired comparisons of scorers (docs/theory.md §2, §4, §7).
+
+:func:`diagnose` reads a table of scores, binary labels, optional query ids and row weights (a
+DataFrame, a mapping of columns, or a CSV/Parquet file, :func:`load_scores`) and reports, per
+scorer: the **per-label AUC** (pooled over rows, ties ½) with the interval ``AUC ± z·se``
+(clipped to [0, 1]) — ``se`` from DeLong (:func:`delong_auc_variance`) for pooled rows, from a
+seeded **bootstrap over queries** when query ids are given (rows of a query are not
+independent; the bootstrap variance is multiplied by ``G/(G − 1)``, its bias when resampling G
+clusters; with few queries, say G < 30, the intervals still run narrow); the **gAUC** of every
+label (:func:`bipartite.metrics.group_auc`) with its interval and the **per-query × per-label**
+AUCs; the **cross-pair win rates** ``W_{k>j}`` (docs/theory.md §7.5: who wins the (k only) vs
+(j only) pairs, ½ even-handed) with intervals and the near-tie rate; **Diff** and **Min AUC**
+(percentile bootstrap intervals). For the labels: the priors π̂_k, the effective weights
+``α_k = 1/(π_k(1−π_k))`` of loss aggregation with ``a = 1``, their shares and the dictator it
+would produce (:func:`bipartite.dictatorship.dictator`). For each pair of scorers: the paired
+AUC (and gAUC) difference per label, with DeLong's paired test (pooled rows) or the paired query
+bootstrap.
+
+Labels and scorers keep their column names everywhere. Undefined values (a label with one class,
+an empty cross-pair set, a query without both classes) are NaN in the tables and ``null`` in the
+JSON, always with a reason in the row's ``note``.
+
+The package is a report layer over the grouped-AUC engine of :mod:`bipartite.metrics`
+(:class:`~bipartite.metrics.QuerySegments`: every AUC, placement, per-query AUC and bootstrap
+replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_inference`` holds
+DeLong and the interval helpers, ``_diagnose`` the named steps of :func:`diagnose`, ``_report``
+the result (:class:`Diagnostics`).
+"""
+
+from __future__ import annotations
+
+from bipartite.diagnostics._diagnose import diagnose
+from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
+from bipartite.diagnostics._report import Diagnostics
+from bipartite.diagnostics._tables import load_scores
+
+__all__ = ["Diagnostics", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test"]
+
+for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test):
+    _obj.__module__ = __name__  # documented, pickled and registered under bipartite.diagnostics
+del _obj

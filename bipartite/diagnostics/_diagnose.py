@@ -1,0 +1,468 @@
+"""The diagnosis (:func:`diagnose`), a report layer over the grouped-AUC engine
+(:class:`bipartite.metrics.QuerySegments`, :func:`bipartite.metrics.grouped_stats`), in named
+steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
+estimates (:func:`_estimates`), the bootstrap (:func:`_bootstrap`), then one function per output
+table."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bipartite._utils.validation import (
+    UndefinedMetricWarning,
+    check_option,
+    check_positive,
+    check_random_state,
+)
+from bipartite.diagnostics._inference import (
+    boot_aucs,
+    boot_var,
+    check_level,
+    ci_normal,
+    ci_percentile,
+    delong_terms,
+    paired_delong,
+    paired_z,
+)
+from bipartite.diagnostics._report import Diagnostics
+from bipartite.diagnostics._tables import as_names, column, frame, plain
+from bipartite.dictatorship import (
+    cross_pair_win_rate,
+    dictator,
+    effective_weight_shares,
+    effective_weights,
+    near_tie_rate,
+)
+from bipartite.metrics import (
+    GAUC_WEIGHTINGS,
+    GroupedStats,
+    QuerySegments,
+    grouped_stats,
+    multilabel_auc,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["diagnose"]
+
+
+def _join(*notes: str | None) -> str | None:
+    return "; ".join(dict.fromkeys(n for n in notes if n)) or None  # each reason once
+
+
+def _boot_note(bad: float, n_boot: int) -> str | None:
+    return (f"{100 * bad:.1f}% of the {n_boot} bootstrap replicates were undefined and left out"
+            if n_boot and bad > 0 else None)
+
+
+@dataclass
+class _Data:
+    """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
+    query codes ``g`` (G queries, ids ``qvalues``) or None, the bootstrap units (queries or
+    rows) and the per-label and per-cross-pair masses."""
+
+    where: str
+    score_names: list[str]
+    label_names: list[str]
+    S: dict[str, np.ndarray]
+    Y: np.ndarray
+    w: np.ndarray
+    qid: str | None
+    g: np.ndarray | None
+    G: int
+    qvalues: Any
+    unit: np.ndarray
+    U: int
+    pos: list[np.ndarray]
+    neg: list[np.ndarray]
+    pairs: list[tuple[int, int]]
+    cross: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
+
+    @property
+    def n(self) -> int:
+        return len(self.w)
+
+    @property
+    def K(self) -> int:
+        return len(self.label_names)
+
+
+@dataclass
+class _Estimates:
+    aucs: dict[str, np.ndarray]
+    gaucs: dict[str, np.ndarray]
+    stats: dict[str, GroupedStats]
+    wins: dict[str, dict]
+    ties: dict[str, dict]
+
+
+@dataclass
+class _Ctx:
+    """What every interval needs: the level, the bootstrap units and replicates, and why there is
+    no bootstrap interval (``no_boot``), if so."""
+
+    level: float
+    U: int
+    n_boot: int
+    no_boot: str | None
+    method: str
+
+    def interval(self, est, reps=None, terms=None, lo=0.0):
+        """(se, low, high, note): DeLong from placement terms, else the bootstrap replicates."""
+        if terms is not None:
+            var = np.nan if terms[0] is None else float(np.sum(terms[0] ** 2) + np.sum(
+                terms[1] ** 2))
+            bad = np.isfinite(est) and not np.isfinite(var)
+            return (*ci_normal(est, var, self.level, lo),
+                    "a class has a single row: no DeLong variance" if bad else None)
+        var, bad = boot_var(reps, self.U)
+        return (*ci_normal(est, var, self.level, lo),
+                self.no_boot or (_boot_note(bad, self.n_boot) if np.isfinite(est) else None))
+
+
+def diagnose(
+    data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike,
+    scores: str | Sequence[str],
+    labels: str | Sequence[str],
+    *,
+    qid: str | None = None,
+    weight: str | None = None,
+    seed: int | np.random.Generator = 0,
+    n_boot: int = 1000,
+    level: float = 0.95,
+    tol: float = 1e-6,
+    gauc_weighting: str = "pairs",
+    progress: bool = False,
+) -> Diagnostics:
+    """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
+
+    Parameters
+    ----------
+    data : pandas DataFrame, mapping of column name → 1-D array, or path to a CSV/TSV/Parquet
+        file (read by :func:`load_scores`)
+    scores : column name(s) of the scorers (higher ranks first)
+    labels : column name(s) of the binary labels (0/1)
+    qid : column name of the query ids, optional. With it the intervals come from a bootstrap
+        over queries and gAUCs and per-query AUCs are reported; without it every row is
+        independent (DeLong intervals; gAUC undefined).
+    weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
+    seed : int, None or numpy Generator — the bootstrap's resampling
+    n_boot : int ≥ 0 — bootstrap replicates (queries with ``qid``, rows without: the latter only
+        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null)
+    level : confidence level of every interval (default 0.95)
+    tol : the near-tie tolerance of :func:`bipartite.dictatorship.near_tie_rate`
+    gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC
+    progress : bool — a tqdm progress bar over the bootstrap
+
+    Returns
+    -------
+    Diagnostics — ``.tables`` (DataFrames), ``.to_markdown()``, ``.to_json()``, ``.figure()``,
+    ``.save(directory)``.
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Y = rng.integers(0, 2, size=(400, 2))
+    >>> d = diagnose({"model": Y @ [1.0, 0.5] + rng.normal(size=400), "rel": Y[:, 0],
+    ...               "click": Y[:, 1]}, scores="model", labels=["rel", "click"], n_boot=200)
+    >>> d.tables["auc"][["scorer", "label"]].values.tolist()
+    [['model', 'rel'], ['model', 'click']]
+    >>> bool(d.tables["auc"]["auc_ci_low"].iloc[0] < d.tables["auc"]["auc"].iloc[0])
+    True
+    """
+    score_names, label_names = as_names(scores, "scores"), as_names(labels, "labels")
+    both = sorted(set(score_names) & set(label_names))
+    if both:
+        raise ValueError(f"The columns {both} are given both as 'scores' and as 'labels'.")
+    for name, col in (("qid", qid), ("weight", weight)):
+        if col is not None and (not isinstance(col, str) or col in score_names + label_names):
+            raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
+                             f"score nor a label, got {col!r}.")
+    n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    tol = check_positive(tol, "tol", allow_zero=True)
+    level = check_level(level)
+    check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
+    rng = check_random_state(seed)
+    d = _read(data, score_names, label_names, qid, weight)
+    label_rows, dic = _label_table(d)
+    est = _estimates(d, tol, gauc_weighting)
+    boot = _bootstrap(d, est, n_boot, rng, progress, gauc_weighting)
+    no_boot = ("n_boot=0: no bootstrap interval" if n_boot == 0 else
+               "a single query: the bootstrap over queries gives no interval" if d.U < 2 else None)
+    method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
+    ctx = _Ctx(level, d.U, n_boot, no_boot, method)
+    auc_rows, delong = _auc_table(d, est, boot, ctx)
+    tables = _frames(label_rows, auc_rows, _win_table(d, est, boot, ctx),
+                     _summary_table(d, est, boot, ctx), _per_query_table(d, est),
+                     _paired_table(d, est, boot, delong, ctx))
+    meta = {"source": d.where, "n_rows": d.n, "n_queries": d.G if qid is not None else None,
+            "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
+            "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
+            "interval_method": method, "gauc_weighting": gauc_weighting, "near_tie_tol": tol,
+            "dictator": None if dic is None else label_names[dic]}
+    return Diagnostics(tables=tables, meta=meta)
+
+
+def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
+          weight: str | None) -> _Data:
+    """Read and check the table: numeric columns (errors name the column and row), the query
+    ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
+    import pandas as pd
+
+    needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
+    df, where = frame(data, needed)
+    n, K = len(df), len(label_names)
+    if n < 2:
+        raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
+    S = {name: column(df, name, "score", where) for name in score_names}
+    Y = np.column_stack([column(df, c, "label", where) for c in label_names])
+    w = column(df, weight, "weight", where) if weight else np.ones(n)
+    if not w.sum() > 0:
+        raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
+    g, G, qvalues = None, 0, None
+    if qid is not None:
+        if df[qid].isna().any():
+            i = int(np.flatnonzero(df[qid].isna().to_numpy())[0])
+            raise ValueError(f"The qid column {qid!r} of the {where} has a missing value at row "
+                             f"{i}.")
+        g, qvalues = pd.factorize(df[qid], sort=True)
+        g, G = g.astype(np.int64), len(qvalues)
+    unit, U = (g, G) if qid is not None else (np.arange(n), n)
+    pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
+    return _Data(
+        where=where, score_names=score_names, label_names=label_names, S=S, Y=Y, w=w, qid=qid,
+        g=g, G=G, qvalues=qvalues, unit=unit, U=U,
+        pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
+        pairs=pairs,
+        cross={(k, j): (w * ((Y[:, k] == 1) & (Y[:, j] == 0)),
+                        w * ((Y[:, j] == 1) & (Y[:, k] == 0))) for k, j in pairs})
+
+
+def _label_table(d: _Data) -> tuple[list[dict], int | None]:
+    """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
+    K = d.K
+    prior = np.array([d.pos[k].sum() / d.w.sum() for k in range(K)])
+    defined = (prior > 0) & (prior < 1)
+    alpha, share = np.full(K, np.nan), np.full(K, np.nan)
+    dic = None
+    if defined.any():
+        alpha[defined] = effective_weights(prior[defined])
+        share[defined] = effective_weight_shares(prior[defined])
+        dd = dictator(prior[defined]) if defined.sum() >= 2 else None
+        dic = None if dd is None else int(np.flatnonzero(defined)[dd])
+    rows = [{
+        "label": d.label_names[k], "n_pos": int(np.count_nonzero(d.pos[k])), "prior": prior[k],
+        "alpha": alpha[k], "alpha_share": share[k], "dictator": dic == k,
+        "note": None if defined[k] else f"label {d.label_names[k]!r} has a single class: α is "
+                                        "undefined and it takes no part in loss aggregation",
+    } for k in range(K)]
+    return rows, dic
+
+
+def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
+    """Point estimates per scorer: pooled AUCs, the engine's per-query statistics and gAUCs
+    (one sort per scorer for all labels), cross-pair win rates and near-tie rates."""
+    nan = np.full(d.K, np.nan)
+    stats = {}
+    if d.g is not None:
+        stats = {s: grouped_stats(d.Y, d.S[s], d.g, sample_weight=d.w, ap=False,
+                                  check_input=False) for s in d.score_names}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        return _Estimates(
+            aucs={s: multilabel_auc(d.Y, d.S[s], sample_weight=d.w) for s in d.score_names},
+            gaucs={s: stats[s].gauc(gauc_weighting) if stats else nan for s in d.score_names},
+            stats=stats,
+            wins={s: {p: cross_pair_win_rate(d.Y, d.S[s], *p, sample_weight=d.w)
+                      for p in d.pairs} for s in d.score_names},
+            ties={s: {p: near_tie_rate(d.Y, d.S[s], *p, tol=tol, sample_weight=d.w)
+                      for p in d.pairs} for s in d.score_names})
+
+
+def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
+               progress: bool, gauc_weighting: str) -> dict:
+    """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
+    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates."""
+    from tqdm.auto import tqdm
+
+    K, pairs = d.K, d.pairs
+    boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
+                "win": {p: np.full(n_boot, np.nan) for p in pairs}} for s in d.score_names}
+    segs = {s: QuerySegments(d.S[s], check_input=False) for s in d.score_names}
+    lam = {s: est.stats[s].query_weights(gauc_weighting) for s in est.stats}
+    a_q = {s: np.where(st.defined, st.auc, 0.0) for s, st in est.stats.items()}
+    chunk = max(1, min(n_boot, 4_000_000 // max(d.n, d.U)))
+    bar = tqdm(total=n_boot, desc="bootstrap", disable=not progress, leave=False)
+    for b0 in range(0, n_boot, chunk):
+        b1 = min(n_boot, b0 + chunk)
+        M = rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
+        for s in d.score_names:
+            seg = segs[s]
+            R = M[:, d.unit[seg.order]]
+            for k in range(K):
+                boot[s]["auc"][k, b0:b1] = boot_aucs(seg, R, d.pos[k], d.neg[k])
+                if d.g is not None:
+                    with np.errstate(invalid="ignore", divide="ignore"):
+                        boot[s]["gauc"][k, b0:b1] = ((M @ (lam[s][:, k] * a_q[s][:, k]))
+                                                     / (M @ lam[s][:, k]))
+            if d.g is not None:
+                for p in pairs:
+                    boot[s]["win"][p][b0:b1] = boot_aucs(seg, R, *d.cross[p])
+        bar.update(b1 - b0)
+    bar.close()
+    return boot
+
+
+def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[dict], dict]:
+    """Per scorer × label: AUC and gAUC with intervals; the DeLong terms (no query ids)."""
+    rows, delong, nan = [], {}, float("nan")
+    for s in d.score_names:
+        aucs, gaucs = est.aucs[s], est.gaucs[s]
+        for k, lab in enumerate(d.label_names):
+            if d.qid is None:
+                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k])[1:]
+            se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)))
+            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k]) if d.qid else (
+                nan, nan, nan, "no query ids (qid): gAUC undefined")
+            if d.qid and not np.isfinite(gaucs[k]):
+                gwhy = f"no query has both classes of {lab!r}: gAUC undefined"
+            rows.append({
+                "scorer": s, "label": lab, "auc": aucs[k], "auc_se": se, "auc_ci_low": lo,
+                "auc_ci_high": hi, "auc_method": ctx.method, "gauc": gaucs[k], "gauc_se": gse,
+                "gauc_ci_low": glo, "gauc_ci_high": ghi,
+                "n_queries_defined": int(est.stats[s].defined[:, k].sum()) if d.qid else 0,
+                "note": _join(None if np.isfinite(aucs[k]) else
+                              f"label {lab!r} has a single class (with positive weight)",
+                              why, gwhy)})
+    return rows, delong
+
+
+def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
+    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval."""
+    rows = []
+    for s in d.score_names:
+        for k, j in d.pairs:
+            wk, wj = d.cross[k, j]
+            Wv = est.wins[s][k, j]
+            terms = delong_terms(d.S[s], wk, wj)[1:] if d.qid is None else None
+            se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][k, j], terms)
+            empty = d.label_names[k] if not wk.sum() > 0 else d.label_names[j]
+            rows.append({"scorer": s, "label_k": d.label_names[k], "label_j": d.label_names[j],
+                         "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
+                         "near_tie_rate": est.ties[s][k, j],
+                         "n_k_only": int(np.count_nonzero(wk)),
+                         "n_j_only": int(np.count_nonzero(wj)), "method": ctx.method,
+                         "note": _join(None if np.isfinite(Wv) else
+                                       f"no row is positive for {empty!r} only: W undefined",
+                                       why)})
+    return rows
+
+
+def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
+    """Per scorer: Diff and Min AUC (percentile bootstrap over queries, or rows) and the
+    dictatorship index."""
+    rows, nan = [], float("nan")
+    for s in d.score_names:
+        aucs = est.aucs[s]
+        ok = np.isfinite(aucs)
+        row = {"scorer": s, "n_labels_defined": int(ok.sum()), "min_auc": nan,
+               "min_auc_label": None, "min_ci_low": nan, "min_ci_high": nan, "diff_auc": nan,
+               "diff_ci_low": nan, "diff_ci_high": nan}
+        notes = [None if ok.all() else "labels with a single class are left out",
+                 None if ok.any() else "no label has both classes"]
+        if ok.any():
+            reps = boot[s]["auc"][ok]
+            if ctx.no_boot:
+                reps = np.full_like(reps, np.nan)
+            mlo, mhi, bad = ci_percentile(reps.min(axis=0), ctx.level)
+            dlo, dhi, _ = ci_percentile(np.ptp(reps, axis=0), ctx.level)
+            kmin = int(np.flatnonzero(ok)[np.argmin(aucs[ok])])
+            row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin], min_ci_low=mlo,
+                       min_ci_high=mhi, diff_auc=float(np.ptp(aucs[ok])), diff_ci_low=dlo,
+                       diff_ci_high=dhi)
+            notes += [ctx.no_boot] if ctx.no_boot else [
+                _boot_note(bad, ctx.n_boot),
+                "intervals: percentile bootstrap over " + ("queries" if d.qid else "rows")]
+            if not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
+                notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
+                             "close: its interval excludes the estimate; compare the labels' "
+                             "AUC intervals instead")
+        Wall = np.array([est.wins[s][p] for p in d.pairs], dtype=float)
+        row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
+            Wall).any() else nan
+        if not np.isfinite(row["dictatorship_index"]):
+            notes.append("no cross-pair win rate is defined" if d.K > 1 else "one label: no "
+                         "cross pairs")
+        rows.append({**row, "note": _join(*notes)})
+    return rows
+
+
+def _per_query_table(d: _Data, est: _Estimates) -> list[dict]:
+    """Per scorer × query × label: rows, positives and the query's AUC (the engine's)."""
+    rows = []
+    if d.qid is None:
+        return rows
+    n_q = np.bincount(d.g, minlength=d.G)
+    for s in d.score_names:
+        for k, lab in enumerate(d.label_names):
+            npos = np.bincount(d.g, d.Y[:, k] * (d.w > 0), minlength=d.G).astype(int)
+            rows += [{"scorer": s, "qid": plain(d.qvalues[q]), "label": lab,
+                      "n": int(n_q[q]), "n_pos": int(npos[q]), "auc": a_q,
+                      "note": None if np.isfinite(a_q) else
+                      f"query has no {'positive' if npos[q] == 0 else 'negative'} for {lab!r}"}
+                     for q, a_q in enumerate(est.stats[s].auc[:, k])]
+    return rows
+
+
+def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx) -> list[dict]:
+    """Per scorer pair × label × metric: the difference a − b with DeLong's paired test
+    (pooled rows) or the paired query bootstrap."""
+    rows = []
+    for ia, sa in enumerate(d.score_names):
+        for sb, k, metric in itertools.product(d.score_names[ia + 1:], range(d.K),
+                                               ["auc", "gauc"] if d.qid else ["auc"]):
+            vals = est.aucs if metric == "auc" else est.gaucs
+            va, vb = vals[sa][k], vals[sb][k]
+            row = {"scorer_a": sa, "scorer_b": sb, "label": d.label_names[k], "metric": metric,
+                   "value_a": va, "value_b": vb, "diff": va - vb}
+            why = None if np.isfinite(va - vb) else f"{metric} of {d.label_names[k]!r} undefined"
+            if d.qid is None:
+                row.update(paired_delong(delong[sa, k], delong[sb, k], va - vb, ctx.level),
+                           method="DeLong paired")
+                if np.isfinite(va - vb) and not np.isfinite(row["se"]):
+                    why = "a class has a single row: no DeLong variance"
+            else:
+                var, bad = boot_var(boot[sa][metric][k] - boot[sb][metric][k], ctx.U)
+                row.update(paired_z(va - vb, var, ctx.level),
+                           method=f"paired bootstrap over {d.G} queries (B={ctx.n_boot}), z test")
+                why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
+                                                 if np.isfinite(va - vb) else None))
+            rows.append({**row, "note": why})
+    return rows
+
+
+def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows
+            ) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
+    return {
+        "labels": pd.DataFrame(label_rows),
+        "auc": pd.DataFrame(auc_rows),
+        "win_rates": pd.DataFrame(win_rows, columns=[
+            "scorer", "label_k", "label_j", "win_rate", "se", "ci_low", "ci_high",
+            "near_tie_rate", "n_k_only", "n_j_only", "method", "note"]),
+        "summary": pd.DataFrame(summary_rows),
+        "per_query": pd.DataFrame(pq_rows, columns=["scorer", "qid", "label", "n", "n_pos", "auc",
+                                                    "note"]),
+        "paired": pd.DataFrame(paired_rows, columns=[
+            "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
+            "ci_low", "ci_high", "z", "p_value", "method", "note"]),
+    }

@@ -1,0 +1,178 @@
+"""Inference for the diagnostics (docs/theory.md §2.3): DeLong's variance and paired test from
+the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placements`), bootstrap
+replicates of reweighted AUCs, and the interval helpers (Wald, percentile, paired z)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bipartite._utils.validation import (
+    UndefinedMetricWarning,
+    check_array,
+    check_binary,
+    check_consistent_length,
+    check_sample_weight,
+)
+from bipartite.metrics import QuerySegments
+
+__all__ = ["boot_aucs", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
+           "delong_paired_test", "delong_terms", "paired_delong", "paired_z"]
+
+
+def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray,
+                 seg: QuerySegments | None = None):
+    """AUC and the centred, weighted placement terms whose sums of squares (products, for two
+    scorers) give DeLong's variance: ``var = Σ a_i² + Σ b_j²`` with
+    ``a_i = pos_i (below_i/N − θ)/P · √(m/(m−1))`` over positives (m of them) and likewise ``b``
+    over negatives. With unit weights this is DeLong, DeLong & Clarke-Pearson (1988):
+    ``S10/m + S01/n``; with weights, its linearisation (sandwich) form. The placements come from
+    the grouped engine (one query; ``seg``: the scores' segments, when already sorted)."""
+    seg = QuerySegments(s, check_input=False) if seg is None else seg
+    (below,), (above,) = seg.placements(pos, neg)
+    P, N = float(pos.sum()), float(neg.sum())
+    if not (P > 0 and N > 0):
+        return float("nan"), None, None
+    theta = float(np.dot(pos, below) / (P * N))
+    m, n = int(np.count_nonzero(pos)), int(np.count_nonzero(neg))
+    a = pos * (below / N - theta) / P * (math.sqrt(m / (m - 1)) if m > 1 else np.nan)
+    b = neg * (above / P - theta) / N * (math.sqrt(n / (n - 1)) if n > 1 else np.nan)
+    return theta, a, b
+
+
+def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
+    """AUCs of one scorer for many row reweightings at once: ``R`` (B, n) holds the row
+    multiplicities **in the segment order** of ``seg`` (one query); NaN where a class has no
+    weight in a replicate (the grouped engine, :meth:`bipartite.metrics.QuerySegments.auc`)."""
+    return seg.auc(R * pos[seg.order], R * neg[seg.order], presorted=True)[0][:, 0]
+
+
+def ci_normal(est: float, var: float, level: float, lo: float = 0.0
+               ) -> tuple[float, float, float]:
+    """(se, low, high) of the Wald interval ``est ± z se``, clipped to [lo, 1] (AUCs: [0, 1];
+    differences: [−1, 1]); NaN when var is NaN."""
+    from scipy.stats import norm
+
+    if not np.isfinite(var) or not np.isfinite(est):
+        return float("nan"), float("nan"), float("nan")
+    se = math.sqrt(max(var, 0.0))
+    z = float(norm.ppf(0.5 + level / 2))
+    return se, max(lo, est - z * se), min(1.0, est + z * se)
+
+
+def boot_var(reps: np.ndarray, units: int) -> tuple[float, float]:
+    """(variance, share of undefined replicates) of bootstrap replicates over ``units`` resampled
+    units, times ``units/(units − 1)``: resampling G clusters gives a mean's variance times
+    (G − 1)/G, so the factor removes that bias (it matters with few queries)."""
+    ok = reps[np.isfinite(reps)]
+    bad = 1.0 - len(ok) / max(len(reps), 1)
+    var = float(ok.var(ddof=1)) * units / (units - 1) if len(ok) > 1 and units > 1 else np.nan
+    return var, bad
+
+
+def ci_percentile(reps: np.ndarray, level: float) -> tuple[float, float, float]:
+    """(low, high, share of undefined replicates) of a percentile bootstrap interval."""
+    ok = reps[np.isfinite(reps)]
+    bad = 1.0 - len(ok) / max(len(reps), 1)
+    if len(ok) < 2:
+        return float("nan"), float("nan"), bad
+    lo, hi = np.quantile(ok, [0.5 - level / 2, 0.5 + level / 2])
+    return float(lo), float(hi), bad
+
+
+# --------------------------------------------------------------------------------------------
+# DeLong: public entry points
+# --------------------------------------------------------------------------------------------
+def _check_binary_scores(y_true: ArrayLike, scores: Sequence[ArrayLike], sample_weight: ArrayLike | None):
+    y = check_binary(y_true, "y_true")
+    ss = [check_array(s, name, ndim=1) for name, s in scores]
+    check_consistent_length(y_true=y, **dict(zip([n for n, _ in scores], ss, strict=True)))
+    w = check_sample_weight(sample_weight, len(y))
+    if w.size and w.max() > 0:  # rescale by a power of two (exact): 1e-170 weights must not underflow
+        w = np.ldexp(w, -int(np.frexp(w.max())[1]))
+    return y, ss, w
+
+
+def delong_auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None
+                        ) -> tuple[float, float]:
+    """The AUC (ties ½) and DeLong's estimate of its variance (docs/theory.md §2.3).
+
+    ``var = S10/m + S01/n`` with the placement values ``V10_i`` (the share of negatives scored
+    below positive i, ties ½) and ``V01_j`` (of positives above negative j), and
+    ``S10 = Σ_i (V10_i − AUC)² / (m − 1)`` (DeLong, DeLong & Clarke-Pearson, Biometrics 1988).
+    With ``sample_weight``, weighted placements and the linearisation (sandwich) variance, equal
+    to DeLong's for unit weights. One sort: O(n log n). NaN (with a warning) when a class is
+    empty; the variance is NaN when a class has a single row.
+
+    >>> auc, var = delong_auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> auc, round(var, 12)  # V10 = (0.5, 1), V01 = (1, 0.5): S10/2 + S01/2 = 0.125/2 + 0.125/2
+    (0.75, 0.125)
+    """
+    y, (s,), w = _check_binary_scores(y_true, [("y_score", y_score)], sample_weight)
+    theta, a, b = delong_terms(s, w * y, w * (1 - y))
+    if a is None:
+        warnings.warn("AUC is undefined: y_true has only one class (with positive weight).",
+                      UndefinedMetricWarning, stacklevel=2)
+        return float("nan"), float("nan")
+    return theta, float(np.sum(a * a) + np.sum(b * b))
+
+
+def check_level(level: Any) -> float:
+    """A confidence level: a real number strictly inside (0, 1)."""
+    if (isinstance(level, bool) or not isinstance(level, float | int | np.floating | np.integer)
+            or not 0 < level < 1):
+        raise ValueError(f"The 'level' parameter must be a number in (0, 1), got {level!r}.")
+    return float(level)
+
+
+def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                       level: float = 0.95) -> dict[str, float]:
+    """DeLong's paired test of ``AUC(a) = AUC(b)`` on the same rows (docs/theory.md §2.3).
+
+    ``var(AUC_a − AUC_b) = var_a + var_b − 2 cov_ab`` from both scorers' placement values
+    (:func:`delong_auc_variance`); returns ``auc_a``, ``auc_b``, ``diff``, ``se``, the Wald
+    ``ci_low``/``ci_high`` at ``level``, ``z`` and the two-sided ``p_value`` (1 when identical).
+
+    >>> r = delong_paired_test([0, 0, 1, 1, 0, 1], [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 6])
+    >>> r["diff"], r["p_value"]
+    (0.0, 1.0)
+    """
+    check_level(level)
+    y, (sa, sb), w = _check_binary_scores(
+        y_true, [("score_a", score_a), ("score_b", score_b)], sample_weight)
+    ta, aa, ba = delong_terms(sa, w * y, w * (1 - y))
+    tb, ab, bb = delong_terms(sb, w * y, w * (1 - y))
+    if aa is None:
+        warnings.warn("AUC is undefined: y_true has only one class (with positive weight).",
+                      UndefinedMetricWarning, stacklevel=2)
+    return {"auc_a": ta, "auc_b": tb, "diff": ta - tb,
+            **paired_delong((aa, ba), (ab, bb), ta - tb, level)}
+
+
+def paired_delong(da: tuple, db: tuple, diff: float, level: float) -> dict[str, float]:
+    """se, interval, z and p of DeLong's paired test from two scorers' placement terms."""
+    var = float("nan") if da[0] is None or db[0] is None else float(
+        np.sum((da[0] - db[0]) ** 2) + np.sum((da[1] - db[1]) ** 2))
+    return paired_z(diff, var, level)
+
+
+def paired_z(diff: float, var: float, level: float) -> dict[str, float]:
+    """se, Wald interval, z and two-sided normal p-value of a difference with variance var
+    (identical rankings: se = 0, z = 0, p = 1)."""
+    from scipy.stats import norm
+
+    nan = float("nan")
+    if not (np.isfinite(var) and np.isfinite(diff)):
+        return {"se": nan, "ci_low": nan, "ci_high": nan, "z": nan, "p_value": nan}
+    se, lo, hi = ci_normal(diff, var, level, -1.0)
+    if se <= 1e-15:
+        z, p = (0.0, 1.0) if abs(diff) <= 1e-15 else (math.copysign(math.inf, diff), 0.0)
+    else:
+        z, p = diff / se, float(2 * norm.sf(abs(diff / se)))
+    return {"se": se, "ci_low": lo, "ci_high": hi, "z": z, "p_value": p}
+

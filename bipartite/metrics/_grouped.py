@@ -1,0 +1,285 @@
+"""The grouped-AUC engine: per-query AUC, average precision and multipartite AUC from one sort
+(docs/theory.md §2, §3, §8), in the manner of rax's ``segments``.
+
+The rows are sorted once by (query, score), ascending (:class:`QuerySegments`). Runs of equal
+scores inside a query are the *tie groups*; every statistic is a segment sum over them:
+
+* ``sums(rows)``: the weight of each row vector (positives, negatives, levels, bootstrap
+  multiplicities...) in each tie group;
+* ``below(G)`` / ``above(G)``: the sums over the strictly lower / higher tie groups of the same
+  query (a cumulative sum restarted at every query);
+* ``per_query(x)``: tie-group values summed per query;
+* ``at_rows(x)``: tie-group values handed back to the rows, in the input order.
+
+From these: ``AUC_q = Σ_t P_t (N_below,t + ½ N_t) / (P_q N_q)`` (ties ½; with fractional masses
+a row's pairing with itself is a tie, as docs/theory.md §2 requires), ``AP_q = Σ_t (P_t / P_q) ·
+P_≥t / (P_≥t + N_≥t)`` (sklearn's ``average_precision_score``: tied scores form one threshold),
+and the multipartite AUC of docs/theory.md §3 per query. Without query ids the whole sample is
+one query and the sort is the package's fast int-key sort order.
+
+The module is private to ``bipartite.metrics``; :class:`QuerySegments`, :class:`GroupedStats`
+and :func:`grouped_stats` are public there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from bipartite._utils.validation import check_array, check_option, check_qid
+from bipartite.metrics._kernels import pow2_normalise, sort_order
+
+__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QuerySegments"]
+
+#: The query weightings of the gAUC (:func:`bipartite.metrics.group_auc`).
+GAUC_WEIGHTINGS = ("pairs", "uniform", "impressions")
+
+
+def _rows(x: ArrayLike) -> np.ndarray:
+    """A weight vector (n,) or weight rows (m, n) as a 2-D float64 array."""
+    a = np.asarray(x, dtype=np.float64)
+    return a[None, :] if a.ndim == 1 else a
+
+
+class QuerySegments:
+    """Rows sorted once by (query, score), ascending, and the tie groups of that order.
+
+    Parameters
+    ----------
+    y_score : array-like of shape (n,), finite
+    qid : array-like of shape (n,), optional
+        Query ids (any hashable values); None: one query holding every row.
+    check_input : bool, default True
+        False skips the validation, for callers that validated at their public entry: then
+        ``y_score`` must be a finite 1-D float array and ``qid`` None or non-negative int codes
+        (:func:`bipartite._utils.validation.check_qid`, or a subset of its codes: a code with
+        no row is a query with no rows, whose statistics are 0 or NaN).
+
+    Attributes
+    ----------
+    n, n_queries : int
+    query_ids : ndarray (G,) of the sorted distinct query ids (``None`` without ``qid``, or
+        when the codes were passed unchecked)
+    order : ndarray (n,) — rows in (query, score) order
+    starts : ndarray (T,) — start of each tie group in that order
+    tie_query : ndarray (T,) — query code of each tie group (non-decreasing)
+
+    >>> seg = QuerySegments([0.2, 0.1, 0.3, 0.9], qid=[0, 0, 1, 1])
+    >>> auc, P, N = seg.auc([0, 1, 0, 1], [1, 0, 1, 0])
+    >>> auc.tolist()
+    [[0.0, 1.0]]
+    """
+
+    def __init__(self, y_score: ArrayLike, qid: ArrayLike | None = None, *, check_input: bool = True):
+        ids = None
+        if check_input:
+            s = check_array(y_score, "y_score", ndim=1)
+            codes, ids = check_qid(qid, len(s), "qid", ref="y_score", return_ids=True)
+        else:
+            s, codes = np.asarray(y_score, dtype=np.float64), qid  # float32 scores: one cast
+        n = len(s)
+        self.n, self.query_ids = n, ids
+        self.codes = np.zeros(n, dtype=np.int64) if codes is None else codes
+        if n == 0:
+            raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
+        if codes is None:
+            self.n_queries = 1
+            self.order, ks = sort_order(s)
+            new = np.empty(n, dtype=bool)
+            new[0] = True
+            np.not_equal(ks[1:], ks[:-1], out=new[1:])
+            self.starts = np.flatnonzero(new)
+            self.tie_query = np.zeros(len(self.starts), dtype=np.int64)
+            self._query_first = np.zeros(1, dtype=np.int64)
+        else:
+            self.n_queries = G = int(codes.max()) + 1
+            # the scores' int-key sort, then a stable sort by query: the order of
+            # np.lexsort((s, codes)), several times faster (a radix sort for ≤ 2^16 queries)
+            order, _ = sort_order(s)
+            narrow = np.uint8 if G <= 1 << 8 else np.uint16 if G <= 1 << 16 else np.int64
+            self.order = order[np.argsort(codes[order].astype(narrow, copy=False), kind="stable")]
+            ss, gs = s[self.order], codes[self.order]
+            new = np.empty(n, dtype=bool)
+            new[0] = True
+            new[1:] = (ss[1:] != ss[:-1]) | (gs[1:] != gs[:-1])
+            self.starts = np.flatnonzero(new)
+            self.tie_query = gs[self.starts]
+            qnew = np.empty(len(self.starts), dtype=bool)
+            qnew[0] = True
+            np.not_equal(self.tie_query[1:], self.tie_query[:-1], out=qnew[1:])
+            self._query_first = np.flatnonzero(qnew)  # first tie group of each non-empty query
+        # every code 0..G-1 present: per-query sums are reduceat segments, else a bincount
+        self._dense = len(self._query_first) == self.n_queries
+
+    # -- segment sums -----------------------------------------------------------------------
+    def sums(self, rows: ArrayLike, *, presorted: bool = False) -> np.ndarray:
+        """(m, T) sums of each weight row ``rows`` (m, n) or (n,) over each tie group (float64:
+        exact for integer counts below 2**53); ``presorted``: the rows are already in the
+        segment order ``rows[:, order]`` (a gather saved)."""
+        r = _rows(rows)
+        return np.add.reduceat(r if presorted else r[:, self.order], self.starts, axis=1)
+
+    def below(self, G: np.ndarray) -> np.ndarray:
+        """Sums of ``G`` (m, T) over the strictly lower tie groups of the same query."""
+        B = np.cumsum(G, axis=-1) - G
+        if self.n_queries > 1:
+            B -= np.repeat(B[:, self._query_first], np.diff(np.r_[self._query_first, G.shape[-1]]),
+                           axis=1)
+        return B
+
+    def per_query(self, x: np.ndarray) -> np.ndarray:
+        """(m, G) sums of tie-group values ``x`` (m, T) per query."""
+        if self._dense:
+            return np.add.reduceat(x, self._query_first, axis=1)
+        m, G = x.shape[0], self.n_queries
+        idx = (np.arange(m)[:, None] * G + self.tie_query[None, :]).ravel()
+        return np.bincount(idx, x.ravel(), minlength=m * G).reshape(m, G)
+
+    def above(self, G: np.ndarray) -> np.ndarray:
+        """Sums of ``G`` (m, T) over the strictly higher tie groups of the same query."""
+        total = self.per_query(G)[:, self.tie_query]
+        return total - self.below(G) - G
+
+    def at_rows(self, x: np.ndarray) -> np.ndarray:
+        """Tie-group values ``x`` (m, T) handed to every row of the group, in input row order
+        (m, n)."""
+        out = np.empty((x.shape[0], self.n))
+        out[:, self.order] = np.repeat(x, np.diff(np.r_[self.starts, self.n]), axis=1)
+        return out
+
+    def rows_per_query(self) -> list[np.ndarray]:
+        """The rows of each non-empty query, in ascending row index."""
+        bounds = self.starts[self._query_first[1:]]
+        return [np.sort(r) for r in np.split(self.order, bounds)]
+
+    # -- statistics -------------------------------------------------------------------------
+    def auc(self, pos: ArrayLike, neg: ArrayLike, *, presorted: bool = False
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-query AUC of positive and negative masses ``pos``, ``neg`` (m, n) or (n,):
+        ``(AUC (m, G), P (m, G), N (m, G))``, AUC NaN where a query has no positive or no
+        negative mass. Each row is scaled by a power of two first (exact: no under- or overflow
+        in ``P N``); P and N are returned unscaled. ``presorted`` as in :meth:`sums` (many
+        reweightings of one sample, e.g. bootstrap replicates, share the gather)."""
+        Pr, Nr = _rows(pos), _rows(neg)
+        ep = np.frexp(Pr.max(axis=1, keepdims=True))[1]
+        en = np.frexp(Nr.max(axis=1, keepdims=True))[1]
+        Gp = self.sums(np.ldexp(Pr, -ep), presorted=presorted)
+        Gn = self.sums(np.ldexp(Nr, -en), presorted=presorted)
+        num = self.per_query(Gp * (self.below(Gn) + 0.5 * Gn))
+        P, N = self.per_query(Gp), self.per_query(Gn)
+        ok = (P > 0) & (N > 0)
+        auc = np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok)
+        return auc, np.ldexp(P, ep), np.ldexp(N, en)
+
+    def placements(self, pos: ArrayLike, neg: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """DeLong's placements, per row (input order) within its query: the negative mass
+        scored strictly below the row plus ½ the tied (``below``), and the positive mass
+        strictly above plus ½ the tied (``above``), each (m, n). Then ``AUC_q = Σ_{i∈q} pos_i
+        below_i / (P_q N_q)`` (docs/theory.md §2.3)."""
+        Gp, Gn = self.sums(pos), self.sums(neg)
+        return (self.at_rows(self.below(Gn) + 0.5 * Gn),
+                self.at_rows(self.above(Gp) + 0.5 * Gp))
+
+    def average_precision(self, pos: ArrayLike, neg: ArrayLike) -> np.ndarray:
+        """Per-query average precision (m, G) of masses ``pos``, ``neg``, as
+        :func:`sklearn.metrics.average_precision_score` (a tie group is one threshold); NaN
+        where a query has no positive mass."""
+        Pr, Nr = _rows(pos), _rows(neg)
+        e = np.frexp(np.maximum(Pr.max(axis=1, keepdims=True), Nr.max(axis=1, keepdims=True)))[1]
+        Gp, Gn = self.sums(np.ldexp(Pr, -e)), self.sums(np.ldexp(Nr, -e))  # one scale: exact
+        Ap, An = self.above(Gp) + Gp, self.above(Gn) + Gn  # weight scored at or above each group
+        prec = np.divide(Ap, Ap + An, out=np.zeros_like(Ap), where=Ap + An > 0)
+        num, P = self.per_query(Gp * prec), self.per_query(Gp)
+        return np.divide(num, P, out=np.full(num.shape, np.nan), where=P > 0)
+
+    def multipartite(self, level: np.ndarray, L: int, C: np.ndarray,
+                     w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per-query multipartite AUC (docs/theory.md §3) of one ordinal level per row
+        (``level`` in [0, L)) with the (L, L) cost matrix ``C`` and optional row weights:
+        ``(AUC_MP (G,), number of levels present (G,))``; NaN where no pair of the query has
+        positive cost (fewer than two levels, or zero costs)."""
+        tid = np.repeat(np.arange(len(self.starts)), np.diff(np.r_[self.starts, self.n]))
+        wo = None if w is None else pow2_normalise(w)[self.order]
+        hist = np.bincount(tid * L + level[self.order], weights=wo, minlength=len(self.starts) * L)
+        G = np.ascontiguousarray(hist.reshape(-1, L).T, dtype=np.float64)  # (L, T)
+        Cn = pow2_normalise(np.asarray(C, dtype=np.float64))
+        num = self.per_query(np.sum(G * (Cn @ (self.below(G) + 0.5 * G)), axis=0)[None])[0]
+        T = self.per_query(G)  # (L, G): level totals per query
+        den = np.einsum("aq,aq->q", T, Cn @ T)
+        auc = np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
+        return auc, np.count_nonzero(T > 0, axis=0)
+
+    def stats(self, pos: ArrayLike, neg: ArrayLike, *, weight: ArrayLike | None = None,
+              ap: bool = False) -> GroupedStats:
+        """:class:`GroupedStats` of masses ``pos``, ``neg`` (K, n) (AP too with ``ap``);
+        ``weight`` (n,): the row weights of the "impressions" weighting (default pos + neg of
+        the first row)."""
+        Pr, Nr = _rows(pos), _rows(neg)
+        auc, P, N = self.auc(Pr, Nr)
+        W = Pr[0] + Nr[0] if weight is None else np.asarray(weight, dtype=np.float64)
+        return GroupedStats(
+            query_ids=self.query_ids, n=np.bincount(self.codes, minlength=self.n_queries),
+            weight=np.bincount(self.codes, W, minlength=self.n_queries), pos=P.T, neg=N.T,
+            auc=auc.T, ap=self.average_precision(Pr, Nr).T if ap else None)
+
+
+@dataclass(frozen=True)
+class GroupedStats:
+    """Per-query statistics of one scorer against K binary labels (:func:`grouped_stats`).
+
+    Attributes
+    ----------
+    query_ids : ndarray (G,) — the sorted distinct query ids (None when codes came unchecked)
+    n : ndarray (G,) — rows per query
+    weight : ndarray (G,) — total row weight per query
+    pos, neg : ndarray (G, K) — positive and negative weight per query and label
+    auc : ndarray (G, K) — per-query AUC, NaN where the query lacks a class
+    ap : ndarray (G, K) or None — per-query average precision, NaN where no positive
+    """
+
+    query_ids: np.ndarray | None
+    n: np.ndarray
+    weight: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    auc: np.ndarray
+    ap: np.ndarray | None = None
+
+    @property
+    def defined(self) -> np.ndarray:
+        """(G, K): whether the query has both classes of the label (its AUC is defined)."""
+        return (self.pos > 0) & (self.neg > 0)
+
+    def query_weights(self, weighting: str = "pairs") -> np.ndarray:
+        """(G, K) gAUC weights λ_q of :func:`bipartite.metrics.group_auc`, 0 where the query's
+        AUC is undefined: ``"pairs"`` P_q N_q, ``"uniform"`` 1, ``"impressions"`` the query's
+        row weight — each label's column scaled by a power of two (exact, and the gAUC is a
+        ratio: weights of 1e-170 do not underflow to 0 in P N)."""
+        check_option(weighting, "weighting", GAUC_WEIGHTINGS)
+        if weighting == "pairs":
+            lam = pow2_normalise(self.pos, 0) * pow2_normalise(self.neg, 0)
+        elif weighting == "uniform":
+            lam = np.ones_like(self.pos)
+        else:
+            lam = np.broadcast_to(pow2_normalise(self.weight)[:, None], self.pos.shape)
+        return np.where(self.defined, lam, 0.0)
+
+    def gauc(self, weighting: str = "pairs") -> np.ndarray:
+        """(K,) gAUC: ``Σ_q λ_q AUC_q / Σ_q λ_q`` over the queries where the label's AUC is
+        defined; NaN (no warning here) where none is."""
+        lam = self.query_weights(weighting)
+        den = lam.sum(axis=0)
+        num = np.sum(lam * np.where(self.defined, self.auc, 0.0), axis=0)
+        return np.divide(num, den, out=np.full(len(den), np.nan), where=den > 0)
+
+    def mean_ap(self) -> np.ndarray:
+        """(K,) mean over the queries with a positive of the per-query AP (MAP); NaN where no
+        query has a positive."""
+        if self.ap is None:
+            raise ValueError("The per-query AP was not computed: pass ap=True.")
+        ok = self.pos > 0
+        cnt = ok.sum(axis=0)
+        return np.divide(np.sum(np.where(ok, self.ap, 0.0), axis=0), cnt,
+                         out=np.full(len(cnt), np.nan), where=cnt > 0)
