@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from bipartite.dictatorship import dictatorship_tables
-from bipartite.experiments.la25 import figures as la25f
-from bipartite.experiments.la25 import studies as la25s
+from bipartite.experiments.la25.figures import sweeps as la25f
+from bipartite.experiments.la25.studies import sweeps as la25s
 from bipartite.pareto import frontier_table
 
 # ---------------------------------------------------------------------------------------------

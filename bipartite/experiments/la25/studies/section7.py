@@ -14,7 +14,8 @@ Two study functions, registered with the runner:
   :func:`bipartite.metrics.min_auc`); and a plug-in weight sweep that traces the learners'
   reachable trade-offs.
 
-Tables and figures: :mod:`bipartite.experiments.la25.section7_report`.
+Tables and figures: :mod:`bipartite.experiments.la25.figures.section7`. The LETOR fold layouts
+(MQ2008 parts, MSLR folds) live in :mod:`bipartite.data.letor` (:func:`~bipartite.data.letor.letor_fold_files`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bipartite.experiments.la25.section7_report import section7_data_figures, synthetic_figures
+from bipartite.experiments.la25.figures.section7 import section7_data_figures, synthetic_figures
 from bipartite.studies.config import register_study
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
 
 __all__ = ["LEARNERS", "MAX_MIN_OBJECTIVES", "OBJECTIVES", "REGIMES", "Regime", "RegimeModel",
-           "la25_section7_data", "la25_section7_synthetic", "letor_layout", "letor_split",
+           "la25_section7_data", "la25_section7_synthetic", "letor_split",
            "make_learner", "regime_model"]
 
 #: The four rows of LA25 §7's table: each label alone, label aggregation (Ȳ = Y₁ + Y₂, linear
@@ -275,12 +276,12 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
       ``n_train`` samples with label and loss aggregation — only when ``pi2`` is in
       ``learner_pi2`` (default: always).
 
-    With ``max_min=True`` (docs/theory.md §13; :mod:`bipartite.experiments.la25.maxmin`) also:
+    With ``max_min=True`` (docs/theory.md §13; :mod:`bipartite.experiments.la25.studies.maxmin`) also:
     the row ``("bayes", "max_min_supported")``, the best weighting, refined from the sweep; each
     learner with the two max-min objectives of :data:`MAX_MIN_OBJECTIVES` (same training
     sample, seeds from a stream of their own so the other rows do not change); and on every
     scorer's row its gap to the max-min point of the test population, bracketed exactly
-    (columns of :func:`~bipartite.experiments.la25.maxmin.max_min_gap_columns`).
+    (columns of :func:`~bipartite.experiments.la25.studies.maxmin.max_min_gap_columns`).
 
     Columns: ``auc_1, auc_2, diff, min`` (Diff/Min AUC), ``win_12`` (cross-pair win rate
     W₁>₂, :func:`bipartite.dictatorship.population_win_rate`), ``corr`` (label correlation of
@@ -330,7 +331,7 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                  "t": float(t[best]) if best < len(t) else float("nan"),
                  **_balance(points[best]), **common})
     if max_min:
-        from bipartite.experiments.la25.maxmin import max_min_bracket
+        from bipartite.experiments.la25.studies.maxmin import max_min_bracket
 
         bracket = max_min_bracket(problem, t)
         add("bayes", "max_min_supported", loss_aggregation(eta, problem.pi, bracket["a"]),
@@ -353,7 +354,7 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
     if max_min:
-        from bipartite.experiments.la25.maxmin import max_min_gap_columns
+        from bipartite.experiments.la25.studies.maxmin import max_min_gap_columns
 
         max_min_gap_columns(rows, bracket)
     return rows
@@ -362,29 +363,6 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
 # ============================================================================================
 # Real data: Bank Marketing, LETOR (MQ2008 stand-in, MSLR folds)
 # ============================================================================================
-
-def _mq_parts(path: Path) -> list[Path] | None:
-    """The five LETOR 4.0 parts S1..S5 in ``path`` (``mq2008_S<i>.txt`` or ``S<i>.txt``)."""
-    for pattern in ("mq2008_S{}.txt", "S{}.txt"):
-        parts = [path / pattern.format(i) for i in range(1, 6)]
-        if all(p.is_file() for p in parts):
-            return parts
-    return None
-
-
-def letor_layout(path: str | Path) -> str | None:
-    """``"mq2008"`` if the folder ``path`` holds the five LETOR 4.0 parts S1..S5, ``"mslr"`` if it
-    holds MSLR-WEB folds (``Fold1..Fold5/train.txt`` and ``test.txt``), else None."""
-    if path is None or not Path(path).is_dir():
-        return None
-    path = Path(path)
-    if _mq_parts(path) is not None:
-        return "mq2008"
-    if all((path / f"Fold{k}" / f).is_file() for k in range(1, 6) for f in ("train.txt",
-                                                                             "test.txt")):
-        return "mslr"
-    return None
-
 
 def _subsample_queries(d, max_queries: int, rng: np.random.Generator):
     queries = np.unique(d.qid)
@@ -410,24 +388,18 @@ def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[
     Returns ``(train, test, description)`` (the description names the data, not the fold).
     """
     from bipartite.data import load_letor
+    from bipartite.data.letor import letor_fold_files
 
-    path = Path(path)
     rng = np.random.default_rng([20250713, split])
-    parts = _mq_parts(path) if path.is_dir() else None
-    if parts is not None:
-        k = split % 5
-        train = load_letor([parts[(k + i) % 5] for i in range(3)], click="simulated",
-                           seed=1000 * split + 1)
-        test = load_letor(parts[(k + 4) % 5], click="simulated", seed=1000 * split + 2)
+    train_files, test_files, layout = letor_fold_files(path, split % 5 + 1)
+    if layout == "mq2008":
+        train = load_letor(train_files, click="simulated", seed=1000 * split + 1)
+        test = load_letor(test_files, click="simulated", seed=1000 * split + 2)
         what = "MQ2008 (LETOR 4.0 folds: train S_k..S_k+2, test S_k+4), simulated clicks"
-    elif (path / f"Fold{split % 5 + 1}" / "train.txt").is_file():
-        fold = path / f"Fold{split % 5 + 1}"
-        train = load_letor(fold / "train.txt", dtype=np.float32)
-        test = load_letor(fold / "test.txt", dtype=np.float32)
-        what = f"MSLR {path.name} (Fold1..Fold5 train/test), click = 1[f134 > 0]"
     else:
-        raise FileNotFoundError(f"{path}: neither MQ2008 parts (mq2008_S1..S5.txt or "
-                                "S1..S5.txt) nor MSLR folds (Fold1..Fold5/train.txt, test.txt).")
+        train = load_letor(train_files, dtype=np.float32)
+        test = load_letor(test_files, dtype=np.float32)
+        what = f"MSLR {Path(path).name} (Fold1..Fold5 train/test), click = 1[f134 > 0]"
     itr = _subsample_queries(train, max_queries, rng)
     ite = _subsample_queries(test, max_queries, rng)
     for d, idx in ((train, itr), (test, ite)):
