@@ -22,22 +22,14 @@ studies; a new family (a new module here) is imported below and gets its folder 
 Their tables and figures are in :mod:`bipartite.experiments.la25.figures`.
 """
 
-from bipartite.experiments.la25.studies.gap import la25_section7_gap
-from bipartite.experiments.la25.studies.learners_vs_bayes import la25_learners_vs_bayes
-from bipartite.experiments.la25.studies.maxmin import la25_maxmin_frequency
-from bipartite.experiments.la25.studies.section7 import la25_section7_data, la25_section7_synthetic
-from bipartite.experiments.la25.studies.sweeps import (
-    la25_consistency,
-    la25_correlation,
-    la25_frontier,
-    la25_learning_curve,
-    la25_real,
-    la25_skew,
-    la25_weights,
+# Importing the modules registers their study functions (each is documented in its module).
+from bipartite.experiments.la25.studies import (  # noqa: F401
+    gap,
+    learners_vs_bayes,
+    maxmin,
+    section7,
+    sweeps,
+    theory,
 )
-from bipartite.experiments.la25.studies.theory import la25_section7_balance
 
-__all__ = ["la25_consistency", "la25_correlation", "la25_frontier", "la25_learners_vs_bayes",
-           "la25_learning_curve", "la25_maxmin_frequency", "la25_real", "la25_section7_balance",
-           "la25_section7_data", "la25_section7_gap", "la25_section7_synthetic", "la25_skew",
-           "la25_weights"]
+__all__: list[str] = []

@@ -25,6 +25,9 @@ from bipartite.experiments.la25.figures.sweeps import (
 )
 from bipartite.studies.config import register_study
 
+__all__ = ["la25_consistency", "la25_correlation", "la25_frontier", "la25_learning_curve",
+           "la25_real", "la25_skew", "la25_weights"]
+
 # ============================================================================================
 # LA25 studies (Lukasik et al., ICML 2025: loss vs label aggregation)
 # ============================================================================================
