@@ -12,22 +12,15 @@ The same shape as every other paper (:mod:`bipartite.experiments`):
   (``bipartite reproduce --paper la25``).
 """
 
-import warnings as _warnings
-
+from bipartite.experiments.la25._moved import OLD_RUN_NAMES, forward, install
 from bipartite.experiments.la25.run import PAPER
 
 __all__ = ["PAPER"]
 
-#: Names moved by issue 21 (LA25 in the shape of the other papers): old -> new, warned for a release.
-_MOVED = {"la25_configs": "configs", "la25_figures": "figures", "la25_summary": "summary"}
+install()  # the module paths before issue 21 (section7, maxmin, ...) warn for a release
 
 
 def __getattr__(name: str):
-    if name in _MOVED:
-        from bipartite.experiments.la25 import run
-
-        _warnings.warn(f"bipartite.experiments.la25.{name} is deprecated; use "
-                       f"bipartite.experiments.la25.run.{_MOVED[name]}.", FutureWarning,
-                       stacklevel=2)
-        return getattr(run, _MOVED[name])
-    raise AttributeError(f"module 'bipartite.experiments.la25' has no attribute {name!r}")
+    if name in OLD_RUN_NAMES:
+        return forward(__name__, (f"{__name__}.run",), OLD_RUN_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -285,7 +285,8 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
     splits = pick([0], [0, 1], [0, 1, 2, 3, 4])
     if data["bank_marketing"] is not None:
         cfg["section7_bank_marketing"] = {
-            "study": {"function": "la25.section7_data", "seed": 703, "replicates": 1},
+            "study": {"function": "la25.section7_data", "seed": 703, "replicates": 1,
+                      "paired_seeds": True},
             "params": {"dataset": "bank_marketing", "path": str(data["bank_marketing"]),
                        "features": "client", "n_train": pick(2000, 4000, 10000), **common},
             "grid": {"split": splits, "learner": learners},
@@ -293,7 +294,8 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
     if data["letor"] is not None:
         mslr = data["letor_layout"] == "mslr"
         cfg["section7_letor"] = {
-            "study": {"function": "la25.section7_data", "seed": 704, "replicates": 1},
+            "study": {"function": "la25.section7_data", "seed": 704, "replicates": 1,
+                      "paired_seeds": True},
             "params": {"dataset": "letor", "path": str(data["letor"]),
                        "max_queries": pick(200, 1000, 2000) if mslr else 0, **common},
             "grid": {"split": splits, "learner": learners},

@@ -12,3 +12,11 @@
 Tables are written through the one table writer, :func:`bipartite.studies.report.write_table`
 (CSV and Markdown).
 """
+
+
+def __getattr__(name: str):  # the names of the former module la25/figures.py, for a release
+    from bipartite.experiments.la25._moved import OLD_PACKAGE_NAMES, forward
+
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return forward(__name__, OLD_PACKAGE_NAMES[__name__], name)

@@ -33,3 +33,11 @@ from bipartite.experiments.la25.studies import (  # noqa: F401
 )
 
 __all__: list[str] = []
+
+
+def __getattr__(name: str):  # the names of the former module la25/studies.py, for a release
+    from bipartite.experiments.la25._moved import OLD_PACKAGE_NAMES, forward
+
+    if name.startswith("__"):
+        raise AttributeError(name)
+    return forward(__name__, OLD_PACKAGE_NAMES[__name__], name)

@@ -201,8 +201,9 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
       (:func:`bipartite.data.load_banking`), split in halves by a permutation drawn from
       ``numpy.random.default_rng(seed)``;
     * ``"mq2008"``: ``letor/mq2008_S1..S5.txt`` of the data folder
-      (:func:`bipartite.data.load_letor`, clicks simulated with seeds ``seed`` and ``seed + 1``):
-      train on S1-S3, test on S5 (fold 1 of LETOR 4.0; S4, the official validation part, is
+      (:func:`bipartite.data.load_letor`, clicks simulated with two seeds spawned from ``seed``
+      by ``numpy.random.SeedSequence``): train on S1-S3, test on S5 (fold 1 of LETOR 4.0,
+      :func:`bipartite.data.letor.letor_fold_files`; S4, the official validation part, is
       unused: the learners hold out their own validation queries for early stopping), fitted
       with query groups; adds ``gauc_1``, ``gauc_2``.
 
@@ -264,11 +265,13 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
         rows = _fit_routes(Xtr, Ytr, Xte, Yte, **fit)
     else:
         from bipartite.data import load_letor
+        from bipartite.data.letor import letor_fold_files
 
-        train = load_letor([_data_path(f"letor/mq2008_S{i}.txt", data) for i in (1, 2, 3)],
-                           click="simulated", seed=seed)
-        test = load_letor(_data_path("letor/mq2008_S5.txt", data), click="simulated",
-                          seed=seed + 1)
+        folder = _data_path("letor/mq2008_S1.txt", data).parent  # says where to get the data
+        train_files, test_files, _ = letor_fold_files(folder, 1)
+        clicks = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(seed).spawn(2)]
+        train = load_letor(train_files, click="simulated", seed=clicks[0])
+        test = load_letor(test_files, click="simulated", seed=clicks[1])
         Xtr, Ytr, Xte, Yte = train.X, train.Y, test.X, test.Y
         rows = _fit_routes(Xtr, Ytr, Xte, Yte, gtr=train.qid, gte=test.qid, **fit)
     sizes = {"train_size": int(len(Ytr)), "test_size": int(len(Yte))}

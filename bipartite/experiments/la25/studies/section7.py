@@ -346,7 +346,8 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                                    n_estimators=n_estimators)
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
-        mm_rng = np.random.default_rng([seed, 13])  # max-min rows: a stream of their own
+        # max-min rows: a stream of their own, spawned from the runner's seed
+        mm_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
         for learner in learners if max_min else []:
             for objective in MAX_MIN_OBJECTIVES:
                 est = make_learner(learner, objective, int(mm_rng.integers(2**31)),
@@ -372,29 +373,33 @@ def _subsample_queries(d, max_queries: int, rng: np.random.Generator):
     return np.flatnonzero(np.isin(d.qid, keep))
 
 
-def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[Bunch, Bunch, str]:
+def letor_split(path: str | Path, split: int, *, max_queries: int = 0,
+                seed: int | np.random.Generator = 0) -> tuple[Bunch, Bunch, str]:
     """Train and test Bunches of LETOR split ``split`` (0-based fold) under ``path``.
 
     * MQ2008 (``mq2008_S1..S5.txt`` or ``S1..S5.txt`` in ``path``): fold ``split + 1`` of the
       LETOR 4.0 layout (fold k trains on S_k, S_k+1, S_k+2, tests on S_k+4, indices mod 5; S_k+3,
       the validation part, is unused: the learners hold out their own validation rows); the
       click label is simulated by the position-based model of
-      :func:`bipartite.data.simulate_clicks` (seeded by the split).
+      :func:`bipartite.data.simulate_clicks`.
     * MSLR-WEB10K/30K (``Fold1..Fold5/{train,test}.txt`` in ``path``): that fold's ``train.txt``
       and ``test.txt``; the click label is the MSLR click feature, ``1[f134 > 0]``
       (:func:`bipartite.data.load_letor`, ``click="auto"``). ``max_queries > 0`` keeps that many
       random queries of each file (MSLR-WEB30K has ~19 000 training queries per fold).
+
+    The fold layouts are :func:`bipartite.data.letor.letor_fold_files`. ``seed`` (an int or a
+    Generator) seeds the simulated clicks and the query subsample.
 
     Returns ``(train, test, description)`` (the description names the data, not the fold).
     """
     from bipartite.data import load_letor
     from bipartite.data.letor import letor_fold_files
 
-    rng = np.random.default_rng([20250713, split])
+    rng = np.random.default_rng(seed)
     train_files, test_files, layout = letor_fold_files(path, split % 5 + 1)
     if layout == "mq2008":
-        train = load_letor(train_files, click="simulated", seed=1000 * split + 1)
-        test = load_letor(test_files, click="simulated", seed=1000 * split + 2)
+        train = load_letor(train_files, click="simulated", seed=int(rng.integers(2**32)))
+        test = load_letor(test_files, click="simulated", seed=int(rng.integers(2**32)))
         what = "MQ2008 (LETOR 4.0 folds: train S_k..S_k+2, test S_k+4), simulated clicks"
     else:
         train = load_letor(train_files, dtype=np.float32)
@@ -407,16 +412,27 @@ def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[
     return train, test, what
 
 
-def _bank_split(path: str, split: int, n_train: int, features: str):
+def _split_streams(seed: int, split: int) -> tuple[np.random.Generator, ...]:
+    """The three random streams of one split of a §7 real-data task, from the runner's task seed
+    (:func:`bipartite.studies.task_seed`): the data (splitting, subsampling, simulated clicks),
+    the learners of the LA25 rows, and the max-min rows. The §7 real-data studies run with paired
+    seeds, so every learner of a split sees the same data; ``SeedSequence(seed,
+    spawn_key=(split,))`` separates the splits."""
+    children = np.random.SeedSequence(seed, spawn_key=(int(split),)).spawn(3)
+    return tuple(np.random.default_rng(c) for c in children)
+
+
+def _bank_split(path: str, n_train: int, features: str, rng: np.random.Generator):
     from sklearn.model_selection import train_test_split
 
     from bipartite.data import load_bank_marketing
 
     d = load_bank_marketing(path, features=features)
     idx = np.arange(len(d.Y))
-    tr, te = train_test_split(idx, test_size=0.3, random_state=split, stratify=d.Y @ [1, 2])
+    tr, te = train_test_split(idx, test_size=0.3, random_state=int(rng.integers(2**31)),
+                              stratify=d.Y @ [1, 2])
     if 0 < n_train < len(tr):
-        tr = np.sort(np.random.default_rng([20250713, split]).choice(tr, n_train, replace=False))
+        tr = np.sort(rng.choice(tr, n_train, replace=False))
     return d, tr, te
 
 
@@ -444,8 +460,8 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     ``dataset``:
 
     * ``"bank_marketing"``: :func:`bipartite.data.load_bank_marketing` (``path`` = the CSV,
-      ``features``), labels (mortgage, personal loan); a stratified 70/30 split with
-      ``random_state=split``, the training part subsampled to ``n_train`` rows (0: all);
+      ``features``), labels (mortgage, personal loan); a stratified 70/30 split, the training
+      part subsampled to ``n_train`` rows (0: all);
     * ``"letor"``: :func:`letor_split` (``path`` = the MQ2008 folder or an MSLR root), labels
       (relevant = 1[grade ≥ 1], click), fold ``split + 1``; ``max_queries`` per file (0: all).
       Learners train on pooled pairs (no query groups: LA25 ranks instances, not lists); the
@@ -465,18 +481,23 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     :data:`MAX_MIN_OBJECTIVES` (the max-min AUC objective, pairwise and plug-in; docs/theory.md
     §13.6), fitted on the same training rows after the four rows above, with seeds from a stream
     of their own so that those rows do not change.
+
+    Seeds: every stream comes from the runner's ``seed`` (:func:`_split_streams`: the data, the
+    learners and the max-min rows of split ``split``); the §7 configs pair the seeds, so all
+    learners of a split see the same split, subsample and simulated clicks.
     """
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.dictatorship import cross_pair_win_rate
     from bipartite.metrics import group_auc, multilabel_auc
 
+    data_rng, fit_rng, mm_rng = _split_streams(seed, split)
     if dataset == "bank_marketing":
-        d, tr, te = _bank_split(path, split, n_train, features)
+        d, tr, te = _bank_split(path, n_train, features, data_rng)
         Xtr, Ytr, Xte, Yte, gte = d.X[tr], d.Y[tr], d.X[te], d.Y[te], None
         names = d.label_names
         what = f"UCI Bank Marketing ({features} features; stratified 70/30 splits)"
     elif dataset == "letor":
-        train, test, what = letor_split(path, split, max_queries=max_queries)
+        train, test, what = letor_split(path, split, max_queries=max_queries, seed=data_rng)
         Xtr, Ytr, Xte, Yte, gte = train.X, train.Y, test.X, test.Y, test.qid
         names = train.label_names
     else:
@@ -486,8 +507,6 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     common = {"label_1": names[0], "label_2": names[1], "pi_1": float(pi_hat[0]),
               "pi_2": float(pi_hat[1]), "n_train_rows": len(Ytr), "n_test_rows": len(Yte),
               "data": what}
-    rng = np.random.default_rng(seed)
-
     def evaluate(objective, scores, **extra) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -500,7 +519,7 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
 
     rows = []
     if learner == "xgb_plugin":
-        eta = _eta_hat(Xtr, Ytr, Xte, int(rng.integers(2**31)), n_estimators)
+        eta = _eta_hat(Xtr, Ytr, Xte, int(fit_rng.integers(2**31)), n_estimators)
         for t in np.linspace(0.0, 1.0, n_sweep):
             rows.append(evaluate("sweep", loss_aggregation(eta, pi_hat, [1.0 - t, t]),
                                  t=float(t)))
@@ -508,11 +527,10 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
         rows.append(evaluate("plugin_loss_aggregation", loss_aggregation(eta, pi_hat)))
         return rows
     for objective in OBJECTIVES:
-        est = make_learner(learner, objective, int(rng.integers(2**31)), epochs=epochs,
+        est = make_learner(learner, objective, int(fit_rng.integers(2**31)), epochs=epochs,
                            n_estimators=n_estimators)
         est.fit(Xtr, Ytr)
         rows.append(evaluate(objective, est.decision_function(Xte)))
-    mm_rng = np.random.default_rng([seed, 13])
     for objective in MAX_MIN_OBJECTIVES if max_min else ():
         est = make_learner(learner, objective, int(mm_rng.integers(2**31)), epochs=epochs,
                            n_estimators=n_estimators)
