@@ -207,7 +207,8 @@ def write_reproduce_record(out_dir: str | os.PathLike, paper: str, *, size: str,
 
 def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
     """The Markdown lines that open a paper's ``summary.md``: which command, size and version made
-    the folder (from ``reproduce.json``), then one line per study with its task counts and times.
+    the folder (from ``reproduce.json``), then a table of the studies with their task counts and
+    times.
     Empty when the folder has no ``reproduce.json``."""
     path = Path(results_dir) / "reproduce.json"
     if not path.is_file():
@@ -216,11 +217,15 @@ def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
     lines = [f"Made by `bipartite reproduce --paper {meta.get('paper')}` (size "
              f"**{meta.get('size')}**, bipartite {meta.get('bipartite_version')}, "
              f"{meta.get('finished_at')}; studies ran in {meta.get('elapsed_s')} s).", ""]
-    lines += [f"- `{name}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-              f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall, "
-              f"{st.get('task_cpu_s', '–')} s task CPU"
-              for name, st in meta.get("studies", {}).items()]
-    return [*lines, ""]
+    studies = meta.get("studies", {})
+    if studies:
+        lines += ["| study | tasks | run now | failed | wall seconds | task CPU seconds |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {name} | {st.get('tasks')} | {st.get('run')} | {st.get('failed')} | "
+                  f"{st.get('elapsed_s')} | {st.get('task_cpu_s', '–')} |"
+                  for name, st in studies.items()]
+        lines.append("")
+    return lines
 
 
 def redraw_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike | None = None

@@ -346,8 +346,8 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                                    n_estimators=n_estimators)
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
-        # max-min rows: a stream of their own, spawned from the runner's seed
-        mm_rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
+        # max-min rows: a stream of their own, SeedSequence([seed, 13]) of the runner's seed
+        mm_rng = np.random.default_rng([seed, 13])
         for learner in learners if max_min else []:
             for objective in MAX_MIN_OBJECTIVES:
                 est = make_learner(learner, objective, int(mm_rng.integers(2**31)),
