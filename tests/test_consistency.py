@@ -337,6 +337,6 @@ def test_population_minimizer_old_name_warns():
     from bipartite.experiments.la25 import section7_gap
 
     P = FiniteProblem.random(6, 2, seed=3)
-    with pytest.warns(FutureWarning, match="moved to bipartite.consistency"):
+    with pytest.warns(FutureWarning, match="use bipartite.consistency.pairwise_population_minimizer"):
         old = section7_gap.pairwise_population_minimizer(P, surrogate="logistic")
     np.testing.assert_array_equal(old, pairwise_population_minimizer(P))

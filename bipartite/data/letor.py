@@ -23,7 +23,8 @@ from bipartite._utils.validation import (
 from bipartite.data.clicks import simulate_clicks
 from bipartite.data.paths import missing_file_error
 
-__all__ = ["LETOR_SOURCES", "MSLR_CLICK_FEATURES", "load_letor", "load_letor_query"]
+__all__ = ["LETOR4_FOLDS", "LETOR_SOURCES", "MSLR_CLICK_FEATURES", "letor4_parts", "letor_files",
+           "letor_fold_files", "letor_layout", "load_letor", "load_letor_query"]
 
 
 
@@ -389,9 +390,9 @@ def load_letor(
     https://www.microsoft.com/en-us/research/project/mslr/ and unzip it: a folder with
     ``Fold1`` … ``Fold5``, each holding ``train.txt``, ``vali.txt`` and ``test.txt`` (136
     features; 134–136 are the click and dwell features). Then one command runs LA25 §7's table on
-    the five folds (``bipartite.experiments.la25.section7``: train on each fold's ``train.txt``,
-    test on its ``test.txt``, click = ``1[f134 > 0]``, 2000 random queries per file, 1000 with
-    ``--quick``)::
+    the five folds (:func:`letor_fold_files`, ``bipartite.experiments.la25.studies.section7``:
+    train on each fold's ``train.txt``, test on its ``test.txt``, click = ``1[f134 > 0]``, 2000
+    random queries per file, 1000 with ``--quick``)::
 
         bipartite reproduce --paper la25 --only section7_letor --letor /path/to/MSLR-WEB30K
 
@@ -518,3 +519,97 @@ def load_letor_query(
     )
     out.group_sizes = sizes
     return out
+
+
+# ================================================================================================
+# Fold layouts of the LETOR collections (the one home of the LETOR 4.0 and MSLR fold logic)
+# ================================================================================================
+
+#: The LETOR 4.0 fold layout (MQ2007/MQ2008 readme): fold k (1-5) -> (training parts, validation
+#: part, test part), parts S1..S5: fold k trains on S_k, S_k+1, S_k+2, validates on S_k+3 and
+#: tests on S_k+4 (indices mod 5).
+LETOR4_FOLDS: dict[int, tuple[tuple[int, int, int], int, int]] = {
+    k: (tuple((k - 1 + i) % 5 + 1 for i in range(3)), (k + 2) % 5 + 1, (k + 3) % 5 + 1)
+    for k in range(1, 6)
+}
+
+
+def letor4_parts(folder: str | os.PathLike) -> list[Path] | None:
+    """The five LETOR 4.0 parts S1..S5 in ``folder`` (``mq2008_S<i>.txt``, else ``S<i>.txt``), or
+    None when they are not all there.
+
+    >>> letor4_parts("/nonexistent") is None
+    True
+    """
+    folder = Path(folder)
+    for pattern in ("mq2008_S{}.txt", "S{}.txt"):
+        parts = [folder / pattern.format(i) for i in range(1, 6)]
+        if all(p.is_file() for p in parts):
+            return parts
+    return None
+
+
+def letor_layout(path: str | os.PathLike | None) -> str | None:
+    """``"mq2008"`` if the folder ``path`` holds the five LETOR 4.0 parts S1..S5
+    (:func:`letor4_parts`), ``"mslr"`` if it holds MSLR-WEB folds (``Fold1..Fold5/train.txt`` and
+    ``test.txt``), else None (also for None or a file).
+
+    >>> letor_layout(None) is None
+    True
+    """
+    if path is None or not Path(path).is_dir():
+        return None
+    path = Path(path)
+    if letor4_parts(path) is not None:
+        return "mq2008"
+    if all((path / f"Fold{k}" / f).is_file() for k in range(1, 6) for f in ("train.txt",
+                                                                             "test.txt")):
+        return "mslr"
+    return None
+
+
+def letor_fold_files(path: str | os.PathLike, fold: int) -> tuple[list[Path], list[Path], str]:
+    """The training and test files of fold ``fold`` (1-5) of the LETOR folder ``path``, and its
+    layout (:func:`letor_layout`).
+
+    * LETOR 4.0 parts (``"mq2008"``): the training parts and the test part of
+      :data:`LETOR4_FOLDS` (the validation part is not returned);
+    * MSLR-WEB folds (``"mslr"``): ``Fold<fold>/train.txt`` and ``Fold<fold>/test.txt``.
+
+    >>> LETOR4_FOLDS[1], LETOR4_FOLDS[2]
+    (((1, 2, 3), 4, 5), ((2, 3, 4), 5, 1))
+    """
+    if isinstance(fold, bool) or not isinstance(fold, int | np.integer) or fold not in LETOR4_FOLDS:
+        raise ValueError(f"The 'fold' parameter must be one of {sorted(LETOR4_FOLDS)}, got "
+                         f"{fold!r}.")
+    path = Path(path)
+    parts = letor4_parts(path) if path.is_dir() else None
+    if parts is not None:
+        train, _, test = LETOR4_FOLDS[int(fold)]
+        return [parts[i - 1] for i in train], [parts[test - 1]], "mq2008"
+    folder = path / f"Fold{int(fold)}"
+    if (folder / "train.txt").is_file() and (folder / "test.txt").is_file():
+        return [folder / "train.txt"], [folder / "test.txt"], "mslr"
+    raise FileNotFoundError(f"{path}: neither LETOR 4.0 parts (mq2008_S1..S5.txt or "
+                            "S1..S5.txt) nor MSLR folds (Fold1..Fold5/train.txt, test.txt).")
+
+
+def letor_files(path: str | os.PathLike) -> list[Path]:
+    """A LETOR file, or the LETOR files (with ``qid:``) of a folder: the LETOR 4.0 parts
+    ``*S1..S5.txt`` if present, else every ``*.txt`` whose first line has a ``qid:`` field."""
+    path = Path(path)
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"LETOR path {path} does not exist.")
+    parts = sorted(path.glob("*S[0-9].txt"))
+    if parts:
+        return parts
+    files = []
+    for f in sorted(path.glob("*.txt")):
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            if "qid:" in fh.readline():
+                files.append(f)
+    if not files:
+        raise FileNotFoundError(f"no LETOR file with 'qid:' fields in {path}.")
+    return files

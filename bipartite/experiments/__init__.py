@@ -2,8 +2,10 @@
 
 One sub-package per paper — :mod:`~bipartite.experiments.la25`, :mod:`~bipartite.experiments.mtrub`,
 :mod:`~bipartite.experiments.hapvr`, :mod:`~bipartite.experiments.rlsep`,
-:mod:`~bipartite.experiments.lr2ppo` — holds that paper's study functions (registered with the
-runner), its figures and its summary, and a :class:`Paper` entry. ``bipartite reproduce --paper X``
+:mod:`~bipartite.experiments.lr2ppo` — has the same shape: ``studies`` (the study functions,
+registered with the runner), ``figures`` (tables and figures from the results only) and ``run``
+(the study sets by size, the summary, and the :class:`Paper` entry ``PAPER``); how to add one:
+"Adding a paper" in ``simulations/README.md``. ``bipartite reproduce --paper X``
 runs :meth:`Paper.run`, which writes the same layout for every paper: ``studies/*/results.parquet``,
 ``figures/``, ``tables/`` and ``summary.md``.
 """

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 @dataclasses.dataclass(frozen=True)
 class Paper:
-    """A paper's reproduction for ``bipartite reproduce --paper NAME``: studies on the one runner.
+    """A paper's reproduction for ``bipartite reproduce --paper NAME``: studies on the one runner
+    (how to add one: :data:`PAPERS`, and "Adding a paper" in ``simulations/README.md``).
 
     Parameters
     ----------
@@ -45,12 +46,14 @@ class Paper:
     figures : callable ``(results_dir, fig_dir) -> [paths]``
         Draws the paper's figures from the finished results folder only (no recomputation).
     summary : callable ``(results_dir, table_dir) -> str``
-        Writes the key-number tables (CSV) into ``table_dir`` and returns ``summary.md``.
+        Writes the key-number tables into ``table_dir`` (through
+        :func:`bipartite.studies.report.write_table`: CSV and Markdown) and returns ``summary.md``.
     description : str
 
     :meth:`run` (also ``paper(out_dir, ...)``) runs every study through the runner, then the figures
-    and the summary (:func:`run_paper`); ``analysis/figures.py`` and ``analysis/tables.py`` call
-    ``figures`` and ``summary`` on a finished folder.
+    and the summary (:func:`run_paper`); ``bipartite figures`` / ``bipartite tables``
+    (:func:`redraw_figures`, :func:`rebuild_tables`) call ``figures`` and ``summary`` on a finished
+    folder.
     """
 
     name: str
@@ -136,16 +139,21 @@ def study_results(results_dir: str | os.PathLike, names: Iterable[str]) -> dict[
 
 #: Paper study sets, by name. Entries are :class:`Paper` objects or lazy ``"module:attribute"``
 #: strings naming one (imported on first use, so a paper's heavy imports stay out of the CLI).
-#: To add a paper: write ``run(out_dir, quick, jobs, **options)`` (and optionally ``figures``
-#: and ``summary``) in your module, build ``PAPER = Paper("name", run, figures, summary)`` there,
-#: and add ``"name": "bipartite.yourmodule:PAPER"`` below — or call :func:`register_paper` at
-#: import time. ``simulations/README.md`` documents the contract.
+#: To add a paper: give it the shape of the others — ``bipartite/experiments/<name>/`` with
+#: ``studies`` (study functions registered with :func:`bipartite.studies.register_study`),
+#: ``figures`` (tables and figures from the results only) and ``run``, which defines
+#: ``configs(size, options)``, ``figures(results_dir, fig_dir)``, ``summary(results_dir,
+#: table_dir)`` and ``PAPER = Paper("<name>", configs, figures=figures, summary=summary)`` — then
+#: add ``"<name>": "bipartite.experiments.<name>.run:PAPER"`` below (and the studies module to the
+#: ``bipartite.studies`` entry points in ``pyproject.toml``), or call :func:`register_paper` from
+#: your own code. ``simulations/README.md`` ("Adding a paper") documents the contract, and
+#: ``tests/experiments/test_registry.py::test_add_a_paper_as_the_howto_says`` follows it.
 PAPERS: dict[str, Paper | str] = {
-    "la25": "bipartite.experiments.la25:PAPER",
-    "mtrub": "bipartite.experiments.mtrub:PAPER",
-    "hapvr": "bipartite.experiments.hapvr:PAPER",
-    "rlsep": "bipartite.experiments.rlsep:PAPER",
-    "lr2ppo": "bipartite.experiments.lr2ppo:PAPER",
+    "la25": "bipartite.experiments.la25.run:PAPER",
+    "mtrub": "bipartite.experiments.mtrub.run:PAPER",
+    "hapvr": "bipartite.experiments.hapvr.run:PAPER",
+    "rlsep": "bipartite.experiments.rlsep.run:PAPER",
+    "lr2ppo": "bipartite.experiments.lr2ppo.run:PAPER",
 }
 
 
@@ -199,7 +207,8 @@ def write_reproduce_record(out_dir: str | os.PathLike, paper: str, *, size: str,
 
 def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
     """The Markdown lines that open a paper's ``summary.md``: which command, size and version made
-    the folder (from ``reproduce.json``), then one line per study with its task counts and times.
+    the folder (from ``reproduce.json``), then a table of the studies with their task counts and
+    times.
     Empty when the folder has no ``reproduce.json``."""
     path = Path(results_dir) / "reproduce.json"
     if not path.is_file():
@@ -208,11 +217,15 @@ def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
     lines = [f"Made by `bipartite reproduce --paper {meta.get('paper')}` (size "
              f"**{meta.get('size')}**, bipartite {meta.get('bipartite_version')}, "
              f"{meta.get('finished_at')}; studies ran in {meta.get('elapsed_s')} s).", ""]
-    lines += [f"- `{name}`: {st.get('tasks')} tasks, {st.get('run')} run now, "
-              f"{st.get('failed')} failed, {st.get('elapsed_s')} s wall, "
-              f"{st.get('task_cpu_s', '–')} s task CPU"
-              for name, st in meta.get("studies", {}).items()]
-    return [*lines, ""]
+    studies = meta.get("studies", {})
+    if studies:
+        lines += ["| study | tasks | run now | failed | wall seconds | task CPU seconds |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {name} | {st.get('tasks')} | {st.get('run')} | {st.get('failed')} | "
+                  f"{st.get('elapsed_s')} | {st.get('task_cpu_s', '–')} |"
+                  for name, st in studies.items()]
+        lines.append("")
+    return lines
 
 
 def redraw_figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike | None = None
@@ -243,10 +256,12 @@ def rebuild_tables(results_dir: str | os.PathLike, table_dir: str | os.PathLike 
 
     A ``bipartite reproduce`` folder gets its paper's key-number tables (CSV in ``table_dir``,
     default ``results_dir/tables``) and ``summary.md`` rewritten; a ``bipartite study run`` folder
-    gets ``<name>_summary.csv`` (mean, s.e. and count of every numeric result per grid point).
+    gets ``<name>_summary.csv`` and ``.md`` (mean, s.e. and count of every numeric result per grid
+    point).
     ``bipartite tables DIR`` and ``analysis/tables.py`` call this.
     """
     from bipartite.studies import markdown_table, study_summary_table
+    from bipartite.studies.report import write_table
 
     root = Path(results_dir)
     out = Path(table_dir) if table_dir is not None else root / "tables"
@@ -256,9 +271,9 @@ def rebuild_tables(results_dir: str | os.PathLike, table_dir: str | os.PathLike 
         return text
     if (root / MANIFEST).is_file():
         table = study_summary_table(root)
-        out.mkdir(parents=True, exist_ok=True)
         name = json.loads((root / MANIFEST).read_text())["name"].replace("/", "_")
-        table.to_csv(out / f"{name}_summary.csv", index=False)
+        write_table(table, out, f"{name}_summary",
+                    note="Mean, standard error and count of every numeric result per grid point.")
         return markdown_table(table)
     raise FileNotFoundError(f"{root}: neither reproduce.json nor {MANIFEST} found; is this a "
                             "results folder of `bipartite reproduce` or `bipartite study run`?")

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from bipartite.dictatorship import dictatorship_tables
-from bipartite.experiments.la25 import figures as la25f
-from bipartite.experiments.la25 import studies as la25s
+from bipartite.experiments.la25.figures import sweeps as la25f
+from bipartite.experiments.la25.studies import sweeps as la25s
 from bipartite.pareto import frontier_table
 
 # ---------------------------------------------------------------------------------------------
@@ -242,3 +242,35 @@ def test_skew_table_adds_diff_min_and_gaps_to_bayes_without_changing_its_columns
     assert row["diff"] == pytest.approx((sub["auc_1"] - sub["auc_2"]).abs().mean())
     assert row["min"] == pytest.approx(np.minimum(sub["auc_1"], sub["auc_2"]).mean())
     assert table.loc[table["scorer"].str.startswith("Bayes"), "gap_auc_1"].isna().all()
+
+
+def test_old_module_paths_warn_and_forward():
+    """Issue 21 moved LA25 into studies/, figures/ and run; the old paths warn for a release and
+    give the same objects."""
+    import importlib
+    import sys
+
+    from bipartite.data import letor
+    from bipartite.experiments.la25 import run
+    from bipartite.experiments.la25.figures import maxmin as mmf
+    from bipartite.experiments.la25.studies import maxmin as mms
+    from bipartite.experiments.la25.studies import section7
+
+    sys.modules.pop("bipartite.experiments.la25.maxmin", None)
+    with pytest.warns(FutureWarning, match="la25.maxmin is deprecated"):
+        old = importlib.import_module("bipartite.experiments.la25.maxmin")
+    with pytest.warns(FutureWarning, match="use bipartite.experiments.la25.studies.maxmin"):
+        assert old.max_min_bracket is mms.max_min_bracket
+    with pytest.warns(FutureWarning, match="use bipartite.experiments.la25.figures.maxmin"):
+        assert old.frequency_table is mmf.frequency_table
+    with pytest.warns(FutureWarning):
+        from bipartite.experiments.la25.section7 import letor_layout, regime_model
+    assert letor_layout is letor.letor_layout and regime_model is section7.regime_model
+    with pytest.warns(FutureWarning, match="use bipartite.experiments.la25.run.configs"):
+        from bipartite.experiments.la25 import la25_configs
+    assert la25_configs is run.configs
+    with pytest.warns(FutureWarning, match="studies.sweeps.la25_skew"):
+        assert la25s.__name__ and importlib.import_module(
+            "bipartite.experiments.la25.studies").la25_skew is la25s.la25_skew
+    with pytest.raises(AttributeError):
+        importlib.import_module("bipartite.experiments.la25.studies").no_such_name  # noqa: B018

@@ -9,14 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bipartite.experiments.la25 import maxmin as mm
-from bipartite.experiments.la25.section7 import (
+from bipartite.experiments.la25.figures import maxmin as mm
+from bipartite.experiments.la25.run import SECTION7_STUDIES, section7_configs
+from bipartite.experiments.la25.studies import maxmin as mms
+from bipartite.experiments.la25.studies.section7 import (
     MAX_MIN_OBJECTIVES,
     la25_section7_data,
     la25_section7_synthetic,
     make_learner,
 )
-from bipartite.experiments.la25.section7_summary import SECTION7_STUDIES, section7_configs
 from bipartite.pareto import max_min_point, max_min_supported
 from bipartite.population import FiniteProblem
 from bipartite.studies import read_results, run_study
@@ -32,12 +33,12 @@ def test_bracket_holds_the_exact_max_min_point_and_the_supported_optimum():
     t = np.linspace(0.0, 1.0, 21)
     for seed in range(25):
         P = FiniteProblem.random(7, 2, seed=seed)
-        b = mm.max_min_bracket(P, t)
+        b = mms.max_min_bracket(P, t)
         sup, top = max_min_supported(P).value, max_min_point(P).value
         assert b["lower"] <= sup + 1e-12 <= top + 2e-12 <= b["upper"] + 3e-12
         assert b["lower"] == pytest.approx(float(np.min(P.auc(
             mm_scores(P, b["a"])))), abs=1e-12)
-    b = mm.max_min_bracket(FiniteProblem.random(6, 2, seed=36), t)
+    b = mms.max_min_bracket(FiniteProblem.random(6, 2, seed=36), t)
     assert b["lower"] == pytest.approx(0.5424, abs=1e-4)
     assert b["upper"] == pytest.approx(0.5770, abs=1e-4)
 
@@ -172,7 +173,7 @@ def test_max_min_point_unsupported_frequency():
     """Claim la25-maxmin-unsupported: on FiniteProblem.random(6, 2, seed) for seeds 0–99 the
     max-min point is unsupported (no loss-aggregation weighting, ties included, reaches it) in
     49 problems, mean gap 0.0034, max 0.039; the pinned problem seed 36 is one, gap 0.0289."""
-    df = pd.DataFrame(mm.la25_maxmin_frequency(seed=0, n=6, first_seed=0, n_problems=100))
+    df = pd.DataFrame(mms.la25_maxmin_frequency(seed=0, n=6, first_seed=0, n_problems=100))
     df["n"], df["K"] = 6, 2
     row = mm.frequency_table(df).iloc[0]
     assert row["unsupported"] == 49

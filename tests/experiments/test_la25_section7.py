@@ -11,32 +11,30 @@ import pandas as pd
 import pytest
 
 from bipartite.bayes import label_aggregation_scores, loss_aggregation
+from bipartite.consistency import pairwise_population_minimizer
 from bipartite.data import synthetic_model
-from bipartite.experiments.la25.section7 import (
+from bipartite.data.letor import letor_layout
+from bipartite.experiments.la25.figures.section7 import (
+    paper_layout,
+    paper_layout_markdown,
+    verdict_table,
+)
+from bipartite.experiments.la25.run import (
+    find_section7_data,
+    section7_configs,
+    section7_summary_lines,
+)
+from bipartite.experiments.la25.studies.gap import la25_section7_gap
+from bipartite.experiments.la25.studies.section7 import (
     REGIMES,
     Regime,
     RegimeModel,
     la25_section7_data,
     la25_section7_synthetic,
-    letor_layout,
     make_learner,
     regime_model,
 )
-from bipartite.experiments.la25.section7_gap import (
-    la25_section7_gap,
-    pairwise_population_minimizer,
-)
-from bipartite.experiments.la25.section7_report import (
-    paper_layout,
-    paper_layout_markdown,
-    verdict_table,
-)
-from bipartite.experiments.la25.section7_summary import (
-    find_section7_data,
-    section7_configs,
-    section7_summary_lines,
-)
-from bipartite.experiments.la25.section7_theory import (
+from bipartite.experiments.la25.studies.theory import (
     balance_comparison,
     la25_section7_balance,
 )

@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import bipartite.experiments.la25.learners_vs_bayes as lvb
+import bipartite.experiments.la25.figures.learners_vs_bayes as lvbf
+import bipartite.experiments.la25.studies.learners_vs_bayes as lvb
 from bipartite.data import make_synthetic
 from bipartite.studies import STUDIES, read_results, run_study, study_figures
 
@@ -114,7 +115,7 @@ def test_banking_from_the_data_folder(shared_data):
 
 
 def test_a_two_task_run_through_the_runner_writes_results_and_figure(tmp_path):
-    assert STUDIES["la25.learners_vs_bayes"].figures is lvb.learners_vs_bayes_figures
+    assert STUDIES["la25.learners_vs_bayes"].figures is lvbf.learners_vs_bayes_figures
     config = {
         "study": {"function": "la25.learners_vs_bayes", "name": "lvb", "seed": 4,
                   "replicates": 1, "paired_seeds": True},
@@ -137,7 +138,7 @@ def test_a_two_task_run_through_the_runner_writes_results_and_figure(tmp_path):
                      "la25_learners_vs_bayes_synthetic-det.png",
                      "la25_learners_vs_bayes_synthetic.pdf", "la25_learners_vs_bayes_synthetic.png"]
     assert all(p.stat().st_size > 0 for p in paths)
-    table = lvb.learners_vs_bayes_table(df)
+    table = lvbf.learners_vs_bayes_table(df)
     assert list(zip(table["dataset"], table["route"], table["objective"], strict=True))[:4] == [
         ("synthetic", "bayes", "loss_aggregation"), ("synthetic", "bayes", "label_aggregation"),
         ("synthetic", "xgb-plugin", "loss_aggregation"),

@@ -46,3 +46,126 @@ def test_register_paper_and_lazy_reference(tmp_path, monkeypatch):
     monkeypatch.setitem(experiments.PAPERS, "broken", "mypaper_mod:configs")
     with pytest.raises(TypeError, match="must name a bipartite.experiments.Paper"):
         experiments.get_paper("broken")
+
+
+# The how-to of simulations/README.md ("Adding a paper to `bipartite reproduce`"), step by step, with
+# a throw-away paper package written into a temporary folder.
+_HOWTO_STUDIES = '''
+import numpy as np
+from bipartite.studies import register_study
+from throwaway_paper.figures import coin_figures
+
+@register_study("throwaway.coin", figures=coin_figures)
+def coin(*, seed: int, method: str, n: int = 100) -> dict:
+    rng = np.random.default_rng(seed)        # every stream from the runner's seed
+    data = rng.random(n)                     # paired seeds: both methods see the same data
+    noise = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[1]).random()
+    est = data.mean() if method == "mean" else float(np.median(data))
+    return {"method": method, "estimate": float(est), "first": float(data[0]),
+            "noise": float(noise)}
+'''
+_HOWTO_FIGURES = '''
+from bipartite.plots import new_figure, save_figures
+
+def coin_table(df):
+    return df.groupby("method", as_index=False)["estimate"].mean()
+
+def coin_figures(df, fig_dir):
+    fig, ax = new_figure()
+    t = coin_table(df)
+    ax.bar(t["method"], t["estimate"])
+    return save_figures(fig, fig_dir, "throwaway_coin")
+'''
+_HOWTO_RUN = '''
+import throwaway_paper.studies  # noqa: F401  (registers the study functions)
+from bipartite.experiments import Paper, provenance_lines, study_results
+from bipartite.studies.config import STUDIES
+from bipartite.studies.report import markdown_table, write_table
+from throwaway_paper.figures import coin_table
+
+def configs(size, options):
+    return {"coin": {"study": {"function": "throwaway.coin", "seed": 901,
+                               "replicates": {"smoke": 2, "quick": 3, "full": 10}[size],
+                               "paired_seeds": True},
+                     "params": {"n": {"smoke": 20, "quick": 200, "full": 2000}[size]},
+                     "grid": {"method": ["mean", "median"]}}}
+
+def figures(results_dir, fig_dir):
+    return [p for name, df in study_results(results_dir, ["coin"]).items()
+            for p in STUDIES["throwaway.coin"].figures(df, fig_dir)]
+
+def summary(results_dir, table_dir):
+    found = study_results(results_dir, ["coin"])
+    table = coin_table(found["coin"])
+    write_table(table, table_dir, "throwaway_coin", note="Mean estimate per method.")
+    return "\\n".join(["# Throw-away paper", "", *provenance_lines(results_dir),
+                      markdown_table(table), ""])
+
+PAPER = Paper("throwaway", configs, figures=figures, summary=summary,
+              description="the how-to's example")
+'''
+
+
+def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch):
+    """simulations/README.md, "Adding a paper": studies / figures / run in a package on sys.path,
+    registered with register_paper, run at the smoke size through the one runner; the layout,
+    the one table writer, the runner's seeds and resuming hold."""
+    import sys
+
+    import pandas as pd
+
+    from bipartite.studies.config import STUDIES
+
+    pkg = tmp_path / "src" / "throwaway_paper"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "studies.py").write_text(_HOWTO_STUDIES)
+    (pkg / "figures.py").write_text(_HOWTO_FIGURES)
+    (pkg / "run.py").write_text(_HOWTO_RUN)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.delitem(STUDIES, "throwaway.coin", raising=False)
+    for mod in ("throwaway_paper", "throwaway_paper.studies", "throwaway_paper.figures",
+                "throwaway_paper.run"):
+        monkeypatch.delitem(sys.modules, mod, raising=False)
+    import importlib
+
+    run = importlib.import_module("throwaway_paper.run")
+    monkeypatch.setitem(experiments.PAPERS, "throwaway", run.PAPER)  # restored after the test
+    assert experiments.register_paper(run.PAPER) is run.PAPER
+    paper = experiments.get_paper("throwaway")
+    assert paper is run.PAPER and "throwaway.coin" in STUDIES
+
+    out = tmp_path / "out"
+    written = paper.run(out, smoke=True, progress=False)
+    study = out / "studies" / "coin"
+    assert study / "results.parquet" in written
+    assert (out / "figures" / "throwaway_coin.png").is_file()
+    assert (out / "tables" / "throwaway_coin.csv").is_file()
+    assert (out / "tables" / "throwaway_coin.md").read_text().startswith("Mean estimate per method.")
+    text = (out / "summary.md").read_text()
+    assert text.startswith("# Throw-away paper") and "size **smoke**" in text
+    assert "| mean |" in text and "| median |" in text
+    record = json.loads((out / "reproduce.json").read_text())
+    assert record["paper"] == "throwaway" and record["size"] == "smoke"
+    assert record["studies"]["coin"] == {**record["studies"]["coin"], "tasks": 4, "run": 4,
+                                         "failed": 0}
+
+    df = experiments.study_results(out, ["coin"])["coin"]
+    # the runner's seeds: paired within a replicate (same data), distinct across replicates
+    by_rep = df.groupby("replicate")
+    assert (by_rep["seed"].nunique() == 1).all() and df["seed"].nunique() == 2
+    assert (by_rep["first"].nunique() == 1).all() and df["first"].nunique() == 2
+    from bipartite.studies import task_seed
+
+    for rep, seed in by_rep["seed"].first().items():
+        assert seed == task_seed(901, "throwaway.coin", {"n": 20, "method": "mean"}, int(rep),
+                                 paired=True)
+
+    # resuming: a rerun computes nothing; tables and figures rebuild from the results only
+    paper.run(out, smoke=True, progress=False)
+    assert json.loads((out / "reproduce.json").read_text())["studies"]["coin"]["run"] == 0
+    assert "| mean |" in experiments.rebuild_tables(out)
+    assert experiments.redraw_figures(out)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "throwaway_coin.csv"),
+                                  run.coin_table(df).reset_index(drop=True),
+                                  check_dtype=False)

@@ -31,15 +31,16 @@ from typing import Any
 
 import numpy as np
 
+from bipartite.data.letor import LETOR4_FOLDS
 from bipartite.experiments.hapvr.figures import LOSSES, VANISH_THRESHOLD, training_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import OneOf, Range
 
 __all__ = ["FOLDS", "hapvr_mq2008", "hapvr_synthetic", "train_rows"]
 
-#: MQ2008 folds (LETOR 4.0 readme): fold -> (train partitions, test partition).
-FOLDS = {1: ((1, 2, 3), 5), 2: ((2, 3, 4), 1), 3: ((3, 4, 5), 2), 4: ((4, 5, 1), 3),
-         5: ((5, 1, 2), 4)}
+#: MQ2008 folds (LETOR 4.0 readme): fold -> (train partitions, test partition), from the one home
+#: of the fold layouts, :data:`bipartite.data.letor.LETOR4_FOLDS`.
+FOLDS = {k: (train, test) for k, (train, _, test) in LETOR4_FOLDS.items()}
 
 
 def train_rows(loss: str, train: tuple, test: tuple, *, epochs: int, seed: int,

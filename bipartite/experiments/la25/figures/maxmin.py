@@ -1,29 +1,18 @@
-"""Balanced ranking in the LA25 §7 protocol: the max-min AUC objective beside loss and label
-aggregation (docs/theory.md §13; issue 13).
+"""Tables, figures and the ``summary.md`` section of the max-min AUC objective in the LA25 §7
+protocol (docs/theory.md §13; issue 13), from the tidy results only.
 
-The §7 studies (:mod:`bipartite.experiments.la25.section7`) take ``max_min=True`` and then fit,
-with the same learners, seeds, splits and test rows, the two max-min rows of
-:data:`~bipartite.experiments.la25.section7.MAX_MIN_OBJECTIVES` (pairwise group DRO and
-plug-in). This module holds what that needs and what it reports:
-
-* :func:`max_min_bracket` and :func:`max_min_gap_columns` — on synthetic data, the max-min
-  value of the test population (a finite problem of 20 000 points with exact conditional
-  labels) bracketed between the best weighting's Min AUC and a weak-duality bound, both exact,
-  and every scorer's gap to it; the bracket holds both :func:`bipartite.pareto.max_min_point`'s
-  and :func:`bipartite.pareto.max_min_supported`'s value, which cannot be run at that size;
-* the study ``la25.maxmin_frequency`` — how often the max-min point of
-  ``FiniteProblem.random(n, K, seed)`` is unsupported, and the gap (docs/theory.md §13.4);
+* :func:`frequency_table` — how often the max-min point is unsupported (study
+  ``la25.maxmin_frequency``, :mod:`bipartite.experiments.la25.studies.maxmin`);
 * :func:`pinned_points` and :func:`maxmin_figures` — the frontier figure of the pinned
   unsupported problem ``FiniteProblem.random(6, 2, seed=36)``, every objective's point marked;
 * tables (:func:`three_objective_table`, :func:`max_min_verdict_table`,
-  :func:`synthetic_max_min_table`, :func:`frequency_table`) and the ``summary.md`` section
-  (:func:`maxmin_summary_lines`).
+  :func:`synthetic_max_min_table`, :func:`synthetic_bayes_table`,
+  :func:`synthetic_verdict_table`) and the ``summary.md`` section (:func:`maxmin_summary_lines`).
 """
 
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,130 +20,34 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.config import register_study
-from bipartite.studies.constraints import Range
-from bipartite.studies.report import format_mean_se, markdown_table, standard_error
+from bipartite.studies.report import format_mean_se, markdown_table, standard_error, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
-    from numpy.typing import ArrayLike
 
     from bipartite.population import FiniteProblem
 
-__all__ = ["MAX_MIN_ROUTES", "frequency_table", "la25_maxmin_frequency", "max_min_bracket",
-           "max_min_gap_columns", "max_min_verdict_table", "maxmin_figures",
-           "maxmin_summary_lines", "pinned_points", "plot_maxmin_frontier",
+__all__ = ["MAX_MIN_ROUTES", "PINNED", "frequency_table", "max_min_verdict_table",
+           "maxmin_figures", "maxmin_summary_lines", "pinned_points", "plot_maxmin_frontier",
            "synthetic_bayes_table", "synthetic_max_min_table", "synthetic_verdict_table",
-           "three_objective_table"]
+           "three_objective_markdown", "three_objective_table"]
+
 
 #: The max-min rows of the §7 tables and their names.
 MAX_MIN_ROUTES = {"max_min": "max-min AUC (pairwise, group DRO)",
                   "max_min_plugin": "max-min AUC (plug-in)"}
+
+
 _LA25 = ("loss_aggregation", "label_aggregation")
+
+
 _THREE = (*_LA25, *MAX_MIN_ROUTES)
+
+
 #: The pinned problem whose max-min point no weighting reaches (docs/theory.md §13.3).
 PINNED = {"n": 6, "K": 2, "seed": 36}
-
-
-# --------------------------------------------------------------------------------------------
-# Synthetic: the supported optimum on the test population and exact gaps on sub-problems
-# --------------------------------------------------------------------------------------------
-
-def max_min_bracket(problem: FiniteProblem, t: ArrayLike, *, rounds: int = 3, n_grid: int = 101) -> dict[str, Any]:
-    """The max-min value of a K = 2 finite problem bracketed from the loss-aggregation path, with
-    a certificate, at any n (docs/theory.md §13.2–13.3).
-
-    Along ``a = (1 − λ, λ)`` the scorer ``f_λ`` (:func:`bipartite.bayes.loss_aggregation` with
-    the problem's own priors ``problem.pi``, which normalise its AUCs) maximises ``(1 − λ) AUC₁ + λ AUC₂`` over **all** weak orders, so for every λ
-
-    ``min_k AUC_k(f_λ) ≤ t_sup ≤ t* ≤ D(λ) = (1 − λ) AUC₁(f_λ) + λ AUC₂(f_λ)``
-
-    (the right inequality is weak duality: ``min_k x_k ≤ (1 − λ)x₁ + λx₂ ≤ D(λ)`` for every
-    achievable x). Starting from the weights ``(1 − t, t)`` for ``t`` in ``t``, ``rounds`` times a grid of ``n_grid`` values between the
-    neighbours of the best λ so far is evaluated (the min along the path is quasi-concave, so the
-    bracket holds its maximiser). Returns ``lam`` and ``a`` (the best weighting found),
-    ``lower`` (its Min AUC: a lower bound on both ``t_sup = max_min_supported(problem).value`` and
-    ``t* = max_min_point(problem).value``), ``upper`` (the smallest ``D(λ)`` evaluated: an upper
-    bound on both) and ``evaluated``. The width ``upper − lower`` bounds the max-min gap; on a
-    test population of n equal masses it is of the order of one pair's swap gain, ``~1/n²``,
-    while :func:`bipartite.pareto.max_min_point` is limited to n ≈ 40."""
-    from bipartite.pareto import weight_sweep
-
-    pi = problem.pi
-    lam = np.unique(np.concatenate([np.asarray(t, dtype=float), [0.0, 1.0]]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        _, aucs = weight_sweep(pi=pi, problem=problem, a=np.column_stack([1 - lam, lam]))
-    for _ in range(rounds):
-        vals = aucs.min(axis=1)
-        top = lam[vals >= vals.max() - 1e-15]   # the maximisers so far (an interval's points)
-        below, above = lam[lam < top.min()], lam[lam > top.max()]
-        lo = below.max() if len(below) else 0.0
-        hi = above.min() if len(above) else 1.0
-        grid = np.linspace(lo, hi, n_grid)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            _, new = weight_sweep(pi=pi, problem=problem, a=np.column_stack([1 - grid, grid]))
-        lam, aucs = np.concatenate([lam, grid]), np.vstack([aucs, new])
-    vals = aucs.min(axis=1)
-    b = int(np.argmax(vals))
-    dual = (1.0 - lam) * aucs[:, 0] + lam * aucs[:, 1]
-    return {"lam": float(lam[b]), "a": np.array([1.0 - lam[b], lam[b]]),
-            "lower": float(vals[b]), "upper": float(dual.min()), "evaluated": len(lam)}
-
-
-def max_min_gap_columns(rows: list[dict], bracket: dict[str, Any]) -> None:
-    """Add to every row with a scorer (not the ``frontier`` or grid ``max_min`` rows) its gap to
-    the max-min point of the test population, in place: ``t_star_lo, t_star_hi`` (the bracket of
-    :func:`max_min_bracket`, which holds both the exact max-min value over all weak orders and
-    the best weighting's), ``gap_lo = t_star_lo − min`` and ``gap_hi = t_star_hi − min``: the
-    scorer's Min AUC is below the max-min point by a gap in ``[gap_lo, gap_hi]``."""
-    lo, hi = bracket["lower"], bracket["upper"]
-    for r in rows:
-        if r["learner"] == "bayes" and r["objective"] in ("frontier", "max_min"):
-            continue
-        r.update({"t_star_lo": lo, "t_star_hi": hi, "gap_lo": lo - r["min"],
-                  "gap_hi": hi - r["min"]})
-
-
-# --------------------------------------------------------------------------------------------
-# How often the max-min point is unsupported
-# --------------------------------------------------------------------------------------------
-
-@register_study("la25.maxmin_frequency",
-                constraints={"n": Range(1, integer=True), "K": Range(1, integer=True), "first_seed": Range(0, integer=True),
-                             "n_problems": Range(1, integer=True)})
-def la25_maxmin_frequency(*, seed: int, n: int, K: int = 2, first_seed: int = 0,
-                          n_problems: int = 25) -> list[dict]:
-    """The max-min point against the best loss-aggregation weighting on
-    ``FiniteProblem.random(n, K, s)`` for ``s = first_seed, …, first_seed + n_problems − 1``
-    (docs/theory.md §13.4; the problem seeds are fixed, so the runner's ``seed`` is unused and
-    the rows equal ``python benchmarks/bench_maxmin.py --part freq``'s).
-
-    One row per problem: ``problem_seed``, ``t_star`` (:func:`bipartite.pareto.max_min_point`,
-    exact), ``t_sup`` (:func:`bipartite.pareto.max_min_supported`), ``gap``, ``unsupported``
-    (gap > 1e-9), ``tie`` (the best weighting is a tie order), ``auc_1, auc_2`` of the max-min
-    point, ``sup_auc_1, sup_auc_2`` of the best weighting.
-
-    >>> r = la25_maxmin_frequency(seed=0, n=6, first_seed=36, n_problems=1)[0]
-    >>> round(r["gap"], 4), r["unsupported"]
-    (0.0289, True)
-    """
-    from bipartite.pareto import max_min_point, max_min_supported
-    from bipartite.population import FiniteProblem
-
-    rows = []
-    for s in range(int(first_seed), int(first_seed) + int(n_problems)):
-        P = FiniteProblem.random(int(n), int(K), seed=s)
-        top, sup = max_min_point(P), max_min_supported(P)
-        gap = max(top.value - sup.value, 0.0)
-        rows.append({"problem_seed": s, "t_star": top.value, "t_sup": sup.value, "gap": gap,
-                     "unsupported": bool(gap > 1e-9), "tie": bool(sup.tie),
-                     **{f"auc_{k + 1}": float(top.auc[k]) for k in range(int(K))},
-                     **{f"sup_auc_{k + 1}": float(sup.auc[k]) for k in range(int(K))}})
-    return rows
 
 
 def frequency_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -173,10 +66,6 @@ def frequency_table(df: pd.DataFrame) -> pd.DataFrame:
                     "max_gap": float(g.max()), "tie_best": int(sub["tie"].astype(bool).sum())})
     return pd.DataFrame(out)
 
-
-# --------------------------------------------------------------------------------------------
-# The pinned problem and its frontier figure
-# --------------------------------------------------------------------------------------------
 
 def pinned_points(problem: FiniteProblem | None = None) -> dict[str, Any]:
     """Everything the frontier figure marks, for ``problem`` (default: the pinned
@@ -257,10 +146,6 @@ def maxmin_figures(fig_dir: str | os.PathLike) -> list[Path]:
     problem. Needs no simulation."""
     return save_figures(plot_maxmin_frontier(), Path(fig_dir), "la25_maxmin_frontier")
 
-
-# --------------------------------------------------------------------------------------------
-# Tables
-# --------------------------------------------------------------------------------------------
 
 def three_objective_table(df: pd.DataFrame) -> pd.DataFrame:
     """Per dataset, learner and objective (loss aggregation, label aggregation, both max-min
@@ -412,14 +297,12 @@ def synthetic_verdict_table(df: pd.DataFrame) -> pd.DataFrame:
     return t.rename(columns={"dataset": "setting"})
 
 
-# --------------------------------------------------------------------------------------------
-# summary.md
-# --------------------------------------------------------------------------------------------
-
 _ROW_NAMES = {"loss_aggregation": "loss aggregation (a = 1)",
               "label_aggregation": "label aggregation (sum)", **MAX_MIN_ROUTES,
               "max_min_supported": "best weighting (Bayes, refined sweep)",
               "sweep_best_min": "plug-in sweep, best test Min (oracle)"}
+
+
 _LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
                   "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
 
@@ -480,7 +363,7 @@ def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.Pat
     gaps, the unsupported frequency, and the pinned problem with its figure.
 
     ``studies`` maps study folder names to registered study functions
-    (:data:`bipartite.experiments.la25.section7_summary.SECTION7_STUDIES`); it is passed in, so
+    (:data:`bipartite.experiments.la25.run.SECTION7_STUDIES`); it is passed in, so
     that this module does not import the summary module that imports it."""
     from bipartite.experiments.registry import study_results
 
@@ -508,7 +391,8 @@ def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.Pat
     lines += [f"![{p.name}](figures/{p.name})" for p in figs] + [""]
     if "maxmin_frequency" in results:
         ft = frequency_table(results["maxmin_frequency"])
-        ft.to_csv(table_dir / "la25_maxmin_frequency.csv", index=False)
+        write_table(ft, table_dir, "la25_maxmin_frequency",
+                    note="How often the max-min point is unsupported (docs/theory.md §13.4).")
         lines += ["Random problems `FiniteProblem.random(n, K, seed)` (study "
                   "`la25.maxmin_frequency`; t* exact, t_sup over every weighting, ties "
                   "included; unsupported: gap > 1e-9):", "", markdown_table(ft), ""]
@@ -520,29 +404,34 @@ def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.Pat
         if df is None or not df["objective"].isin(list(MAX_MIN_ROUTES)).any():
             continue
         table = three_objective_table(df)
-        table.to_csv(table_dir / f"la25_maxmin_{dataset}.csv", index=False)
+        write_table(table, table_dir, f"la25_maxmin_{dataset}",
+                    note=f"{title}: loss, label and max-min AUC objectives.")
         verdict = max_min_verdict_table(df)
-        verdict.to_csv(table_dir / f"la25_maxmin_{dataset}_verdict.csv", index=False)
+        write_table(verdict, table_dir, f"la25_maxmin_{dataset}_verdict",
+                    note="Max-min minus each LA25 objective, paired by split.")
         lines += [f"### {title}: three objectives", "", three_objective_markdown(
             table, dataset, labels), "", "Max-min minus each LA25 objective, paired by split:",
             "", _verdict_markdown(verdict), ""]
     df = results.get("section7_synthetic")
     if df is not None and "gap_lo" in df:
         bayes = synthetic_bayes_table(df)
-        bayes.to_csv(table_dir / "la25_maxmin_synthetic_bayes.csv", index=False)
+        write_table(bayes, table_dir, "la25_maxmin_synthetic_bayes",
+                    note="Synthetic regimes: the exact max-min point and its cost (Bayes).")
         lines += ["### Synthetic regimes: the exact max-min point and its cost (Bayes)", "",
                   "Exact population AUCs on the test sample (a finite problem with exact "
                   "conditional labels). `max_min`: the best weighting's Min AUC; the exact "
                   "max-min value over all weak orders lies in [max_min, max_min + "
                   "bracket_width] (weak duality along the weight path, "
-                  "`bipartite.experiments.la25.maxmin.max_min_bracket`). `cost_sum`: ΣAUC of "
+                  "`bipartite.experiments.la25.studies.maxmin.max_min_bracket`). `cost_sum`: ΣAUC of "
                   "loss aggregation (the ΣAUC maximiser) minus the max-min point's.", "",
                   markdown_table(bayes), ""]
         t = synthetic_max_min_table(df)
         if not t.empty:
-            t.to_csv(table_dir / "la25_maxmin_synthetic.csv", index=False)
+            write_table(t, table_dir, "la25_maxmin_synthetic",
+                        note="Synthetic regimes: learners, three objectives.")
             v = synthetic_verdict_table(df)
-            v.to_csv(table_dir / "la25_maxmin_synthetic_verdict.csv", index=False)
+            write_table(v, table_dir, "la25_maxmin_synthetic_verdict",
+                        note="Synthetic regimes: max-min minus each LA25 objective.")
             lines += ["### Synthetic regimes: learners, three objectives", "",
                       "Where the learners were fitted. 'gap to the max-min point': the exact "
                       "max-min value of the test population (bracketed as above) minus the "

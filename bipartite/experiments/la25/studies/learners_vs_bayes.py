@@ -32,42 +32,26 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bipartite.plots import new_figure, save_figures
+from bipartite.experiments.la25.figures.learners_vs_bayes import (
+    CONTRAST_COLUMNS,
+    DATASETS,
+    OBJECTIVES,
+    ROUTES,
+    learners_vs_bayes_figures,
+)
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Range
-from bipartite.studies.report import mean_and_se
 
-if TYPE_CHECKING:
-    import pandas as pd
+__all__ = ["SYNTHETIC_BETA", "SYNTHETIC_PRIORS", "add_contrasts", "evaluate",
+           "la25_learners_vs_bayes", "learner_routes", "near_tie"]
 
-__all__ = ["CAPTION", "DATASETS", "ROUTES", "TITLE", "la25_learners_vs_bayes",
-           "learners_vs_bayes_figures", "learners_vs_bayes_table", "learner_routes"]
-
-#: The datasets of the study (parameter ``dataset``).
-DATASETS = ("synthetic", "synthetic-det", "banking", "mq2008")
 #: β of the synthetic datasets when the parameter ``beta`` is not given.
 SYNTHETIC_BETA = {"synthetic": 8.0, "synthetic-det": 50.0}
 #: Priors of the two synthetic labels.
 SYNTHETIC_PRIORS = (0.5, 0.05)
-#: The learning routes (parameter ``routes``), in the order they are fitted.
-ROUTES = ("mlp-pairwise", "mlp-plugin", "mlp-pointwise", "xgb-pairwise", "xgb-plugin")
-#: The two objectives.
-OBJECTIVES = ("loss_aggregation", "label_aggregation")
-#: Columns compared with the Bayes scorers (``gap_*``) and across objectives (``shift_*``).
-CONTRAST_COLUMNS = ("auc_1", "auc_2", "crit_loss_agg", "crit_label_agg", "win_21")
-#: Title and caption of the key-number table (for a summary page).
-TITLE = "Learners vs the Bayes scorers: loss vs label aggregation on data (docs/theory.md §9)"
-CAPTION = (
-    "Held-out per-label AUCs, both criteria (`crit_loss_agg`: mean AUC, loss aggregation with "
-    "a = 1; `crit_label_agg`: multipartite AUC of Y₁ + Y₂, linear costs) and the cross-pair win "
-    "rate W₂>₁ (`win_21`, ½ = even-handed) of MLP and XGBoost trained with each objective by each "
-    "route (pairwise, plug-in, pointwise), and on synthetic data of the Bayes scorers of the exact "
-    "η; `gap_*`: learner minus the Bayes scorer of the same objective; `shift_win_21`: change of "
-    "W₂>₁ from loss to label aggregation.")
 
 
 def learner_routes(*, epochs: int, n_estimators: int, seed: int, xgb_threads: int = 1,
@@ -192,108 +176,6 @@ def _data_path(name: str, data: str | None) -> Path:
 # Figure and key-number table (from the tidy results only)
 # --------------------------------------------------------------------------------------------
 
-#: Parameters that, when they vary in a results table, get a figure / table block each.
-_SETTINGS = ("n_train", "n_test", "beta", "epochs", "n_estimators")
-
-
-def _settings(df) -> list[str]:
-    """The settings that take several values within one dataset (β differs between the two
-    synthetic datasets by design: that alone does not split them)."""
-    return [c for c in _SETTINGS
-            if c in df and df.groupby("dataset")[c].nunique(dropna=True).max() > 1]
-
-
-def _route_order(route: str) -> int:
-    return -1 if route == "bayes" else (ROUTES.index(route) if route in ROUTES else len(ROUTES))
-
-
-def _dataset_order(dataset: str) -> int:
-    return DATASETS.index(dataset) if dataset in DATASETS else len(DATASETS)
-
-
-def learners_vs_bayes_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
-    """One figure per dataset (and per value of a varying setting such as ``n_train``):
-    ``la25_learners_vs_bayes_<dataset>[_<setting>=<value>]`` (PNG + PDF).
-
-    Left: per-label AUCs (means over replicates), loss aggregation filled, label aggregation
-    open, an arrow from one to the other per route; the Bayes scorers as stars. Right: the
-    cross-pair win rate W_{2>1} per route and objective (mean ± s.e. over replicates).
-    """
-    paths: list[Path] = []
-    if df.empty:
-        return paths
-    settings = _settings(df)
-    keys = ["dataset", *settings]
-    for key, part in df.groupby(keys, sort=False, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        dataset = str(key[0])
-        suffix = "".join(f"_{s}={v:g}" if isinstance(v, float) else f"_{s}={v}"
-                         for s, v in zip(settings, key[1:], strict=True))
-        paths += _dataset_figure(part, dataset, suffix, fig_dir)
-    return paths
-
-
-def _dataset_figure(part, dataset: str, suffix: str, fig_dir: Path) -> list[Path]:
-    routes = sorted(part["route"].unique(), key=_route_order)
-    colours = {r: f"C{i % 10}" for i, r in enumerate(sorted(routes))}
-    means = part.groupby(["route", "objective"])[["auc_1", "auc_2"]].mean()
-    fig, (ax1, ax2) = new_figure(1, 2, figsize=(11.0, 4.5), layout="constrained")
-    for route in routes:
-        c = colours[route]
-        marker, size = ("*", 160) if route == "bayes" else ("o", 50)
-        pts = {}
-        for objective, face, name in [("loss_aggregation", c, "LA"),
-                                      ("label_aggregation", "none", "label agg.")]:
-            if (route, objective) in means.index:
-                pts[objective] = means.loc[(route, objective)]
-                ax1.scatter(pts[objective]["auc_1"], pts[objective]["auc_2"], color=c,
-                            facecolors=face, marker=marker, s=size, label=f"{route} ({name})")
-        if len(pts) == 2:
-            la, lab = pts["loss_aggregation"], pts["label_aggregation"]
-            ax1.annotate("", xy=(lab["auc_1"], lab["auc_2"]), xytext=(la["auc_1"], la["auc_2"]),
-                         arrowprops=dict(arrowstyle="->", color=c, lw=1))
-    ax1.set_xlabel("AUC label 1")
-    ax1.set_ylabel("AUC label 2")
-    ax1.set_title(f"{dataset}{suffix.replace('_', ' ')}: loss (filled) → label aggregation "
-                  "(open)", fontsize=9)
-    ax1.legend(fontsize=6, ncol=2)
-    x = np.arange(len(routes))
-    for offset, objective, name in [(-0.2, "loss_aggregation", "loss aggregation (a = 1)"),
-                                    (0.2, "label_aggregation", "label aggregation (sum)")]:
-        st = mean_and_se(part[part["objective"] == objective], ["route"], "win_21")
-        st = st.set_index("route").reindex(routes)
-        ax2.bar(x + offset, st["mean"], 0.4, yerr=st["se"].fillna(0.0), capsize=2, label=name)
-    ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax2.set_xticks(x, routes, rotation=30, ha="right", fontsize=8)
-    ax2.set_ylabel("cross-pair win rate W$_{2>1}$")
-    ax2.set_ylim(0, 1)
-    ax2.legend(fontsize=7)
-    return save_figures(fig, fig_dir, f"la25_learners_vs_bayes_{dataset}{suffix}")
-
-
-def learners_vs_bayes_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Key numbers: per dataset (and varying setting), route and objective, the means over
-    replicates of the held-out metrics and of the gaps to Bayes / shifts from loss to label
-    aggregation, and the number of replicates."""
-    import pandas as pd
-
-    if df.empty:
-        return pd.DataFrame()
-    cols = ["auc_1", "auc_2", "gauc_1", "gauc_2", "crit_loss_agg", "crit_label_agg", "win_21",
-            "near_tie_21", "gap_crit_loss_agg", "gap_crit_label_agg", "shift_auc_1",
-            "shift_auc_2", "shift_win_21", "fit_s"]
-    cols = [c for c in cols if c in df and df[c].notna().any()]
-    by = ["dataset", *_settings(df), "route", "objective"]
-    agg = {c: (c, "mean") for c in cols}
-    if "task" in df:
-        agg["replicates"] = ("task", "nunique")
-    table = df.groupby(by, sort=False, dropna=False).agg(**agg).reset_index()
-    keys = {"_d": table["dataset"].map(_dataset_order), "_r": table["route"].map(_route_order),
-            "_o": table["objective"].map(lambda o: OBJECTIVES.index(o) if o in OBJECTIVES
-                                         else len(OBJECTIVES))}
-    order = table.assign(**keys).sort_values(["_d", *_settings(df), "_r", "_o"], kind="stable")
-    return table.loc[order.index].reset_index(drop=True)
-
 
 # --------------------------------------------------------------------------------------------
 # The study function
@@ -301,8 +183,10 @@ def learners_vs_bayes_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 @register_study("la25.learners_vs_bayes", figures=learners_vs_bayes_figures,
-                constraints={"n_train": Range(1, integer=True), "n_test": Range(1, integer=True), "beta": Range(0),
-                             "epochs": Range(1, integer=True), "n_estimators": Range(1, integer=True), "xgb_threads": Range(1, integer=True),
+                constraints={"n_train": Range(1, integer=True), "n_test": Range(1, integer=True),
+                             "beta": Range(0), "epochs": Range(1, integer=True),
+                             "n_estimators": Range(1, integer=True),
+                             "xgb_threads": Range(1, integer=True),
                              "mlp_threads": Range(1, integer=True)})
 def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_test: int = 20000,
                            beta: float | None = None, epochs: int = 100, n_estimators: int = 300,
@@ -323,8 +207,9 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
       (:func:`bipartite.data.load_banking`), split in halves by a permutation drawn from
       ``numpy.random.default_rng(seed)``;
     * ``"mq2008"``: ``letor/mq2008_S1..S5.txt`` of the data folder
-      (:func:`bipartite.data.load_letor`, clicks simulated with seeds ``seed`` and ``seed + 1``):
-      train on S1-S3, test on S5 (fold 1 of LETOR 4.0; S4, the official validation part, is
+      (:func:`bipartite.data.load_letor`, clicks simulated with two seeds spawned from ``seed``
+      by ``numpy.random.SeedSequence``): train on S1-S3, test on S5 (fold 1 of LETOR 4.0,
+      :func:`bipartite.data.letor.letor_fold_files`; S4, the official validation part, is
       unused: the learners hold out their own validation queries for early stopping), fitted
       with query groups; adds ``gauc_1``, ``gauc_2``.
 
@@ -386,11 +271,13 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
         rows = _fit_routes(Xtr, Ytr, Xte, Yte, **fit)
     else:
         from bipartite.data import load_letor
+        from bipartite.data.letor import letor_fold_files
 
-        train = load_letor([_data_path(f"letor/mq2008_S{i}.txt", data) for i in (1, 2, 3)],
-                           click="simulated", seed=seed)
-        test = load_letor(_data_path("letor/mq2008_S5.txt", data), click="simulated",
-                          seed=seed + 1)
+        folder = _data_path("letor/mq2008_S1.txt", data).parent  # says where to get the data
+        train_files, test_files, _ = letor_fold_files(folder, 1)
+        clicks = [int(c.generate_state(1)[0]) for c in np.random.SeedSequence(seed).spawn(2)]
+        train = load_letor(train_files, click="simulated", seed=clicks[0])
+        test = load_letor(test_files, click="simulated", seed=clicks[1])
         Xtr, Ytr, Xte, Yte = train.X, train.Y, test.X, test.Y
         rows = _fit_routes(Xtr, Ytr, Xte, Yte, gtr=train.qid, gte=test.qid, **fit)
     sizes = {"train_size": int(len(Ytr)), "test_size": int(len(Yte))}

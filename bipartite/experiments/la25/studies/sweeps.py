@@ -1,4 +1,6 @@
-"""LA25 study functions (Lukasik et al., ICML 2025: loss vs label aggregation).
+"""LA25's population and learner sweeps (Lukasik et al., ICML 2025: loss vs label aggregation):
+``la25.skew``, ``la25.frontier``, ``la25.correlation``, ``la25.weights``,
+``la25.learning_curve``, ``la25.consistency`` and ``la25.real`` (docs/theory.md §4-§10).
 
 Every study function uses the package's public API for each formula (population AUCs, Bayes
 scorers, frontiers, dictatorship diagnostics, surrogate minimisers, learners) and only arranges the
@@ -9,11 +11,10 @@ computations into tidy rows.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
-from bipartite.experiments.la25.figures import (
+from bipartite.experiments.la25.figures.sweeps import (
     consistency_figures,
     correlation_figures,
     frontier_figures,
@@ -25,13 +26,16 @@ from bipartite.experiments.la25.figures import (
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Each, OneOf, Range
 
+__all__ = ["la25_consistency", "la25_correlation", "la25_frontier", "la25_learning_curve",
+           "la25_real", "la25_skew", "la25_weights"]
+
 # ============================================================================================
 # LA25 studies (Lukasik et al., ICML 2025: loss vs label aggregation)
 # ============================================================================================
 #
 # Every study function below uses the package's public API for each formula (population AUCs,
 # Bayes scorers, frontiers, dictatorship diagnostics, surrogate minimisers, learners) and only
-# arranges the computations into tidy rows. Sizes for `bipartite reproduce` are in _LA25_SIZES.
+# arranges the computations into tidy rows. Sizes for `bipartite reproduce`: la25/run.py.
 
 
 def _valid_random_problem(n: int, K: int, rng: np.random.Generator, *,
@@ -436,32 +440,13 @@ def la25_learning_curve(*, seed: int, n_train: int, learner: str, method: str,
 
 
 
-def _letor_files(path: Path) -> list[Path]:
-    """A LETOR file, or the LETOR files (with ``qid:``) of a folder: MQ2008 ``S1..S5`` if
-    present, else every ``*.txt`` whose first line has a ``qid:`` field."""
-    if path.is_file():
-        return [path]
-    if not path.is_dir():
-        raise FileNotFoundError(f"LETOR path {path} does not exist.")
-    parts = sorted(path.glob("*S[0-9].txt"))
-    if parts:
-        return parts
-    files = []
-    for f in sorted(path.glob("*.txt")):
-        with open(f, encoding="utf-8", errors="replace") as fh:
-            if "qid:" in fh.readline():
-                files.append(f)
-    if not files:
-        raise FileNotFoundError(f"no LETOR file with 'qid:' fields in {path}.")
-    return files
-
-
 def _real_split(dataset: str, path: str, rng: np.random.Generator):
     """Load Banking or LETOR (:func:`bipartite.data.load_banking` / ``load_letor``) and split
     70/30 (by query for LETOR)."""
     from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
     from bipartite.data import load_banking, load_letor
+    from bipartite.data.letor import letor_files
 
     split_seed = int(rng.integers(2**31))
     if dataset == "banking":
@@ -471,7 +456,7 @@ def _real_split(dataset: str, path: str, rng: np.random.Generator):
                                   stratify=codes)
         groups = None
     elif dataset == "letor":
-        d = load_letor([str(f) for f in _letor_files(Path(path))], seed=split_seed)
+        d = load_letor([str(f) for f in letor_files(path)], seed=split_seed)
         splitter = GroupShuffleSplit(n_splits=1, test_size=0.3, random_state=split_seed)
         tr, te = next(splitter.split(d.X, d.Y, groups=d.qid))
         groups = d.qid
@@ -541,7 +526,3 @@ def la25_real(*, seed: int, dataset: str, path: str, learner: str = "xgb",
         row.update(label_1=d.label_names[0], label_2=d.label_names[1],
                    pi_1=float(pi_hat[0]), pi_2=float(pi_hat[1]))
     return rows
-
-
-# Registers la25.learners_vs_bayes (its own module: it is a study of learners, not of the paper).
-import bipartite.experiments.la25.learners_vs_bayes  # noqa: E402, F401

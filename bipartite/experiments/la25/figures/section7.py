@@ -7,6 +7,10 @@
   aggregation more balanced) and ΔDiff (< 0: label aggregation more balanced);
 * :func:`synthetic_table` — the synthetic sweep: Diff and Min AUC of both aggregations per
   dependence regime and skew;
+* :func:`balance_table`, :func:`harder_table`, :func:`balance_figures` — the K = 2 balance
+  check (study ``la25.section7_balance``, docs/theory.md §12);
+* :func:`gap_table`, :func:`plugin_threshold`, :func:`gap_figures` — learners vs Bayes at a
+  skewed prior (study ``la25.section7_gap``);
 * figures: Diff and Min AUC against skew (one panel per regime), the per-label AUC plane with the
   frontier and every objective's point (synthetic), and the learners' weight sweep (real data).
 """
@@ -24,8 +28,14 @@ from bipartite.studies.report import format_mean_se, markdown_table, mean_and_se
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["OBJECTIVE_NAMES", "PAPER_TABLES", "paper_layout", "paper_layout_markdown",
-           "section7_data_figures", "synthetic_figures", "synthetic_table", "verdict_table"]
+__all__ = ["GAP_ROUTES", "OBJECTIVE_NAMES", "PAPER_TABLES", "balance_figures", "balance_table",
+           "gap_figures", "gap_table", "harder_table", "learner_gap_table", "paper_layout",
+           "paper_layout_markdown", "plugin_threshold", "section7_data_figures",
+           "synthetic_figures", "synthetic_table", "verdict_table"]
+
+#: The routes of the study.
+GAP_ROUTES = ("xgb-plugin", "xgb-pairwise", "mlp-plugin", "mlp-pairwise", "population-logistic",
+              "population-exponential")
 
 #: Row names of the paper's table.
 OBJECTIVE_NAMES = {"label_1": "AUC({1}) only", "label_2": "AUC({2}) only",
@@ -316,4 +326,163 @@ def section7_data_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         paths += save_figures(fig, fig_dir, f"la25_section7_{dataset}")
+    return paths
+
+
+def balance_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Frequencies per (n, deterministic) and case: share of problems where label aggregation has
+    the higher Min AUC / lower Diff AUC, where loss aggregation has, ties, and the number of
+    problems where the §12 inequalities fail (0 expected)."""
+    import pandas as pd
+
+    p = df[df["kind"] == "problem"]
+    by = [c for c in ("n", "deterministic") if c in p]
+    out = []
+    groups = list(p.groupby(by, sort=True)) if by else [((), p)]
+    for key, sub in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        for case, part in [("all", sub), *sorted(sub.groupby("case"))]:
+            out.append({**dict(zip(by, key, strict=True)), "case": case, "problems": len(part),
+                        "label_higher_min": float((part["min_winner"] == "label").mean()),
+                        "loss_higher_min": float((part["min_winner"] == "loss").mean()),
+                        "tie_min": float((part["min_winner"] == "tie").mean()),
+                        "label_lower_diff": float((part["diff_winner"] == "label").mean()),
+                        "loss_lower_diff": float((part["diff_winner"] == "loss").mean()),
+                        "inequality_failures": int((~part["inequalities_hold"].astype(bool))
+                                                   .sum())})
+    return pd.DataFrame(out)
+
+
+def harder_table(df):
+    """Share of problems where label aggregation has the higher Min AUC, by which label has the
+    lower single-label optimum (``harder``): a data-level proxy for the §12 condition."""
+    p = df[(df["kind"] == "problem") & (df["case"] != "equal_skew")]
+    by = ["deterministic", "harder"] if "deterministic" in p else ["harder"]
+    return (p.assign(label_higher_min=(p["min_winner"] == "label").astype(float),
+                     balanced_underserved=(p["case"] == "balanced_underserved").astype(float))
+            .groupby(by).agg(problems=("problem", "count"),
+                             balanced_underserved=("balanced_underserved", "mean"),
+                             label_higher_min=("label_higher_min", "mean"))
+            .reset_index())
+
+
+def balance_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
+    """(a) Min AUC gain of label over loss aggregation against the loss-aggregation AUC gap
+    AUC_s − AUC_b: label aggregation wins only right of 0 (the balanced label under-served);
+    (b) two exact frontiers with both Bayes points, one where each objective wins."""
+    p = df[df["kind"] == "problem"]
+    p = p[p["case"] != "equal_skew"]
+    if p.empty:
+        return []
+    fig, axes = new_figure(1, 3, figsize=(13.5, 4.0), layout="constrained")
+    gap = np.where(p["balanced"] == 0, p["loss_2"] - p["loss_1"], p["loss_1"] - p["loss_2"])
+    gain = p["min_label"] - p["min_loss"]
+    colours = np.where(gain > 1e-12, "C2", np.where(gain < -1e-12, "C3", "0.5"))
+    axes[0].scatter(gap, gain, s=6, c=colours)
+    axes[0].axvline(0, color="k", lw=0.6)
+    axes[0].axhline(0, color="k", lw=0.6)
+    axes[0].set_xlabel("AUC_skewed − AUC_balanced under loss aggregation (a = 1)")
+    axes[0].set_ylabel("Min AUC: label − loss aggregation")
+    axes[0].set_title("Label aggregation wins (green) only right of 0", fontsize=9)
+    axes[0].grid(alpha=0.3)
+    front = df[df["kind"] == "frontier"]
+    has = p[p["problem"].isin(front["problem"].unique())]
+    if "task" in has and "task" in front:
+        has = has.assign(key=list(zip(has["task"], has["problem"], strict=True)))
+    for ax, winner in zip(axes[1:], ["label", "loss"], strict=True):
+        cand = has[has["min_winner"] == winner]
+        nice = cand[cand[["loss_1", "loss_2", "label_1", "label_2"]].min(axis=1) > 0.55]
+        if "deterministic" in nice:
+            nice = nice[~nice["deterministic"].astype(bool)]
+        cand = nice if not nice.empty else cand
+        if cand.empty:
+            ax.set_visible(False)
+            continue
+        r = cand.iloc[0]
+        pts = front[front["problem"] == r["problem"]]
+        if "task" in front:
+            pts = pts[pts["task"] == r["task"]]
+        pts = pts.sort_values("auc_1")
+        ax.plot(pts["auc_1"], pts["auc_2"], ".-", color="0.6", ms=4, lw=0.6,
+                label="exact frontier (all weak orders)")
+        ax.scatter(r["loss_1"], r["loss_2"], marker="*", s=140, color="C3", zorder=3,
+                   label="Bayes, loss aggregation (a = 1)")
+        ax.scatter(r["label_1"], r["label_2"], marker="D", s=50, color="C2", zorder=3,
+                   label="Bayes, label aggregation (sum)")
+        lo = min(pts["auc_1"].min(), pts["auc_2"].min())
+        ax.plot([lo, 1], [lo, 1], ":", color="k", lw=0.6, label="AUC₁ = AUC₂")
+        ax.set_xlabel(f"AUC₁ (π₁ = {r['pi_1']:.2f})")
+        ax.set_ylabel(f"AUC₂ (π₂ = {r['pi_2']:.2f})")
+        ax.set_title(f"{winner} aggregation has the higher Min AUC", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    return save_figures(fig, fig_dir, "la25_section7_balance")
+
+
+def gap_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean (and s.e. of ``max_abs_gap``) per route and training size; population routes last."""
+    cols = ["gap_auc_1", "gap_auc_2", "gap_win_12", "max_abs_gap", "regret", "win_12",
+            "bayes_win_12"]
+    table = df.groupby(["objective", "route", "n_train"], sort=True)[cols].mean().reset_index()
+    se = df.groupby(["objective", "route", "n_train"])["max_abs_gap"].sem().to_numpy()
+    table.insert(table.columns.get_loc("max_abs_gap") + 1, "max_abs_gap_se", np.nan_to_num(se))
+    table["replicates"] = df.groupby(["objective", "route", "n_train"]).size().to_numpy()
+    order = {r: i for i, r in enumerate(GAP_ROUTES)}
+    table = table.assign(_o=table["route"].map(order)).sort_values(["objective", "_o", "n_train"])
+    return table.drop(columns="_o").reset_index(drop=True)
+
+
+def plugin_threshold(table, tol: float = 0.01) -> dict:
+    """Per objective and learner, the smallest ``n_train`` where the plug-in route's mean
+    ``max_abs_gap`` is below ``tol`` (None if none is), and the pairwise route's gap there."""
+    out = {}
+    for (objective, route), sub in table.groupby(["objective", "route"]):
+        if not route.endswith("plugin"):
+            continue
+        ok = sub[sub["max_abs_gap"] < tol]
+        n = None if ok.empty else int(ok["n_train"].min())
+        pair = table[(table["objective"] == objective)
+                     & (table["route"] == route.replace("plugin", "pairwise"))]
+        at = pair[pair["n_train"] == n] if n is not None else pair.iloc[0:0]
+        out[(objective, route.split("-")[0])] = {
+            "n_train": n, "pairwise_gap": None if at.empty else float(at["max_abs_gap"].iloc[0]),
+            "pairwise_gap_win_12": None if at.empty else float(at["gap_win_12"].iloc[0])}
+    return out
+
+
+def gap_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
+    """Gap to Bayes (largest ``|ΔAUC|`` and ΔW₁>₂) against the training size, per route; the
+    population minimisers as horizontal lines (n = ∞)."""
+    paths: list[Path] = []
+    for objective, part in df.groupby("objective"):
+        fig, axes = new_figure(1, 2, figsize=(10.0, 3.8), layout="constrained")
+        for i, (route, sub) in enumerate(sorted(part.groupby("route"))):
+            for ax, col in zip(axes, ["max_abs_gap", "gap_win_12"], strict=True):
+                st = mean_and_se(sub, ["n_train"], col)
+                if route.startswith("population"):
+                    ax.axhline(st["mean"].iloc[0], ls=":", color=f"C{i}",
+                               label=f"{route} (n = ∞)")
+                else:
+                    ax.errorbar(st["n_train"], st["mean"], yerr=st["se"], marker="o", ms=3,
+                                capsize=2, color=f"C{i}", label=route)
+        axes[0].axhline(0.01, color="k", lw=0.6, ls="--", label="0.01")
+        axes[0].set_ylabel("largest |AUC_k(learner) − AUC_k(Bayes)|")
+        axes[1].axhline(0.0, color="k", lw=0.6)
+        axes[1].set_ylabel("W₁>₂(learner) − W₁>₂(Bayes)")
+        from matplotlib.ticker import NullFormatter, NullLocator
+
+        sizes = sorted(n for n in part["n_train"].unique() if n > 0)
+        for ax in axes:
+            ax.set_xscale("log")
+            ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.set_xlabel("training samples n")
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6)
+        pi2 = f"{part['pi2'].iloc[0]:g}" if "pi2" in part else "0.02"
+        fig.suptitle(f"Gap to the Bayes scorer ({objective.replace('_', ' ')}, π = (½, {pi2})): "
+                     "plug-in = estimation error, population minimiser = surrogate "
+                     "inconsistency", fontsize=8)
+        paths += save_figures(fig, fig_dir, f"la25_section7_gap_{objective}")
     return paths

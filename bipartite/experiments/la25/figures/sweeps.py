@@ -1,17 +1,20 @@
-"""LA25 figures and key-number tables of each study (from its tidy results only).
+"""LA25 sweeps: the figures and key-number tables of each study (from its tidy results only),
+the theory figures, and the sweeps' part of ``summary.md`` (:func:`sweep_summary_lines`).
 """
 
 
 from __future__ import annotations
 
 import math
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import mean_and_se
+from bipartite.studies.report import markdown_table, mean_and_se, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -425,3 +428,87 @@ def theory_figures(fig_dir: Path) -> list[Path]:
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return paths + save_figures(fig, fig_dir, "la25_effective_weight_share")
+
+
+
+# --------------------------------------------------------------------------------------------
+# The sweeps' part of summary.md
+# --------------------------------------------------------------------------------------------
+
+#: Title and caption of each sweep's section of ``summary.md`` (folder name -> (title, caption)).
+SWEEP_TEXT: dict[str, tuple[str, str]] = {
+    "skew": (
+        "Per-label AUC and dictatorship vs label skew (docs/theory.md §4, §7)",
+        "Synthetic data (x uniform on [−1, 1]², η_k logistic in one coordinate each, β = 8), label 1 "
+        "with π₁ = ½, label 2 with prior π₂. Population AUCs and the cross-pair win rate "
+        "W₁>₂ (share of (1,0)-vs-(0,1) pairs won by the label-1 instance; ½ = even-handed) on a test "
+        "sample with its exact conditional labels, for the Bayes scorers and for learners trained "
+        "with each objective's pairwise loss. Loss aggregation hands the rare label the ranking "
+        "(W₁>₂ → 0, `alpha_share_2` → 1); label aggregation by sum keeps label 1's AUC."),
+    "frontier": (
+        "Exact vs supported Pareto frontier (docs/theory.md §6)",
+        "Random finite problems (K = 2, `FiniteProblem.random`). The exact frontier over all weak "
+        "orders (subset DP) against the points a sweep of loss-aggregation weights reaches (supported "
+        "points). `share_with_unsupported`: share of problems with at least one unsupported Pareto "
+        "point; `relative_hypervolume_gap`: hypervolume the supported points miss, relative to the "
+        "exact frontier; then the share of problems where the Bayes scorers' AUC vectors are "
+        "certified Pareto-optimal (MILP); `timed_out`: problems whose exact frontier exceeded the "
+        "time limit (left out of the other columns)."),
+    "correlation": (
+        "Label correlation: anti-correlated to identical "
+        "(docs/theory.md §5)",
+        "Label 1 synthetic with π₁ = ½; label 2 slides from Y₂ = 1 − Y₁ (c = −1) through an "
+        "independent label with prior 0.1 (c = 0) to Y₂ = Y₁ (c = 1); `corr` is the label "
+        "correlation. At c = −1 every scorer has AUC₂ = 1 − AUC₁ and the summed label is constant "
+        "(AUC_MP undefined, NaN); at c = 1 all aggregations coincide; in between loss aggregation "
+        "favours the rarer label 2 and product/or aggregation trade differently."),
+    "weights": (
+        "Weight sensitivity: label weights w vs loss weights a "
+        "(docs/theory.md §4, §5)",
+        "Bayes scorers with weight ratio r on label 2: loss aggregation a = (1, r) and label "
+        "aggregation w = (1, r), at r = 1 and at the ratio nearest r* = π₂(1−π₂)/(π₁(1−π₁)), where "
+        "loss aggregation equals label aggregation with w = 1."),
+    "learning_curve": (
+        "Learners vs Bayes as n grows (docs/theory.md §9, §10)",
+        "Exact AUC regret (loss aggregation, a = 1, π = (½, 0.1)) of the learners on a test "
+        "population with exact conditional labels, by training-set size. Pairwise surrogates are "
+        "not rank-consistent for loss aggregation (docs/theory.md §9), the plug-in route is."),
+    "consistency": (
+        "Surrogate consistency (docs/theory.md §9)",
+        "Random finite problems (n = 8). Exact population minimiser of the pairwise surrogate risk "
+        "weighted by the objective's pair weights: share of problems where its ranking has positive "
+        "AUC regret (> 1e-6). For K = 1 the surrogates are consistent (regret 0); for K ≥ 2 they "
+        "are not. The plug-in scorer has regret 0 on the population."),
+    "real": (
+        "Real data: per-label trade-offs (LA25 §7)",
+        "Banking (labels: personal loan, mortgage > 0) and/or LETOR (labels: relevant, click; "
+        "MQ2008 has no click features, so clicks are simulated by a position-based model, see "
+        "`bipartite.data.load_letor`). Test AUCs (and per-query gAUC for LETOR) of the plug-in "
+        "scorers at equal weights and of learners trained with each pairwise objective."),
+}
+
+
+
+def sweep_summary_lines(results: Mapping[str, pd.DataFrame], table_dir: str | os.PathLike,
+                        fig_dir: str | os.PathLike) -> list[str]:
+    """The sweeps' sections of ``summary.md``, in the order of :data:`SWEEP_TEXT`: for each sweep
+    in ``results`` (folder name -> tidy results), its key-number table (written as
+    ``la25_<name>`` through :func:`bipartite.studies.report.write_table`), title, caption and
+    figures; then the names of the sweeps absent from ``results``."""
+    tables = {"skew": skew_table, "frontier": frontier_table, "correlation": correlation_table,
+              "weights": weights_table, "learning_curve": learning_curve_table,
+              "consistency": consistency_table, "real": real_table}
+    lines: list[str] = []
+    for name, (title, caption) in SWEEP_TEXT.items():
+        if name not in results:
+            continue
+        table = tables[name](results[name])
+        write_table(table, table_dir, f"la25_{name}", note=f"{title}. {caption}")
+        lines += [f"## {title}", "", caption, "", markdown_table(table), ""]
+        figs = sorted(p.name for p in Path(fig_dir).glob(f"la25_{name}*.png"))
+        lines += [f"![{f}](figures/{f})" for f in figs]
+        lines.append("")
+    missing = [n for n in SWEEP_TEXT if n not in results]
+    if missing:
+        lines += ["Studies not in this folder: " + ", ".join(missing) + ".", ""]
+    return lines

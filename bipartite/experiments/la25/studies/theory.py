@@ -17,20 +17,18 @@ objective wins and checks that the inequalities never fail.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bipartite.plots import new_figure, save_figures
+from bipartite.experiments.la25.figures.section7 import balance_figures
 from bipartite.studies.config import register_study
 
 if TYPE_CHECKING:
-    import pandas as pd
 
     from bipartite.population import FiniteProblem
 
-__all__ = ["balance_comparison", "balance_figures", "balance_table", "la25_section7_balance"]
+__all__ = ["balance_comparison", "la25_section7_balance"]
 
 
 def _winner(label: float, loss: float, *, higher_is_better: bool, tol: float) -> str:
@@ -98,6 +96,7 @@ def balance_comparison(problem: FiniteProblem, *, tol: float = 1e-12) -> dict:
             "inequalities_hold": holds}
 
 
+@register_study("la25.section7_balance", figures=balance_figures)
 def la25_section7_balance(*, seed: int, n: int = 6, deterministic: bool = False,
                           n_problems: int = 200, frontier: bool = False,
                           frontier_rows: int = 10) -> list[dict]:
@@ -134,96 +133,3 @@ def la25_section7_balance(*, seed: int, n: int = 6, deterministic: bool = False,
         rows.append(row)
         i += 1
     return rows
-
-
-def balance_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Frequencies per (n, deterministic) and case: share of problems where label aggregation has
-    the higher Min AUC / lower Diff AUC, where loss aggregation has, ties, and the number of
-    problems where the §12 inequalities fail (0 expected)."""
-    import pandas as pd
-
-    p = df[df["kind"] == "problem"]
-    by = [c for c in ("n", "deterministic") if c in p]
-    out = []
-    groups = list(p.groupby(by, sort=True)) if by else [((), p)]
-    for key, sub in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        for case, part in [("all", sub), *sorted(sub.groupby("case"))]:
-            out.append({**dict(zip(by, key, strict=True)), "case": case, "problems": len(part),
-                        "label_higher_min": float((part["min_winner"] == "label").mean()),
-                        "loss_higher_min": float((part["min_winner"] == "loss").mean()),
-                        "tie_min": float((part["min_winner"] == "tie").mean()),
-                        "label_lower_diff": float((part["diff_winner"] == "label").mean()),
-                        "loss_lower_diff": float((part["diff_winner"] == "loss").mean()),
-                        "inequality_failures": int((~part["inequalities_hold"].astype(bool))
-                                                   .sum())})
-    return pd.DataFrame(out)
-
-
-def harder_table(df):
-    """Share of problems where label aggregation has the higher Min AUC, by which label has the
-    lower single-label optimum (``harder``): a data-level proxy for the §12 condition."""
-    p = df[(df["kind"] == "problem") & (df["case"] != "equal_skew")]
-    by = ["deterministic", "harder"] if "deterministic" in p else ["harder"]
-    return (p.assign(label_higher_min=(p["min_winner"] == "label").astype(float),
-                     balanced_underserved=(p["case"] == "balanced_underserved").astype(float))
-            .groupby(by).agg(problems=("problem", "count"),
-                             balanced_underserved=("balanced_underserved", "mean"),
-                             label_higher_min=("label_higher_min", "mean"))
-            .reset_index())
-
-
-def balance_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
-    """(a) Min AUC gain of label over loss aggregation against the loss-aggregation AUC gap
-    AUC_s − AUC_b: label aggregation wins only right of 0 (the balanced label under-served);
-    (b) two exact frontiers with both Bayes points, one where each objective wins."""
-    p = df[df["kind"] == "problem"]
-    p = p[p["case"] != "equal_skew"]
-    if p.empty:
-        return []
-    fig, axes = new_figure(1, 3, figsize=(13.5, 4.0), layout="constrained")
-    gap = np.where(p["balanced"] == 0, p["loss_2"] - p["loss_1"], p["loss_1"] - p["loss_2"])
-    gain = p["min_label"] - p["min_loss"]
-    colours = np.where(gain > 1e-12, "C2", np.where(gain < -1e-12, "C3", "0.5"))
-    axes[0].scatter(gap, gain, s=6, c=colours)
-    axes[0].axvline(0, color="k", lw=0.6)
-    axes[0].axhline(0, color="k", lw=0.6)
-    axes[0].set_xlabel("AUC_skewed − AUC_balanced under loss aggregation (a = 1)")
-    axes[0].set_ylabel("Min AUC: label − loss aggregation")
-    axes[0].set_title("Label aggregation wins (green) only right of 0", fontsize=9)
-    axes[0].grid(alpha=0.3)
-    front = df[df["kind"] == "frontier"]
-    has = p[p["problem"].isin(front["problem"].unique())]
-    if "task" in has and "task" in front:
-        has = has.assign(key=list(zip(has["task"], has["problem"], strict=True)))
-    for ax, winner in zip(axes[1:], ["label", "loss"], strict=True):
-        cand = has[has["min_winner"] == winner]
-        nice = cand[cand[["loss_1", "loss_2", "label_1", "label_2"]].min(axis=1) > 0.55]
-        if "deterministic" in nice:
-            nice = nice[~nice["deterministic"].astype(bool)]
-        cand = nice if not nice.empty else cand
-        if cand.empty:
-            ax.set_visible(False)
-            continue
-        r = cand.iloc[0]
-        pts = front[front["problem"] == r["problem"]]
-        if "task" in front:
-            pts = pts[pts["task"] == r["task"]]
-        pts = pts.sort_values("auc_1")
-        ax.plot(pts["auc_1"], pts["auc_2"], ".-", color="0.6", ms=4, lw=0.6,
-                label="exact frontier (all weak orders)")
-        ax.scatter(r["loss_1"], r["loss_2"], marker="*", s=140, color="C3", zorder=3,
-                   label="Bayes, loss aggregation (a = 1)")
-        ax.scatter(r["label_1"], r["label_2"], marker="D", s=50, color="C2", zorder=3,
-                   label="Bayes, label aggregation (sum)")
-        lo = min(pts["auc_1"].min(), pts["auc_2"].min())
-        ax.plot([lo, 1], [lo, 1], ":", color="k", lw=0.6, label="AUC₁ = AUC₂")
-        ax.set_xlabel(f"AUC₁ (π₁ = {r['pi_1']:.2f})")
-        ax.set_ylabel(f"AUC₂ (π₂ = {r['pi_2']:.2f})")
-        ax.set_title(f"{winner} aggregation has the higher Min AUC", fontsize=9)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
-    return save_figures(fig, fig_dir, "la25_section7_balance")
-
-
-register_study("la25.section7_balance", figures=balance_figures)(la25_section7_balance)

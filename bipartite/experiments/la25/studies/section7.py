@@ -14,7 +14,8 @@ Two study functions, registered with the runner:
   :func:`bipartite.metrics.min_auc`); and a plug-in weight sweep that traces the learners'
   reachable trade-offs.
 
-Tables and figures: :mod:`bipartite.experiments.la25.section7_report`.
+Tables and figures: :mod:`bipartite.experiments.la25.figures.section7`. The LETOR fold layouts
+(MQ2008 parts, MSLR folds) live in :mod:`bipartite.data.letor` (:func:`~bipartite.data.letor.letor_fold_files`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bipartite.experiments.la25.section7_report import section7_data_figures, synthetic_figures
+from bipartite.experiments.la25.figures.section7 import section7_data_figures, synthetic_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Range
 
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
 
 __all__ = ["LEARNERS", "MAX_MIN_OBJECTIVES", "OBJECTIVES", "REGIMES", "Regime", "RegimeModel",
-           "la25_section7_data", "la25_section7_synthetic", "letor_layout", "letor_split",
+           "la25_section7_data", "la25_section7_synthetic", "letor_split",
            "make_learner", "regime_model"]
 
 #: The four rows of LA25 §7's table: each label alone, label aggregation (Ȳ = Y₁ + Y₂, linear
@@ -278,12 +279,12 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
       ``n_train`` samples with label and loss aggregation — only when ``pi2`` is in
       ``learner_pi2`` (default: always).
 
-    With ``max_min=True`` (docs/theory.md §13; :mod:`bipartite.experiments.la25.maxmin`) also:
+    With ``max_min=True`` (docs/theory.md §13; :mod:`bipartite.experiments.la25.studies.maxmin`) also:
     the row ``("bayes", "max_min_supported")``, the best weighting, refined from the sweep; each
     learner with the two max-min objectives of :data:`MAX_MIN_OBJECTIVES` (same training
     sample, seeds from a stream of their own so the other rows do not change); and on every
     scorer's row its gap to the max-min point of the test population, bracketed exactly
-    (columns of :func:`~bipartite.experiments.la25.maxmin.max_min_gap_columns`).
+    (columns of :func:`~bipartite.experiments.la25.studies.maxmin.max_min_gap_columns`).
 
     Columns: ``auc_1, auc_2, diff, min`` (Diff/Min AUC), ``win_12`` (cross-pair win rate
     W₁>₂, :func:`bipartite.dictatorship.population_win_rate`), ``corr`` (label correlation of
@@ -333,7 +334,7 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                  "t": float(t[best]) if best < len(t) else float("nan"),
                  **_balance(points[best]), **common})
     if max_min:
-        from bipartite.experiments.la25.maxmin import max_min_bracket
+        from bipartite.experiments.la25.studies.maxmin import max_min_bracket
 
         bracket = max_min_bracket(problem, t)
         add("bayes", "max_min_supported", loss_aggregation(eta, problem.pi, bracket["a"]),
@@ -348,7 +349,8 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                                    n_estimators=n_estimators)
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
-        mm_rng = np.random.default_rng([seed, 13])  # max-min rows: a stream of their own
+        # max-min rows: a stream of their own, SeedSequence([seed, 13]) of the runner's seed
+        mm_rng = np.random.default_rng([seed, 13])
         for learner in learners if max_min else []:
             for objective in MAX_MIN_OBJECTIVES:
                 est = make_learner(learner, objective, int(mm_rng.integers(2**31)),
@@ -356,7 +358,7 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
     if max_min:
-        from bipartite.experiments.la25.maxmin import max_min_gap_columns
+        from bipartite.experiments.la25.studies.maxmin import max_min_gap_columns
 
         max_min_gap_columns(rows, bracket)
     return rows
@@ -366,29 +368,6 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
 # Real data: Bank Marketing, LETOR (MQ2008 stand-in, MSLR folds)
 # ============================================================================================
 
-def _mq_parts(path: Path) -> list[Path] | None:
-    """The five LETOR 4.0 parts S1..S5 in ``path`` (``mq2008_S<i>.txt`` or ``S<i>.txt``)."""
-    for pattern in ("mq2008_S{}.txt", "S{}.txt"):
-        parts = [path / pattern.format(i) for i in range(1, 6)]
-        if all(p.is_file() for p in parts):
-            return parts
-    return None
-
-
-def letor_layout(path: str | Path) -> str | None:
-    """``"mq2008"`` if the folder ``path`` holds the five LETOR 4.0 parts S1..S5, ``"mslr"`` if it
-    holds MSLR-WEB folds (``Fold1..Fold5/train.txt`` and ``test.txt``), else None."""
-    if path is None or not Path(path).is_dir():
-        return None
-    path = Path(path)
-    if _mq_parts(path) is not None:
-        return "mq2008"
-    if all((path / f"Fold{k}" / f).is_file() for k in range(1, 6) for f in ("train.txt",
-                                                                             "test.txt")):
-        return "mslr"
-    return None
-
-
 def _subsample_queries(d, max_queries: int, rng: np.random.Generator):
     queries = np.unique(d.qid)
     if max_queries <= 0 or len(queries) <= max_queries:
@@ -397,40 +376,38 @@ def _subsample_queries(d, max_queries: int, rng: np.random.Generator):
     return np.flatnonzero(np.isin(d.qid, keep))
 
 
-def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[Bunch, Bunch, str]:
+def letor_split(path: str | Path, split: int, *, max_queries: int = 0,
+                seed: int | np.random.Generator = 0) -> tuple[Bunch, Bunch, str]:
     """Train and test Bunches of LETOR split ``split`` (0-based fold) under ``path``.
 
     * MQ2008 (``mq2008_S1..S5.txt`` or ``S1..S5.txt`` in ``path``): fold ``split + 1`` of the
       LETOR 4.0 layout (fold k trains on S_k, S_k+1, S_k+2, tests on S_k+4, indices mod 5; S_k+3,
       the validation part, is unused: the learners hold out their own validation rows); the
       click label is simulated by the position-based model of
-      :func:`bipartite.data.simulate_clicks` (seeded by the split).
+      :func:`bipartite.data.simulate_clicks`.
     * MSLR-WEB10K/30K (``Fold1..Fold5/{train,test}.txt`` in ``path``): that fold's ``train.txt``
       and ``test.txt``; the click label is the MSLR click feature, ``1[f134 > 0]``
       (:func:`bipartite.data.load_letor`, ``click="auto"``). ``max_queries > 0`` keeps that many
       random queries of each file (MSLR-WEB30K has ~19 000 training queries per fold).
 
+    The fold layouts are :func:`bipartite.data.letor.letor_fold_files`. ``seed`` (an int or a
+    Generator) seeds the simulated clicks and the query subsample.
+
     Returns ``(train, test, description)`` (the description names the data, not the fold).
     """
     from bipartite.data import load_letor
+    from bipartite.data.letor import letor_fold_files
 
-    path = Path(path)
-    rng = np.random.default_rng([20250713, split])
-    parts = _mq_parts(path) if path.is_dir() else None
-    if parts is not None:
-        k = split % 5
-        train = load_letor([parts[(k + i) % 5] for i in range(3)], click="simulated",
-                           seed=1000 * split + 1)
-        test = load_letor(parts[(k + 4) % 5], click="simulated", seed=1000 * split + 2)
+    rng = np.random.default_rng(seed)
+    train_files, test_files, layout = letor_fold_files(path, split % 5 + 1)
+    if layout == "mq2008":
+        train = load_letor(train_files, click="simulated", seed=int(rng.integers(2**32)))
+        test = load_letor(test_files, click="simulated", seed=int(rng.integers(2**32)))
         what = "MQ2008 (LETOR 4.0 folds: train S_k..S_k+2, test S_k+4), simulated clicks"
-    elif (path / f"Fold{split % 5 + 1}" / "train.txt").is_file():
-        fold = path / f"Fold{split % 5 + 1}"
-        train = load_letor(fold / "train.txt", dtype=np.float32)
-        test = load_letor(fold / "test.txt", dtype=np.float32)
-        what = f"MSLR {path.name} (Fold1..Fold5 train/test), click = 1[f134 > 0]"
     else:
-        raise FileNotFoundError(f"{path}: neither MQ2008 parts (mq2008_S1..S5.txt or "
-                                "S1..S5.txt) nor MSLR folds (Fold1..Fold5/train.txt, test.txt).")
+        train = load_letor(train_files, dtype=np.float32)
+        test = load_letor(test_files, dtype=np.float32)
+        what = f"MSLR {Path(path).name} (Fold1..Fold5 train/test), click = 1[f134 > 0]"
     itr = _subsample_queries(train, max_queries, rng)
     ite = _subsample_queries(test, max_queries, rng)
     for d, idx in ((train, itr), (test, ite)):
@@ -438,16 +415,27 @@ def letor_split(path: str | Path, split: int, *, max_queries: int = 0) -> tuple[
     return train, test, what
 
 
-def _bank_split(path: str, split: int, n_train: int, features: str):
+def _split_streams(seed: int, split: int) -> tuple[np.random.Generator, ...]:
+    """The three random streams of one split of a §7 real-data task, from the runner's task seed
+    (:func:`bipartite.studies.task_seed`): the data (splitting, subsampling, simulated clicks),
+    the learners of the LA25 rows, and the max-min rows. The §7 real-data studies run with paired
+    seeds, so every learner of a split sees the same data; ``SeedSequence(seed,
+    spawn_key=(split,))`` separates the splits."""
+    children = np.random.SeedSequence(seed, spawn_key=(int(split),)).spawn(3)
+    return tuple(np.random.default_rng(c) for c in children)
+
+
+def _bank_split(path: str, n_train: int, features: str, rng: np.random.Generator):
     from sklearn.model_selection import train_test_split
 
     from bipartite.data import load_bank_marketing
 
     d = load_bank_marketing(path, features=features)
     idx = np.arange(len(d.Y))
-    tr, te = train_test_split(idx, test_size=0.3, random_state=split, stratify=d.Y @ [1, 2])
+    tr, te = train_test_split(idx, test_size=0.3, random_state=int(rng.integers(2**31)),
+                              stratify=d.Y @ [1, 2])
     if 0 < n_train < len(tr):
-        tr = np.sort(np.random.default_rng([20250713, split]).choice(tr, n_train, replace=False))
+        tr = np.sort(rng.choice(tr, n_train, replace=False))
     return d, tr, te
 
 
@@ -477,8 +465,8 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     ``dataset``:
 
     * ``"bank_marketing"``: :func:`bipartite.data.load_bank_marketing` (``path`` = the CSV,
-      ``features``), labels (mortgage, personal loan); a stratified 70/30 split with
-      ``random_state=split``, the training part subsampled to ``n_train`` rows (0: all);
+      ``features``), labels (mortgage, personal loan); a stratified 70/30 split, the training
+      part subsampled to ``n_train`` rows (0: all);
     * ``"letor"``: :func:`letor_split` (``path`` = the MQ2008 folder or an MSLR root), labels
       (relevant = 1[grade ≥ 1], click), fold ``split + 1``; ``max_queries`` per file (0: all).
       Learners train on pooled pairs (no query groups: LA25 ranks instances, not lists); the
@@ -498,18 +486,23 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     :data:`MAX_MIN_OBJECTIVES` (the max-min AUC objective, pairwise and plug-in; docs/theory.md
     §13.6), fitted on the same training rows after the four rows above, with seeds from a stream
     of their own so that those rows do not change.
+
+    Seeds: every stream comes from the runner's ``seed`` (:func:`_split_streams`: the data, the
+    learners and the max-min rows of split ``split``); the §7 configs pair the seeds, so all
+    learners of a split see the same split, subsample and simulated clicks.
     """
     from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.dictatorship import cross_pair_win_rate
     from bipartite.metrics import group_auc, multilabel_auc
 
+    data_rng, fit_rng, mm_rng = _split_streams(seed, split)
     if dataset == "bank_marketing":
-        d, tr, te = _bank_split(path, split, n_train, features)
+        d, tr, te = _bank_split(path, n_train, features, data_rng)
         Xtr, Ytr, Xte, Yte, gte = d.X[tr], d.Y[tr], d.X[te], d.Y[te], None
         names = d.label_names
         what = f"UCI Bank Marketing ({features} features; stratified 70/30 splits)"
     elif dataset == "letor":
-        train, test, what = letor_split(path, split, max_queries=max_queries)
+        train, test, what = letor_split(path, split, max_queries=max_queries, seed=data_rng)
         Xtr, Ytr, Xte, Yte, gte = train.X, train.Y, test.X, test.Y, test.qid
         names = train.label_names
     else:
@@ -519,8 +512,6 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     common = {"label_1": names[0], "label_2": names[1], "pi_1": float(pi_hat[0]),
               "pi_2": float(pi_hat[1]), "n_train_rows": len(Ytr), "n_test_rows": len(Yte),
               "data": what}
-    rng = np.random.default_rng(seed)
-
     def evaluate(objective, scores, **extra) -> dict:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -533,7 +524,7 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
 
     rows = []
     if learner == "xgb_plugin":
-        eta = _eta_hat(Xtr, Ytr, Xte, int(rng.integers(2**31)), n_estimators)
+        eta = _eta_hat(Xtr, Ytr, Xte, int(fit_rng.integers(2**31)), n_estimators)
         for t in np.linspace(0.0, 1.0, n_sweep):
             rows.append(evaluate("sweep", loss_aggregation(eta, pi_hat, [1.0 - t, t]),
                                  t=float(t)))
@@ -541,11 +532,10 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
         rows.append(evaluate("plugin_loss_aggregation", loss_aggregation(eta, pi_hat)))
         return rows
     for objective in OBJECTIVES:
-        est = make_learner(learner, objective, int(rng.integers(2**31)), epochs=epochs,
+        est = make_learner(learner, objective, int(fit_rng.integers(2**31)), epochs=epochs,
                            n_estimators=n_estimators)
         est.fit(Xtr, Ytr)
         rows.append(evaluate(objective, est.decision_function(Xte)))
-    mm_rng = np.random.default_rng([seed, 13])
     for objective in MAX_MIN_OBJECTIVES if max_min else ():
         est = make_learner(learner, objective, int(mm_rng.integers(2**31)), epochs=epochs,
                            n_estimators=n_estimators)
