@@ -158,7 +158,8 @@ def dictator_threshold(pi: ArrayLike, k: int, *, a: ArrayLike | None = None) -> 
         raise ValueError(f"dictator_threshold needs K >= 2 labels, got K={K}.")
     if not isinstance(k, (int, np.integer)) or not 0 <= k < K:
         raise ValueError(f"The 'k' parameter must be a label index in [0, {K}), got {k!r}.")
-    a_k = 1.0 if a is None else float(np.asarray(a, dtype=np.float64)[k])
+    # a_k on the scale of alpha (a / max a): effective weights at π = ½ are exactly 4 a
+    a_k = float(effective_weights(np.full(K, 0.5), a)[k] / 4.0)
     S = float(np.delete(alpha, k).sum())  # Σ_{j≠k} α_j, independent of pi[k]
     if a_k == 0.0:
         return (0.0, 1.0)

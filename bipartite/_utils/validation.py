@@ -8,8 +8,10 @@ and return NaN.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +21,7 @@ __all__ = [
     "InvalidParameterError",
     "ProblemLike",
     "UndefinedMetricWarning",
+    "as_plain_array",
     "check_positive",
     "check_problem",
     "check_real",
@@ -57,6 +60,105 @@ def _show(value: Any, limit: int = 8) -> str:
     return f"array of shape {arr.shape} starting {flat}"
 
 
+#: Largest magnitude below which every integer is exact in float64 (2**53).
+EXACT_FLOAT_INT = 2**53
+
+#: ``exact_integers`` modes of :func:`check_array`.
+_EXACT_MODES = (None, "order", "shift")
+
+
+def _refuse(name: str, what: str, hint: str = "") -> TypeError:
+    return TypeError(f"The '{name}' parameter must be array-like of real numbers, got {what}"
+                     f"{'; ' + hint if hint else ''}.")
+
+
+def as_plain_array(x: Any, name: str) -> Any:
+    """``x`` without the wrappers whose meaning a plain NumPy conversion would drop or garble;
+    every conversion of array input (:func:`check_array`, :func:`check_group_ids`, the tensor
+    helpers) goes through it first.
+
+    * A **masked array** with a masked entry is refused by name (the mask is not honoured: pass
+      ``x.compressed()`` with the matching rows of the other arguments, or ``x.filled(v)``); one
+      with no masked entry is its data.
+    * A **torch tensor** is detached and moved to the CPU (its values are exact; a metric needs no
+      gradient); one on the ``meta`` device (no values) or in a sparse layout is refused by name.
+    * A **sparse matrix or array** (scipy.sparse, torch sparse) is refused by name: its implicit
+      zeros are values (pass ``x.toarray()``).
+
+    Anything else is returned as it is. Torch and SciPy are not imported here: a tensor can only
+    exist if torch is loaded.
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            idx = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise _refuse(name, f"a masked array with {int(mask.sum())} masked "
+                          f"entr{'y' if mask.sum() == 1 else 'ies'} (first at index "
+                          f"{idx[0] if len(idx) == 1 else idx})",
+                          "masks are not honoured: drop the masked rows (x.compressed(), with the "
+                          "same rows of the other arguments) or fill them (x.filled(value))")
+        return np.ma.getdata(x)
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.is_sparse or x.layout != torch.strided:
+            raise _refuse(name, f"a sparse torch tensor (layout {x.layout})",
+                          "pass x.to_dense()")
+        if x.is_meta or x.device.type == "meta":
+            raise _refuse(name, "a tensor on the 'meta' device (it holds no values)")
+        return x.detach().cpu()
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(x):
+        raise _refuse(name, f"a sparse {type(x).__name__} of shape {x.shape}",
+                      "pass x.toarray()")
+    return x
+
+
+def _exact_integer_values(raw: np.ndarray, name: str, mode: str) -> np.ndarray | None:
+    """float64 values of integer input that float64 cannot hold exactly (some |x| > 2**53), for
+    an argument used only through its order (``mode="order"``: exact dense ranks, per column of
+    a 2-D array) or through its order and differences (``mode="shift"``: ``x − min x``, exact
+    while the values span less than 2**53; refused by name otherwise). None when a plain float64
+    conversion is exact (or the input holds no integers)."""
+    if raw.dtype.kind in "iu":
+        if raw.size == 0 or raw.dtype.itemsize < 8:
+            return None
+        lo, hi = int(raw.min()), int(raw.max())
+        vals = raw
+    elif raw.dtype == object:
+        flat = raw.ravel()
+        if not any(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+                   and abs(int(v)) > EXACT_FLOAT_INT for v in flat):
+            return None
+        bad = next((i for i, v in enumerate(flat) if not isinstance(v, int | float | np.integer
+                                                                      | np.floating)
+                    or (isinstance(v, float | np.floating) and not math.isfinite(v))), None)
+        if bad is not None:
+            raise _refuse(name, f"an object array holding {flat[bad]!r} at index {bad} beside "
+                          "integers")
+        vals = np.array([Fraction(int(v)) if isinstance(v, int | np.integer) else Fraction(v)
+                         for v in flat], dtype=object).reshape(raw.shape)
+        lo, hi = min(flat), max(flat)
+    else:
+        return None
+    if max(abs(lo), abs(hi)) <= EXACT_FLOAT_INT:
+        return None
+    if mode == "shift":
+        if hi - lo >= EXACT_FLOAT_INT:
+            raise ValueError(
+                f"The '{name}' parameter must span less than 2**53 when it holds integers beyond "
+                f"2**53 (its differences are used and float64 cannot hold them exactly), got "
+                f"values from {lo} to {hi}.")
+        if vals.dtype == object:
+            return np.array([float(v - Fraction(lo)) for v in vals.ravel()]).reshape(raw.shape)
+        if vals.dtype.kind == "u":
+            return (vals - np.uint64(lo)).astype(np.float64)
+        return (vals.astype(np.int64) - np.int64(lo)).astype(np.float64)
+    if vals.ndim <= 1:
+        return np.unique(vals.ravel(), return_inverse=True)[1].astype(np.float64).reshape(raw.shape)
+    cols = [np.unique(vals[:, j], return_inverse=True)[1] for j in range(vals.shape[1])]
+    return np.stack(cols, axis=1).astype(np.float64).reshape(raw.shape)
+
+
 def check_array(
     x: ArrayLike,
     name: str,
@@ -65,8 +167,22 @@ def check_array(
     dtype: DTypeLike = np.float64,
     allow_empty: bool = False,
     finite: bool = True,
+    exact_integers: str | None = None,
 ) -> np.ndarray:
-    """Convert ``x`` to an ndarray and check dimensions and finiteness.
+    """Convert ``x`` to an ndarray and check dimensions and finiteness: the one conversion of
+    numeric array arguments.
+
+    Accepted: arrays, lists, pandas objects and tensors of booleans, integers and reals (object
+    arrays of such numbers included). Refused by name: complex numbers (the imaginary part would
+    be dropped), datetime64/timedelta64, structured and string dtypes, masked arrays with masked
+    entries, sparse matrices and tensors, and meta-device tensors (:func:`as_plain_array`).
+    A tensor that requires grad is detached (the values are exact).
+
+    ``exact_integers`` says how the argument uses its values, for integers beyond 2**53 (which
+    float64 would round, making distinct values tie): ``"order"`` (scores, Pareto points: only
+    their order, per column) replaces them by their exact ranks; ``"shift"`` (ordinal levels:
+    order and differences) subtracts their minimum exactly (refused when they span 2**53 or
+    more). ``None``: plain float64 conversion (weights, probabilities, features).
 
     >>> check_array([1, 2], "y_score").dtype
     dtype('float64')
@@ -74,10 +190,32 @@ def check_array(
     Traceback (most recent call last):
     ...
     ValueError: The 'y_score' parameter must be 1-dimensional, got an array of shape (1, 1).
+    >>> check_array([2**62, 2**62 + 1], "y_score", exact_integers="order").tolist()
+    [0.0, 1.0]
     """
+    if exact_integers not in _EXACT_MODES:
+        raise ValueError(f"exact_integers must be one of {_EXACT_MODES}, got {exact_integers!r}")
+    x = as_plain_array(x, name)
     try:
-        arr = np.asarray(x, dtype=dtype)
-    except (TypeError, ValueError) as exc:
+        raw = np.asarray(x)
+        kind = raw.dtype.kind
+        if kind in "cMmVSU":
+            what = ("complex numbers (the imaginary part would be dropped)" if kind == "c"
+                    else "a structured array" if kind == "V" else "strings" if kind in "SU"
+                    else "datetimes" if kind == "M" else "time differences")
+            raise _refuse(name, f"{what} (dtype {raw.dtype})")
+        exact = None if exact_integers is None else _exact_integer_values(raw, name,
+                                                                          exact_integers)
+        arr = exact if exact is not None else np.asarray(raw, dtype=dtype)
+    except TypeError as exc:
+        if str(exc).startswith(f"The '{name}' parameter"):
+            raise
+        raise TypeError(
+            f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
+        ) from None
+    except ValueError as exc:
+        if str(exc).startswith(f"The '{name}' parameter"):
+            raise
         raise TypeError(
             f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
         ) from None
