@@ -393,7 +393,7 @@ def report(
     tol : float ≥ 0, the near-tie tolerance
     reference_scores : array-like (n, K), optional
     sample_weight : array-like (n,), optional
-    label_names : sequence of K str, optional (default "y0", "y1", ...)
+    label_names : sequence of K distinct str, optional (default "y0", "y1", ...)
 
     Returns
     -------
@@ -413,11 +413,18 @@ def report(
     if label_names is None:
         names = [f"y{k}" for k in range(K)]
     else:
+        if isinstance(label_names, str | bytes):
+            raise TypeError(f"The 'label_names' parameter must be a sequence of {K} names, got "
+                            f"the string {label_names!r}.")
         names = [str(x) for x in label_names]
         if len(names) != K:
             raise ValueError(
                 f"The 'label_names' parameter must have {K} entries, got {len(names)}."
             )
+        dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if dup is not None:
+            raise ValueError(f"The 'label_names' parameter must hold {K} distinct names (they "
+                             f"label the report's rows), got {dup!r} twice in {names}.")
     aucs = multilabel_auc(Yb, s, sample_weight=w)
     if reference_scores is None:
         finite = aucs[np.isfinite(aucs)]

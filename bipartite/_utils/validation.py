@@ -22,6 +22,7 @@ __all__ = [
     "ProblemLike",
     "UndefinedMetricWarning",
     "as_plain_array",
+    "check_dense_tensor",
     "check_positive",
     "check_problem",
     "check_real",
@@ -98,19 +99,27 @@ def as_plain_array(x: Any, name: str) -> Any:
                           "masks are not honoured: drop the masked rows (x.compressed(), with the "
                           "same rows of the other arguments) or fill them (x.filled(value))")
         return np.ma.getdata(x)
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(x, torch.Tensor):
-        if x.is_sparse or x.layout != torch.strided:
-            raise _refuse(name, f"a sparse torch tensor (layout {x.layout})",
-                          "pass x.to_dense()")
-        if x.is_meta or x.device.type == "meta":
-            raise _refuse(name, "a tensor on the 'meta' device (it holds no values)")
+    if check_dense_tensor(x, name):
         return x.detach().cpu()
     sparse = sys.modules.get("scipy.sparse")
     if sparse is not None and sparse.issparse(x):
         raise _refuse(name, f"a sparse {type(x).__name__} of shape {x.shape}",
                       "pass x.toarray()")
     return x
+
+
+def check_dense_tensor(x: Any, name: str) -> bool:
+    """Whether ``x`` is a torch tensor; a sparse one or one on the ``meta`` device (no values) is
+    refused by name. The one check of both, for NumPy conversion (:func:`as_plain_array`) and the
+    torch losses (``bipartite._utils.tensors``)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(x, torch.Tensor):
+        return False
+    if x.layout != torch.strided:
+        raise _refuse(name, f"a sparse torch tensor (layout {x.layout})", "pass x.to_dense()")
+    if x.is_meta:
+        raise _refuse(name, "a tensor on the 'meta' device (it holds no values)")
+    return True
 
 
 def _exact_integer_values(raw: np.ndarray, name: str, mode: str) -> np.ndarray | None:
@@ -284,7 +293,9 @@ def check_consistent_length(**arrays: Any) -> int:
 def check_group_ids(groups: ArrayLike, name: str = "groups", *,
                     allow_empty: bool = False) -> np.ndarray:
     """Group (query) ids: a 1-D array of hashable values, returned as an array. Numeric ids must
-    be finite: a NaN id equals no other, so its rows would silently become one-row groups.
+    be finite: a NaN id equals no other, so its rows would silently become one-row groups. Ids
+    of mixed types (``0`` beside ``'0'``) and missing ids (None) are refused by name, as are
+    complex, datetime and structured ids and masked arrays with masked entries.
 
     >>> check_group_ids([0.0, float("nan")], "qid")
     Traceback (most recent call last):
@@ -294,14 +305,41 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
     if isinstance(groups, str | bytes):
         raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "
                         f"got {groups!r}.")
-    g = np.asarray(groups)
+    plain = as_plain_array(groups, name)
+    g = np.asarray(plain)
+    if g.dtype.kind in "US" and not isinstance(plain, np.ndarray):
+        _check_object_ids(np.asarray(plain, dtype=object).ravel(), name)  # [0, '0'] -> '0', '0'
+    if g.dtype.kind in "cMmV":
+        raise TypeError(f"The '{name}' parameter must hold group ids (integers, reals or "
+                        f"strings), got dtype {g.dtype}.")
     if g.ndim != 1:
         raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {g.shape}.")
     if g.size == 0 and not allow_empty:
         raise ValueError(f"The '{name}' parameter must not be empty, got shape {g.shape}.")
     if g.dtype.kind in "fc":
         check_finite(g, name)
+    elif g.dtype == object:
+        _check_object_ids(g, name)
     return g
+
+
+def _check_object_ids(g: np.ndarray, name: str) -> None:
+    """Object group ids must be comparable with each other (they are sorted): all numbers or all
+    of one other type, none missing (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
+    reader and two to the code, and cannot be sorted together."""
+    first: tuple[str, int] | None = None
+    for i, v in enumerate(g.tolist()):
+        if v is None or type(v).__name__ in ("NAType", "NaTType") or (
+                isinstance(v, float) and not math.isfinite(v)):
+            raise ValueError(f"The '{name}' parameter must not hold missing or non-finite ids, "
+                             f"got {v!r} at index {i}.")
+        kind = "number" if isinstance(v, int | float) else type(v).__name__
+        if first is None:
+            first = (kind, i)
+        elif kind != first[0]:
+            raise TypeError(f"The '{name}' parameter must hold ids of one type (all numbers or "
+                            f"all strings, ...), got {g[first[1]]!r} ({first[0]}) at index "
+                            f"{first[1]} and {v!r} ({kind}) at index {i}.")
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
