@@ -545,7 +545,7 @@ def label_vector_order(
     if not callable(kind):
         check_option(kind, "kind", ORDER_KINDS)
     if K is None:
-        K = len(np.atleast_1d(pi)) if pi is not None else 2
+        K = len(np.atleast_1d(check_array(pi, "pi", allow_empty=True))) if pi is not None else 2
         if K < 1:
             raise ValueError("The 'pi' parameter must have at least one label, got an empty array.")
     if not isinstance(K, (int, np.integer)) or K < 1:

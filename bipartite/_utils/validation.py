@@ -21,6 +21,7 @@ __all__ = [
     "InvalidParameterError",
     "ProblemLike",
     "UndefinedMetricWarning",
+    "as_numeric_array",
     "as_plain_array",
     "check_dense_tensor",
     "check_positive",
@@ -106,6 +107,21 @@ def as_plain_array(x: Any, name: str) -> Any:
         raise _refuse(name, f"a sparse {type(x).__name__} of shape {x.shape}",
                       "pass x.toarray()")
     return x
+
+
+def as_numeric_array(x: Any, name: str) -> np.ndarray:
+    """``np.asarray(x)`` of input that :func:`as_plain_array` accepts, refusing by name the dtypes
+    that are not numbers: complex (a float conversion drops the imaginary part), datetime64,
+    timedelta64 (they convert to counts of their unit), structured and string dtypes. Booleans,
+    integers, reals and object arrays (checked element by element on conversion) pass."""
+    raw = np.asarray(as_plain_array(x, name))
+    kind = raw.dtype.kind
+    if kind in "cMmVSU":
+        what = ("complex numbers (the imaginary part would be dropped)" if kind == "c"
+                else "a structured array" if kind == "V" else "strings" if kind in "SU"
+                else "datetimes" if kind == "M" else "time differences")
+        raise _refuse(name, f"{what} (dtype {raw.dtype})")
+    return raw
 
 
 def check_dense_tensor(x: Any, name: str) -> bool:
@@ -206,13 +222,7 @@ def check_array(
         raise ValueError(f"exact_integers must be one of {_EXACT_MODES}, got {exact_integers!r}")
     x = as_plain_array(x, name)
     try:
-        raw = np.asarray(x)
-        kind = raw.dtype.kind
-        if kind in "cMmVSU":
-            what = ("complex numbers (the imaginary part would be dropped)" if kind == "c"
-                    else "a structured array" if kind == "V" else "strings" if kind in "SU"
-                    else "datetimes" if kind == "M" else "time differences")
-            raise _refuse(name, f"{what} (dtype {raw.dtype})")
+        raw = as_numeric_array(x, name)
         exact = None if exact_integers is None else _exact_integer_values(raw, name,
                                                                           exact_integers)
         arr = exact if exact is not None else np.asarray(raw, dtype=dtype)

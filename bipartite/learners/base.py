@@ -17,6 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
+    as_numeric_array,
     check_array,
     check_binary,
     check_consistent_length,
@@ -403,6 +404,7 @@ class RankerMixin:
     def _validate_X(self, X: ArrayLike, **kwargs: Any) -> np.ndarray:
         """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors
         naming the 'X' parameter (the original message follows, unchanged)."""
+        as_numeric_array(X, "X")  # masked, sparse, datetime, complex... refused by name
         try:
             return validate_data(self, X, dtype=FLOAT_DTYPES, **kwargs)
         except (ValueError, TypeError) as exc:

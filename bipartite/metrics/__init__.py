@@ -320,7 +320,7 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup table maps each
     row to its index (the same levels and indices as the float route, which handles the rest)."""
     if (type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.size
-            and np.issubdtype(y_true.dtype, np.integer)):
+            and y_true.dtype.kind in "iu"):  # not np.integer: timedelta64 is one
         lo, hi = int(y_true.min()), int(y_true.max())
         if hi - lo < 256 and -(2**53) < lo and hi < 2**53:
             d = y_true.astype(np.intp, copy=False)
