@@ -69,8 +69,9 @@ EXACT_FLOAT_INT = 2**53
 _EXACT_MODES = (None, "order", "shift")
 
 
-def _refuse(name: str, what: str, hint: str = "") -> TypeError:
-    return TypeError(f"The '{name}' parameter must be array-like of real numbers, got {what}"
+def _refuse(name: str, what: str, hint: str = "") -> InvalidParameterError:
+    """The error for input that is not numbers (a ValueError and a TypeError)."""
+    return InvalidParameterError(f"The '{name}' parameter must be array-like of real numbers, got {what}"
                      f"{'; ' + hint if hint else ''}.")
 
 
@@ -117,7 +118,8 @@ def as_numeric_array(x: Any, name: str) -> np.ndarray:
     raw = np.asarray(as_plain_array(x, name))
     kind = raw.dtype.kind
     if kind in "cMmVSU":
-        what = ("complex numbers (the imaginary part would be dropped)" if kind == "c"
+        what = ("complex numbers (Complex data not supported: a float conversion would drop "
+                "the imaginary part)" if kind == "c"
                 else "a structured array" if kind == "V" else "strings" if kind in "SU"
                 else "datetimes" if kind == "M" else "time differences")
         raise _refuse(name, f"{what} (dtype {raw.dtype})")
@@ -226,15 +228,9 @@ def check_array(
         exact = None if exact_integers is None else _exact_integer_values(raw, name,
                                                                           exact_integers)
         arr = exact if exact is not None else np.asarray(raw, dtype=dtype)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:
         if str(exc).startswith(f"The '{name}' parameter"):
-            raise
-        raise TypeError(
-            f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
-        ) from None
-    except ValueError as exc:
-        if str(exc).startswith(f"The '{name}' parameter"):
-            raise
+            raise  # ours, naming the argument
         raise TypeError(
             f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
         ) from None

@@ -404,8 +404,8 @@ class RankerMixin:
     def _validate_X(self, X: ArrayLike, **kwargs: Any) -> np.ndarray:
         """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors
         naming the 'X' parameter (the original message follows, unchanged)."""
-        as_numeric_array(X, "X")  # masked, sparse, datetime, complex... refused by name
         try:
+            as_numeric_array(X, "X")  # masked, sparse, datetime, complex... refused by name
             return validate_data(self, X, dtype=FLOAT_DTYPES, **kwargs)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"The 'X' parameter is not valid: {exc}") from exc
