@@ -612,3 +612,29 @@ def accepted_inputs(name: str) -> list[tuple[str, str, Any, str]]:
     """``(parameter, family, value, reason)`` for the families that case ``name`` accepts."""
     acc = CASES[name].accepts
     return [(p, f, v, acc[f"{p}:{f}"]) for p, f, v in _family_inputs(name) if f"{p}:{f}" in acc]
+
+
+# ---------------------------------------------------------------------------------------------
+# integers beyond 2**53 (Case.exact): the values they must behave as, and their forms
+# ---------------------------------------------------------------------------------------------
+def exact_reference(v, how):
+    """The float values that huge integers must behave as: dense ranks (per column) for "order",
+    the integers themselves for "shift" (their differences matter)."""
+    a = np.asarray(v)
+    if how == "shift":
+        assert a.dtype.kind in "iu", "shift: the valid value must hold integers"
+        return a.astype(np.int64)
+    if a.ndim == 1:
+        return np.unique(a, return_inverse=True)[1].astype(np.int64)
+    return np.stack([np.unique(a[:, j], return_inverse=True)[1] for j in range(a.shape[1])], 1)
+
+
+def huge_integer_forms(r):
+    """Integer arrays equal to ``r`` (small non-negative ints) up to a shift far past 2**53: in
+    float64 neighbours would round into ties."""
+    out = {"int64": np.int64(2**62) + r, "int64_negative": r - np.int64(2**62),
+           "uint64": np.uint64(2**63) + r.astype(np.uint64),
+           "python_int": (2**80 + r.astype(object)).tolist()}
+    if r.ndim == 1:
+        out["pandas_Int64"] = pd.Series(pd.array(np.int64(2**62) + r, dtype="Int64"))
+    return out

@@ -24,7 +24,14 @@ from bipartite import metrics
 from tests.fuzz.discover import public_callables
 from tests.fuzz.exempt import EXEMPT
 from tests.fuzz.guard import run_guarded, run_guarded_batch
-from tests.fuzz.registry import CASES, FORM_FAMILIES, accepted_inputs, bad_inputs
+from tests.fuzz.registry import (
+    CASES,
+    FORM_FAMILIES,
+    accepted_inputs,
+    bad_inputs,
+    exact_reference,
+    huge_integer_forms,
+)
 
 
 def _marks(case):
@@ -178,29 +185,6 @@ def test_alternative_forms_give_the_same_answer(name):
 # ---------------------------------------------------------------------------------------------
 # integers beyond 2**53: the exact answer (issue 22), not ties from a float64 rounding
 # ---------------------------------------------------------------------------------------------
-def _exact_reference(v, how):
-    """The float values that huge integers must behave as: dense ranks (per column) for "order",
-    the integers themselves for "shift" (their differences matter)."""
-    a = np.asarray(v)
-    if how == "shift":
-        assert a.dtype.kind in "iu", "shift: the valid value must hold integers"
-        return a.astype(np.int64)
-    if a.ndim == 1:
-        return np.unique(a, return_inverse=True)[1].astype(np.int64)
-    return np.stack([np.unique(a[:, j], return_inverse=True)[1] for j in range(a.shape[1])], 1)
-
-
-def _huge_forms(r):
-    """Integer arrays equal to ``r`` (small non-negative ints) up to a shift far past 2**53: in
-    float64 neighbours would round into ties."""
-    out = {"int64": np.int64(2**62) + r, "int64_negative": r - np.int64(2**62),
-           "uint64": np.uint64(2**63) + r.astype(np.uint64),
-           "python_int": (2**80 + r.astype(object)).tolist()}
-    if r.ndim == 1:
-        out["pandas_Int64"] = pd.Series(pd.array(np.int64(2**62) + r, dtype="Int64"))
-    return out
-
-
 EXACT = [pytest.param(n, p, id=f"{n.removeprefix('bipartite.')}-{p}")
          for n, c in CASES.items() for p in c.exact]
 
@@ -213,12 +197,12 @@ def test_huge_integers_give_the_exact_answer(name, param):
     integers (float64-exact), and for the AUC-type metrics scikit-learn on them
     (test_huge_integer_scores_match_sklearn)."""
     case = CASES[name]
-    r = _exact_reference(case.kwargs[param], case.exact[param])
+    r = exact_reference(case.kwargs[param], case.exact[param])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = case.call(**{param: r.astype(np.float64)})
         assert _same(ref, case.call()), "the rank/shift reference must give the valid answer"
-        for form, value in _huge_forms(r).items():
+        for form, value in huge_integer_forms(r).items():
             assert _same(ref, case.call(**{param: value}), rtol=0), f"{name}: {param} as {form}"
 
 
@@ -229,9 +213,9 @@ def test_huge_integer_scores_match_sklearn():
     from bipartite.diagnostics import delong_auc_variance
     from tests.fuzz.registry import Y2, s1, w1, y1
 
-    r = _exact_reference(s1, "order")
+    r = exact_reference(s1, "order")
     assert metrics.auc([0, 1], np.array([2**62, 2**62 + 1])) == 1.0
-    for form, value in _huge_forms(r).items():
+    for form, value in huge_integer_forms(r).items():
         assert metrics.auc(y1, value, sample_weight=w1) == pytest.approx(
             roc_auc_score(y1, r, sample_weight=w1), abs=1e-15), form
         assert metrics.average_precision(y1, value, sample_weight=w1) == pytest.approx(
