@@ -71,8 +71,8 @@ _EXACT_MODES = (None, "order", "shift")
 
 def _refuse(name: str, what: str, hint: str = "") -> InvalidParameterError:
     """The error for input that is not numbers (a ValueError and a TypeError)."""
-    return InvalidParameterError(f"The '{name}' parameter must be array-like of real numbers, got {what}"
-                     f"{'; ' + hint if hint else ''}.")
+    return InvalidParameterError(f"The '{name}' parameter must be array-like of real numbers, "
+                                 f"got {what}{'; ' + hint if hint else ''}.")
 
 
 def as_plain_array(x: Any, name: str) -> Any:
@@ -329,23 +329,34 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
     return g
 
 
+def _id_kind(t: type) -> str:
+    return "number" if issubclass(t, int | float | np.integer | np.floating) else t.__name__
+
+
+_MISSING_ID_TYPES = ("NoneType", "NAType", "NaTType")
+
+
 def _check_object_ids(g: np.ndarray, name: str) -> None:
     """Object group ids must be comparable with each other (they are sorted): all numbers or all
     of one other type, none missing (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
-    reader and two to the code, and cannot be sorted together."""
-    first: tuple[str, int] | None = None
-    for i, v in enumerate(g.tolist()):
-        if v is None or type(v).__name__ in ("NAType", "NaTType") or (
-                isinstance(v, float) and not math.isfinite(v)):
-            raise ValueError(f"The '{name}' parameter must not hold missing or non-finite ids, "
-                             f"got {v!r} at index {i}.")
-        kind = "number" if isinstance(v, int | float) else type(v).__name__
-        if first is None:
-            first = (kind, i)
-        elif kind != first[0]:
-            raise TypeError(f"The '{name}' parameter must hold ids of one type (all numbers or "
-                            f"all strings, ...), got {g[first[1]]!r} ({first[0]}) at index "
-                            f"{first[1]} and {v!r} ({kind}) at index {i}.")
+    reader and two to the code, and cannot be sorted together. One pass over the types; the
+    offending index is looked for only on error."""
+    vals = g.tolist()
+    types = set(map(type, vals))
+    missing = [t for t in types if t.__name__ in _MISSING_ID_TYPES]
+    floats = [v for v in vals if isinstance(v, float)] if float in types else []
+    if missing or (floats and not np.isfinite(np.array(floats)).all()):
+        i, v = next((i, v) for i, v in enumerate(vals)
+                    if type(v).__name__ in _MISSING_ID_TYPES
+                    or (isinstance(v, float) and not math.isfinite(v)))
+        raise ValueError(f"The '{name}' parameter must not hold missing or non-finite ids, "
+                         f"got {v!r} at index {i}.")
+    if len({_id_kind(t) for t in types}) > 1:
+        first = _id_kind(type(vals[0]))
+        i, v = next((i, v) for i, v in enumerate(vals) if _id_kind(type(v)) != first)
+        raise TypeError(f"The '{name}' parameter must hold ids of one type (all numbers or "
+                        f"all strings, ...), got {vals[0]!r} ({first}) at index 0 and {v!r} "
+                        f"({_id_kind(type(v))}) at index {i}.")
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
