@@ -75,6 +75,9 @@ class NotRepresentableError(ValueError):
 
 
 _CONSTANT_AGGREGATE = "The aggregated label is constant: every scorer is optimal."
+#: Largest mixing weight used as given by :func:`effective_weights`; outside, ``a`` is rescaled.
+_A_RANGE = (2.0**-32, 2.0**32)
+
 
 def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     """Effective weights ``α_k = a_k / (π_k (1 − π_k))`` of loss aggregation (docs/theory.md §4).
@@ -82,7 +85,13 @@ def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
     Parameters
     ----------
     pi : array-like of shape (K,), priors strictly inside (0, 1)
-    a : array-like of shape (K,), optional, non-negative mixing weights (default 1)
+    a : array-like of shape (K,), optional, non-negative mixing weights (default 1). α is
+        defined up to a positive factor, and every use of it (the loss-aggregation scorer,
+        weight shares, dictator thresholds) is invariant to that factor: when the largest entry
+        of ``a`` lies outside [2**-32, 2**32], ``a`` is divided by it first, so that α is finite
+        and normal for any ``a`` (``a = [5e-324, 0]`` gives the α of ``a = [1, 0]``, not
+        subnormal values that round into ties; ``a = [1e308, 1e308]`` no infinities). Inside that
+        range α is exactly ``a / (π (1 − π))``.
 
     >>> effective_weights([0.5, 0.1]).round(4).tolist()
     [4.0, 11.1111]
@@ -103,6 +112,9 @@ def effective_weights(pi: ArrayLike, a: ArrayLike | None = None) -> np.ndarray:
             raise ValueError(f"The 'a' parameter must have one entry per label of 'pi' "
                              f"(shape {p.shape}), got shape {w.shape}.")
         check_nonnegative(w, "a")
+        top = w.max()
+        if top > 0 and not _A_RANGE[0] <= top <= _A_RANGE[1]:
+            w = w / top  # α is defined up to a factor: a normal, finite α for any a
     return w / (p * (1.0 - p))
 
 

@@ -158,7 +158,8 @@ def dictator_threshold(pi: ArrayLike, k: int, *, a: ArrayLike | None = None) -> 
         raise ValueError(f"dictator_threshold needs K >= 2 labels, got K={K}.")
     if not isinstance(k, (int, np.integer)) or not 0 <= k < K:
         raise ValueError(f"The 'k' parameter must be a label index in [0, {K}), got {k!r}.")
-    a_k = 1.0 if a is None else float(np.asarray(a, dtype=np.float64)[k])
+    # a_k on the scale of alpha (a / max a): effective weights at π = ½ are exactly 4 a
+    a_k = float(effective_weights(np.full(K, 0.5), a)[k] / 4.0)
     S = float(np.delete(alpha, k).sum())  # Σ_{j≠k} α_j, independent of pi[k]
     if a_k == 0.0:
         return (0.0, 1.0)
@@ -392,7 +393,7 @@ def report(
     tol : float ≥ 0, the near-tie tolerance
     reference_scores : array-like (n, K), optional
     sample_weight : array-like (n,), optional
-    label_names : sequence of K str, optional (default "y0", "y1", ...)
+    label_names : sequence of K distinct str, optional (default "y0", "y1", ...)
 
     Returns
     -------
@@ -412,11 +413,18 @@ def report(
     if label_names is None:
         names = [f"y{k}" for k in range(K)]
     else:
+        if isinstance(label_names, str | bytes):
+            raise TypeError(f"The 'label_names' parameter must be a sequence of {K} names, got "
+                            f"the string {label_names!r}.")
         names = [str(x) for x in label_names]
         if len(names) != K:
             raise ValueError(
                 f"The 'label_names' parameter must have {K} entries, got {len(names)}."
             )
+        dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if dup is not None:
+            raise ValueError(f"The 'label_names' parameter must hold {K} distinct names (they "
+                             f"label the report's rows), got {dup!r} twice in {names}.")
     aucs = multilabel_auc(Yb, s, sample_weight=w)
     if reference_scores is None:
         finite = aucs[np.isfinite(aucs)]
@@ -537,7 +545,7 @@ def label_vector_order(
     if not callable(kind):
         check_option(kind, "kind", ORDER_KINDS)
     if K is None:
-        K = len(np.atleast_1d(pi)) if pi is not None else 2
+        K = len(np.atleast_1d(check_array(pi, "pi", allow_empty=True))) if pi is not None else 2
         if K < 1:
             raise ValueError("The 'pi' parameter must have at least one label, got an empty array.")
     if not isinstance(K, (int, np.integer)) or K < 1:

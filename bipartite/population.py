@@ -375,21 +375,23 @@ class FiniteProblem:
 
     @classmethod
     def random(
-        cls, n: int, K: int, *, seed: int | np.random.Generator | None = None, deterministic: bool = False
+        cls, n: int, K: int, *, seed: int | np.random.Generator | None = None, deterministic: bool = False,
+        max_labels: int = MAX_LABELS,
     ) -> FiniteProblem:
         """A random problem: masses ~ Dirichlet(1); conditional joints ~ Dirichlet(1) over the
         ``2**K`` label vectors (arbitrary label dependence), or, with ``deterministic=True``, a
         single label vector per point drawn uniformly (η ∈ {0, 1}).
 
+        ``K`` is checked against ``max_labels`` (:data:`MAX_LABELS`, 20) before the (n, 2**K)
+        joint is allocated: ``K = 30`` would need 8 GiB per point, ``K = 2**31`` never ends.
+
         >>> FiniteProblem.random(4, 2, seed=0).n
         4
         """
-        if not isinstance(n, (int, np.integer)) or n < 1:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"The 'n' parameter must be a positive integer, got {n!r}.")
+        m = 2 ** check_n_labels(K, "K", max_labels=max_labels)
         rng = check_random_state(seed)
-        m = 2 ** int(K) if isinstance(K, (int, np.integer)) and K >= 1 else None
-        if m is None:
-            raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
         mass = rng.dirichlet(np.ones(n))
         mass = np.maximum(mass, 1e-6)
         mass /= mass.sum()

@@ -45,7 +45,12 @@ from bipartite._utils.tensors import (
     first_bad,
     safe_reduce,
 )
-from bipartite._utils.validation import check_option, check_positive, warn_undefined
+from bipartite._utils.validation import (
+    check_dense_tensor,
+    check_option,
+    check_positive,
+    warn_undefined,
+)
 
 __all__ = [
     "PAIR_LOSSES",
@@ -283,7 +288,7 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
             [1.0000, 0.0000, 1.0000],
             [0.0000, 0.0000, 0.0000]])
     """
-    if not isinstance(Y, torch.Tensor):
+    if not check_dense_tensor(Y, "Y"):  # sparse and meta tensors refused by name
         Y = torch.as_tensor(as_float_array(Y, "Y"))
     if Y.ndim < 2 or Y.numel() == 0:
         raise ValueError(

@@ -7,7 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bipartite import bayes, consistency, dictatorship, labels, pareto, population, surrogates
+from bipartite import (
+    bayes,
+    consistency,
+    dictatorship,
+    labels,
+    metrics,
+    pareto,
+    population,
+    surrogates,
+)
 from bipartite.population import FiniteProblem
 
 P = FiniteProblem.random(5, 2, seed=0)
@@ -85,7 +94,6 @@ def test_errors_are_both_value_and_type_errors_for_parameters():
 # --------------------------------------------------------------------------------------------------
 # Remaining failures of the reliability issue (fixed with the fuzz suite, tests/fuzz)
 # --------------------------------------------------------------------------------------------------
-from bipartite import metrics  # noqa: E402
 from bipartite.contrib import ap_training, lr2ppo  # noqa: E402
 from bipartite.learners import MLPRanker, XGBRanker, ranking_criterion  # noqa: E402
 
@@ -355,3 +363,197 @@ def test_learners_name_x_in_sklearn_validation_errors(X):
         MLPRanker(epochs=1, hidden=(2,)).fit(X, np.array([[0, 1], [1, 0]] * 3))
     with pytest.raises(ValueError, match="The 'X' parameter is not valid"):
         XGBRanker(n_estimators=1).fit(X, np.array([[0, 1], [1, 0]] * 3))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reliability round 3 (issue 22): silent wrong values, hangs and unclear errors
+# ---------------------------------------------------------------------------------------------
+_y8 = np.array([0, 1, 0, 1, 1, 0, 1, 0])
+_s8 = np.array([0.1, 0.9, 0.2, 0.8, 0.7, 0.35, 0.6, 0.4])
+_Y8 = np.c_[_y8, 1 - _y8]
+
+
+def _masked(a, at=0):
+    mask = np.zeros(np.shape(a), dtype=bool)
+    mask.flat[at] = True
+    return np.ma.masked_array(a, mask=mask)
+
+
+@pytest.mark.parametrize("fn, kw, name", [
+    (metrics.auc, dict(y_true=_masked(_y8), y_score=_s8), "y_true"),
+    (metrics.auc, dict(y_true=_y8, y_score=_masked(_s8)), "y_score"),
+    (metrics.auc, dict(y_true=_y8, y_score=_s8, sample_weight=_masked(np.ones(8))),
+     "sample_weight"),
+    (metrics.average_precision, dict(y_true=_masked(_y8), y_score=_s8), "y_true"),
+    (metrics.average_precision, dict(y_true=_y8, y_score=_masked(_s8, 3)), "y_score"),
+    (metrics.average_precision, dict(y_true=_y8, y_score=_s8,
+                                     sample_weight=_masked(np.ones(8))), "sample_weight"),
+    (metrics.multilabel_auc, dict(Y=_masked(_Y8), y_score=_s8), "Y"),
+    (metrics.multilabel_auc, dict(Y=_Y8, y_score=_masked(_s8)), "y_score"),
+    (metrics.multipartite_auc, dict(y_true=_masked(_y8 * 2), y_score=_s8), "y_true"),
+    (metrics.multipartite_auc, dict(y_true=_y8, y_score=_masked(_s8)), "y_score"),
+    (metrics.group_auc, dict(y_true=_y8, y_score=_s8, groups=_masked(_y8)), "groups"),
+    (surrogates.pairwise_loss, dict(scores=_masked(_s8[None]), labels=_y8[None]), "scores"),
+])
+def test_masked_arrays_are_refused_by_name(fn, kw, name):
+    """The mask is not honoured (documented): a masked array with a masked entry is refused by
+    name, instead of its hidden values being used."""
+    with pytest.raises(ValueError, match=f"'{name}'.*masked array with 1 masked entry"):
+        fn(**kw)
+
+
+def test_masked_arrays_without_masked_entries_are_their_data():
+    m = np.ma.masked_array(_s8)
+    assert metrics.auc(_y8, m) == metrics.auc(_y8, _s8)
+
+
+@pytest.mark.parametrize("bad, what", [
+    (_s8 + 1j, "complex"),
+    ((_s8 * 100).astype(np.int64).astype("datetime64[s]"), "datetimes"),
+    ((_s8 * 100).astype(np.int64).astype("timedelta64[s]"), "time differences"),
+    (np.array([(v,) for v in _s8], dtype=[("v", float)]), "structured"),
+    (_s8.astype(str), "strings"),
+])
+def test_foreign_score_dtypes_are_refused_by_name(bad, what):
+    for fn in (metrics.auc, metrics.average_precision):
+        with pytest.raises(TypeError, match=f"'y_score'.*{what}"):
+            fn(_y8, bad)
+
+
+@pytest.mark.parametrize("labels", [
+    _y8.astype("datetime64[D]"), _y8.astype("timedelta64[D]"), _y8 + 0j])
+def test_foreign_label_dtypes_are_refused_by_name(labels):
+    with pytest.raises(TypeError, match="'y_true'"):
+        metrics.auc(labels, _s8)
+    with pytest.raises(TypeError, match="'y_true'"):
+        metrics.multipartite_auc(labels, _s8)
+
+
+def test_tensors_that_require_grad_are_detached_by_numpy_metrics():
+    """Decision (documented in check_array): a metric needs no gradient, and the values are
+    exact, so a tensor that requires grad is detached rather than refused."""
+    import torch
+
+    t = torch.tensor(_s8, requires_grad=True)
+    assert metrics.auc(_y8, t) == metrics.auc(_y8, _s8)
+    assert metrics.average_precision(_y8, t) == metrics.average_precision(_y8, _s8)
+
+
+@pytest.mark.parametrize("fn", ["pairwise_loss", "lsep_loss", "ap_risk", "smooth_ap_loss",
+                                "quadlinear_ap_loss", "rlsep_loss"])
+@pytest.mark.parametrize("form", ["meta", "sparse"])
+def test_surrogates_refuse_meta_and_sparse_tensors_by_name(fn, form):
+    import torch
+
+    scores = torch.tensor(_s8[None])
+    x = torch.empty((1, 8), device="meta") if form == "meta" else scores.to_sparse()
+    other = torch.tensor([[2, 0, 1, 0, 0, 3, 1, 0]]) if fn == "rlsep_loss" else \
+        torch.tensor(_y8[None], dtype=torch.float64)
+    with pytest.raises(TypeError, match="'scores'.*" + ("meta" if form == "meta" else "sparse")):
+        getattr(surrogates, fn)(x, other)
+    with pytest.raises(TypeError, match="'(labels|ranks)'"):
+        getattr(surrogates, fn)(scores, other.to_sparse() if form == "sparse"
+                                else torch.empty(other.shape, device="meta"))
+
+
+def test_scipy_sparse_matrices_are_refused_by_name():
+    from scipy import sparse
+
+    with pytest.raises(TypeError, match="'Y'.*sparse.*toarray"):
+        metrics.multilabel_auc(sparse.csr_matrix(_Y8), _s8)
+
+
+@pytest.mark.parametrize("ids, match", [
+    ([0, 0, 0, 0, "0", "0", "0", "0"], "'groups'.*one type.*0.*'0'"),
+    (np.array([0, 0, 0, 0, "0", "0", "0", "0"], dtype=object), "'groups'.*one type"),
+    ([0, 0, 0, 0, None, 1, 1, 1], "'groups'.*missing.*None at index 4"),
+    (np.array([1, 1, 1, 1, 2, 2, 2, 2], dtype="datetime64[D]"), "'groups'.*datetime64"),
+])
+def test_query_ids_of_mixed_types_or_missing_are_refused_by_name(ids, match):
+    with pytest.raises((TypeError, ValueError), match=match):
+        metrics.group_auc(_y8, _s8, groups=ids)
+    with pytest.raises((TypeError, ValueError), match=match):
+        metrics.ndcg_at_k(_y8, _s8, groups=ids)
+
+
+def test_report_refuses_duplicate_label_names():
+    with pytest.raises(ValueError, match="'label_names'.*distinct.*'a' twice"):
+        dictatorship.report(_Y8, _s8, label_names=["a", "a"])
+    with pytest.raises(TypeError, match="'label_names'"):
+        dictatorship.report(_Y8, _s8, label_names="ab")
+
+
+def test_random_problem_checks_max_labels_before_allocating():
+    """FiniteProblem.random(5, 2**31) used to hang and (5, 30) to raise an 8 GiB MemoryError."""
+    import time
+
+    for K in (2**31, 30, 21):
+        t0 = time.perf_counter()
+        with pytest.raises(ValueError, match=f"'K' = {K} labels.*max_labels = 20"):
+            FiniteProblem.random(5, K)
+        assert time.perf_counter() - t0 < 1.0
+    assert FiniteProblem.random(2, 21, max_labels=21, seed=0).K == 21  # raised deliberately
+    with pytest.raises(ValueError, match="'K'"):
+        FiniteProblem.random(5, True)
+
+
+def test_loss_aggregation_rescales_tiny_and_huge_mixing_weights():
+    """a = [5e-324, 0] gave subnormal scores that tie where a = [1, 0] does not."""
+    eta = np.array([[0.9, 0.2], [0.3, 0.3], [0.1, 0.8], [0.6, 0.5], [0.31, 0.0]])
+    pi = [0.4, 0.3]
+    want = bayes.loss_aggregation(eta, pi, a=[1.0, 0.0])
+    np.testing.assert_array_equal(bayes.loss_aggregation(eta, pi, a=[5e-324, 0.0]), want)
+    assert len(np.unique(want)) == len(want)
+    huge = bayes.loss_aggregation(eta, pi, a=[1.7e308, 1.7e308])
+    assert np.all(np.isfinite(huge))
+    np.testing.assert_allclose(huge, bayes.loss_aggregation(eta, pi, a=[1.0, 1.0]), rtol=1e-15)
+    # inside [2**-32, 2**32] a is used as given (alpha = a / (pi (1 - pi)))
+    np.testing.assert_allclose(bayes.effective_weights([0.5, 0.1], [2.0, 1.0]), [8.0, 1 / 0.09])
+
+
+def test_pareto_dominance_is_exact_on_huge_integers():
+    P = np.array([[2**62 + 1, 0], [2**62, 0]])
+    assert pareto.pareto_filter(P).tolist() == [True, False]
+    assert pareto.pareto_filter(P, maximize=False).tolist() == [False, True]
+    assert pareto.pareto_filter(P.astype(np.uint64) + np.uint64(2**62)).tolist() == [True, False]
+    assert pareto.dominates([2**62 + 1, 0], [2**62, 0])
+    assert not pareto.dominates([2**62, 0], [2**62 + 1, 0])
+
+
+def _letor_head(rows: int = 40) -> bytes:
+    from bipartite.data import data_file
+
+    src = data_file("letor/mq2008_S1.txt")
+    if src is None:
+        pytest.skip("letor/mq2008_S1.txt is not in the data folder")
+    with open(src, "rb") as fh:
+        return b"".join(fh.readline() for _ in range(rows))
+
+
+def test_letor_file_cut_mid_line_is_refused_with_file_and_line(tmp_path):
+    """D2: `head -c -250 mq2008_S1.txt` loaded with the rest of its last row silently 0."""
+    from bipartite.data import load_letor
+
+    data = _letor_head()
+    path = tmp_path / "cut.txt"
+    path.write_bytes(data[:-250])
+    with pytest.raises(ValueError, match=rf"{path}:40: truncated file: the last row has"):
+        load_letor(path)
+    whole = tmp_path / "whole.txt"
+    whole.write_bytes(data.rstrip(b"\n"))  # a complete last row without its newline is valid
+    assert load_letor(whole).X.shape[0] == 40
+
+
+def test_bank_marketing_field_over_the_csv_limit_names_file_and_line(tmp_path):
+    from bipartite.data import data_file, load_bank_marketing
+
+    src = data_file("bank_marketing_full.csv")
+    if src is None:
+        pytest.skip("bank_marketing_full.csv is not in the data folder")
+    with open(src) as fh:
+        lines = [fh.readline() for _ in range(6)]
+    lines[4] = "x" * 140_000 + lines[4]
+    path = tmp_path / "big.csv"
+    path.write_text("".join(lines))
+    with pytest.raises(ValueError, match=rf"{path}:5: malformed CSV line \(field larger"):
+        load_bank_marketing(path)

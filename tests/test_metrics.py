@@ -625,3 +625,74 @@ def test_labels_of_any_byte_order_and_integer_type(dtype):
     assert auc(y.astype(dtype), s) == pytest.approx(want, abs=1e-15)
     Y = np.c_[y, 1 - y].astype(dtype)
     np.testing.assert_allclose(multilabel_auc(Y, s), [want, 1 - want], atol=1e-15)
+
+
+# ---- issue 22: integers beyond 2**53 are ranked as integers; AP weights normalised ---------------
+def _huge_integer_forms(r):
+    """Integer scores that order like the small non-negative ints ``r`` but lie past 2**53, where
+    float64 rounds neighbours into ties."""
+    return {"int64": np.int64(2**62) + r, "negative_int64": r - np.int64(2**62),
+            "uint64": np.uint64(2**63) + r.astype(np.uint64),
+            "python_int": [2**80 + int(v) for v in r]}
+
+
+def test_huge_integer_scores_are_ranked_exactly():
+    """The issue's reproducer and every AUC-type metric against scikit-learn (and the slow
+    reference) on the exact ranks; a float64 conversion would tie neighbouring integers."""
+    from bipartite.diagnostics import delong_auc_variance
+
+    assert auc([0, 1], np.array([2**62, 2**62 + 1])) == 1.0
+    assert auc([0, 1], [2**62, 2**62 + 1]) == 1.0
+    assert average_precision([0, 1], np.array([2**62 + 1, 2**62])) == 0.5
+    rng = np.random.default_rng(22)
+    for _ in range(5):
+        n = 40
+        r = rng.integers(0, 12, size=n)  # many ties among the ranks too
+        y = rng.integers(0, 2, size=n)
+        Y = rng.integers(0, 2, size=(n, 3))
+        w = rng.uniform(0.1, 2.0, size=n)
+        for form, s in _huge_integer_forms(r).items():
+            assert auc(y, s) == pytest.approx(roc_auc_score(y, r), abs=1e-15), form
+            assert auc(y, s, sample_weight=w) == pytest.approx(slow_auc(y, r, w), abs=1e-14), form
+            assert average_precision(y, s, sample_weight=w) == pytest.approx(
+                average_precision_score(y, r, sample_weight=w), abs=1e-15), form
+            np.testing.assert_allclose(multilabel_auc(Y, s),
+                                       [roc_auc_score(Y[:, k], r) for k in range(3)], atol=1e-15)
+            assert delong_auc_variance(y, s)[0] == pytest.approx(roc_auc_score(y, r), abs=1e-15)
+            assert group_auc(y, s, groups=np.arange(n) % 3) == pytest.approx(
+                group_auc(y, r.astype(float), groups=np.arange(n) % 3), abs=1e-15)
+
+
+@pytest.mark.parametrize("costs", ["uniform", "linear", "squared", "gain"])
+def test_huge_integer_ordinal_levels_are_shifted_exactly(costs):
+    """``2**62 + levels`` gave NaN with a false 'fewer than two levels' warning. Every cost family
+    depends on the levels through their order and differences only (gain up to a factor)."""
+    import warnings
+
+    rng = np.random.default_rng(5)
+    levels = rng.integers(0, 4, size=30)
+    s = rng.normal(size=30)
+    want = multipartite_auc(levels, s, costs=costs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no UndefinedMetricWarning
+        assert multipartite_auc(2**62 + levels, s, costs=costs) == pytest.approx(want, rel=1e-14)
+        assert multipartite_auc(np.uint64(2**63) + levels.astype(np.uint64), s,
+                                costs=costs) == pytest.approx(want, rel=1e-14)
+        assert multipartite_auc([2**70 + int(v) for v in levels], s,
+                                costs=costs) == pytest.approx(want, rel=1e-14)
+    with pytest.raises(ValueError, match="'y_true'.*span less than 2\\*\\*53"):
+        multipartite_auc(np.r_[0, 2**62, 2**62 + 1], [0.1, 0.2, 0.3])
+
+
+@pytest.mark.parametrize("scale", [1.7e308, 1e-300, 5e-324 * 2**40])
+def test_average_precision_is_invariant_to_scaling_the_weights(scale):
+    """sample_weight = np.full(n, 1.7e308) gave 0.0 (the weight sums overflowed)."""
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, size=8)
+    y[:2] = (0, 1)
+    s = rng.normal(size=8)
+    w = rng.uniform(0.5, 1.0, size=8)
+    want = average_precision_score(y, s, sample_weight=w)
+    assert average_precision(y, s, sample_weight=w * scale) == pytest.approx(want, rel=1e-12)
+    assert average_precision(y, s, sample_weight=np.full(8, scale)) == pytest.approx(
+        average_precision_score(y, s), rel=1e-12)

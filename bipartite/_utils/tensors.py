@@ -13,6 +13,8 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
+from bipartite._utils.validation import as_plain_array, check_array, check_dense_tensor
+
 __all__ = ["as_elementwise", "as_float_array", "as_like", "as_scores", "as_where",
            "check_binary_where", "check_finite_where", "check_generator", "first_bad",
            "positive_strides", "safe_reduce", "show"]
@@ -38,8 +40,9 @@ def positive_strides(arr: np.ndarray) -> np.ndarray:
 
 
 def as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndim: int = 1) -> torch.Tensor:
-    """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension."""
-    if not isinstance(scores, torch.Tensor):
+    """Floating tensor with at least ``min_ndim`` dims and a non-empty last dimension. Sparse and
+    meta-device tensors are refused by name (:func:`check_dense_tensor`)."""
+    if not check_dense_tensor(scores, name):
         scores = torch.as_tensor(as_float_array(scores, name))
     if not torch.is_floating_point(scores):
         raise TypeError(
@@ -59,7 +62,7 @@ def as_scores(scores: torch.Tensor | ArrayLike, name: str = "scores", *, min_ndi
 
 def as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> torch.Tensor:
     """``x`` as a tensor of the same shape, dtype and device as ``scores``."""
-    if not isinstance(x, torch.Tensor):
+    if not check_dense_tensor(x, name):
         x = torch.as_tensor(as_float_array(x, name))
     if tuple(x.shape) != tuple(scores.shape):
         raise ValueError(
@@ -70,14 +73,10 @@ def as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> tor
 
 
 def as_float_array(x: ArrayLike, name: str) -> np.ndarray:
-    """``np.asarray(x, float64)`` that names ``name`` when ``x`` holds no numbers."""
-    try:
-        return positive_strides(np.asarray(x, dtype=np.float64))
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"The '{name}' parameter must be a tensor or array-like of numbers, "
-            f"got {type(x).__name__}: {exc}"
-        ) from None
+    """``x`` as a float64 array of any shape through the one conversion
+    (:func:`bipartite._utils.validation.check_array`: foreign dtypes, masked entries and sparse
+    input refused by name); NaN/inf are left to the caller's masked check."""
+    return check_array(x, name, allow_empty=True, finite=False)
 
 
 def as_elementwise(x: torch.Tensor | ArrayLike, name: str = "x") -> torch.Tensor:
@@ -86,7 +85,8 @@ def as_elementwise(x: torch.Tensor | ArrayLike, name: str = "x") -> torch.Tensor
     A tensor keeps its dtype and device (an integer tensor too); other input goes through
     ``torch.as_tensor`` as before (a list of floats gives the default dtype).
     """
-    if not isinstance(x, torch.Tensor):
+    if not check_dense_tensor(x, name):
+        x = as_plain_array(x, name)
         try:
             probe = np.asarray(x)
             if probe.dtype.kind not in "biuf":
@@ -110,8 +110,8 @@ def as_where(where: torch.Tensor | ArrayLike, scores: torch.Tensor) -> torch.Ten
     """Boolean validity mask of the shape of ``scores`` (all True when ``where`` is None)."""
     if where is None:
         return torch.ones(scores.shape, dtype=torch.bool, device=scores.device)
-    if not isinstance(where, torch.Tensor):
-        where = torch.as_tensor(positive_strides(np.asarray(where)))
+    if not check_dense_tensor(where, "where"):
+        where = torch.as_tensor(positive_strides(np.asarray(as_plain_array(where, "where"))))
     if where.dtype != torch.bool:
         raise TypeError(f"The 'where' parameter must be a boolean mask, got dtype {where.dtype}.")
     if tuple(where.shape) != tuple(scores.shape):

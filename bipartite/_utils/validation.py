@@ -8,8 +8,10 @@ and return NaN.
 from __future__ import annotations
 
 import math
+import sys
 import warnings
 from collections.abc import Callable, Iterable
+from fractions import Fraction
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,6 +21,9 @@ __all__ = [
     "InvalidParameterError",
     "ProblemLike",
     "UndefinedMetricWarning",
+    "as_numeric_array",
+    "as_plain_array",
+    "check_dense_tensor",
     "check_positive",
     "check_problem",
     "check_real",
@@ -60,6 +65,130 @@ def _show(value: Any, limit: int = 8) -> str:
     return f"array of shape {arr.shape} starting {flat}"
 
 
+#: Largest magnitude below which every integer is exact in float64 (2**53).
+EXACT_FLOAT_INT = 2**53
+
+#: ``exact_integers`` modes of :func:`check_array`.
+_EXACT_MODES = (None, "order", "shift")
+
+
+def _refuse(name: str, what: str, hint: str = "") -> InvalidParameterError:
+    """The error for input that is not numbers (a ValueError and a TypeError)."""
+    return InvalidParameterError(f"The '{name}' parameter must be array-like of real numbers, "
+                                 f"got {what}{'; ' + hint if hint else ''}.")
+
+
+def as_plain_array(x: Any, name: str) -> Any:
+    """``x`` without the wrappers whose meaning a plain NumPy conversion would drop or garble;
+    every conversion of array input (:func:`check_array`, :func:`check_group_ids`, the tensor
+    helpers) goes through it first.
+
+    * A **masked array** with a masked entry is refused by name (the mask is not honoured: pass
+      ``x.compressed()`` with the matching rows of the other arguments, or ``x.filled(v)``); one
+      with no masked entry is its data.
+    * A **torch tensor** is detached and moved to the CPU (its values are exact; a metric needs no
+      gradient); one on the ``meta`` device (no values) or in a sparse layout is refused by name.
+    * A **sparse matrix or array** (scipy.sparse, torch sparse) is refused by name: its implicit
+      zeros are values (pass ``x.toarray()``).
+
+    Anything else is returned as it is. Torch and SciPy are not imported here: a tensor can only
+    exist if torch is loaded.
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            idx = tuple(int(i) for i in np.argwhere(mask)[0])
+            raise _refuse(name, f"a masked array with {int(mask.sum())} masked "
+                          f"entr{'y' if mask.sum() == 1 else 'ies'} (first at index "
+                          f"{idx[0] if len(idx) == 1 else idx})",
+                          "masks are not honoured: drop the masked rows (x.compressed(), with the "
+                          "same rows of the other arguments) or fill them (x.filled(value))")
+        return np.ma.getdata(x)
+    if check_dense_tensor(x, name):
+        return x.detach().cpu()
+    sparse = sys.modules.get("scipy.sparse")
+    if sparse is not None and sparse.issparse(x):
+        raise _refuse(name, f"a sparse {type(x).__name__} of shape {x.shape}",
+                      "pass x.toarray()")
+    return x
+
+
+def as_numeric_array(x: Any, name: str) -> np.ndarray:
+    """``np.asarray(x)`` of input that :func:`as_plain_array` accepts, refusing by name the dtypes
+    that are not numbers: complex (a float conversion drops the imaginary part), datetime64,
+    timedelta64 (they convert to counts of their unit), structured and string dtypes. Booleans,
+    integers, reals and object arrays (checked element by element on conversion) pass."""
+    raw = np.asarray(as_plain_array(x, name))
+    kind = raw.dtype.kind
+    if kind in "cMmVSU":
+        what = ("complex numbers (Complex data not supported: a float conversion would drop "
+                "the imaginary part)" if kind == "c"
+                else "a structured array" if kind == "V" else "strings" if kind in "SU"
+                else "datetimes" if kind == "M" else "time differences")
+        raise _refuse(name, f"{what} (dtype {raw.dtype})")
+    return raw
+
+
+def check_dense_tensor(x: Any, name: str) -> bool:
+    """Whether ``x`` is a torch tensor; a sparse one or one on the ``meta`` device (no values) is
+    refused by name. The one check of both, for NumPy conversion (:func:`as_plain_array`) and the
+    torch losses (``bipartite._utils.tensors``)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(x, torch.Tensor):
+        return False
+    if x.layout != torch.strided:
+        raise _refuse(name, f"a sparse torch tensor (layout {x.layout})", "pass x.to_dense()")
+    if x.is_meta:
+        raise _refuse(name, "a tensor on the 'meta' device (it holds no values)")
+    return True
+
+
+def _exact_integer_values(raw: np.ndarray, name: str, mode: str) -> np.ndarray | None:
+    """float64 values of integer input that float64 cannot hold exactly (some |x| > 2**53), for
+    an argument used only through its order (``mode="order"``: exact dense ranks, per column of
+    a 2-D array) or through its order and differences (``mode="shift"``: ``x − min x``, exact
+    while the values span less than 2**53; refused by name otherwise). None when a plain float64
+    conversion is exact (or the input holds no integers)."""
+    if raw.dtype.kind in "iu":
+        if raw.size == 0 or raw.dtype.itemsize < 8:
+            return None
+        lo, hi = int(raw.min()), int(raw.max())
+        vals = raw
+    elif raw.dtype == object:
+        flat = raw.ravel()
+        if not any(isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_)
+                   and abs(int(v)) > EXACT_FLOAT_INT for v in flat):
+            return None
+        bad = next((i for i, v in enumerate(flat) if not isinstance(v, int | float | np.integer
+                                                                      | np.floating)
+                    or (isinstance(v, float | np.floating) and not math.isfinite(v))), None)
+        if bad is not None:
+            raise _refuse(name, f"an object array holding {flat[bad]!r} at index {bad} beside "
+                          "integers")
+        vals = np.array([Fraction(int(v)) if isinstance(v, int | np.integer) else Fraction(v)
+                         for v in flat], dtype=object).reshape(raw.shape)
+        lo, hi = min(flat), max(flat)
+    else:
+        return None
+    if max(abs(lo), abs(hi)) <= EXACT_FLOAT_INT:
+        return None
+    if mode == "shift":
+        if hi - lo >= EXACT_FLOAT_INT:
+            raise ValueError(
+                f"The '{name}' parameter must span less than 2**53 when it holds integers beyond "
+                f"2**53 (its differences are used and float64 cannot hold them exactly), got "
+                f"values from {lo} to {hi}.")
+        if vals.dtype == object:
+            return np.array([float(v - Fraction(lo)) for v in vals.ravel()]).reshape(raw.shape)
+        if vals.dtype.kind == "u":
+            return (vals - np.uint64(lo)).astype(np.float64)
+        return (vals.astype(np.int64) - np.int64(lo)).astype(np.float64)
+    if vals.ndim <= 1:
+        return np.unique(vals.ravel(), return_inverse=True)[1].astype(np.float64).reshape(raw.shape)
+    cols = [np.unique(vals[:, j], return_inverse=True)[1] for j in range(vals.shape[1])]
+    return np.stack(cols, axis=1).astype(np.float64).reshape(raw.shape)
+
+
 def check_array(
     x: ArrayLike,
     name: str,
@@ -68,8 +197,22 @@ def check_array(
     dtype: DTypeLike = np.float64,
     allow_empty: bool = False,
     finite: bool = True,
+    exact_integers: str | None = None,
 ) -> np.ndarray:
-    """Convert ``x`` to an ndarray and check dimensions and finiteness.
+    """Convert ``x`` to an ndarray and check dimensions and finiteness: the one conversion of
+    numeric array arguments.
+
+    Accepted: arrays, lists, pandas objects and tensors of booleans, integers and reals (object
+    arrays of such numbers included). Refused by name: complex numbers (the imaginary part would
+    be dropped), datetime64/timedelta64, structured and string dtypes, masked arrays with masked
+    entries, sparse matrices and tensors, and meta-device tensors (:func:`as_plain_array`).
+    A tensor that requires grad is detached (the values are exact).
+
+    ``exact_integers`` says how the argument uses its values, for integers beyond 2**53 (which
+    float64 would round, making distinct values tie): ``"order"`` (scores, Pareto points: only
+    their order, per column) replaces them by their exact ranks; ``"shift"`` (ordinal levels:
+    order and differences) subtracts their minimum exactly (refused when they span 2**53 or
+    more). ``None``: plain float64 conversion (weights, probabilities, features).
 
     >>> check_array([1, 2], "y_score").dtype
     dtype('float64')
@@ -77,15 +220,20 @@ def check_array(
     Traceback (most recent call last):
     ...
     ValueError: The 'y_score' parameter must be 1-dimensional, got an array of shape (1, 1).
+    >>> check_array([2**62, 2**62 + 1], "y_score", exact_integers="order").tolist()
+    [0.0, 1.0]
     """
+    if exact_integers not in _EXACT_MODES:
+        raise ValueError(f"exact_integers must be one of {_EXACT_MODES}, got {exact_integers!r}")
+    x = as_plain_array(x, name)
     try:
-        arr = np.asarray(x)
-        # complex -> real would silently drop the imaginary parts
-        if arr.dtype.kind == "c" and dtype is not None and np.dtype(dtype).kind in "biuf":
-            arr = None
-        elif dtype is not None:
-            arr = arr.astype(dtype, copy=False)
+        raw = as_numeric_array(x, name)
+        exact = None if exact_integers is None else _exact_integer_values(raw, name,
+                                                                          exact_integers)
+        arr = exact if exact is not None else np.asarray(raw, dtype=dtype)
     except (TypeError, ValueError) as exc:
+        if str(exc).startswith(f"The '{name}' parameter"):
+            raise  # ours, naming the argument
         raise TypeError(
             f"The '{name}' parameter must be array-like of numbers, got {type(x).__name__}: {exc}"
         ) from None
@@ -157,7 +305,9 @@ def check_consistent_length(**arrays: Any) -> int:
 def check_group_ids(groups: ArrayLike, name: str = "groups", *,
                     allow_empty: bool = False) -> np.ndarray:
     """Group (query) ids: a 1-D array of hashable values, returned as an array. Numeric ids must
-    be finite: a NaN id equals no other, so its rows would silently become one-row groups.
+    be finite: a NaN id equals no other, so its rows would silently become one-row groups. Ids
+    of mixed types (``0`` beside ``'0'``) and missing ids (None) are refused by name, as are
+    complex, datetime and structured ids and masked arrays with masked entries.
 
     >>> check_group_ids([0.0, float("nan")], "qid")
     Traceback (most recent call last):
@@ -167,13 +317,21 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
     if isinstance(groups, str | bytes):
         raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "
                         f"got {groups!r}.")
-    g = np.asarray(groups)
+    plain = as_plain_array(groups, name)
+    g = np.asarray(plain)
+    if g.dtype.kind in "US" and not isinstance(plain, np.ndarray):
+        _check_object_ids(np.asarray(plain, dtype=object).ravel(), name)  # [0, '0'] -> '0', '0'
+    if g.dtype.kind in "cMmV":
+        raise TypeError(f"The '{name}' parameter must hold group ids (integers, reals or "
+                        f"strings), got dtype {g.dtype}.")
     if g.ndim != 1:
         raise ValueError(f"The '{name}' parameter must be 1-dimensional, got shape {g.shape}.")
     if g.size == 0 and not allow_empty:
         raise ValueError(f"The '{name}' parameter must not be empty, got shape {g.shape}.")
     if g.dtype.kind in "fc":
         check_finite(g, name)
+    elif g.dtype == object:
+        _check_object_ids(g, name)
     return g
 
 
@@ -240,6 +398,35 @@ def require_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 4) -> tu
     if q is None:
         raise TypeError(f"{owner} missing the required argument 'qid' (the query ids).")
     return q, name
+
+def _id_kind(t: type) -> str:
+    return "number" if issubclass(t, int | float | np.integer | np.floating) else t.__name__
+
+
+_MISSING_ID_TYPES = ("NoneType", "NAType", "NaTType")
+
+
+def _check_object_ids(g: np.ndarray, name: str) -> None:
+    """Object group ids must be comparable with each other (they are sorted): all numbers or all
+    of one other type, none missing (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
+    reader and two to the code, and cannot be sorted together. One pass over the types; the
+    offending index is looked for only on error."""
+    vals = g.tolist()
+    types = set(map(type, vals))
+    missing = [t for t in types if t.__name__ in _MISSING_ID_TYPES]
+    floats = [v for v in vals if isinstance(v, float)] if float in types else []
+    if missing or (floats and not np.isfinite(np.array(floats)).all()):
+        i, v = next((i, v) for i, v in enumerate(vals)
+                    if type(v).__name__ in _MISSING_ID_TYPES
+                    or (isinstance(v, float) and not math.isfinite(v)))
+        raise ValueError(f"The '{name}' parameter must not hold missing or non-finite ids, "
+                         f"got {v!r} at index {i}.")
+    if len({_id_kind(t) for t in types}) > 1:
+        first = _id_kind(type(vals[0]))
+        i, v = next((i, v) for i, v in enumerate(vals) if _id_kind(type(v)) != first)
+        raise TypeError(f"The '{name}' parameter must hold ids of one type (all numbers or "
+                        f"all strings, ...), got {vals[0]!r} ({first}) at index 0 and {v!r} "
+                        f"({_id_kind(type(v))}) at index {i}.")
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:

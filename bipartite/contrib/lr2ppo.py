@@ -50,6 +50,7 @@ from bipartite._utils.torch import torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,
+    check_dense_tensor,
     check_group_ids,
     check_nonnegative,
     check_positive,
@@ -420,12 +421,8 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     ``n``, that of ``p1``, when given), named in every error."""
     import torch
 
-    if not isinstance(x, torch.Tensor):
-        try:
-            x = torch.as_tensor(np.array(x, dtype=np.float64))  # a copy: no negative strides
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"The '{name}' parameter must be a tensor or array-like of numbers, "
-                            f"got {type(x).__name__}: {exc}") from None
+    if not check_dense_tensor(x, name):  # sparse and meta tensors refused by name
+        x = torch.as_tensor(check_array(x, name, allow_empty=True, finite=False).copy())
     if x.dtype == torch.bool or x.is_complex() or (floating and not torch.is_floating_point(x)):
         raise TypeError(f"The '{name}' parameter must be a "
                         f"{'floating-point' if floating else 'real'} tensor, got dtype {x.dtype}.")

@@ -85,6 +85,29 @@ def _is_utf8(raw: bytes) -> bool:
     return True
 
 
+class _checked_rows:
+    """A csv reader whose errors (a field over ``csv.field_size_limit()``, 128 KiB by default; a
+    NUL byte; a quote left open at the end) name the file and the line."""
+
+    def __init__(self, path: Path, reader) -> None:
+        self.path, self.reader = path, reader
+
+    @property
+    def line_num(self) -> int:
+        return self.reader.line_num
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> list[str]:
+        try:
+            return next(self.reader)
+        except csv.Error as exc:
+            raise ValueError(f"{self.path}:{self.reader.line_num}: malformed CSV line ({exc}; "
+                             f"the field size limit is {csv.field_size_limit()} characters)"
+                             ) from None
+
+
 def _read_rows(path: Path) -> dict[str, list]:
     """Parse the CSV (``,`` or ``;``, quoted or not) into columns, checking every row; a bad row
     raises ``ValueError`` naming ``file:line``."""
@@ -95,7 +118,7 @@ def _read_rows(path: Path) -> dict[str, list]:
                              f"{','.join(_COLUMNS[:-1])},y")
         delimiter = ";" if first.count(";") > first.count(",") else ","
         fh.seek(0)
-        reader = csv.reader(fh, delimiter=delimiter, quotechar='"')
+        reader = _checked_rows(path, csv.reader(fh, delimiter=delimiter, quotechar='"'))
         header = [h.strip().lower() for h in next(reader)]
         if sorted(header) != sorted(_COLUMNS) or len(header) != len(_COLUMNS):
             raise ValueError(f"{path}:1: unexpected header {header}; expected the 17 Bank "

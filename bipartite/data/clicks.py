@@ -12,7 +12,7 @@ from sklearn.utils import Bunch
 
 from bipartite._utils.validation import (
     check_array,
-    check_finite,
+    check_group_ids,
     check_random_state,
     check_real,
 )
@@ -84,17 +84,11 @@ def simulate_clicks(
             f"The 'relevance' parameter must hold non-negative integer grades, got {g[i]:g} "
             f"at index {i}."
         )
-    if isinstance(qid, str | bytes):
-        raise TypeError(f"The 'qid' parameter must be a 1-D array-like of query ids, got {qid!r}.")
-    q = np.asarray(qid)
-    if q.ndim != 1:
-        raise ValueError(f"The 'qid' parameter must be 1-dimensional, got shape {q.shape}.")
+    q = check_group_ids(qid, "qid")  # 1-D, finite, one type, none missing
     if len(q) != len(g):
         raise ValueError(
             f"Inconsistent numbers of samples: 'relevance' has {len(g)}, 'qid' has {len(q)}."
         )
-    if q.dtype.kind in "fc":
-        check_finite(q, "qid")  # a NaN id equals no other: its rows would each be a query
     s = check_array(base_scores, "base_scores", ndim=1)
     if len(s) != len(g):
         raise ValueError(

@@ -71,10 +71,12 @@ def _scan_rows(path: Path, *, want_qid: bool) -> tuple[np.ndarray | None, np.nda
     """One pass over the lines as sklearn reads them (text after ``#`` dropped, blank lines
     skipped): the qid of every data row (if ``want_qid``) and its 1-based line number.
 
-    Raises ``ValueError`` naming ``file:line`` for a data row without a valid ``qid:`` token.
+    Raises ``ValueError`` naming ``file:line`` for a data row without a valid ``qid:`` token,
+    and for a truncated last row (:func:`_truncated_last_row`).
     """
     qids: list[int] = []
     lines: list[int] = []
+    rows: tuple[bytes, bytes] = (b"", b"")  # the last two data rows
     with _open_binary(path) as fh:
         for lineno, raw in enumerate(fh, 1):
             if lineno == 1:
@@ -83,6 +85,7 @@ def _scan_rows(path: Path, *, want_qid: bool) -> tuple[np.ndarray | None, np.nda
             if m is None:
                 continue
             lines.append(lineno)
+            rows = (rows[1], raw)
             if not want_qid:
                 continue
             tok = m.group(2)
@@ -103,8 +106,31 @@ def _scan_rows(path: Path, *, want_qid: bool) -> tuple[np.ndarray | None, np.nda
                     f"{path}:{lineno}: qid {q} is out of range (|qid| < 2**53)"
                 )
             qids.append(q)
+    problem = _truncated_last_row(*rows)
+    if problem:
+        raise ValueError(f"{path}:{lines[-1]}: truncated file: the last row {problem}; "
+                         f"{_excerpt(rows[1])}")
     lines_arr = np.asarray(lines, dtype=np.int64)
     return (np.asarray(qids, dtype=np.int64) if want_qid else None), lines_arr
+
+
+def _truncated_last_row(before: bytes, last: bytes) -> str | None:
+    """Why the last data row ``last`` (the row before it: ``before``) is cut short, or None.
+
+    LETOR rows are dense: every row lists the same features. A last row without its newline that
+    lists fewer ``index:value`` tokens than the row before, or lost the ``#`` comment that row
+    has (the cut may then be inside its last value), is a truncated file, not a row whose
+    remaining features are 0. A last row without newline that is complete is accepted."""
+    if not before or last.endswith(b"\n"):
+        return None
+    n_before = len(before.split(b"#", 1)[0].split())
+    n_last = len(last.split(b"#", 1)[0].split())
+    if n_last < n_before:
+        return (f"has {n_last} tokens where the row before has {n_before}, and no final "
+                "newline")
+    if b"#" in before and b"#" not in last:
+        return "lost the '#' comment that the row before has, and has no final newline"
+    return None
 
 
 def _excerpt(raw: bytes, limit: int = 80) -> str:

@@ -90,7 +90,7 @@ def ci_percentile(reps: np.ndarray, level: float) -> tuple[float, float, float]:
 # --------------------------------------------------------------------------------------------
 def _check_binary_scores(y_true: ArrayLike, scores: Sequence[ArrayLike], sample_weight: ArrayLike | None):
     y = check_binary(y_true, "y_true")
-    ss = [check_array(s, name, ndim=1) for name, s in scores]
+    ss = [check_array(s, name, ndim=1, exact_integers="order") for name, s in scores]
     check_consistent_length(y_true=y, **dict(zip([n for n, _ in scores], ss, strict=True)))
     w = check_sample_weight(sample_weight, len(y))
     if w.size and w.max() > 0:  # rescale by a power of two (exact): 1e-170 weights must not underflow

@@ -17,6 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
+    as_numeric_array,
     check_array,
     check_binary,
     check_consistent_length,
@@ -268,6 +269,7 @@ class RankerMixin:
         """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors
         naming the 'X' parameter (the original message follows, unchanged)."""
         try:
+            as_numeric_array(X, "X")  # masked, sparse, datetime, complex... refused by name
             return validate_data(self, X, dtype=FLOAT_DTYPES, **kwargs)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"The 'X' parameter is not valid: {exc}") from exc

@@ -165,8 +165,10 @@ def _check_scores(y_score: ArrayLike, n: int | None = None, *, finite: bool = Tr
                   labels: str = "y_true") -> np.ndarray:
     """``y_score`` as a 1-D float64 array of length n, the number of rows of the argument named
     ``labels``. ``finite=False`` leaves the NaN/inf check to the kernel
-    (``finite_exponent_range`` or ``check_finite``: the same error)."""
-    s = check_array(y_score, "y_score", ndim=1, finite=finite)
+    (``finite_exponent_range`` or ``check_finite``: the same error). Every metric here uses the
+    scores only through their order: integers beyond 2**53 are ranked exactly
+    (``check_array(exact_integers="order")``), not rounded into ties."""
+    s = check_array(y_score, "y_score", ndim=1, finite=finite, exact_integers="order")
     if n is not None:
         check_consistent_length(**{labels: np.empty(n)}, y_score=s)
     return s
@@ -291,6 +293,9 @@ def multipartite_auc(
     ----------
     y_true : array-like of shape (n,)
         Ordinal labels (any real values; the L distinct values are the levels, sorted).
+        Integer labels beyond 2**53 are shifted by their minimum exactly (every cost family
+        depends on the levels only through their order and differences, up to a factor that
+        cancels); refused by name if they span 2**53 or more.
     y_score : array-like of shape (n,)
     costs : {"uniform", "linear", "squared", "gain"} or array-like (L, L)
         See :func:`bipartite.labels.cost_matrix`; a matrix is indexed by the sorted levels.
@@ -323,8 +328,8 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     Integer arrays spanning fewer than 256 values skip the float copy and the sort of
     ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup table maps each
     row to its index (the same levels and indices as the float route, which handles the rest)."""
-    if (isinstance(y_true, np.ndarray) and y_true.ndim == 1 and y_true.size
-            and np.issubdtype(y_true.dtype, np.integer)):
+    if (type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.size
+            and y_true.dtype.kind in "iu"):  # not np.integer: timedelta64 is one
         lo, hi = int(y_true.min()), int(y_true.max())
         if hi - lo < 256 and -(2**53) < lo and hi < 2**53:
             d = y_true.astype(np.intp, copy=False)
@@ -336,7 +341,7 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             lut = np.zeros(hi - lo + 1, dtype=np.uint8)
             lut[present] = np.arange(len(present))
             return (present + lo).astype(np.float64), lut[d]
-    y = check_array(y_true, "y_true", ndim=1)
+    y = check_array(y_true, "y_true", ndim=1, exact_integers="shift")  # costs use differences
     levels = np.unique(y)
     return levels, _level_index(y, levels)
 
@@ -448,7 +453,8 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
 
     ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
     threshold). Returns NaN (with a warning) when there is no positive label — sklearn would
-    return 0 there.
+    return 0 there. The weights are scaled by a power of two first (exact), as for the AUCs: AP is
+    invariant to rescaling them, however large or small.
 
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
@@ -457,7 +463,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
 
     y = check_binary(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    w = check_sample_weight(sample_weight, len(y))
+    w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact; no overflow in Σw
     if not np.any(w * y > 0):
         return warn_undefined("average precision is undefined: no positive label.")
     return float(average_precision_score(y, s, sample_weight=w))

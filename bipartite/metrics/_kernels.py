@@ -118,9 +118,10 @@ def _pack_labels(Y: np.ndarray) -> np.ndarray:
 def binary_labels(y: ArrayLike, name: str, ndim: int = 1) -> np.ndarray:
     """:func:`check_binary` without its float64 copy for integer and boolean arrays (returned as
     they are): their values are all 0 or 1 iff their bitwise OR is 0 or 1 (a negative value sets
-    the sign bit), one pass. Anything else, and every error, goes through check_binary."""
-    if (isinstance(y, np.ndarray) and y.ndim == ndim and y.size and y.dtype.isnative
-            and (y.dtype == bool or np.issubdtype(y.dtype, np.integer))
+    the sign bit), one pass. Anything else (masked arrays included: not a plain ndarray), and
+    every error, goes through check_binary."""
+    if (type(y) is np.ndarray and y.ndim == ndim and y.size and y.dtype.isnative
+            and y.dtype.kind in "biu"  # not np.integer: timedelta64 is one
             and (y.dtype == bool or int(np.bitwise_or.reduce(y, axis=None)) in (0, 1))):
         return y.view(np.int64) if y.dtype == np.uint64 else y  # uint64 mixes with no int type
     return check_binary(y, name, ndim=ndim)

@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
+    as_plain_array,
     check_array,
 )
 
@@ -32,9 +33,12 @@ __all__ = ["dominated_with_margin", "dominates", "frontier_rows", "greedy_unique
 # --------------------------------------------------------------------------------------------
 # Point-set utilities
 # --------------------------------------------------------------------------------------------
-def _check_points(points: ArrayLike, name: str = "points") -> np.ndarray:
-    P = check_array(points, name, ndim=2, allow_empty=True)
-    return P
+def _check_points(points: ArrayLike, name: str = "points", *, order_only: bool = False
+                  ) -> np.ndarray:
+    """A 2-D point set; ``order_only`` (dominance: each column used only through its order)
+    ranks integers beyond 2**53 exactly instead of rounding them into ties."""
+    return check_array(points, name, ndim=2, allow_empty=True,
+                       exact_integers="order" if order_only else None)
 
 
 def dominates(a: ArrayLike, b: ArrayLike, *, maximize: bool = True) -> bool:
@@ -49,6 +53,11 @@ def dominates(a: ArrayLike, b: ArrayLike, *, maximize: bool = True) -> bool:
     if x.shape != y.shape:
         raise ValueError(f"The 'a' and 'b' parameters must have the same shape, got {x.shape} "
                          f"and {y.shape}.")
+    if max(np.abs(x).max(initial=0), np.abs(y).max(initial=0)) > 2.0**53:
+        # integers beyond 2**53 may have rounded into ties: compare their exact ranks
+        raw = np.array([np.asarray(as_plain_array(a, "a")), np.asarray(as_plain_array(b, "b"))],
+                       dtype=object)
+        x, y = _check_points(raw, "a", order_only=True)
     if not maximize:
         x, y = -x, -y
     return bool(np.all(x >= y) and np.any(x > y))
@@ -72,7 +81,7 @@ def pareto_filter(points: ArrayLike, *, maximize: bool = True) -> np.ndarray:
     >>> pareto_filter([[0.9, 0.1], [0.5, 0.5], [0.4, 0.4], [0.5, 0.5]]).tolist()
     [True, True, False, True]
     """
-    P = _check_points(points)
+    P = _check_points(points, order_only=True)
     if not maximize:
         P = -P
     m, K = P.shape

@@ -63,18 +63,8 @@ def _is_nan_value(value: Any) -> bool:
     return arr.size > 0 and bool(np.isnan(arr).any())
 
 
-def _child(call: Callable[[], Any], conn, headroom: int) -> None:
-    import sys
-
-    if "torch" in sys.modules:  # the parent's OpenMP pool is unusable after fork: one thread
-        sys.modules["torch"].set_num_threads(1)
-    try:
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = _vm_size() + headroom
-        if hard == resource.RLIM_INFINITY or cap < hard:
-            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    except (ValueError, OSError):
-        pass
+def _outcome(call: Callable[[], Any]) -> tuple[str, str, str]:
+    """Run one call (in the worker) -> (kind, what, message) for :func:`_classify`."""
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -87,16 +77,34 @@ def _child(call: Callable[[], Any], conn, headroom: int) -> None:
             nan = any(_is_nan_value(v) for v in value.values())
         else:
             nan = _is_nan_value(value)
-        conn.send(("value", "nan" if (nan and undefined) else "value", ""))
+        return ("value", "nan" if (nan and undefined) else "value", "")
     except MemoryError:
-        conn.send(("MemoryError", "hang", "MemoryError"))
+        return ("MemoryError", "hang", "MemoryError")
     except BaseException as exc:  # noqa: BLE001 - classified by the parent
         msg = str(exc)
         if not msg:
             msg = traceback.format_exc(limit=2)
-        conn.send((type(exc).__name__, "error", msg[:2000]
-                   + f" [{'ValueError' if isinstance(exc, ValueError) else ''}"
-                   f"{'TypeError' if isinstance(exc, TypeError) else ''}]"))
+        return (type(exc).__name__, "error", msg[:2000]
+                + f" [{'ValueError' if isinstance(exc, ValueError) else ''}"
+                f"{'TypeError' if isinstance(exc, TypeError) else ''}]")
+
+
+def _child(calls: list[Callable[[], Any]], conn, headroom: int) -> None:
+    """Worker: cap the address space, run the calls one by one, send each outcome as it ends."""
+    import sys
+
+    if "torch" in sys.modules:  # the parent's OpenMP pool is unusable after fork: one thread
+        sys.modules["torch"].set_num_threads(1)
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = _vm_size() + headroom
+        if hard == resource.RLIM_INFINITY or cap < hard:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (ValueError, OSError):
+        pass
+    try:
+        for call in calls:
+            conn.send(_outcome(call))
     finally:
         conn.close()
 
@@ -117,25 +125,43 @@ def run_guarded(call: Callable[[], Any], names: tuple[str, ...] = (),
     """Run ``call()`` in a forked worker whose address space may grow by ``headroom`` bytes;
     classify the outcome for argument(s) ``names`` (empty: a valid call, where any error is
     ``unclear``)."""
+    return run_guarded_batch([call], names, timeout=timeout, headroom=headroom)[0]
+
+
+def run_guarded_batch(calls: list[Callable[[], Any]], names: tuple[str, ...] = (),
+                      timeout: float = TIMEOUT, headroom: int = MEMORY_HEADROOM) -> list[Result]:
+    """:func:`run_guarded` for several calls in one forked worker (one fork instead of one per
+    call), each under its own ``timeout``. A call that hangs or kills the worker is a ``hang``,
+    and so is every call after it (they did not run)."""
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(call, send, headroom), daemon=True)
+    proc = ctx.Process(target=_child, args=(calls, send, headroom), daemon=True)
     proc.start()
     send.close()
-    got = None
-    if recv.poll(timeout):
-        try:
-            got = recv.recv()
-        except EOFError:
-            got = None
-    proc.join(timeout=0 if got is None else 5)
+    results: list[Result] = []
+    while len(results) < len(calls):
+        got = None
+        if recv.poll(timeout):
+            try:
+                got = recv.recv()
+            except EOFError:
+                got = None
+        if got is None:
+            break
+        results.append(_classify(got, names))
+    proc.join(timeout=0 if len(results) < len(calls) else 5)
     if proc.is_alive():
         proc.kill()
         proc.join()
-        if got is None:
-            return Result("hang", "timeout", f"no answer within {timeout:g} s")
-    if got is None:
-        return Result("hang", f"exit {proc.exitcode}", "worker died (memory cap or signal)")
+    if len(results) < len(calls):
+        died = proc.exitcode not in (None, 0) and proc.exitcode != -9
+        why = (Result("hang", f"exit {proc.exitcode}", "worker died (memory cap or signal)")
+               if died else Result("hang", "timeout", f"no answer within {timeout:g} s"))
+        results += [why] * (len(calls) - len(results))
+    return results
+
+
+def _classify(got: tuple[str, str, str], names: tuple[str, ...]) -> Result:
     kind, what, msg = got
     if what == "hang":
         return Result("hang", kind, msg)

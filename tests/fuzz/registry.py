@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
+import torch
+from scipy import sparse
 
 from bipartite import (
     bayes,
@@ -50,6 +53,13 @@ class Case:
     #: "param:family" -> why that family's value is *valid* input for this callable (documented);
     #: such calls are not bad inputs: test_fuzz checks that they give a value instead
     accepts: dict[str, str] = field(default_factory=dict)
+    #: parameter -> how it uses its values, for integers beyond 2**53 (test_fuzz checks the exact
+    #: answer): "order" (only their order: scores, Pareto points) or "shift" (order and
+    #: differences: ordinal levels)
+    exact: dict[str, str] = field(default_factory=dict)
+    #: the group-id parameter of a result that does not depend on the row order or on the id
+    #: values: interleaved rows and other ids must give the same answer
+    groups: str | None = None
 
     def call(self, **override: Any) -> Any:
         return self.fn(**{**self.kwargs, **override})
@@ -92,6 +102,8 @@ _GRADES = "labels are graded relevance (0, 1, 2, ...), documented and tested; ne
 _RHO = "rho in [0, 1] (docs/theory.md §8): rho = 0 drops the positive-positive term"
 _YBAR = ("aggregated labels are any reals with any leading batch dimensions (weighted sums, "
          "callable aggregates)")
+_SCALAR_SIDE = ("one side may be a scalar (0-d): it broadcasts against the other, as in "
+                "torch.nn.MarginRankingLoss (documented)")
 _STEP = "beta = inf is the documented step-function limit (0/1 eta)"
 # Iteration counts (epochs, n_estimators) have kind "int", not "size": a huge count is a long but
 # valid request that allocates nothing up front, unlike the sizes that the "huge" family probes.
@@ -99,32 +111,35 @@ CASES: dict[str, Case] = {
     # metrics --------------------------------------------------------------------------------
     "bipartite.metrics.auc": C(metrics.auc, dict(y_true=y1, y_score=s1, sample_weight=w1),
                                dict(y_true="bin", y_score="arr", sample_weight="w"),
-                               alt_forms=True, weight="sample_weight"),
+                               alt_forms=True, weight="sample_weight", exact={"y_score": "order"}),
     "bipartite.metrics.average_precision": C(
         metrics.average_precision, dict(y_true=y1, y_score=s1, sample_weight=w1),
         dict(y_true="bin", y_score="arr", sample_weight="w"), alt_forms=True,
-        weight="sample_weight"),
+        weight="sample_weight", exact={"y_score": "order"}),
     "bipartite.metrics.multilabel_auc": C(
         metrics.multilabel_auc, dict(Y=Y2, y_score=s1, sample_weight=w1),
-        dict(Y="bin", y_score="arr", sample_weight="w"), alt_forms=True, weight="sample_weight"),
+        dict(Y="bin", y_score="arr", sample_weight="w"), alt_forms=True, weight="sample_weight",
+        exact={"y_score": "order"}),
     "bipartite.metrics.multipartite_auc": C(
         metrics.multipartite_auc, dict(y_true=grades, y_score=s1, costs="linear",
                                        sample_weight=w1),
         dict(y_true="grades", y_score="arr", costs="opt", sample_weight="w"), alt_forms=True,
         weight="sample_weight",
-        accepts={"y_true:negative": _LEVELS, "y_true:fractional": _LEVELS}),
+        accepts={"y_true:negative": _LEVELS, "y_true:fractional": _LEVELS},
+        exact={"y_true": "shift", "y_score": "order"}),
     "bipartite.metrics.group_auc": C(
         metrics.group_auc, dict(y_true=y1, y_score=s1, qid=qid8, sample_weight=w1),
-        dict(y_true="bin", y_score="arr", qid="arr", sample_weight="w", weighting="opt"),
-        alt_forms=True, weight="sample_weight"),
+        dict(y_true="bin", y_score="arr", qid="qid", sample_weight="w", weighting="opt"),
+        alt_forms=True, weight="sample_weight", exact={"y_score": "order"}, groups="qid"),
     "bipartite.metrics.grouped_stats": C(
         metrics.grouped_stats, dict(Y=Y2, y_score=s1, qid=qid8, sample_weight=w1),
-        dict(Y="bin", y_score="arr", qid="arr", sample_weight="w")),
+        dict(Y="bin", y_score="arr", qid="qid", sample_weight="w")),
     "bipartite.metrics.QuerySegments": C(
-        metrics.QuerySegments, dict(y_score=s1, qid=qid8), dict(y_score="arr", qid="arr")),
+        metrics.QuerySegments, dict(y_score=s1, qid=qid8), dict(y_score="arr", qid="qid")),
     "bipartite.metrics.ndcg_at_k": C(
         metrics.ndcg_at_k, dict(relevance=grades, y_score=s1, k=3, qid=qid8),
-        dict(relevance="grades", y_score="arr", k="int", qid="arr", gain="opt"), alt_forms=True,
+        dict(relevance="grades", y_score="arr", k="int", gain="opt", qid="qid"),
+        alt_forms=True, exact={"y_score": "order"}, groups="qid",
         accepts={"relevance:fractional": "graded relevance may be any non-negative real, as in "
                                          "sklearn.metrics.ndcg_score (negative is refused)"}),
     "bipartite.metrics.diff_auc": C(metrics.diff_auc, dict(aucs=[0.7, 0.6]), dict(aucs="prob"),
@@ -134,7 +149,8 @@ CASES: dict[str, Case] = {
     "bipartite.metrics.weighted_auc": C(
         metrics.weighted_auc, dict(y_score=s1, pos_weight=(y1 * w1)[:, None],
                                    neg_weight=((1 - y1) * w1)[:, None]),
-        dict(y_score="arr", pos_weight="w", neg_weight="w"), alt_forms=True),
+        dict(y_score="arr", pos_weight="w", neg_weight="w"), alt_forms=True,
+        exact={"y_score": "order"}),
     "bipartite.metrics.weighted_multipartite_auc": C(
         metrics.weighted_multipartite_auc,
         dict(y_score=[0.0, 1.0, 0.5], level_weight=[[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]],
@@ -193,7 +209,8 @@ CASES: dict[str, Case] = {
         consistency.smooth_pair_loss, dict(surrogate="logistic", d=s1, order=2),
         dict(surrogate="opt", d="arr", order="int"), mismatch=False,
         accepts={"d:empty": "elementwise: no differences, no losses",
-                 "d:wrong_ndim": "elementwise on any shape (pair-difference matrices)"}),
+                 "d:wrong_ndim": "elementwise on any shape (pair-difference matrices)",
+                 "d:zero_d": "elementwise on any shape, 0-d included"}),
     "bipartite.consistency.infimum_attained": C(
         consistency.infimum_attained, dict(W=np.abs(delta3)), dict(W="w"), mismatch=False),
     "bipartite.consistency.surrogate_minimizer": C(
@@ -261,7 +278,8 @@ CASES: dict[str, Case] = {
                                               dict(a="arr", b="arr")),
     "bipartite.pareto.dominance.pareto_filter": C(dominance.pareto_filter, dict(points=pts),
                                                   dict(points="arr"), mismatch=False,
-                                                  accepts={"points:empty": _EMPTY_SET}),
+                                                  accepts={"points:empty": _EMPTY_SET},
+                                                  exact={"points": "order"}),
     "bipartite.pareto.dominance.hypervolume": C(dominance.hypervolume,
                                                 dict(points=pts, reference=[0.0, 0.0]),
                                                 dict(points="arr", reference="arr"),
@@ -309,10 +327,12 @@ CASES: dict[str, Case] = {
     # surrogates -----------------------------------------------------------------------------
     "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
                                            dict(x="arr", tau="pos"),
-                                           accepts={"x:wrong_ndim": _ELEMENTWISE}),
+                                           accepts={"x:wrong_ndim": _ELEMENTWISE,
+                                                    "x:zero_d": _ELEMENTWISE}),
     "bipartite.surrogates.quadlinear": C(surrogates.quadlinear, dict(x=t6[0], delta=0.1),
                                          dict(x="arr", delta="pos"),
-                                         accepts={"x:wrong_ndim": _ELEMENTWISE}),
+                                         accepts={"x:wrong_ndim": _ELEMENTWISE,
+                                                  "x:zero_d": _ELEMENTWISE}),
     "bipartite.surrogates.pairwise_loss": C(surrogates.pairwise_loss, dict(scores=t6, labels=l6),
                                             dict(scores="arr", labels="bin", kind="opt",
                                                  margin="pos"), alt_forms=True,
@@ -324,7 +344,8 @@ CASES: dict[str, Case] = {
                                          dict(scores="arr", ranks="grades"), alt_forms=True),
     "bipartite.surrogates.margin_ranking_loss": C(
         surrogates.margin_ranking_loss, dict(scores_a=t6[0], scores_b=t6[0][::-1]),
-        dict(scores_a="arr", scores_b="arr", margin="pos")),
+        dict(scores_a="arr", scores_b="arr", margin="pos"),
+        accepts={"scores_a:zero_d": _SCALAR_SIDE, "scores_b:zero_d": _SCALAR_SIDE}),
     "bipartite.surrogates.ap_risk": C(surrogates.ap_risk, dict(scores=t6, labels=l6),
                                       dict(scores="arr", labels="bin"), alt_forms=True),
     "bipartite.surrogates.smooth_ap_loss": C(surrogates.smooth_ap_loss,
@@ -354,11 +375,11 @@ CASES: dict[str, Case] = {
     # contrib --------------------------------------------------------------------------------
     "bipartite.contrib.lr2ppo.within_group_pairs": C(lr2ppo.within_group_pairs,
                                                      dict(qid=qid8),
-                                                     dict(qid="arr", max_pairs="size"),
+                                                     dict(qid="qid", max_pairs="size"),
                                                      accepts={"max_pairs:huge": _LIMIT}),
     "bipartite.contrib.lr2ppo.partial_order_pairs": C(lr2ppo.partial_order_pairs,
                                                       dict(relevance=grades, qid=qid8),
-                                                      dict(relevance="grades", qid="arr")),
+                                                      dict(relevance="grades", qid="qid")),
     "bipartite.contrib.lr2ppo.partial_order_policy_loss": C(
         lr2ppo.partial_order_policy_loss,
         dict(p1=s1, p2=s1[::-1].copy(), advantage=s1 - 0.5),
@@ -389,7 +410,7 @@ CASES: dict[str, Case] = {
         dict(scores="arr", labels="bin", delta="pos", tau="pos")),
     "bipartite.contrib.ap_training.ranking_report": C(
         ap_training.ranking_report, dict(y=y1, scores=s1, qid=qid8, k=3),
-        dict(y="bin", scores="arr", qid="arr", k="int")),
+        dict(y="bin", scores="arr", qid="qid", k="int"), groups="qid"),
     "bipartite.contrib.ap_training.make_retrieval": C(
         ap_training.make_retrieval, dict(n_queries=4, items_range=(5, 8), n_features=5),
         dict(n_queries="size", noise="pos", positive_rate="unit", seed="seed"),
@@ -397,7 +418,7 @@ CASES: dict[str, Case] = {
     "bipartite.contrib.ap_training.train_listwise_mlp": C(
         ap_training.train_listwise_mlp,
         dict(X=np.c_[s1, s1 ** 2], y=y1, qid=qid8, epochs=1, hidden=(4,)),
-        dict(X="arr", y="bin", qid="arr", lr="pos", tau="pos", delta="pos", epochs="int",
+        dict(X="arr", y="bin", qid="qid", lr="pos", tau="pos", delta="pos", epochs="int",
              random_state="seed"), slow=True),
     # data -----------------------------------------------------------------------------------
     "bipartite.data.synthetic.make_synthetic": C(
@@ -410,17 +431,18 @@ CASES: dict[str, Case] = {
                                                   accepts={"beta:inf": _STEP}),
     "bipartite.data.clicks.simulate_clicks": C(
         clicks.simulate_clicks, dict(relevance=grades, qid=qid8, base_scores=s1),
-        dict(relevance="grades", qid="arr", base_scores="arr", eta_pos="pos", seed="seed"),
+        dict(relevance="grades", qid="qid", base_scores="arr", eta_pos="pos", seed="seed"),
         accepts={"eta_pos:zero": "eta_pos = 0 is the documented click model without position "
                                  "bias"}),
     # diagnostics ----------------------------------------------------------------------------
     "bipartite.diagnostics.delong_auc_variance": C(
         delong_auc_variance, dict(y_true=y1, y_score=s1, sample_weight=w1),
         dict(y_true="bin", y_score="arr", sample_weight="w"), alt_forms=True,
-        weight="sample_weight"),
+        weight="sample_weight", exact={"y_score": "order"}),
     "bipartite.diagnostics.delong_paired_test": C(
         delong_paired_test, dict(y_true=y1, score_a=s1, score_b=s1 ** 2 + 0.1 * y1[::-1]),
-        dict(y_true="bin", score_a="arr", score_b="arr", level="unit"), alt_forms=True),
+        dict(y_true="bin", score_a="arr", score_b="arr", level="unit"), alt_forms=True,
+        exact={"score_a": "order", "score_b": "order"}),
     # learners -------------------------------------------------------------------------------
     "bipartite.learners.base.ranking_criterion": C(
         lbase.ranking_criterion, dict(Y=Y2, scores=s1),
@@ -466,7 +488,9 @@ def _learner_cases() -> dict[str, Case]:
             fit_predict(XGBRanker, n_estimators=2, random_state=0, n_jobs=1), dict(X=X, Y=Y2),
             dict(X="arr", Y="bin", learning_rate="pos", n_estimators="int",
                  random_state="seed"), slow=True,
-            accepts={"X:nan": "NaN features are XGBoost's missing values (documented)"}),
+            accepts={"X:nan": "NaN features are XGBoost's missing values (documented)",
+                     "X:object_none": "None features are missing values for XGBoost (NaN)",
+                     "X:nullable_na": "pd.NA features are missing values for XGBoost (NaN)"}),
     }
 
 
@@ -487,6 +511,41 @@ def _wrong_ndim(v):
     return a.ravel() if a.ndim >= 2 else a[:, None]
 
 
+def _masked(v):
+    a = np.asarray(v, dtype=float)
+    mask = np.zeros(a.shape, dtype=bool)
+    mask.flat[0] = True
+    return np.ma.masked_array(a, mask=mask)
+
+
+def _object_with(v, x):
+    a = np.asarray(v).astype(object)
+    a.flat[0] = x
+    return a
+
+
+def _structured(v):
+    a = np.asarray(v, dtype=float)
+    out = np.zeros(a.shape, dtype=[("value", float)])
+    out["value"] = a
+    return out
+
+
+def _nullable_na(v):
+    a = np.asarray(v, dtype=float)
+    if a.ndim == 1:
+        return pd.Series(pd.array([pd.NA, *a[1:].tolist()], dtype="Float64"))
+    if a.ndim == 2:
+        frame = pd.DataFrame(a).astype("Float64")
+        frame.iloc[0, 0] = pd.NA
+        return frame
+    return _object_with(a, pd.NA)
+
+
+def _meta(v):
+    return torch.empty(np.asarray(v).shape, dtype=torch.float64, device="meta")
+
+
 _ARRAY = {
     "nan": lambda v: _setfirst(v, np.nan),
     "inf": lambda v: _setfirst(v, np.inf),
@@ -494,9 +553,32 @@ _ARRAY = {
     "empty": lambda v: np.asarray(v)[:0],
     "wrong_ndim": _wrong_ndim,
     "wrong_type": lambda v: "abc",
+    # issue 22: input whose meaning a plain NumPy conversion drops or garbles
+    "masked": _masked,                                   # the mask would be ignored
+    "object_none": lambda v: _object_with(v, None),      # an object array with a hole
+    "nullable_na": _nullable_na,                         # pandas Float64 holding pd.NA
+    "complex": lambda v: np.asarray(v, dtype=float) + 1j,  # imaginary part would be dropped
+    "datetime": lambda v: np.asarray(v, dtype=float).astype(np.int64).astype("datetime64[s]"),
+    "timedelta": lambda v: np.asarray(v, dtype=float).astype(np.int64).astype("timedelta64[s]"),
+    "structured": _structured,
+    "meta_tensor": _meta,                                # no values at all
+    "sparse_tensor": lambda v: torch.as_tensor(np.array(v, dtype=float)).to_sparse(),
+    "zero_d": lambda v: np.array(np.asarray(v).flat[0]),   # a 0-d array for an n-d one
+    "scipy_sparse": lambda v: sparse.csr_matrix(np.asarray(v, dtype=float).reshape(
+        -1, np.asarray(v).shape[-1] if np.asarray(v).ndim else 1)),  # 2-D: sparse has no 3-D
 }
+#: The families of issue 22 (foreign forms of an array): test_fuzz runs those of one parameter in
+#: one forked worker (``run_guarded_batch``) to keep the suite's runtime down.
+FORM_FAMILIES = ("zero_d", "masked", "object_none", "nullable_na", "complex", "datetime", "timedelta",
+                 "structured", "meta_tensor", "sparse_tensor", "scipy_sparse", "mixed_types",
+                 "mixed_list", "none_id")
+#: group (query) ids: any hashable ids of one type, none missing
+_QID = {**_ARRAY, "mixed_types": lambda v: _object_with(v, str(np.asarray(v).flat[0])),
+        "mixed_list": lambda v: [str(x) if i == 0 else x for i, x in enumerate(np.asarray(v).tolist())],
+        "none_id": lambda v: [None, *np.asarray(v).tolist()[1:]]}
 FAMILIES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "arr": _ARRAY,
+    "qid": _QID,
     "bin": {**_ARRAY, "label_2": lambda v: _setfirst(v, 2), "label_-1": lambda v: _setfirst(v, -1)},
     "grades": {**_ARRAY, "negative": lambda v: _setfirst(v, -1),
                "fractional": lambda v: _setfirst(v, 0.5)},
@@ -518,7 +600,7 @@ FAMILIES: dict[str, dict[str, Callable[[Any], Any]]] = {
     "hidden": {"negative": lambda v: (-1,), "wrong_type": lambda v: "x"},
     "config": {"wrong_type": lambda v: 3, "no_grid": lambda v: {"cases": []}},
 }
-ARRAY_KINDS = ("arr", "bin", "grades", "prob", "w")
+ARRAY_KINDS = ("arr", "bin", "grades", "prob", "w", "qid")
 
 
 def _family_inputs(name: str) -> list[tuple[str, str, Any]]:
@@ -550,3 +632,29 @@ def accepted_inputs(name: str) -> list[tuple[str, str, Any, str]]:
     """``(parameter, family, value, reason)`` for the families that case ``name`` accepts."""
     acc = CASES[name].accepts
     return [(p, f, v, acc[f"{p}:{f}"]) for p, f, v in _family_inputs(name) if f"{p}:{f}" in acc]
+
+
+# ---------------------------------------------------------------------------------------------
+# integers beyond 2**53 (Case.exact): the values they must behave as, and their forms
+# ---------------------------------------------------------------------------------------------
+def exact_reference(v, how):
+    """The float values that huge integers must behave as: dense ranks (per column) for "order",
+    the integers themselves for "shift" (their differences matter)."""
+    a = np.asarray(v)
+    if how == "shift":
+        assert a.dtype.kind in "iu", "shift: the valid value must hold integers"
+        return a.astype(np.int64)
+    if a.ndim == 1:
+        return np.unique(a, return_inverse=True)[1].astype(np.int64)
+    return np.stack([np.unique(a[:, j], return_inverse=True)[1] for j in range(a.shape[1])], 1)
+
+
+def huge_integer_forms(r):
+    """Integer arrays equal to ``r`` (small non-negative ints) up to a shift far past 2**53: in
+    float64 neighbours would round into ties."""
+    out = {"int64": np.int64(2**62) + r, "int64_negative": r - np.int64(2**62),
+           "uint64": np.uint64(2**63) + r.astype(np.uint64),
+           "python_int": (2**80 + r.astype(object)).tolist()}
+    if r.ndim == 1:
+        out["pandas_Int64"] = pd.Series(pd.array(np.int64(2**62) + r, dtype="Int64"))
+    return out
