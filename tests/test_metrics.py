@@ -659,8 +659,8 @@ def test_huge_integer_scores_are_ranked_exactly():
             np.testing.assert_allclose(multilabel_auc(Y, s),
                                        [roc_auc_score(Y[:, k], r) for k in range(3)], atol=1e-15)
             assert delong_auc_variance(y, s)[0] == pytest.approx(roc_auc_score(y, r), abs=1e-15)
-            assert group_auc(y, s, groups=np.arange(n) % 3) == pytest.approx(
-                group_auc(y, r.astype(float), groups=np.arange(n) % 3), abs=1e-15)
+            assert group_auc(y, s, qid=np.arange(n) % 3) == pytest.approx(
+                group_auc(y, r.astype(float), qid=np.arange(n) % 3), abs=1e-15)
 
 
 @pytest.mark.parametrize("costs", ["uniform", "linear", "squared", "gain"])

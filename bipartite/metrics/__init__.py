@@ -62,6 +62,7 @@ from bipartite.metrics._kernels import (
     binary_labels,
     multipartite_from_levels,
     multipartite_from_weights,
+    pow2_normalise,
 )
 from bipartite.ranked_metrics import (
     ranked_accuracy,
