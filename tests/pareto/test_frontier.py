@@ -552,3 +552,13 @@ def test_order_values_match_auc_with_ties():
     np.testing.assert_allclose(V, np.array([P.auc(s) for s in S]), rtol=0, atol=4e-15)
     np.testing.assert_allclose(order_values(pair_weight_stack(P), np.zeros((1, 7))), 0.5,
                                atol=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
+def test_ordered_triples_equal_permutations(n):
+    """Claim: the vectorised transitivity triples of the weak-order MILP are exactly
+    itertools.permutations(range(n), 3), in the same order (so the model is unchanged)."""
+    from bipartite.pareto.milp import _ordered_triples
+
+    ref = np.array(list(itertools.permutations(range(n), 3)), dtype=np.int64).reshape(-1, 3)
+    assert np.array_equal(_ordered_triples(n), ref)
