@@ -2,13 +2,14 @@
 
 Problems ``FiniteProblem.random(n, K, seed)``. Two tables:
 
-* **Exact frontier.** ``exact_frontier(method="dp")`` end to end (the subset DP, then the exact
-  AUC of every returned order), the subset DP alone, and, side by side in the same run, the subset
+* **Exact frontier.** ``exact_frontier(method="dp")`` end to end (the subset DP with the values
+  it computed for its orders), the subset DP alone, and, side by side in the same run, the subset
   DP of ``--baseline-dir`` (a folder holding a previous ``dp.py`` and ``dominance.py``, e.g. the
   versions with the quadratic K ≥ 3 filter), whether both return the same points, and the
   ε-constraint MILP (``method="milp"``, small n) and brute-force enumeration of all weak orders
-  (n ≤ 6) as further baselines. ``--large`` adds n = 13, 14 for K = 2 (past ``DP_MAX_N``: run
-  with ``exact_frontier(..., method="dp", dp_max_n=n)``).
+  (n ≤ 6; vectorised: every order's AUCs in one pass) as further baselines. ``--large`` adds
+  n = 13, 14 for K = 2 (past ``DP_MAX_N``: run with ``exact_frontier(..., method="dp",
+  dp_max_n=n)``); ``--configs`` picks the (n, K) rows.
 * **ε-approximate frontier** (ε = 0.01, K = 2): the MILP sweep seeded with the supported vertices
   (``exact_frontier(eps=..., method="milp")``), baseline = the same sweep without the seeding
   (the previous algorithm, written here on the public ``auc_milp``), and whether every exact
@@ -21,6 +22,7 @@ Usage::
     python benchmarks/bench_pareto.py --seeds 0 1 2 --time-limit 60
     python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
     python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
+    python benchmarks/bench_pareto.py --configs 6:2 6:3 --seeds 0 1 2 --skip-eps  # enum / DP
     python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2
 
 ``--targets`` runs exactly the targets of issue 23 ("Performance, round 3"), each problem in a
@@ -45,12 +47,16 @@ import numpy as np
 
 from bipartite.pareto import DP_MAX_N, exact_frontier, milp_size, pareto_filter, subset_dp
 from bipartite.pareto.dominance import unique_rows
+from bipartite.pareto.dp import order_values, pair_weight_stack
 from bipartite.pareto.milp import auc_milp
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
 def brute_frontier(P: FiniteProblem, tol: float = 1e-9) -> np.ndarray:
-    V = np.array([P.auc(s) for s in enumerate_weak_orders(P.n)])
+    """Brute force, vectorised: the AUCs of every weak order in one pass (``order_values``),
+    then the Pareto filter."""
+    S = np.array(list(enumerate_weak_orders(P.n)), dtype=np.float64)
+    V = order_values(pair_weight_stack(P), S)
     F = V[pareto_filter(V)]
     return F[unique_rows(F, tol)]
 
@@ -125,6 +131,8 @@ def exact_table(args, baseline) -> None:
     print(head)
     print("-" * len(head))
     cfg = [(6, 2), (7, 2), (8, 2), (10, 2), (12, 2), (5, 3), (6, 3), (8, 3), (9, 3)]
+    if args.configs:
+        cfg = [tuple(int(x) for x in c.split(":")) for c in args.configs]
     if args.large:
         cfg += [(13, 2), (14, 2)]
     for seed in args.seeds:
@@ -262,6 +270,9 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--baseline-dir", help="folder with a previous dp.py and dominance.py")
     ap.add_argument("--large", action="store_true", help="also n = 13, 14 (K = 2)")
+    ap.add_argument("--configs", nargs="+", metavar="N:K",
+                    help="the (n, K) rows of the exact table (default: 6:2 7:2 8:2 10:2 12:2 "
+                         "5:3 6:3 8:3 9:3)")
     ap.add_argument("--skip-milp", action="store_true")
     ap.add_argument("--skip-eps", action="store_true")
     ap.add_argument("--targets", action="store_true",
