@@ -510,17 +510,17 @@ def test_single_point_frontier_is_one_half(method):
 # ------------------------------------------------------------------------------------------
 # The values returned with the orders (no re-evaluation) against the per-order evaluation
 # ------------------------------------------------------------------------------------------
-def reference_exact_frontier(P: FiniteProblem, **options) -> tuple[np.ndarray, np.ndarray]:
-    """The route before issue 23: the same orders, each re-evaluated one at a time through the
-    validated ``P.auc``, then de-duplicated and sorted the same way (``unique_rows``)."""
+def reference_values(P: FiniteProblem, S: np.ndarray, method: str) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    """The route before issue 23: the orders S, each re-evaluated one at a time through the
+    validated ``P.auc``, then de-duplicated and sorted by ``unique_rows`` at the method's
+    default resolution."""
     from bipartite.pareto.dominance import unique_rows
     from bipartite.pareto.dp import DEFAULT_TOL_DP
     from bipartite.pareto.milp import DEFAULT_TOL, DEFAULT_TOL_MULTI
 
-    _, S = exact_frontier(P, return_scores=True, **options)  # orders, in any order
     V = np.array([P.auc(s) for s in S])
-    tol = options.get("tol") or (DEFAULT_TOL_DP if options.get("method") == "dp"
-                                 else DEFAULT_TOL if P.K == 2 else DEFAULT_TOL_MULTI)
+    tol = (DEFAULT_TOL_DP if method == "dp" else DEFAULT_TOL if P.K == 2 else DEFAULT_TOL_MULTI)
     keep = unique_rows(V, tol)
     return V[keep], S[keep]
 
@@ -535,7 +535,7 @@ def test_returned_values_equal_per_order_auc(n, K, seed, method):
     sort the same orders as re-evaluating each through FiniteProblem.auc did."""
     P = FiniteProblem.random(n, K, seed=seed)
     V, S = exact_frontier(P, method=method, return_scores=True)
-    RV, RS = reference_exact_frontier(P, method=method)
+    RV, RS = reference_values(P, S[::-1].copy(), method)  # reversed: the sort is re-done
     assert np.array_equal(S, RS)
     np.testing.assert_allclose(V, RV, rtol=0, atol=4e-15)
 
