@@ -39,7 +39,7 @@ from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
 
-__all__ = ["BalancedWeights", "MaxMinPoint", "SupportedMaxMin", "balanced_weights",
+__all__ = ["MAXMIN_DP_MAX_N", "BalancedWeights", "MaxMinPoint", "SupportedMaxMin", "balanced_weights",
            "max_min_gap", "max_min_point", "max_min_supported", "reachable_orders"]
 
 _METHODS = ("auto", "dp", "milp")
