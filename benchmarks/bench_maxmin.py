@@ -16,21 +16,29 @@ the same run where the subset DP can run (n ≤ 12), the exact-frontier route ``
 whether both return the same value (within 1e-7). The time of :func:`max_min_supported` (the
 sweep, used as the MILP's warm start) is shown too.
 
+**Crossover** (``--part crossover``): :func:`max_min_point` with ``method="dp"`` and
+``method="milp"`` side by side in one run on ``FiniteProblem.random(n, K, seed)`` for n = 4..14,
+K = 2, 3, seeds 0-2 (the DP up to its limit ``DP_MAX_N``; each run under ``--time-limit``), the
+ratio DP / MILP and whether both give the same value (within 1e-7). ``max_min_point(method="auto")``
+takes its rule from this table.
+
 Usage::
 
     python benchmarks/bench_maxmin.py                       # both tables
     python benchmarks/bench_maxmin.py --part freq --seeds 0 1 2
     python benchmarks/bench_maxmin.py --part perf --sizes 8 10 30 --perf-seeds 0 1
+    python benchmarks/bench_maxmin.py --part crossover --time-limit 60
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import numpy as np
 
-from bipartite.pareto import max_min_point, max_min_supported, reachable_orders
+from bipartite.pareto import DP_MAX_N, max_min_point, max_min_supported, reachable_orders
 from bipartite.population import FiniteProblem
 
 
@@ -94,9 +102,40 @@ def performance(sizes: list[int], seeds: list[int], time_limit: float) -> None:
                   f"{sup.value:>10.6f} {gap:>9}", flush=True)
 
 
+def _timed(fn, time_limit: float):
+    t0 = time.perf_counter()
+    try:
+        out = fn()
+    except TimeoutError:
+        out = None
+    return time.perf_counter() - t0, out
+
+
+def crossover(sizes: list[int], Ks: list[int], seeds: list[int], time_limit: float) -> None:
+    print(f"max_min_point: method='dp' vs method='milp', FiniteProblem.random(n, K, seed); "
+          f"time limit {time_limit:g} s per run; load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"{'K':>2} {'n':>3} {'seed':>4} {'dp s':>8} {'milp s':>8} {'dp/milp':>8} {'same':>5}")
+    for K in Ks:
+        for n in sizes:
+            for s in seeds:
+                P = FiniteProblem.random(n, K, seed=s)
+                tm, M = _timed(lambda P=P: max_min_point(P, method="milp", time_limit=time_limit),
+                               time_limit)
+                td, D = ("", None)
+                if n <= DP_MAX_N:
+                    td, D = _timed(lambda P=P: max_min_point(P, method="dp",
+                                                             time_limit=time_limit), time_limit)
+                ratio = f"{td / tm:8.1f}" if D is not None and M is not None else ""
+                same = str(abs(D.value - M.value) <= 1e-7) if D is not None and M is not None else ""
+                fd = "-" if td == "" else (f"{td:8.3f}" if D is not None else ">limit")
+                fm = f"{tm:8.3f}" if M is not None else ">limit"
+                print(f"{K:>2} {n:>3} {s:>4} {fd:>8} {fm:>8} {ratio:>8} {same:>5}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["freq", "perf", "both"], default="both")
+    ap.add_argument("--part", choices=["freq", "perf", "both", "crossover"], default="both")
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(100)),
                     help="seeds of the frequency table")
     ap.add_argument("--sizes", type=int, nargs="+", default=[8, 10, 12, 20, 30, 40],
@@ -108,6 +147,8 @@ def main() -> None:
         frequency([(2, 6), (2, 8), (2, 10), (3, 6)], args.seeds)
     if args.part in ("perf", "both"):
         performance(args.sizes, args.perf_seeds, args.time_limit)
+    if args.part == "crossover":
+        crossover(list(range(4, 15)), [2, 3], args.perf_seeds, args.time_limit)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 
 Problems ``FiniteProblem.random(n, K, seed)``. Two tables:
 
-* **Exact frontier.** ``exact_frontier(method="dp")`` end to end (the subset DP, then the exact
-  AUC of every returned order), the subset DP alone, and, side by side in the same run, the subset
+* **Exact frontier.** ``exact_frontier(method="dp")`` end to end (the subset DP with the values
+  it computed for its orders), the subset DP alone, and, side by side in the same run, the subset
   DP of ``--baseline-dir`` (a folder holding a previous ``dp.py`` and ``dominance.py``, e.g. the
   versions with the quadratic K ≥ 3 filter), whether both return the same points, and the
   ε-constraint MILP (``method="milp"``, small n) and brute-force enumeration of all weak orders
-  (n ≤ 6) as further baselines. ``--large`` adds n = 13, 14 for K = 2 (past ``DP_MAX_N``: run
-  with ``exact_frontier(..., method="dp", dp_max_n=n)``).
+  (n ≤ 6; vectorised: every order's AUCs in one pass) as further baselines. ``--large`` adds
+  n = 13, 14 for K = 2 (past ``DP_MAX_N``: run with ``exact_frontier(..., method="dp",
+  dp_max_n=n)``); ``--configs`` picks the (n, K) rows.
 * **ε-approximate frontier** (ε = 0.01, K = 2): the MILP sweep seeded with the supported vertices
   (``exact_frontier(eps=..., method="milp")``), baseline = the same sweep without the seeding
   (the previous algorithm, written here on the public ``auc_milp``), and whether every exact
@@ -21,13 +22,16 @@ Usage::
     python benchmarks/bench_pareto.py --seeds 0 1 2 --time-limit 60
     python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
     python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
-    python benchmarks/bench_pareto.py --targets            # the issue-16 targets, nothing else
+    python benchmarks/bench_pareto.py --configs 6:2 6:3 --seeds 0 1 2 --skip-eps  # enum / DP
+    python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2
 
-``--targets`` runs exactly the targets of the issue "the K = 3 frontier past n = 8": the exact
-frontier (``exact_frontier(method="dp")``, end to end) of ``FiniteProblem.random(9, 3, seed)`` for
-seeds 0, 1, 2 and of ``FiniteProblem.random(14, 2, seed=0)`` (``dp_max_n=14``), each under a time
-limit of 60 s, with the number of Pareto points and the largest stored frontier of a DP state.
-With ``--baseline-dir`` it also times the previous DP at n = 8, K = 3 (seeds 0-2) side by side.
+``--targets`` runs exactly the targets of issue 23 ("Performance, round 3"), each problem in a
+fresh process (its own peak RSS) under ``--time-limit`` (60 s) and 4 GB: ``exact_frontier``
+(subset DP, end to end) of ``FiniteProblem.random(16, 2, seed)`` and ``random(10, 3, seed)``, and
+``max_min_point`` of ``random(100, K, seed)`` for K = 2, 3, with the time per Pareto point; then
+the DP route before issue 23 (every returned order re-evaluated through ``P.auc``,
+:func:`old_exact_frontier`) against ``exact_frontier`` now, side by side on n = 9, K = 3
+(seeds 0-2) and n = 12, K = 2.
 """
 
 from __future__ import annotations
@@ -43,12 +47,16 @@ import numpy as np
 
 from bipartite.pareto import DP_MAX_N, exact_frontier, milp_size, pareto_filter, subset_dp
 from bipartite.pareto.dominance import unique_rows
+from bipartite.pareto.dp import order_values, pair_weight_stack
 from bipartite.pareto.milp import auc_milp
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
 def brute_frontier(P: FiniteProblem, tol: float = 1e-9) -> np.ndarray:
-    V = np.array([P.auc(s) for s in enumerate_weak_orders(P.n)])
+    """Brute force, vectorised: the AUCs of every weak order in one pass (``order_values``),
+    then the Pareto filter."""
+    S = np.array(list(enumerate_weak_orders(P.n)), dtype=np.float64)
+    V = order_values(pair_weight_stack(P), S)
     F = V[pareto_filter(V)]
     return F[unique_rows(F, tol)]
 
@@ -123,6 +131,8 @@ def exact_table(args, baseline) -> None:
     print(head)
     print("-" * len(head))
     cfg = [(6, 2), (7, 2), (8, 2), (10, 2), (12, 2), (5, 3), (6, 3), (8, 3), (9, 3)]
+    if args.configs:
+        cfg = [tuple(int(x) for x in c.split(":")) for c in args.configs]
     if args.large:
         cfg += [(13, 2), (14, 2)]
     for seed in args.seeds:
@@ -155,35 +165,84 @@ def exact_table(args, baseline) -> None:
                   f"{es or ms:>5}", flush=True)
 
 
+def old_exact_frontier(P: FiniteProblem) -> np.ndarray:
+    """The DP route before issue 23 (the baseline): the subset DP, then every returned order
+    re-evaluated one at a time through the validated ``P.auc``, then ``unique_rows``."""
+    Ws = np.stack([P.pair_weights(k) for k in range(P.K)])
+    _, S = subset_dp(Ws, 1e-12)
+    V = np.array([P.auc(s) for s in S])
+    return V[unique_rows(V, 1e-12)]
+
+
+def _target_child(kind: str, n: int, K: int, seed: int, limit: float, conn) -> None:
+    """One target in a fresh process (so that its peak RSS is its own)."""
+    import resource
+
+    from bipartite.pareto import max_min_point
+
+    P = FiniteProblem.random(n, K, seed=seed)
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        if kind == "frontier":
+            out = len(exact_frontier(P, method="dp", time_limit=limit, dp_max_n=max(n, DP_MAX_N)))
+        else:
+            r = max_min_point(P, time_limit=limit)
+            out = f"{r.value:.6f} ({r.method})"
+    except TimeoutError:
+        out = None
+    t = time.perf_counter() - t0
+    conn.send((t, out, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+               time.process_time() - c0))
+    conn.close()
+
+
 def targets_table(args, baseline) -> None:
-    """The issue-16 targets, each under 60 s: ``exact_frontier(method="dp")`` end to end on
-    n = 9, K = 3 (seeds 0, 1, 2) and n = 14, K = 2 (seed 0, ``dp_max_n=14``); with a baseline,
-    the previous subset DP on n = 8, K = 3 side by side (the same points: array_equal)."""
-    limit = 60.0
-    print("| problem | Pareto points | exact_frontier s | target | met |")
-    print("|---|---|---|---|---|")
-    for n, K, seed in [(9, 3, 0), (9, 3, 1), (9, 3, 2), (14, 2, 0)]:
-        P = FiniteProblem.random(n, K, seed=seed)
-        t, F = timed(lambda P=P, n=n: exact_frontier(P, method="dp", time_limit=limit,
-                                                     dp_max_n=max(n, DP_MAX_N)))
-        pts = "-" if F is None else f"{len(F):,}"
-        print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {pts} | "
-              f"{fmt(t, F is not None, limit).strip()} | < 60 s | "
-              f"{'yes' if F is not None and t < limit else 'no'} |", flush=True)
-    if baseline is None:
-        return
+    """The issue-23 targets, each in a fresh process under 60 s and 4 GB: ``exact_frontier``
+    (the subset DP, end to end) of ``FiniteProblem.random(16, 2, seed)`` and
+    ``random(10, 3, seed)``, and ``max_min_point`` (``method="auto"``) of ``random(100, K, seed)``
+    for K = 2, 3; seeds ``--seeds``. Then the DP route before and after issue 23 side by side
+    (the same points)."""
+    import multiprocessing as mp
+
+    limit = args.time_limit
+    ctx = mp.get_context("spawn")
+    print(f"| problem | call | result | time s | CPU s | peak RSS MB | s per Pareto point | "
+          f"< {limit:g} s and 4 GB |")
+    print("|---|---|---|---|---|---|---|---|")
+    jobs = [("frontier", 16, 2), ("frontier", 10, 3), ("maxmin", 100, 2), ("maxmin", 100, 3)]
+    for kind, n, K in jobs:
+        for seed in args.seeds:
+            a, b = ctx.Pipe(False)
+            proc = ctx.Process(target=_target_child, args=(kind, n, K, seed, limit, b))
+            proc.start()
+            got = a.recv() if a.poll(limit + 120) else None
+            proc.join(5)
+            if proc.is_alive():
+                proc.kill()
+            t, out, rss, cpu = (got if got is not None
+                                else (float("inf"), None, float("nan"), float("nan")))
+            ok = out is not None and t < limit and rss < 4096
+            per = f"{t / out:.2e}" if kind == "frontier" and out else "-"
+            res = "-" if out is None else (f"{out:,} points" if kind == "frontier" else out)
+            call = "exact_frontier" if kind == "frontier" else "max_min_point"
+            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {call} | {res} | "
+                  f"{fmt(t, out is not None, limit).strip()} | {cpu:.1f} | {rss:.0f} | {per} | "
+                  f"{'yes' if ok else 'no'} |", flush=True)
     print()
-    print("| problem | DP s (now) | DP s (before) | before / now | same points |")
+    print("CPU seconds (time.process_time: less sensitive than wall time to a shared machine)")
+    print("| problem | before s (per-order P.auc) | now s | before / now | same points |")
     print("|---|---|---|---|---|")
-    for seed in (0, 1, 2):
-        P = FiniteProblem.random(8, 3, seed=seed)
-        Ws = np.stack([P.pair_weights(k) for k in range(3)])
-        dt, res = timed(lambda Ws=Ws: subset_dp(Ws, 1e-12, 600.0))
-        bt, ref = timed(lambda Ws=Ws: baseline(Ws, 1e-12, 600.0))
-        same_pts = res is not None and ref is not None and np.array_equal(
-            res[0][np.lexsort(res[0].T[::-1])], ref[0][np.lexsort(ref[0].T[::-1])])
-        print(f"| `FiniteProblem.random(8, 3, seed={seed})` | {dt:.2f} | {bt:.2f} | "
-              f"{bt / dt:.1f} | {same_pts} |", flush=True)
+    for n, K, seed in [(9, 3, 0), (9, 3, 1), (9, 3, 2), (12, 2, 0)]:
+        P = FiniteProblem.random(n, K, seed=seed)
+        t0 = time.process_time()
+        B = old_exact_frontier(P)
+        t1 = time.process_time()
+        F = exact_frontier(P, method="dp")
+        t2 = time.process_time()
+        bt, nt = t1 - t0, t2 - t1
+        same_pts = B.shape == F.shape and bool(np.max(np.abs(B - F)) <= 4e-15)
+        print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {bt:.2f} | {nt:.2f} | "
+              f"{bt / nt:.2f} | {same_pts} |", flush=True)
 
 
 def eps_table(args) -> None:
@@ -211,10 +270,14 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--baseline-dir", help="folder with a previous dp.py and dominance.py")
     ap.add_argument("--large", action="store_true", help="also n = 13, 14 (K = 2)")
+    ap.add_argument("--configs", nargs="+", metavar="N:K",
+                    help="the (n, K) rows of the exact table (default: 6:2 7:2 8:2 10:2 12:2 "
+                         "5:3 6:3 8:3 9:3)")
     ap.add_argument("--skip-milp", action="store_true")
     ap.add_argument("--skip-eps", action="store_true")
     ap.add_argument("--targets", action="store_true",
-                    help="only the issue-16 targets: n = 9, K = 3 (seeds 0-2) and n = 14, K = 2")
+                    help="only the issue-23 targets (frontier K = 2, n = 16; K = 3, n = 10; "
+                         "max_min_point n = 100), with --time-limit 60 --seeds 0 1 2")
     args = ap.parse_args()
     baseline = load_baseline_dp(args.baseline_dir) if args.baseline_dir else None
     print(f"{sys.argv[0]} {' '.join(sys.argv[1:])}; {os.cpu_count()} cores, load average "

@@ -46,6 +46,7 @@ from bipartite.pareto.frontier import (
     weight_sweep,
 )
 from bipartite.pareto.maxmin import (
+    MAXMIN_DP_MAX_N,
     BalancedWeights,
     MaxMinPoint,
     SupportedMaxMin,
@@ -62,6 +63,7 @@ __all__ = [
     "DP_MAX_N",
     "DP_MAX_N_K2",
     "dp_limit",
+    "MAXMIN_DP_MAX_N",
     "MaxMinPoint",
     "SupportedMaxMin",
     "WeakOrderMILP",

@@ -164,6 +164,33 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     return V, S
 
 
+#: Weak orders per block of :func:`order_values` (bounds its (block, n, n) comparison table).
+_ORDER_BLOCK = 1024
+
+
+def pair_weight_stack(problem) -> np.ndarray:
+    """``Ws[k] = problem.pair_weights(k)`` (K, n, n): ``AUC_k = Σ_ij Ws[k, i, j] S_ij``."""
+    return np.stack([problem.pair_weights(k) for k in range(problem.K)])
+
+
+def order_values(Ws: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Values ``Σ_ij Ws[r, i, j] S_ij`` (m, R) of m weak orders given by scores S (m, n), ties ½
+    and self-pairs included: with ``Ws = pair_weight_stack(problem)`` the exact population AUCs of
+    every row (:meth:`FiniteProblem.auc` up to float rounding, ~1e-16), in one vectorised pass
+    per block of orders (no per-order validation or sort). Internal: inputs are the callers'."""
+    R_, n, _ = Ws.shape
+    S = np.asarray(S, dtype=np.float64).reshape(-1, n)
+    W = Ws.reshape(R_, n * n).T
+    out = np.empty((len(S), R_))
+    step = max(1, min(_ORDER_BLOCK, (1 << 22) // max(n * n, 1)))
+    for a in range(0, len(S), step):
+        s = S[a:a + step]
+        C = (s[:, :, None] > s[:, None, :]).astype(np.float64)
+        C += 0.5 * (s[:, :, None] == s[:, None, :])
+        out[a:a + step] = C.reshape(len(s), n * n) @ W
+    return out
+
+
 def _reserve(arrays: dict[str, np.ndarray], size: int) -> None:
     """Grow every array of ``arrays`` (first axis, doubling) to hold at least ``size`` rows."""
     cap = len(next(iter(arrays.values())))

@@ -21,7 +21,13 @@ from bipartite._utils.validation import (
     check_tolerance,
 )
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
-from bipartite.pareto.dp import DEFAULT_TOL_DP, dp_limit, subset_dp
+from bipartite.pareto.dp import (
+    DEFAULT_TOL_DP,
+    dp_limit,
+    order_values,
+    pair_weight_stack,
+    subset_dp,
+)
 from bipartite.pareto.milp import (
     DEFAULT_TOL,
     DEFAULT_TOL_MULTI,
@@ -256,7 +262,8 @@ def exact_frontier(
     Returns
     -------
     points : ndarray of shape (m, K), sorted lexicographically (AUC_1 first), exact population
-        AUCs of the returned orders (:meth:`FiniteProblem.auc`).
+        AUCs of the returned orders (:meth:`FiniteProblem.auc` up to float rounding, ~1e-16: the
+        values that the DP or the MILP computed for them, not re-evaluated).
     scores : ndarray of shape (m, n), only with ``return_scores=True``; row r is a weak order
         (integer scores) attaining ``points[r]``.
 
@@ -299,19 +306,22 @@ def exact_frontier(
             raise ValueError(f"The ε-approximate mode ('eps') of method='milp' is implemented "
                              f"for K = 2 labels, got K = {problem.K}; use method='dp' (n <= "
                              f"{dp_limit(problem.K)} is fast) or eps=None.")
+    # Every route returns the values of its orders with them (the DP's sums along the order's
+    # blocks, the MILP's const + coef·z): no order is re-evaluated here.
     if method == "dp":
-        Ws = np.stack([problem.pair_weights(k) for k in range(problem.K)])
-        _, S = subset_dp(Ws, float(tol), time_limit)
+        V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit)
     else:
         milp = auc_milp(problem, backend, time_limit, tol)
         if problem.n == 1:
-            S = np.zeros((1, 1))
-        elif eps is None:
-            S = np.array([milp.scores(z) for _, z in _exact_points(milp, problem.K, tol)])
+            V, S = np.full((1, problem.K), 0.5), np.zeros((1, 1))
         else:
-            S = np.array([s for _, s in _approx_points(problem, milp, float(eps), tol)])
+            pts = (_exact_points(milp, problem.K, tol) if eps is None
+                   else _approx_points(problem, milp, float(eps), tol))
+            V = np.array([v for v, _ in pts])
+            S = np.array([milp.scores(z) for _, z in pts] if eps is None
+                         else [s for _, s in pts])
     S = S.reshape(len(S), problem.n)
-    V = np.array([problem.auc(s) for s in S]).reshape(len(S), problem.K)
+    V = V.reshape(len(S), problem.K)
     keep = unique_rows(V, tol)
     V, S = V[keep], S[keep]
     if eps is not None and method == "dp":
@@ -474,7 +484,7 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     bps = np.concatenate([[0.0], _sweep_breakpoints(u, v), [1.0]])
     mids = (bps[:-1] + bps[1:]) / 2.0
     S = np.array([loss_aggregation(eta, pi, np.array([1.0 - lam, lam])) for lam in mids])
-    V = np.array([problem.auc(s) for s in S])
+    V = order_values(pair_weight_stack(problem), S)
     keep = unique_rows(V, tol)
     V, S = V[keep], S[keep]
     return (V, S) if return_scores else V
@@ -607,11 +617,10 @@ def weight_sweep(
         A = check_array(a, "a", ndim=2)
         if A.shape[1] != K:
             raise ValueError(f"The 'a' parameter must have {K} columns, got {A.shape[1]}.")
-    out = np.empty((len(A), K))
-    for r, a in enumerate(A):
-        f = loss_aggregation(E, pi_arr, a)
-        out[r] = problem.auc(f) if problem is not None else multilabel_auc(Y_arr, f)
-    return A, out
+    F = np.array([loss_aggregation(E, pi_arr, a) for a in A]).reshape(len(A), len(E))
+    if problem is not None:
+        return A, order_values(pair_weight_stack(problem), F)
+    return A, np.array([multilabel_auc(Y_arr, f) for f in F]).reshape(len(A), K)
 
 
 def frontier_table(problem: FiniteProblem, **frontier_options: Any) -> pd.DataFrame:

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -81,8 +80,7 @@ class WeakOrderMILP:
         iu, ju = np.triu_indices(n, 1)
         comp_cols = np.stack([idx[iu, ju], idx[ju, iu]], axis=1)
         # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1
-        tri = np.array([t for t in itertools.permutations(range(n), 3)], dtype=np.int64)
-        tri = tri.reshape(-1, 3)
+        tri = _ordered_triples(n)
         trans_cols = np.stack(
             [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
             axis=1,
@@ -117,43 +115,34 @@ class WeakOrderMILP:
         ]:
             h.setOptionValue(name, value)
         m = self.m
-        starts, index, value, lower, upper = [], [], [], [], []
-        nnz = 0
-        for c in comp_cols:
-            starts.append(nnz)
-            index += [int(c[0]), int(c[1])]
-            value += [1.0, 1.0]
-            lower.append(1.0)
-            upper.append(inf)
-            nnz += 2
-        for c in trans_cols:
-            starts.append(nnz)
-            index += [int(c[0]), int(c[1]), int(c[2])]
-            value += [1.0, 1.0, -1.0]
-            lower.append(-inf)
-            upper.append(1.0)
-            nnz += 3
-        self._obj_row0 = len(starts)
-        for r in range(self.R):
-            nz = np.flatnonzero(self.coef[r])
-            starts.append(nnz)
-            index += nz.tolist()
-            value += (self.coef[r, nz] / self.scale[r]).tolist()
-            lower.append(-inf)
-            upper.append(inf)
-            nnz += len(nz)
+        # Row-wise matrix, built with arrays: completeness rows, transitivity rows, then one row
+        # per objective (its nonzero coefficients, scaled).
+        nzs = [np.flatnonzero(self.coef[r]) for r in range(self.R)]
+        index = np.concatenate([comp_cols.ravel(), trans_cols.ravel(), *nzs])
+        value = np.concatenate([np.ones(comp_cols.size),
+                                np.tile([1.0, 1.0, -1.0], len(trans_cols)),
+                                *[self.coef[r, nz] / self.scale[r] for r, nz in enumerate(nzs)]])
+        lengths = np.concatenate([np.full(len(comp_cols), 2), np.full(len(trans_cols), 3),
+                                  [len(nz) for nz in nzs]]).astype(np.int64)
+        starts = np.concatenate([[0], np.cumsum(lengths)])
+        n_rows = len(lengths)
+        self._obj_row0 = len(comp_cols) + len(trans_cols)
+        lower = np.full(n_rows, -inf)
+        upper = np.full(n_rows, inf)
+        lower[:len(comp_cols)] = 1.0
+        upper[len(comp_cols):self._obj_row0] = 1.0
         lp = highspy.HighsLp()
         lp.num_col_ = m
-        lp.num_row_ = len(starts)
+        lp.num_row_ = n_rows
         lp.col_cost_ = np.zeros(m)
         lp.col_lower_ = np.zeros(m)
         lp.col_upper_ = np.ones(m)
-        lp.row_lower_ = np.array(lower)
-        lp.row_upper_ = np.array(upper)
+        lp.row_lower_ = lower
+        lp.row_upper_ = upper
         lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
-        lp.a_matrix_.start_ = np.array([*starts, nnz], dtype=np.int32)
-        lp.a_matrix_.index_ = np.array(index, dtype=np.int32)
-        lp.a_matrix_.value_ = np.array(value, dtype=np.float64)
+        lp.a_matrix_.start_ = starts.astype(np.int32)
+        lp.a_matrix_.index_ = index.astype(np.int32)
+        lp.a_matrix_.value_ = value.astype(np.float64)
         lp.integrality_ = [highspy.HighsVarType.kInteger] * m
         lp.sense_ = highspy.ObjSense.kMaximize
         h.passModel(lp)
@@ -357,6 +346,14 @@ class WeakOrderMILP:
                 h.deleteRows(n_new, np.arange(row0, row0 + n_new, dtype=np.int32))
             h.deleteCols(1, np.array([m], dtype=np.int32))
         return z, float(np.min(self.values(z) / w))
+
+
+def _ordered_triples(n: int) -> np.ndarray:
+    """Every ordered triple of distinct indices in lexicographic order (the order of
+    ``itertools.permutations(range(n), 3)``), shape (n(n−1)(n−2), 3), without a Python loop."""
+    i, j, k = (a.ravel() for a in np.meshgrid(*(np.arange(n),) * 3, indexing="ij"))
+    keep = (i != j) & (j != k) & (i != k)
+    return np.stack([i[keep], j[keep], k[keep]], axis=1).astype(np.int64)
 
 
 def milp_size(n: int, K: int = 2) -> tuple[int, int]:

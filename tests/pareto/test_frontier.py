@@ -505,3 +505,60 @@ def test_single_point_frontier_is_one_half(method):
     P = FiniteProblem.from_eta([1.0], [[0.3, 0.6]])
     np.testing.assert_array_equal(exact_frontier(P, method=method), [[0.5, 0.5]])
     np.testing.assert_array_equal(exact_frontier(P, method=method, eps=0.1), [[0.5, 0.5]])
+
+
+# ------------------------------------------------------------------------------------------
+# The values returned with the orders (no re-evaluation) against the per-order evaluation
+# ------------------------------------------------------------------------------------------
+def reference_values(P: FiniteProblem, S: np.ndarray, method: str) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    """The route before issue 23: the orders S, each re-evaluated one at a time through the
+    validated ``P.auc``, then de-duplicated and sorted by ``unique_rows`` at the method's
+    default resolution."""
+    from bipartite.pareto.dominance import unique_rows
+    from bipartite.pareto.dp import DEFAULT_TOL_DP
+    from bipartite.pareto.milp import DEFAULT_TOL, DEFAULT_TOL_MULTI
+
+    V = np.array([P.auc(s) for s in S])
+    tol = (DEFAULT_TOL_DP if method == "dp" else DEFAULT_TOL if P.K == 2 else DEFAULT_TOL_MULTI)
+    keep = unique_rows(V, tol)
+    return V[keep], S[keep]
+
+
+@pytest.mark.parametrize("n, K, seed, method", [
+    (5, 2, 0, "dp"), (8, 2, 1, "dp"), (10, 2, 2, "dp"), (6, 3, 0, "dp"), (8, 3, 3, "dp"),
+    (5, 4, 1, "dp"), (5, 2, 3, "milp"), (4, 3, 2, "milp"),
+])
+def test_returned_values_equal_per_order_auc(n, K, seed, method):
+    """Claim: the values that exact_frontier returns with its orders (the DP's sums, the MILP's
+    const + coef·z) are the population AUCs of those orders to float rounding, and select and
+    sort the same orders as re-evaluating each through FiniteProblem.auc did."""
+    P = FiniteProblem.random(n, K, seed=seed)
+    V, S = exact_frontier(P, method=method, return_scores=True)
+    RV, RS = reference_values(P, S[::-1].copy(), method)  # reversed: the sort is re-done
+    assert np.array_equal(S, RS)
+    np.testing.assert_allclose(V, RV, rtol=0, atol=4e-15)
+
+
+def test_order_values_match_auc_with_ties():
+    """Claim: order_values is Σ W ⊙ S with ties ½ (self-pairs included), as FiniteProblem.auc,
+    on random weak orders with many ties and on non-integer scores."""
+    from bipartite.pareto.dp import order_values, pair_weight_stack
+
+    rng = np.random.default_rng(0)
+    P = FiniteProblem.random(7, 3, seed=5)
+    S = np.vstack([rng.integers(0, 3, size=(50, 7)), rng.normal(size=(5, 7))]).astype(float)
+    V = order_values(pair_weight_stack(P), S)
+    np.testing.assert_allclose(V, np.array([P.auc(s) for s in S]), rtol=0, atol=4e-15)
+    np.testing.assert_allclose(order_values(pair_weight_stack(P), np.zeros((1, 7))), 0.5,
+                               atol=1e-15)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
+def test_ordered_triples_equal_permutations(n):
+    """Claim: the vectorised transitivity triples of the weak-order MILP are exactly
+    itertools.permutations(range(n), 3), in the same order (so the model is unchanged)."""
+    from bipartite.pareto.milp import _ordered_triples
+
+    ref = np.array(list(itertools.permutations(range(n), 3)), dtype=np.int64).reshape(-1, 3)
+    assert np.array_equal(_ordered_triples(n), ref)

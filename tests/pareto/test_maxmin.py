@@ -374,3 +374,18 @@ def test_bad_arguments():
     for fn in (max_min_point, max_min_supported, reachable_orders):
         with pytest.raises(ValueError, match=r"'problem'.*label 0.*pi=0"):
             fn(single)
+
+
+@pytest.mark.parametrize("n, K, expected", [(7, 2, "dp"), (8, 2, "milp"), (6, 3, "dp"),
+                                            (7, 3, "milp")])
+def test_auto_follows_the_measured_crossover(n, K, expected):
+    """Claim: method='auto' takes the DP up to MAXMIN_DP_MAX_N (the crossover measured by
+    benchmarks/bench_maxmin.py --part crossover) and the MILP beyond, with the same value."""
+    from bipartite.pareto import MAXMIN_DP_MAX_N, max_min_point
+
+    assert (n <= MAXMIN_DP_MAX_N[K]) == (expected == "dp")
+    P = FiniteProblem.random(n, K, seed=4)
+    auto = max_min_point(P)
+    other = max_min_point(P, method="milp" if expected == "dp" else "dp")
+    assert auto.method == expected
+    assert abs(auto.value - other.value) <= 1e-7
