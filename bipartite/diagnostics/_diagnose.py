@@ -52,7 +52,14 @@ from bipartite.metrics import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["diagnose"]
+__all__ = ["MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+
+#: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
+#: intervals stop changing).
+MAX_N_BOOT = 1_000_000
+#: Largest memory the bootstrap replicates may take (bytes): per scorer, 8 bytes × n_boot × (2 K
+#: + K(K − 1)/2) for the AUCs, gAUCs and win rates of K labels. Checked before anything is read.
+MAX_BOOT_BYTES = 2 * 2**30
 
 
 def _join(*notes: str | None) -> str | None:
@@ -157,7 +164,10 @@ def diagnose(
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
     n_boot : int ≥ 0 — bootstrap replicates (queries with ``qid``, rows without: the latter only
-        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null)
+        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null).
+        At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
+        (2 GiB: 8 bytes × n_boot × scorers × (2K + K(K − 1)/2)); past either a ``ValueError``
+        naming ``n_boot`` is raised before anything is read or allocated
     level : confidence level of every interval (default 0.95)
     tol : the near-tie tolerance of :func:`bipartite.dictatorship.near_tie_rate`
     gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC
@@ -186,7 +196,7 @@ def diagnose(
         if col is not None and (not isinstance(col, str) or col in score_names + label_names):
             raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
                              f"score nor a label, got {col!r}.")
-    n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    n_boot = _check_n_boot(n_boot, len(score_names), len(label_names))
     tol = check_positive(tol, "tol", allow_zero=True)
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
@@ -209,6 +219,22 @@ def diagnose(
             "interval_method": method, "gauc_weighting": gauc_weighting, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic]}
     return Diagnostics(tables=tables, meta=meta)
+
+
+def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
+    """``n_boot`` within :data:`MAX_N_BOOT` and its replicates within :data:`MAX_BOOT_BYTES`."""
+    n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    if n_boot > MAX_N_BOOT:
+        raise ValueError(f"The 'n_boot' parameter (--n-boot) must be at most {MAX_N_BOOT:,} "
+                         f"(MAX_N_BOOT), got {n_boot:,}.")
+    need = 8 * n_boot * n_scores * (2 * K + K * (K - 1) // 2)
+    if need > MAX_BOOT_BYTES:
+        raise ValueError(f"The 'n_boot' parameter (--n-boot) = {n_boot:,} needs "
+                         f"{need / 2**30:.1f} GiB of bootstrap replicates for {n_scores} "
+                         f"scorer(s) and {K} labels, past the limit of "
+                         f"{MAX_BOOT_BYTES / 2**30:g} GiB (MAX_BOOT_BYTES): lower n_boot to at "
+                         f"most {MAX_BOOT_BYTES // (8 * n_scores * (2 * K + K * (K - 1) // 2)):,}.")
+    return n_boot
 
 
 def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
