@@ -244,21 +244,22 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     import pandas as pd
 
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
-    df, where = frame(data, needed)
+    df, source = frame(data, needed)
+    where = source.where
     n, K = len(df), len(label_names)
     if n < 2:
         raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
-    S = {name: column(df, name, "score", where) for name in score_names}
-    Y = np.column_stack([column(df, c, "label", where) for c in label_names])
-    w = column(df, weight, "weight", where) if weight else np.ones(n)
+    S = {name: column(df, name, "score", source) for name in score_names}
+    Y = np.column_stack([column(df, c, "label", source) for c in label_names])
+    w = column(df, weight, "weight", source) if weight else np.ones(n)
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
     if qid is not None:
         if df[qid].isna().any():
             i = int(np.flatnonzero(df[qid].isna().to_numpy())[0])
-            raise ValueError(f"The qid column {qid!r} of the {where} has a missing value at row "
-                             f"{i}.")
+            raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
+                                            "missing value", "an empty field or NaN") + ".")
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
     unit, U = (g, G) if qid is not None else (np.arange(n), n)
