@@ -248,7 +248,8 @@ def _add_report(sub) -> None:
                           "(PNG + PDF) there")
     rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
     rep.add_argument("--n-boot", type=int, default=1000, metavar="B",
-                     help="bootstrap replicates (0: no bootstrap)")
+                     help="bootstrap replicates (0: no bootstrap; at most 1,000,000, "
+                          "bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of replicates)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 

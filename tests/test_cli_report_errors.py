@@ -279,6 +279,22 @@ def test_malformed_files(capsys, table, tmp_path, case, words):
     assert re.search(words.format(p=re.escape(str(path))), one_error(err)), err
 
 
+def test_truncated_files(capsys, table, tmp_path):
+    """A CSV cut inside its last row (fields gone: refused with that row's line) and a gzip file
+    cut short (refused, naming the file). A cut inside the last field, leaving a shorter number
+    and every field present, cannot be told from a file without a final newline."""
+    text = table.drop(columns="w").to_csv(index=False)
+    path = tmp_path / "t.csv"
+    path.write_text(text.rstrip("\n")[:-7])  # ",1,0,3" and one more character gone
+    code, err = report(capsys, path)
+    assert code == 2 and f"'{path}', line 61: the label column 'y1' must hold finite numbers, " \
+                         "got nan" in one_error(err)
+    gz = tmp_path / "t.csv.gz"
+    gz.write_bytes(gzip.compress(text.encode())[:-20])
+    code, err = report(capsys, gz)
+    assert code == 2 and f"Could not read the score file '{gz}' as csv" in one_error(err)
+
+
 def test_fifo_is_refused_without_blocking(capsys, tmp_path):
     if not hasattr(os, "mkfifo"):
         pytest.skip("no named pipes on this platform")
