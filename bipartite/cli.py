@@ -248,7 +248,8 @@ def _add_report(sub) -> None:
                           "(PNG + PDF) there")
     rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
     rep.add_argument("--n-boot", type=int, default=1000, metavar="B",
-                     help="bootstrap replicates (0: no bootstrap)")
+                     help="bootstrap replicates (0: no bootstrap; at most 1,000,000, "
+                          "bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of replicates)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -440,6 +441,10 @@ def _cmd_report(args) -> int:
 
     if len(args.score) > 2:
         raise ValueError(f"--score: give one or two score columns, got {len(args.score)}.")
+    if args.out is not None:  # before the work: a file in the path, read-only, no permission
+        from bipartite._utils.files import check_output_dir
+
+        check_output_dir(args.out, what="the report folder (--out)")
     result = diagnose(args.file, scores=args.score, labels=args.label, qid=args.qid,
                       weight=args.weight, seed=args.seed, n_boot=args.n_boot,
                       progress=not args.no_progress)
@@ -565,8 +570,18 @@ def _cmd_reproduce(args) -> int:
     return 0
 
 
+#: What Ctrl-C (exit 130) says for the commands that keep no finished work to resume.
+_INTERRUPTED = {
+    "report": "bipartite report: interrupted; nothing was written (a report keeps no partial "
+              "work: rerun the command).",
+    "frontier": "bipartite frontier: interrupted; nothing was written (rerun the command).",
+    "dictatorship": "bipartite dictatorship: interrupted; nothing was written.",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bipartite`` console script; returns the exit status."""
+    from bipartite._utils.files import OutputError
     from bipartite.studies import ConfigError, StudyError, StudyTerminated
 
     parser = build_parser()
@@ -584,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         print("terminated; finished tasks are saved (rerun the command or `bipartite study "
               "resume DIR` to continue).", file=sys.stderr)
         return 143
-    except (ConfigError, StudyError, FileNotFoundError, ValueError, TypeError,
+    except (ConfigError, StudyError, OutputError, FileNotFoundError, ValueError, TypeError,
             TimeoutError) as exc:
         hint = ("; a study module must be importable: put it in the current directory or on "
                 "PYTHONPATH (or install its package)" if "No module named" in str(exc) else "")
@@ -601,8 +616,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("interrupted; finished tasks are saved (`bipartite study resume DIR`).",
-              file=sys.stderr)
+        print(_INTERRUPTED.get(args.command, "interrupted; finished tasks are saved (`bipartite "
+                                             "study resume DIR`)."), file=sys.stderr)
         return 130
 
 

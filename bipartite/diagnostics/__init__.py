@@ -30,12 +30,12 @@ the result (:class:`Diagnostics`).
 
 from __future__ import annotations
 
-from bipartite.diagnostics._diagnose import diagnose
+from bipartite.diagnostics._diagnose import MAX_BOOT_BYTES, MAX_N_BOOT, diagnose
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import load_scores
 
-__all__ = ["Diagnostics", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test"]
+__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test"]
 
 for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test):
     _obj.__module__ = __name__  # documented, pickled and registered under bipartite.diagnostics

@@ -52,7 +52,14 @@ from bipartite.metrics import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["diagnose"]
+__all__ = ["MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+
+#: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
+#: intervals stop changing).
+MAX_N_BOOT = 1_000_000
+#: Largest memory the bootstrap replicates may take (bytes): per scorer, 8 bytes × n_boot × (2 K
+#: + K(K − 1)/2) for the AUCs, gAUCs and win rates of K labels. Checked before anything is read.
+MAX_BOOT_BYTES = 2 * 2**30
 
 
 def _join(*notes: str | None) -> str | None:
@@ -157,7 +164,10 @@ def diagnose(
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
     n_boot : int ≥ 0 — bootstrap replicates (queries with ``qid``, rows without: the latter only
-        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null)
+        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null).
+        At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
+        (2 GiB: 8 bytes × n_boot × scorers × (2K + K(K − 1)/2)); past either a ``ValueError``
+        naming ``n_boot`` is raised before anything is read or allocated
     level : confidence level of every interval (default 0.95)
     tol : the near-tie tolerance of :func:`bipartite.dictatorship.near_tie_rate`
     gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC
@@ -186,7 +196,7 @@ def diagnose(
         if col is not None and (not isinstance(col, str) or col in score_names + label_names):
             raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
                              f"score nor a label, got {col!r}.")
-    n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    n_boot = _check_n_boot(n_boot, len(score_names), len(label_names))
     tol = check_positive(tol, "tol", allow_zero=True)
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
@@ -211,6 +221,22 @@ def diagnose(
     return Diagnostics(tables=tables, meta=meta)
 
 
+def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
+    """``n_boot`` within :data:`MAX_N_BOOT` and its replicates within :data:`MAX_BOOT_BYTES`."""
+    n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    if n_boot > MAX_N_BOOT:
+        raise ValueError(f"The 'n_boot' parameter (--n-boot) must be at most {MAX_N_BOOT:,} "
+                         f"(MAX_N_BOOT), got {n_boot:,}.")
+    need = 8 * n_boot * n_scores * (2 * K + K * (K - 1) // 2)
+    if need > MAX_BOOT_BYTES:
+        raise ValueError(f"The 'n_boot' parameter (--n-boot) = {n_boot:,} needs "
+                         f"{need / 2**30:.1f} GiB of bootstrap replicates for {n_scores} "
+                         f"scorer(s) and {K} labels, past the limit of "
+                         f"{MAX_BOOT_BYTES / 2**30:g} GiB (MAX_BOOT_BYTES): lower n_boot to at "
+                         f"most {MAX_BOOT_BYTES // (8 * n_scores * (2 * K + K * (K - 1) // 2)):,}.")
+    return n_boot
+
+
 def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
           weight: str | None) -> _Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
@@ -218,21 +244,22 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     import pandas as pd
 
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
-    df, where = frame(data, needed)
+    df, source = frame(data, needed)
+    where = source.where
     n, K = len(df), len(label_names)
     if n < 2:
         raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
-    S = {name: column(df, name, "score", where) for name in score_names}
-    Y = np.column_stack([column(df, c, "label", where) for c in label_names])
-    w = column(df, weight, "weight", where) if weight else np.ones(n)
+    S = {name: column(df, name, "score", source) for name in score_names}
+    Y = np.column_stack([column(df, c, "label", source) for c in label_names])
+    w = column(df, weight, "weight", source) if weight else np.ones(n)
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
     if qid is not None:
         if df[qid].isna().any():
             i = int(np.flatnonzero(df[qid].isna().to_numpy())[0])
-            raise ValueError(f"The qid column {qid!r} of the {where} has a missing value at row "
-                             f"{i}.")
+            raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
+                                            "missing value", "an empty field or NaN") + ".")
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
     unit, U = (g, G) if qid is not None else (np.arange(n), n)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bipartite._utils.files import OutputError, check_writable, explain_os_error, prepare_output_dir
 from bipartite.diagnostics._tables import plain
 
 if TYPE_CHECKING:
@@ -200,16 +201,27 @@ class Diagnostics:
 
     def save(self, directory: str | os.PathLike, *, figure: bool = True) -> list[Path]:
         """Write ``report.md``, ``report.json``, one CSV per table and ``report.png`` and
-        ``report.pdf`` (with ``figure``) into ``directory`` (created); return the paths."""
+        ``report.pdf`` (with ``figure``) into ``directory`` (created); return the paths.
+
+        A folder that cannot be used (a part of its path is a file, a read-only file system, no
+        permission, a full disk) raises :class:`bipartite._utils.files.OutputError` (an
+        ``OSError``) naming the path and the cause, before the first file is written."""
         from bipartite.plots import save_figures
 
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "report.md").write_text(self.to_markdown() + "\n", encoding="utf-8")
-        (out / "report.json").write_text(self.to_json() + "\n", encoding="utf-8")
+        out = prepare_output_dir(directory, what="the report folder")
+        check_writable(out)
         paths = [out / "report.md", out / "report.json"] + [out / f"{t}.csv" for t in self.tables]
-        for name, df in self.tables.items():
-            df.to_csv(out / f"{name}.csv", index=False)
-        if figure:
-            paths += save_figures(self.figure(), out, "report")
+        try:
+            paths[0].write_text(self.to_markdown() + "\n", encoding="utf-8")
+            paths[1].write_text(self.to_json() + "\n", encoding="utf-8")
+            for name, df in self.tables.items():
+                df.to_csv(out / f"{name}.csv", index=False)
+            if figure:
+                paths += save_figures(self.figure(), out, "report")
+        except OutputError:
+            raise
+        except OSError as exc:  # e.g. the disk filled up while writing
+            raise OutputError(explain_os_error(exc, "writing", exc.filename or out),
+                              path=exc.filename or out, errno=exc.errno, action="writing",
+                              os_error=exc) from None
         return paths

@@ -8,8 +8,13 @@ or the key it is about, and says what to do next. Command-line front ends map
 
 from __future__ import annotations
 
-import errno as _errno
 import os
+
+from bipartite._utils.files import (  # noqa: F401  (re-exported: their home is _utils)
+    NO_PERMISSION_ERRNOS,
+    NO_SPACE_ERRNOS,
+    explain_os_error,
+)
 
 #: Exit status of a driver stopped by SIGTERM (128 + 15, the shell convention).
 EXIT_SIGTERM = 143
@@ -81,14 +86,6 @@ class StudyIncompleteError(StudyError):
         self.missing = list(missing or [])
 
 
-#: errno values meaning "no room left" (disk full, quota, file too large).
-NO_SPACE_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
-                                        for name in ("ENOSPC", "EDQUOT", "EFBIG")) if e)
-#: errno values meaning "not allowed to write here" (EROFS: a read-only file system).
-NO_PERMISSION_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
-                                             for name in ("EACCES", "EPERM", "EROFS")) if e)
-
-
 def study_io_error(exc: OSError, action: str, path: str | os.PathLike | None = None, *,
                    study_dir: str | os.PathLike | None = None) -> StudyIOError:
     """A :class:`StudyIOError` for ``exc`` raised while ``action`` (e.g. ``"writing"``) ``path``,
@@ -103,21 +100,7 @@ def study_io_error(exc: OSError, action: str, path: str | os.PathLike | None = N
     tasks are kept in out/tasks.
     """
     path = path if path is not None else exc.filename
-    code = exc.errno
-    name = _errno.errorcode.get(code, str(code)) if code is not None else type(exc).__name__
-    reason = exc.strerror or str(exc) or type(exc).__name__
-    verb = {"writing": "write", "reading": "read", "creating": "create",
-            "moving": "move", "locking": "lock"}.get(action, action)
-    message = f"cannot {verb} {path}: {reason} [{name}]."
-    if code in NO_SPACE_ERRNOS:
-        message += " The disk is full (or over quota, or the file too large): free space, then"
-        message += (f" run `bipartite study resume {study_dir}`; finished tasks are kept in "
-                    f"{study_dir}/tasks." if study_dir is not None else " try again.")
-    elif code == getattr(_errno, "EROFS", None):
-        message += (" The file system is read-only (mounted read-only): choose another --out "
-                    "folder, on a writable file system.")
-    elif code in NO_PERMISSION_ERRNOS:
-        message += " The folder is not writable by this user: choose another --out folder."
-    elif code == _errno.ENOTDIR:
-        message += " A part of this path is a file, not a folder: choose another --out folder."
-    return StudyIOError(message, path=path, errno=code)
+    message = explain_os_error(exc, action, path, no_space=(
+        f" then run `bipartite study resume {study_dir}`; finished tasks are kept in "
+        f"{study_dir}/tasks." if study_dir is not None else " then try again."))
+    return StudyIOError(message, path=path, errno=exc.errno)

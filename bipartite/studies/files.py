@@ -16,12 +16,13 @@ import errno
 import json
 import os
 import re
-import secrets
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bipartite._utils.files import OutputError, prepare_output_dir, temp_path
+from bipartite._utils.files import check_writable as check_folder_writable
 from bipartite.studies.configfile import NotRegularFileError, read_regular_file
 from bipartite.studies.errors import CorruptTaskFileWarning, StudyIOError, study_io_error
 from bipartite.studies.tasks import (
@@ -57,11 +58,6 @@ LEGACY_TEMP_RE = re.compile(r"^\..+\.tmp$")
 # --------------------------------------------------------------------------------------------
 # Atomic writes
 # --------------------------------------------------------------------------------------------
-
-
-def temp_path(path: Path) -> Path:
-    """A fresh temporary name beside ``path``: ``.<name>.<pid>-<8 random hex>.tmp``."""
-    return path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
 
 
 @contextlib.contextmanager
@@ -142,38 +138,31 @@ def remove_stale_temp_files(folder: Path) -> list[Path]:
 # --------------------------------------------------------------------------------------------
 
 
+def _study_error(exc: OutputError, study_dir: Path | None = None) -> StudyIOError:
+    if exc.os_error is not None:
+        return study_io_error(exc.os_error, exc.action, exc.filename, study_dir=study_dir)
+    return StudyIOError(str(exc), path=exc.filename, errno=exc.errno)
+
+
 def prepare_study_dir(study_dir: Path) -> None:
     """Create the study folder (and its parents), with clear errors when a part of the path is
-    a file or the folder cannot be created."""
-    for part in [study_dir, *study_dir.parents]:
-        if part.exists() or part.is_symlink():
-            if not part.is_dir():
-                what = "is" if part == study_dir else "is below"
-                kind = "a broken link" if not part.exists() else "a file"
-                raise StudyIOError(
-                    f"cannot use {study_dir} as a study folder: it {what} {part}, which is "
-                    f"{kind}, not a folder. Choose another --out folder.",
-                    path=part, errno=errno.ENOTDIR)
-            break
+    a file or the folder cannot be created (:func:`bipartite._utils.files.prepare_output_dir`,
+    the one output-folder check, as a :class:`~bipartite.studies.StudyIOError`)."""
     try:
-        study_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise study_io_error(exc, "creating", study_dir) from None
+        prepare_output_dir(study_dir, what="a study folder")
+    except OutputError as exc:
+        raise _study_error(exc) from None
 
 
 def check_writable(folder: Path, study_dir: Path) -> None:
     """Create and remove a temporary file in ``folder``: a folder that cannot be written (a
     read-only file system, no permission, a full disk) raises
-    :class:`~bipartite.studies.StudyIOError` here, before any worker starts."""
-    probe = temp_path(folder / "write-check")
+    :class:`~bipartite.studies.StudyIOError` here, before any worker starts
+    (:func:`bipartite._utils.files.check_writable`)."""
     try:
-        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(probe)
-        raise study_io_error(exc, "writing", folder, study_dir=study_dir) from None
+        check_folder_writable(folder)
+    except OutputError as exc:
+        raise _study_error(exc, study_dir) from None
 
 
 def prepare_tasks_dir(study_dir: Path) -> Path:
