@@ -360,18 +360,22 @@ class MLPRanker(RankerMixin, TorchEstimator):
             dro.pending = (L.detach(), ok)
             q = torch.as_tensor(dro.q, dtype=L.dtype, device=L.device)
             return len(q) * torch.sum(q * L)
+        # The data were validated once in fit: no per-batch checks (check_input=False), and the
+        # pair weights stay factored (dense=False): no n x n matrix beyond the loss's chunks.
         if self.objective == "loss_aggregation":
             W = surrogates.loss_aggregation_pair_weights(
-                tensors["Y"][safe], a=tensors["a"], where=where
+                tensors["Y"][safe], a=tensors["a"], where=where, dense=False, check_input=False
             )
         else:
             yb = tensors["ybar"][safe]
             W = surrogates.label_aggregation_pair_weights(
-                yb, costs=self._batch_costs(yb, where, tensors), where=where
+                yb, costs=self._batch_costs(yb, where, tensors), where=where, dense=False,
+                check_input=False,
             )
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
         loss = surrogates.pairwise_loss(
-            s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum"
+            s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum",
+            check_input=False,
         )
         return loss / groups_per_batch
 
