@@ -33,7 +33,7 @@ import torch
 
 from bipartite._utils.validation import check_option
 
-__all__ = ["PAIR_LOSSES", "PairLoss", "get_pair_loss", "pair_loss_sum"]
+__all__ = ["PAIR_LOSSES", "PairLoss", "PairWeightRows", "get_pair_loss", "pair_loss_sum"]
 
 #: The form names of an entry, with the words used in errors.
 FORMS = {"torch": "torch", "numpy": "NumPy", "cvxpy": "cvxpy"}
@@ -189,6 +189,25 @@ PAIR_CHUNK = 1 << 20
 
 #: ``rows(start, stop)`` -> the pair weights ``W[..., start:stop, :]`` (0 = no pair).
 WeightRows = Callable[[int, int], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class PairWeightRows:
+    """Pair weights ``W[..., i, j]`` kept unmaterialised: ``rows(start, stop)`` gives the block
+    ``W[..., start:stop, :]`` and :meth:`dense` the whole [..., n, n] tensor.
+
+    What :func:`~bipartite.surrogates.loss_aggregation_pair_weights` and :func:`~bipartite.surrogates.label_aggregation_pair_weights` return
+    with ``dense=False``; :func:`~bipartite.surrogates.pairwise_loss` takes it as ``pair_weights`` and asks for one
+    chunk of rows at a time, so that no n × n weight matrix is ever formed (the weights carry no
+    gradient). ``shape`` is the shape of the full matrix.
+    """
+
+    shape: tuple[int, ...]
+    rows: Callable[[int, int], torch.Tensor]
+
+    def dense(self) -> torch.Tensor:
+        """The whole [..., n, n] weight matrix."""
+        return self.rows(0, self.shape[-1])
 
 
 def _chunk_rows(scores: torch.Tensor, chunk: int) -> int:

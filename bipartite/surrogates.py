@@ -27,13 +27,18 @@ still shows. The losses work on any device: they follow the device of ``scores``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._pair_losses import PAIR_LOSSES, PairLoss, get_pair_loss, pair_loss_sum
+from bipartite._pair_losses import (
+    PAIR_LOSSES,
+    PairLoss,
+    PairWeightRows,
+    get_pair_loss,
+    pair_loss_sum,
+)
 from bipartite._utils.tensors import (
     as_elementwise,
     as_float_array,
@@ -125,25 +130,6 @@ def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], t
     phi = get_pair_loss(kind).form("torch")
     margin = check_positive(margin, "margin")
     return lambda x: phi(x, margin)
-
-
-@dataclass(frozen=True)
-class PairWeightRows:
-    """Pair weights ``W[..., i, j]`` kept unmaterialised: ``rows(start, stop)`` gives the block
-    ``W[..., start:stop, :]`` and :meth:`dense` the whole [..., n, n] tensor.
-
-    What :func:`loss_aggregation_pair_weights` and :func:`label_aggregation_pair_weights` return
-    with ``dense=False``; :func:`pairwise_loss` takes it as ``pair_weights`` and asks for one
-    chunk of rows at a time, so that no n × n weight matrix is ever formed (the weights carry no
-    gradient). ``shape`` is the shape of the full matrix.
-    """
-
-    shape: tuple[int, ...]
-    rows: Callable[[int, int], torch.Tensor]
-
-    def dense(self) -> torch.Tensor:
-        """The whole [..., n, n] weight matrix."""
-        return self.rows(0, self.shape[-1])
 
 
 def _pairwise_kernel(
