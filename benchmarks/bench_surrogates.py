@@ -104,18 +104,14 @@ def _peak(how: str) -> int:
 
 
 def _check_device(parser, device: str) -> None:
-    """Refuse a device torch cannot use here, naming it (before any work)."""
-    import torch
+    """Refuse a device torch cannot use here, naming it (the package's one resolver), before any
+    work: ``--device cuda`` without CUDA is a clear error, not a crash halfway."""
+    from bipartite._utils.torch import resolve_device
 
     try:
-        dev = torch.device(device)
-    except (RuntimeError, ValueError):
-        parser.error(f"--device {device!r}: not a torch device (use cpu or cuda[:index]).")
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        parser.error(f"--device {device!r}: CUDA is not available on this machine "
-                     "(torch.cuda.is_available() is False); use --device cpu.")
-    if dev.type == "cuda" and (dev.index or 0) >= torch.cuda.device_count():
-        parser.error(f"--device {device!r}: only {torch.cuda.device_count()} CUDA device(s).")
+        dev = resolve_device(device, "--device")
+    except ValueError as exc:
+        parser.error(str(exc))
     if dev.type not in ("cpu", "cuda"):
         parser.error(f"--device {device!r}: only cpu and cuda are benchmarked.")
 

@@ -200,17 +200,13 @@ def pairwise_loss(
         it replaces ``kind`` and ``margin``. The generic core of every pairwise loss: the built-in
         kinds are ``make_pair_loss(kind, margin)``.
     check_input : bool
-        ``False`` skips the checks of ``scores``, ``labels``, ``where`` and ``pair_weights``
-        (tensors of the right shapes, dtypes and device; finite; grades and weights >= 0), as in
-        scikit-learn's ``check_input``: for a trainer that validated its data once per fit. The
-        options (``kind``, ``reduction``, ``margin``) are always checked.
+        ``False`` skips the checks of ``scores``, ``labels``, ``where``, ``pair_weights`` (then
+        tensors of the right shapes; finite; >= 0), as scikit-learn's ``check_input``, for a
+        trainer that validated once per fit; the options are always checked.
 
-    Computation: with a built-in ``kind`` and ``reduction`` "mean" or "sum", the pairs are walked
-    in chunks by the fused kernel :func:`bipartite._pair_losses.pair_loss_sum` (value and
-    gradient in one pass, no n × n temporary: memory is O(chunk) beyond the inputs, and
-    ``pair_weights`` given as :class:`PairWeightRows` are never materialised). Its backward pass
-    is first order (no double backward); a custom ``pair_loss_fn`` and ``reduction="none"`` use
-    the dense path.
+    A built-in ``kind`` with "mean"/"sum" runs the fused, chunked kernel
+    :func:`bipartite._pair_losses.pair_loss_sum` (no n × n temporary, first-order backward);
+    a custom ``pair_loss_fn`` and ``reduction="none"`` run the dense path.
 
     With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
     ``Σ_k a_k (1 - AUC_k)`` (docs/theory.md §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
@@ -266,10 +262,8 @@ def pairwise_loss(
         block = w[..., r0:r1, :].to(s.dtype)
         return torch.where(mask & (block > 0), block, 0.0)
 
-    grad_weights = isinstance(w, torch.Tensor) and w.requires_grad
-    if pair_loss_fn is not None or reduction == "none" or grad_weights:
-        # the dense reference path: a custom φ may close over tensors that need gradients, and
-        # "none" returns the [..., n, n] matrix anyway
+    if pair_loss_fn is not None or reduction == "none" or getattr(w, "requires_grad", False):
+        # dense: a custom φ may close over tensors needing gradients; "none" returns n x n anyway
         return _pairwise_kernel(s, rows(0, n), phi, reduction)
     total, weight = pair_loss_sum(s, rows, phi)
     if reduction == "sum":
@@ -279,10 +273,9 @@ def pairwise_loss(
 
 def _check_pair_weights(pair_weights, s: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """The checks of a dense ``pair_weights`` [..., n, n]: shape, finite and >= 0 on valid pairs."""
-    n = s.shape[-1]
     w = pair_weights if isinstance(pair_weights, torch.Tensor) else torch.as_tensor(
         np.asarray(pair_weights, dtype=np.float64))
-    want = (*s.shape, n)
+    want = (*s.shape, s.shape[-1])
     if tuple(w.shape) != want:
         raise ValueError(f"The 'pair_weights' parameter must have shape {want} "
                          f"([..., n_items, n_items]), got shape {tuple(w.shape)}.")
@@ -397,8 +390,8 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
 
 def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str | ArrayLike = "linear",
                                    where: torch.Tensor | ArrayLike | None = None,
-                                   dense: bool = True, check_input: bool = True
-                                   ) -> torch.Tensor | PairWeightRows:
+                                   levels: ArrayLike | None = None, dense: bool = True,
+                                   check_input: bool = True) -> torch.Tensor | PairWeightRows:
     """Pair weights of label aggregation with multipartite costs (docs/theory.md §3, LA25 Eq. 5).
 
     ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
@@ -415,6 +408,10 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
         any number of leading batch dimensions (a single list is 1-D).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array over the sorted levels
     where : bool tensor [..., n_items], optional
+    levels : array-like (L,), optional
+        Sorted levels over which ``costs`` is given (a training set's, of which a batch holds
+        a subset: absent levels change nothing); each valid ``ȳ`` must be one. Default: the
+        distinct valid ``ȳ``.
     dense : bool
         ``False`` returns the weights unmaterialised (:class:`PairWeightRows`: rows gathered on
         demand from the per-list normalised cost matrices) for :func:`pairwise_loss`.
@@ -450,7 +447,14 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
             else where
     dev, n = ybar.device, ybar.shape[-1]
     y64 = ybar.detach().to(torch.float64)
-    levels = torch.unique(y64[valid]).cpu().numpy()
+    if levels is None:
+        levels = torch.unique(y64[valid]).cpu().numpy()
+    else:
+        levels = as_float_array(levels, "levels") if check_input else np.asarray(levels)
+        unknown = check_input and ~torch.isin(y64, torch.as_tensor(levels, device=dev)) & valid
+        if check_input and bool(unknown.any()):
+            raise ValueError(f"The 'ybar' parameter holds {first_bad(unknown, y64)[0]:g}, which "
+                             "is not one of the given 'levels'.")
     L = levels.size
     # per list g, the (L+1) x (L+1) costs over its items' levels divided by its total
     # Σ_{i,j valid} c(ȳ_i, ȳ_j) = cᵀ C c (c: level counts); level L (invalid items) costs 0
@@ -462,11 +466,9 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     counts = torch.zeros((lv.shape[0], L + 1), dtype=torch.float64, device=dev).scatter_add_(
         1, lv, torch.ones(lv.shape, dtype=torch.float64, device=dev))
     total = torch.einsum("ga,ab,gb->g", counts, C, counts)
-    Cn = torch.where(total[:, None, None] > 0, C / torch.where(total > 0, total, 1.0)[:, None, None],
-                     0.0).to(ybar.dtype).reshape(-1)
+    Cn = (C / torch.where(total > 0, total, torch.inf)[:, None, None]).to(ybar.dtype).reshape(-1)
     row = (lv + (L + 1) * torch.arange(lv.shape[0], device=dev)[:, None]) * (L + 1)
     row, col = row.reshape(ybar.shape), lv.reshape(ybar.shape)
-
     weights = PairWeightRows((*ybar.shape, n),
                              lambda r0, r1: Cn[row[..., r0:r1, None] + col[..., None, :]])
     return weights.dense() if dense else weights

@@ -355,6 +355,22 @@ def test_unmaterialised_weights_equal_dense_and_unchecked(rng):
         torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-14)
 
 
+def test_label_weights_over_given_levels_equal_the_batch_levels(rng):
+    """Claim: costs given over a superset of levels (a training set's) give the batch's weights:
+    a family depends on the two levels only, a matrix is used on the present rows/columns."""
+    ybar = t64([[0.0, 2.0, 2.0, 5.0], [5.0, 0.0, 0.0, 2.0]])
+    levels = [0.0, 1.0, 2.0, 5.0]
+    for costs in ("linear", "gain"):
+        torch.testing.assert_close(label_aggregation_pair_weights(ybar, costs=costs, levels=levels),
+                                   label_aggregation_pair_weights(ybar, costs=costs))
+    M = np.tril(rng.uniform(0.5, 2.0, size=(4, 4)), -1)
+    sub = M[np.ix_([0, 2, 3], [0, 2, 3])]
+    torch.testing.assert_close(label_aggregation_pair_weights(ybar, costs=M, levels=levels),
+                               label_aggregation_pair_weights(ybar, costs=sub))
+    with pytest.raises(ValueError, match="'ybar'.*not one of the given 'levels'"):
+        label_aggregation_pair_weights(ybar, levels=[0.0, 2.0])
+
+
 def test_pairwise_check_input_false_skips_only_the_data_checks():
     s = t64([1.0, 0.0])
     # unchecked: a negative grade is the caller's responsibility (validated once per fit)

@@ -25,7 +25,6 @@ from bipartite.learners.base import (
     needs_joint,
     plugin_ranking_scores,
     quiet_criterion,
-    restrict_costs,
     split_validation,
 )
 from bipartite.learners.maxmin import (
@@ -367,10 +366,10 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 tensors["Y"][safe], a=tensors["a"], where=where, dense=False, check_input=False
             )
         else:
-            yb = tensors["ybar"][safe]
+            # the costs over the training set's levels (a batch holds a subset: same weights)
             W = surrogates.label_aggregation_pair_weights(
-                yb, costs=self._batch_costs(yb, where, tensors), where=where, dense=False,
-                check_input=False,
+                tensors["ybar"][safe], costs=self.costs, where=where, levels=tensors["levels"],
+                dense=False, check_input=False,
             )
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
         loss = surrogates.pairwise_loss(
@@ -378,13 +377,6 @@ class MLPRanker(RankerMixin, TorchEstimator):
             check_input=False,
         )
         return loss / groups_per_batch
-
-    def _batch_costs(self, yb, where, tensors):
-        """Costs for a batch (the surrogate builds its cost matrix over the batch's levels)."""
-        if isinstance(self.costs, str):
-            return self.costs  # a family is evaluated on the batch's levels by the surrogate
-        present = np.unique(yb[where].detach().cpu().numpy())
-        return restrict_costs(self.costs, tensors["levels"], present)
 
     def _forward_scores(self, net, X, device=None) -> np.ndarray:
         """Raw network outputs (n, n_out) as float64 numpy, in eval mode, no grad, in batches of
