@@ -445,8 +445,7 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     else:
         valid = torch.ones(ybar.shape, dtype=torch.bool, device=ybar.device) if where is None \
             else where
-    dev, n = ybar.device, ybar.shape[-1]
-    y64 = ybar.detach().to(torch.float64)
+    dev, n, y64 = ybar.device, ybar.shape[-1], ybar.detach().to(torch.float64)
     if levels is None:
         levels = torch.unique(y64[valid]).cpu().numpy()
     else:
@@ -458,19 +457,21 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     L = levels.size
     # per list g, the (L+1) x (L+1) costs over its items' levels divided by its total
     # Σ_{i,j valid} c(ȳ_i, ȳ_j) = cᵀ C c (c: level counts); level L (invalid items) costs 0
-    C = torch.zeros((L + 1, L + 1), dtype=torch.float64, device=dev)
-    if L:
-        C[:L, :L] = torch.as_tensor(cost_matrix(levels, costs), device=dev)
+    C = torch.as_tensor(np.pad(cost_matrix(levels, costs), (0, 1)) if L else np.zeros((1, 1)),
+                        dtype=torch.float64, device=dev)
     lv = torch.searchsorted(torch.as_tensor(levels, device=dev), y64).clamp(max=max(L - 1, 0))
     lv = torch.where(valid, lv, L).reshape(-1, n)
     counts = torch.zeros((lv.shape[0], L + 1), dtype=torch.float64, device=dev).scatter_add_(
         1, lv, torch.ones(lv.shape, dtype=torch.float64, device=dev))
     total = torch.einsum("ga,ab,gb->g", counts, C, counts)
-    Cn = (C / torch.where(total > 0, total, torch.inf)[:, None, None]).to(ybar.dtype).reshape(-1)
-    row = (lv + (L + 1) * torch.arange(lv.shape[0], device=dev)[:, None]) * (L + 1)
-    row, col = row.reshape(ybar.shape), lv.reshape(ybar.shape)
-    weights = PairWeightRows((*ybar.shape, n),
-                             lambda r0, r1: Cn[row[..., r0:r1, None] + col[..., None, :]])
+    Cn = (C / torch.where(total > 0, total, torch.inf)[:, None, None]).to(ybar.dtype)
+
+    def rows(r0: int, r1: int) -> torch.Tensor:  # two gathers through expanded (free) indices
+        Crow = Cn.gather(1, lv[:, r0:r1, None].expand(-1, -1, L + 1))  # [G, r, L + 1]
+        block = Crow.gather(2, lv[:, None, :].expand(-1, r1 - r0, -1))
+        return block.reshape(*ybar.shape[:-1], r1 - r0, n)
+
+    weights = PairWeightRows((*ybar.shape, n), rows)
     return weights.dense() if dense else weights
 
 
