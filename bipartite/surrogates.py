@@ -244,8 +244,7 @@ def pairwise_loss(
     if labels is not None:
         y = _check_grades(labels, s, valid) if check_input else labels
         # hi_i > lo_j iff both are valid and y_i > y_j: one comparison per pair
-        inf = torch.full((), torch.inf, dtype=y.dtype, device=y.device)
-        hi, lo = torch.where(valid, y, -inf), torch.where(valid, y, inf)
+        hi, lo = torch.where(valid, y, -torch.inf), torch.where(valid, y, torch.inf)
     phi = pair_loss_fn if pair_loss_fn is not None else make_pair_loss(kind, margin)
 
     def rows(r0: int, r1: int) -> torch.Tensor:
@@ -416,8 +415,8 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
         ``False`` returns the weights unmaterialised (:class:`PairWeightRows`: rows gathered on
         demand from the per-list normalised cost matrices) for :func:`pairwise_loss`.
     check_input : bool
-        ``False`` skips the checks of ``ybar`` (a floating tensor, finite where valid) and
-        ``where`` (a boolean tensor or None); ``costs`` is always checked against the levels.
+        ``False`` skips the checks of ``ybar`` (a floating tensor, finite where valid), ``where``
+        (bool tensor or None) and of a cost matrix (then ``cost_matrix(levels, costs)``'s own).
 
     Returns
     -------
@@ -457,13 +456,14 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     L = levels.size
     # per list g, the (L+1) x (L+1) costs over its items' levels divided by its total
     # Σ_{i,j valid} c(ȳ_i, ȳ_j) = cᵀ C c (c: level counts); level L (invalid items) costs 0
-    C = torch.as_tensor(np.pad(cost_matrix(levels, costs), (0, 1)) if L else np.zeros((1, 1)),
-                        dtype=torch.float64, device=dev)
+    C = np.asarray(costs, dtype=np.float64) if not (check_input or isinstance(costs, str)) \
+        else cost_matrix(levels, costs) if L else np.zeros((0, 0))
+    C = torch.nn.functional.pad(torch.as_tensor(C, dtype=torch.float64, device=dev), (0, 1, 0, 1))
     lv = torch.searchsorted(torch.as_tensor(levels, device=dev), y64).clamp(max=max(L - 1, 0))
     lv = torch.where(valid, lv, L).reshape(-1, n)
     counts = torch.zeros((lv.shape[0], L + 1), dtype=torch.float64, device=dev).scatter_add_(
         1, lv, torch.ones(lv.shape, dtype=torch.float64, device=dev))
-    total = torch.einsum("ga,ab,gb->g", counts, C, counts)
+    total = ((counts @ C) * counts).sum(-1)
     Cn = (C / torch.where(total > 0, total, torch.inf)[:, None, None]).to(ybar.dtype)
 
     def rows(r0: int, r1: int) -> torch.Tensor:  # two gathers through expanded (free) indices

@@ -368,7 +368,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         else:
             # the costs over the training set's levels (a batch holds a subset: same weights)
             W = surrogates.label_aggregation_pair_weights(
-                tensors["ybar"][safe], costs=self.costs, where=where, levels=tensors["levels"],
+                tensors["ybar"][safe], costs=tensors["costs"], where=where, levels=tensors["levels"],
                 dense=False, check_input=False,
             )
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
@@ -449,14 +449,16 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 if self.objective == "label_aggregation"
                 else Y.sum(axis=1)
             )
-            if self.objective == "label_aggregation":
-                cost_matrix(np.unique(ybar), self.costs)  # validates a user matrix's shape
+            # validates a user matrix's shape; the batches use it as is (check_input=False)
+            costs = cost_matrix(np.unique(ybar), self.costs) \
+                if self.objective == "label_aggregation" else None
             tensors = {
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
                 "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
                 "codes": torch.as_tensor(label_codes(Y), device=dev),
                 "joint": self.joint_head_,
                 "levels": np.unique(ybar),
+                "costs": costs,
                 "a": torch.as_tensor(
                     mixing_weights(self.a, K), dtype=torch.float32, device=dev
                 ),
