@@ -24,7 +24,26 @@ per epoch than 1 thread (``--compare-rev ... --compare-threads``). The load aver
 ``bipartite/learners.py`` at git revision REV against the working tree, side by side in one
 process on the same data, and prints the ratio table.
 
-Run: ``python benchmarks/bench_learners.py --n-queries 30000 --workdir /tmp/mslr``
+**Against plain libraries** (``--vs-plain``, and what ``--quick`` runs): side by side in one
+process on in-memory MSLR-shaped data (``--vs-queries`` queries of 20-100 documents, 136
+features, K = 2 binary labels), interleaved repeats, median of the per-repeat ratios:
+
+* ``MLPRanker(method="pairwise")`` (loss and label aggregation, linear costs) against a plain
+  torch loop with the same network (:func:`bipartite.learners.nets.make_mlp`), the same epochs
+  and the very same batches (recorded from the ranker's fit): standardise, then per batch score
+  the rows, form the dense pair weights (``(pos · a/(n⁺n⁻)) @ negᵀ``, or
+  ``relu(ȳ_i − ȳ_j) / Σ``), ``Σ w · softplus(−(s_i − s_j))`` over the groups, Adam step. The
+  ranker runs without a validation split (the plain loop has none);
+* ``XGBRanker(method="pairwise")`` (loss aggregation) against ``xgb.train`` with the same
+  parameters on the same stacked data built directly in NumPy (one group per (query, label),
+  weight a_k / n_q), DMatrix construction included on both sides, for K = 1 (the raw rows
+  themselves) and K = 2.
+
+``--device cuda`` trains the MLPs (and XGBoost) on the GPU; it is refused with a clear message
+when CUDA is not available. The load average is printed with each table.
+
+Run: ``python benchmarks/bench_learners.py --n-queries 30000 --workdir /tmp/mslr``;
+``python benchmarks/bench_learners.py --quick`` (the plain-library ratios, under a minute).
 """
 
 from __future__ import annotations
@@ -186,6 +205,179 @@ def compare_epochs(args, path: Path) -> None:
                   f"{base / fit:11.2f} {crit:8.4f} {_load1():5.2f}", flush=True)
 
 
+def _vs_data(n_queries: int, seed: int = 0):
+    """MSLR-shaped arrays in memory: queries of 20-100 rows, 136 float32 features, K = 2 labels
+    with both classes in every query (so every stacked group holds pairs)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(20, 101, size=n_queries)
+    qid = np.repeat(np.arange(n_queries), sizes)
+    X = rng.normal(size=(len(qid), 136)).astype(np.float32)
+    Y = (X[:, :2] + rng.normal(size=(len(qid), 2)) > 0.5).astype(np.int64)
+    first = np.r_[0, np.cumsum(sizes)[:-1]]
+    Y[first] = 1
+    Y[first + 1] = 0
+    return X, Y, qid
+
+
+def _plain_torch_fit(X, Y, batches, objective, hidden, epochs, lr, weight_decay, device, seed):
+    """The plain torch loop: same net, epochs and batches as the ranker, dense pair weights."""
+    import numpy as np
+    import torch
+
+    from bipartite.learners.nets import make_mlp
+
+    mean, sd = X.mean(axis=0, dtype=np.float64), X.std(axis=0, dtype=np.float64)
+    Xt = torch.as_tensor(((X - mean) / np.where(sd > 0, sd, 1.0)).astype(np.float32),
+                         device=device)
+    Yt = torch.as_tensor(Y, dtype=torch.float32, device=device)
+    ybar = Yt.sum(1)
+    net = make_mlp(X.shape[1], hidden, 1, seed=seed).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=weight_decay)
+    for epoch in range(epochs):
+        per_batch = sum(b.shape[0] for b in batches[epoch]) / len(batches[epoch])
+        for idx_np in batches[epoch]:
+            idx = torch.as_tensor(idx_np, device=device)
+            where = idx >= 0
+            safe = idx.clamp(min=0)
+            out = net(Xt[idx[where]])
+            s = torch.zeros(idx.shape, device=device).masked_scatter(where, out[:, 0])
+            v = where.to(torch.float32)
+            if objective == "loss_aggregation":
+                pos = Yt[safe] * v[..., None]
+                neg = (1 - Yt[safe]) * v[..., None]
+                npairs = pos.sum(1) * neg.sum(1)
+                coef = torch.where(npairs > 0, 1 / npairs.clamp(min=1), 0.0)
+                W = (pos * coef[:, None, :]) @ neg.transpose(1, 2)
+            else:
+                yb = ybar[safe]
+                W = torch.relu(yb[:, :, None] - yb[:, None, :]) * v[:, :, None] * v[:, None, :]
+                W = W / W.sum((1, 2), keepdim=True).clamp(min=1e-30)
+            d = s[:, :, None] - s[:, None, :]
+            loss = (W * torch.nn.functional.softplus(-d)).sum() / per_batch
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    return net
+
+
+def _stack_plain(X, Y, qid, K):
+    """One XGBoost group per (query, label): rows sorted by query (qid is sorted here)."""
+    import numpy as np
+
+    sizes = np.bincount(qid)
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    gq = np.repeat(np.arange(len(sizes)), K)
+    lengths = sizes[gq]
+    rows = np.repeat(starts[gq], lengths) + np.arange(lengths.sum()) \
+        - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    ks = np.repeat(np.tile(np.arange(K), len(sizes)), lengths)
+    return rows, Y[rows, ks].astype(np.float32), np.repeat(np.arange(len(gq)), lengths), \
+        1.0 / sizes[gq]
+
+
+def vs_plain(args) -> None:
+    """MLPRanker and XGBRanker against plain torch / xgb.train, side by side, interleaved."""
+    import statistics
+
+    import numpy as np
+    import torch
+    import xgboost as xgb
+
+    from bipartite import learners
+    from bipartite.learners import mlp as mlp_module
+
+    torch.set_num_threads(args.mlp_threads)
+    X, Y, qid = _vs_data(args.vs_queries)
+    dev, R = args.device, args.vs_repeats
+    print(f"\n# vs plain libraries: {len(qid)} rows, {args.vs_queries} queries, 136 features, "
+          f"K = 2; device {dev}; torch {torch.__version__} ({args.mlp_threads} thread(s)), "
+          f"xgboost {xgb.__version__} ({args.n_jobs} thread(s)); {R} interleaved repeats; "
+          f"load average {_load1():.1f} on {os.cpu_count()} CPUs")
+    print("| learner | ours s (median) | plain s (median) | ratio (median) | target |")
+    print("|---|---|---|---|---|")
+    E, hidden = args.vs_epochs, (64, 64)
+    for objective in ("loss_aggregation", "label_aggregation"):
+        est = learners.MLPRanker(method="pairwise", objective=objective, hidden=hidden,
+                                 epochs=E, batch_size=args.batch_size, validation_fraction=0.0,
+                                 n_jobs=args.mlp_threads, random_state=0, device=dev)
+        recorded: list = []
+        original = mlp_module.MLPRanker._epoch_batches
+
+        def recording(self, tr, groups, rng, _orig=original):
+            out = _orig(self, tr, groups, rng)
+            recorded.append(out)
+            return out
+
+        mlp_module.MLPRanker._epoch_batches = recording
+        try:
+            est.fit(X, Y, qid=qid)  # warm-up, and the batches of every epoch
+        finally:
+            mlp_module.MLPRanker._epoch_batches = original
+        batches = recorded[:E]
+        _plain_torch_fit(X, Y, batches, objective, hidden, 1, 1e-3, 1e-5, dev, 0)  # warm-up
+        ours, plain = [], []
+        for _ in range(R):
+            t0 = time.perf_counter()
+            est.fit(X, Y, qid=qid)
+            ours.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            _plain_torch_fit(X, Y, batches, objective, hidden, E, est.lr, est.weight_decay,
+                             dev, 0)
+            plain.append(time.perf_counter() - t0)
+        ratio = statistics.median(a / b for a, b in zip(ours, plain, strict=True))
+        print(f"| MLPRanker pairwise {objective} ({E} epochs, batch {args.batch_size}) | "
+              f"{statistics.median(ours):.2f} | {statistics.median(plain):.2f} | "
+              f"{ratio:.2f} | 1.3 |", flush=True)
+    extra = {"device": "cuda"} if dev.startswith("cuda") else {}
+    T = args.vs_estimators
+    for K in (1, 2):
+        Yk = Y[:, :K]
+        est = learners.XGBRanker(method="pairwise", n_estimators=T, n_jobs=args.n_jobs,
+                                 random_state=0, **extra)
+        params = {"booster": "gbtree", "tree_method": "hist", "eta": est.learning_rate,
+                  "max_depth": est.max_depth, "seed": 0, "verbosity": 0, "nthread": args.n_jobs,
+                  "objective": "rank:pairwise", "lambdarank_pair_method": "mean",
+                  "lambdarank_num_pair_per_sample": est.num_pair_per_sample,
+                  "lambdarank_score_normalization": False, **extra}
+
+        def plain_xgb():
+            rows, label, q, w = _stack_plain(X, Yk, qid, K)
+            Xs = X if K == 1 else X[rows]
+            d = xgb.DMatrix(Xs, label=label, qid=q.astype(np.uint32),
+                            weight=w.astype(np.float32))
+            return xgb.train(params, d, num_boost_round=T)
+
+        est.fit(X, Yk, qid=qid)  # warm-up
+        ours, plain = [], []
+        for _ in range(R):
+            t0 = time.perf_counter()
+            est.fit(X, Yk, qid=qid)
+            ours.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            plain_xgb()
+            plain.append(time.perf_counter() - t0)
+        ratio = statistics.median(a / b for a, b in zip(ours, plain, strict=True))
+        print(f"| XGBRanker pairwise loss_aggregation K={K} ({T} rounds) vs xgb.train | "
+              f"{statistics.median(ours):.2f} | {statistics.median(plain):.2f} | "
+              f"{ratio:.2f} | 1.1 |", flush=True)
+    print(f"(load average after: {_load1():.1f})")
+
+
+def _check_device(parser, device: str) -> None:
+    """Refuse a device torch cannot use here, naming it (the package's one resolver), before any
+    work: ``--device cuda`` without CUDA is a clear error, not a crash halfway."""
+    from bipartite._utils.torch import resolve_device
+
+    try:
+        dev = resolve_device(device, "--device")
+    except ValueError as exc:
+        parser.error(str(exc))
+    if dev.type not in ("cpu", "cuda"):
+        parser.error(f"--device {device!r}: only cpu and cuda are benchmarked.")
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n-queries", type=int, default=1000)
@@ -207,11 +399,29 @@ def main(argv=None) -> None:
     p.add_argument("--compare-epochs", type=int, default=3)
     p.add_argument("--compare-threads", action="store_true",
                    help="with --compare-rev, also time 2 torch threads")
+    p.add_argument("--device", default="cpu",
+                   help="cpu (default) or cuda[:i] for the MLPs and XGBoost (refused when CUDA "
+                        "is not available)")
+    p.add_argument("--quick", action="store_true",
+                   help="only the plain-library comparison (--vs-plain) on a small problem")
+    p.add_argument("--vs-plain", action="store_true",
+                   help="MLPRanker / XGBRanker against plain torch / xgb.train, then exit")
+    p.add_argument("--vs-queries", type=int, default=1000)
+    p.add_argument("--vs-epochs", type=int, default=3)
+    p.add_argument("--vs-estimators", type=int, default=50)
+    p.add_argument("--vs-repeats", type=int, default=5)
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
     p.add_argument("--file", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    _check_device(p, args.device)
     if args.worker:
         worker(args)
+        return
+    if args.quick:
+        args.vs_queries, args.vs_epochs, args.vs_estimators, args.vs_repeats = 150, 2, 20, 3
+        args.batch_size = 1024
+    if args.quick or args.vs_plain:
+        vs_plain(args)
         return
 
     from bipartite.data import make_mslr_like

@@ -24,10 +24,24 @@ reports the measured bytes per pair at the largest n that ran and the n at which
 would exceed ``--budget-gb`` (default 8 GB). A configuration whose projected peak (from the
 bytes/pair of the previous n) exceeds ``--max-gb`` is skipped and reported as such.
 
+**Against plain torch** (``--vs-torch``, and what ``--quick`` runs): ``pairwise_loss``
+(logistic, labels, mean) forward+backward against a plain torch expression of the same loss,
+``-logsigmoid(s_i - s_j) * 1[y_i > y_j]`` summed over the dense n x n matrix and divided by the
+number of pairs, at n = 256, 1024, 4096 items per query (``--vs-sizes``) with 2^22 / n^2 queries
+per batch (at least one). Both run side by side in one process, interleaved (ours, plain, ours,
+plain, ...); the table gives the median of the per-repeat ratios. Peak memory of each, in bytes
+per pair: on the CPU the increase of the peak RSS (VmHWM, reset through /proc/self/clear_refs)
+over one forward+backward in a fresh subprocess, as above; on CUDA
+``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``.
+
+``--device cuda`` runs everything on the GPU (refused with a clear message when CUDA is not
+available); the default is the CPU. The machine's load average is printed with every table.
+
 Run from the repository root::
 
+    python benchmarks/bench_surrogates.py --quick         # plain-torch ratios, under a minute
     python benchmarks/bench_surrogates.py                 # full table (a few minutes)
-    python benchmarks/bench_surrogates.py --sizes 32 128  # quick
+    python benchmarks/bench_surrogates.py --sizes 32 128  # smaller
 """
 
 from __future__ import annotations
@@ -89,7 +103,20 @@ def _peak(how: str) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def worker(name: str, n: int, repeats: int, threads: int = 2) -> dict:
+def _check_device(parser, device: str) -> None:
+    """Refuse a device torch cannot use here, naming it (the package's one resolver), before any
+    work: ``--device cuda`` without CUDA is a clear error, not a crash halfway."""
+    from bipartite._utils.torch import resolve_device
+
+    try:
+        dev = resolve_device(device, "--device")
+    except ValueError as exc:
+        parser.error(str(exc))
+    if dev.type not in ("cpu", "cuda"):
+        parser.error(f"--device {device!r}: only cpu and cuda are benchmarked.")
+
+
+def worker(name: str, n: int, repeats: int, threads: int = 2, device: str = "cpu") -> dict:
     """One configuration in this (fresh) process: times and peak-RSS increase."""
     import torch
 
@@ -99,30 +126,143 @@ def worker(name: str, n: int, repeats: int, threads: int = 2) -> dict:
     y = (torch.rand(BATCH, n, generator=gen) < 0.25).to(torch.float32)
     y[:, 0] = 1.0
     base = torch.randn(BATCH, n, generator=gen)
+    y, base = y.to(device), base.to(device)
     # warm-up on a tiny batch: loads kernels without raising the high-water mark
     small = base[:2, : min(n, 8)].clone().requires_grad_(True)
     loss_fn(small, y[:2, : min(n, 8)]).backward()
     s = base.clone().requires_grad_(True)
-    before, how = _reset_peak()
-    loss_fn(s, y).backward()
-    peak_bytes = _peak(how) - before
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before, how = torch.cuda.memory_allocated(), "cuda.max_memory_allocated"
+        loss_fn(s, y).backward()
+        torch.cuda.synchronize()
+        peak_bytes = torch.cuda.max_memory_allocated() - before
+    else:
+        before, how = _reset_peak()
+        loss_fn(s, y).backward()
+        peak_bytes = _peak(how) - before
     times = []
     for _ in range(repeats):
         s.grad = None
+        _sync(device)
         t0 = time.perf_counter()
         loss_fn(s, y).backward()
+        _sync(device)
         times.append(time.perf_counter() - t0)
     return {"median_s": statistics.median(times), "min_s": min(times),
             "peak_bytes": peak_bytes, "memory_probe": how}
 
 
-def run_config(name: str, n: int, repeats: int, threads: int) -> dict:
-    cmd = [sys.executable, __file__, "--threads", str(threads), "--worker", name, str(n),
-           str(repeats)]
+def run_config(name: str, n: int, repeats: int, threads: int, device: str = "cpu") -> dict:
+    cmd = [sys.executable, __file__, "--threads", str(threads), "--device", device, "--worker",
+           name, str(n), str(repeats)]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr else "failed"}
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _plain_pairwise(s, y):
+    """Plain torch logistic pairwise loss: the dense n x n expression, mean over the pairs."""
+    import torch
+
+    d = s[..., :, None] - s[..., None, :]
+    m = (y[..., :, None] > y[..., None, :]).to(s.dtype)
+    return (-torch.nn.functional.logsigmoid(d) * m).sum() / m.sum()
+
+
+def _vs_fns():
+    from bipartite import surrogates
+
+    return {"pairwise_loss": lambda s, y: surrogates.pairwise_loss(s, y, kind="logistic"),
+            "plain torch": _plain_pairwise}
+
+
+def _vs_inputs(n: int, device: str):
+    import torch
+
+    gen = torch.Generator().manual_seed(0)
+    batch = max(1, (1 << 22) // (n * n))
+    y = (torch.rand(batch, n, generator=gen) < 0.25).to(torch.float32)
+    y[:, 0] = 1.0
+    s = torch.randn(batch, n, generator=gen)
+    return s.to(device).requires_grad_(True), y.to(device), batch
+
+
+def _sync(device: str) -> None:
+    import torch
+
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def vs_worker(name: str, n: int, device: str, threads: int) -> dict:
+    """Peak memory of one forward+backward of ``name`` at ``n`` (fresh process)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    fn = _vs_fns()[name]
+    s, y, batch = _vs_inputs(n, device)
+    small, ys = s.detach()[:1, :8].clone().requires_grad_(True), y[:1, :8]
+    fn(small, ys).backward()  # warm-up: kernels loaded outside the measurement
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        fn(s, y).backward()
+        torch.cuda.synchronize()
+        peak, how = torch.cuda.max_memory_allocated() - before, "cuda.max_memory_allocated"
+    else:
+        before, how = _reset_peak()
+        fn(s, y).backward()
+        peak = _peak(how) - before
+    return {"peak_bytes": peak, "pairs": batch * n * n, "memory_probe": how}
+
+
+def vs_torch(sizes: list[int], repeats: int, device: str, threads: int) -> None:
+    """pairwise_loss against plain torch, side by side in this process; memory in subprocesses."""
+    import torch
+
+    torch.set_num_threads(threads)
+    fns = _vs_fns()
+    print(f"# pairwise_loss (logistic) vs plain torch, forward+backward, float32, {device}, "
+          f"torch {torch.__version__}, {threads} thread(s), {repeats} interleaved repeats; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print("| n | queries | pairs | ours ms | plain ms | ratio (median) | ours B/pair "
+          "| plain B/pair |")
+    print("|" + "---|" * 8)
+    for n in sizes:
+        s, y, batch = _vs_inputs(n, device)
+        for fn in fns.values():  # warm-up
+            fn(s, y).backward()
+        times: dict[str, list[float]] = {k: [] for k in fns}
+        for _ in range(repeats):
+            for k, fn in fns.items():
+                s.grad = None
+                _sync(device)
+                t0 = time.perf_counter()
+                fn(s, y).backward()
+                _sync(device)
+                times[k].append(time.perf_counter() - t0)
+        ratio = statistics.median(a / b for a, b in zip(times["pairwise_loss"],
+                                                        times["plain torch"], strict=True))
+        mem = {}
+        for k in fns:
+            cmd = [sys.executable, __file__, "--threads", str(threads), "--device", device,
+                   "--vs-worker", k, str(n)]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                mem[k] = math.nan
+                continue
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            mem[k] = r["peak_bytes"] / r["pairs"]
+        print(f"| {n} | {batch} | {batch * n * n} | "
+              f"{1e3 * statistics.median(times['pairwise_loss']):.1f} | "
+              f"{1e3 * statistics.median(times['plain torch']):.1f} | {ratio:.2f} | "
+              f"{mem['pairwise_loss']:.1f} | {mem['plain torch']:.1f} |", flush=True)
+    print(f"(load average after: {os.getloadavg()[0]:.1f}; target ratio <= 1.3, "
+          "<= 16 bytes per pair)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -138,16 +278,33 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--threads", type=int, default=2,
                    help="torch.set_num_threads in each worker (default 2). On a loaded machine "
                         "2 threads can wait on OpenMP barriers; compare with --threads 1")
+    p.add_argument("--device", default="cpu",
+                   help="torch device: cpu (default) or cuda[:i] (refused when unavailable)")
+    p.add_argument("--quick", action="store_true",
+                   help="only the plain-torch comparison (--vs-torch), 5 repeats: under a minute")
+    p.add_argument("--vs-torch", action="store_true",
+                   help="pairwise_loss against plain torch at --vs-sizes, then the full table")
+    p.add_argument("--vs-sizes", type=int, nargs="+", default=[256, 1024, 4096])
     p.add_argument("--worker", nargs=3, metavar=("LOSS", "N", "REPEATS"), help=argparse.SUPPRESS)
+    p.add_argument("--vs-worker", nargs=2, metavar=("FN", "N"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    _check_device(p, args.device)
+    if args.vs_worker:
+        print(json.dumps(vs_worker(args.vs_worker[0], int(args.vs_worker[1]), args.device,
+                                   args.threads)))
+        return 0
+    if args.quick or args.vs_torch:
+        vs_torch(args.vs_sizes, 5 if args.quick else args.repeats, args.device, args.threads)
+        if args.quick:
+            return 0
     if args.worker:
         name, n, repeats = args.worker[0], int(args.worker[1]), int(args.worker[2])
-        print(json.dumps(worker(name, n, repeats, args.threads)))
+        print(json.dumps(worker(name, n, repeats, args.threads, args.device)))
         return 0
 
     import torch
 
-    print(f"# bench_surrogates: batch {BATCH} queries, float32, CPU, torch {torch.__version__}, "
+    print(f"# bench_surrogates: batch {BATCH} queries, float32, {args.device}, torch {torch.__version__}, "
           f"{args.threads} thread(s), {args.repeats} repeats; load average before: "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     results: dict[tuple[str, int], dict] = {}
@@ -165,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
                 results[(name, n)] = {"skipped": f"projected {sec:.0f} s per call > --max-seconds"}
                 continue
             r = run_config(name, n, args.repeats if n < 2048 else max(1, args.repeats // 2),
-                           args.threads)
+                           args.threads, args.device)
             results[(name, n)] = r
             if "peak_bytes" in r and name != "bce_pointwise":
                 if r["peak_bytes"] > 0:

@@ -33,7 +33,7 @@ import torch
 
 from bipartite._utils.validation import check_option
 
-__all__ = ["PAIR_LOSSES", "PairLoss", "get_pair_loss"]
+__all__ = ["PAIR_LOSSES", "PairLoss", "PairWeightRows", "get_pair_loss", "pair_loss_sum"]
 
 #: The form names of an entry, with the words used in errors.
 FORMS = {"torch": "torch", "numpy": "NumPy", "cvxpy": "cvxpy"}
@@ -178,3 +178,96 @@ def get_pair_loss(kind: str, name: str = "kind") -> PairLoss:
     """
     check_option(kind, name, tuple(PAIR_LOSSES))
     return PAIR_LOSSES[kind]
+
+
+# ------------------------------------------------------------------------------------------------
+# The fused pair sum (the training path's kernel)
+# ------------------------------------------------------------------------------------------------
+#: Pairs per chunk of the fused sum: its temporaries are a few chunks (4 MiB each in float32),
+#: whatever the number of pairs.
+PAIR_CHUNK = 1 << 20
+
+#: ``rows(start, stop)`` -> the pair weights ``W[..., start:stop, :]`` (0 = no pair).
+WeightRows = Callable[[int, int], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class PairWeightRows:
+    """Pair weights ``W[..., i, j]`` kept unmaterialised: ``rows(start, stop)`` gives the block
+    ``W[..., start:stop, :]`` and :meth:`dense` the whole [..., n, n] tensor.
+
+    What :func:`~bipartite.surrogates.loss_aggregation_pair_weights` and :func:`~bipartite.surrogates.label_aggregation_pair_weights` return
+    with ``dense=False``; :func:`~bipartite.surrogates.pairwise_loss` takes it as ``pair_weights`` and asks for one
+    chunk of rows at a time, so that no n × n weight matrix is ever formed (the weights carry no
+    gradient). ``shape`` is the shape of the full matrix.
+    """
+
+    shape: tuple[int, ...]
+    rows: Callable[[int, int], torch.Tensor]
+
+    def dense(self) -> torch.Tensor:
+        """The whole [..., n, n] weight matrix."""
+        return self.rows(0, self.shape[-1])
+
+
+def _chunk_rows(scores: torch.Tensor, chunk: int) -> int:
+    """Rows of the pair matrix per chunk: about ``chunk`` pairs over all lists."""
+    per_row = max(1, scores.numel() // max(scores.shape[-1], 1) * scores.shape[-1])
+    return max(1, min(scores.shape[-1], chunk // per_row))
+
+
+class _PairSum(torch.autograd.Function):
+    """``Σ w_ij φ(s_i − s_j)`` and its gradient in one chunked pass (see :func:`pair_loss_sum`)."""
+
+    @staticmethod
+    def forward(ctx, scores, rows, phi, chunk):  # noqa: D102
+        s = scores.detach()
+        n = s.shape[-1]
+        step = _chunk_rows(s, chunk)
+        total = torch.zeros((), dtype=s.dtype, device=s.device)
+        weight = torch.zeros((), dtype=s.dtype, device=s.device)
+        grad = torch.zeros_like(s) if ctx.needs_input_grad[0] else None
+        for r0 in range(0, n, step):
+            r1 = min(n, r0 + step)
+            w = rows(r0, r1)
+            # d[..., i, j] = s_i − s_j; pairs of weight 0 see d = 0 (finite φ), so that e^{-d}
+            # cannot overflow there and turn 0 · inf into NaN in the value or the gradient.
+            d = (s[..., r0:r1, None] - s[..., None, :]).masked_fill_(w == 0, 0.0)
+            if grad is None:
+                v = phi(d)
+            else:
+                with torch.enable_grad():
+                    d.requires_grad_(True)
+                    v = phi(d)
+                    (g,) = torch.autograd.grad(v, d, grad_outputs=w)  # w φ'(d)
+                v = v.detach()
+                grad[..., r0:r1] += g.sum(-1)
+                grad -= g.sum(-2)
+            total += torch.dot(w.reshape(-1), v.reshape(-1))
+            weight += w.sum()
+        ctx.save_for_backward(grad)
+        ctx.mark_non_differentiable(weight)
+        return total, weight
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, grad_total, grad_weight):  # noqa: D102
+        (grad,) = ctx.saved_tensors
+        return (None if grad is None else grad_total * grad), None, None, None
+
+
+def pair_loss_sum(scores: torch.Tensor, rows: WeightRows, phi: Callable[[torch.Tensor], torch.Tensor],
+                  *, chunk: int = PAIR_CHUNK) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(Σ_ij w_ij φ(s_i − s_j), Σ_ij w_ij)`` over the pairs of ``scores`` [..., n], without an
+    n × n temporary: the fused kernel of :func:`bipartite.surrogates.pairwise_loss`.
+
+    ``rows(start, stop)`` gives the weights ``W[..., start:stop, :]`` (0 = not a pair; the
+    weights carry no gradient); ``phi`` is the torch form of a :data:`PAIR_LOSSES` entry (bound
+    to its margin). The pair matrix is walked in chunks of about ``chunk`` pairs; in each, φ and
+    ``w φ'`` come from autograd through ``phi`` itself (no second copy of any loss), and only the
+    row and column sums of ``w φ'`` are kept: the gradient of the scores, returned by the
+    backward pass (first order only: the backward is not itself differentiable). Memory is a few
+    chunks whatever the number of pairs. The slow reference is the dense ``w * φ(s_i − s_j)``
+    (tests/test_surrogates.py).
+    """
+    return _PairSum.apply(scores, rows, phi, int(chunk))

@@ -32,7 +32,13 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._pair_losses import PAIR_LOSSES, PairLoss, get_pair_loss
+from bipartite._pair_losses import (
+    PAIR_LOSSES,
+    PairLoss,
+    PairWeightRows,
+    get_pair_loss,
+    pair_loss_sum,
+)
 from bipartite._utils.tensors import (
     as_elementwise,
     as_float_array,
@@ -42,6 +48,7 @@ from bipartite._utils.tensors import (
     check_binary_where,
     check_finite_where,
     check_generator,
+    check_pair_weights,
     first_bad,
     safe_reduce,
 )
@@ -56,6 +63,7 @@ __all__ = [
     "PAIR_LOSSES",
     "PAIRWISE_KINDS",
     "PairLoss",
+    "PairWeightRows",
     "get_pair_loss",
     "ap_loss",
     "heaviside_ge",
@@ -132,19 +140,18 @@ def make_pair_loss(kind: str, margin: float = 1.0) -> Callable[[torch.Tensor], t
 
 def _pairwise_kernel(
     scores: torch.Tensor,
-    pair_mask: torch.Tensor,
     weights: torch.Tensor,
     phi: Callable[[torch.Tensor], torch.Tensor],
     reduction: str,
 ) -> torch.Tensor:
-    """Σ_{(i,j) valid} w_ij φ(f_i - f_j), reduced; ``pair_mask``/``weights`` are [..., n, n]."""
+    """Σ_{(i,j)} w_ij φ(f_i - f_j), reduced, on the dense [..., n, n] ``weights`` (0 = no pair):
+    the path of a custom φ and of ``reduction="none"`` (the others run the fused
+    :func:`~bipartite._pair_losses.pair_loss_sum`)."""
     diff = scores[..., :, None] - scores[..., None, :]  # diff[..., i, j] = f_i - f_j
-    zero = torch.zeros((), dtype=scores.dtype, device=scores.device)
-    # Invalid pairs see x = 0 (finite phi, zero weight) so exp(-x) cannot overflow to inf there
-    # and turn 0 * inf into NaN in the forward or backward pass.
-    w = torch.where(pair_mask, weights, zero)
-    losses = w * phi(torch.where(pair_mask, diff, zero))
-    return safe_reduce(losses, w, reduction)
+    # Pairs of weight 0 see x = 0 (finite phi) so exp(-x) cannot overflow to inf there and turn
+    # 0 * inf into NaN in the forward or backward pass.
+    losses = weights * phi(torch.where(weights != 0, diff, 0.0))
+    return safe_reduce(losses, weights, reduction)
 
 
 def pairwise_loss(
@@ -157,6 +164,7 @@ def pairwise_loss(
     reduction: str = "mean",
     margin: float = 1.0,
     pair_loss_fn: Callable[[torch.Tensor], torch.Tensor] | None = None,
+    check_input: bool = True,
 ) -> torch.Tensor:
     """Pairwise ranking loss ``Σ_{(i,j)} w_ij φ(f_i - f_j)`` over ordered pairs (docs/theory.md §8).
 
@@ -197,6 +205,14 @@ def pairwise_loss(
         A custom pair loss ``φ(x)`` (elementwise on a tensor of differences ``x = f_i - f_j``);
         it replaces ``kind`` and ``margin``. The generic core of every pairwise loss: the built-in
         kinds are ``make_pair_loss(kind, margin)``.
+    check_input : bool
+        ``False`` skips the checks of ``scores``, ``labels``, ``where``, ``pair_weights`` (then
+        tensors of the right shapes; finite; >= 0), as scikit-learn's ``check_input``, for a
+        trainer that validated once per fit; the options are always checked.
+
+    A built-in ``kind`` with "mean"/"sum" runs the fused, chunked kernel
+    :func:`bipartite._pair_losses.pair_loss_sum` (no n × n temporary, first-order backward);
+    a custom ``pair_loss_fn`` and ``reduction="none"`` run the dense path.
 
     With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
     ``Σ_k a_k (1 - AUC_k)`` (docs/theory.md §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
@@ -211,57 +227,71 @@ def pairwise_loss(
     check_option(kind, "kind", PAIRWISE_KINDS)
     check_option(reduction, "reduction", _REDUCTIONS)
     margin = check_positive(margin, "margin")
-    s = as_scores(scores)
-    valid = as_where(where, s)
-    check_finite_where(s, valid, "scores")
+    if pair_loss_fn is not None and not callable(pair_loss_fn):
+        raise TypeError(f"The 'pair_loss_fn' parameter must be callable, got {pair_loss_fn!r}.")
+    if labels is None and pair_weights is None:
+        raise ValueError("The 'labels' parameter may be None only when 'pair_weights' is given.")
+    if check_input:
+        s = as_scores(scores)
+        valid = as_where(where, s)
+        check_finite_where(s, valid, "scores")
+    else:
+        s = scores
+        valid = torch.ones(s.shape, dtype=torch.bool, device=s.device) if where is None else where
     s = torch.where(valid, s, torch.zeros((), dtype=s.dtype, device=s.device))
-    both = valid[..., :, None] & valid[..., None, :]
     n = s.shape[-1]
-    if pair_weights is not None:
-        w = pair_weights if isinstance(pair_weights, torch.Tensor) else torch.as_tensor(
-            np.asarray(pair_weights, dtype=np.float64))
-        want = (*s.shape, n)
-        if tuple(w.shape) != want:
-            raise ValueError(
-                f"The 'pair_weights' parameter must have shape {want} ([..., n_items, n_items]), "
-                f"got shape {tuple(w.shape)}."
-            )
-        w = w.to(dtype=s.dtype, device=s.device)
-        check_finite_where(w, both, "pair_weights")
-        bad = (w < 0) & both
-        if bool(bad.any()):
-            value, idx = first_bad(bad, w)
-            raise ValueError(
-                f"The 'pair_weights' parameter must be non-negative, got {value:g} at index {idx}."
-            )
-    if labels is None:
-        if pair_weights is None:
-            raise ValueError(
-                "The 'labels' parameter may be None only when 'pair_weights' is given."
-            )
-        pair_mask = both & (w > 0)
-    else:
-        y = as_like(labels, "labels", s)
-        check_finite_where(y, valid, "labels")
-        bad = (y < 0) & valid
-        if bool(bad.any()):
-            value, idx = first_bad(bad, y)
-            raise ValueError(f"The 'labels' parameter must hold non-negative relevance grades "
-                             f"(0 = irrelevant), got {value:g} at index {idx}.")
-        pair_mask = both & (y[..., :, None] > y[..., None, :])
-        if pair_weights is None:
-            w = torch.ones((), dtype=s.dtype, device=s.device).expand(pair_mask.shape)
-    if pair_loss_fn is not None:
-        if not callable(pair_loss_fn):
-            raise TypeError(
-                f"The 'pair_loss_fn' parameter must be callable, got {pair_loss_fn!r}.")
-        phi = pair_loss_fn
-    else:
-        phi = make_pair_loss(kind, margin)
-    return _pairwise_kernel(s, pair_mask, w, phi, reduction)
+    w = pair_weights
+    if isinstance(w, PairWeightRows):
+        if check_input and tuple(w.shape) != (*s.shape, n):
+            raise ValueError(f"The 'pair_weights' parameter must have shape {(*s.shape, n)} "
+                             f"([..., n_items, n_items]), got shape {tuple(w.shape)}.")
+    elif w is not None:
+        w = check_pair_weights(w, s, valid) if check_input else w
+    if labels is not None:
+        y = _check_grades(labels, s, valid) if check_input else labels
+        # hi_i > lo_j iff both are valid and y_i > y_j: one comparison per pair
+        hi, lo = torch.where(valid, y, -torch.inf), torch.where(valid, y, torch.inf)
+    phi = pair_loss_fn if pair_loss_fn is not None else make_pair_loss(kind, margin)
+
+    def rows(r0: int, r1: int) -> torch.Tensor:
+        """W[..., r0:r1, :] restricted to the valid pairs (0 elsewhere)."""
+        if labels is not None:
+            mask = hi[..., r0:r1, None] > lo[..., None, :]
+            if w is None:
+                return mask.to(s.dtype)
+        elif not isinstance(w, PairWeightRows):
+            mask = valid[..., r0:r1, None] & valid[..., None, :]
+        if isinstance(w, PairWeightRows):
+            block = w.rows(r0, r1).to(s.dtype)
+            return block if labels is None else torch.where(mask, block, 0.0)
+        block = w[..., r0:r1, :].to(s.dtype)
+        return torch.where(mask & (block > 0), block, 0.0)
+
+    if pair_loss_fn is not None or reduction == "none" or getattr(w, "requires_grad", False):
+        # dense: a custom φ may close over tensors needing gradients; "none" returns n x n anyway
+        return _pairwise_kernel(s, rows(0, n), phi, reduction)
+    total, weight = pair_loss_sum(s, rows, phi)
+    if reduction == "sum":
+        return total
+    return total / torch.where(weight > 0, weight, torch.ones_like(weight))
 
 
-def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike | None = None, where: torch.Tensor | ArrayLike | None = None) -> torch.Tensor:
+def _check_grades(labels, s: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """Relevance grades of the shape of ``s``: finite and non-negative where valid."""
+    y = as_like(labels, "labels", s)
+    check_finite_where(y, valid, "labels")
+    bad = (y < 0) & valid
+    if bool(bad.any()):
+        value, idx = first_bad(bad, y)
+        raise ValueError(f"The 'labels' parameter must hold non-negative relevance grades "
+                         f"(0 = irrelevant), got {value:g} at index {idx}.")
+    return y
+
+
+def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike | None = None,
+                                  where: torch.Tensor | ArrayLike | None = None,
+                                  dense: bool = True, check_input: bool = True
+                                  ) -> torch.Tensor | PairWeightRows:
     """Pair weights of loss aggregation (docs/theory.md §4): Σ_k a_k AUC_k as a pairwise sum.
 
     ``W[..., i, j] = Σ_k a_k 1[y_ik = 1, y_jk = 0] / (n⁺_k n⁻_k)`` where ``n⁺_k``/``n⁻_k`` count the
@@ -278,9 +308,17 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
     where : bool tensor [..., n_items], optional
         Validity mask of the items.
 
+    dense : bool
+        ``False`` returns the weights unmaterialised (:class:`PairWeightRows`: rows of
+        ``(a_k 1[y_ik = 1] / (n⁺_k n⁻_k)) @ 1[y_jk = 0]ᵀ`` on demand) for :func:`pairwise_loss`.
+    check_input : bool
+        ``False`` skips the checks of ``Y`` (a floating tensor, binary on the valid rows), ``a``
+        and ``where`` (a boolean tensor or None), for a trainer that validated once per fit.
+
     Returns
     -------
-    tensor [..., n_items, n_items] of the dtype of ``Y`` (default dtype if ``Y`` is not floating).
+    tensor [..., n_items, n_items] of the dtype of ``Y`` (default dtype if ``Y`` is not floating),
+    or :class:`PairWeightRows` of that shape.
 
     >>> Y = torch.tensor([[1, 0], [0, 1], [0, 0]])
     >>> loss_aggregation_pair_weights(Y, a=[1.0, 2.0])
@@ -288,35 +326,41 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
             [1.0000, 0.0000, 1.0000],
             [0.0000, 0.0000, 0.0000]])
     """
-    if not check_dense_tensor(Y, "Y"):  # sparse and meta tensors refused by name
-        Y = torch.as_tensor(as_float_array(Y, "Y"))
-    if Y.ndim < 2 or Y.numel() == 0:
-        raise ValueError(
-            f"The 'Y' parameter must be a non-empty array of shape [..., n_items, K] with "
-            f"n_items, K >= 1, got shape {tuple(Y.shape)}."
-        )
-    dtype = Y.dtype if torch.is_floating_point(Y) else torch.get_default_dtype()
-    Yf = Y.to(dtype)
-    K = Y.shape[-1]
-    if where is None:
-        valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device)
-    else:
-        valid = as_where(where, Yf[..., 0])
-    check_binary_where(Yf, valid[..., None].expand(Yf.shape), "Y")
-    if a is None:
-        a_t = torch.ones(K, dtype=dtype, device=Y.device)
-    else:
-        a_t = torch.as_tensor(as_float_array(a, "a")).to(dtype=dtype, device=Y.device)
-        if tuple(a_t.shape) != (K,):
-            raise ValueError(f"The 'a' parameter must have shape ({K},), got shape "
-                             f"{tuple(a_t.shape)}.")
-        check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
-        bad = a_t < 0
-        if bool(bad.any()):
-            value, idx = first_bad(bad, a_t)
+    if check_input:
+        if not check_dense_tensor(Y, "Y"):  # sparse and meta tensors refused by name
+            Y = torch.as_tensor(as_float_array(Y, "Y"))
+        if Y.ndim < 2 or Y.numel() == 0:
             raise ValueError(
-                f"The 'a' parameter must be non-negative, got {value:g} at index {idx}."
+                f"The 'Y' parameter must be a non-empty array of shape [..., n_items, K] with "
+                f"n_items, K >= 1, got shape {tuple(Y.shape)}."
             )
+        dtype = Y.dtype if torch.is_floating_point(Y) else torch.get_default_dtype()
+        Yf = Y.to(dtype)
+        K = Y.shape[-1]
+        if where is None:
+            valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device)
+        else:
+            valid = as_where(where, Yf[..., 0])
+        check_binary_where(Yf, valid[..., None].expand(Yf.shape), "Y")
+        if a is None:
+            a_t = torch.ones(K, dtype=dtype, device=Y.device)
+        else:
+            a_t = torch.as_tensor(as_float_array(a, "a")).to(dtype=dtype, device=Y.device)
+            if tuple(a_t.shape) != (K,):
+                raise ValueError(f"The 'a' parameter must have shape ({K},), got shape "
+                                 f"{tuple(a_t.shape)}.")
+            check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
+            bad = a_t < 0
+            if bool(bad.any()):
+                value, idx = first_bad(bad, a_t)
+                raise ValueError(
+                    f"The 'a' parameter must be non-negative, got {value:g} at index {idx}."
+                )
+    else:
+        dtype, Yf, K = Y.dtype, Y, Y.shape[-1]
+        valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device) if where is None \
+            else where
+        a_t = torch.ones(K, dtype=dtype, device=Y.device) if a is None else a.to(dtype)
     vf = valid.to(dtype)[..., None]
     # zero the padded rows first: garbage there (NaN, -1) must not leak through NaN * 0
     Yf = torch.where(valid[..., None], Yf, torch.zeros((), dtype=dtype, device=Yf.device))
@@ -325,11 +369,15 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
     pairs = pos.sum(-2) * neg.sum(-2)  # [..., K]: n⁺_k n⁻_k
     coef = a_t / torch.where(pairs > 0, pairs, torch.ones_like(pairs))
     coef = torch.where(pairs > 0, coef, torch.zeros_like(coef))
-    return torch.einsum("...ik,...jk,...k->...ij", pos, neg, coef)
+    P, Nt = pos * coef[..., None, :], neg.transpose(-1, -2)  # W = P Nᵀ, one block of rows at a time
+    weights = PairWeightRows((*Y.shape[:-1], Y.shape[-2]), lambda r0, r1: P[..., r0:r1, :] @ Nt)
+    return weights.dense() if dense else weights
 
 
 def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str | ArrayLike = "linear",
-                                   where: torch.Tensor | ArrayLike | None = None) -> torch.Tensor:
+                                   where: torch.Tensor | ArrayLike | None = None,
+                                   levels: ArrayLike | None = None, dense: bool = True,
+                                   check_input: bool = True) -> torch.Tensor | PairWeightRows:
     """Pair weights of label aggregation with multipartite costs (docs/theory.md §3, LA25 Eq. 5).
 
     ``W[..., i, j] = c(ȳ_i, ȳ_j) / Σ_{i',j': ȳ_i' > ȳ_j'} c(ȳ_i', ȳ_j')`` for ``ȳ_i > ȳ_j`` and 0
@@ -346,10 +394,21 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
         any number of leading batch dimensions (a single list is 1-D).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array over the sorted levels
     where : bool tensor [..., n_items], optional
+    levels : array-like (L,), optional
+        Sorted levels over which ``costs`` is given (a training set's, of which a batch holds
+        a subset: absent levels change nothing); each valid ``ȳ`` must be one. Default: the
+        distinct valid ``ȳ``.
+    dense : bool
+        ``False`` returns the weights unmaterialised (:class:`PairWeightRows`: rows gathered on
+        demand from the per-list normalised cost matrices) for :func:`pairwise_loss`.
+    check_input : bool
+        ``False`` skips the checks of ``ybar`` (a floating tensor, finite where valid), ``where``
+        (bool tensor or None) and of a cost matrix (then ``cost_matrix(levels, costs)``'s own).
 
     Returns
     -------
-    tensor [..., n_items, n_items] of the dtype of ``ybar`` (the default dtype if not floating).
+    tensor [..., n_items, n_items] of the dtype of ``ybar`` (the default dtype if not floating),
+    or :class:`PairWeightRows` of that shape.
 
     >>> label_aggregation_pair_weights(torch.tensor([0.0, 2.0, 1.0]))
     tensor([[0.0000, 0.0000, 0.0000],
@@ -358,27 +417,49 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
     """
     from bipartite.labels import cost_matrix
 
-    if not isinstance(ybar, torch.Tensor):
-        ybar = torch.as_tensor(as_float_array(ybar, "ybar"))
-    if not torch.is_floating_point(ybar):
-        ybar = ybar.to(torch.get_default_dtype())
-    ybar = as_scores(ybar, "ybar")
-    if ybar.numel() == 0:
-        raise ValueError(f"The 'ybar' parameter must not be empty, got shape {tuple(ybar.shape)}.")
-    valid = as_where(where, ybar)
-    check_finite_where(ybar, valid, "ybar")
-    y_np = ybar.detach().cpu().to(torch.float64).numpy()
-    levels = np.unique(y_np[valid.cpu().numpy()])
-    if levels.size == 0:
-        return torch.zeros((*ybar.shape, ybar.shape[-1]), dtype=ybar.dtype, device=ybar.device)
-    C = cost_matrix(levels, costs)
-    idx = np.clip(np.searchsorted(levels, y_np), 0, len(levels) - 1)
-    W = C[idx[..., :, None], idx[..., None, :]]
-    v = valid.cpu().numpy()
-    W = np.where(v[..., :, None] & v[..., None, :], W, 0.0)
-    total = W.sum(axis=(-2, -1), keepdims=True)
-    W = np.divide(W, total, out=np.zeros_like(W), where=total > 0)
-    return torch.as_tensor(W, dtype=ybar.dtype, device=ybar.device)
+    if check_input:
+        if not isinstance(ybar, torch.Tensor):
+            ybar = torch.as_tensor(as_float_array(ybar, "ybar"))
+        if not torch.is_floating_point(ybar):
+            ybar = ybar.to(torch.get_default_dtype())
+        ybar = as_scores(ybar, "ybar")
+        if ybar.numel() == 0:
+            raise ValueError(
+                f"The 'ybar' parameter must not be empty, got shape {tuple(ybar.shape)}.")
+        valid = as_where(where, ybar)
+        check_finite_where(ybar, valid, "ybar")
+    else:
+        valid = torch.ones(ybar.shape, dtype=torch.bool, device=ybar.device) if where is None \
+            else where
+    dev, n, y64 = ybar.device, ybar.shape[-1], ybar.detach().to(torch.float64)
+    if levels is None:
+        levels = torch.unique(y64[valid]).cpu().numpy()
+    else:
+        levels = as_float_array(levels, "levels") if check_input else np.asarray(levels)
+        unknown = check_input and ~torch.isin(y64, torch.as_tensor(levels, device=dev)) & valid
+        if check_input and bool(unknown.any()):
+            raise ValueError(f"The 'ybar' parameter holds {first_bad(unknown, y64)[0]:g}, which "
+                             "is not one of the given 'levels'.")
+    L = levels.size
+    # per list g, the (L+1) x (L+1) costs over its items' levels divided by its total
+    # Σ_{i,j valid} c(ȳ_i, ȳ_j) = cᵀ C c (c: level counts); level L (invalid items) costs 0
+    C = np.asarray(costs, dtype=np.float64) if not (check_input or isinstance(costs, str)) \
+        else cost_matrix(levels, costs) if L else np.zeros((0, 0))
+    C = torch.nn.functional.pad(torch.as_tensor(C, dtype=torch.float64, device=dev), (0, 1, 0, 1))
+    lv = torch.searchsorted(torch.as_tensor(levels, device=dev), y64).clamp(max=max(L - 1, 0))
+    lv = torch.where(valid, lv, L).reshape(-1, n)
+    counts = torch.zeros((lv.shape[0], L + 1), dtype=torch.float64, device=dev).scatter_add_(
+        1, lv, torch.ones(lv.shape, dtype=torch.float64, device=dev))
+    total = ((counts @ C) * counts).sum(-1)
+    Cn = (C / torch.where(total > 0, total, torch.inf)[:, None, None]).to(ybar.dtype)
+
+    def rows(r0: int, r1: int) -> torch.Tensor:  # two gathers through expanded (free) indices
+        Crow = Cn.gather(1, lv[:, r0:r1, None].expand(-1, -1, L + 1))  # [G, r, L + 1]
+        block = Crow.gather(2, lv[:, None, :].expand(-1, r1 - r0, -1))
+        return block.reshape(*ybar.shape[:-1], r1 - r0, n)
+
+    weights = PairWeightRows((*ybar.shape, n), rows)
+    return weights.dense() if dense else weights
 
 
 # ----------------------------------------------------------------------------------------------

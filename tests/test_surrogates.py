@@ -17,7 +17,9 @@ import torch
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from bipartite import UndefinedMetricWarning
+from bipartite._pair_losses import pair_loss_sum
 from bipartite.surrogates import (
+    PairWeightRows,
     _ap_kernel,
     _sample_pairs,
     ap_risk,
@@ -249,6 +251,134 @@ def test_pairwise_gradcheck(kind, rng):
     w = t64(rng.uniform(0.1, 1, size=(2, 5, 5)))
     assert torch.autograd.gradcheck(
         lambda x: pairwise_loss(x, y, kind=kind, pair_weights=w), (s,))
+
+
+# ---------------------------------------------------------------------------------------------
+# The fused, chunked pair sum (the training path's kernel) against the dense reference
+# ---------------------------------------------------------------------------------------------
+
+
+def _dense_rows(W):
+    return lambda r0, r1: W[..., r0:r1, :]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 20])
+def test_pair_loss_sum_matches_loops_and_dense_autograd(kind, chunk, rng):
+    """Claim: for any chunking (one row per chunk, ragged chunks, one chunk), the fused kernel's
+    value and weight are the loop sums Σ w_ij φ(s_i − s_j) and Σ w_ij, and its gradient is the
+    autograd gradient of the dense expression w * φ(s_i − s_j) (the slow reference)."""
+    from bipartite.surrogates import make_pair_loss
+
+    phi = make_pair_loss(kind, 0.7)
+    for _ in range(3):
+        B, n = int(rng.integers(1, 4)), int(rng.integers(2, 9))
+        s_np = rng.normal(size=(B, n))
+        W_np = rng.uniform(0, 2, size=(B, n, n)) * (rng.random((B, n, n)) < 0.6)
+        s = t64(s_np).requires_grad_(True)
+        total, weight = pair_loss_sum(s, _dense_rows(t64(W_np)), phi, chunk=chunk)
+        want = sum(W_np[b, i, j] * ref_phi(kind, s_np[b, i] - s_np[b, j], 0.7)
+                   for b in range(B) for i in range(n) for j in range(n))
+        assert total.item() == pytest.approx(want, rel=1e-12, abs=1e-12)
+        assert weight.item() == pytest.approx(W_np.sum(), rel=1e-12)
+        (g,) = torch.autograd.grad(total, s)
+        s2 = t64(s_np).requires_grad_(True)
+        W = t64(W_np)
+        dense = (W * phi(torch.where(W != 0, s2[..., :, None] - s2[..., None, :], 0.0))).sum()
+        (g_ref,) = torch.autograd.grad(dense, s2)
+        torch.testing.assert_close(g, g_ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_pair_loss_sum_gradcheck(kind, rng):
+    from bipartite.surrogates import make_pair_loss
+
+    s = t64(rng.normal(size=(2, 6))).requires_grad_(True)
+    W = t64(rng.uniform(0.1, 1, size=(2, 6, 6)))
+    phi = make_pair_loss(kind)
+    assert torch.autograd.gradcheck(lambda x: pair_loss_sum(x, _dense_rows(W), phi, chunk=5)[0],
+                                    (s,))
+
+
+def test_pair_loss_sum_never_overflows_on_unweighted_pairs():
+    """A zero-weight pair with a huge reversed difference must not turn 0 · inf into NaN."""
+    from bipartite.surrogates import make_pair_loss
+
+    s = t64([0.0, 1000.0]).requires_grad_(True)
+    W = t64([[0.0, 0.0], [1.0, 0.0]])  # only (1, 0); (0, 1) would be exp(1000)
+    total, _ = pair_loss_sum(s, _dense_rows(W), make_pair_loss("exponential"), chunk=1)
+    total.backward()
+    assert torch.isfinite(total) and torch.isfinite(s.grad).all()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_pairwise_fused_equals_dense_path(kind, reduction, rng):
+    """The fused path (built-in kind) equals the dense path (the same φ passed as pair_loss_fn),
+    with ragged lists, labels and weights, in value and gradient."""
+    from bipartite.surrogates import make_pair_loss
+
+    s_np = rng.normal(size=(3, 9))
+    y = t64(rng.integers(0, 3, size=(3, 9)))
+    w = t64(rng.uniform(0, 1, size=(3, 9, 9)))
+    keep = torch.as_tensor(rng.random((3, 9)) < 0.8)
+    for weights in (None, w):
+        got, ref = t64(s_np).requires_grad_(True), t64(s_np).requires_grad_(True)
+        a = pairwise_loss(got, y, kind=kind, pair_weights=weights, where=keep,
+                          reduction=reduction)
+        b = pairwise_loss(ref, y, pair_weights=weights, where=keep, reduction=reduction,
+                          pair_loss_fn=make_pair_loss(kind))
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
+        a.backward()
+        b.backward()
+        torch.testing.assert_close(got.grad, ref.grad, rtol=1e-12, atol=1e-12)
+
+
+def test_unmaterialised_weights_equal_dense_and_unchecked(rng):
+    """dense=False (PairWeightRows) gives the dense weights row block by row block, with or
+    without input checks, and pairwise_loss takes either form to the same value."""
+    Y = t64(rng.integers(0, 2, size=(4, 10, 3)))
+    ybar = Y.sum(-1)
+    keep = torch.as_tensor(rng.random((4, 10)) < 0.8)
+    a = t64([1.0, 0.5, 2.0])
+    for make, arg, kw in [(loss_aggregation_pair_weights, Y, dict(a=a)),
+                          (label_aggregation_pair_weights, ybar, dict(costs="gain"))]:
+        dense = make(arg, where=keep, **kw)
+        lazy = make(arg, where=keep, dense=False, check_input=False, **kw)
+        assert isinstance(lazy, PairWeightRows) and lazy.shape == tuple(dense.shape)
+        torch.testing.assert_close(lazy.dense(), dense, rtol=1e-12, atol=0)
+        torch.testing.assert_close(lazy.rows(3, 7), dense[..., 3:7, :], rtol=1e-12, atol=0)
+        s = t64(rng.normal(size=(4, 10)))
+        want = pairwise_loss(s, None, pair_weights=dense, where=keep, reduction="sum")
+        got = pairwise_loss(s, None, pair_weights=lazy, where=keep, reduction="sum",
+                            check_input=False)
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_label_weights_over_given_levels_equal_the_batch_levels(rng):
+    """Claim: costs given over a superset of levels (a training set's) give the batch's weights:
+    a family depends on the two levels only, a matrix is used on the present rows/columns."""
+    ybar = t64([[0.0, 2.0, 2.0, 5.0], [5.0, 0.0, 0.0, 2.0]])
+    levels = [0.0, 1.0, 2.0, 5.0]
+    for costs in ("linear", "gain"):
+        torch.testing.assert_close(label_aggregation_pair_weights(ybar, costs=costs, levels=levels),
+                                   label_aggregation_pair_weights(ybar, costs=costs))
+    M = np.tril(rng.uniform(0.5, 2.0, size=(4, 4)), -1)
+    sub = M[np.ix_([0, 2, 3], [0, 2, 3])]
+    torch.testing.assert_close(label_aggregation_pair_weights(ybar, costs=M, levels=levels),
+                               label_aggregation_pair_weights(ybar, costs=sub))
+    with pytest.raises(ValueError, match="'ybar'.*not one of the given 'levels'"):
+        label_aggregation_pair_weights(ybar, levels=[0.0, 2.0])
+
+
+def test_pairwise_check_input_false_skips_only_the_data_checks():
+    s = t64([1.0, 0.0])
+    # unchecked: a negative grade is the caller's responsibility (validated once per fit)
+    pairwise_loss(s, t64([-1.0, 0.0]), check_input=False)
+    with pytest.raises(ValueError, match="'labels'.*non-negative"):
+        pairwise_loss(s, t64([-1.0, 0.0]))
+    with pytest.raises(ValueError, match="'reduction'"):
+        pairwise_loss(s, t64([1.0, 0.0]), reduction="max", check_input=False)
 
 
 # ---------------------------------------------------------------------------------------------

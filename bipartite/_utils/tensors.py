@@ -167,3 +167,23 @@ def safe_reduce(values: torch.Tensor, counts: torch.Tensor, reduction: str) -> t
         return total
     denom = counts.sum()
     return total / torch.where(denom > 0, denom, torch.ones_like(denom))
+
+
+def check_pair_weights(pair_weights: torch.Tensor | ArrayLike, s: torch.Tensor,
+                       valid: torch.Tensor) -> torch.Tensor:
+    """The checks of a dense ``pair_weights`` [..., n, n]: shape, finite and >= 0 on valid pairs."""
+    w = pair_weights if check_dense_tensor(pair_weights, "pair_weights") else torch.as_tensor(
+        as_float_array(pair_weights, "pair_weights"))
+    want = (*s.shape, s.shape[-1])
+    if tuple(w.shape) != want:
+        raise ValueError(f"The 'pair_weights' parameter must have shape {want} "
+                         f"([..., n_items, n_items]), got shape {tuple(w.shape)}.")
+    w = w.to(dtype=s.dtype, device=s.device)
+    both = valid[..., :, None] & valid[..., None, :]
+    check_finite_where(w, both, "pair_weights")
+    bad = (w < 0) & both
+    if bool(bad.any()):
+        value, idx = first_bad(bad, w)
+        raise ValueError(
+            f"The 'pair_weights' parameter must be non-negative, got {value:g} at index {idx}.")
+    return w

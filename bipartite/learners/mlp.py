@@ -36,7 +36,6 @@ from bipartite.learners.maxmin import (
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
-from bipartite.objectives import restrict_costs
 from bipartite.population import label_vectors
 
 
@@ -360,27 +359,24 @@ class MLPRanker(RankerMixin, TorchEstimator):
             dro.pending = (L.detach(), ok)
             q = torch.as_tensor(dro.q, dtype=L.dtype, device=L.device)
             return len(q) * torch.sum(q * L)
+        # The data were validated once in fit: no per-batch checks (check_input=False), and the
+        # pair weights stay factored (dense=False): no n x n matrix beyond the loss's chunks.
         if self.objective == "loss_aggregation":
             W = surrogates.loss_aggregation_pair_weights(
-                tensors["Y"][safe], a=tensors["a"], where=where
+                tensors["Y"][safe], a=tensors["a"], where=where, dense=False, check_input=False
             )
         else:
-            yb = tensors["ybar"][safe]
+            # the costs over the training set's levels (a batch holds a subset: same weights)
             W = surrogates.label_aggregation_pair_weights(
-                yb, costs=self._batch_costs(yb, where, tensors), where=where
+                tensors["ybar"][safe], costs=tensors["costs"], where=where, levels=tensors["levels"],
+                dense=False, check_input=False,
             )
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
         loss = surrogates.pairwise_loss(
-            s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum"
+            s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum",
+            check_input=False,
         )
         return loss / groups_per_batch
-
-    def _batch_costs(self, yb, where, tensors):
-        """Costs for a batch (the surrogate builds its cost matrix over the batch's levels)."""
-        if isinstance(self.costs, str):
-            return self.costs  # a family is evaluated on the batch's levels by the surrogate
-        present = np.unique(yb[where].detach().cpu().numpy())
-        return restrict_costs(self.costs, tensors["levels"], present)
 
     def _forward_scores(self, net, X, device=None) -> np.ndarray:
         """Raw network outputs (n, n_out) as float64 numpy, in eval mode, no grad, in batches of
@@ -453,14 +449,16 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 if self.objective == "label_aggregation"
                 else Y.sum(axis=1)
             )
-            if self.objective == "label_aggregation":
-                cost_matrix(np.unique(ybar), self.costs)  # validates a user matrix's shape
+            # validates a user matrix's shape; the batches use it as is (check_input=False)
+            costs = cost_matrix(np.unique(ybar), self.costs) \
+                if self.objective == "label_aggregation" else None
             tensors = {
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
                 "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
                 "codes": torch.as_tensor(label_codes(Y), device=dev),
                 "joint": self.joint_head_,
                 "levels": np.unique(ybar),
+                "costs": costs,
                 "a": torch.as_tensor(
                     mixing_weights(self.a, K), dtype=torch.float32, device=dev
                 ),

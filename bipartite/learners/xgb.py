@@ -62,24 +62,28 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     gives pair weight ``ω_q a_k / (n⁺_qk n⁻_qk)``: the AUC-normalised loss-aggregation weights
     (docs/theory.md §4), exactly the weights of :func:`bipartite.surrogates.loss_aggregation_pair_weights`,
     times the query weight.
+
+    Returned flat, groups in the order (query, label) with rows in their input order: ``idx``
+    (the stacked rows' indices into X), ``labels`` and ``qid`` (per stacked row; qid sorted, as
+    XGBoost needs) and ``gw`` (per group). Vectorised over queries and labels (no Python loop).
     """
-    rows, labels, qid, gw = [], [], [], []
     order = np.argsort(groups, kind="stable")
-    bounds = np.flatnonzero(np.diff(groups[order])) + 1
-    g_id = 0
-    for members in np.split(order, bounds):
-        wq = 1.0 if query_weight is None else float(query_weight[groups[members[0]]])
-        for k in range(Y.shape[1]):
-            yk = Y[members, k]
-            npos = yk.sum()
-            if a[k] <= 0 or wq <= 0 or npos == 0 or npos == len(yk):
-                continue
-            rows.append(members)
-            labels.append(yk)
-            qid.append(np.full(len(members), g_id))
-            gw.append(wq * a[k] / len(members))
-            g_id += 1
-    return rows, labels, qid, gw
+    first = np.r_[0, np.flatnonzero(np.diff(groups[order])) + 1]  # each query's first position
+    size = np.diff(np.r_[first, len(order)])
+    Yo = np.asarray(Y, dtype=np.float64)[order]
+    npos = np.add.reduceat(Yo, first, axis=0) if len(order) else np.zeros((0, Y.shape[1]))
+    wq = np.ones(len(first)) if query_weight is None else \
+        np.asarray(query_weight, dtype=np.float64)[groups[order[first]]]
+    keep = (np.asarray(a)[None, :] > 0) & (wq[:, None] > 0) & (npos > 0) & (npos < size[:, None])
+    gq, gk = np.nonzero(keep)  # row-major: query-major, then label, as XGBoost's sorted qid
+    lengths = size[gq]
+    start = np.repeat(first[gq], lengths)
+    pos = start + np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    idx = order[pos]
+    labels = Yo[pos, np.repeat(gk, lengths)]
+    qid = np.repeat(np.arange(len(gq)), lengths)
+    gw = wq[gq] * np.asarray(a, dtype=np.float64)[gk] / lengths
+    return idx, labels, qid, gw
 
 
 def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str | ArrayLike,
@@ -95,6 +99,7 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str 
     weighting of docs/theory.md §3 for any cost family or matrix (levels = the sorted distinct values of
     Ȳ in the whole training set). Plain ``rank:pairwise`` on Ȳ would instead weight a pair by
     ``1/(n - n_{ȳ_i}) + 1/(n - n_{ȳ_j})``, which is neither uniform nor linear costs.
+    Returned flat as in :func:`_stacked_loss_aggregation`.
     """
     levels = np.unique(ybar)
     C = cost_matrix(levels, costs)
@@ -118,7 +123,10 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str 
                 qid.append(np.full(len(sel), g_id))
                 gw.append(wq * C[la, lb] * na * nb / (na + nb))
                 g_id += 1
-    return rows, labels, qid, gw
+    if not rows:
+        return (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64),
+                np.zeros(0))
+    return np.concatenate(rows), np.concatenate(labels), np.concatenate(qid), np.asarray(gw)
 
 
 #: XGBoost parameters that XGBRanker sets itself from 'objective' and 'method'.
@@ -508,16 +516,18 @@ class XGBRanker(RankerMixin, BaseEstimator):
         else:
             ybar = aggregate_labels(Y, self.aggregate, self.w)
             parts = _stacked_label_aggregation(ybar, g, self.costs, wq)
-        rows, labels, qid_stacked, gw = parts
-        if not rows:
+        idx, labels, qid_stacked, gw = parts
+        if not len(gw):
             raise ValueError(
                 "The 'Y' parameter gives no comparable pair (every label, or the aggregated label, "
                 "is constant within every query with positive weight): nothing to fit."
             )
-        idx = np.concatenate(rows)
+        # float32 labels and weights, uint32 qid: XGBoost's own types (float64 or int64 meta
+        # data cost a conversion pass each); X is copied only when the stack reorders it
+        same = len(idx) == len(X) and bool(np.all(idx == np.arange(len(X))))
         dtrain = xgb.DMatrix(
-            X[idx], label=np.concatenate(labels), qid=np.concatenate(qid_stacked),
-            weight=np.asarray(gw),
+            X if same else X[idx], label=labels.astype(np.float32),
+            qid=qid_stacked.astype(np.uint32), weight=np.asarray(gw, dtype=np.float32),
         )
         self.boosters_ = [self._train(p, dtrain, "XGB pairwise")]
         return self
@@ -545,11 +555,12 @@ class XGBRanker(RankerMixin, BaseEstimator):
         K = Y.shape[1]
         rows, labels, base, glabel = [], [], [], []
         for k in range(K):
-            r, lab, _, gw = _stacked_loss_aggregation(Y, g, np.eye(K)[k], wq)
-            rows += r
-            labels += lab
-            base += gw
-            glabel += [k] * len(r)
+            idx, lab, qs, gw = _stacked_loss_aggregation(Y, g, np.eye(K)[k], wq)
+            cut = np.flatnonzero(np.diff(qs)) + 1
+            rows += np.split(idx, cut) if len(idx) else []
+            labels += np.split(lab, cut) if len(idx) else []
+            base += gw.tolist()
+            glabel += [k] * len(gw)
         if not rows:
             raise ValueError("The 'Y' parameter gives no comparable pair (every label is constant "
                              "within every query with positive weight): nothing to fit.")
@@ -570,8 +581,10 @@ class XGBRanker(RankerMixin, BaseEstimator):
         offsets = np.r_[0, np.cumsum(sizes)[:-1]]
         pi, pj, pg = sample_group_pairs(labels, offsets, int(self.num_pair_per_sample), rng)
         mw = MultiplicativeWeights(K, self.dro_step)
-        dtrain = xgb.DMatrix(X[np.concatenate(rows)], label=np.concatenate(labels),
-                             qid=np.repeat(np.arange(len(rows)), sizes), weight=weights(mw.q))
+        dtrain = xgb.DMatrix(X[np.concatenate(rows)],
+                             label=np.concatenate(labels).astype(np.float32),
+                             qid=np.repeat(np.arange(len(rows)), sizes).astype(np.uint32),
+                             weight=weights(mw.q))
         booster = xgb.Booster(params, [dtrain])
         history = [mw.q.copy()]
         T, every = int(self.n_estimators), int(self.dro_every)

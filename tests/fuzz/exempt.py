@@ -34,6 +34,11 @@ EXEMPT: dict[str, str] = {
     "bipartite._pair_losses.PairLoss": ("table entry (dataclass of callables) of "
                                         "surrogates.PAIR_LOSSES, built by the package; its forms "
                                         "are checked by tests/test_surrogates.py"),
+    "bipartite._pair_losses.PairWeightRows": ("unmaterialised pair weights (dataclass of a row "
+                                              "callable) returned by the registered "
+                                              "*_aggregation_pair_weights(dense=False); checked "
+                                              "against the dense weights by "
+                                              "tests/test_surrogates.py"),
     "bipartite.objectives.restrict_costs": ("internal kernel re-exported for the learners: its "
                                             "costs are validated by Objective"),
     "bipartite.cli.build_parser": CLI,

@@ -266,6 +266,14 @@ def test_label_codes_follow_population_order():
     np.testing.assert_array_equal(LB.label_codes(V), np.arange(8))
 
 
+def _split_stack(parts):
+    """The flat stack (idx, labels, qid per row; gw per group) as per-group lists."""
+    idx, labels, qid, gw = parts
+    assert len(idx) == len(labels) == len(qid) and len(gw) == len(np.unique(qid))
+    cut = np.flatnonzero(np.diff(qid)) + 1
+    return np.split(idx, cut), np.split(labels, cut), np.split(qid, cut), list(gw)
+
+
 @pytest.mark.parametrize("with_groups", [False, True])
 def test_xgb_stacked_loss_aggregation_realises_auc_weights(with_groups):
     """Stacking one group per (query, label) with weight a_k/n_q makes XGBoost's mean sampling
@@ -280,7 +288,7 @@ def test_xgb_stacked_loss_aggregation_realises_auc_weights(with_groups):
     Y[8] = [0, 1]
     g = np.repeat([0, 1], 7) if with_groups else np.zeros(n, dtype=int)
     a = np.array([1.0, 2.5])
-    rows, labels, qid, gw = LX._stacked_loss_aggregation(Y, g, a)
+    rows, labels, qid, gw = _split_stack(LX._stacked_loss_aggregation(Y, g, a))
     W = _slow_xgb_mean_pair_weights(n, rows, labels, gw)
     want = np.zeros((n, n))
     for q in np.unique(g):
@@ -306,7 +314,7 @@ def test_xgb_stacked_label_aggregation_realises_costs(costs):
     n = 15
     ybar = rng.integers(0, 3, size=n).astype(float)
     g = np.repeat([0, 1, 2], 5)
-    rows, labels, qid, gw = LX._stacked_label_aggregation(ybar, g, costs)
+    rows, labels, qid, gw = _split_stack(LX._stacked_label_aggregation(ybar, g, costs))
     W = _slow_xgb_mean_pair_weights(n, rows, labels, gw)
     C = cost_matrix([0.0, 1.0, 2.0], costs)
     want = np.zeros((n, n))
@@ -686,14 +694,14 @@ def test_xgb_sample_weight_pairwise_query_weights():
     g = np.repeat([0, 1], 7)
     a = np.array([1.0, 2.5])
     wq = np.array([0.5, 3.0])
-    base = LX._stacked_loss_aggregation(Y, g, a)
-    weighted = LX._stacked_loss_aggregation(Y, g, a, wq)
+    base = _split_stack(LX._stacked_loss_aggregation(Y, g, a))
+    weighted = _split_stack(LX._stacked_loss_aggregation(Y, g, a, wq))
     W0 = _slow_xgb_mean_pair_weights(n, base[0], base[1], base[3])
     W1 = _slow_xgb_mean_pair_weights(n, weighted[0], weighted[1], weighted[3])
     np.testing.assert_allclose(W1, W0 * wq[g][:, None], rtol=1e-12, atol=1e-15)
     ybar = Y.sum(axis=1)
-    base = LX._stacked_label_aggregation(ybar, g, "linear")
-    weighted = LX._stacked_label_aggregation(ybar, g, "linear", wq)
+    base = _split_stack(LX._stacked_label_aggregation(ybar, g, "linear"))
+    weighted = _split_stack(LX._stacked_label_aggregation(ybar, g, "linear", wq))
     W0 = _slow_xgb_mean_pair_weights(n, base[0], base[1], base[3])
     W1 = _slow_xgb_mean_pair_weights(n, weighted[0], weighted[1], weighted[3])
     np.testing.assert_allclose(W1, W0 * wq[g][:, None], rtol=1e-12, atol=1e-15)
