@@ -17,16 +17,20 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
+
+#: ``Constraint`` is the structural type these satisfy (any object with ``problem`` and
+#: ``describe``); it is not exported, as a Protocol has no constructor to document.
+__all__ = ["Each", "OneOf", "Range", "check_constraints"]
 
 
 class Constraint(Protocol):
-    def problem(self, value: Any) -> str | None: ...
+    def problem(self, value: object) -> str | None: ...
 
     def describe(self) -> str: ...
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -69,7 +73,7 @@ class Range:
             return f"{what} {'<' if self.high_open else '<='} {self.high:g}"
         return f"a finite {'integer' if self.integer else 'number'}"
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         ok = _is_number(value) and (not self.integer or isinstance(value, int))
         if ok and isinstance(value, float):
             ok = math.isfinite(value)
@@ -99,7 +103,7 @@ class OneOf:
     def describe(self) -> str:
         return f"one of {list(self.values)}"
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         if any(value == v and type(value) is type(v) for v in self.values) or (
                 _is_number(value) and any(_is_number(v) and value == v for v in self.values)):
             return None
@@ -114,14 +118,14 @@ class Each:
     'element #1 must be an integer >= 1, got 0'
     """
 
-    inner: Any
+    inner: Constraint
     min_len: int = 0
 
     def describe(self) -> str:
         return f"a list of {self.inner.describe()}" + (
             f" (at least {self.min_len})" if self.min_len else "")
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         if not isinstance(value, list | tuple):
             return f"must be {self.describe()}, got {value!r}"
         if len(value) < self.min_len:

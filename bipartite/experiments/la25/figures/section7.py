@@ -166,7 +166,7 @@ def synthetic_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def learner_gap_table(df):
+def learner_gap_table(df: pd.DataFrame) -> pd.DataFrame:
     """Synthetic sweep: each learner's gap to the Bayes scorer of its objective (same task),
     mean over replicates, per regime and π₂."""
     import pandas as pd
@@ -353,7 +353,7 @@ def balance_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def harder_table(df):
+def harder_table(df: pd.DataFrame) -> pd.DataFrame:
     """Share of problems where label aggregation has the higher Min AUC, by which label has the
     lower single-label optimum (``harder``): a data-level proxy for the §12 condition."""
     p = df[(df["kind"] == "problem") & (df["case"] != "equal_skew")]
@@ -432,7 +432,7 @@ def gap_table(df: pd.DataFrame) -> pd.DataFrame:
     return table.drop(columns="_o").reset_index(drop=True)
 
 
-def plugin_threshold(table, tol: float = 0.01) -> dict:
+def plugin_threshold(table: pd.DataFrame, tol: float = 0.01) -> dict:
     """Per objective and learner, the smallest ``n_train`` where the plug-in route's mean
     ``max_abs_gap`` is below ``tol`` (None if none is), and the pairwise route's gap there."""
     out = {}

@@ -82,7 +82,7 @@ def learner_routes(*, epochs: int, n_estimators: int, seed: int, xgb_threads: in
     ]
 
 
-def near_tie(Y, scores, k: int, j: int, *, rel: float = 1e-3) -> float:
+def near_tie(Y: np.ndarray, scores: np.ndarray, k: int, j: int, *, rel: float = 1e-3) -> float:
     """Near-tie rate of the cross pairs (docs/theory.md §7.5) at ``tol = rel`` × the
     interquartile range of the scores (scale-free, so that scorers on different scales are
     comparable), :func:`bipartite.dictatorship.near_tie_rate`."""
@@ -92,7 +92,7 @@ def near_tie(Y, scores, k: int, j: int, *, rel: float = 1e-3) -> float:
     return float(near_tie_rate(Y, scores, k, j, tol=rel * max(q75 - q25, np.finfo(float).tiny)))
 
 
-def evaluate(Y, scores, groups=None) -> dict:
+def evaluate(Y: np.ndarray, scores: np.ndarray, groups: np.ndarray | None = None) -> dict:
     """Held-out metrics of one scorer: ``auc_k`` (:func:`bipartite.metrics.multilabel_auc`),
     ``crit_loss_agg`` and ``crit_label_agg`` (:func:`bipartite.learners.ranking_criterion`,
     pooled), ``win_21`` = W_{2>1} (:func:`bipartite.dictatorship.cross_pair_win_rate`),
