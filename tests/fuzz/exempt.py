@@ -241,6 +241,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.studies.constraints.Each": RUNNER,
     "bipartite.studies.constraints.OneOf": RUNNER,
     "bipartite.studies.constraints.Range": RUNNER,
+    "bipartite.studies.constraints.check_constraints": RUNNER,
     "bipartite.studies.demo.binormal_auc": RUNNER,
     "bipartite.studies.files.write_text_atomic": RUNNER,
     "bipartite.studies.locking.StudyLock": RUNNER,
