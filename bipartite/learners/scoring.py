@@ -62,7 +62,7 @@ from bipartite._utils.validation import (
     check_option,
     check_qid,
 )
-from bipartite.learners.base import ranking_criterion
+from bipartite.objectives import Objective, as_objective
 
 __all__ = ["SCORER_KINDS", "make_ranking_scorer", "ranking_scorers"]
 
@@ -143,10 +143,12 @@ def _spread_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None =
     return float(v.min() if statistic == "min" else v.max() - v.min())
 
 
-def _criterion_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, **spec: Any) -> float:
-    """:func:`ranking_criterion` (per query with ``qid``)."""
+def _criterion_score(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike | None = None, *,
+                     objective: Objective) -> float:
+    """:meth:`Objective.criterion <bipartite.objectives.Objective.criterion>` (per query with
+    ``qid``), the criterion of :func:`~bipartite.learners.ranking_criterion`."""
     Y, _ = _labels(y_true)
-    return ranking_criterion(Y, y_score, qid=qid, **spec)
+    return objective.criterion(Y, y_score, qid=qid)
 
 
 def make_ranking_scorer(
@@ -208,8 +210,8 @@ def make_ranking_scorer(
         greater = kind == "min_auc"
     else:
         func = _criterion_score
-        kw = {"objective": kind, "a": a} if kind == "loss_aggregation" else {
-            "objective": kind, "w": w, "aggregate": aggregate, "costs": costs}
+        # one validation of the objective (options its kind does not use are refused by name)
+        kw = {"objective": as_objective(kind, a=a, w=w, aggregate=aggregate, costs=costs)}
     scorer = make_scorer(func, response_method="decision_function", greater_is_better=greater,
                          **kw)
     if request_qid == "auto":

@@ -22,6 +22,7 @@ import numpy as np
 
 from bipartite.consistency import pairwise_population_minimizer
 from bipartite.experiments.la25.figures.section7 import GAP_ROUTES, gap_figures
+from bipartite.objectives import Objective
 from bipartite.studies.config import register_study
 
 __all__ = ["GAP_ROUTES", "la25_section7_gap"]
@@ -49,7 +50,6 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     >>> row["regret"] >= 0, row["n_train"]
     (True, 500)
     """
-    from bipartite.bayes import label_aggregation_scores, loss_aggregation
     from bipartite.consistency import auc_regret
     from bipartite.data import synthetic_model
     from bipartite.dictatorship import population_win_rate
@@ -65,8 +65,7 @@ def la25_section7_gap(*, seed: int, route: str, n_train: int = 4000, pi2: float 
     if route.startswith("population"):
         X, eta, n_train = X[:n_pop], eta[:n_pop], 0
     problem = model.finite_problem(X)
-    bayes = (loss_aggregation(eta, model.pi) if objective == "loss_aggregation"
-             else label_aggregation_scores(eta))
+    bayes = Objective(objective).plugin_scores(eta, model.pi)  # exact η: the Bayes scorer
     if route.startswith("population"):
         scores = pairwise_population_minimizer(problem, surrogate=route.split("-")[1],
                                                objective=objective)

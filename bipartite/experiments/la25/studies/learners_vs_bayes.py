@@ -158,10 +158,9 @@ def _fit_routes(Xtr, Ytr, Xte, Yte, *, gtr=None, gte=None, routes, seed: int, ep
 
 
 def _bayes_rows(Yte, eta, pi) -> list[dict]:
-    from bipartite.bayes import label_aggregation_scores, loss_aggregation
+    from bipartite.objectives import Objective
 
-    scorers = {"loss_aggregation": loss_aggregation(eta, pi, None),
-               "label_aggregation": label_aggregation_scores(eta=eta, aggregate="sum")}
+    scorers = {objective: Objective(objective).plugin_scores(eta, pi) for objective in OBJECTIVES}
     return [{"route": "bayes", "learner": "bayes", "method": "exact", "objective": objective,
              "fit_s": 0.0, **evaluate(Yte, s)} for objective, s in scorers.items()]
 
