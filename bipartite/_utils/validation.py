@@ -337,8 +337,8 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
 
 def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tuple[Any, str]:
     """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated keyword
-    alias ``groups``: the one home of the ``groups`` → ``qid`` deprecation (since 0.3.0, removed
-    in 0.4.0) for every public signature. ``groups`` alone warns (FutureWarning, naming
+    alias ``groups``: the one home of the ``groups`` → ``qid`` deprecation (the learners since 0.3.0, every
+    other signature since 0.4.0; removed in 0.5.0) for every public signature. ``groups`` alone warns (FutureWarning, naming
     ``owner``); both at once is a TypeError.
 
     >>> resolve_qid([0, 1], None, "f")
