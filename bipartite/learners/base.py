@@ -18,7 +18,6 @@ from sklearn.utils.validation import validate_data
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
     as_numeric_array,
-    check_array,
     check_binary,
     check_consistent_length,
     check_finite,
@@ -172,18 +171,9 @@ def ranking_criterion(
     0.75
     """
     check_option(objective, "objective", LEARNER_OBJECTIVES)
-    qid, qname = resolve_qid(qid, groups, "ranking_criterion")
+    qid, _ = resolve_qid(qid, groups, "ranking_criterion")
     spec = as_objective(objective, a=a, w=w, aggregate=aggregate, costs=costs)
-    if check_input:
-        Y = check_binary(Y, "Y", ndim=(1, 2))
-        if Y.ndim == 1:
-            Y = Y[:, None]
-        s = check_array(scores, "scores", ndim=1)
-        check_consistent_length(Y=Y, scores=s)
-        g = check_qid(qid, len(s), qname, ref="scores")
-    else:
-        s, g = scores, qid
-    return spec.criterion(Y, s, qid=g, check_input=False)
+    return spec.criterion(Y, scores, qid=qid, check_input=check_input)
 
 
 def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: Objective, qid=None) -> float:
