@@ -281,9 +281,8 @@ def probe_scheduler(scheduler: str, timeout: float, where: str) -> None:
     if not host or port is None:
         raise StudyError(f"{where}: the dask scheduler address {scheduler!r} has no host and "
                          "port (e.g. tcp://10.0.0.5:8786).")
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
+    try:  # a connect-only probe: opening the TCP connection is the whole check
+        socket.create_connection((host, port), timeout=timeout).close()
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise StudyError(f"{where}: cannot reach the dask scheduler {scheduler!r}: {reason}. "
