@@ -137,9 +137,15 @@ def test_cal500_has_no_split_and_unknown_names_are_refused():
 def _scipy_reference(path):
     """X and Y by scipy: numeric columns as floats, {0,1} nominal as 0/1, other nominal one-hot
     in declared order; labels the last K columns."""
+    import csv
+
     from scipy.io import arff
 
-    data, meta = arff.loadarff(path)
+    limit = csv.field_size_limit()
+    try:
+        data, meta = arff.loadarff(path)
+    finally:  # loadarff raises the process-global csv field size limit for good
+        csv.field_size_limit(limit)
     cols, names = [], []
     for a in meta.names():
         kind, values = meta[a]
