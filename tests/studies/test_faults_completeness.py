@@ -48,7 +48,6 @@ from bipartite.studies import (
     run_study,
     study_status,
 )
-from bipartite.studies import execution as execution_module
 from bipartite.studies import runner as runner_module
 
 LEGACY = Path(__file__).parent / "data" / "legacy_0_3_0"
@@ -72,27 +71,53 @@ def _variants() -> dict[str, dict]:
     return {"a": base, "seed": other_seed, "name": other_name}
 
 
-def _run_together(cfgs: dict[str, dict], root: Path, address: str) -> tuple[dict, dict]:
-    """Start one run_study per config at the same moment (threads), all on ``address``."""
-    barrier = threading.Barrier(len(cfgs))
-    results: dict = {}
-    errors: dict = {}
+#: One study driver per process, as users share a scheduler (several ``bipartite study run``
+#: processes). Its arguments: the config file, the output folder, the scheduler address and
+#: ``legacy`` (0.3.0's shared task keys) or ``own``; it prints a JSON summary. A run that hangs
+#: dumps every thread's stack to stderr after 150 s and exits, so the test shows where.
+SHARED_DRIVER = '''
+import faulthandler
+import json
+import sys
 
-    def go(name: str) -> None:
-        barrier.wait()
+from bipartite.studies import execution, run_study
+
+faulthandler.dump_traceback_later(150, exit=True)
+cfg, out, address, keys = sys.argv[1:5]
+if keys == "legacy":
+    execution.dask_key = lambda token, key: f"bipartite-{key}"
+with open(cfg) as fh:
+    res = run_study(json.load(fh), out, backend="dask", scheduler=address, progress=False)
+print(json.dumps({"ok": res.ok, "n_run": res.n_run, "n_results": len(res.results),
+                  "studies": sorted(set(res.results["study"])) if len(res.results) else [],
+                  "failures": [rec["error"] for rec in res.failures]}))
+'''
+
+
+def _run_together(cfgs: dict[str, dict], root: Path, address: str, study_folder: Path,
+                  keys: str = "own") -> dict[str, dict]:
+    """Start one driver process per config at the same moment, all on ``address``; each
+    driver's JSON summary, by config name."""
+    driver = root / "shared_driver.py"
+    driver.write_text(SHARED_DRIVER)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(study_folder), str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
+    procs = {}
+    for name, cfg in cfgs.items():
+        (root / f"{name}.json").write_text(json.dumps(cfg))
+        procs[name] = subprocess.Popen(
+            [sys.executable, str(driver), str(root / f"{name}.json"), str(root / f"dask-{name}"),
+             address, keys], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    summaries = {}
+    for name, proc in procs.items():
         try:
-            results[name] = run_study(cfgs[name], root / f"dask-{name}", backend="dask",
-                                      scheduler=address, progress=False)
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors[name] = exc
-
-    threads = [threading.Thread(target=go, args=(name,)) for name in cfgs]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads)
-    return results, errors
+            out, err = proc.communicate(timeout=200)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+        assert proc.returncode == 0, f"{name}: exit {proc.returncode}\n{err[-6000:]}"
+        summaries[name] = json.loads(out.strip().splitlines()[-1])
+    return summaries
 
 
 def test_studies_sharing_one_dask_scheduler_get_their_own_results(helpers, tmp_path,  # noqa: F811
@@ -112,17 +137,16 @@ def test_studies_sharing_one_dask_scheduler_get_their_own_results(helpers, tmp_p
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://",
                       host="127.0.0.1",
                       dashboard_address=None) as cluster:
-        results, errors = _run_together(cfgs, tmp_path, cluster.scheduler_address)
-    assert not errors, errors
+        results = _run_together(cfgs, tmp_path, cluster.scheduler_address, helpers)
     identical = {name: results_bytes(tmp_path / f"dask-{name}") == expected[name]
                  for name in cfgs}
     report("three studies on one dask scheduler (differing in seed / name)", studies=3,
            tasks_each=N_TASKS, identical=all(identical.values()),
-           failed=sum(len(r.failures) for r in results.values()),
-           rows=[len(r.results) for r in results.values()], lost=0, duplicated=0, orphans=0)
+           failed=sum(len(r["failures"]) for r in results.values()),
+           rows=[r["n_results"] for r in results.values()], lost=0, duplicated=0, orphans=0)
     for name, res in results.items():
-        assert res.ok and res.n_run == N_TASKS and len(res.results) == N_TASKS, name
-        assert set(res.results["study"]) == {cfgs[name]["study"]["name"]}
+        assert res["ok"] and res["n_run"] == N_TASKS and res["n_results"] == N_TASKS, name
+        assert res["studies"] == [cfgs[name]["study"]["name"]]
         assert study_status(tmp_path / f"dask-{name}")["complete"]
     assert all(identical.values()), identical
     assert len({expected[n]["results.csv"] for n in cfgs}) == 3  # three different studies
@@ -137,7 +161,6 @@ def test_shared_keys_would_be_caught_not_silently_wrong(helpers, tmp_path,  # no
     from distributed import LocalCluster
 
     monkeypatch.setenv("FAULT_SLEEP", "0.03")
-    monkeypatch.setattr(execution_module, "dask_key", lambda token, key: f"bipartite-{key}")
     cfgs = {k: v for k, v in _variants().items() if k in ("a", "seed")}
     expected = {}
     for name, cfg in cfgs.items():
@@ -146,17 +169,17 @@ def test_shared_keys_would_be_caught_not_silently_wrong(helpers, tmp_path,  # no
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp://",
                       host="127.0.0.1",
                       dashboard_address=None) as cluster:
-        results, errors = _run_together(cfgs, tmp_path, cluster.scheduler_address)
-    assert not errors, errors
-    foreign = [rec for res in results.values() for rec in res.failures
-               if "not a valid record of this task" in rec["error"]]
+        results = _run_together(cfgs, tmp_path, cluster.scheduler_address, helpers,
+                                keys="legacy")
+    foreign = [error for res in results.values() for error in res["failures"]
+               if "not a valid record of this task" in error]
     report("two studies on one dask scheduler with 0.3.0's shared keys (detection)",
            foreign_results_refused=len(foreign), wrong_results_accepted=0)
     for name, res in results.items():
-        if res.ok:  # a clean run is a correct run
+        if res["ok"]:  # a clean run is a correct run
             assert results_bytes(tmp_path / f"dask-{name}") == expected[name]
         else:
-            assert all("seed" in rec["error"] for rec in res.failures)
+            assert all("seed" in error for error in res["failures"])
     assert foreign  # the collision happened, and was refused
     monkeypatch.undo()
     for name in cfgs:  # resume reruns the refused tasks: the study is then right
