@@ -27,6 +27,7 @@ from bipartite.experiments.la25.studies import (  # noqa: F401
     gap,
     learners_vs_bayes,
     maxmin,
+    multilabel,
     section7,
     sweeps,
     theory,
