@@ -80,6 +80,9 @@ def test_skipped_objectives_say_why(monkeypatch):
     rows = ml.la25_multilabel(seed=0, dataset="emotions", split=-1, learner="xgb",
                               objective="and", n_estimators=2)
     assert len(rows) == 1 and "AND of the 6 kept labels has 0 < 10" in rows[0]["skipped"]
+    rows = ml.la25_multilabel(seed=0, dataset="emotions", split=-1, learner="xgb",
+                              objective="or", n_estimators=2)  # every row has a label
+    assert len(rows) == 1 and "OR of the 6 kept labels has 0 < 10 negative" in rows[0]["skipped"]
     monkeypatch.setattr(ml, "SINGLE_LABEL_MAX_K", 5)
     rows = ml.la25_multilabel(seed=0, dataset="emotions", split=-1, learner="xgb",
                               objective="single", n_estimators=2)

@@ -17,8 +17,9 @@ Objectives (:data:`MULTILABEL_OBJECTIVES`): ``single`` (each label alone, one sc
 only when K ≤ :data:`SINGLE_LABEL_MAX_K`), ``macro`` (loss aggregation, a = 1),
 ``variance_weighted`` (loss aggregation, ``a_k = π̂_k (1 − π̂_k)`` from the training rows),
 ``sum`` (label aggregation Ȳ = Σ_k Y_k, linear costs), ``or`` and ``and`` (binary label
-aggregation; ``and`` only where at least :data:`MIN_POSITIVES` training and test rows have every
-kept label), ``max_min`` (group DRO over the per-label pairwise losses) and ``max_min_plugin``
+aggregation; each only where at least :data:`MIN_POSITIVES` training and test rows are positive
+and as many negative: ``and`` is almost always 0, and ``or`` is 1 on every row of a set whose rows
+all have a label), ``max_min`` (group DRO over the per-label pairwise losses) and ``max_min_plugin``
 (η̂ heads, then the weighting that maximises the held-out min AUC).
 
 **Label rule.** A label is kept when it has at least :data:`MIN_POSITIVES` positive *and*
@@ -144,7 +145,8 @@ def la25_multilabel(*, seed: int, dataset: str, split: int, learner: str, object
     ``win_common_rare`` (``W_{k>j}`` and ``W_{j>k}`` of the kept label k with the smallest
     prior and j with the prior closest to ½; NaN when no row has k without j or j without k), and
     ``fit_s``. A skipped objective (``single`` past :data:`SINGLE_LABEL_MAX_K` kept labels,
-    ``and`` with too few rows having every kept label) returns one row with ``skipped`` saying why.
+    ``and``/``or`` with too few positive or negative rows) returns one row with ``skipped`` saying
+    why.
     """
     from bipartite.dictatorship import cross_pair_win_rate, effective_weight_shares
     from bipartite.metrics import auc, diff_auc, min_auc, multilabel_auc
@@ -161,11 +163,14 @@ def la25_multilabel(*, seed: int, dataset: str, split: int, learner: str, object
         skipped = f"no label has {MIN_POSITIVES} positive and negative rows in both parts"
     elif objective == "single" and len(keep) > SINGLE_LABEL_MAX_K:
         skipped = f"{len(keep)} kept labels > SINGLE_LABEL_MAX_K = {SINGLE_LABEL_MAX_K}"
-    elif objective == "and":
-        both = min(int(Ytr.all(axis=1).sum()), int(Yte.all(axis=1).sum()))
-        if both < MIN_POSITIVES or min(len(Ytr), len(Yte)) - both < MIN_POSITIVES:
-            skipped = (f"AND of the {len(keep)} kept labels has {both} < {MIN_POSITIVES} "
-                       "positive rows in a part")
+    elif objective in ("and", "or"):
+        binary = [Y.all(axis=1) if objective == "and" else Y.any(axis=1) for Y in (Ytr, Yte)]
+        pos = min(int(b.sum()) for b in binary)
+        neg = min(int((~b).sum()) for b in binary)
+        if min(pos, neg) < MIN_POSITIVES:
+            skipped = (f"{objective.upper()} of the {len(keep)} kept labels has "
+                       f"{pos if pos < MIN_POSITIVES else neg} < {MIN_POSITIVES} "
+                       f"{'positive' if pos < MIN_POSITIVES else 'negative'} rows in a part")
     if skipped is not None:
         return [{**base, "skipped": skipped}]
     pi = Ytr.mean(axis=0)
