@@ -15,8 +15,9 @@ field             required  meaning
 ``evidence``      yes       what the verdict rests on, one of :data:`EVIDENCE`:
                             ``"exact"`` (a proof, an enumeration or a pinned counterexample,
                             checked by ``test``), ``"effect"`` (an empirical effect recomputed
-                            from a saved results file, below) or ``"not-run"`` (the paper's data
-                            or setting could not be run here and no saved results stand in)
+                            from a saved results file, below), ``"stand-in"`` (checked only on
+                            stand-in data or a stand-in setting, the numbers in ``scope``, no
+                            saved results) or ``"not-run"`` (nothing could be run)
 ``scope``         one of    the exact scope in which the verdict was checked
 ``notes``         these     anything else (counterexample, caveats)
 ``code``          no        dotted name of the implementation, e.g. ``bipartite.surrogates.ap_risk``
@@ -79,12 +80,13 @@ REPO_ROOT = PAPERS_DIR.parent
 START = "<!-- claims:start -->"
 END = "<!-- claims:end -->"
 VERDICTS = ("holds", "holds-narrower", "inconclusive", "refuted", "not-reproduced")
-EVIDENCE = ("exact", "effect", "not-run")
+EVIDENCE = ("exact", "effect", "stand-in", "not-run")
 SETTINGS = ("own", "narrower", "stand-in")
 DIRECTIONS = ("higher", "lower")
 #: Verdicts each kind of evidence can give (an effect's verdict is further fixed by the rule).
 EVIDENCE_VERDICTS = {"exact": ("holds", "holds-narrower", "refuted"),
-                     "effect": VERDICTS, "not-run": ("not-reproduced",)}
+                     "effect": VERDICTS, "stand-in": ("not-reproduced",),
+                     "not-run": ("not-reproduced",)}
 REQUIRED = ("id", "statement", "source", "test", "verdict", "evidence")
 TEXT = ("scope", "notes", "code", "figure")
 EFFECT_FIELDS = ("setting", "results", "contrast", "effect", "se", "splits_agree", "splits")
@@ -478,6 +480,8 @@ def evidence_text(c: Claim) -> str:
     """One line on what the verdict rests on: the effect with its contrast, or the kind."""
     if c.evidence == "exact":
         return "exact (proof, enumeration or pinned counterexample in the test)"
+    if c.evidence == "stand-in":
+        return "stand-in only: the paper's data or setting could not be run (numbers in the scope)"
     if c.evidence == "not-run":
         return "not run: the paper's data or setting is not available here"
     k = c.contrast

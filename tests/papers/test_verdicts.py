@@ -110,7 +110,7 @@ def test_no_stand_in_and_no_unrun_setting_grades_a_claim():
     """A null result on a stand-in is no refutation and a success on one no confirmation: every
     claim whose evidence is a stand-in or a setting not run is 'not-reproduced'."""
     for c in CLAIMS:
-        if c.evidence == "not-run" or c.setting == "stand-in":
+        if c.evidence in ("stand-in", "not-run") or c.setting == "stand-in":
             assert c.verdict == "not-reproduced", c.id
         if c.verdict == "inconclusive":
             assert c.evidence == "effect", c.id
@@ -285,7 +285,8 @@ def test_evidence_limits_the_verdict(tmp_path):
     d.mkdir(parents=True)
     base = ('[[claim]]\nid = "x"\nstatement = "s"\nsource = "§1"\n'
             'test = "tests/t.py::test_x"\nscope = "s"\n')
-    for evidence, verdict in [("not-run", "refuted"), ("not-run", "holds"),
+    for evidence, verdict in [("not-run", "refuted"), ("stand-in", "holds"),
+                              ("stand-in", "inconclusive"),
                               ("exact", "not-reproduced"), ("exact", "inconclusive")]:
         (d / "claims.toml").write_text(base + f'evidence = "{evidence}"\nverdict = "{verdict}"\n')
         with pytest.raises(registry.ClaimsError, match=f"evidence '{evidence}' cannot give"):
