@@ -476,8 +476,10 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def evidence_text(c: Claim) -> str:
-    """One line on what the verdict rests on: the effect with its contrast, or the kind."""
+def evidence_summary(c: Claim) -> str:
+    """One line on what the verdict rests on: the effect with its contrast and the results file
+    (a stand-in's effect with the verdict it would read in the claim's own setting), or the kind
+    of evidence."""
     if c.evidence == "exact":
         return "exact (proof, enumeration or pinned counterexample in the test)"
     if c.evidence == "stand-in":
@@ -496,7 +498,15 @@ def evidence_text(c: Claim) -> str:
         reading = verdict_rule(c.effect, c.se, c.splits_agree, c.splits, direction=k.direction,
                                setting="own")
         text += f" (would read {reading} in the claim's own setting)"
-    return text + f"; results: [{Path(c.results).name}](../../{c.results})"
+    return text + f"; results: `{c.results}`"
+
+
+def evidence_text(c: Claim) -> str:
+    """:func:`evidence_summary` for a paper's README table (the results file linked)."""
+    text = evidence_summary(c)
+    if c.evidence == "effect":
+        text = text.replace(f"`{c.results}`", f"[{Path(c.results).name}](../../{c.results})")
+    return text
 
 
 def render_table(claims: list[Claim]) -> str:
