@@ -91,6 +91,7 @@ statement = "s"
 source = "§1"
 test = "tests/test_x.py::test_one"
 verdict = "holds"
+evidence = "exact"
 scope = "all"
 """
 
@@ -100,6 +101,8 @@ scope = "all"
     [
         (GOOD.replace('verdict = "holds"', 'verdict = "true"'), "'verdict' must be one of"),
         (GOOD.replace('source = "§1"\n', ""), r"missing required field\(s\) \['source'\]"),
+        (GOOD.replace('evidence = "exact"\n', ""), r"missing required field\(s\) \['evidence'\]"),
+        (GOOD.replace('"exact"', '"proof"'), "'evidence' must be one of"),
         (GOOD.replace('scope = "all"', 'scope = "all"\nweight = "3"'), "unknown field"),
         (GOOD.replace('scope = "all"', ""), "at least one of 'scope' or 'notes'"),
         (GOOD.replace("tests/test_x.py::test_one", "test_one"), "pytest node id"),
@@ -139,8 +142,9 @@ def test_readme_update_keeps_other_text_and_is_idempotent(tmp_path):
     claims = registry.load_claims(tmp_path / "papers")
     assert [c.id for c in claims] == ["x-one", "x-two"]
     block = registry.render_block(claims)
-    assert "| `x-one` | s | §1 | **holds** | all |" in block
-    assert "2 claims: 1 holds, 0 holds-narrower, 1 refuted, 0 not-reproduced." in block
+    assert "| `x-one` | s | §1 | **holds** | exact (proof, enumeration or pinned counterexample " \
+        "in the test) | all |" in block
+    assert "2 claims: 1 holds, 0 holds-narrower, 0 inconclusive, 1 refuted, 0 not-reproduced." in block
     created = registry.readmes(tmp_path / "papers")[d / "README.md"]
     assert created.startswith("# Demo paper\n") and block in created
     text = "# Demo\n\nIntro kept.\n\n" + registry.START + "\nold table\n" + registry.END + \
@@ -159,4 +163,4 @@ def test_pipes_in_text_do_not_break_the_table():
     c = registry.Claim(paper="p", file="f", id="a", statement="|x| > 1\nand more", source="§2",
                        test="tests/t.py::test_a", verdict="holds", scope="s")
     row = registry.render_table([c]).splitlines()[2]
-    assert "\\|x\\| > 1 and more" in row and row.count(" | ") == 5
+    assert "\\|x\\| > 1 and more" in row and row.count(" | ") == 6

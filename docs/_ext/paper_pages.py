@@ -120,9 +120,11 @@ def _relpath(target: Path, start: Path) -> str:
     return os.path.relpath(target, start)
 
 
-def render_claim(c, page_dir: Path, repo_root: Path, level: int = 3) -> str:
+def render_claim(c, page_dir: Path, repo_root: Path, level: int = 3, registry=None) -> str:
     out = [f"(claim-{c.id})=", f"{'#' * level} `{c.id}`", "", md_text(c.statement), ""]
     fields = [("Source", md_text(c.source)), ("Verdict", f"**{c.verdict}**")]
+    if registry is not None:  # what the verdict rests on (papers/README.md, "Verdicts")
+        fields.append(("Evidence", md_text(registry.evidence_summary(c))))
     if c.scope:
         fields.append(("Scope", md_text(c.scope)))
     if c.notes:
@@ -164,7 +166,7 @@ def render_paper(paper: str, claims: list, registry, papers_root: Path, page_dir
         if len(by_file) > 1:
             out += [f"### `{Path(file).name}`", ""]
             level = 4
-        out += [render_claim(c, page_dir, repo_root, level) for c in items]
+        out += [render_claim(c, page_dir, repo_root, level, registry) for c in items]
     return "\n".join(out).rstrip() + "\n"
 
 
