@@ -49,6 +49,10 @@ class Paper:
         Writes the key-number tables into ``table_dir`` (through
         :func:`bipartite.studies.report.write_table`: CSV and Markdown) and returns ``summary.md``.
     description : str
+    task_seconds : mapping ``{size: {study: seconds}}``, optional
+        Measured CPU seconds per task of each study at each size (a study left out counts 1 s).
+        They weigh the one progress bar of :func:`run_paper`, so its time estimate is right from
+        the first second, not only after the slow studies have run.
 
     :meth:`run` (also ``paper(out_dir, ...)``) runs every study through the runner, then the figures
     and the summary (:func:`run_paper`); ``bipartite figures`` / ``bipartite tables``
@@ -61,6 +65,7 @@ class Paper:
     figures: Callable[..., list[Path]]
     summary: Callable[..., str]
     description: str = ""
+    task_seconds: Mapping[str, Mapping[str, float]] = dataclasses.field(default_factory=dict)
 
     def run(self, out_dir: str | os.PathLike, quick: bool = False, jobs: int = 1, **options: Any) -> list[Path]:
         """Run this paper's studies into ``out_dir``; see :func:`run_paper`."""
@@ -104,17 +109,24 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
         with contextlib.suppress(json.JSONDecodeError, KeyError):
             record.update(json.loads(old.read_text())["studies"])
     written: list[Path] = []
-    for name, cfg in configs.items():
-        result = run_study(cfg, out / "studies" / name, jobs=jobs,
-                           backend=options.get("backend") or "loky",
-                           scheduler=options.get("scheduler"),
-                           progress=options.get("progress", True),
-                           **(options.get("runner") or {}))
-        cpu = pd.read_csv(result.study_dir / TASK_INDEX_CSV).get("cpu_s")
-        record[name] = {"tasks": result.n_tasks, "run": result.n_run,
-                        "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
-                        "task_cpu_s": None if cpu is None else round(float(cpu.sum()), 2)}
-        written += [result.study_dir / RESULTS_PARQUET, result.study_dir / RESULTS_CSV]
+    bar, weights = _progress_bar(paper, configs, size, jobs, options.get("progress", True))
+    try:
+        for name, cfg in configs.items():
+            w = weights[name]
+            bar.set_description_str(f"{paper.name} {size}: {name}")
+            result = run_study(cfg, out / "studies" / name, jobs=jobs,
+                               backend=options.get("backend") or "loky",
+                               scheduler=options.get("scheduler"), progress=False,
+                               on_task=lambda _record, w=w: bar.update(w),
+                               **(options.get("runner") or {}))
+            bar.update(result.n_skipped * w)  # finished by an earlier run into this folder
+            cpu = pd.read_csv(result.study_dir / TASK_INDEX_CSV).get("cpu_s")
+            record[name] = {"tasks": result.n_tasks, "run": result.n_run,
+                            "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
+                            "task_cpu_s": None if cpu is None else round(float(cpu.sum()), 2)}
+            written += [result.study_dir / RESULTS_PARQUET, result.study_dir / RESULTS_CSV]
+    finally:
+        bar.close()
     written.append(write_reproduce_record(out, paper.name, size=size, options=options,
                                           studies=record,
                                           elapsed_s=round(time.perf_counter() - start, 2)))
@@ -123,6 +135,28 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
     write_text_atomic(out / "summary.md", text)
     written += sorted((out / "tables").glob("*.csv")) + [out / "summary.md"]
     return written
+
+
+def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: int | None,
+                  progress: bool):
+    """One tqdm bar over every task of ``configs`` (on stderr), each task weighted by its
+    study's measured seconds (:attr:`Paper.task_seconds`), with the a-priori time estimate
+    (work / workers) shown from the start; returns the bar and the weights by study."""
+    from tqdm.auto import tqdm
+
+    from bipartite.studies.config import resolve_config
+    from bipartite.studies.tasks import expand_tasks
+
+    measured = paper.task_seconds.get(size, {})
+    weights = {name: float(measured.get(name, 1.0)) for name in configs}
+    work = sum(len(expand_tasks(cfg if "format" in cfg else resolve_config(cfg))) * weights[name]
+               for name, cfg in configs.items())
+    workers = max(1, int(jobs or 1))
+    bar = tqdm(total=round(work, 2), desc=f"{paper.name} {size}", unit="task-s",
+               disable=not progress, dynamic_ncols=True, smoothing=0.05,
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
+    bar.set_postfix_str(f"estimate {work / workers / 60:.1f} min on {workers} worker(s)")
+    return bar, weights
 
 
 def study_results(results_dir: str | os.PathLike, names: Iterable[str]) -> dict[str, Any]:

@@ -93,7 +93,7 @@ import os
 import platform
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -248,7 +248,8 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
               dask_cluster_kwargs: Mapping | None = None,
               lock_timeout: float | None = DEFAULT_LOCK_TIMEOUT,
               scheduler_timeout: float = DEFAULT_SCHEDULER_TIMEOUT,
-              max_tasks: int | None = None) -> StudyResult:
+              max_tasks: int | None = None,
+              on_task: Callable[[dict], None] | None = None) -> StudyResult:
     """Run (or continue) a study into ``out_dir`` and gather its results.
 
     Parameters
@@ -269,6 +270,9 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
         :class:`~bipartite.studies.StudyError` (default 30).
     max_tasks : largest number of tasks allowed (default ``[execution] max_tasks``, else
         :data:`~bipartite.studies.MAX_TASKS`); checked before the tasks are listed.
+    on_task : called with each task's record (a dict with ``key``, ``status``, ``cpu_s``, ...)
+        right after it is saved, in the driver process: e.g. to drive one progress bar over
+        several studies (:func:`bipartite.experiments.run_paper`).
 
     Returns
     -------
@@ -296,12 +300,13 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
         with StudyLock(study_dir, timeout=lock_timeout):
             return _run_locked(study_dir, config, tasks, progress=progress,
                                retry_failed=retry_failed, scheduler_timeout=scheduler_timeout,
-                               dask_cluster_kwargs=dask_cluster_kwargs)
+                               dask_cluster_kwargs=dask_cluster_kwargs, on_task=on_task)
 
 
 def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: bool,
                 retry_failed: bool, scheduler_timeout: float,
-                dask_cluster_kwargs: Mapping | None) -> StudyResult:
+                dask_cluster_kwargs: Mapping | None,
+                on_task: Callable[[dict], None] | None = None) -> StudyResult:
     from tqdm.auto import tqdm
 
     _write_manifest_or_check(study_dir, config, len(tasks))
@@ -338,6 +343,8 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
                     n_failed.append(task.key)
                     bar.set_postfix(failed=len(n_failed))
                 bar.update(1)
+                if on_task is not None:
+                    on_task(record)
 
             run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
                         scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,

@@ -106,7 +106,7 @@ PAPER = Paper("throwaway", configs, figures=figures, summary=summary,
 '''
 
 
-def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch):
+def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch, capsys):
     """simulations/README.md, "Adding a paper": studies / figures / run in a package on sys.path,
     registered with register_paper, run at the smoke size through the one runner; the layout,
     the one table writer, the runner's seeds and resuming hold."""
@@ -169,3 +169,15 @@ def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(pd.read_csv(out / "tables" / "throwaway_coin.csv"),
                                   run.coin_table(df).reset_index(drop=True),
                                   check_dtype=False)
+
+    # one progress bar over every study, weighted by the measured seconds per task, with the
+    # a-priori estimate from the start; a resumed run fills it with the finished tasks
+    import dataclasses
+
+    timed = dataclasses.replace(paper, task_seconds={"smoke": {"coin": 30.0}})
+    for folder in (tmp_path / "bar", tmp_path / "bar"):
+        capsys.readouterr()
+        timed.run(folder, smoke=True, progress=True)
+        err = capsys.readouterr().err
+        assert "estimate 2.0 min on 1 worker(s)" in err  # 4 tasks x 30 s / 1 worker
+        assert "throwaway smoke: coin: 100%" in err
