@@ -231,11 +231,13 @@ def aggregation_tilt(problem: FiniteProblem, aggregate: str | Callable = "sum", 
                          f"K = {problem.K}.")
     pi = problem.pi
     a_arr, rate = _loss_rate(pi, a)
+    if isinstance(costs, str):
+        from bipartite.labels import COST_FAMILIES
+        check_option(costs, "costs", COST_FAMILIES)
+    else:
+        check_array(costs, "costs", ndim=2)
     linear = isinstance(costs, str) and costs == "linear"
     if callable(aggregate) or (aggregate == "sum" and not linear):
-        if isinstance(costs, str):
-            from bipartite.labels import COST_FAMILIES
-            check_option(costs, "costs", COST_FAMILIES)
         return Tilt(None, float("nan"), False, "none")
     check_option(aggregate, "aggregate", RATE_AGGREGATES)
     if aggregate == "sum":

@@ -222,6 +222,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.pareto.dominance.unique_rows": KERNEL,
     "bipartite.pareto.dp.subset_dp": KERNEL,
     "bipartite.pareto.maxmin.BalancedWeights": RESULT,
+    "bipartite.pareto.balance.Tilt": RESULT,
     "bipartite.pareto.maxmin.MaxMinPoint": RESULT,
     "bipartite.pareto.maxmin.SupportedMaxMin": RESULT,
     "bipartite.pareto.milp.WeakOrderMILP": KERNEL,

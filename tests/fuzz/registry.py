@@ -324,6 +324,20 @@ CASES: dict[str, Case] = {
                                                   dict(problem="problem", weights="w")),
     "bipartite.pareto.maxmin.reachable_orders": C(pareto.reachable_orders, dict(problem=P),
                                                   dict(problem="problem")),
+    "bipartite.pareto.balance.weighted_sum_tilt": C(
+        pareto.weighted_sum_tilt, dict(pi=pi2, w=[1.0, 2.0], a=[1.0, 1.0]),
+        dict(pi="prob", w="w", a="w")),
+    "bipartite.pareto.balance.exchange_rates": C(pareto.exchange_rates,
+                                                 dict(eta=eta, aggregate="product"),
+                                                 dict(eta="prob", aggregate="opt")),
+    "bipartite.pareto.balance.lexicographic_weights": C(pareto.lexicographic_weights,
+                                                        dict(order=[1, 0]), dict(order="arr")),
+    "bipartite.pareto.balance.aggregation_tilt": C(
+        pareto.aggregation_tilt, dict(problem=P, aggregate="product"),
+        dict(problem="problem", aggregate="opt", costs="opt", a="w")),
+    "bipartite.pareto.balance.balance_condition": C(
+        pareto.balance_condition, dict(problem=P, aggregate="or"),
+        dict(problem="problem", aggregate="opt", costs="opt", a="w", tol="tol")),
     # surrogates -----------------------------------------------------------------------------
     "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
                                            dict(x="arr", tau="pos"),

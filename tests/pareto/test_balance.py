@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from bipartite.bayes import effective_weights, label_aggregation, loss_aggregation
 from bipartite.labels import aggregate_labels
-from bipartite.population import FiniteProblem, enumerate_weak_orders, label_vectors
 from bipartite.pareto import (
     Tilt,
     aggregation_tilt,
@@ -25,6 +24,7 @@ from bipartite.pareto import (
     lexicographic_weights,
     weighted_sum_tilt,
 )
+from bipartite.population import FiniteProblem, enumerate_weak_orders, label_vectors
 
 TOL = 1e-10
 RATIOS = (0.25, 0.5, 1.0, 2.0, 4.0)
