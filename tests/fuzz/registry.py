@@ -33,6 +33,7 @@ from bipartite import (
 from bipartite.contrib import ap_training, fusion, label_ranking, lr2ppo
 from bipartite.data import clicks, synthetic
 from bipartite.diagnostics import delong_auc_variance, delong_paired_test
+from bipartite.experiments.la25.studies import aggregation_theory as la25_aggregation_theory
 from bipartite.learners import base as lbase
 from bipartite.learners import maxmin as lmaxmin
 from bipartite.learners import nets
@@ -338,6 +339,10 @@ CASES: dict[str, Case] = {
     "bipartite.pareto.balance.balance_condition": C(
         pareto.balance_condition, dict(problem=P, aggregate="or"),
         dict(problem="problem", aggregate="opt", costs="opt", a="w", tol="tol")),
+    "bipartite.experiments.la25.studies.aggregation_theory.plugin_joint": C(
+        la25_aggregation_theory.plugin_joint,
+        dict(X_train=np.vstack([s1, 1 - s1]).T, Y_train=Y2, X_test=np.vstack([s1, s1]).T),
+        dict(X_train="arr", Y_train="bin", X_test="arr", model="opt"), mismatch=False),
     # surrogates -----------------------------------------------------------------------------
     "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
                                            dict(x="arr", tau="pos"),
