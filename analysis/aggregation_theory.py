@@ -4,12 +4,13 @@
 Runs :mod:`bipartite.experiments.la25.studies.aggregation_theory` on UCI Bank Marketing, the
 MQ2008 stand-in (both with the plug-in joint of a multinomial logistic regression and of
 histogram gradient boosting, 5 splits) and the §7 synthetic regimes (exact populations), and
-writes ``rows.csv`` and ``summary.md`` to OUT (default ``aggregation_theory``). The data is found
+on random finite problems (400 per kind and size, n = 4 and 8; docs/theory.md §12.10), and
+writes ``rows.csv``, ``problems.csv`` and ``summary.md`` to OUT (default ``aggregation_theory``). The data is found
 through the data setting (``BIPARTITE_DATA``, then ``../shared/data``). Usage::
 
     python analysis/aggregation_theory.py [OUT] [--quick]
 
-``--quick``: 1 split, the logistic model only, two regimes.
+``--quick``: 1 split, the logistic model only, two regimes, 20 random problems per cell.
 """
 import sys
 import warnings
@@ -21,6 +22,7 @@ from bipartite.data import data_dir
 from bipartite.experiments.la25.studies.aggregation_theory import (
     bank_marketing_predictions,
     letor_predictions,
+    random_problem_predictions,
     synthetic_predictions,
 )
 from bipartite.studies.report import markdown_table
@@ -31,6 +33,23 @@ out = Path(args[0] if args else "aggregation_theory")
 out.mkdir(parents=True, exist_ok=True)
 splits, models = (1, ("logistic",)) if quick else (5, ("logistic", "hgb"))
 warnings.simplefilter("ignore")
+
+problems = pd.DataFrame([r for kind in ("random", "independent", "deterministic")
+                         for n in (4, 8)
+                         for r in random_problem_predictions(n, kind, seed=n,
+                                                             n_problems=20 if quick else 400)])
+problems.to_csv(out / "problems.csv", index=False)
+p = problems.assign(label_wins=problems.min_winner == "label",
+                    ruled_out=problems.can_win == False,  # noqa: E712
+                    proven_miss=(problems.can_win == False) & problems.tilt_proven  # noqa: E712
+                    & (problems.min_winner == "label"),
+                    tilt_right=((problems.moved_toward == problems.tilt)
+                                | (problems.moved_toward == -1)).where(problems.tilt.notna()))
+ptable = p.groupby(["kind", "aggregation"], sort=False).agg(
+    problems=("label_wins", "size"), chain_holds=("chain_holds", "mean"),
+    label_higher_min=("label_wins", "mean"), tilt_proven=("tilt_proven", "mean"),
+    ruled_out=("ruled_out", "mean"), wins_when_ruled_out_proven=("proven_miss", "sum"),
+    tilt_matches_move=("tilt_right", "mean")).reset_index()
 
 rows = []
 for model in models:
@@ -69,6 +88,7 @@ checks = (f"chain_holds on every row: {bool(df.chain_holds.all())}; label aggreg
           f"{int(((df.can_win == False) & ~df.tilt_proven & (df.min_winner == 'label')).sum())} "  # noqa: E712
           f"heuristic rows (of {len(df)})")
 text = ["# The §12 condition on the LA25 §7 datasets", "", checks, "",
+        "## Random finite problems (n = 4 and 8)", "", markdown_table(ptable, digits=3), "",
         "## Real data (plug-in populations; label index 1-based)", "",
         real.groupby(["dataset", "model"]).size().to_string(), "",
         markdown_table(table), "",

@@ -147,6 +147,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.experiments.la25.studies.aggregation_theory.bank_marketing_predictions": PIPELINE,
     "bipartite.experiments.la25.studies.aggregation_theory.letor_predictions": PIPELINE,
     "bipartite.experiments.la25.studies.aggregation_theory.plugin_predictions": PIPELINE,
+    "bipartite.experiments.la25.studies.aggregation_theory.random_problem_predictions": PIPELINE,
     "bipartite.experiments.la25.studies.aggregation_theory.synthetic_predictions": PIPELINE,
     "bipartite.experiments.la25.studies.theory.balance_comparison": PIPELINE,
     "bipartite.experiments.la25.studies.theory.la25_section7_balance": PIPELINE,

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AGGREGATIONS", "PLUGIN_MODELS", "aggregation_predictions",
            "bank_marketing_predictions", "letor_predictions", "plugin_joint",
-           "plugin_predictions", "synthetic_predictions"]
+           "plugin_predictions", "random_problem_predictions", "synthetic_predictions"]
 
 #: The §7 label-aggregation family (issue 24), as keyword arguments of
 #: :func:`bipartite.pareto.balance_condition` (linear costs). ``lex_1_first``: label 1 first,
@@ -64,6 +64,41 @@ def aggregation_predictions(problem: FiniteProblem, *, tol: float = 1e-12) -> li
     pi = problem.pi
     return [{"aggregation": name, "pi_1": float(pi[0]), "pi_2": float(pi[1]),
              **balance_condition(problem, tol=tol, **kw)} for name, kw in AGGREGATIONS.items()]
+
+
+def random_problem_predictions(n: int = 6, kind: str = "random", *, n_problems: int = 500,
+                               seed: int = 0) -> list[dict]:
+    """:func:`aggregation_predictions` on ``n_problems`` random K = 2 problems of ``n`` points
+    (docs/theory.md §12.10), plus lexicographic aggregation with uniform costs in both orders
+    (``lex_1_first_uniform``, ``lex_2_first_uniform``: no closed form, evaluated exactly).
+
+    ``kind``: ``"random"`` (:meth:`~bipartite.population.FiniteProblem.random`, arbitrary
+    joints), ``"deterministic"`` (one label vector per point) or ``"independent"``
+    (:meth:`~bipartite.population.FiniteProblem.from_eta` with η uniform on [0, 1]², masses
+    Dirichlet(1)). Problems with a prior within 1e-6 of 0 or 1 are redrawn. Rows carry
+    ``problem`` (index), ``n`` and ``kind``."""
+    from bipartite._utils.validation import check_option
+    from bipartite.pareto import balance_condition
+    from bipartite.population import FiniteProblem
+
+    check_option(kind, "kind", ("random", "deterministic", "independent"))
+    rng = np.random.default_rng(seed)
+    rows, i = [], 0
+    while i < n_problems:
+        if kind == "independent":
+            P = FiniteProblem.from_eta(rng.dirichlet(np.ones(n)), rng.uniform(0, 1, (n, 2)))
+        else:
+            P = FiniteProblem.random(n, 2, seed=rng, deterministic=kind == "deterministic")
+        if np.any((P.pi < 1e-6) | (P.pi > 1 - 1e-6)):
+            continue
+        extra = [{"aggregation": f"lex_{f}_first_uniform", "pi_1": float(P.pi[0]),
+                  "pi_2": float(P.pi[1]),
+                  **balance_condition(P, "sum", w=w, costs="uniform")}
+                 for f, w in ((1, [2.0, 1.0]), (2, [1.0, 2.0]))]
+        rows += [{"problem": i, "n": n, "kind": kind, **r}
+                 for r in aggregation_predictions(P) + extra]
+        i += 1
+    return rows
 
 
 def plugin_joint(X_train: ArrayLike, Y_train: ArrayLike, X_test: ArrayLike, *,
