@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -55,16 +56,23 @@ __all__ = ["Tilt", "aggregation_tilt", "balance_condition", "exchange_rates",
 RATE_AGGREGATES = ("sum", "product", "or")
 
 
-class Tilt(NamedTuple):
+@dataclass(frozen=True)
+class Tilt:
     """Which label a label aggregation moves toward, relative to loss aggregation
-    (docs/theory.md §12.6–§12.9).
+    (docs/theory.md §12.6–§12.9). Result of :func:`weighted_sum_tilt` and
+    :func:`aggregation_tilt`.
 
-    ``label``: 0 or 1, the label whose AUC it raises (weakly); −1 when the two objectives order
-    the points alike; ``None`` when no rule applies. ``ratio``: ``r ≥ 1`` of §12.7 for a weighted
-    sum (``inf`` when the other label's weight is 0), NaN otherwise. ``proven``: whether a theorem
-    (§12.7 for weighted sums, §12.8 for AND / OR with conditionally independent labels) guarantees
-    the direction; otherwise ``label`` is the typical-point rule of §12.8, a heuristic. ``rule``:
-    ``"weighted_sum"``, ``"exchange_rate"``, ``"typical_point"`` or ``"none"``."""
+    Attributes
+    ----------
+    label : int or None — 0 or 1, the label whose AUC it raises (weakly); −1 when the two
+        objectives order the points alike; None when no rule applies.
+    ratio : float — ``r ≥ 1`` of §12.7 for a weighted sum (``inf`` when the other label's
+        weight is 0), NaN otherwise.
+    proven : bool — whether a theorem (§12.7 for weighted sums, §12.8 for AND / OR with
+        conditionally independent labels) guarantees the direction; otherwise ``label`` is the
+        typical-point rule of §12.8, a heuristic.
+    rule : str — ``"weighted_sum"``, ``"exchange_rate"``, ``"typical_point"`` or ``"none"``.
+    """
 
     label: int | None
     ratio: float
