@@ -100,6 +100,20 @@ def test_weighted_sum_tilt_formula(ratio):
     assert t.ratio == pytest.approx(g.max() / g.min(), rel=1e-12)
 
 
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8),
+       ratio=st.sampled_from([0.25, 0.5, 2.0, 4.0]))
+def test_deterministic_labels_no_unequal_weighted_sum_wins(seed, n, ratio):
+    """§12.10: with deterministic labels a weighted sum with w₁ ≠ w₂ ranks lexicographically, as
+    loss aggregation does (skewed label first); the balanced-first order loses the cross pairs
+    (1,0)–(0,1) against the smaller v_s, so it never has the higher Min AUC."""
+    P = FiniteProblem.random(n, 2, seed=seed, deterministic=True)
+    if not _defined(P):
+        return
+    r = balance_condition(P, "sum", w=[1.0, ratio])
+    assert r["min_winner"] != "label"
+
+
 def test_weighted_sum_at_the_loss_rate_is_loss_aggregation():
     """w₂/w₁ = v₁/v₂ is loss aggregation with a = 1: tilt −1, identical AUCs."""
     P = FiniteProblem.random(6, 2, seed=3)
