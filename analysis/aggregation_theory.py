@@ -39,17 +39,21 @@ problems = pd.DataFrame([r for kind in ("random", "independent", "deterministic"
                          for r in random_problem_predictions(n, kind, seed=n,
                                                              n_problems=20 if quick else 400)])
 problems.to_csv(out / "problems.csv", index=False)
-p = problems.assign(label_wins=problems.min_winner == "label",
-                    ruled_out=problems.can_win == False,  # noqa: E712
-                    proven_miss=(problems.can_win == False) & problems.tilt_proven  # noqa: E712
+proven_out = (problems.can_win == False) & problems.tilt_proven  # noqa: E712
+p = problems.assign(label_wins=problems.min_winner == "label", ruled_out=proven_out,
+                    proven_miss=proven_out & (problems.min_winner == "label"),
+                    heuristic_miss=(problems.can_win == False) & ~problems.tilt_proven  # noqa: E712
                     & (problems.min_winner == "label"),
-                    tilt_right=((problems.moved_toward == problems.tilt)
-                                | (problems.moved_toward == -1)).where(problems.tilt.notna()))
+                    rule_right=((problems.moved_toward == problems.tilt)
+                                | (problems.moved_toward == -1)).where(
+                        problems.tilt.notna() & ~problems.tilt_proven))
+# "ruled out": a proven tilt away from the under-served label (docs/theory.md §12.6);
+# "rule_right": the typical-point rule names the label the scorer raises (unproven rows only)
 ptable = p.groupby(["kind", "aggregation"], sort=False).agg(
     problems=("label_wins", "size"), chain_holds=("chain_holds", "mean"),
     label_higher_min=("label_wins", "mean"), tilt_proven=("tilt_proven", "mean"),
-    ruled_out=("ruled_out", "mean"), wins_when_ruled_out_proven=("proven_miss", "sum"),
-    tilt_matches_move=("tilt_right", "mean")).reset_index()
+    ruled_out=("ruled_out", "mean"), wins_when_ruled_out=("proven_miss", "sum"),
+    rule_right=("rule_right", "mean"), heuristic_misses=("heuristic_miss", "sum")).reset_index()
 
 rows = []
 for model in models:
