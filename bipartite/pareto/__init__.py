@@ -15,6 +15,9 @@ self-pairs included, docs/theory.md §2). This module computes
 * :func:`max_min_point`, :func:`max_min_supported`, :func:`max_min_gap`,
   :func:`balanced_weights`, :func:`reachable_orders` — the max-min (egalitarian) AUC point over
   all weak orders and over the loss-aggregation scorers (docs/theory.md §13);
+* :func:`balance_condition`, :func:`aggregation_tilt`, :func:`weighted_sum_tilt`,
+  :func:`exchange_rates`, :func:`lexicographic_weights` — which objective's Bayes scorer is the
+  more balanced, loss aggregation or a label aggregation (docs/theory.md §12);
 * :func:`weight_sweep` — per-label AUCs along a path of loss-aggregation weights (samples or
   exact populations).
 
@@ -35,6 +38,14 @@ available as ``backend="cvxpy"`` (same model, cvxpy ``Parameter`` thresholds) fo
 the benchmark.
 """
 
+from bipartite.pareto.balance import (
+    Tilt,
+    aggregation_tilt,
+    balance_condition,
+    exchange_rates,
+    lexicographic_weights,
+    weighted_sum_tilt,
+)
 from bipartite.pareto.dominance import dominates, hypervolume, pareto_filter
 from bipartite.pareto.dp import DP_MAX_N, DP_MAX_N_K2, dp_limit, subset_dp
 from bipartite.pareto.frontier import (
@@ -59,6 +70,12 @@ from bipartite.pareto.maxmin import (
 from bipartite.pareto.milp import WeakOrderMILP, milp_size, optimal_ranking
 
 __all__ = [
+    "Tilt",
+    "aggregation_tilt",
+    "balance_condition",
+    "exchange_rates",
+    "lexicographic_weights",
+    "weighted_sum_tilt",
     "BalancedWeights",
     "DP_MAX_N",
     "DP_MAX_N_K2",

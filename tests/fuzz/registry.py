@@ -33,6 +33,7 @@ from bipartite import (
 from bipartite.contrib import ap_training, fusion, label_ranking, lr2ppo
 from bipartite.data import clicks, synthetic
 from bipartite.diagnostics import delong_auc_variance, delong_paired_test
+from bipartite.experiments.la25.studies import aggregation_theory as la25_aggregation_theory
 from bipartite.learners import base as lbase
 from bipartite.learners import maxmin as lmaxmin
 from bipartite.learners import nets
@@ -324,6 +325,24 @@ CASES: dict[str, Case] = {
                                                   dict(problem="problem", weights="w")),
     "bipartite.pareto.maxmin.reachable_orders": C(pareto.reachable_orders, dict(problem=P),
                                                   dict(problem="problem")),
+    "bipartite.pareto.balance.weighted_sum_tilt": C(
+        pareto.weighted_sum_tilt, dict(pi=pi2, w=[1.0, 2.0], a=[1.0, 1.0]),
+        dict(pi="prob", w="w", a="w")),
+    "bipartite.pareto.balance.exchange_rates": C(pareto.exchange_rates,
+                                                 dict(eta=eta, aggregate="product"),
+                                                 dict(eta="prob", aggregate="opt")),
+    "bipartite.pareto.balance.lexicographic_weights": C(pareto.lexicographic_weights,
+                                                        dict(order=[1, 0]), dict(order="arr")),
+    "bipartite.pareto.balance.aggregation_tilt": C(
+        pareto.aggregation_tilt, dict(problem=P, aggregate="product"),
+        dict(problem="problem", aggregate="opt", costs="opt", a="w")),
+    "bipartite.pareto.balance.balance_condition": C(
+        pareto.balance_condition, dict(problem=P, aggregate="or"),
+        dict(problem="problem", aggregate="opt", costs="opt", a="w", tol="tol")),
+    "bipartite.experiments.la25.studies.aggregation_theory.plugin_joint": C(
+        la25_aggregation_theory.plugin_joint,
+        dict(X_train=np.vstack([s1, 1 - s1]).T, Y_train=Y2, X_test=np.vstack([s1, s1]).T),
+        dict(X_train="arr", Y_train="bin", X_test="arr", model="opt"), mismatch=False),
     # surrogates -----------------------------------------------------------------------------
     "bipartite.surrogates.sigmoid_step": C(surrogates.sigmoid_step, dict(x=t6[0], tau=0.1),
                                            dict(x="arr", tau="pos"),

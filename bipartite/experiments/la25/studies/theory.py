@@ -9,7 +9,9 @@ v_b AUC_b + v_s AUC_s. Comparing the two maximisers gives (docs/theory.md §12):
 
 so label aggregation can be the more balanced one (higher Min AUC, lower Diff AUC) only when loss
 aggregation serves the balanced label worse than the skewed one. :func:`balance_comparison`
-computes every quantity of that statement on a finite problem; the study ``la25.section7_balance``
+computes every quantity of that statement on a finite problem (through
+:func:`bipartite.pareto.balance_condition`, which holds the condition for every aggregation,
+docs/theory.md §12.6–§12.9); the study ``la25.section7_balance``
 counts, over random problems (:meth:`bipartite.population.FiniteProblem.random`), how often each
 objective wins and checks that the inequalities never fail.
 """
@@ -31,15 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["balance_comparison", "la25_section7_balance"]
 
 
-def _winner(label: float, loss: float, *, higher_is_better: bool, tol: float) -> str:
-    if abs(label - loss) <= tol:
-        return "tie"
-    return "label" if (label > loss) == higher_is_better else "loss"
-
-
 def balance_comparison(problem: FiniteProblem, *, tol: float = 1e-12) -> dict:
     """Per-label AUCs of the two Bayes scorers on a K = 2 finite problem and the quantities of the
-    §12 comparison (docs/theory.md §12).
+    §12 comparison (docs/theory.md §12), in the balanced / skewed terms of §12.2–§12.3.
+
+    The comparison itself is :func:`bipartite.pareto.balance_condition` (label aggregation by sum,
+    linear costs, against loss aggregation with a = 1); this adds each label's optimum and names
+    the labels by their skew.
 
     Returns a dict with ``pi_1, pi_2``; ``balanced`` (index of the label with the larger
     π(1 − π), −1 if equal to ``tol``); ``loss_1, loss_2`` and ``label_1, label_2`` (AUCs of the
@@ -56,44 +56,30 @@ def balance_comparison(problem: FiniteProblem, *, tol: float = 1e-12) -> dict:
     >>> r["inequalities_hold"], r["case"] in ("balanced_underserved", "skewed_underserved")
     (True, True)
     """
-    from bipartite.bayes import label_aggregation_scores, loss_aggregation
-    from bipartite.metrics import diff_auc, min_auc
+    from bipartite.pareto import balance_condition
 
     pi = problem.pi
-    v = pi * (1.0 - pi)
-    equal_skew = abs(v[0] - v[1]) <= tol * max(v.max(), 1e-300)
+    c = balance_condition(problem, "sum", tol=tol)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        A = problem.auc(label_aggregation_scores(problem.eta))
-        # Equal skew: a = 1 and a = v are proportional, so the two objectives are the same; the
-        # loss scorer Σ η_k/v_k would only split label-aggregation ties by rounding ulps.
-        L = A if equal_skew else problem.auc(loss_aggregation(problem.eta, pi))
         best = np.array([problem.auc(problem.eta[:, k])[k] for k in range(2)])
-    # AUCs can exceed 1 by a rounding ulp (1.0000000000000002); diff_auc/min_auc refuse that.
-    L, A = np.clip(L, 0.0, 1.0), np.clip(A, 0.0, 1.0)
-    row = {"pi_1": float(pi[0]), "pi_2": float(pi[1]), "loss_1": float(L[0]),
-           "loss_2": float(L[1]), "label_1": float(A[0]), "label_2": float(A[1]),
+    row = {"pi_1": float(pi[0]), "pi_2": float(pi[1]),
+           **{k: c[k] for k in ("loss_1", "loss_2", "label_1", "label_2")},
            "best_1": float(best[0]), "best_2": float(best[1]),
-           "min_loss": min_auc(L), "min_label": min_auc(A), "diff_loss": diff_auc(L),
-           "diff_label": diff_auc(A)}
-    row["min_winner"] = _winner(row["min_label"], row["min_loss"], higher_is_better=True, tol=tol)
-    row["diff_winner"] = _winner(row["diff_label"], row["diff_loss"], higher_is_better=False,
-                                 tol=tol)
-    if equal_skew:
+           **{k: c[k] for k in ("min_loss", "min_label", "diff_loss", "diff_label", "min_winner",
+                                "diff_winner")}}
+    b = c["tilt"]  # with w = a = 1, label aggregation moves toward the larger π(1 − π)
+    if b == -1:
         return {**row, "balanced": -1, "case": "equal_skew", "harder": "equal", "d_b": 0.0,
                 "d_s": 0.0, "inequalities_hold": True}
-    b = int(np.argmax(v))
     s = 1 - b
-    d_b, d_s = float(A[b] - L[b]), float(A[s] - L[s])
-    if abs(L[b] - L[s]) <= tol:
-        case = "equal_auc"
-    else:
-        case = "balanced_underserved" if L[b] < L[s] else "skewed_underserved"
+    m = c["underserved"]
+    case = ("equal_auc" if m == -1 else "balanced_underserved" if m == b
+            else "skewed_underserved")
     harder = ("equal" if abs(best[b] - best[s]) <= tol
               else "balanced" if best[b] < best[s] else "skewed")
-    holds = bool(d_b >= -tol and d_s <= -d_b + tol and v[s] * -d_s <= v[b] * d_b + tol)
-    return {**row, "balanced": b, "case": case, "harder": harder, "d_b": d_b, "d_s": d_s,
-            "inequalities_hold": holds}
+    return {**row, "balanced": b, "case": case, "harder": harder, "d_b": c[f"d_{b + 1}"],
+            "d_s": c[f"d_{s + 1}"], "inequalities_hold": c["chain_holds"]}
 
 
 @register_study("la25.section7_balance", figures=balance_figures)
