@@ -31,7 +31,6 @@ from bipartite.learners.maxmin import (
     DRO_STEP,
     MultiplicativeWeights,
     head_criterion,
-    max_min_weights,
     per_label_pair_losses,
 )
 from bipartite.learners.nets import make_mlp
@@ -408,7 +407,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
             eta = P @ label_vectors(self.n_labels_)
             return plugin_ranking_scores(eta, P, self.prior_, self._plugin_spec())
         eta = 1.0 / (1.0 + np.exp(-raw))
-        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec())
+        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec(),
+                                     getattr(self, "trained_labels_", None))
 
     def _monitor(self, Y: np.ndarray, raw: np.ndarray, spec: dict, qid) -> float:
         """Validation criterion of an epoch: the objective's (:func:`ranking_criterion`), or, for
@@ -433,6 +433,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
             self.n_labels_ = K
             self.prior_ = Y.mean(axis=0)
+            self._label_support(self.prior_)  # single-class labels: left out, with a warning
             self.mean_, scale = _column_moments(X)
             self.scale_ = np.where(scale > 0, scale, 1.0)
             self.joint_head_ = self.method == "plugin" and needs_joint(
@@ -455,7 +456,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             tensors = {
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
                 "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
-                "codes": torch.as_tensor(label_codes(Y), device=dev),
+                "codes": torch.as_tensor(label_codes(Y), device=dev) if self.joint_head_ else None,
                 "joint": self.joint_head_,
                 "levels": np.unique(ybar),
                 "costs": costs,
@@ -535,9 +536,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         eta = 1.0 / (1.0 + np.exp(-self._forward_scores(net, Xt[rows])))
         g = None if groups is None else groups[rows]
         Yr = Y[rows].astype(np.float64)
-        self.a_search_ = max_min_weights(eta, self.prior_, Yr, 1.0 - Yr, g)
-        self.a_ = self.a_search_.a
-        self.val_auc_, self.val_min_auc_ = self.a_search_.aucs, self.a_search_.value
+        self._set_max_min_weights(eta, Yr, 1.0 - Yr, g)
 
     def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
         bs = int(self.batch_size)

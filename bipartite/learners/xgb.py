@@ -39,7 +39,6 @@ from bipartite.learners.base import (
 from bipartite.learners.maxmin import (
     XGB_DRO_STEP,
     MultiplicativeWeights,
-    max_min_weights,
     sample_group_pairs,
     sampled_pair_losses,
 )
@@ -461,6 +460,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         seed = int(rng.integers(2**31 - 1))
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
+        self._label_support(self.prior_)  # before any training: single-class labels left out
         params = self._booster_params(seed)
         self.joint_head_ = False
         if self.method == "plugin":
@@ -540,10 +540,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         d = xgb.DMatrix(Xv)
         eta = np.column_stack([b.predict(d).astype(np.float64) for b in self.boosters_])
         r = np.ones(len(Yv)) if swv is None else swv
-        pos, neg = r[:, None] * Yv, r[:, None] * (1.0 - Yv)
-        self.a_search_ = max_min_weights(eta, self.prior_, pos, neg, gv)
-        self.a_ = self.a_search_.a
-        self.val_auc_, self.val_min_auc_ = self.a_search_.aucs, self.a_search_.value
+        self._set_max_min_weights(eta, r[:, None] * Yv, r[:, None] * (1.0 - Yv), gv)
 
     def _train_dro(self, params: dict, X: np.ndarray, Y: np.ndarray, g: np.ndarray,
                    wq: np.ndarray | None, rng: np.random.Generator):
@@ -615,4 +612,5 @@ class XGBRanker(RankerMixin, BaseEstimator):
             eta = P @ label_vectors(self.n_labels_)
             return plugin_ranking_scores(eta, P, self.prior_, self._plugin_spec())
         eta = np.column_stack([b.predict(d).astype(np.float64) for b in self.boosters_])
-        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec())
+        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec(),
+                                     getattr(self, "trained_labels_", None))
