@@ -282,20 +282,9 @@ class RankerMixin:
             return Objective("loss_aggregation", a=self.a_)
         return self._spec()
 
-    def _set_max_min_weights(self, eta: np.ndarray, pos: np.ndarray, neg: np.ndarray,
-                             qid: np.ndarray | None) -> None:
-        """Max-min plug-in: ``a_`` maximising the held-out min AUC of the heads ``eta`` (n, K)
-        (:func:`bipartite.learners.maxmin.max_min_weights`) over the labels of
-        ``trained_labels_``; a label left out gets ``a_k = 0`` and a NaN ``val_auc_``."""
-        from bipartite.learners.maxmin import MaxMinChoice, max_min_weights
-
-        keep = self.trained_labels_
-        choice = max_min_weights(eta[:, keep], self.prior_[keep], pos[:, keep], neg[:, keep], qid)
-        if not keep.all():
-            a, aucs = np.zeros(len(keep)), np.full(len(keep), np.nan)
-            a[keep], aucs[keep] = choice.a, choice.aucs
-            choice = MaxMinChoice(a, aucs, choice.value, choice.method, choice.interval,
-                                  choice.n_candidates)
+    def _record_max_min(self, choice: Any) -> None:
+        """Max-min plug-in: keep the search (a :class:`~bipartite.learners.maxmin.MaxMinChoice`)
+        and its ``a_``, ``val_auc_``, ``val_min_auc_``."""
         self.a_search_ = choice
         self.a_ = choice.a
         self.val_auc_, self.val_min_auc_ = choice.aucs, choice.value

@@ -278,7 +278,8 @@ def head_criterion(Y: np.ndarray, eta: np.ndarray, qid: np.ndarray | None = None
 
 
 def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.ndarray,
-                    qid: np.ndarray | None = None) -> MaxMinChoice:
+                    qid: np.ndarray | None = None, keep: np.ndarray | None = None
+                    ) -> MaxMinChoice:
     """Mixing weights ``a`` on the simplex maximising ``min_k AUC_k`` of the plug-in scorer
     ``f_a = Σ_k a_k η̂_k / (π̂_k (1 − π̂_k))`` on held-out rows (docs/theory.md §13.6).
 
@@ -308,7 +309,9 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
       at least that of both starting points, with no optimality guarantee.
 
     A label without both masses is left out of the min; with none left, ``a`` is uniform
-    (``method="single"``), with a ``RuntimeWarning``.
+    (``method="single"``), with a ``RuntimeWarning``. ``keep`` (K,) bool: search over these
+    labels only (the learners' ``trained_labels_``: a label with one class in the training rows
+    has no prior to divide by); the others get ``a_k = 0`` and a NaN AUC.
 
     >>> rng = np.random.default_rng(0)
     >>> eta = rng.uniform(size=(200, 2))
@@ -317,6 +320,11 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
     >>> ch.method, bool(abs(ch.a.sum() - 1.0) < 1e-12), bool(ch.value == ch.aucs.min())
     ('path', True, True)
     """
+    if keep is not None and not np.all(keep):
+        sub = max_min_weights(eta[:, keep], pi[keep], pos[:, keep], neg[:, keep], qid)
+        a, aucs = np.zeros(len(keep)), np.full(len(keep), np.nan)
+        a[keep], aucs[keep] = sub.a, sub.aucs
+        return MaxMinChoice(a, aucs, sub.value, sub.method, sub.interval, sub.n_candidates)
     n, K = pos.shape
     E = eta / (pi * (1.0 - pi))[None, :]
     if K == 1 or not np.isfinite(mass_aucs(np.zeros(n), pos, neg, qid)).any():

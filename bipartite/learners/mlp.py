@@ -31,6 +31,7 @@ from bipartite.learners.maxmin import (
     DRO_STEP,
     MultiplicativeWeights,
     head_criterion,
+    max_min_weights,
     per_label_pair_losses,
 )
 from bipartite.learners.nets import make_mlp
@@ -218,6 +219,10 @@ class MLPRanker(RankerMixin, TorchEstimator):
     n_queries_ : int or None — number of query ids seen at fit (None: fitted without ``qid``)
     device_ : str — the torch device the ranker was fitted on (and predicts on)
     prior_ : ndarray (K,) — training label means (π̂, used by the plug-in combination)
+    trained_labels_ : ndarray (K,) of bool — the labels the objective optimises. A label with a
+        single class in the training rows (prior 0 or 1: its AUC is undefined there) is left out
+        of loss aggregation and max-min, with a ``UserWarning`` naming it, before any training
+        (:func:`bipartite.learners.base.trained_labels`); label aggregation keeps every label.
     n_epochs_ : int — epochs run
     best_epoch_ : int — the epoch whose parameters are kept
     best_score_ : float — its validation criterion (max-min plug-in: the mean of the heads' own
@@ -536,7 +541,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
         eta = 1.0 / (1.0 + np.exp(-self._forward_scores(net, Xt[rows])))
         g = None if groups is None else groups[rows]
         Yr = Y[rows].astype(np.float64)
-        self._set_max_min_weights(eta, Yr, 1.0 - Yr, g)
+        self._record_max_min(max_min_weights(eta, self.prior_, Yr, 1.0 - Yr, g,
+                                             keep=self.trained_labels_))
 
     def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
         bs = int(self.batch_size)
