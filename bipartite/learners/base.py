@@ -33,7 +33,7 @@ from bipartite.objectives import Objective, as_objective, label_aucs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = ["LEARNER_OBJECTIVES", "OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin",
-           "label_aucs", "ranking_criterion"]
+           "label_aucs", "ranking_criterion", "trained_labels"]
 
 #: The learners' objectives: the core two (:data:`bipartite.bayes.OBJECTIVES`) and the max-min
 #: AUC of docs/theory.md §13, which has no single Bayes scorer of its own (§13.6).
