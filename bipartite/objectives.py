@@ -45,6 +45,7 @@ from bipartite.bayes import (
     loss_aggregation,
 )
 from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+from bipartite.population import MAX_LABELS
 
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
@@ -288,6 +289,10 @@ class Objective:
         """The closed-form Bayes scorer applied to estimated conditionals (the plug-in route,
         docs/theory.md §9.5, §10.2): ``loss_aggregation(eta, pi, a)`` or
         ``label_aggregation_scores(eta, joint, ...)`` (``joint`` needed when :attr:`needs_joint`).
+        Loss aggregation and label aggregation by sum with linear costs need only the marginals
+        ``eta`` (n, K): O(n K) at any K (CAL500: K = 174). The others need the joint over the
+        ``2**K`` label vectors and refuse ``eta`` alone past ``bipartite.population.MAX_LABELS``
+        labels, before anything of size ``2**K`` is built.
 
         >>> Objective().plugin_scores([[0.9, 0.0], [0.0, 0.5]], pi=[0.5, 0.1]).round(3).tolist()
         [3.6, 5.556]
@@ -295,6 +300,16 @@ class Objective:
         if self.kind == "max_min":
             raise self._no_linear_form("closed-form scorer")
         if self.kind == "label_aggregation":
+            marginal = self.linear_costs and isinstance(self.aggregate, str) \
+                and self.aggregate == "sum"
+            if joint is None and not marginal and np.ndim(eta) == 2 \
+                    and np.shape(eta)[1] > MAX_LABELS:
+                raise ValueError(
+                    f"The objective {self.name} has no closed form on the marginals: it needs the "
+                    f"conditional joint over the 2**K label vectors, and 'eta' has K = "
+                    f"{np.shape(eta)[1]} columns, past the limit bipartite.population.MAX_LABELS "
+                    f"= {MAX_LABELS}. Use aggregate='sum' with linear costs or loss aggregation "
+                    "(marginals only), or a pairwise learner.")
             return np.asarray(label_aggregation_scores(eta=eta, joint=joint,
                                                        **self._label_options()))
         K = len(np.atleast_1d(np.asarray(pi)))

@@ -46,6 +46,12 @@ ranker trains and scores without queries. Scorers for ``scoring=`` (per-label AU
 the criteria) and the recipe: :mod:`bipartite.learners.scoring`.
 
 Ties: all AUCs count ties ½ (docs/theory.md §2).
+
+Large K (CAL500: K = 174): every route but the joint head works on the marginals, O(n K) per
+combination; the joint head (``2**K`` outputs) refuses past ``max_joint_labels`` before anything is
+built. A label with a single class in the training rows (prior 0 or 1) is left out of loss
+aggregation and max-min with a warning naming it, before any training (``trained_labels_``,
+:func:`bipartite.learners.base.trained_labels`).
 """
 
 from bipartite.learners.base import (

@@ -33,7 +33,7 @@ from bipartite.objectives import Objective, as_objective, label_aucs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
 __all__ = ["LEARNER_OBJECTIVES", "OBJECTIVES", "SURROGATES", "MissingQueryIdWarning", "RankerMixin",
-           "label_aucs", "ranking_criterion"]
+           "label_aucs", "ranking_criterion", "trained_labels"]
 
 #: The learners' objectives: the core two (:data:`bipartite.bayes.OBJECTIVES`) and the max-min
 #: AUC of docs/theory.md §13, which has no single Bayes scorer of its own (§13.6).
@@ -188,20 +188,69 @@ def quiet_criterion(Y: np.ndarray, scores: np.ndarray, spec: Objective, qid=None
         return spec.criterion(Y, s, qid=qid, check_input=False)
 
 
+def trained_labels(prior: np.ndarray, spec: Objective, who: str) -> np.ndarray:
+    """The labels a ranker optimises: the rule for a label with a **single class in the training
+    rows** (training prior ``π̂_k`` = 0 or 1, e.g. enron's ``D.D18`` in the standard training
+    split), whose AUC_k is undefined there.
+
+    Loss aggregation and max-min leave such a label **out, with a warning naming it** — as the
+    criterion already does (:meth:`Objective.criterion <bipartite.objectives.Objective.criterion>`
+    averages over the labels with a comparable pair): the plug-in closed form drops its term
+    ``α_k η̂_k`` (``α_k = a_k/(π̂_k(1 − π̂_k))`` is undefined), max-min leaves it out of the min,
+    the pairwise routes have no pair of it. It raises instead when no label (or no label with
+    ``a_k > 0``) is left. Label aggregation keeps every label (its closed form does not use the
+    priors; a constant label only shifts ``Ȳ``). Returns the (K,) mask of the labels kept
+    (the rankers' ``trained_labels_``).
+    """
+    K = len(prior)
+    keep = (prior > 0) & (prior < 1)
+    if spec.kind == "label_aggregation" or keep.all():
+        return np.ones(K, dtype=bool)
+    single = np.flatnonzero(~keep)
+    shown = ", ".join(f"{k} (prior {prior[k]:g})" for k in single[:10])
+    shown += " ..." if len(single) > 10 else ""
+    a = spec.mixing_weights(K)
+    if not keep.any() or (a is not None and not np.any(a[keep] > 0)):
+        raise ValueError(
+            f"The 'Y' parameter has no label {'with a_k > 0 ' if keep.any() else ''}with both "
+            f"classes in the training rows (single-class labels: {shown}): objective="
+            f"{spec.kind!r} has nothing to optimise.")
+    warnings.warn(
+        f"{who}: {len(single)} label(s) of 'Y' have a single class in the training rows, so "
+        f"their AUC is undefined there; objective={spec.kind!r} leaves them out (no plug-in term, "
+        f"no pair, not in the max-min): labels {shown}.", UserWarning, stacklevel=4)
+    return keep
+
+
 def plugin_ranking_scores(
-    eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: Objective
+    eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: Objective,
+    keep: np.ndarray | None = None,
 ) -> np.ndarray:
     """Combine estimated η (n, K) / joint (n, 2**K) by the closed form of the objective
-    (:meth:`Objective.plugin_scores <bipartite.objectives.Objective.plugin_scores>`)."""
+    (:meth:`Objective.plugin_scores <bipartite.objectives.Objective.plugin_scores>`); for an
+    objective that uses the priors, over the labels ``keep`` only (:func:`trained_labels`).
+    Needs only the marginals η unless the objective needs the joint: O(n K) at any K."""
+    if keep is not None and spec.uses_priors and not keep.all():
+        a = spec.mixing_weights(len(pi))
+        a = np.ones(len(pi)) if a is None else a
+        spec, eta, pi = Objective("loss_aggregation", a=a[keep]), eta[:, keep], pi[keep]
     return spec.plugin_scores(eta, pi, joint=joint)
+
+
+#: Most labels :func:`label_codes` packs into one int64 code per row.
+MAX_CODE_LABELS = 62
 
 
 def label_codes(Y: np.ndarray) -> np.ndarray:
     """Index of each row's label vector (label 1 = most significant bit).
 
-    Same order as :func:`bipartite.population.label_vectors`.
+    Same order as :func:`bipartite.population.label_vectors`. Only the joint head uses it, after
+    its own 2**K limit (:func:`check_joint_labels`); an int64 holds K <= 62 labels.
     """
     K = Y.shape[1]
+    if K > MAX_CODE_LABELS:
+        raise ValueError(f"The 'Y' parameter has K={K} labels: label-vector codes (2**K values) "
+                         f"hold at most {MAX_CODE_LABELS} labels.")
     return (Y.astype(np.int64) << np.arange(K - 1, -1, -1)[None, :]).sum(axis=1)
 
 
@@ -233,6 +282,13 @@ class RankerMixin:
             return Objective("loss_aggregation", a=self.a_)
         return self._spec()
 
+    def _record_max_min(self, choice: Any) -> None:
+        """Max-min plug-in: keep the search (a :class:`~bipartite.learners.maxmin.MaxMinChoice`)
+        and its ``a_``, ``val_auc_``, ``val_min_auc_``."""
+        self.a_search_ = choice
+        self.a_ = choice.a
+        self.val_auc_, self.val_min_auc_ = choice.aucs, choice.value
+
     def _validate_fit_input(self, X: ArrayLike, Y: ArrayLike, qid: ArrayLike | None, groups: ArrayLike | None = None, *,
                             allow_nan: bool = False):
         """Validated ``(X, Y (n, K) float, query codes or None)``; records ``n_queries_``."""
@@ -250,10 +306,13 @@ class RankerMixin:
         check_consistent_length(X=X, Y=Y)
         codes = check_qid(qid, X.shape[0], qname)
         self.n_queries_ = None if codes is None else int(codes.max()) + 1
-        K = Y.shape[1]
-        if self.a is not None:
-            mixing_weights(self.a, K)
+        self._spec().check_labels(Y.shape[1])  # 'a' / 'w' against K, before any training
         return X, Y, codes
+
+    def _label_support(self, prior: np.ndarray) -> np.ndarray:
+        """Record ``trained_labels_`` by :func:`trained_labels` (with its warning)."""
+        self.trained_labels_ = trained_labels(prior, self._spec(), type(self).__name__)
+        return self.trained_labels_
 
     def _validate_X(self, X: ArrayLike, **kwargs: Any) -> np.ndarray:
         """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors

@@ -6,7 +6,8 @@ Two routes, shared by :class:`~bipartite.learners.MLPRanker` and
 * **plug-in** — estimate ``η̂_k``, then choose mixing weights ``a`` on the simplex that maximise
   ``min_k AUC_k`` of the loss-aggregation scorer ``f_a = Σ_k a_k η̂_k / (π̂_k (1 − π̂_k))`` on a
   held-out validation split (:func:`max_min_weights`): the exact breakpoints of the path
-  ``a = (1 − λ, λ)`` for K = 2 (:func:`path_max_min`), a simplex grid for K ≥ 3.
+  ``a = (1 − λ, λ)`` for K = 2 (:func:`path_max_min`), a simplex grid for 3 ≤ K ≤
+  :data:`MAX_GRID_LABELS`, a multiplicative ascent beyond (K = 53, 174 on the Mulan sets).
 * **pairwise** — a minimax (group-DRO, Sagawa et al., ICLR 2020) objective over the per-label
   AUC-normalised pairwise losses ``L_k``, with label weights ``q`` on the simplex updated
   multiplicatively after each step (:class:`MultiplicativeWeights`); the MLP computes ``L_k`` per
@@ -38,7 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DRO_STEP",
+    "ASCENT_STEP",
+    "ASCENT_STEPS",
     "COARSE_GRID_POINTS",
+    "MAX_GRID_LABELS",
     "MAX_MIN_GRID_POINTS",
     "MAX_PATH_PAIRS",
     "MaxMinChoice",
@@ -64,6 +68,14 @@ MAX_MIN_GRID_POINTS = 1001
 COARSE_GRID_POINTS = 101
 #: Most held-out pairs enumerated by the exact K = 2 path; beyond, the simplex grid is used.
 MAX_PATH_PAIRS = 4_000_000
+#: Most labels searched on the simplex grid. Past it the grid is too coarse to mean anything
+#: (resolution 1/3 at K = 6 on the fine grid; from K = 14 on the coarse grid holds only the unit
+#: vectors, i.e. single-label scorers) and :func:`max_min_weights` uses the multiplicative ascent.
+MAX_GRID_LABELS = 5
+#: Iterations of the multiplicative ascent (K > MAX_GRID_LABELS).
+ASCENT_STEPS = 200
+#: Initial step of the multiplicative ascent; step t uses ``ASCENT_STEP / sqrt(t + 1)``.
+ASCENT_STEP = 2.0
 #: Rows × columns of one block of the pair enumeration (bounds the temporaries).
 _BLOCK = 1 << 20
 
@@ -78,11 +90,12 @@ class MaxMinChoice:
     aucs : ndarray (K,) — per-label validation AUC (gAUC with query ids) of ``f_a``; NaN for a
         label with one class on the validation rows.
     value : float — ``min_k aucs_k`` over the defined labels.
-    method : str — ``"path"`` (exact K = 2 breakpoints), ``"grid"`` (simplex grid) or
-        ``"single"`` (K = 1, or no label defined on the validation rows: ``a`` uniform).
+    method : str — ``"path"`` (exact K = 2 breakpoints), ``"grid"`` (simplex grid),
+        ``"ascent"`` (multiplicative ascent, K > :data:`MAX_GRID_LABELS`) or ``"single"``
+        (K = 1, or no label defined on the validation rows: ``a`` uniform).
     interval : tuple (lo, hi) or None — ``"path"``: the run of λ (``a = (1 − λ, λ)``) whose
         scorers attain ``value``; ``a`` is its midpoint.
-    n_candidates : int — cells of the path, or grid points, evaluated.
+    n_candidates : int — cells of the path, or grid points or ascent iterates, evaluated.
     """
 
     a: np.ndarray
@@ -265,7 +278,8 @@ def head_criterion(Y: np.ndarray, eta: np.ndarray, qid: np.ndarray | None = None
 
 
 def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.ndarray,
-                    qid: np.ndarray | None = None) -> MaxMinChoice:
+                    qid: np.ndarray | None = None, keep: np.ndarray | None = None
+                    ) -> MaxMinChoice:
     """Mixing weights ``a`` on the simplex maximising ``min_k AUC_k`` of the plug-in scorer
     ``f_a = Σ_k a_k η̂_k / (π̂_k (1 − π̂_k))`` on held-out rows (docs/theory.md §13.6).
 
@@ -275,7 +289,8 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
 
     * K = 2: the exact path (:func:`path_max_min`) when the rows hold at most
       :data:`MAX_PATH_PAIRS` pairs (within queries with ``qid``); beyond, the grid search below.
-    * K ≥ 3 (and the K = 2 fallback): a two-stage search on :func:`bipartite.pareto.simplex_grid`.
+    * 3 ≤ K ≤ :data:`MAX_GRID_LABELS` (and the K = 2 fallback): a two-stage search on
+      :func:`bipartite.pareto.simplex_grid`.
       First the coarse grid with at most :data:`COARSE_GRID_POINTS` points (resolution 1/100 for
       K = 2, 1/12 for K = 3, 1/6 for K = 4), then the points of the fine grid
       (:func:`grid_resolution`, at most :data:`MAX_MIN_GRID_POINTS` points: 1/1000, 1/43, 1/16,
@@ -283,9 +298,20 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
       the larger mean AUC, then the grid order. About 120-150 evaluations instead of 1 000: the
       validation min AUC is close to unimodal in ``a`` (each AUC moves one way as its own weight
       grows), and at the sizes where the fallback applies its sampling wiggles are small.
+    * K > :data:`MAX_GRID_LABELS`: a multiplicative ascent on the simplex (:func:`_ascent_search`):
+      start from the better of ``a = 1/K`` (loss aggregation with equal mixing weights) and
+      ``a ∝ π̂(1 − π̂)`` (equal effective weights: ``f = Σ_k η̂_k``, label aggregation by sum),
+      then for :data:`ASCENT_STEPS` steps move weight towards the labels below the mean AUC,
+      ``a_k ← a_k exp(−η_t (AUC_k − mean_j AUC_j))`` with ``η_t = ASCENT_STEP/√(t + 1)``,
+      keeping the best iterate (min AUC, then mean). One evaluation is one sort of the held-out
+      scores and O(n K): the search is O(steps · (n log n + n K)) at any K, where a grid of
+      useful resolution has ``C(r + K − 1, K − 1)`` points. It is a local search: its value is
+      at least that of both starting points, with no optimality guarantee.
 
     A label without both masses is left out of the min; with none left, ``a`` is uniform
-    (``method="single"``), with a ``RuntimeWarning``.
+    (``method="single"``), with a ``RuntimeWarning``. ``keep`` (K,) bool: search over these
+    labels only (the learners' ``trained_labels_``: a label with one class in the training rows
+    has no prior to divide by); the others get ``a_k = 0`` and a NaN AUC.
 
     >>> rng = np.random.default_rng(0)
     >>> eta = rng.uniform(size=(200, 2))
@@ -294,6 +320,11 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
     >>> ch.method, bool(abs(ch.a.sum() - 1.0) < 1e-12), bool(ch.value == ch.aucs.min())
     ('path', True, True)
     """
+    if keep is not None and not np.all(keep):
+        sub = max_min_weights(eta[:, keep], pi[keep], pos[:, keep], neg[:, keep], qid)
+        a, aucs = np.zeros(len(keep)), np.full(len(keep), np.nan)
+        a[keep], aucs[keep] = sub.a, sub.aucs
+        return MaxMinChoice(a, aucs, sub.value, sub.method, sub.interval, sub.n_candidates)
     n, K = pos.shape
     E = eta / (pi * (1.0 - pi))[None, :]
     if K == 1 or not np.isfinite(mass_aucs(np.zeros(n), pos, neg, qid)).any():
@@ -311,7 +342,38 @@ def max_min_weights(eta: np.ndarray, pi: np.ndarray, pos: np.ndarray, neg: np.nd
             a = np.array([1.0 - lam, lam])
             aucs = mass_aucs(E @ a, pos, neg, qid)
             return MaxMinChoice(a, aucs, float(np.nanmin(aucs)), "path", interval, cells)
+    if K > MAX_GRID_LABELS:
+        return _ascent_search(E, pi, pos, neg, qid)
     return _grid_search(E, pos, neg, qid)
+
+
+def _ascent_search(E, pi, pos, neg, qid) -> MaxMinChoice:
+    """The multiplicative ascent of :func:`max_min_weights` (K > :data:`MAX_GRID_LABELS`)."""
+    K = E.shape[1]
+    best: tuple[float, float] | None = None
+    chosen: tuple[np.ndarray, np.ndarray] | None = None
+
+    def evaluate(a: np.ndarray) -> np.ndarray:
+        nonlocal best, chosen
+        aucs = mass_aucs(E @ a, pos, neg, qid)
+        key = (float(np.nanmin(aucs)), float(np.nanmean(aucs)))
+        if best is None or key > best:
+            best, chosen = key, (a.copy(), aucs)
+        return aucs
+
+    starts = [np.full(K, 1.0 / K), pi * (1.0 - pi) / np.sum(pi * (1.0 - pi))]
+    for a in starts:
+        evaluate(a)
+    log_a = np.log(chosen[0])
+    aucs = chosen[1]
+    for t in range(ASCENT_STEPS):
+        ok = np.isfinite(aucs)
+        log_a[ok] -= ASCENT_STEP / math.sqrt(t + 1.0) * (aucs[ok] - aucs[ok].mean())
+        log_a -= log_a.max()
+        a = np.exp(log_a)
+        aucs = evaluate(a / a.sum())
+    a, aucs = chosen
+    return MaxMinChoice(a, aucs, best[0], "ascent", None, len(starts) + ASCENT_STEPS)
 
 
 def _grid_search(E, pos, neg, qid) -> MaxMinChoice:

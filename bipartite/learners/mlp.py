@@ -219,6 +219,10 @@ class MLPRanker(RankerMixin, TorchEstimator):
     n_queries_ : int or None — number of query ids seen at fit (None: fitted without ``qid``)
     device_ : str — the torch device the ranker was fitted on (and predicts on)
     prior_ : ndarray (K,) — training label means (π̂, used by the plug-in combination)
+    trained_labels_ : ndarray (K,) of bool — the labels the objective optimises. A label with a
+        single class in the training rows (prior 0 or 1: its AUC is undefined there) is left out
+        of loss aggregation and max-min, with a ``UserWarning`` naming it, before any training
+        (:func:`bipartite.learners.base.trained_labels`); label aggregation keeps every label.
     n_epochs_ : int — epochs run
     best_epoch_ : int — the epoch whose parameters are kept
     best_score_ : float — its validation criterion (max-min plug-in: the mean of the heads' own
@@ -408,7 +412,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
             eta = P @ label_vectors(self.n_labels_)
             return plugin_ranking_scores(eta, P, self.prior_, self._plugin_spec())
         eta = 1.0 / (1.0 + np.exp(-raw))
-        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec())
+        return plugin_ranking_scores(eta, None, self.prior_, self._plugin_spec(),
+                                     getattr(self, "trained_labels_", None))
 
     def _monitor(self, Y: np.ndarray, raw: np.ndarray, spec: dict, qid) -> float:
         """Validation criterion of an epoch: the objective's (:func:`ranking_criterion`), or, for
@@ -433,6 +438,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
             self.n_labels_ = K
             self.prior_ = Y.mean(axis=0)
+            self._label_support(self.prior_)  # single-class labels: left out, with a warning
             self.mean_, scale = _column_moments(X)
             self.scale_ = np.where(scale > 0, scale, 1.0)
             self.joint_head_ = self.method == "plugin" and needs_joint(
@@ -455,7 +461,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
             tensors = {
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
                 "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
-                "codes": torch.as_tensor(label_codes(Y), device=dev),
+                "codes": torch.as_tensor(label_codes(Y), device=dev) if self.joint_head_ else None,
                 "joint": self.joint_head_,
                 "levels": np.unique(ybar),
                 "costs": costs,
@@ -535,9 +541,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
         eta = 1.0 / (1.0 + np.exp(-self._forward_scores(net, Xt[rows])))
         g = None if groups is None else groups[rows]
         Yr = Y[rows].astype(np.float64)
-        self.a_search_ = max_min_weights(eta, self.prior_, Yr, 1.0 - Yr, g)
-        self.a_ = self.a_search_.a
-        self.val_auc_, self.val_min_auc_ = self.a_search_.aucs, self.a_search_.value
+        self._record_max_min(max_min_weights(eta, self.prior_, Yr, 1.0 - Yr, g,
+                                             keep=self.trained_labels_))
 
     def _epoch_batches(self, tr: np.ndarray, groups: np.ndarray | None, rng) -> list[np.ndarray]:
         bs = int(self.batch_size)

@@ -215,6 +215,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.experiments.rlsep.run.summary": PIPELINE,
     "bipartite.experiments.rlsep.studies.rlsep_label_ranking": PIPELINE,
     "bipartite.learners.base.RankerMixin": RESULT,
+    "bipartite.learners.base.trained_labels": KERNEL,
     "bipartite.learners.maxmin.MaxMinChoice": RESULT,
     "bipartite.learners.maxmin.MultiplicativeWeights": KERNEL,
     "bipartite.learners.maxmin.head_criterion": KERNEL,

@@ -249,6 +249,13 @@ CASES: dict[str, Case] = {
         dictatorship.near_tie_rate, dict(Y=Y2, scores=s1, k=0, j=1, tol=0.05, sample_weight=w1),
         dict(Y="bin", scores="arr", k="int", tol="tol", sample_weight="w"), alt_forms=True,
         weight="sample_weight"),
+    "bipartite.dictatorship.cross_pair_win_rates": C(
+        dictatorship.cross_pair_win_rates, dict(Y=Y2, scores=s1, sample_weight=w1),
+        dict(Y="bin", scores="arr", sample_weight="w"), alt_forms=True, weight="sample_weight"),
+    "bipartite.dictatorship.near_tie_rates": C(
+        dictatorship.near_tie_rates, dict(Y=Y2, scores=s1, tol=0.05, sample_weight=w1),
+        dict(Y="bin", scores="arr", tol="tol", sample_weight="w"), alt_forms=True,
+        weight="sample_weight"),
     "bipartite.dictatorship.report": C(dictatorship.report, dict(Y=Y2, scores=s1),
                                        dict(Y="bin", scores="arr", tol="tol")),
     "bipartite.dictatorship.population_win_rate": C(
