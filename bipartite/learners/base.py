@@ -222,6 +222,28 @@ def trained_labels(prior: np.ndarray, spec: Objective, who: str) -> np.ndarray:
     return keep
 
 
+#: The error of a fit with nothing to rank (both rankers).
+NO_COMPARABLE_PAIR = ("The 'Y' parameter gives no comparable pair (every label, or the aggregated "
+                      "label, is constant within every query with positive weight): nothing to "
+                      "fit.")
+
+
+def check_comparable_levels(ybar: np.ndarray, qid: np.ndarray | None = None) -> None:
+    """Raise ``ValueError`` (:data:`NO_COMPARABLE_PAIR`) when the aggregated label ``ybar`` is
+    constant within every query (the whole sample without ``qid``): label aggregation then has
+    no pair to rank (e.g. OR of labels that every row has one of), and a fit would return an
+    arbitrary scorer."""
+    if qid is None:
+        if len(ybar) == 0 or np.ptp(ybar) == 0:
+            raise ValueError(NO_COMPARABLE_PAIR)
+        return
+    order = np.argsort(qid, kind="stable")
+    q, y = np.asarray(qid)[order], np.asarray(ybar)[order]
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if not np.any(np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)):
+        raise ValueError(NO_COMPARABLE_PAIR)
+
+
 def plugin_ranking_scores(
     eta: np.ndarray | None, joint: np.ndarray | None, pi: np.ndarray, spec: Objective,
     keep: np.ndarray | None = None,

@@ -18,6 +18,7 @@ from bipartite.learners.base import (
     MLP_METHODS,
     SURROGATES,
     RankerMixin,
+    check_comparable_levels,
     check_joint_labels,
     check_objective,
     label_codes,
@@ -455,6 +456,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 if self.objective == "label_aggregation"
                 else Y.sum(axis=1)
             )
+            if self.objective == "label_aggregation":
+                check_comparable_levels(ybar, qid)
             # validates a user matrix's shape; the batches use it as is (check_input=False)
             costs = cost_matrix(np.unique(ybar), self.costs) \
                 if self.objective == "label_aggregation" else None

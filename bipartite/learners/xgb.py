@@ -26,8 +26,10 @@ from bipartite._utils.validation import (
 from bipartite.labels import aggregate_labels, cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
+    NO_COMPARABLE_PAIR,
     XGB_METHODS,
     RankerMixin,
+    check_comparable_levels,
     check_joint_labels,
     check_objective,
     label_codes,
@@ -481,6 +483,10 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
         self._label_support(self.prior_)  # before any training: single-class labels left out
+        if self.objective == "label_aggregation":  # before any training: something to rank
+            rows = slice(None) if sw is None else sw > 0
+            check_comparable_levels(aggregate_labels(Y, self.aggregate, self.w)[rows],
+                                    None if codes is None else codes[rows])
         params = self._booster_params(seed)
         self.joint_head_ = False
         if self.method == "plugin":
@@ -540,10 +546,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
             parts = _stacked_label_aggregation(ybar, g, self.costs, wq)
         idx, labels, qid_stacked, gw = parts
         if not len(gw):
-            raise ValueError(
-                "The 'Y' parameter gives no comparable pair (every label, or the aggregated label, "
-                "is constant within every query with positive weight): nothing to fit."
-            )
+            raise ValueError(NO_COMPARABLE_PAIR)
         # float32 labels and weights, uint32 qid: XGBoost's own types (float64 or int64 meta
         # data cost a conversion pass each); X is copied only when the stack reorders it
         same = len(idx) == len(X) and bool(np.all(idx == np.arange(len(X))))
