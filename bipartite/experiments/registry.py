@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bipartite.studies.config import import_reference
+from bipartite.studies.execution import reuse_workers
 from bipartite.studies.runner import (
     MANIFEST,
     RESULTS_CSV,
@@ -110,7 +111,7 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
             record.update(json.loads(old.read_text())["studies"])
     written: list[Path] = []
     bar, weights = _progress_bar(paper, configs, size, jobs, options.get("progress", True))
-    try:
+    with reuse_workers(), contextlib.closing(bar):  # one worker pool for every study
         for name, cfg in configs.items():
             w = weights[name]
             bar.set_description_str(f"{paper.name} {size}: {name}")
@@ -125,8 +126,6 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
                             "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
                             "task_cpu_s": None if cpu is None else round(float(cpu.sum()), 2)}
             written += [result.study_dir / RESULTS_PARQUET, result.study_dir / RESULTS_CSV]
-    finally:
-        bar.close()
     written.append(write_reproduce_record(out, paper.name, size=size, options=options,
                                           studies=record,
                                           elapsed_s=round(time.perf_counter() - start, 2)))

@@ -197,13 +197,35 @@ def save_finished(futures: Mapping, on_record: OnRecord, finished: Callable) -> 
             continue
 
 
-def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: str) -> None:
-    """Run tasks on a loky process pool of ``jobs`` workers that die with this process."""
-    from concurrent.futures import FIRST_COMPLETED, wait
+#: The loky pools kept open by :func:`reuse_workers` (by number of workers), or None outside it.
+_KEPT_POOLS: dict[int, object] | None = None
 
-    from joblib.externals.loky import BrokenProcessPool, ProcessPoolExecutor
 
-    jobs = max(1, min(jobs, len(pending)))
+@contextlib.contextmanager
+def reuse_workers() -> Iterator[None]:
+    """Within this block, :func:`run_loky` keeps its worker pool for the next study with the
+    same ``jobs`` instead of starting and stopping one per study (a paper's dozen studies then
+    start their workers, and import torch, once). A study that ends in an error or an interrupt
+    still stops (kills) its pool; every kept pool is shut down when the block ends."""
+    global _KEPT_POOLS
+    outer, _KEPT_POOLS = _KEPT_POOLS, {} if _KEPT_POOLS is None else _KEPT_POOLS
+    clean = False
+    try:
+        yield
+        clean = True
+    finally:
+        if outer is None:
+            pools, _KEPT_POOLS = _KEPT_POOLS, None
+            for executor in pools.values():
+                executor.shutdown(wait=True, kill_workers=not clean)
+
+
+def _loky_pool(jobs: int):
+    """A loky pool of ``jobs`` workers that die with this process (kept by reuse_workers)."""
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    if _KEPT_POOLS is not None and jobs in _KEPT_POOLS:
+        return _KEPT_POOLS.pop(jobs)
     if hasattr(signal, "pthread_sigmask"):
         # Started here, outside sigint_blocked: CPython's multiprocessing resource tracker
         # *unblocks* SIGINT after spawning its process (bpo-33613), which would undo the block
@@ -212,9 +234,19 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
 
         resource_tracker.ensure_running()
     with sigint_blocked():
-        executor = ProcessPoolExecutor(max_workers=jobs, initializer=worker_initializer,
-                                       initargs=(os.getpid(), WATCHDOG_POLL_S),
-                                       env=worker_env(jobs))
+        return ProcessPoolExecutor(max_workers=jobs, initializer=worker_initializer,
+                                   initargs=(os.getpid(), WATCHDOG_POLL_S),
+                                   env=worker_env(jobs))
+
+
+def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: str) -> None:
+    """Run tasks on a loky process pool of ``jobs`` workers that die with this process."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from joblib.externals.loky import BrokenProcessPool
+
+    jobs = max(1, jobs if _KEPT_POOLS is not None else min(jobs, len(pending)))
+    executor = _loky_pool(jobs)
     order = {t.key: i for i, t in enumerate(pending)}
     in_flight: dict = {}
     todo = iter(pending)
@@ -253,7 +285,10 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
                       lambda f: f.done() and not f.cancelled() and f.exception() is None)
         raise
     finally:
-        executor.shutdown(wait=True, kill_workers=not clean)
+        if clean and _KEPT_POOLS is not None:
+            _KEPT_POOLS[jobs] = executor
+        else:
+            executor.shutdown(wait=True, kill_workers=not clean)
 
 
 def _scheduler_hint(scheduler: str, where: str) -> str:
