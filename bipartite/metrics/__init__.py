@@ -56,6 +56,14 @@ from bipartite._utils.validation import (
 )
 from bipartite.labels import cost_matrix
 from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
+from bipartite.metrics._ranking import (
+    SortedRows,
+    dcg_per_query,
+    dcg_terms,
+    discount_sums,
+    level_counts,
+    ranking_stats,
+)
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
@@ -401,14 +409,40 @@ def grouped_stats(
         Yb = Yb[:, None] if Yb.ndim == 1 else Yb
         s = _check_scores(y_score, len(Yb), labels="Y")
         codes, ids = check_qid(qid, len(Yb), "qid", ref="Y", return_ids=True)
-        w = check_sample_weight(sample_weight, len(Yb))
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(Yb))
     else:
-        Yb, s, codes, ids = Y, y_score, qid, None
-        w = np.ones(len(s)) if sample_weight is None else sample_weight
-    seg = QuerySegments(s, codes, check_input=False)
-    Yt = np.asarray(Yb, dtype=np.float64).T
-    st = seg.stats(w * Yt, w * (1.0 - Yt), weight=w, ap=ap)
-    return st if ids is None else GroupedStats(**{**st.__dict__, "query_ids": ids})
+        Yb, s, codes, ids, w = Y, y_score, qid, None, sample_weight
+    n, K = Yb.shape
+    if n == 0:
+        raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
+    G = int(codes.max()) + 1
+    rows = SortedRows(s, codes, G, descending=True)
+    e = 0 if w is None else int(np.frexp(np.max(w))[1])
+    wn = None if w is None else np.ldexp(np.asarray(w, dtype=np.float64), -e)  # exact
+
+    def values(a: int, b: int) -> np.ndarray:
+        i = rows.index(a, b)
+        y = np.asarray(Yb[i], dtype=np.float64).T  # (K, b − a)
+        pos = y if wn is None else y * wn[i]
+        return np.concatenate([pos, (1.0 - y) if wn is None else wn[i] - pos])
+
+    return _grouped_result(ranking_stats(rows, values, K, ap=ap), codes, G, w, ids, e)
+
+
+def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
+                    ids: np.ndarray | None, e: int = 0) -> GroupedStats:
+    """:class:`GroupedStats` from the per-query sums of :func:`ranking_stats` (K, G) of weights
+    scaled by ``2^−e``."""
+    P, N = st["P"], st["N"]
+    auc_q = np.divide(st["U"], P * N, out=np.full(P.shape, np.nan), where=(P > 0) & (N > 0))
+    ap_q = None
+    if "A" in st:
+        ap_q = np.divide(st["A"], P, out=np.full(P.shape, np.nan), where=P > 0).T
+    P, N = np.ldexp(P, e), np.ldexp(N, e)  # the weights as given
+    counts = np.bincount(codes, minlength=G)
+    weight = counts.astype(np.float64) if w is None else np.bincount(codes, w, minlength=G)
+    return GroupedStats(query_ids=ids, n=counts, weight=weight, pos=P.T, neg=N.T, auc=auc_q.T,
+                        ap=ap_q)
 
 
 def group_auc(
@@ -435,18 +469,40 @@ def group_auc(
     0.5
     """
     qid, qname = require_qid(qid, groups, "group_auc")
-    y = check_binary(y_true, "y_true")
+    y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
     codes = check_qid(qid, len(y), qname, ref="y_true")
     check_option(weighting, "weighting", GAUC_WEIGHTINGS)
-    w = check_sample_weight(sample_weight, len(y))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    st = grouped_stats(y[:, None], s, codes, sample_weight=w, ap=False, check_input=False)
-    val = st.gauc(weighting)[0]
+    G = int(codes.max()) + 1
+    rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # the label rides along
+    st = ranking_stats(rows, _label_values(rows, w))
+    val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
     return float(val)
+
+
+def _label_values(rows: SortedRows, w: np.ndarray | None):
+    """Per-row positive and negative weight (2, b − a) of the sorted positions a..b−1, the
+    binary label read from the keys' carried bit, the weights (scaled by a power of two: exact)
+    gathered a block at a time."""
+    wn = None if w is None else pow2_normalise(w)
+
+    def values(a: int, b: int) -> np.ndarray:
+        v = np.empty((2, b - a))
+        v[0] = rows.low(a, b)
+        if wn is not None:
+            v[0] *= wn[rows.index(a, b)]
+            v[1] = wn[rows.index(a, b)]
+            v[1] -= v[0]
+        else:
+            np.subtract(1.0, v[0], out=v[1])
+        return v
+
+    return values
 
 
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> float:
@@ -460,14 +516,14 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
     """
-    from sklearn.metrics import average_precision_score
-
-    y = check_binary(y_true, "y_true")
+    y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact; no overflow in Σw
-    if not np.any(w * y > 0):
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
-    return float(average_precision_score(y, s, sample_weight=w))
+    rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
+    st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+    return float(st["A"][0, 0] / st["P"][0, 0])
 
 
 def ndcg_at_k(
@@ -501,38 +557,38 @@ def ndcg_at_k(
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
     g = check_qid(qid, len(rel), qname, ref="relevance")
-    if g is None:
-        g = np.zeros(len(rel), dtype=np.int64)
     if gain == "exponential" and rel.size and rel.max() >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
-    gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
     n = len(rel)
-    n_groups = int(g.max()) + 1
+    if n == 0:
+        return warn_undefined("nDCG is undefined: no group has a relevant item.")
+    G = 1 if g is None else int(g.max()) + 1
     kk = n if k is None else int(k)
-
-    def positions(order: np.ndarray) -> np.ndarray:
-        gs = g[order]
-        start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
-        first_of = np.repeat(start, np.diff(np.r_[start, n]))
-        return np.arange(n) - first_of
-
-    def discount(pos: np.ndarray) -> np.ndarray:
-        return np.where(pos < kk, 1.0 / np.log2(pos + 2.0), 0.0)
-
-    # Actual DCG with tie averaging: sort by (group, -score); tie groups share their mean gain.
-    order = np.lexsort((-s, g))
-    disc = discount(positions(order))
-    gs, ss = g[order], s[order]
-    new = np.r_[True, (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])]
-    tid = np.cumsum(new) - 1
-    t_gain = np.bincount(tid, gains[order])
-    t_cnt = np.bincount(tid)
-    t_disc = np.bincount(tid, disc)
-    dcg = np.bincount(gs[new], t_gain / t_cnt * t_disc, minlength=n_groups)
-    # Ideal DCG: sort by decreasing gain within group (ties in gain are irrelevant).
-    iorder = np.lexsort((-gains, g))
-    idcg = np.bincount(g[iorder], gains[iorder] * discount(positions(iorder)), minlength=n_groups)
+    lut = None
+    if rel.max() < 256:
+        lev = rel.astype(np.uint8)
+        if np.array_equal(lev, rel):  # integer grades: the level rides in the keys
+            L = int(rel.max()) + 1
+            lut = np.arange(L, dtype=np.float64)
+            lut = np.exp2(lut) - 1.0 if gain == "exponential" else lut
+    if lut is not None:
+        rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
+                          descending=True)
+        del lev
+        counts = level_counts(rows, L)  # (G, L): the ideal order is by level, descending
+        D = discount_sums(kk, int(counts.sum(axis=1).max()))
+        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
+        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
+        dcg = dcg_per_query(rows, lambda a, b: lut[rows.low(a, b)], D)
+    else:
+        gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
+        D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
+        ideal = SortedRows(gains, g, G, descending=True)
+        idcg = dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
+        del ideal
+        rows = SortedRows(s, g, G, descending=True)
+        dcg = dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D)
     ok = idcg > 0
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
