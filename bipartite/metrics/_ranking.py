@@ -62,6 +62,9 @@ class SortedRows:
     one and are re-sorted exactly.
     """
 
+    #: Most bits of the score bucket (2^53 − 1 is exact in float64; fewer only force collisions).
+    max_bucket_bits = 53
+
     def __init__(self, s: np.ndarray, codes: np.ndarray | None = None, n_codes: int = 1,
                  low: np.ndarray | None = None, low_bits: int = 0, *, descending: bool = False):
         n = len(s)
@@ -75,7 +78,7 @@ class SortedRows:
             raise ValueError(f"Too many rows and queries for one sort of 64-bit keys: n = {n}, "
                              f"{self.n_codes} queries and {self.lb} carried bits need {used} > 63 "
                              f"bits.")
-        self.h = min(64 - used, 53)             # bucket bits (2^h − 1 exact in float64)
+        self.h = min(64 - used, self.max_bucket_bits)  # bucket bits
         self.shift = self.lb + self.b           # key >> shift: (query, bucket)
         self.idx_mask = _U((1 << self.b) - 1)
         self.low_mask = _U((1 << self.lb) - 1)
@@ -167,13 +170,15 @@ class SortedRows:
         return (self.keys[a:b] & self.idx_mask).astype(np.intp)
 
     def low(self, a: int, b: int) -> np.ndarray:
-        """Carried bits of the sorted positions a..b−1."""
-        return ((self.keys[a:b] >> _U(self.b)) & self.low_mask).astype(np.intp)
+        """Carried bits of the sorted positions a..b−1 (uint64)."""
+        v = self.keys[a:b] >> _U(self.b)
+        v &= self.low_mask
+        return v
 
-    def query(self, pos: np.ndarray) -> np.ndarray:
+    def query(self, pos: np.ndarray | slice) -> np.ndarray:
         """Query code of the sorted positions ``pos``."""
         if not self.c:
-            return np.zeros(len(pos), dtype=np.intp)
+            return np.zeros(len(self.keys[pos]), dtype=np.intp)
         return (self.keys[pos] >> _U(64 - self.c)).astype(np.intp)
 
     def new_group(self, a: int, b: int) -> np.ndarray:
@@ -199,25 +204,28 @@ class SortedRows:
                                for a in range(0, self.n, BLOCK)])
 
     # -- the scan -------------------------------------------------------------------------------
-    def scan(self, values: Callable[[int, int], np.ndarray], m: int
+    def scan(self, values: Callable[[int, int], np.ndarray], m: int, m_earlier: int | None = None
              ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Walk the tie groups in sorted order, a block at a time: yield ``(q, S, E)`` for the
         tie groups completed in the block, with ``q`` (T_b,) their query codes, ``S`` (m, T_b)
         the sums over each group of the per-row values ``values(a, b)`` (m, b − a) of the
         sorted positions a..b−1, and ``E`` (m, T_b) the sums over the earlier tie groups of the
-        same query (below in an ascending order, above in a descending one)."""
+        same query (below in an ascending order, above in a descending one), for the first
+        ``m_earlier`` rows only (default all)."""
+        me = m if m_earlier is None else m_earlier
         open_s, open_q = None, -1
-        run, run_q = np.zeros(m), -1
+        run, run_q = np.zeros(me), -1
         for a in range(0, self.n, BLOCK):
             b = min(self.n, a + BLOCK)
             new = self.new_group(a, b)
-            st = np.flatnonzero(new)
-            cont = len(st) == 0 or st[0] != 0
-            starts = np.concatenate([[0], st]) if cont and len(st) else (st if len(st) else
-                                                                          np.zeros(1, np.intp))
             V = np.asarray(values(a, b), dtype=np.float64).reshape(m, b - a)
-            S = V if len(starts) == b - a else np.add.reduceat(V, starts, axis=1)
-            q = self.query(starts + a)
+            if new.all():  # no ties in the block
+                cont, S, q = False, V, self.query(slice(a, b))
+            else:
+                st = np.flatnonzero(new)
+                cont = len(st) == 0 or st[0] != 0
+                starts = np.concatenate([[0], st]) if cont else st
+                S, q = np.add.reduceat(V, starts, axis=1), self.query(starts + a)
             if open_s is not None:
                 if cont:
                     S[:, 0] += open_s
@@ -229,26 +237,25 @@ class SortedRows:
                 S, q = S[:, :-1], q[:-1]
             if not S.shape[1]:
                 continue
-            E, run, run_q = _earlier(S, q, run, run_q)
+            E, run, run_q = _earlier(S[:me], q, run, run_q)
             yield q, S, E
 
 
 def _earlier(S: np.ndarray, q: np.ndarray, run: np.ndarray, run_q: int
              ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Sums over the earlier tie groups of the same query: exclusive cumulative sums restarted
-    at each query (at a query's first group, the previous query's total is taken off), the first
-    query continuing ``run`` when it is ``run_q``; and the new carry."""
+    """Sums of the rows ``S`` (r, T) over the earlier tie groups of the same query: inclusive
+    cumulative sums, less each group's own sum and the cumulative sum before its query's first
+    group (``run`` is added instead to a first query that continues ``run_q``); the new carry."""
+    C = np.cumsum(S, axis=1)
     first = np.flatnonzero(q[1:] != q[:-1])
     first += 1
-    X = S.copy()
-    X[:, 0] += run if q[0] == run_q else 0.0
+    E = C - S
+    if q[0] == run_q:
+        E[:, : first[0] if len(first) else len(q)] += run[:, None]
     if len(first):
-        C = np.cumsum(X, axis=1)
-        tot = C[:, first - 1]                                # cumulative total before each query
-        X[:, first] -= np.diff(np.concatenate([np.zeros((len(X), 1)), tot], axis=1), axis=1)
-    E = np.cumsum(X, axis=1)
-    carry = E[:, -1].copy()
-    E -= S
+        ln = np.diff(np.append(first, len(q)))
+        E[:, first[0]:] -= np.repeat(C[:, first - 1], ln, axis=1)
+    carry = E[:, -1] + S[:, -1]
     return E, carry, int(q[-1])
 
 
@@ -311,14 +318,15 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
         raise ValueError("ranking_stats walks the scores from the top: descending=True.")
     names = ["P", "N"] + ["U"] * auc + ["A"] * ap
     out = np.zeros((len(names), K, rows.n_codes))
-    for q, S, E in rows.scan(values, 2 * K):
-        P, N, Pa, Na = S[:K], S[K:], E[:K], E[K:]
-        X = [P, N]
+    for q, S, E in rows.scan(values, 2 * K, 2 * K if ap else K):
+        X = np.empty((len(names), K, S.shape[1]))
+        X[:2] = S.reshape(2, K, -1)
+        P, N, Pa, Na = X[0], X[1], E[:K], E[K:]
         if auc:
-            X.append(auc_terms(N, P, Pa))
+            X[2] = auc_terms(N, P, Pa)
         if ap:
-            X.append(ap_terms(P, P + N, Pa, Pa + Na))
-        per_query_add(out.reshape(-1, rows.n_codes), q, np.concatenate(X))
+            X[-1] = ap_terms(P, P + N, Pa, Pa + Na)
+        per_query_add(out.reshape(-1, rows.n_codes), q, X.reshape(-1, S.shape[1]))
     return dict(zip(names, out))
 
 
@@ -330,7 +338,8 @@ def level_counts(rows: SortedRows, L: int) -> np.ndarray:
         b = min(rows.n, a + BLOCK)
         q = rows.query(np.arange(a, b))
         q0 = int(q[0])
-        h = np.bincount((q - q0) * L + rows.low(a, b), minlength=(int(q[-1]) - q0 + 1) * L)
+        h = np.bincount((q - q0) * L + rows.low(a, b).astype(np.intp),
+                        minlength=(int(q[-1]) - q0 + 1) * L)
         out[q0 : int(q[-1]) + 1] += h.reshape(-1, L)
     return out
 
@@ -344,9 +353,9 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
 
     def values(a: int, b: int) -> np.ndarray:
         v = np.ones((2, b - a))
-        v[0] = gains(a, b)
+        v[1] = gains(a, b)
         return v
 
-    for q, S, E in rows.scan(values, 2):
-        per_query_add(out, q, dcg_terms(S[0] / S[1], S[1], E[1], D)[None])
+    for q, S, E in rows.scan(values, 2, 1):
+        per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
