@@ -56,14 +56,6 @@ from bipartite._utils.validation import (
 )
 from bipartite.labels import cost_matrix
 from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
-from bipartite.metrics._ranking import (
-    SortedRows,
-    dcg_per_query,
-    dcg_terms,
-    discount_sums,
-    level_counts,
-    ranking_stats,
-)
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
@@ -71,6 +63,14 @@ from bipartite.metrics._kernels import (
     multipartite_from_levels,
     multipartite_from_weights,
     pow2_normalise,
+)
+from bipartite.metrics._ranking import (
+    SortedRows,
+    dcg_per_query,
+    dcg_terms,
+    discount_sums,
+    level_counts,
+    ranking_stats,
 )
 from bipartite.ranked_metrics import (
     ranked_accuracy,

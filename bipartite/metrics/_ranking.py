@@ -31,11 +31,18 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["BLOCK", "SortedRows", "ap_terms", "auc_terms", "dcg_per_query", "dcg_terms",
-           "discount_sums", "level_counts", "per_query_add", "ranking_stats"]
+__all__ = ["BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms", "block_length",
+           "dcg_per_query", "dcg_terms", "discount_sums", "level_counts", "per_query_add", "ranking_stats"]
 
-#: Rows per block of the streaming loops (their temporaries stay in the L2 cache).
+#: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
+#: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
 BLOCK = 1 << 15
+MIN_BLOCKS = 8
+
+
+def block_length(n: int) -> int:
+    """Rows per block for n rows: ``BLOCK``, or n / ``MIN_BLOCKS`` (at least 2^11) below."""
+    return max(1, min(BLOCK, max(1 << 11, -(-n // MIN_BLOCKS))))
 _U = np.uint64
 
 
@@ -101,11 +108,12 @@ class SortedRows:
         keys = np.empty(n, dtype=_U)
         origin, factor, halve = self._scale(s)
         top = float(2**self.h - 1)
-        t = np.empty(min(n, BLOCK))
+        B = block_length(n)
+        t = np.empty(min(n, B))
         u = np.empty(len(t), dtype=_U)
         sh, cs = _U(self.shift), _U(64 - self.c)
-        for a in range(0, n, BLOCK):
-            b = min(n, a + BLOCK)
+        for a in range(0, n, B):
+            b = min(n, a + B)
             tt, uu, o = t[: b - a], u[: b - a], keys[a:b]
             if halve == 1.0:
                 np.subtract(s[a:b], origin, out=tt)
@@ -133,8 +141,9 @@ class SortedRows:
         """Re-sort, by the exact scores, the runs of equal (query, bucket) that hold distinct
         scores; return the positions inside those runs where a new tie group starts."""
         bad = []
-        for a in range(1, self.n, BLOCK):
-            b = min(self.n, a + BLOCK)
+        B = block_length(self.n)
+        for a in range(1, self.n, B):
+            b = min(self.n, a + B)
             hb = self.keys[a - 1 : b] >> _U(self.shift)
             eq = np.flatnonzero(hb[1:] == hb[:-1])
             if len(eq) == 0:
@@ -200,8 +209,9 @@ class SortedRows:
 
     def tie_starts(self) -> np.ndarray:
         """(T,) sorted position of each tie group's first row."""
-        return np.concatenate([np.flatnonzero(self.new_group(a, min(self.n, a + BLOCK))) + a
-                               for a in range(0, self.n, BLOCK)])
+        B = block_length(self.n)
+        return np.concatenate([np.flatnonzero(self.new_group(a, min(self.n, a + B))) + a
+                               for a in range(0, self.n, B)])
 
     # -- the scan -------------------------------------------------------------------------------
     def scan(self, values: Callable[[int, int], np.ndarray], m: int, m_earlier: int | None = None
@@ -215,8 +225,9 @@ class SortedRows:
         me = m if m_earlier is None else m_earlier
         open_s, open_q = None, -1
         run, run_q = np.zeros(me), -1
-        for a in range(0, self.n, BLOCK):
-            b = min(self.n, a + BLOCK)
+        B = block_length(self.n)
+        for a in range(0, self.n, B):
+            b = min(self.n, a + B)
             new = self.new_group(a, b)
             V = np.asarray(values(a, b), dtype=np.float64).reshape(m, b - a)
             if new.all():  # no ties in the block
@@ -327,15 +338,16 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
         if ap:
             X[-1] = ap_terms(P, P + N, Pa, Pa + Na)
         per_query_add(out.reshape(-1, rows.n_codes), q, X.reshape(-1, S.shape[1]))
-    return dict(zip(names, out))
+    return dict(zip(names, out, strict=True))
 
 
 def level_counts(rows: SortedRows, L: int) -> np.ndarray:
     """(G, L) rows of each query carrying each level 0..L−1 in their carried bits, from the
     sorted keys a block at a time (the queries of a block are consecutive)."""
     out = np.zeros((rows.n_codes, L), dtype=np.int64)
-    for a in range(0, rows.n, BLOCK):
-        b = min(rows.n, a + BLOCK)
+    B = block_length(rows.n)
+    for a in range(0, rows.n, B):
+        b = min(rows.n, a + B)
         q = rows.query(np.arange(a, b))
         q0 = int(q[0])
         h = np.bincount((q - q0) * L + rows.low(a, b).astype(np.intp),
