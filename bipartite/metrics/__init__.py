@@ -422,9 +422,12 @@ def grouped_stats(
 
     def values(a: int, b: int) -> np.ndarray:
         i = rows.index(a, b)
-        y = np.asarray(Yb[i], dtype=np.float64).T  # (K, b − a)
-        pos = y if wn is None else y * wn[i]
-        return np.concatenate([pos, (1.0 - y) if wn is None else wn[i] - pos])
+        if wn is None:  # integer counts: exact, and cumulated fast
+            y = np.asarray(Yb[i]).astype(np.int64).T  # (K, b − a)
+            return np.concatenate([y, 1 - y])
+        y = np.asarray(Yb[i], dtype=np.float64).T
+        pos = y * wn[i]
+        return np.concatenate([pos, wn[i] - pos])
 
     return _grouped_result(ranking_stats(rows, values, K, ap=ap), codes, G, w, ids, e)
 
@@ -492,14 +495,16 @@ def _label_values(rows: SortedRows, w: np.ndarray | None):
     wn = None if w is None else pow2_normalise(w)
 
     def values(a: int, b: int) -> np.ndarray:
+        if wn is None:  # integer counts: exact, and cumulated fast
+            v = np.empty((2, b - a), dtype=np.int64)
+            np.copyto(v[0], rows.low(a, b), casting="unsafe")
+            np.subtract(1, v[0], out=v[1])
+            return v
         v = np.empty((2, b - a))
+        v[1] = wn[rows.index(a, b)]
         v[0] = rows.low(a, b)
-        if wn is not None:
-            v[0] *= wn[rows.index(a, b)]
-            v[1] = wn[rows.index(a, b)]
-            v[1] -= v[0]
-        else:
-            np.subtract(1.0, v[0], out=v[1])
+        v[0] *= v[1]
+        v[1] -= v[0]
         return v
 
     return values

@@ -214,22 +214,24 @@ class SortedRows:
                                for a in range(0, self.n, B)])
 
     # -- the scan -------------------------------------------------------------------------------
-    def scan(self, values: Callable[[int, int], np.ndarray], m: int, m_earlier: int | None = None
-             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def scan(self, values: Callable[[int, int], np.ndarray], m: int, m_earlier: int | None = None,
+             *, counts: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Walk the tie groups in sorted order, a block at a time: yield ``(q, S, E)`` for the
         tie groups completed in the block, with ``q`` (T_b,) their query codes, ``S`` (m, T_b)
         the sums over each group of the per-row values ``values(a, b)`` (m, b − a) of the
         sorted positions a..b−1, and ``E`` (m, T_b) the sums over the earlier tie groups of the
         same query (below in an ascending order, above in a descending one), for the first
-        ``m_earlier`` rows only (default all)."""
+        ``m_earlier`` rows only (default all). The values keep their dtype: integer counts are
+        summed exactly, and faster (a float cumulative sum is many times slower than an integer
+        one); ``counts``: the first ``m_earlier`` rows hold integers, cumulated as int64."""
         me = m if m_earlier is None else m_earlier
         open_s, open_q = None, -1
-        run, run_q = np.zeros(me), -1
+        run, run_q = None, -1
         B = block_length(self.n)
         for a in range(0, self.n, B):
             b = min(self.n, a + B)
             new = self.new_group(a, b)
-            V = np.asarray(values(a, b), dtype=np.float64).reshape(m, b - a)
+            V = np.asarray(values(a, b)).reshape(m, b - a)
             if new.all():  # no ties in the block
                 cont, S, q = False, V, self.query(slice(a, b))
             else:
@@ -248,7 +250,9 @@ class SortedRows:
                 S, q = S[:, :-1], q[:-1]
             if not S.shape[1]:
                 continue
-            E, run, run_q = _earlier(S[:me], q, run, run_q)
+            if run is None:
+                run = np.zeros(me, dtype=np.int64 if counts else S.dtype)
+            E, run, run_q = _earlier(S[:me].astype(np.int64) if counts else S[:me], q, run, run_q)
             yield q, S, E
 
 
@@ -368,6 +372,6 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
         v[1] = gains(a, b)
         return v
 
-    for q, S, E in rows.scan(values, 2, 1):
+    for q, S, E in rows.scan(values, 2, 1, counts=True):
         per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
