@@ -578,6 +578,7 @@ def ndcg_at_k(
             lut = np.arange(L, dtype=np.float64)
             lut = np.exp2(lut) - 1.0 if gain == "exponential" else lut
     if lut is not None:
+        del rel  # our float copy: the levels carry it now
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
         del lev

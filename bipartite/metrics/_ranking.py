@@ -36,8 +36,8 @@ __all__ = ["BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms", "block_
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
 #: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
-BLOCK = 1 << 15
-MIN_BLOCKS = 8
+BLOCK = 1 << 14
+MIN_BLOCKS = 16
 
 
 def block_length(n: int) -> int:
