@@ -7,6 +7,7 @@ block boundaries and distinct scores collide in one bucket (the exact re-sort)."
 from __future__ import annotations
 
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -54,8 +55,9 @@ def ref_ndcg(rel, s, q, k, gain):
 # -- data ------------------------------------------------------------------------------------
 @st.composite
 def ranking_data(draw):
-    """Rows with tied scores (few distinct values) or continuous ones, skewed query sizes
-    (empty and single-class queries arise), 0/1 labels, weights with zeros, grades 0..4."""
+    """Rows with tied scores (few distinct values) or continuous ones, query ids (sparse,
+    negative; single-row and single-class queries arise), 0/1 labels, weights with zeros,
+    grades 0..4."""
     n = draw(st.integers(1, 60))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -78,6 +80,20 @@ def engine(request, monkeypatch):
         monkeypatch.setattr(SortedRows, "max_bucket_bits", 2)
         monkeypatch.setattr(ranking, "BLOCK", 5)
     return request.param
+
+
+@contextmanager
+def engine_settings(block, bucket_bits):
+    """The scan's block length and the bucket bits set for one hypothesis example."""
+    old = ranking.BLOCK, SortedRows.max_bucket_bits
+    ranking.BLOCK, SortedRows.max_bucket_bits = block, bucket_bits
+    try:
+        yield
+    finally:
+        ranking.BLOCK, SortedRows.max_bucket_bits = old
+
+
+engines = st.sampled_from([(1 << 14, 53), (3, 53), (4, 2)])
 
 
 # -- the sort --------------------------------------------------------------------------------
@@ -103,8 +119,8 @@ def test_sorted_rows_is_the_lexsort_order_and_its_tie_groups(kind, descending, e
 # -- the metrics against sklearn -----------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(data=ranking_data(), weighting=st.sampled_from(["pairs", "uniform", "impressions"]),
-       weighted=st.booleans())
-def test_group_auc_is_the_reference_gauc(data, weighting, weighted):
+       weighted=st.booleans(), eng=engines)
+def test_group_auc_is_the_reference_gauc(data, weighting, weighted, eng):
     """Claim: group_auc equals the λ-weighted mean of sklearn's per-query AUC over the queries
     with both classes (ties ½, sample weights, empty and single-class queries), and NaN with an
     UndefinedMetricWarning when no query has both classes."""
@@ -112,34 +128,37 @@ def test_group_auc_is_the_reference_gauc(data, weighting, weighted):
     w = w if weighted else np.ones(len(s))
     want = ref_group_auc(y, s, q, w, weighting)
     kw = dict(sample_weight=w) if weighted else {}
-    if np.isnan(want):
-        with pytest.warns(UndefinedMetricWarning, match="no group has both classes"):
-            assert np.isnan(group_auc(y, s, q, weighting=weighting, **kw))
-    else:
-        assert group_auc(y, s, q, weighting=weighting, **kw) == pytest.approx(want, abs=1e-12)
+    with engine_settings(*eng):
+        if np.isnan(want):
+            with pytest.warns(UndefinedMetricWarning, match="no group has both classes"):
+                assert np.isnan(group_auc(y, s, q, weighting=weighting, **kw))
+        else:
+            got = group_auc(y, s, q, weighting=weighting, **kw)
+            assert got == pytest.approx(want, abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=ranking_data(), weighted=st.booleans())
-def test_average_precision_is_sklearns(data, weighted):
+@given(data=ranking_data(), weighted=st.booleans(), eng=engines)
+def test_average_precision_is_sklearns(data, weighted, eng):
     """Claim: average_precision equals sklearn's average_precision_score (tied scores one
     threshold, sample weights), and NaN with a warning when no positive has weight."""
     s, _, y, w, _ = data
     w = w if weighted else np.ones(len(s))
     kw = dict(sample_weight=w) if weighted else {}
-    if not np.any(w * y > 0):
-        with pytest.warns(UndefinedMetricWarning, match="no positive label"):
-            assert np.isnan(average_precision(y, s, **kw))
-    else:
-        assert average_precision(y, s, **kw) == pytest.approx(
-            average_precision_score(y, s, sample_weight=w), abs=1e-12)
+    with engine_settings(*eng):
+        if not np.any(w * y > 0):
+            with pytest.warns(UndefinedMetricWarning, match="no positive label"):
+                assert np.isnan(average_precision(y, s, **kw))
+        else:
+            assert average_precision(y, s, **kw) == pytest.approx(
+                average_precision_score(y, s, sample_weight=w), abs=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
 @given(data=ranking_data(), k=st.sampled_from([1, 3, 10, None]),
        gain=st.sampled_from(["exponential", "linear"]), graded=st.booleans(),
-       grouped=st.booleans())
-def test_ndcg_is_the_mean_of_sklearns_per_query(data, k, gain, graded, grouped):
+       grouped=st.booleans(), eng=engines)
+def test_ndcg_is_the_mean_of_sklearns_per_query(data, k, gain, graded, grouped, eng):
     """Claim: ndcg_at_k is the mean over queries with a relevant item of sklearn's ndcg_score
     (ties averaged), for integer grades (the level rides in the keys) and real-valued relevance
     (a second sort for the ideal order); NaN with a warning when no query has one."""
@@ -148,11 +167,13 @@ def test_ndcg_is_the_mean_of_sklearns_per_query(data, k, gain, graded, grouped):
     q = q if grouped else np.zeros(len(s), dtype=int)
     want = ref_ndcg(rel, s, q, k, gain)
     kw = dict(qid=q) if grouped else {}
-    if np.isnan(want):
-        with pytest.warns(UndefinedMetricWarning, match="no group has a relevant item"):
-            assert np.isnan(ndcg_at_k(rel, s, k=k, gain=gain, **kw))
-    else:
-        assert ndcg_at_k(rel, s, k=k, gain=gain, **kw) == pytest.approx(want, abs=1e-12)
+    with engine_settings(*eng):
+        if np.isnan(want):
+            with pytest.warns(UndefinedMetricWarning, match="no group has a relevant item"):
+                assert np.isnan(ndcg_at_k(rel, s, k=k, gain=gain, **kw))
+        else:
+            got = ndcg_at_k(rel, s, k=k, gain=gain, **kw)
+            assert got == pytest.approx(want, abs=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -22,11 +22,15 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
   ``np.argsort``), and per-tie-group sums of the weights (``ranked_sums``,
   ``_weighted_label_sums``).
 
-**Per query** (``bipartite/metrics/_grouped.py``): the grouped-AUC engine,
-:class:`QuerySegments`, sorts the rows once by (query, score) and computes per-query AUC, average
-precision and multipartite AUC as segment sums over the tie groups inside each query
-(:func:`grouped_stats`, :func:`group_auc`; the diagnostics, the learners' criteria and the
-contrib methods all use it).
+**Per query** (``bipartite/metrics/_ranking.py``): one ``np.sort`` of packed uint64 keys
+(query code, a monotone bucket of the score, a carried label or grade, the row index) orders the
+rows by (query, score); distinct scores that share a bucket are re-sorted exactly. The sorted keys
+are then walked in blocks with the open tie group and each query's running sums carried across
+blocks, so :func:`group_auc`, :func:`average_precision`, :func:`ndcg_at_k` and
+:func:`grouped_stats` need no array of the input's size besides the keys. The grouped-AUC
+engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates, per-query
+multipartite AUC; the diagnostics and the learners use it) takes its order from the same sort
+and the per-group formulas from the same module.
 
 Weights are scaled by a power of two first (exact): sums and products of weights cannot under- or
 overflow, so every metric is invariant to rescaling the weights. **Ties count ½** everywhere: a
@@ -381,7 +385,7 @@ def grouped_stats(
     check_input: bool = True,
 ) -> GroupedStats:
     """Per-query AUC and average precision of one scorer against K binary labels, from one sort
-    by (query, score) (the grouped-AUC engine, :class:`QuerySegments`; docs/theory.md §2, §8).
+    by (query, score) and one streamed pass over the sorted rows (docs/theory.md §2, §8).
 
     Parameters
     ----------
@@ -463,8 +467,9 @@ def group_auc(
     ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
     ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-query pairs; ``"uniform"`` — 1
     per query; ``"impressions"`` — its total sample weight (number of rows when unweighted).
-    One sort by (query, score) serves all queries (:func:`grouped_stats`). ``groups`` is a
-    deprecated alias of ``qid`` (FutureWarning).
+    One sort of packed (query, score, label) keys serves all queries, streamed in blocks
+    (``bipartite/metrics/_ranking.py``). ``groups`` is a deprecated alias of ``qid``
+    (FutureWarning).
 
     Returns NaN (with a warning) if no query has both classes.
 
@@ -516,7 +521,9 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
     threshold). Returns NaN (with a warning) when there is no positive label — sklearn would
     return 0 there. The weights are scaled by a power of two first (exact), as for the AUCs: AP is
-    invariant to rescaling them, however large or small.
+    invariant to rescaling them, however large or small. Computed by the package's own kernel:
+    one sort of packed (score, label, row) keys and one streamed pass from the top score
+    (``bipartite/metrics/_ranking.py``), checked against scikit-learn in the tests.
 
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
