@@ -364,7 +364,8 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
                   ) -> np.ndarray:
     """(G,) DCG of each query from a descending :class:`SortedRows` and the per-row gains
     ``gains(a, b)`` of sorted positions, ties averaged (:func:`dcg_terms`)."""
-    assert rows.descending
+    if not rows.descending:
+        raise ValueError("dcg_per_query walks the scores from the top: descending=True.")
     out = np.zeros((1, rows.n_codes))
 
     def values(a: int, b: int) -> np.ndarray:
