@@ -22,11 +22,15 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
   ``np.argsort``), and per-tie-group sums of the weights (``ranked_sums``,
   ``_weighted_label_sums``).
 
-**Per query** (``bipartite/metrics/_grouped.py``): the grouped-AUC engine,
-:class:`QuerySegments`, sorts the rows once by (query, score) and computes per-query AUC, average
-precision and multipartite AUC as segment sums over the tie groups inside each query
-(:func:`grouped_stats`, :func:`group_auc`; the diagnostics, the learners' criteria and the
-contrib methods all use it).
+**Per query** (``bipartite/metrics/_ranking.py``): one ``np.sort`` of packed uint64 keys
+(query code, a monotone bucket of the score, a carried label or grade, the row index) orders the
+rows by (query, score); distinct scores that share a bucket are re-sorted exactly. The sorted keys
+are then walked in blocks with the open tie group and each query's running sums carried across
+blocks, so :func:`group_auc`, :func:`average_precision`, :func:`ndcg_at_k` and
+:func:`grouped_stats` need no array of the input's size besides the keys. The grouped-AUC
+engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates, per-query
+multipartite AUC; the diagnostics and the learners use it) takes its order from the same sort
+and the per-group formulas from the same module.
 
 Weights are scaled by a power of two first (exact): sums and products of weights cannot under- or
 overflow, so every metric is invariant to rescaling the weights. **Ties count ½** everywhere: a
@@ -63,6 +67,14 @@ from bipartite.metrics._kernels import (
     multipartite_from_levels,
     multipartite_from_weights,
     pow2_normalise,
+)
+from bipartite.metrics._ranking import (
+    SortedRows,
+    dcg_per_query,
+    dcg_terms,
+    discount_sums,
+    level_counts,
+    ranking_stats,
 )
 from bipartite.ranked_metrics import (
     ranked_accuracy,
@@ -373,7 +385,7 @@ def grouped_stats(
     check_input: bool = True,
 ) -> GroupedStats:
     """Per-query AUC and average precision of one scorer against K binary labels, from one sort
-    by (query, score) (the grouped-AUC engine, :class:`QuerySegments`; docs/theory.md §2, §8).
+    by (query, score) and one streamed pass over the sorted rows (docs/theory.md §2, §8).
 
     Parameters
     ----------
@@ -401,14 +413,43 @@ def grouped_stats(
         Yb = Yb[:, None] if Yb.ndim == 1 else Yb
         s = _check_scores(y_score, len(Yb), labels="Y")
         codes, ids = check_qid(qid, len(Yb), "qid", ref="Y", return_ids=True)
-        w = check_sample_weight(sample_weight, len(Yb))
+        w = None if sample_weight is None else check_sample_weight(sample_weight, len(Yb))
     else:
-        Yb, s, codes, ids = Y, y_score, qid, None
-        w = np.ones(len(s)) if sample_weight is None else sample_weight
-    seg = QuerySegments(s, codes, check_input=False)
-    Yt = np.asarray(Yb, dtype=np.float64).T
-    st = seg.stats(w * Yt, w * (1.0 - Yt), weight=w, ap=ap)
-    return st if ids is None else GroupedStats(**{**st.__dict__, "query_ids": ids})
+        Yb, s, codes, ids, w = Y, y_score, qid, None, sample_weight
+    n, K = Yb.shape
+    if n == 0:
+        raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
+    G = int(codes.max()) + 1
+    rows = SortedRows(s, codes, G, descending=True)
+    e = 0 if w is None else int(np.frexp(np.max(w))[1])
+    wn = None if w is None else np.ldexp(np.asarray(w, dtype=np.float64), -e)  # exact
+
+    def values(a: int, b: int) -> np.ndarray:
+        i = rows.index(a, b)
+        if wn is None:  # integer counts: exact, and cumulated fast
+            y = np.asarray(Yb[i]).astype(np.int64).T  # (K, b − a)
+            return np.concatenate([y, 1 - y])
+        y = np.asarray(Yb[i], dtype=np.float64).T
+        pos = y * wn[i]
+        return np.concatenate([pos, wn[i] - pos])
+
+    return _grouped_result(ranking_stats(rows, values, K, ap=ap), codes, G, w, ids, e)
+
+
+def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
+                    ids: np.ndarray | None, e: int = 0) -> GroupedStats:
+    """:class:`GroupedStats` from the per-query sums of :func:`ranking_stats` (K, G) of weights
+    scaled by ``2^−e``."""
+    P, N = st["P"], st["N"]
+    auc_q = np.divide(st["U"], P * N, out=np.full(P.shape, np.nan), where=(P > 0) & (N > 0))
+    ap_q = None
+    if "A" in st:
+        ap_q = np.divide(st["A"], P, out=np.full(P.shape, np.nan), where=P > 0).T
+    P, N = np.ldexp(P, e), np.ldexp(N, e)  # the weights as given
+    counts = np.bincount(codes, minlength=G)
+    weight = counts.astype(np.float64) if w is None else np.bincount(codes, w, minlength=G)
+    return GroupedStats(query_ids=ids, n=counts, weight=weight, pos=P.T, neg=N.T, auc=auc_q.T,
+                        ap=ap_q)
 
 
 def group_auc(
@@ -426,8 +467,9 @@ def group_auc(
     ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
     ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-query pairs; ``"uniform"`` — 1
     per query; ``"impressions"`` — its total sample weight (number of rows when unweighted).
-    One sort by (query, score) serves all queries (:func:`grouped_stats`). ``groups`` is a
-    deprecated alias of ``qid`` (FutureWarning).
+    One sort of packed (query, score, label) keys serves all queries, streamed in blocks
+    (``bipartite/metrics/_ranking.py``). ``groups`` is a deprecated alias of ``qid``
+    (FutureWarning).
 
     Returns NaN (with a warning) if no query has both classes.
 
@@ -435,18 +477,42 @@ def group_auc(
     0.5
     """
     qid, qname = require_qid(qid, groups, "group_auc")
-    y = check_binary(y_true, "y_true")
+    y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
     codes = check_qid(qid, len(y), qname, ref="y_true")
     check_option(weighting, "weighting", GAUC_WEIGHTINGS)
-    w = check_sample_weight(sample_weight, len(y))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    st = grouped_stats(y[:, None], s, codes, sample_weight=w, ap=False, check_input=False)
-    val = st.gauc(weighting)[0]
+    G = int(codes.max()) + 1
+    rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # the label rides along
+    st = ranking_stats(rows, _label_values(rows, w))
+    val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
     return float(val)
+
+
+def _label_values(rows: SortedRows, w: np.ndarray | None):
+    """Per-row positive and negative weight (2, b − a) of the sorted positions a..b−1, the
+    binary label read from the keys' carried bit, the weights (scaled by a power of two: exact)
+    gathered a block at a time."""
+    wn = None if w is None else pow2_normalise(w)
+
+    def values(a: int, b: int) -> np.ndarray:
+        if wn is None:  # integer counts: exact, and cumulated fast
+            v = np.empty((2, b - a), dtype=np.int64)
+            np.copyto(v[0], rows.low(a, b), casting="unsafe")
+            np.subtract(1, v[0], out=v[1])
+            return v
+        v = np.empty((2, b - a))
+        v[1] = wn[rows.index(a, b)]
+        v[0] = rows.low(a, b)
+        v[0] *= v[1]
+        v[1] -= v[0]
+        return v
+
+    return values
 
 
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = None) -> float:
@@ -455,19 +521,21 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     ``AP = Σ_t (R_t − R_{t−1}) P_t`` over distinct score thresholds (tied scores form one
     threshold). Returns NaN (with a warning) when there is no positive label — sklearn would
     return 0 there. The weights are scaled by a power of two first (exact), as for the AUCs: AP is
-    invariant to rescaling them, however large or small.
+    invariant to rescaling them, however large or small. Computed by the package's own kernel:
+    one sort of packed (score, label, row) keys and one streamed pass from the top score
+    (``bipartite/metrics/_ranking.py``), checked against scikit-learn in the tests.
 
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
     """
-    from sklearn.metrics import average_precision_score
-
-    y = check_binary(y_true, "y_true")
+    y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact; no overflow in Σw
-    if not np.any(w * y > 0):
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
-    return float(average_precision_score(y, s, sample_weight=w))
+    rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
+    st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+    return float(st["A"][0, 0] / st["P"][0, 0])
 
 
 def ndcg_at_k(
@@ -501,38 +569,39 @@ def ndcg_at_k(
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
     g = check_qid(qid, len(rel), qname, ref="relevance")
-    if g is None:
-        g = np.zeros(len(rel), dtype=np.int64)
     if gain == "exponential" and rel.size and rel.max() >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
-    gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
     n = len(rel)
-    n_groups = int(g.max()) + 1
+    if n == 0:
+        return warn_undefined("nDCG is undefined: no group has a relevant item.")
+    G = 1 if g is None else int(g.max()) + 1
     kk = n if k is None else int(k)
-
-    def positions(order: np.ndarray) -> np.ndarray:
-        gs = g[order]
-        start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
-        first_of = np.repeat(start, np.diff(np.r_[start, n]))
-        return np.arange(n) - first_of
-
-    def discount(pos: np.ndarray) -> np.ndarray:
-        return np.where(pos < kk, 1.0 / np.log2(pos + 2.0), 0.0)
-
-    # Actual DCG with tie averaging: sort by (group, -score); tie groups share their mean gain.
-    order = np.lexsort((-s, g))
-    disc = discount(positions(order))
-    gs, ss = g[order], s[order]
-    new = np.r_[True, (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])]
-    tid = np.cumsum(new) - 1
-    t_gain = np.bincount(tid, gains[order])
-    t_cnt = np.bincount(tid)
-    t_disc = np.bincount(tid, disc)
-    dcg = np.bincount(gs[new], t_gain / t_cnt * t_disc, minlength=n_groups)
-    # Ideal DCG: sort by decreasing gain within group (ties in gain are irrelevant).
-    iorder = np.lexsort((-gains, g))
-    idcg = np.bincount(g[iorder], gains[iorder] * discount(positions(iorder)), minlength=n_groups)
+    lut = None
+    if rel.max() < 256:
+        lev = rel.astype(np.uint8)
+        if np.array_equal(lev, rel):  # integer grades: the level rides in the keys
+            L = int(rel.max()) + 1
+            lut = np.arange(L, dtype=np.float64)
+            lut = np.exp2(lut) - 1.0 if gain == "exponential" else lut
+    if lut is not None:
+        del rel  # our float copy: the levels carry it now
+        rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
+                          descending=True)
+        del lev
+        counts = level_counts(rows, L)  # (G, L): the ideal order is by level, descending
+        D = discount_sums(kk, int(counts.sum(axis=1).max()))
+        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
+        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
+        dcg = dcg_per_query(rows, lambda a, b: lut[rows.low(a, b)], D)
+    else:
+        gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
+        D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
+        ideal = SortedRows(gains, g, G, descending=True)
+        idcg = dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
+        del ideal
+        rows = SortedRows(s, g, G, descending=True)
+        dcg = dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D)
     ok = idcg > 0
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")

@@ -15,7 +15,10 @@ From these: ``AUC_q = Σ_t P_t (N_below,t + ½ N_t) / (P_q N_q)`` (ties ½; with
 a row's pairing with itself is a tie, as docs/theory.md §2 requires), ``AP_q = Σ_t (P_t / P_q) ·
 P_≥t / (P_≥t + N_≥t)`` (sklearn's ``average_precision_score``: tied scores form one threshold),
 and the multipartite AUC of docs/theory.md §3 per query. Without query ids the whole sample is
-one query and the sort is the package's fast int-key sort order.
+one query. The sort is one ``np.sort`` of packed (query, score bucket, row) keys
+(:class:`bipartite.metrics._ranking.SortedRows`, which also streams the public gAUC, AP and
+nDCG without these tie-group arrays); the per-group formulas are that module's
+(``auc_terms``, ``ap_terms``).
 
 The module is private to ``bipartite.metrics``; :class:`QuerySegments`, :class:`GroupedStats`
 and :func:`grouped_stats` are public there.
@@ -29,7 +32,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_array, check_option, check_qid
-from bipartite.metrics._kernels import pow2_normalise, sort_order
+from bipartite.metrics._kernels import pow2_normalise
+from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms
 
 __all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QuerySegments"]
 
@@ -84,32 +88,18 @@ class QuerySegments:
         self.codes = np.zeros(n, dtype=np.int64) if codes is None else codes
         if n == 0:
             raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
-        if codes is None:
-            self.n_queries = 1
-            self.order, ks = sort_order(s)
-            new = np.empty(n, dtype=bool)
-            new[0] = True
-            np.not_equal(ks[1:], ks[:-1], out=new[1:])
-            self.starts = np.flatnonzero(new)
-            self.tie_query = np.zeros(len(self.starts), dtype=np.int64)
-            self._query_first = np.zeros(1, dtype=np.int64)
-        else:
-            self.n_queries = G = int(codes.max()) + 1
-            # the scores' int-key sort, then a stable sort by query: the order of
-            # np.lexsort((s, codes)), several times faster (a radix sort for ≤ 2^16 queries)
-            order, _ = sort_order(s)
-            narrow = np.uint8 if G <= 1 << 8 else np.uint16 if G <= 1 << 16 else np.int64
-            self.order = order[np.argsort(codes[order].astype(narrow, copy=False), kind="stable")]
-            ss, gs = s[self.order], codes[self.order]
-            new = np.empty(n, dtype=bool)
-            new[0] = True
-            new[1:] = (ss[1:] != ss[:-1]) | (gs[1:] != gs[:-1])
-            self.starts = np.flatnonzero(new)
-            self.tie_query = gs[self.starts]
-            qnew = np.empty(len(self.starts), dtype=bool)
-            qnew[0] = True
-            np.not_equal(self.tie_query[1:], self.tie_query[:-1], out=qnew[1:])
-            self._query_first = np.flatnonzero(qnew)  # first tie group of each non-empty query
+        self.n_queries = G = 1 if codes is None else int(codes.max()) + 1
+        # one sort of packed (query, score bucket, row) keys: the order of
+        # np.lexsort((row, s, codes)) (bipartite/metrics/_ranking.py)
+        rows = SortedRows(s, codes, G)
+        self.order = rows.order()
+        self.starts = rows.tie_starts()
+        self.tie_query = rows.query(self.starts)
+        del rows
+        qnew = np.empty(len(self.starts), dtype=bool)
+        qnew[0] = True
+        np.not_equal(self.tie_query[1:], self.tie_query[:-1], out=qnew[1:])
+        self._query_first = np.flatnonzero(qnew)  # first tie group of each non-empty query
         # every code 0..G-1 present: per-query sums are reduceat segments, else a bincount
         self._dense = len(self._query_first) == self.n_queries
 
@@ -167,7 +157,7 @@ class QuerySegments:
         en = np.frexp(Nr.max(axis=1, keepdims=True))[1]
         Gp = self.sums(np.ldexp(Pr, -ep), presorted=presorted)
         Gn = self.sums(np.ldexp(Nr, -en), presorted=presorted)
-        num = self.per_query(Gp * (self.below(Gn) + 0.5 * Gn))
+        num = self.per_query(auc_terms(Gp, Gn, self.below(Gn)))
         P, N = self.per_query(Gp), self.per_query(Gn)
         ok = (P > 0) & (N > 0)
         auc = np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok)
@@ -189,9 +179,8 @@ class QuerySegments:
         Pr, Nr = _rows(pos), _rows(neg)
         e = np.frexp(np.maximum(Pr.max(axis=1, keepdims=True), Nr.max(axis=1, keepdims=True)))[1]
         Gp, Gn = self.sums(np.ldexp(Pr, -e)), self.sums(np.ldexp(Nr, -e))  # one scale: exact
-        Ap, An = self.above(Gp) + Gp, self.above(Gn) + Gn  # weight scored at or above each group
-        prec = np.divide(Ap, Ap + An, out=np.zeros_like(Ap), where=Ap + An > 0)
-        num, P = self.per_query(Gp * prec), self.per_query(Gp)
+        Ap, An = self.above(Gp), self.above(Gn)  # weight scored above each group
+        num, P = self.per_query(ap_terms(Gp, Gp + Gn, Ap, Ap + An)), self.per_query(Gp)
         return np.divide(num, P, out=np.full(num.shape, np.nan), where=P > 0)
 
     def multipartite(self, level: np.ndarray, L: int, C: np.ndarray,

@@ -1,0 +1,177 @@
+"""group_auc, average_precision and ndcg_at_k before and after the packed-key engine, side by
+side in one process: time as a ratio to ``np.sort`` of the same scores, and peak memory as a
+ratio to the score array (and to all the input arrays).
+
+"Before" is the 0.3.0 implementation, copied below: ``group_auc`` on the grouped engine of that
+release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
+``average_precision`` as scikit-learn's ``average_precision_score`` (what it called), and
+``ndcg_at_k`` with two lexsorts. The functions are timed interleaved (before, after, np.sort,
+before, ...), median of ``--repeats``; peak memory is tracemalloc's peak during one call. Only
+ratios are meaningful on a shared machine.
+
+    python benchmarks/bench_ranking_metrics.py            # n = 1e5, 1e6
+    python benchmarks/bench_ranking_metrics.py --full     # and once n = 1e7 at the end
+
+Target (issue 23, item 3): each after <= 2x np.sort, peak <= 4x the input, at n = 1e5..1e7.
+Data: ~100 rows per query (query ids in random order), 30 % positives, grades 0..4; scores
+continuous (normal) or tied (16 distinct values).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import tracemalloc
+
+import numpy as np
+from sklearn.metrics import average_precision_score
+
+from bipartite.metrics import average_precision, group_auc, ndcg_at_k
+
+
+# -- before: the 0.3.0 code paths, condensed (same operations) ------------------------------------
+def _sort_order(s):
+    from bipartite.metrics._kernels import sort_order
+
+    return sort_order(s)
+
+
+def before_group_auc(y_true, y_score, qid):
+    """0.3.0: check_binary's float copy, the scores' sort order, a stable radix sort by query,
+    gathers, tie-group sums, below-sums restarted per query, gAUC with λ = P N."""
+    from bipartite._utils.validation import check_binary, check_qid
+
+    y = check_binary(y_true, "y_true")
+    s = np.asarray(y_score, dtype=np.float64)
+    codes = check_qid(qid, len(y), "qid", ref="y_true")
+    G = int(codes.max()) + 1
+    order, _ = _sort_order(s)
+    narrow = np.uint8 if G <= 1 << 8 else np.uint16 if G <= 1 << 16 else np.int64
+    order = order[np.argsort(codes[order].astype(narrow, copy=False), kind="stable")]
+    ss, gs = s[order], codes[order]
+    new = np.empty(len(s), dtype=bool)
+    new[0] = True
+    new[1:] = (ss[1:] != ss[:-1]) | (gs[1:] != gs[:-1])
+    starts = np.flatnonzero(new)
+    tq = gs[starts]
+    qfirst = np.flatnonzero(np.r_[True, tq[1:] != tq[:-1]])
+    Gp = np.add.reduceat(y[order], starts)
+    Gn = np.add.reduceat(1.0 - y[order], starts)
+    B = np.cumsum(Gn) - Gn
+    B -= np.repeat(B[qfirst], np.diff(np.r_[qfirst, len(Gn)]))
+    num = np.add.reduceat(Gp * (B + 0.5 * Gn), qfirst)
+    P, N = np.add.reduceat(Gp, qfirst), np.add.reduceat(Gn, qfirst)
+    ok = (P > 0) & (N > 0)
+    lam = np.where(ok, P * N, 0.0)
+    return float(np.sum(lam * np.where(ok, num / np.where(ok, P * N, 1.0), 0.0)) / lam.sum())
+
+
+def before_average_precision(y_true, y_score):
+    """0.3.0: input checks, then scikit-learn."""
+    return float(average_precision_score(np.asarray(y_true, dtype=np.float64), y_score))
+
+
+def before_ndcg(rel, s, g, k=10):
+    """0.3.0 ndcg_at_k (exponential gain): two lexsorts by (query, -score) and (query, -gain)."""
+    from bipartite._utils.validation import check_qid
+
+    rel = np.asarray(rel, dtype=np.float64)
+    g = check_qid(g, len(rel))
+    gains = np.exp2(rel) - 1.0
+    n, n_groups, kk = len(rel), int(g.max()) + 1, k
+
+    def positions(order):
+        gs = g[order]
+        start = np.r_[0, np.flatnonzero(gs[1:] != gs[:-1]) + 1]
+        return np.arange(n) - np.repeat(start, np.diff(np.r_[start, n]))
+
+    def discount(pos):
+        return np.where(pos < kk, 1.0 / np.log2(pos + 2.0), 0.0)
+
+    order = np.lexsort((-s, g))
+    disc = discount(positions(order))
+    gs, ss = g[order], s[order]
+    new = np.r_[True, (gs[1:] != gs[:-1]) | (ss[1:] != ss[:-1])]
+    tid = np.cumsum(new) - 1
+    t_gain, t_cnt, t_disc = np.bincount(tid, gains[order]), np.bincount(tid), np.bincount(tid, disc)
+    dcg = np.bincount(gs[new], t_gain / t_cnt * t_disc, minlength=n_groups)
+    iorder = np.lexsort((-gains, g))
+    idcg = np.bincount(g[iorder], gains[iorder] * discount(positions(iorder)), minlength=n_groups)
+    ok = idcg > 0
+    return float(np.mean(dcg[ok] / idcg[ok]))
+
+
+# -- measurement ----------------------------------------------------------------------------------
+def interleaved(fns: dict, repeats: int) -> dict:
+    times: dict = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    return {k: float(np.median(v)) for k, v in times.items()}
+
+
+def peak_bytes(f) -> int:
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    f()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def data(n: int, ties: bool, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 16, n) / 15.0 if ties else rng.normal(size=n)
+    return dict(s=s, y=(rng.uniform(size=n) < 0.3).astype(np.int64),
+                q=rng.integers(0, max(1, n // 100), n), rel=rng.integers(0, 5, n))
+
+
+def case(n: int, ties: bool, repeats: int) -> list[tuple]:
+    d = data(n, ties)
+    s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
+    pairs = {
+        "group_auc": (lambda: before_group_auc(y, s, q), lambda: group_auc(y, s, q), (s, y, q)),
+        "average_precision": (lambda: before_average_precision(y, s),
+                              lambda: average_precision(y, s), (s, y)),
+        "ndcg_at_k": (lambda: before_ndcg(rel, s, q), lambda: ndcg_at_k(rel, s, qid=q),
+                      (s, rel, q)),
+    }
+    out = []
+    for name, (old, new, inputs) in pairs.items():
+        a, b = old(), new()
+        assert abs(a - b) < 1e-9, (name, a, b)  # the same value before and after
+        t = interleaved({"sort": lambda: np.sort(s), "old": old, "new": new}, repeats)
+        inp = sum(x.nbytes for x in inputs)
+        pk_old, pk_new = peak_bytes(old), peak_bytes(new)
+        out.append((name, n, "ties" if ties else "continuous", t["old"] / t["sort"],
+                    t["new"] / t["sort"], pk_old / s.nbytes, pk_new / s.nbytes, pk_old / inp,
+                    pk_new / inp, t["sort"]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--full", action="store_true", help="also n = 1e7, once, at the end")
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    print(f"load average {os.getloadavg()}; numpy {np.__version__}")
+    head = (f"{'metric':18} {'n':>9} {'scores':10} {'time/sort':>17} {'peak/scores':>15} "
+            f"{'peak/inputs':>15} {'np.sort s':>10}")
+    print(head + "\n" + f"{'':39} {'before':>8} {'after':>8} {'before':>7} {'after':>7} "
+          f"{'before':>7} {'after':>7}")
+    sizes = [(10**5, args.repeats), (10**6, max(3, args.repeats // 2))]
+    if args.full:
+        sizes.append((10**7, 1))
+    for n, rep in sizes:
+        for ties in (False, True):
+            for r in case(n, ties, rep):
+                print(f"{r[0]:18} {r[1]:>9} {r[2]:10} {r[3]:8.2f} {r[4]:8.2f} {r[5]:7.1f} "
+                      f"{r[6]:7.1f} {r[7]:7.1f} {r[8]:7.1f} {r[9]:9.4f}s", flush=True)
+    print(f"load average {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
