@@ -54,12 +54,13 @@ from bipartite._utils.validation import (
     resolve_qid,
     warn_undefined,
 )
-from bipartite.labels import cost_matrix
 from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
     binary_labels,
+    cost_structure,
+    matrix_structure,
     multipartite_from_levels,
     multipartite_from_weights,
     pow2_normalise,
@@ -156,7 +157,7 @@ def weighted_multipartite_auc(y_score: ArrayLike, level_weight: ArrayLike, costs
         raise ValueError(f"The 'level_weight' parameter must have shape (n, L) with n = "
                          f"{len(s)} (the length of 'y_score') and 'costs' shape (L, L), got "
                          f"{q.shape} and {C.shape}.")
-    return multipartite_from_weights(s, q, C)
+    return multipartite_from_weights(s, q, matrix_structure(C))
 
 
 # --------------------------------------------------------------------------------------------
@@ -316,8 +317,7 @@ def multipartite_auc(
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(index))
     if len(levels) < 2:
         return warn_undefined("multipartite AUC is undefined: y_true has fewer than two levels.")
-    C = cost_matrix(levels, costs)
-    val = multipartite_from_levels(s, index, len(levels), w, C)
+    val = multipartite_from_levels(s, index, len(levels), w, cost_structure(levels, costs))
     if np.isnan(val):
         return warn_undefined("multipartite AUC is undefined: no weighted pair has positive cost.")
     return val
@@ -326,20 +326,21 @@ def multipartite_auc(
 def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct levels of ordinal labels (float64) and each row's level index.
 
-    Integer arrays spanning fewer than 256 values skip the float copy and the sort of
-    ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup table maps each
-    row to its index (the same levels and indices as the float route, which handles the rest)."""
+    Integer arrays spanning fewer than max(256, 2n) and at most 2^16 values skip the float copy
+    and the sort of ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup
+    table maps each row to its index (the same levels and indices as the float route, which
+    handles the rest)."""
     if (type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.size
             and y_true.dtype.kind in "iu"):  # not np.integer: timedelta64 is one
         lo, hi = int(y_true.min()), int(y_true.max())
-        if hi - lo < 256 and -(2**53) < lo and hi < 2**53:
+        if hi - lo < min(max(256, 2 * y_true.size), 1 << 16) and -(2**53) < lo and hi < 2**53:
             d = y_true.astype(np.intp, copy=False)
             if lo != 0:
                 d = d - lo  # after the cast: no wrap-around in narrow types
             present = np.flatnonzero(np.bincount(d, minlength=hi - lo + 1))
             if lo == 0 and len(present) == hi + 1:  # levels 0..L−1: the labels are the indices
                 return present.astype(np.float64), d
-            lut = np.zeros(hi - lo + 1, dtype=np.uint8)
+            lut = np.zeros(hi - lo + 1, dtype=_index_dtype(len(present)))
             lut[present] = np.arange(len(present))
             return (present + lo).astype(np.float64), lut[d]
     y = check_array(y_true, "y_true", ndim=1, exact_integers="shift")  # costs use differences
@@ -347,12 +348,17 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return levels, _level_index(y, levels)
 
 
+def _index_dtype(L: int) -> type:
+    """The smallest unsigned type that holds the level indices 0..L−1 (up to intp)."""
+    return np.uint8 if L <= 256 else np.uint16 if L <= 1 << 16 else np.intp
+
+
 def _level_index(y: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Index of each value of y in the sorted distinct ``levels`` (uint8 for up to 256 levels):
+    """Index of each value of y in the sorted distinct ``levels`` (:func:`_index_dtype`):
     a cast for levels 0..L−1, comparisons for few levels, a binary search otherwise (faster than
     ``np.unique(return_inverse=True)``, which sorts with an argsort)."""
     L = len(levels)
-    dtype = np.uint8 if L <= 256 else np.intp
+    dtype = _index_dtype(L)
     if np.array_equal(levels, np.arange(L)):
         return y.astype(dtype)
     if L <= 16:

@@ -7,12 +7,17 @@ See the :mod:`bipartite.metrics` docstring for the algorithms.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite
+from bipartite.labels import cost_matrix, cost_potential
 
-__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "finite_exponent_range", "multipartite_from_levels", "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
+__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "cost_structure",
+           "finite_exponent_range", "matrix_structure", "multipartite_from_levels",
+           "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -240,21 +245,6 @@ def _coded_binary_aucs(s: np.ndarray, Y: np.ndarray, e_range: tuple[int, int]) -
     return out
 
 
-def _run_histogram(a: np.ndarray, bits: int, L: int) -> np.ndarray:
-    """(L, T) counts of each code in each tie group (ascending) of sorted coded keys: each
-    (score, code) pair is one run of equal keys."""
-    rs = np.concatenate([[0], np.flatnonzero(a[1:] != a[:-1]) + 1])
-    ln = np.diff(np.append(rs, len(a))).astype(np.float64)
-    head = a[rs]
-    newg = np.empty(len(rs), dtype=bool)
-    newg[0] = True
-    np.not_equal(head[1:] >> bits, head[:-1] >> bits, out=newg[1:])
-    gid = np.cumsum(newg) - 1
-    G = np.zeros((L, int(gid[-1]) + 1))
-    G[head & ((1 << bits) - 1), gid] = ln
-    return G
-
-
 # --------------------------------------------------------------------------------------------
 # Kernel 2 (weights, groups, populations): one sort order, sums per tie group
 # --------------------------------------------------------------------------------------------
@@ -378,13 +368,71 @@ def _weighted_label_sums(
     return Gp, Gn
 
 
-#: Coded sorts (up to _MAX_BITS labels each) or one shared argsort, for K unweighted labels: the
-#: coded route is taken while it needs at most this many sorts, by n (below 2^20, below 2^23,
-#: larger). Measured (``benchmarks/bench_metrics.py --rule``, tie-heavy scores, coded / argsort
-#: time): n = 1e5: 0.55 (K = 1), 0.97 (1 sort), 1.5–2.2 (2–6 sorts); n = 1e6: 0.34, 0.72 (1 sort),
-#: 1.0–1.1 (2–3), 1.7 (6); n = 1e7: 0.15 (K = 1), 0.32–0.42 (1–4 sorts). An argsort costs about
-#: 3 sorts of the keys at n = 1e6 and 8–10 at n = 1e7.
-_MAX_CODED_SORTS = ((1 << 20, 1), (1 << 23, 3), (None, 8))
+
+
+
+def _row_ranks(scores: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Per row, in row order: twice the midrank (1-based; exact integers) unweighted, or the
+    weighted midrank ``W_below + ½ W_tied`` (the weight of the lower scores plus half that of the
+    row's tie group, itself included) with the normalised weights ``w``. One sort order."""
+    order, ks = sort_order(scores)
+    n = len(order)
+    cw = None if w is None else _prefix_sums(w[order])
+    out = np.empty(n)
+    for lo in range(0, n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        tb = _tie_bounds(ks, 0, lo, hi)
+        first, end = (np.arange(lo, hi), np.arange(lo + 1, hi + 1)) if tb is None else tb
+        out[order[lo:hi]] = first + end + 1 if w is None else 0.5 * (cw[first] + cw[end])
+    return out
+
+
+def _label_sums(Y: np.ndarray, R: np.ndarray, negatives: bool) -> np.ndarray:
+    """``Yᵀ R`` (K, m) for 0/1 labels Y (n, K) and row values R (n, m), and ``(1 − Y)ᵀ R`` after
+    it when ``negatives``: one read of Y, in row blocks of about _CELLS cells (each block cast to
+    float64 once)."""
+    n, K = Y.shape
+    m = R.shape[1]
+    out = np.zeros((2 if negatives else 1, K, m))
+    step = max(1, _CELLS // max(K, 1))
+    for lo in range(0, n, step):
+        Yc = np.array(Y[lo : lo + step], dtype=np.float64, copy=True if negatives else None)
+        Rc = R[lo : lo + step]
+        out[0] += Yc.T @ Rc
+        if negatives:
+            np.subtract(1.0, Yc, out=Yc)
+            out[1] += Yc.T @ Rc
+    return out
+
+
+def _rank_aucs(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """AUC of each column of Y from one sort and one pass over the labels (docs/theory.md §2.3):
+    unweighted ``(Σ_pos 2 r − n₁(n₁ + 1)) / (2 n₁ n₀)`` with r the midranks (exact integers below
+    2^53); weighted, with ρ the weighted midranks, ``Σ_{i pos} w_i ρ_i − ½ P²`` (the won pairs:
+    the positives' pairs among themselves, self-pairs as ties, sum to ½ P²), taken from the
+    negatives' side, ``P N − (Σ_{j neg} w_j ρ_j − ½ N²)``, where they weigh less than the
+    positives (no cancellation of the heavier class)."""
+    n = len(scores)
+    if w is None:
+        S = _label_sums(Y, np.stack([_row_ranks(scores, None), np.ones(n)], axis=1), False)[0]
+        n1 = S[:, 1]
+        n0 = n - n1
+        num = S[:, 0] - n1 * (n1 + 1)
+        den = 2 * n1 * n0
+    else:
+        wn = pow2_normalise(w)
+        S = _label_sums(Y, np.stack([wn * _row_ranks(scores, wn), wn], axis=1), True)
+        P, N = S[0, :, 1], S[1, :, 1]
+        num = np.where(P <= N, S[0, :, 0] - 0.5 * P * P, P * N - (S[1, :, 0] - 0.5 * N * N))
+        den = P * N
+    return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
+
+
+#: Coded sorts (up to _MAX_BITS labels each) or the rank route (one sort order, one pass over the
+#: labels), for K unweighted labels: the coded route is taken while it needs at most this many
+#: sorts, by n (below 2^20, below 2^23, larger). Measured with ``benchmarks/bench_metrics.py
+#: --rule`` (coded / rank time).
+_MAX_CODED_SORTS = ((None, 1),)
 
 
 def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
@@ -392,8 +440,10 @@ def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> 
 
     Unweighted: the labels ride in the low bits of the sort keys, up to ``_MAX_BITS`` labels per
     sort, when that takes few sorts (``_MAX_CODED_SORTS``) and the score range allows it (for one
-    label nearly always: see :func:`_key_exponent`). Otherwise, and with weights: a sort order and
-    per-tie-group weight sums (:func:`_weighted_label_sums`)."""
+    label nearly always: see :func:`_key_exponent`). Otherwise, and with weights for K > 1: the
+    rank route, one sort order and one pass over the labels (:func:`_rank_aucs`), O(n log n + nK)
+    time and O(n) memory beyond Y. One weighted label: a sort order and per-tie-group weight sums
+    (:func:`_weighted_label_sums`)."""
     n, K = Y.shape
     if w is None:
         e_range = finite_exponent_range(scores)
@@ -409,48 +459,299 @@ def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> 
             return np.concatenate(parts)
     else:
         check_finite(scores, "y_score")
+    if w is None or K > 1:
+        return _rank_aucs(scores, Y, w)
     Gp, Gn = _weighted_label_sums(scores, Y, w)
     return _auc_ratio(pow2_normalise(Gp, 1), pow2_normalise(Gn, 1))
 
 
-def _multipartite_ratio(G: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP (docs/theory.md §3) from tie-group sums of level weights G (L, T) and costs C (L, L):
-    ``num = Σ_t Σ_a G[a,t] Σ_b C[a,b] (B[b,t] + ½ G[b,t])``, ``den = Σ_{a,b} C[a,b] T_a T_b`` with
-    B the sums over lower tie groups. NaN when the denominator is 0 (fewer than two levels with
-    weight, or zero costs). C is scaled by a power of two first (exact)."""
-    C = pow2_normalise(C)
-    num = float(np.sum(G * (C @ (below(G) + 0.5 * G))))
-    T = G.sum(axis=1, keepdims=True)  # same operation order as num: a constant scorer gives ½
-    den = float(np.sum(T * (C @ T)))
-    return num / den if den > 0 else float("nan")
 
 
-def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3)."""
-    G = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
-    return _multipartite_ratio(G, C)
+# --------------------------------------------------------------------------------------------
+# Kernel 3 (ordinal levels, docs/theory.md §3): AUC_MP = ½ + ½ A / Z
+# --------------------------------------------------------------------------------------------
+# A pair (i, j) and its reverse contribute ω_i ω_j (C_{ℓ_i ℓ_j} s_ij + C_{ℓ_j ℓ_i} s_ji) to the
+# numerator and ω_i ω_j (C_{ℓ_i ℓ_j} + C_{ℓ_j ℓ_i}) to Z, and s_ij + s_ji = 1; so, with the
+# antisymmetric costs K = C − Cᵀ, AUC_MP = ½ + ½ A / Z, A = Σ_{f_i > f_j} ω_i ω_j K_{ℓ_i ℓ_j}:
+# tied pairs count ½ by symmetry and need no tie bookkeeping. Three routes by the costs:
+#
+# * difference form, C_ab = g_a − g_b (linear, gain): with Δg_k = g_k − g_{k−1},
+#   A = Σ_k Δg_k D_k and Z = Σ_k Δg_k W_{<k} W_{≥k}, where D_k = Σ_{ℓ_i ≥ k > ℓ_j} ω_i ω_j
+#   sign(f_i − f_j) is the Mann–Whitney difference of the binarised label 1[ℓ ≥ k], and
+#   D_k = Σ_{a ≥ k} R_a = −Σ_{a < k} R_a with R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i)):
+#   one pass after the sort (per-level sums of tie-group ranks), exact integers unweighted;
+# * uniform: AUC_MP = 1 − (Q + ½ T) / Z with Q the (weighted) pairs ranked against their levels
+#   (inversions of the levels in score order, counted bit by bit: O(n log L)) and T the tied
+#   pairs of different levels;
+# * any other costs: A from running per-level sums, O(n L) in chunks of ``_CELLS`` cells.
+
+#: Cells (rows × levels) of the temporaries of the general-cost route.
+_CELLS = 1 << 18
 
 
-def multipartite_from_levels(
-    scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray | None, C: np.ndarray
-) -> float:
-    """AUC_MP for one observed level per point (uint8 ``level`` in [0, L)) — the empirical route:
-    unweighted, one coded sort (levels in the low key bits) and its runs; with weights (or too
-    many levels, or a score range the keys cannot hold), one argsort and a (tie group, level)
-    histogram. O(n log n + T L)."""
+def matrix_structure(C: np.ndarray) -> tuple[str, np.ndarray | None]:
+    """How the kernels use the cost matrix C (L, L): ``("uniform", None)`` for equal positive
+    costs below the diagonal, ``("difference", Δg)`` when ``C_ab = Σ_{b<k≤a} Δg_k`` (to 8 ulps of
+    the largest cost; docs/theory.md §3.4), else ``("general", C)``. Only a strictly lower
+    triangular C is uniform or of difference form."""
+    L = len(C)
+    low = np.tril_indices(L, -1)
+    c = C[low]
+    if L < 2 or np.any(np.triu(C) != 0):
+        return "general", C
+    if c[0] > 0 and np.all(c == c[0]):
+        return "uniform", None
+    dg = np.diagonal(C, -1).copy()
+    g = np.concatenate([[0.0], np.cumsum(dg)])
+    if np.all(np.abs(g[low[0]] - g[low[1]] - c) <= 8 * np.finfo(float).eps * c.max()):
+        return "difference", dg
+    return "general", C
+
+
+def cost_structure(levels: np.ndarray, costs: str | ArrayLike) -> tuple[str, np.ndarray | None]:
+    """:func:`matrix_structure` of ``cost_matrix(levels, costs)``, without building the matrix
+    for the uniform and the difference families (Δg from :func:`bipartite.labels.cost_potential`)."""
+    if isinstance(costs, str) and costs == "uniform":
+        return "uniform", None
+    g = cost_potential(levels, costs)
+    if g is not None:
+        return "difference", np.diff(g)
+    return matrix_structure(cost_matrix(levels, costs))
+
+
+def _tie_bounds(keys: np.ndarray, mask: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """For the sorted ``keys[lo:hi]`` (equal ``key | mask`` = tied scores), the first position of
+    each one's tie group and the position after its end; None when no position there ties."""
+    n, s0 = len(keys), max(lo - 1, 0)
+    h = keys[s0 : min(hi + 1, n)] | mask
+    neq = h[1:] != h[:-1]        # neq[j]: positions s0 + j and s0 + j + 1 differ
+    if neq.all():
+        return None
+    off, m = lo - s0, hi - lo
+    pos = np.arange(lo, hi)
+    first = np.where(np.concatenate([[True], neq[: m - 1]]) if lo == 0 else neq[:m], pos, 0)
+    if first[0] == 0 and lo > 0:   # the group of position lo starts before it
+        first[0] = np.searchsorted(keys, keys[lo] & ~np.int64(mask), "left")
+    ends = neq[off : off + m] if hi < n else np.append(neq[off:], True)
+    end = np.where(ends, pos + 1, n)
+    if not ends[-1]:
+        end[-1] = np.searchsorted(keys, keys[hi - 1] | mask, "right")
+    return np.maximum.accumulate(first), np.minimum.accumulate(end[::-1])[::-1]
+
+
+def _prefix_sums(ws: np.ndarray) -> np.ndarray:
+    """``[0, w_0, w_0 + w_1, ...]`` (n + 1), summed block by block (error ~(block + n/block) ulps
+    instead of n)."""
+    out = np.empty(len(ws) + 1)
+    out[0] = 0.0
+    for lo in range(0, len(ws), _BLOCK):
+        hi = min(len(ws), lo + _BLOCK)
+        np.cumsum(ws[lo:hi], out=out[lo + 1 : hi + 1])
+        out[lo + 1 : hi + 1] += out[lo]
+    return out
+
+
+def _level_sequence(scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray | None):
+    """The levels in ascending score order, the sorted tie keys (equal ``key | mask`` = tied
+    scores), the mask, and the (normalised) weights in that order (None unweighted).
+    Unweighted, with ⌈log2 L⌉ ≤ _MAX_BITS and a score range the keys hold: one coded sort, the
+    levels in the low key bits (ascending within each tie group). Otherwise one sort order
+    (:func:`sort_order`) and a gather of the levels (within a tie group in row order)."""
     bits = max(1, (L - 1).bit_length())
-    if w is None and bits <= _MAX_BITS:
-        q = _key_exponent(finite_exponent_range(scores), bits)
+    if w is None:
+        e_range = finite_exponent_range(scores)
+        q = _key_exponent(e_range, bits) if bits <= _MAX_BITS else None
         if q is not None:
             a = _coded_keys(scores, level, bits, q)
-            return _multipartite_ratio(_run_histogram(a, bits, L), C)
+            lev = np.empty(len(a), dtype=np.uint8)
+            for lo in range(0, len(a), _BLOCK):
+                np.bitwise_and(a[lo : lo + _BLOCK], (1 << bits) - 1, out=lev[lo : lo + _BLOCK],
+                               casting="unsafe")
+            return lev, a, (1 << bits) - 1, None
     else:
         check_finite(scores, "y_score")
     order, ks = sort_order(scores)
-    new = np.zeros(len(scores), dtype=np.int64)
-    new[_tie_starts(ks)] = 1
-    gid = np.cumsum(new) - 1
-    T = int(gid[-1]) + 1
-    wo = None if w is None else pow2_normalise(w)[order]
-    hist = np.bincount(gid * L + level[order], weights=wo, minlength=T * L)
-    return _multipartite_ratio(np.ascontiguousarray(hist.reshape(T, L).T, dtype=np.float64), C)
+    lev = level[order]
+    if lev.dtype.itemsize > 2 and L <= 1 << 16:   # ≤ 16-bit keys: radix argsorts (_inversions)
+        lev = lev.astype(np.uint8 if L <= 256 else np.uint16)
+    ws = None if w is None else pow2_normalise(w)[order]
+    return lev, ks, 0, ws
+
+
+def _level_rank_sums(lev: np.ndarray, keys: np.ndarray, mask: int, L: int,
+                     ws: np.ndarray | None) -> np.ndarray:
+    """``R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i))`` over the levels (below/above: strictly
+    lower/higher scores), block by block; int64 and exact unweighted."""
+    n = len(keys)
+    cw = None if ws is None else _prefix_sums(ws)
+    R = np.zeros(L, dtype=np.int64 if ws is None else np.float64)
+    for lo in range(0, n, _BLOCK):
+        hi = min(n, lo + _BLOCK)
+        tb = _tie_bounds(keys, mask, lo, hi)
+        first = np.arange(lo, hi) if tb is None else tb[0]
+        end = first + 1 if tb is None else tb[1]
+        if ws is None:   # below − above = first − (n − end); float sums exact below 2^53
+            R += np.bincount(lev[lo:hi], first + end - n, minlength=L).astype(np.int64)
+        else:
+            v = cw[first] + cw[end] - cw[-1]
+            v *= ws[lo:hi]
+            R += np.bincount(lev[lo:hi], v, minlength=L)
+    return R
+
+
+def _difference_ratio(R: np.ndarray, W: np.ndarray, dg: np.ndarray) -> float:
+    """``½ + ½ A / Z`` of the difference route from the per-level rank sums R, the level totals W
+    and Δg. ``D_k`` is summed from the lighter side of the split (error relative to
+    ``W_{<k} W_{≥k}``); unweighted (integer R) it is exact."""
+    below_w = np.cumsum(W)[:-1]                  # W_{<k}, k = 1..L−1
+    above_w = np.cumsum(W[::-1])[::-1][1:]       # W_{≥k}
+    d_hi = np.cumsum(R[::-1])[::-1][1:]          # Σ_{a ≥ k} R_a
+    if R.dtype.kind == "f":
+        d_hi = np.where(above_w <= below_w, d_hi, -np.cumsum(R)[:-1])
+    dg = pow2_normalise(dg)
+    Z = math.fsum(dg * below_w.astype(np.float64) * above_w.astype(np.float64))
+    if not Z > 0:
+        return float("nan")
+    A = math.fsum(dg * d_hi.astype(np.float64))
+    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z))
+
+
+def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None):
+    """T = Σ ω_i ω_j over the tied pairs of different levels (an exact int unweighted). Puts the
+    levels (and weights) of each tie group in ascending order first, as the coded keys have them,
+    so that no tied pair counts as an inversion (:func:`_inversions`)."""
+    parts = []
+    for lo in range(0, len(keys), _BLOCK):
+        tb = _tie_bounds(keys, mask, lo, min(len(keys), lo + _BLOCK))
+        if tb is not None:
+            parts.append(np.flatnonzero(tb[1] - tb[0] > 1) + lo)
+    if not parts:
+        return 0
+    idx = np.concatenate(parts)
+    h = keys[idx] | mask
+    gnew = np.concatenate([[True], h[1:] != h[:-1]])
+    key = np.cumsum(gnew) - 1
+    key *= L
+    key += lev[idx]                     # (tie group, level)
+    if mask == 0:                       # levels in row order inside the tie groups: sort them
+        if ws is None:
+            key.sort()
+            lev[idx] = key % L
+        else:
+            perm = np.argsort(key, kind="stable")
+            key, lev[idx], ws[idx] = key[perm], lev[idx][perm], ws[idx][perm]
+    pos = np.arange(len(idx))
+    gstart = np.maximum.accumulate(np.where(gnew, pos, 0))
+    rstart = np.maximum.accumulate(np.where(np.concatenate([[True], key[1:] != key[:-1]]), pos, 0))
+    if ws is None:
+        return int((rstart - gstart).sum())
+    cw = _prefix_sums(ws[idx])
+    return float((ws[idx] * (cw[rstart] - cw[gstart])).sum())
+
+
+def _inversions(lev: np.ndarray, bits: int, ws: np.ndarray | None):
+    """``Σ_{p < q, ℓ_p > ℓ_q} ω_p ω_q`` over the level sequence (an exact int unweighted), one
+    bit at a time from the top (a wavelet matrix): at bit b the sequence is stably grouped by
+    the higher bits, and a pair first split by bit b is an inversion iff its bit-1 member comes
+    first in its group. O(n) per bit (a stable radix argsort of ≤ 16-bit keys)."""
+    seq, w, total = lev, ws, 0
+    for b in range(bits - 1, -1, -1):
+        starts = np.searchsorted(seq, np.arange((1 << (bits - b - 1)) + 1) << (b + 1))
+        one = (seq >> b) & 1
+        if w is None:
+            c1 = np.concatenate([[0], np.cumsum(one, dtype=np.int64)])
+            zeros = np.diff(starts) - (c1[starts[1:]] - c1[starts[:-1]])
+            total += int(np.dot(1 - one.astype(np.int64), c1[:-1])) - int(zeros @ c1[starts[:-1]])
+        else:
+            w1 = w * one
+            w0 = w - w1
+            c1, c0 = _prefix_sums(w1), _prefix_sums(w0)
+            zeros = c0[starts[1:]] - c0[starts[:-1]]
+            total += float((w0 * c1[:-1]).sum() - (zeros * c1[starts[:-1]]).sum())
+        if b:
+            perm = np.argsort(seq >> b, kind="stable")
+            seq = seq[perm]
+            w = None if w is None else w[perm]
+    return total
+
+
+def _general_numerator(lev: np.ndarray, keys: np.ndarray, mask: int, L: int,
+                       ws: np.ndarray | None, K: np.ndarray) -> float:
+    """``A = Σ_i ω_i Σ_b K[ℓ_i, b] W_b(below i)`` with W_b(below i) the weight of level b over the
+    tie groups below i's, from running per-level sums: O(n L), in chunks of _CELLS cells."""
+    n = len(keys)
+    m = max(1, min(_BLOCK, _CELLS // L))
+    carry = np.zeros(L)       # level weights at positions < lo
+    open_below = carry        # level weights below the tie group open at lo
+    A = 0.0
+    for lo in range(0, n, m):
+        hi = min(n, lo + m)
+        lc = lev[lo:hi]
+        wc = np.ones(hi - lo) if ws is None else ws[lo:hi]
+        P = np.zeros((hi - lo + 2, L))       # row 0: open_below; row 1 + j: weights < lo + j
+        P[1] = carry
+        P[np.arange(2, hi - lo + 2), lc] = wc
+        np.cumsum(P[1:], axis=0, out=P[1:])
+        P[0] = open_below
+        tb = _tie_bounds(keys, mask, lo, hi)
+        rows = np.arange(1, hi - lo + 1) if tb is None else np.maximum(tb[0] - lo, -1) + 1
+        A += float(((K[lc] * P[rows]).sum(axis=1) * wc).sum())
+        carry = P[-1].copy()
+        if hi < n:
+            f = int(np.searchsorted(keys, keys[hi] & ~np.int64(mask), "left"))
+            if lo <= f < hi:
+                open_below = P[f - lo + 1].copy()
+    return A
+
+
+def _half_plus(A: float, Z: float) -> float:
+    """``½ + ½ A / Z`` (A/Z clipped to [−1, 1], rounding); NaN when Z is not positive."""
+    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z)) if Z > 0 else float("nan")
+
+
+def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
+                             w: np.ndarray | None, structure: tuple[str, np.ndarray | None]) -> float:
+    """AUC_MP (docs/theory.md §3) for one observed level per point (``level`` in [0, L)) and the
+    costs' ``structure`` (:func:`cost_structure`): one sort (coded or :func:`sort_order`), then
+    O(n) for difference-form costs, O(n log L) for uniform costs, O(n L) in chunks otherwise."""
+    kind, par = structure
+    lev, keys, mask, ws = _level_sequence(scores, level, L, w)
+    W = np.bincount(lev, minlength=L) if ws is None else np.bincount(lev, ws, minlength=L)
+    if kind == "difference":
+        return _difference_ratio(_level_rank_sums(lev, keys, mask, L, ws), W, par)
+    if kind == "general":
+        Z = float(W @ par @ W)
+        return _half_plus(_general_numerator(lev, keys, mask, L, ws, par - par.T), Z)
+    T = _tied_pairs(lev, keys, mask, L, ws)
+    del keys
+    Q = _inversions(lev, max(1, (L - 1).bit_length()), ws)
+    Z = np.cumsum(W) - W
+    Z = int(Z @ W) if ws is None else float((Z * W).sum())
+    if not Z > 0:
+        return float("nan")
+    return (2 * Z - 2 * Q - T) / (2 * Z)
+
+
+def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,
+                              structure: tuple[str, np.ndarray | None]) -> float:
+    """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3),
+    self-pairs included (ties): from the (L, T) level sums per tie group, O(n L) for difference
+    and uniform costs, O(n L²) in chunks otherwise."""
+    kind, par = structure
+    G = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
+    if kind == "difference":
+        lo = np.cumsum(G[:-1], axis=0)                # level weight below k, k = 1..L−1
+        hi = np.cumsum(G[:0:-1], axis=0)[::-1]        # at or above k
+        D = np.einsum("kt,kt->k", hi, below(lo)) - np.einsum("kt,kt->k", lo, below(hi))
+        dg = pow2_normalise(par)
+        return _half_plus(math.fsum(dg * D), math.fsum(dg * lo.sum(axis=1) * hi.sum(axis=1)))
+    T = G.sum(axis=1)
+    if kind == "uniform":
+        Gb = below(G)
+        lo = np.cumsum(Gb, axis=0) - Gb               # lower levels in lower tie groups
+        hi = np.cumsum(Gb[::-1], axis=0)[::-1] - Gb   # higher levels in lower tie groups
+        return _half_plus(float(np.sum(G * lo) - np.sum(G * hi)), float(T @ (np.cumsum(T) - T)))
+    K, Gb = par - par.T, below(G)
+    m = max(1, _CELLS // len(K))
+    A = sum(float(np.sum(G[:, t:t + m] * (K @ Gb[:, t:t + m]))) for t in range(0, G.shape[1], m))
+    return _half_plus(A, float(T @ par @ T))
