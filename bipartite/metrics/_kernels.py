@@ -332,11 +332,11 @@ def sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ks = np.take(k, order)
     down = np.flatnonzero(ks[1:] < ks[:-1])
     if len(down):
-        high = ks >> b                # ascending: equal high bits are contiguous runs
-        g = np.unique(high[down])
-        lo, hi = np.searchsorted(high, g, "left"), np.searchsorted(high, g, "right")
+        # runs of equal high bits (ascending: contiguous), found in ks without an n-array
+        g = np.unique(ks[down] >> b) << b
+        lo, hi = np.searchsorted(ks, g, "left"), np.searchsorted(ks, g | mask, "right")
         pos = np.repeat(lo - (np.cumsum(hi - lo) - (hi - lo)), hi - lo) + np.arange((hi - lo).sum())
-        perm = np.lexsort((order[pos], ks[pos], high[pos]))
+        perm = np.lexsort((order[pos], ks[pos], ks[pos] >> b))
         order[pos], ks[pos] = order[pos][perm], ks[pos][perm]
     return order, ks
 
@@ -387,21 +387,25 @@ def _row_ranks(scores: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     return out
 
 
-def _label_sums(Y: np.ndarray, R: np.ndarray, negatives: bool) -> np.ndarray:
-    """``Yᵀ R`` (K, m) for 0/1 labels Y (n, K) and row values R (n, m), and ``(1 − Y)ᵀ R`` after
-    it when ``negatives``: one read of Y, in row blocks of about _CELLS cells (each block cast to
-    float64 once)."""
+def _label_sums(Y: np.ndarray, cols: list, negatives: bool) -> np.ndarray:
+    """``Yᵀ R`` (K, m) for 0/1 labels Y (n, K) and the row values R = [cols] (n, m; None: a column
+    of ones), and ``(1 − Y)ᵀ R`` after it when ``negatives``: one read of Y, in row blocks that
+    are cast to float64 once, of at most _CELLS cells and half the input's bytes."""
     n, K = Y.shape
-    m = R.shape[1]
-    out = np.zeros((2 if negatives else 1, K, m))
-    step = max(1, _CELLS // max(K, 1))
+    out = np.zeros((2 if negatives else 1, K, len(cols)))
+    step = max(1, min(_CELLS, (Y.nbytes + 8 * n) // 16) // max(K, 1))
+    Rc = np.ones((min(n, step), len(cols)))
     for lo in range(0, n, step):
-        Yc = np.array(Y[lo : lo + step], dtype=np.float64, copy=True if negatives else None)
-        Rc = R[lo : lo + step]
-        out[0] += Yc.T @ Rc
+        hi = min(n, lo + step)
+        Yc = np.array(Y[lo:hi], dtype=np.float64, copy=True if negatives else None)
+        R = Rc[: hi - lo]
+        for j, c in enumerate(cols):
+            if c is not None:
+                R[:, j] = c[lo:hi]
+        out[0] += Yc.T @ R
         if negatives:
-            np.subtract(1.0, Yc, out=Yc)
-            out[1] += Yc.T @ Rc
+            np.subtract(1.0, Yc, out=Yc)   # a copy: Y itself is never written
+            out[1] += Yc.T @ R
     return out
 
 
@@ -414,14 +418,14 @@ def _rank_aucs(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.nd
     positives (no cancellation of the heavier class)."""
     n = len(scores)
     if w is None:
-        S = _label_sums(Y, np.stack([_row_ranks(scores, None), np.ones(n)], axis=1), False)[0]
+        S = _label_sums(Y, [_row_ranks(scores, None), None], False)[0]
         n1 = S[:, 1]
         n0 = n - n1
         num = S[:, 0] - n1 * (n1 + 1)
         den = 2 * n1 * n0
     else:
         wn = pow2_normalise(w)
-        S = _label_sums(Y, np.stack([wn * _row_ranks(scores, wn), wn], axis=1), True)
+        S = _label_sums(Y, [wn * _row_ranks(scores, wn), wn], True)
         P, N = S[0, :, 1], S[1, :, 1]
         num = np.where(P <= N, S[0, :, 0] - 0.5 * P * P, P * N - (S[1, :, 0] - 0.5 * N * N))
         den = P * N
