@@ -30,10 +30,10 @@ Targets (issue "AUC kernels near the sort limit"): ``auc`` (ties, unweighted) <=
 ``multilabel_auc`` K = 5 <= 4x np.sort; ``multipartite_auc`` L = 4 at 1e6 <= 2.5x np.sort;
 weighted ``auc`` <= 1.3x np.argsort.
 
-``--rule`` times, for several n and K, the two strategies of ``multilabel_auc`` through its public
-interface: the coded sorts (one call per group of at most 6 labels: one sort each) and the shared
-argsort (unit sample weights, which take the weighted route); the ratio is the basis of
-``bipartite.metrics._kernels._MAX_CODED_SORTS``.
+``--rule`` times, for the sizes ``--n`` and several K, the two strategies of ``multilabel_auc``
+through its public interface: the coded sorts (one call per group of at most 6 labels: one sort
+each) and the rank route (one sort order, one pass over the labels); the ratio is the basis of
+``bipartite.metrics._kernels._MAX_CODED_LABELS``.
 """
 
 from __future__ import annotations
@@ -296,29 +296,35 @@ def main_multilabel(args) -> None:
 
 
 def main_rule(args) -> None:
-    """Coded sorts (groups of <= 6 labels, one sort each) vs one shared argsort, by n and K."""
+    """Coded sorts (groups of <= 6 labels, one sort each) vs the rank route (one sort order, one
+    pass over the labels), by n and K: the basis of ``_kernels._MAX_CODED_LABELS``."""
+    from bipartite.metrics import _kernels
+
     rng = np.random.default_rng(1)
     print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| n | K | sorts | coded s | argsort s | coded / argsort |")
+    print("| n | K | sorts | coded s | rank s | coded / rank |")
     print("|---|---|---|---|---|---|")
-    for n in (10**4, 10**5, 10**6, 10**7):
+    rule = _kernels._MAX_CODED_LABELS
+    for n in args.n:
         s = np.round(rng.normal(size=n), 3)
-        for K in (1, 6, 12, 18, 24, 36):
-            if n == 10**7 and K > 24:
-                continue
-            Y = rng.integers(0, 2, (n, K))
-            ones = np.ones(n)
+        for K in (1, 2, 6, 7, 12, 18, 24):
+            Y = rng.integers(0, 2, (n, K), dtype=np.int8)
             groups = [slice(k0, min(K, k0 + 6)) for k0 in range(0, K, 6)]
 
             def coded(Y=Y, s=s, groups=groups):
+                _kernels._MAX_CODED_LABELS = ((None, 6),)
                 return [metrics.multilabel_auc(Y[:, g], s) for g in groups]
 
-            t = interleaved({"coded": coded,
-                             "argsort": lambda Y=Y, s=s: metrics.multilabel_auc(
-                                 Y, s, sample_weight=ones)},
-                            args.repeats if n >= 10**6 else 15)
-            print(f"| {n:.0e} | {K} | {len(groups)} | {t['coded']:.4f} | {t['argsort']:.4f} | "
-                  f"{t['coded'] / t['argsort']:.2f} |", flush=True)
+            def rank(Y=Y, s=s):
+                _kernels._MAX_CODED_LABELS = ((None, 0),)
+                return metrics.multilabel_auc(Y, s)
+
+            try:
+                t = interleaved({"coded": coded, "rank": rank}, args.repeats)
+            finally:
+                _kernels._MAX_CODED_LABELS = rule
+            print(f"| {n:.0e} | {K} | {len(groups)} | {t['coded']:.4f} | {t['rank']:.4f} | "
+                  f"{t['coded'] / t['rank']:.2f} |", flush=True)
 
 
 def main() -> None:

@@ -4,23 +4,30 @@ Every AUC in the package — empirical, weighted, multi-label, multipartite, per
 population AUC of :class:`bipartite.population.FiniteProblem` — is the tie-group formula of
 docs/theory.md §2.2, computed by one of two private kernels that share it (``bipartite/metrics/_kernels.py``):
 
-* **Coded sort** (unweighted labels: :func:`auc`, :func:`multilabel_auc`, :func:`multipartite_auc`).
-  The scores become int64 keys that order like them (the bit pattern of a double, scaled by a
-  power of two so that low bits are free), the labels ride in those low bits (up to
-  ``_MAX_BITS`` binary labels, or ⌈log2 L⌉ bits of an ordinal level), and one ``np.sort`` of the
-  keys — far faster than ``np.argsort`` — replaces the argsort and every gather. Counts are exact
-  integers: the sum of the positives' positions gives the pairs counted won, and the tie groups
-  that mix codes correct their pairs to ½ (``_coded_binary_aucs``); tie-heavy keys are
-  summed by runs of equal keys (``_run_position_sums``); for levels the runs are the
-  (tie group × level) histogram (``_run_histogram``). Used whenever the non-zero scores span
-  few enough binades (for one label nearly always; otherwise the sort-order kernel). Integer and boolean labels are validated by one
-  bitwise OR and used as codes without a float copy (``_binary_labels``,
+* **Coded sort** (unweighted: :func:`auc`, :func:`multilabel_auc` with few labels,
+  :func:`multipartite_auc` with up to 64 levels). The scores become int64 keys that order like
+  them (the bit pattern of a double, scaled by a power of two so that low bits are free), the
+  labels ride in those low bits (up to ``_MAX_BITS`` binary labels, or ⌈log2 L⌉ bits of an
+  ordinal level), and one ``np.sort`` of the keys — far faster than ``np.argsort`` — replaces
+  the argsort and every gather. Counts are exact integers: the sum of the positives' positions
+  gives the pairs counted won, and the tie groups that mix codes correct their pairs to ½
+  (``_coded_binary_aucs``); tie-heavy keys are summed by runs of equal keys
+  (``_run_position_sums``). Used whenever the non-zero scores span few enough binades (for one
+  label nearly always; otherwise the sort-order kernel). Integer and boolean labels are
+  validated by one bitwise OR and used as codes without a float copy (``_binary_labels``,
   ``_ordinal_levels``); the NaN/inf check of the scores rides in the exponent pass.
-* **Sort order** (sample weights, population masses, and the fallback): an ascending order from
-  one ``np.sort`` of int64 keys that carry the row index in their low bits, with the rare runs
-  that the index bits hide re-sorted (``sort_order``, exact, about 2× faster than
-  ``np.argsort``), and per-tie-group sums of the weights (``ranked_sums``,
-  ``_weighted_label_sums``).
+* **Sort order** (sample weights, population masses, many labels or levels, and the fallback):
+  an ascending order from one ``np.sort`` of int64 keys that carry the row index in their low
+  bits, with the rare runs that the index bits hide re-sorted (``sort_order``, exact, about 2×
+  faster than ``np.argsort``). Then, for K labels, the rank route: midranks once and one pass
+  over the labels (``_rank_aucs``, linear in K); for one weighted label and for population
+  masses, per-tie-group sums of the weights (``ranked_sums``, ``_weighted_label_sums``).
+* **Ordinal levels** (:func:`multipartite_auc`, :func:`weighted_multipartite_auc`):
+  ``AUC_MP = ½ + ½ A / Z`` with ``A`` the cost-weighted pairs ranked with their levels minus
+  those ranked against them. Costs of difference form (linear, gain) reduce to per-level sums
+  of the tie-group ranks, O(n) after the sort whatever L is; uniform costs to an inversion
+  count of the levels in score order, O(n log L); any other matrix to running per-level sums,
+  O(n L) in chunks.
 
 **Per query** (``bipartite/metrics/_grouped.py``): the grouped-AUC engine,
 :class:`QuerySegments`, sorts the rows once by (query, score) and computes per-query AUC, average
@@ -289,7 +296,9 @@ def multipartite_auc(
 
     ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
     pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
-    O(n log n + n L) with one sort and cumulative level counts.
+    One sort, then O(n) for the linear and gain costs (and any matrix ``g_a − g_b``) whatever
+    the number of levels L, O(n log L) for uniform costs, O(n L) for other costs (in chunks);
+    O(n) memory.
 
     Parameters
     ----------

@@ -341,31 +341,18 @@ def sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, ks
 
 
-def _weighted_label_sums(
-    scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per label (rows) and tie group, the positive and the negative weight of 0/1 labels Y
-    (n, K), from one sort order (:func:`sort_order`, whose keys give the tie groups). One
-    label rides in the sign of the gathered weight; more are gathered packed, 8 to a byte."""
-    n, K = Y.shape
+def _weighted_label_sums(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per tie group, the positive and the negative weight (rows of (1, T)) of one 0/1 label y,
+    from one sort order (:func:`sort_order`, whose keys give the tie groups); the label rides
+    in the sign of the gathered weight."""
     order, ks = sort_order(scores)
     starts = _tie_starts(ks)
     del ks
-    wn = np.ones(n) if w is None else pow2_normalise(w)
-    if K == 1:
-        vo = np.take(np.where(Y[:, 0] != 0, wn, -wn), order)
-        Gp = np.add.reduceat(np.maximum(vo, 0.0, out=wn if w is not None else None), starts)
-        np.negative(vo, out=vo)
-        return Gp[None], np.add.reduceat(np.maximum(vo, 0.0, out=vo), starts)[None]
-    wo = np.take(wn, order)
-    Gp, Gn = np.empty((K, len(starts))), np.empty((K, len(starts)))
-    for k0 in range(0, K, 8):
-        codes = np.take(_pack_labels(Y[:, k0 : k0 + 8]), order)
-        for k in range(k0, min(K, k0 + 8)):
-            pos = ((codes >> (k - k0)) & 1) * wo
-            Gp[k] = np.add.reduceat(pos, starts)
-            Gn[k] = np.add.reduceat(wo - pos, starts)  # exact: pos is wo or 0
-    return Gp, Gn
+    wn = pow2_normalise(w)
+    vo = np.take(np.where(y != 0, wn, -wn), order)
+    Gp = np.add.reduceat(np.maximum(vo, 0.0, out=wn), starts)
+    np.negative(vo, out=vo)
+    return Gp[None], np.add.reduceat(np.maximum(vo, 0.0, out=vo), starts)[None]
 
 
 
@@ -432,40 +419,34 @@ def _rank_aucs(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.nd
     return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
 
 
-#: Coded sorts (up to _MAX_BITS labels each) or the rank route (one sort order, one pass over the
-#: labels), for K unweighted labels: the coded route is taken while it needs at most this many
-#: sorts, by n (below 2^20, below 2^23, larger). Measured with ``benchmarks/bench_metrics.py
-#: --rule`` (coded / rank time).
-_MAX_CODED_SORTS = ((None, 1),)
+#: The coded route (one sort, the labels in the low key bits) for at most this many unweighted
+#: labels, by n (below 2^20, larger); the rank route beyond. Measured with
+#: ``benchmarks/bench_metrics.py --rule`` (coded / rank time, n = 1e5 and 1e6, continuous and
+#: tie-heavy scores): 0.65–0.84 at K = 1, 2; 0.8–1.5 at K = 3, 4; 1.1–2.2 at K = 6.
+_MAX_CODED_LABELS = ((1 << 20, 2), (None, 4))
 
 
 def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """AUC of each column of the 0/1 matrix Y (n, K) with optional sample weights.
 
-    Unweighted: the labels ride in the low bits of the sort keys, up to ``_MAX_BITS`` labels per
-    sort, when that takes few sorts (``_MAX_CODED_SORTS``) and the score range allows it (for one
-    label nearly always: see :func:`_key_exponent`). Otherwise, and with weights for K > 1: the
-    rank route, one sort order and one pass over the labels (:func:`_rank_aucs`), O(n log n + nK)
-    time and O(n) memory beyond Y. One weighted label: a sort order and per-tie-group weight sums
+    Unweighted: the labels ride in the low bits of the sort keys (one sort) for few labels
+    (``_MAX_CODED_LABELS``) when the score range allows it (for one label nearly always: see
+    :func:`_key_exponent`). Otherwise, and with weights for K > 1: the rank route, one sort order
+    and one pass over the labels (:func:`_rank_aucs`), O(n log n + nK) time and O(n) memory
+    beyond Y. One weighted label: a sort order and per-tie-group weight sums
     (:func:`_weighted_label_sums`)."""
     n, K = Y.shape
     if w is None:
         e_range = finite_exponent_range(scores)
-        bits = min(K, _MAX_BITS)
-        while bits > 1 and _key_exponent(e_range, bits) is None:
-            bits -= 1
-        n_sorts = -(-K // bits)
-        limit = next(m for size, m in _MAX_CODED_SORTS if size is None or n < size)
-        if n_sorts <= limit and _key_exponent(e_range, bits) is not None:
-            per = -(-K // n_sorts)  # balanced groups of labels
-            parts = [_coded_binary_aucs(scores, Y[:, k0 : k0 + per], e_range)
-                     for k0 in range(0, K, per)]
-            return np.concatenate(parts)
-    else:
-        check_finite(scores, "y_score")
-    if w is None or K > 1:
+        if K <= next(m for size, m in _MAX_CODED_LABELS if size is None or n < size):
+            out = _coded_binary_aucs(scores, Y, e_range)
+            if out is not None:
+                return out
+        return _rank_aucs(scores, Y, None)
+    check_finite(scores, "y_score")
+    if K > 1:
         return _rank_aucs(scores, Y, w)
-    Gp, Gn = _weighted_label_sums(scores, Y, w)
+    Gp, Gn = _weighted_label_sums(scores, Y[:, 0], w)
     return _auc_ratio(pow2_normalise(Gp, 1), pow2_normalise(Gn, 1))
 
 
