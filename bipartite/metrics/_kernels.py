@@ -634,25 +634,44 @@ def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.nda
     return float((ws[idx] * (cw[rstart] - cw[gstart])).sum())
 
 
+def _ones_position_sum(one: np.ndarray) -> int:
+    """``Σ_p p · one_p`` for a 0/1 array, block by block (no n-sized temporary)."""
+    pos = np.arange(min(len(one), _BLOCK), dtype=np.int64)
+    return sum(int(np.dot(one[lo : lo + _BLOCK].astype(np.int64), pos[: len(one[lo : lo + _BLOCK])]))
+               + lo * int(np.count_nonzero(one[lo : lo + _BLOCK]))
+               for lo in range(0, len(one), _BLOCK))
+
+
 def _inversions(lev: np.ndarray, bits: int, ws: np.ndarray | None):
     """``Σ_{p < q, ℓ_p > ℓ_q} ω_p ω_q`` over the level sequence (an exact int unweighted), one
     bit at a time from the top (a wavelet matrix): at bit b the sequence is stably grouped by
     the higher bits, and a pair first split by bit b is an inversion iff its bit-1 member comes
-    first in its group. O(n) per bit (a stable radix argsort of ≤ 16-bit keys)."""
+    first in its group. Per bit: the pairs (one before zero) within the groups, then a stable
+    radix argsort of ≤ 16-bit keys; O(n) per bit.
+
+    Unweighted, with c1(q) the ones before position q: ``Σ_{q zero} c1(q) = Σ_q c1(q) −
+    n1 (n1 − 1)/2`` and ``Σ_q c1(q) = n1 (n − 1) − Σ_{p one} p``, less, per group, its zeros times
+    the ones before the group."""
+    n = len(lev)
     seq, w, total = lev, ws, 0
     for b in range(bits - 1, -1, -1):
         starts = np.searchsorted(seq, np.arange((1 << (bits - b - 1)) + 1) << (b + 1))
         one = (seq >> b) & 1
         if w is None:
-            c1 = np.concatenate([[0], np.cumsum(one, dtype=np.int64)])
-            zeros = np.diff(starts) - (c1[starts[1:]] - c1[starts[:-1]])
-            total += int(np.dot(1 - one.astype(np.int64), c1[:-1])) - int(zeros @ c1[starts[:-1]])
+            ones = np.array([np.count_nonzero(one[a:z])
+                             for a, z in zip(starts[:-1], starts[1:], strict=True)], dtype=np.int64)
+            before = np.cumsum(ones) - ones             # ones before each group
+            zeros = np.diff(starts) - ones
+            n1 = int(ones.sum())
+            total += (n1 * (n - 1) - _ones_position_sum(one) - n1 * (n1 - 1) // 2
+                      - int(zeros @ before))
         else:
             w1 = w * one
             w0 = w - w1
             c1, c0 = _prefix_sums(w1), _prefix_sums(w0)
             zeros = c0[starts[1:]] - c0[starts[:-1]]
             total += float((w0 * c1[:-1]).sum() - (zeros * c1[starts[:-1]]).sum())
+        del one
         if b:
             perm = np.argsort(seq >> b, kind="stable")
             seq = seq[perm]
