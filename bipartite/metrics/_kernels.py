@@ -382,10 +382,10 @@ def _row_ranks(scores: np.ndarray, w: np.ndarray | None) -> np.ndarray:
 def _label_sums(Y: np.ndarray, cols: list, negatives: bool) -> np.ndarray:
     """``Yᵀ R`` (K, m) for 0/1 labels Y (n, K) and the row values R = [cols] (n, m; None: a column
     of ones), and ``(1 − Y)ᵀ R`` after it when ``negatives``: one read of Y, in row blocks that
-    are cast to float64 once, of at most _CELLS cells and half the input's bytes."""
+    are cast to float64 once, of at most _CELLS cells and a quarter of the input's bytes."""
     n, K = Y.shape
     out = np.zeros((2 if negatives else 1, K, len(cols)))
-    step = max(1, min(_CELLS, (Y.nbytes + 8 * n) // 16) // max(K, 1))
+    step = max(1, min(_CELLS, (Y.nbytes + 8 * n) // 32) // max(K, 1))
     Rc = np.ones((min(n, step), len(cols)))
     for lo in range(0, n, step):
         hi = min(n, lo + step)
