@@ -323,3 +323,28 @@ def test_multipartite_property_equals_pair_count(data):
     assert multipartite_auc(y, s, costs=c, sample_weight=w) == pytest.approx(
         quad_multipartite(y, s, C, w), abs=1e-12)
     assert multipartite_auc(y, s, costs=c) == pytest.approx(quad_multipartite(y, s, C), abs=1e-12)
+
+
+@given(st.data())
+def test_weighted_multipartite_property_equals_population_sum(data):
+    """Claim: for any non-negative level masses (n, L) on tie-heavy scores and any cost family
+    or random lower-triangular matrix, weighted_multipartite_auc is the population pair sum of
+    docs/theory.md §3.2 with self-pairs as ties (NaN exactly when the denominator is 0)."""
+    n = data.draw(st.integers(1, 12))
+    L = data.draw(st.integers(2, 6))
+    q = np.array(data.draw(st.lists(st.lists(st.integers(0, 3), min_size=L, max_size=L),
+                                    min_size=n, max_size=n)), dtype=float)
+    s = np.array(data.draw(st.lists(st.integers(-2, 2), min_size=n, max_size=n)), dtype=float)
+    c = data.draw(st.sampled_from(COSTS + ["matrix"]))
+    if c == "matrix":
+        C = np.tril(np.array(data.draw(st.lists(st.integers(0, 3), min_size=L * L,
+                                                max_size=L * L)), dtype=float).reshape(L, L), -1)
+    else:
+        C = cost_matrix(np.arange(float(L)), c)
+    S = (s[:, None] > s[None, :]) + 0.5 * (s[:, None] == s[None, :])
+    pair = np.einsum("ia,ab,jb->ij", q, C, q)
+    got = weighted_multipartite_auc(s, q, C)
+    if pair.sum() == 0:
+        assert np.isnan(got)
+    else:
+        assert got == pytest.approx(float((pair * S).sum() / pair.sum()), abs=1e-12)
