@@ -147,20 +147,29 @@ def test_multipartite_user_matrices_take_the_right_route():
     assert K.cost_structure(np.arange(4.0), "squared")[0] == "general"
 
 
-def test_multipartite_tiny_level_mass_keeps_precision():
-    """One level of weight 1 beside levels of weight 1e-100 (and the reverse): D_k is summed
-    from the lighter side of each split, so the heavy level's terms (1e100 times larger than
-    the result's scale) do not cancel. The reference sums non-negative pair weights only."""
-    rng = np.random.default_rng(5)
-    n, L = 400, 5
-    y, s = levels_and_scores(rng, n, L, "ties")
-    C = cost_matrix(np.arange(float(L)), "linear")
-    for heavy in (0, L - 1, 2):
-        w = np.where(y == heavy, 1.0, 1e-100)
-        assert multipartite_auc(y, s, sample_weight=w) == pytest.approx(
-            quad_multipartite(y, s, C, w), abs=1e-12)
-        assert multipartite_auc(y, s, sample_weight=w, costs="gain") == pytest.approx(
-            quad_multipartite(y, s, cost_matrix(np.arange(float(L)), "gain"), w), abs=1e-12)
+@pytest.mark.parametrize("L", [5, 40, 300])
+@pytest.mark.parametrize("kind", ["continuous", "ties", "wide"])
+def test_multipartite_tiny_level_mass_keeps_precision(L, kind):
+    """One level of weight ~1 beside levels of weight ~1e-100 or ~1e-8, each cost route and the
+    population route: nothing is computed as a difference in which the heavy level's terms
+    (up to 1e100 times the result's scale) cancel — D_k from the lighter side of each split,
+    inversions from per-group running sums, tied pairs counted won and lost rather than
+    subtracted, running sums shifted rather than ``cumsum − x``. The reference sums
+    non-negative pair weights only."""
+    rng = np.random.default_rng(L)
+    n = 400
+    y, s = levels_and_scores(rng, n, L, kind)
+    for heavy in (0, L // 2, L - 1):
+        for tiny in (1e-100, 1e-8):
+            w = np.where(y == heavy, 1.0, tiny) * (0.5 + rng.random(n))
+            q = np.zeros((n, L))
+            q[np.arange(n), y] = w        # one-hot masses: the same pairs (C_aa = 0)
+            for c in ("uniform", "linear", "squared", "gain"):
+                C = cost_matrix(np.arange(float(L)) / 100, c)
+                want = quad_multipartite(y, s, C, w)
+                assert multipartite_auc(np.arange(float(L))[y] / 100, s, costs=c,
+                                        sample_weight=w) == pytest.approx(want, abs=1e-13)
+                assert weighted_multipartite_auc(s, q, C) == pytest.approx(want, abs=1e-13)
 
 
 def test_multipartite_constant_and_perfect_scorers():

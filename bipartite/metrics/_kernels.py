@@ -279,9 +279,13 @@ def ranked_sums(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.add.reduceat(weights[:, order], _tie_starts(ks), axis=1)
 
 
-def below(G: np.ndarray) -> np.ndarray:
-    """Sums over the strictly lower tie groups."""
-    return np.cumsum(G, axis=-1) - G
+def below(G: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Sums over the strictly lower tie groups (or indices along ``axis``): the running sum
+    shifted by one, not ``cumsum − G``, which loses a light entry beside heavy earlier ones."""
+    G = np.moveaxis(G, axis, -1)
+    out = np.zeros_like(G, dtype=np.result_type(G.dtype, np.float64))
+    np.cumsum(G[..., :-1], axis=-1, out=out[..., 1:])
+    return np.moveaxis(out, -1, axis)
 
 
 def _auc_ratio(Gp: np.ndarray, Gn: np.ndarray) -> np.ndarray:
@@ -606,10 +610,13 @@ def _difference_ratio(R: np.ndarray, W: np.ndarray, dg: np.ndarray) -> float:
     return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z))
 
 
-def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None):
+def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None,
+                descending: bool = False):
     """T = Σ ω_i ω_j over the tied pairs of different levels (an exact int unweighted). Puts the
     levels (and weights) of each tie group in ascending order first, as the coded keys have them,
-    so that no tied pair counts as an inversion (:func:`_inversions`)."""
+    so that no tied pair counts as an inversion (:func:`_inversions`); ``descending``: in
+    descending order, so that every tied pair of different levels does (then T is not
+    computed: 0 is returned)."""
     parts = []
     for lo in range(0, len(keys), _SCAN):
         tb = _tie_bounds(keys, mask, lo, min(len(keys), lo + _SCAN))
@@ -622,7 +629,11 @@ def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.nda
     gnew = np.concatenate([[True], h[1:] != h[:-1]])
     key = np.cumsum(gnew) - 1
     key *= L
-    key += lev[idx]                     # (tie group, level)
+    key += (L - 1 - lev[idx].astype(np.int64)) if descending else lev[idx]   # (tie group, level)
+    if descending:
+        perm = np.argsort(key, kind="stable")
+        lev[idx], ws[idx] = lev[idx][perm], ws[idx][perm]
+        return 0
     if mask == 0:                       # levels in row order inside the tie groups: sort them
         if ws is None:
             key.sort()
@@ -670,12 +681,12 @@ def _inversions(lev: np.ndarray, bits: int, ws: np.ndarray | None):
             n1 = int(ones.sum())
             total += (n1 * (n - 1) - _ones_position_sum(one) - n1 * (n1 - 1) // 2
                       - int(zeros @ before))
-        else:
+        else:   # per group, from its own running sums: all terms ≥ 0, nothing cancels
             w1 = w * one
             w0 = w - w1
-            c1, c0 = _prefix_sums(w1), _prefix_sums(w0)
-            zeros = c0[starts[1:]] - c0[starts[:-1]]
-            total += float((w0 * c1[:-1]).sum() - (zeros * c1[starts[:-1]]).sum())
+            for a, z in zip(starts[:-1], starts[1:], strict=True):
+                if z - a > 1:
+                    total += float((w0[a + 1 : z] * _prefix_sums(w1[a : z - 1])[1:]).sum())
         del one
         if b:
             perm = np.argsort(seq >> b, kind="stable")
@@ -737,14 +748,21 @@ def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
     if kind == "general":
         Z = float(W @ par @ W)
         return _half_plus(_general_numerator(lev, keys, mask, L, ws, par - par.T), Z)
-    T = _tied_pairs(lev, keys, mask, L, ws)
+    bits = max(1, (L - 1).bit_length())
+    if ws is None:   # exact integers: Q + ½ T from the ascending order within ties
+        T = _tied_pairs(lev, keys, mask, L, None)
+        del keys
+        Q = _inversions(lev, bits, None)
+        Z = int(np.dot(np.cumsum(W) - W, W))
+        return (2 * Z - 2 * Q - T) / (2 * Z) if Z > 0 else float("nan")
+    # weighted: tied pairs counted won in one order and lost in the other, Q + ½ T = ½ (Qa + Qd)
+    lev_d, ws_d = lev.copy(), ws.copy()
+    _tied_pairs(lev_d, keys, mask, L, ws_d, descending=True)
+    _tied_pairs(lev, keys, mask, L, ws)
     del keys
-    Q = _inversions(lev, max(1, (L - 1).bit_length()), ws)
-    Z = np.cumsum(W) - W
-    Z = int(Z @ W) if ws is None else float((Z * W).sum())
-    if not Z > 0:
-        return float("nan")
-    return (2 * Z - 2 * Q - T) / (2 * Z)
+    loss = 0.5 * (_inversions(lev, bits, ws) + _inversions(lev_d, bits, ws_d))
+    Z = float((below(W) * W).sum())
+    return 1.0 - loss / Z if Z > 0 else float("nan")
 
 
 def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,
@@ -763,9 +781,9 @@ def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,
     T = G.sum(axis=1)
     if kind == "uniform":
         Gb = below(G)
-        lo = np.cumsum(Gb, axis=0) - Gb               # lower levels in lower tie groups
-        hi = np.cumsum(Gb[::-1], axis=0)[::-1] - Gb   # higher levels in lower tie groups
-        return _half_plus(float(np.sum(G * lo) - np.sum(G * hi)), float(T @ (np.cumsum(T) - T)))
+        lo = below(Gb, axis=0)                        # lower levels in lower tie groups
+        hi = below(Gb[::-1], axis=0)[::-1]            # higher levels in lower tie groups
+        return _half_plus(float(np.sum(G * lo) - np.sum(G * hi)), float(T @ below(T)))
     K, Gb = par - par.T, below(G)
     m = max(1, _CELLS // len(K))
     A = sum(float(np.sum(G[:, t:t + m] * (K @ Gb[:, t:t + m]))) for t in range(0, G.shape[1], m))
