@@ -476,7 +476,9 @@ def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> 
 #   one pass after the sort (per-level sums of tie-group ranks), exact integers unweighted;
 # * uniform: AUC_MP = 1 − (Q + ½ T) / Z with Q the (weighted) pairs ranked against their levels
 #   (inversions of the levels in score order, counted bit by bit: O(n log L)) and T the tied
-#   pairs of different levels;
+#   pairs of different levels (exact integers unweighted; weighted, Q + ½ T is the mean of the
+#   inversions with the levels ascending and descending inside the tie groups: no difference
+#   of large sums anywhere);
 # * any other costs: A from running per-level sums, O(n L) in chunks of ``_CELLS`` cells.
 
 #: Cells (rows × levels) of the temporaries of the general-cost route.
