@@ -357,3 +357,18 @@ def test_weighted_multipartite_property_equals_population_sum(data):
         assert np.isnan(got)
     else:
         assert got == pytest.approx(float((pair * S).sum() / pair.sum()), abs=1e-12)
+
+
+def test_cost_potential_is_the_cost_matrix_generator():
+    """labels.cost_potential: g with cost_matrix = g_a − g_b below the diagonal for the
+    difference families, None for the others and for matrices, the overflow error for gain."""
+    from bipartite.labels import cost_potential
+
+    lv = np.array([-1.5, 0.0, 2.0, 7.25])
+    for c in ("linear", "gain"):
+        g = cost_potential(lv, c)
+        np.testing.assert_array_equal(np.tril(g[:, None] - g[None, :], -1), cost_matrix(lv, c))
+    assert cost_potential(lv, "uniform") is None and cost_potential(lv, "squared") is None
+    assert cost_potential(lv, np.eye(4)) is None
+    with pytest.raises(ValueError, match="'gain' costs overflow"):
+        cost_potential([0.0, 1024.0], "gain")
