@@ -221,8 +221,8 @@ def _part_rows(cases, before, reps):
         rows.append((label, t["base"], t["ours"] / t["base"],
                      t["before"] / t["base"] if old else float("nan"),
                      mem["ours"], mem.get("before", float("nan"))))
-        print(f"  {label}: {rows[-1][2]:.2f}x, before {rows[-1][3]:.2f}x", file=sys.stderr,
-              flush=True)
+        before_x = "skip" if old is None else f"{rows[-1][3]:.2f}x"
+        print(f"  {label}: {rows[-1][2]:.2f}x, before {before_x}", file=sys.stderr, flush=True)
     return rows
 
 
