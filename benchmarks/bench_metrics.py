@@ -9,24 +9,45 @@ ratios are meaningful on a shared machine. ``--baseline`` adds the rows of anoth
     python benchmarks/bench_metrics.py                        # n = 1e7 (1e6 multipartite)
     python benchmarks/bench_metrics.py --quick                # n = 1e6 (1e5 multipartite)
     python benchmarks/bench_metrics.py --baseline /tmp/metrics_before.py
-    python benchmarks/bench_metrics.py --rule                 # multilabel: coded sorts vs argsort
+    python benchmarks/bench_metrics.py --rule                 # multilabel: coded sorts vs rank route
+    python benchmarks/bench_metrics.py --part multipartite --before 89a4b51
+    python benchmarks/bench_metrics.py --part multilabel --before 89a4b51
+
+``--part multipartite`` (issue "Performance, round 3", item 1): ``multipartite_auc`` with linear
+costs for L = 4, 64, 256, 1024 levels (and uniform and squared costs at L = 4, 64), no ties, and
+L = 64 with ties; the time as a ratio to ``np.sort`` of the scores and the peak memory
+(tracemalloc, NumPy's allocations included) as a ratio to the score array. Targets: <= 2.5x
+np.sort, peak <= 4x. ``--part multilabel`` (item 2): ``multilabel_auc`` at K = 20, 53, 174
+(0/1 labels as int8), the time as a ratio to one ``np.sort`` of the scores plus one read of Y
+(``np.asarray(Y, float64).sum(axis=0)``, as benchmarks/bench_multilabel_k.py) and the peak memory
+as a ratio to the scores plus Y; targets <= 2x both. ``--before REF`` adds, in the same
+interleaving, the ``bipartite.metrics`` of the git commit REF (its ``__init__.py`` and
+``_kernels.py``, loaded as a separate package); it is skipped (shown as "skip") where it would
+need more than about 1 GB (its levels × tie-groups and labels × tie-groups tables). ``--n`` sets
+the sizes (default 1e5 1e6).
 
 Targets (issue "AUC kernels near the sort limit"): ``auc`` (ties, unweighted) <= 2.0x np.sort;
 ``multilabel_auc`` K = 5 <= 4x np.sort; ``multipartite_auc`` L = 4 at 1e6 <= 2.5x np.sort;
 weighted ``auc`` <= 1.3x np.argsort.
 
-``--rule`` times, for several n and K, the two strategies of ``multilabel_auc`` through its public
-interface: the coded sorts (one call per group of at most 6 labels: one sort each) and the shared
-argsort (unit sample weights, which take the weighted route); the ratio is the basis of
-``bipartite.metrics._kernels._MAX_CODED_SORTS``.
+``--rule`` times, for the sizes ``--n`` and several K, the two strategies of ``multilabel_auc``
+through its public interface: the coded sorts (one call per group of at most 6 labels: one sort
+each) and the rank route (one sort order, one pass over the labels); the ratio is the basis of
+``bipartite.metrics._kernels._MAX_CODED_LABELS``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import os
+import subprocess
+import sys
+import tempfile
 import time
+import tracemalloc
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
@@ -158,30 +179,152 @@ def main_table(args) -> None:
           f"O(n^2) vectorised NumPy reference ({t['quad']:.4f} s)")
 
 
+def load_ref(ref: str):
+    """``bipartite.metrics`` as of the git commit ``ref``, imported as the package
+    ``metrics_before`` (its own ``_kernels``; the current ``_grouped``)."""
+    root = Path(tempfile.mkdtemp(prefix="metrics_before_"))
+    (root / "metrics_before").mkdir()
+    repo = Path(__file__).resolve().parents[1]
+    for name in ("__init__.py", "_kernels.py"):
+        text = subprocess.run(["git", "show", f"{ref}:bipartite/metrics/{name}"], cwd=repo,
+                              check=True, capture_output=True, text=True).stdout
+        text = text.replace("bipartite.metrics._kernels", "metrics_before._kernels")
+        text = text.replace("_obj.__module__ = __name__", "pass")  # leave the classes alone
+        (root / "metrics_before" / name).write_text(text)
+    sys.path.insert(0, str(root))
+    return importlib.import_module("metrics_before")
+
+
+def peak_bytes(fn) -> int:
+    """Peak traced allocation (bytes) while ``fn`` runs (NumPy's buffers included)."""
+    tracemalloc.start()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def _part_rows(cases, before, reps):
+    """Rows (label, baseline s, ours x, before x, ours peak x, before peak x) for cases
+    (label, ours fn, before fn or None, baseline fn, reference bytes)."""
+    rows = []
+    for label, ours, old, base, ref_bytes in cases:
+        fns = {"base": base, "ours": ours}
+        if old is not None:
+            fns["before"] = old
+        t = interleaved(fns, reps)
+        if old is not None:
+            a, b = ours(), old()
+            assert np.allclose(a, b, rtol=0, atol=1e-12, equal_nan=True), (label, a, b)
+        mem = {k: peak_bytes(f) / ref_bytes for k, f in fns.items() if k != "base"}
+        rows.append((label, t["base"], t["ours"] / t["base"],
+                     t["before"] / t["base"] if old else float("nan"),
+                     mem["ours"], mem.get("before", float("nan"))))
+        before_x = "skip" if old is None else f"{rows[-1][3]:.2f}x"
+        print(f"  {label}: {rows[-1][2]:.2f}x, before {before_x}", file=sys.stderr, flush=True)
+    return rows
+
+
+def _print_part(title, base_name, ref_name, rows, before_ref):
+    print(f"machine: {os.cpu_count()} cores, load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min)")
+    b = f"before ({before_ref})" if before_ref else "before"
+    print(f"| {title} | {base_name} s | ours x | {b} x | ours peak x {ref_name} | "
+          f"before peak x |")
+    print("|---|---|---|---|---|---|")
+    for label, tb, r, rb, m, mb in rows:
+        def f(v, p=2):
+            return ("skip" if np.isnan(v) else f"{v:.{p}f}")
+        print(f"| {label} | {tb:.4f} | {r:.2f} | {f(rb)} | {m:.2f} | {f(mb)} |")
+
+
+def main_multipartite(args) -> None:
+    """Item 1: multipartite_auc by number of levels and costs, against np.sort."""
+    before = load_ref(args.before) if args.before else None
+    rng = np.random.default_rng(0)
+    cases = []
+    for n in args.n:
+        s = rng.normal(size=n)
+        st = np.round(s, 3)
+        for L, costs, sc, tag in [(4, "linear", s, ""), (64, "linear", s, ""),
+                                  (256, "linear", s, ""), (1024, "linear", s, ""),
+                                  (64, "linear", st, ", ties"), (4, "uniform", s, ""),
+                                  (64, "uniform", s, ""), (1024, "uniform", s, ""),
+                                  (4, "squared", s, ""), (64, "squared", s, "")]:
+            y = rng.integers(0, L, n)
+            old = None
+            if before is not None and n * L <= 3 * 10**7:
+                def old(y=y, sc=sc, c=costs):
+                    return (before.multipartite_auc(y, sc, costs=c))
+            cases.append((f"n={n:.0e} L={L} {costs}{tag}",
+                          lambda y=y, sc=sc, c=costs: metrics.multipartite_auc(y, sc, costs=c),
+                          old, lambda sc=sc: np.sort(sc), sc.nbytes))
+    rows = _part_rows(cases, before, args.repeats)
+    _print_part("multipartite_auc", "np.sort", "scores", rows, args.before)
+
+
+def main_multilabel(args) -> None:
+    """Item 2: multilabel_auc by number of labels, against one sort plus one read of Y."""
+    before = load_ref(args.before) if args.before else None
+    rng = np.random.default_rng(1)
+    cases = []
+    for n in args.n:
+        s = rng.normal(size=n)
+        for K in (20, 53, 174):
+            Y = rng.integers(0, 2, (n, K), dtype=np.int8)
+            old = None
+            if before is not None and n * K <= 2 * 10**7:
+                def old(Y=Y, s=s):
+                    return (before.multilabel_auc(Y, s))
+            cases.append((f"n={n:.0e} K={K}", lambda Y=Y, s=s: metrics.multilabel_auc(Y, s), old,
+                          lambda Y=Y, s=s: (np.sort(s), np.asarray(Y, np.float64).sum(axis=0)),
+                          s.nbytes + Y.nbytes))
+            w = rng.random(n)
+            if K == 53:
+                old = None
+                if before is not None and n * K <= 2 * 10**7:
+                    def old(Y=Y, s=s, w=w):
+                        return (before.multilabel_auc(Y, s, sample_weight=w))
+                cases.append((f"n={n:.0e} K={K} weighted",
+                              lambda Y=Y, s=s, w=w: metrics.multilabel_auc(Y, s, sample_weight=w),
+                              old, lambda Y=Y, s=s: (np.sort(s),
+                                                     np.asarray(Y, np.float64).sum(axis=0)),
+                              s.nbytes + Y.nbytes))
+    rows = _part_rows(cases, before, args.repeats)
+    _print_part("multilabel_auc", "sort + read Y", "scores + Y", rows, args.before)
+
+
 def main_rule(args) -> None:
-    """Coded sorts (groups of <= 6 labels, one sort each) vs one shared argsort, by n and K."""
+    """Coded sorts (groups of <= 6 labels, one sort each) vs the rank route (one sort order, one
+    pass over the labels), by n and K: the basis of ``_kernels._MAX_CODED_LABELS``."""
+    from bipartite.metrics import _kernels
+
     rng = np.random.default_rng(1)
     print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("| n | K | sorts | coded s | argsort s | coded / argsort |")
+    print("| n | K | sorts | coded s | rank s | coded / rank |")
     print("|---|---|---|---|---|---|")
-    for n in (10**4, 10**5, 10**6, 10**7):
+    rule = _kernels._MAX_CODED_LABELS
+    for n in args.n:
         s = np.round(rng.normal(size=n), 3)
-        for K in (1, 6, 12, 18, 24, 36):
-            if n == 10**7 and K > 24:
-                continue
-            Y = rng.integers(0, 2, (n, K))
-            ones = np.ones(n)
+        for K in (1, 2, 6, 7, 12, 18, 24):
+            Y = rng.integers(0, 2, (n, K), dtype=np.int8)
             groups = [slice(k0, min(K, k0 + 6)) for k0 in range(0, K, 6)]
 
             def coded(Y=Y, s=s, groups=groups):
+                _kernels._MAX_CODED_LABELS = ((None, 6),)
                 return [metrics.multilabel_auc(Y[:, g], s) for g in groups]
 
-            t = interleaved({"coded": coded,
-                             "argsort": lambda Y=Y, s=s: metrics.multilabel_auc(
-                                 Y, s, sample_weight=ones)},
-                            args.repeats if n >= 10**6 else 15)
-            print(f"| {n:.0e} | {K} | {len(groups)} | {t['coded']:.4f} | {t['argsort']:.4f} | "
-                  f"{t['coded'] / t['argsort']:.2f} |", flush=True)
+            def rank(Y=Y, s=s):
+                _kernels._MAX_CODED_LABELS = ((None, 0),)
+                return metrics.multilabel_auc(Y, s)
+
+            try:
+                t = interleaved({"coded": coded, "rank": rank}, args.repeats)
+            finally:
+                _kernels._MAX_CODED_LABELS = rule
+            print(f"| {n:.0e} | {K} | {len(groups)} | {t['coded']:.4f} | {t['rank']:.4f} | "
+                  f"{t['coded'] / t['rank']:.2f} |", flush=True)
 
 
 def main() -> None:
@@ -190,9 +333,18 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--baseline", help="path of another metrics.py to time side by side")
     ap.add_argument("--rule", action="store_true",
-                    help="multilabel_auc: coded sorts vs one argsort, by n and K")
+                    help="multilabel_auc: coded sorts vs the rank route, by n and K")
+    ap.add_argument("--part", choices=("multipartite", "multilabel"),
+                    help="one table of issue 'Performance, round 3' (items 1, 2)")
+    ap.add_argument("--before", help="git commit whose bipartite.metrics is timed beside ours")
+    ap.add_argument("--n", type=lambda v: int(float(v)), nargs="+", default=[10**5, 10**6],
+                    help="sizes for --part (default 1e5 1e6)")
     args = ap.parse_args()
-    if args.rule:
+    if args.part == "multipartite":
+        main_multipartite(args)
+    elif args.part == "multilabel":
+        main_multilabel(args)
+    elif args.rule:
         main_rule(args)
     else:
         main_table(args)

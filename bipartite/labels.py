@@ -29,6 +29,7 @@ __all__ = [
     "COST_FAMILIES",
     "AGGREGATES",
     "cost_matrix",
+    "cost_potential",
     "aggregate_labels",
     "sum_weights",
     "pairwise_preference",
@@ -39,6 +40,34 @@ __all__ = [
 
 COST_FAMILIES = ("uniform", "linear", "squared", "gain")
 AGGREGATES = ("sum", "product", "or")
+
+
+def _cost_overflow(costs: str, lv: np.ndarray) -> None:
+    raise ValueError(
+        f"The {costs!r} costs overflow float64 for the 'levels' {lv.tolist()[:8]}"
+        f"{' ...' if len(lv) > 8 else ''} (2**y is finite only for y < 1024); rescale the "
+        f"levels or pass a cost matrix.")
+
+
+def cost_potential(levels: ArrayLike, costs: str | ArrayLike) -> np.ndarray | None:
+    """The function g of a difference family, ``c(y, y') = g(y) − g(y')`` (docs/theory.md §3.4),
+    at the sorted ``levels``: ``y`` for ``"linear"``, ``2^y`` for ``"gain"``; None for the other
+    families and for matrices (:func:`cost_matrix` is the same costs, ``g_a − g_b`` below the
+    diagonal).
+
+    >>> cost_potential([0, 1, 3], "gain").tolist()
+    [1.0, 2.0, 8.0]
+    """
+    if not isinstance(costs, str) or costs not in ("linear", "gain"):
+        return None
+    lv = check_array(levels, "levels", ndim=1)
+    if costs == "linear":
+        return lv.copy()
+    with np.errstate(over="ignore"):
+        g = np.exp2(lv)
+    if not np.all(np.isfinite(g)):
+        _cost_overflow(costs, lv)
+    return g
 
 
 def cost_matrix(levels: ArrayLike, costs: str | ArrayLike = "linear") -> np.ndarray:
@@ -74,22 +103,17 @@ def cost_matrix(levels: ArrayLike, costs: str | ArrayLike = "linear") -> np.ndar
     lower = np.tril(np.ones((L, L), dtype=bool), k=-1)
     if isinstance(costs, str):
         check_option(costs, "costs", COST_FAMILIES)
-        hi, lo = lv[:, None], lv[None, :]
-        if costs == "uniform":
-            full = np.ones((L, L))
-        elif costs == "linear":
-            full = hi - lo
-        elif costs == "squared":
-            full = (hi - lo) ** 2
-        else:  # gain
+        g = cost_potential(lv, costs)
+        if g is not None:  # linear, gain
             with np.errstate(over="ignore", invalid="ignore"):
-                full = np.exp2(hi) - np.exp2(lo)
+                full = g[:, None] - g[None, :]
+        elif costs == "uniform":
+            full = np.ones((L, L))
+        else:  # squared
+            full = (lv[:, None] - lv[None, :]) ** 2
         out = np.where(lower, full, 0.0)
         if not np.all(np.isfinite(out)):
-            raise ValueError(
-                f"The {costs!r} costs overflow float64 for the 'levels' {lv.tolist()[:8]}"
-                f"{' ...' if L > 8 else ''} (2**y is finite only for y < 1024); rescale the "
-                f"levels or pass a cost matrix.")
+            _cost_overflow(costs, lv)
         return out
     C = check_array(costs, "costs", ndim=2)
     if C.shape != (L, L):

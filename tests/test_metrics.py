@@ -324,17 +324,17 @@ def test_auc_every_route_matches_pair_counts(kind):
         assert auc(y, s, sample_weight=w) == pytest.approx(slow_auc(y, s, w), abs=1e-12)
 
 
-@pytest.mark.parametrize("route", ["auto", "coded", "argsort"])
+@pytest.mark.parametrize("route", ["auto", "coded", "rank"])
 @pytest.mark.parametrize("kind", SCORE_KINDS)
 @pytest.mark.parametrize("K", [1, 3, 8, 13, 40])
 def test_multilabel_auc_every_route_matches_pair_counts(kind, K, route, monkeypatch):
-    """K labels ride in the low bits of the sort keys, up to 6 per sort, when the score range
-    allows and few sorts do (the rule ``_MAX_CODED_SORTS``, forced here both ways); otherwise one
-    shared argsort."""
+    """Up to 6 labels ride in the low bits of the sort keys (one sort) when the score range
+    allows and the rule ``_MAX_CODED_LABELS`` (forced here both ways) takes them; otherwise the
+    rank route (one sort order, one pass over the labels)."""
     from bipartite.metrics import _kernels
 
     if route != "auto":
-        monkeypatch.setattr(_kernels, "_MAX_CODED_SORTS", ((None, 100 if route == "coded" else 0),))
+        monkeypatch.setattr(_kernels, "_MAX_CODED_LABELS", ((None, 6 if route == "coded" else 0),))
     rng = np.random.default_rng(K)
     n = 90
     Y = rng.integers(0, 2, (n, K))
@@ -353,8 +353,8 @@ def test_multilabel_auc_every_route_matches_pair_counts(kind, K, route, monkeypa
 @pytest.mark.parametrize("kind", SCORE_KINDS)
 @pytest.mark.parametrize("L", [2, 3, 5, 70])
 def test_multipartite_auc_every_route_matches_pair_counts(kind, L):
-    """Levels in the low key bits (L ≤ 64), or one argsort and a histogram (L = 70, weights,
-    or a score range the keys cannot hold)."""
+    """Levels in the low key bits (L ≤ 64), or one sort order and a gather of the levels
+    (L = 70, weights, or a score range the keys cannot hold); every cost route."""
     rng = np.random.default_rng(L)
     n = 150 if L < 70 else 220
     levels = np.sort(rng.choice(np.arange(-50.0, 150.0, 0.5), L, replace=False))

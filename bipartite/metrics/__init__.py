@@ -4,23 +4,30 @@ Every AUC in the package — empirical, weighted, multi-label, multipartite, per
 population AUC of :class:`bipartite.population.FiniteProblem` — is the tie-group formula of
 docs/theory.md §2.2, computed by one of two private kernels that share it (``bipartite/metrics/_kernels.py``):
 
-* **Coded sort** (unweighted labels: :func:`auc`, :func:`multilabel_auc`, :func:`multipartite_auc`).
-  The scores become int64 keys that order like them (the bit pattern of a double, scaled by a
-  power of two so that low bits are free), the labels ride in those low bits (up to
-  ``_MAX_BITS`` binary labels, or ⌈log2 L⌉ bits of an ordinal level), and one ``np.sort`` of the
-  keys — far faster than ``np.argsort`` — replaces the argsort and every gather. Counts are exact
-  integers: the sum of the positives' positions gives the pairs counted won, and the tie groups
-  that mix codes correct their pairs to ½ (``_coded_binary_aucs``); tie-heavy keys are
-  summed by runs of equal keys (``_run_position_sums``); for levels the runs are the
-  (tie group × level) histogram (``_run_histogram``). Used whenever the non-zero scores span
-  few enough binades (for one label nearly always; otherwise the sort-order kernel). Integer and boolean labels are validated by one
-  bitwise OR and used as codes without a float copy (``_binary_labels``,
+* **Coded sort** (unweighted: :func:`auc`, :func:`multilabel_auc` with few labels,
+  :func:`multipartite_auc` with up to 64 levels). The scores become int64 keys that order like
+  them (the bit pattern of a double, scaled by a power of two so that low bits are free), the
+  labels ride in those low bits (up to ``_MAX_BITS`` binary labels, or ⌈log2 L⌉ bits of an
+  ordinal level), and one ``np.sort`` of the keys — far faster than ``np.argsort`` — replaces
+  the argsort and every gather. Counts are exact integers: the sum of the positives' positions
+  gives the pairs counted won, and the tie groups that mix codes correct their pairs to ½
+  (``_coded_binary_aucs``); tie-heavy keys are summed by runs of equal keys
+  (``_run_position_sums``). Used whenever the non-zero scores span few enough binades (for one
+  label nearly always; otherwise the sort-order kernel). Integer and boolean labels are
+  validated by one bitwise OR and used as codes without a float copy (``_binary_labels``,
   ``_ordinal_levels``); the NaN/inf check of the scores rides in the exponent pass.
-* **Sort order** (sample weights, population masses, and the fallback): an ascending order from
-  one ``np.sort`` of int64 keys that carry the row index in their low bits, with the rare runs
-  that the index bits hide re-sorted (``sort_order``, exact, about 2× faster than
-  ``np.argsort``), and per-tie-group sums of the weights (``ranked_sums``,
-  ``_weighted_label_sums``).
+* **Sort order** (sample weights, population masses, many labels or levels, and the fallback):
+  an ascending order from one ``np.sort`` of int64 keys that carry the row index in their low
+  bits, with the rare runs that the index bits hide re-sorted (``sort_order``, exact, about 2×
+  faster than ``np.argsort``). Then, for K labels, the rank route: midranks once and one pass
+  over the labels (``_rank_aucs``, linear in K); for one weighted label and for population
+  masses, per-tie-group sums of the weights (``ranked_sums``, ``_weighted_label_sums``).
+* **Ordinal levels** (:func:`multipartite_auc`, :func:`weighted_multipartite_auc`):
+  ``AUC_MP = ½ + ½ A / Z`` with ``A`` the cost-weighted pairs ranked with their levels minus
+  those ranked against them. Costs of difference form (linear, gain) reduce to per-level sums
+  of the tie-group ranks, O(n) after the sort whatever L is; uniform costs to an inversion
+  count of the levels in score order, O(n log L); any other matrix to running per-level sums,
+  O(n L) in chunks.
 
 **Per query** (``bipartite/metrics/_ranking.py``): one ``np.sort`` of packed uint64 keys
 (query code, a monotone bucket of the score, a carried label or grade, the row index) orders the
@@ -58,12 +65,13 @@ from bipartite._utils.validation import (
     resolve_qid,
     warn_undefined,
 )
-from bipartite.labels import cost_matrix
 from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
     binary_labels,
+    cost_structure,
+    matrix_structure,
     multipartite_from_levels,
     multipartite_from_weights,
     pow2_normalise,
@@ -168,7 +176,7 @@ def weighted_multipartite_auc(y_score: ArrayLike, level_weight: ArrayLike, costs
         raise ValueError(f"The 'level_weight' parameter must have shape (n, L) with n = "
                          f"{len(s)} (the length of 'y_score') and 'costs' shape (L, L), got "
                          f"{q.shape} and {C.shape}.")
-    return multipartite_from_weights(s, q, C)
+    return multipartite_from_weights(s, q, matrix_structure(C))
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,7 +308,9 @@ def multipartite_auc(
 
     ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
     pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
-    O(n log n + n L) with one sort and cumulative level counts.
+    One sort, then O(n) for the linear and gain costs (and any matrix ``g_a − g_b``) whatever
+    the number of levels L, O(n log L) for uniform costs, O(n L) for other costs (in chunks);
+    O(n) memory.
 
     Parameters
     ----------
@@ -328,8 +338,7 @@ def multipartite_auc(
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(index))
     if len(levels) < 2:
         return warn_undefined("multipartite AUC is undefined: y_true has fewer than two levels.")
-    C = cost_matrix(levels, costs)
-    val = multipartite_from_levels(s, index, len(levels), w, C)
+    val = multipartite_from_levels(s, index, len(levels), w, cost_structure(levels, costs))
     if np.isnan(val):
         return warn_undefined("multipartite AUC is undefined: no weighted pair has positive cost.")
     return val
@@ -338,20 +347,21 @@ def multipartite_auc(
 def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """The sorted distinct levels of ordinal labels (float64) and each row's level index.
 
-    Integer arrays spanning fewer than 256 values skip the float copy and the sort of
-    ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup table maps each
-    row to its index (the same levels and indices as the float route, which handles the rest)."""
+    Integer arrays spanning fewer than max(256, 2n) and at most 2^16 values skip the float copy
+    and the sort of ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup
+    table maps each row to its index (the same levels and indices as the float route, which
+    handles the rest)."""
     if (type(y_true) is np.ndarray and y_true.ndim == 1 and y_true.size
             and y_true.dtype.kind in "iu"):  # not np.integer: timedelta64 is one
         lo, hi = int(y_true.min()), int(y_true.max())
-        if hi - lo < 256 and -(2**53) < lo and hi < 2**53:
+        if hi - lo < min(max(256, 2 * y_true.size), 1 << 16) and -(2**53) < lo and hi < 2**53:
             d = y_true.astype(np.intp, copy=False)
             if lo != 0:
                 d = d - lo  # after the cast: no wrap-around in narrow types
             present = np.flatnonzero(np.bincount(d, minlength=hi - lo + 1))
             if lo == 0 and len(present) == hi + 1:  # levels 0..L−1: the labels are the indices
                 return present.astype(np.float64), d
-            lut = np.zeros(hi - lo + 1, dtype=np.uint8)
+            lut = np.zeros(hi - lo + 1, dtype=_index_dtype(len(present)))
             lut[present] = np.arange(len(present))
             return (present + lo).astype(np.float64), lut[d]
     y = check_array(y_true, "y_true", ndim=1, exact_integers="shift")  # costs use differences
@@ -359,12 +369,17 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return levels, _level_index(y, levels)
 
 
+def _index_dtype(L: int) -> type:
+    """The smallest unsigned type that holds the level indices 0..L−1 (up to intp)."""
+    return np.uint8 if L <= 256 else np.uint16 if L <= 1 << 16 else np.intp
+
+
 def _level_index(y: np.ndarray, levels: np.ndarray) -> np.ndarray:
-    """Index of each value of y in the sorted distinct ``levels`` (uint8 for up to 256 levels):
+    """Index of each value of y in the sorted distinct ``levels`` (:func:`_index_dtype`):
     a cast for levels 0..L−1, comparisons for few levels, a binary search otherwise (faster than
     ``np.unique(return_inverse=True)``, which sorts with an argsort)."""
     L = len(levels)
-    dtype = np.uint8 if L <= 256 else np.intp
+    dtype = _index_dtype(L)
     if np.array_equal(levels, np.arange(L)):
         return y.astype(dtype)
     if L <= 16:

@@ -1,18 +1,25 @@
-"""The two private AUC kernels behind every AUC in :mod:`bipartite.metrics` (docs/theory.md §2.2):
-the coded sort (unweighted labels) and the sort order with per-tie-group sums (weights,
-populations). Per-query statistics are the grouped engine's (``_grouped.py``). The module is private to the ``bipartite.metrics`` package; its entry points
-(``__all__``) carry no underscore only so that the package's public module may import them.
-See the :mod:`bipartite.metrics` docstring for the algorithms.
+"""The private AUC kernels behind every AUC in :mod:`bipartite.metrics` (docs/theory.md §2.2,
+§3.2): the coded sort (unweighted labels), the sort order with per-tie-group sums (weights,
+populations) or midranks (many labels: the rank route), and the ordinal kernel (multipartite
+AUC as ½ + ½ A/Z). Per-query statistics are the grouped engine's (``_grouped.py``). The module
+is private to the ``bipartite.metrics`` package; its entry points (``__all__``) carry no
+underscore only so that the package's public module may import them. See the
+:mod:`bipartite.metrics` docstring for the algorithms.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite
+from bipartite.labels import cost_matrix, cost_potential
 
-__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "finite_exponent_range", "multipartite_from_levels", "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
+__all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "cost_structure",
+           "finite_exponent_range", "matrix_structure", "multipartite_from_levels",
+           "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -32,6 +39,9 @@ def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 #: Length of the blocks of the streaming loops; a block's temporaries stay in the L2 cache.
 _BLOCK = 1 << 15
+#: Length of the blocks of the tie-bound scans (rank route, ordinal kernel): their ~8
+#: temporaries stay under 1 % of the scores' bytes from n = 10^6 (and in the L1/L2 caches).
+_SCAN = 1 << 13
 #: Most label bits one coded sort carries (binary labels: one bit each; L levels: ⌈log2 L⌉).
 _MAX_BITS = 6
 _LOW63 = np.int64(0x7FFF_FFFF_FFFF_FFFF)
@@ -240,21 +250,6 @@ def _coded_binary_aucs(s: np.ndarray, Y: np.ndarray, e_range: tuple[int, int]) -
     return out
 
 
-def _run_histogram(a: np.ndarray, bits: int, L: int) -> np.ndarray:
-    """(L, T) counts of each code in each tie group (ascending) of sorted coded keys: each
-    (score, code) pair is one run of equal keys."""
-    rs = np.concatenate([[0], np.flatnonzero(a[1:] != a[:-1]) + 1])
-    ln = np.diff(np.append(rs, len(a))).astype(np.float64)
-    head = a[rs]
-    newg = np.empty(len(rs), dtype=bool)
-    newg[0] = True
-    np.not_equal(head[1:] >> bits, head[:-1] >> bits, out=newg[1:])
-    gid = np.cumsum(newg) - 1
-    G = np.zeros((L, int(gid[-1]) + 1))
-    G[head & ((1 << bits) - 1), gid] = ln
-    return G
-
-
 # --------------------------------------------------------------------------------------------
 # Kernel 2 (weights, groups, populations): one sort order, sums per tie group
 # --------------------------------------------------------------------------------------------
@@ -284,9 +279,13 @@ def ranked_sums(scores: np.ndarray, weights: np.ndarray) -> np.ndarray:
     return np.add.reduceat(weights[:, order], _tie_starts(ks), axis=1)
 
 
-def below(G: np.ndarray) -> np.ndarray:
-    """Sums over the strictly lower tie groups."""
-    return np.cumsum(G, axis=-1) - G
+def below(G: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Sums over the strictly lower tie groups (or indices along ``axis``): the running sum
+    shifted by one, not ``cumsum − G``, which loses a light entry beside heavy earlier ones."""
+    G = np.moveaxis(G, axis, -1)
+    out = np.zeros_like(G, dtype=np.result_type(G.dtype, np.float64))
+    np.cumsum(G[..., :-1], axis=-1, out=out[..., 1:])
+    return np.moveaxis(out, -1, axis)
 
 
 def _auc_ratio(Gp: np.ndarray, Gn: np.ndarray) -> np.ndarray:
@@ -342,115 +341,452 @@ def sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ks = np.take(k, order)
     down = np.flatnonzero(ks[1:] < ks[:-1])
     if len(down):
-        high = ks >> b                # ascending: equal high bits are contiguous runs
-        g = np.unique(high[down])
-        lo, hi = np.searchsorted(high, g, "left"), np.searchsorted(high, g, "right")
+        # runs of equal high bits (ascending: contiguous), found in ks without an n-array
+        g = np.unique(ks[down] >> b) << b
+        lo, hi = np.searchsorted(ks, g, "left"), np.searchsorted(ks, g | mask, "right")
         pos = np.repeat(lo - (np.cumsum(hi - lo) - (hi - lo)), hi - lo) + np.arange((hi - lo).sum())
-        perm = np.lexsort((order[pos], ks[pos], high[pos]))
+        perm = np.lexsort((order[pos], ks[pos], ks[pos] >> b))
         order[pos], ks[pos] = order[pos][perm], ks[pos][perm]
     return order, ks
 
 
-def _weighted_label_sums(
-    scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per label (rows) and tie group, the positive and the negative weight of 0/1 labels Y
-    (n, K), from one sort order (:func:`sort_order`, whose keys give the tie groups). One
-    label rides in the sign of the gathered weight; more are gathered packed, 8 to a byte."""
-    n, K = Y.shape
+def _weighted_label_sums(scores: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per tie group, the positive and the negative weight (rows of (1, T)) of one 0/1 label y,
+    from one sort order (:func:`sort_order`, whose keys give the tie groups); the label rides
+    in the sign of the gathered weight."""
     order, ks = sort_order(scores)
     starts = _tie_starts(ks)
     del ks
-    wn = np.ones(n) if w is None else pow2_normalise(w)
-    if K == 1:
-        vo = np.take(np.where(Y[:, 0] != 0, wn, -wn), order)
-        Gp = np.add.reduceat(np.maximum(vo, 0.0, out=wn if w is not None else None), starts)
-        np.negative(vo, out=vo)
-        return Gp[None], np.add.reduceat(np.maximum(vo, 0.0, out=vo), starts)[None]
-    wo = np.take(wn, order)
-    Gp, Gn = np.empty((K, len(starts))), np.empty((K, len(starts)))
-    for k0 in range(0, K, 8):
-        codes = np.take(_pack_labels(Y[:, k0 : k0 + 8]), order)
-        for k in range(k0, min(K, k0 + 8)):
-            pos = ((codes >> (k - k0)) & 1) * wo
-            Gp[k] = np.add.reduceat(pos, starts)
-            Gn[k] = np.add.reduceat(wo - pos, starts)  # exact: pos is wo or 0
-    return Gp, Gn
+    wn = pow2_normalise(w)
+    vo = np.take(np.where(y != 0, wn, -wn), order)
+    Gp = np.add.reduceat(np.maximum(vo, 0.0, out=wn), starts)
+    np.negative(vo, out=vo)
+    return Gp[None], np.add.reduceat(np.maximum(vo, 0.0, out=vo), starts)[None]
 
 
-#: Coded sorts (up to _MAX_BITS labels each) or one shared argsort, for K unweighted labels: the
-#: coded route is taken while it needs at most this many sorts, by n (below 2^20, below 2^23,
-#: larger). Measured (``benchmarks/bench_metrics.py --rule``, tie-heavy scores, coded / argsort
-#: time): n = 1e5: 0.55 (K = 1), 0.97 (1 sort), 1.5–2.2 (2–6 sorts); n = 1e6: 0.34, 0.72 (1 sort),
-#: 1.0–1.1 (2–3), 1.7 (6); n = 1e7: 0.15 (K = 1), 0.32–0.42 (1–4 sorts). An argsort costs about
-#: 3 sorts of the keys at n = 1e6 and 8–10 at n = 1e7.
-_MAX_CODED_SORTS = ((1 << 20, 1), (1 << 23, 3), (None, 8))
+
+
+
+def _row_ranks(scores: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """Per row, in row order: twice the midrank (1-based; exact integers) unweighted, or the
+    weighted midrank ``W_below + ½ W_tied`` (the weight of the lower scores plus half that of the
+    row's tie group, itself included) with the normalised weights ``w``. One sort order."""
+    order, ks = sort_order(scores)
+    n = len(order)
+    cw = None if w is None else _prefix_sums(w[order])
+    out = np.empty(n)
+    for lo in range(0, n, _SCAN):
+        hi = min(n, lo + _SCAN)
+        tb = _tie_bounds(ks, 0, lo, hi)
+        first, end = (np.arange(lo, hi), np.arange(lo + 1, hi + 1)) if tb is None else tb
+        out[order[lo:hi]] = first + end + 1 if w is None else 0.5 * (cw[first] + cw[end])
+    return out
+
+
+def _label_sums(Y: np.ndarray, cols: list, negatives: bool) -> np.ndarray:
+    """``Yᵀ R`` (K, m) for 0/1 labels Y (n, K) and the row values R = [cols] (n, m; None: a column
+    of ones), and ``(1 − Y)ᵀ R`` after it when ``negatives``: one read of Y, in row blocks that
+    are cast to float64 once, of at most _CELLS cells and a quarter of the input's bytes."""
+    n, K = Y.shape
+    out = np.zeros((2 if negatives else 1, K, len(cols)))
+    step = max(1, min(_CELLS, (Y.nbytes + 8 * n) // 32) // max(K, 1))
+    Rc = np.ones((min(n, step), len(cols)))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        Yc = np.array(Y[lo:hi], dtype=np.float64, copy=True if negatives else None)
+        R = Rc[: hi - lo]
+        for j, c in enumerate(cols):
+            if c is not None:
+                R[:, j] = c[lo:hi]
+        out[0] += Yc.T @ R
+        if negatives:
+            np.subtract(1.0, Yc, out=Yc)   # a copy: Y itself is never written
+            out[1] += Yc.T @ R
+    return out
+
+
+def _rank_aucs(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """AUC of each column of Y from one sort and one pass over the labels (docs/theory.md §2.3):
+    unweighted ``(Σ_pos 2 r − n₁(n₁ + 1)) / (2 n₁ n₀)`` with r the midranks (exact integers below
+    2^53); weighted, with ρ the weighted midranks, ``Σ_{i pos} w_i ρ_i − ½ P²`` (the won pairs:
+    the positives' pairs among themselves, self-pairs as ties, sum to ½ P²), taken from the
+    negatives' side, ``P N − (Σ_{j neg} w_j ρ_j − ½ N²)``, where they weigh less than the
+    positives (no cancellation of the heavier class)."""
+    n = len(scores)
+    if w is None:
+        S = _label_sums(Y, [_row_ranks(scores, None), None], False)[0]
+        n1 = S[:, 1]
+        n0 = n - n1
+        num = S[:, 0] - n1 * (n1 + 1)
+        den = 2 * n1 * n0
+    else:
+        wn = pow2_normalise(w)
+        S = _label_sums(Y, [wn * _row_ranks(scores, wn), wn], True)
+        P, N = S[0, :, 1], S[1, :, 1]
+        num = np.where(P <= N, S[0, :, 0] - 0.5 * P * P, P * N - (S[1, :, 0] - 0.5 * N * N))
+        den = P * N
+    return np.divide(num, den, out=np.full(len(num), np.nan), where=den > 0)
+
+
+#: The coded route (one sort, the labels in the low key bits) for at most this many unweighted
+#: labels, by n (below 2^20, larger); the rank route beyond. Measured with
+#: ``benchmarks/bench_metrics.py --rule`` (coded / rank time, n = 1e5 and 1e6, continuous and
+#: tie-heavy scores): 0.65–0.84 at K = 1, 2; 0.8–1.5 at K = 3, 4; 1.1–2.2 at K = 6.
+_MAX_CODED_LABELS = ((1 << 20, 2), (None, 4))
 
 
 def auc_from_labels(scores: np.ndarray, Y: np.ndarray, w: np.ndarray | None) -> np.ndarray:
     """AUC of each column of the 0/1 matrix Y (n, K) with optional sample weights.
 
-    Unweighted: the labels ride in the low bits of the sort keys, up to ``_MAX_BITS`` labels per
-    sort, when that takes few sorts (``_MAX_CODED_SORTS``) and the score range allows it (for one
-    label nearly always: see :func:`_key_exponent`). Otherwise, and with weights: a sort order and
-    per-tie-group weight sums (:func:`_weighted_label_sums`)."""
+    Unweighted: the labels ride in the low bits of the sort keys (one sort) for few labels
+    (``_MAX_CODED_LABELS``) when the score range allows it (for one label nearly always: see
+    :func:`_key_exponent`). Otherwise, and with weights for K > 1: the rank route, one sort order
+    and one pass over the labels (:func:`_rank_aucs`), O(n log n + nK) time and O(n) memory
+    beyond Y. One weighted label: a sort order and per-tie-group weight sums
+    (:func:`_weighted_label_sums`)."""
     n, K = Y.shape
     if w is None:
         e_range = finite_exponent_range(scores)
-        bits = min(K, _MAX_BITS)
-        while bits > 1 and _key_exponent(e_range, bits) is None:
-            bits -= 1
-        n_sorts = -(-K // bits)
-        limit = next(m for size, m in _MAX_CODED_SORTS if size is None or n < size)
-        if n_sorts <= limit and _key_exponent(e_range, bits) is not None:
-            per = -(-K // n_sorts)  # balanced groups of labels
-            parts = [_coded_binary_aucs(scores, Y[:, k0 : k0 + per], e_range)
-                     for k0 in range(0, K, per)]
-            return np.concatenate(parts)
-    else:
-        check_finite(scores, "y_score")
-    Gp, Gn = _weighted_label_sums(scores, Y, w)
+        if K <= next(m for size, m in _MAX_CODED_LABELS if size is None or n < size):
+            out = _coded_binary_aucs(scores, Y, e_range)
+            if out is not None:
+                return out
+        return _rank_aucs(scores, Y, None)
+    check_finite(scores, "y_score")
+    if K > 1:
+        return _rank_aucs(scores, Y, w)
+    Gp, Gn = _weighted_label_sums(scores, Y[:, 0], w)
     return _auc_ratio(pow2_normalise(Gp, 1), pow2_normalise(Gn, 1))
 
 
-def _multipartite_ratio(G: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP (docs/theory.md §3) from tie-group sums of level weights G (L, T) and costs C (L, L):
-    ``num = Σ_t Σ_a G[a,t] Σ_b C[a,b] (B[b,t] + ½ G[b,t])``, ``den = Σ_{a,b} C[a,b] T_a T_b`` with
-    B the sums over lower tie groups. NaN when the denominator is 0 (fewer than two levels with
-    weight, or zero costs). C is scaled by a power of two first (exact)."""
-    C = pow2_normalise(C)
-    num = float(np.sum(G * (C @ (below(G) + 0.5 * G))))
-    T = G.sum(axis=1, keepdims=True)  # same operation order as num: a constant scorer gives ½
-    den = float(np.sum(T * (C @ T)))
-    return num / den if den > 0 else float("nan")
 
 
-def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray, C: np.ndarray) -> float:
-    """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3)."""
-    G = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
-    return _multipartite_ratio(G, C)
+# --------------------------------------------------------------------------------------------
+# Kernel 3 (ordinal levels, docs/theory.md §3): AUC_MP = ½ + ½ A / Z
+# --------------------------------------------------------------------------------------------
+# A pair (i, j) and its reverse contribute ω_i ω_j (C_{ℓ_i ℓ_j} s_ij + C_{ℓ_j ℓ_i} s_ji) to the
+# numerator and ω_i ω_j (C_{ℓ_i ℓ_j} + C_{ℓ_j ℓ_i}) to Z, and s_ij + s_ji = 1; so, with the
+# antisymmetric costs K = C − Cᵀ, AUC_MP = ½ + ½ A / Z, A = Σ_{f_i > f_j} ω_i ω_j K_{ℓ_i ℓ_j}:
+# tied pairs count ½ by symmetry and need no tie bookkeeping. Three routes by the costs:
+#
+# * difference form, C_ab = g_a − g_b (linear, gain): with Δg_k = g_k − g_{k−1},
+#   A = Σ_k Δg_k D_k and Z = Σ_k Δg_k W_{<k} W_{≥k}, where D_k = Σ_{ℓ_i ≥ k > ℓ_j} ω_i ω_j
+#   sign(f_i − f_j) is the Mann–Whitney difference of the binarised label 1[ℓ ≥ k], and
+#   D_k = Σ_{a ≥ k} R_a = −Σ_{a < k} R_a with R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i)):
+#   one pass after the sort (per-level sums of tie-group ranks), exact integers unweighted;
+# * uniform: AUC_MP = 1 − (Q + ½ T) / Z with Q the (weighted) pairs ranked against their levels
+#   (inversions of the levels in score order, counted bit by bit: O(n log L)) and T the tied
+#   pairs of different levels (exact integers unweighted; weighted, Q + ½ T is the mean of the
+#   inversions with the levels ascending and descending inside the tie groups: no difference
+#   of large sums anywhere);
+# * any other costs: A from running per-level sums, O(n L) in chunks of ``_CELLS`` cells.
+
+#: Cells (rows × levels) of the temporaries of the general-cost route.
+_CELLS = 1 << 18
 
 
-def multipartite_from_levels(
-    scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray | None, C: np.ndarray
-) -> float:
-    """AUC_MP for one observed level per point (uint8 ``level`` in [0, L)) — the empirical route:
-    unweighted, one coded sort (levels in the low key bits) and its runs; with weights (or too
-    many levels, or a score range the keys cannot hold), one argsort and a (tie group, level)
-    histogram. O(n log n + T L)."""
+def matrix_structure(C: np.ndarray) -> tuple[str, np.ndarray | None]:
+    """How the kernels use the cost matrix C (L, L): ``("uniform", None)`` for equal positive
+    costs below the diagonal, ``("difference", Δg)`` when ``C_ab = Σ_{b<k≤a} Δg_k`` (to 8 ulps of
+    the largest cost; docs/theory.md §3.4), else ``("general", C)``. Only a strictly lower
+    triangular C is uniform or of difference form."""
+    L = len(C)
+    low = np.tril_indices(L, -1)
+    c = C[low]
+    if L < 2 or np.any(np.triu(C) != 0):
+        return "general", C
+    if c[0] > 0 and np.all(c == c[0]):
+        return "uniform", None
+    dg = np.diagonal(C, -1).copy()
+    g = np.concatenate([[0.0], np.cumsum(dg)])
+    if np.all(np.abs(g[low[0]] - g[low[1]] - c) <= 8 * np.finfo(float).eps * c.max()):
+        return "difference", dg
+    return "general", C
+
+
+def cost_structure(levels: np.ndarray, costs: str | ArrayLike) -> tuple[str, np.ndarray | None]:
+    """:func:`matrix_structure` of ``cost_matrix(levels, costs)``, without building the matrix
+    for the uniform and the difference families (Δg from :func:`bipartite.labels.cost_potential`)."""
+    if isinstance(costs, str) and costs == "uniform":
+        return "uniform", None
+    g = cost_potential(levels, costs)
+    if g is not None:
+        return "difference", np.diff(g)
+    return matrix_structure(cost_matrix(levels, costs))
+
+
+def _tie_bounds(keys: np.ndarray, mask: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """For the sorted ``keys[lo:hi]`` (equal ``key | mask`` = tied scores), the first position of
+    each one's tie group and the position after its end; None when no position there ties."""
+    n, s0 = len(keys), max(lo - 1, 0)
+    h = keys[s0 : min(hi + 1, n)] | mask
+    neq = h[1:] != h[:-1]        # neq[j]: positions s0 + j and s0 + j + 1 differ
+    if neq.all():
+        return None
+    off, m = lo - s0, hi - lo
+    pos = np.arange(lo, hi)
+    first = np.where(np.concatenate([[True], neq[: m - 1]]) if lo == 0 else neq[:m], pos, 0)
+    if first[0] == 0 and lo > 0:   # the group of position lo starts before it
+        first[0] = np.searchsorted(keys, keys[lo] & ~np.int64(mask), "left")
+    ends = neq[off : off + m] if hi < n else np.append(neq[off:], True)
+    end = np.where(ends, pos + 1, n)
+    if not ends[-1]:
+        end[-1] = np.searchsorted(keys, keys[hi - 1] | mask, "right")
+    return np.maximum.accumulate(first), np.minimum.accumulate(end[::-1])[::-1]
+
+
+def _prefix_sums(ws: np.ndarray) -> np.ndarray:
+    """``[0, w_0, w_0 + w_1, ...]`` (n + 1), summed block by block (error ~(block + n/block) ulps
+    instead of n)."""
+    out = np.empty(len(ws) + 1)
+    out[0] = 0.0
+    for lo in range(0, len(ws), _BLOCK):
+        hi = min(len(ws), lo + _BLOCK)
+        np.cumsum(ws[lo:hi], out=out[lo + 1 : hi + 1])
+        out[lo + 1 : hi + 1] += out[lo]
+    return out
+
+
+def _level_sequence(scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray | None):
+    """The levels in ascending score order, the sorted tie keys (equal ``key | mask`` = tied
+    scores), the mask, and the (normalised) weights in that order (None unweighted).
+    Unweighted, with ⌈log2 L⌉ ≤ _MAX_BITS and a score range the keys hold: one coded sort, the
+    levels in the low key bits (ascending within each tie group). Otherwise one sort order
+    (:func:`sort_order`) and a gather of the levels (within a tie group in row order)."""
     bits = max(1, (L - 1).bit_length())
-    if w is None and bits <= _MAX_BITS:
-        q = _key_exponent(finite_exponent_range(scores), bits)
+    if w is None:
+        e_range = finite_exponent_range(scores)
+        q = _key_exponent(e_range, bits) if bits <= _MAX_BITS else None
         if q is not None:
             a = _coded_keys(scores, level, bits, q)
-            return _multipartite_ratio(_run_histogram(a, bits, L), C)
+            lev = np.empty(len(a), dtype=np.uint8)
+            for lo in range(0, len(a), _BLOCK):
+                np.bitwise_and(a[lo : lo + _BLOCK], (1 << bits) - 1, out=lev[lo : lo + _BLOCK],
+                               casting="unsafe")
+            return lev, a, (1 << bits) - 1, None
     else:
         check_finite(scores, "y_score")
     order, ks = sort_order(scores)
-    new = np.zeros(len(scores), dtype=np.int64)
-    new[_tie_starts(ks)] = 1
-    gid = np.cumsum(new) - 1
-    T = int(gid[-1]) + 1
-    wo = None if w is None else pow2_normalise(w)[order]
-    hist = np.bincount(gid * L + level[order], weights=wo, minlength=T * L)
-    return _multipartite_ratio(np.ascontiguousarray(hist.reshape(T, L).T, dtype=np.float64), C)
+    lev = level[order]
+    if lev.dtype.itemsize > 2 and L <= 1 << 16:   # ≤ 16-bit keys: radix argsorts (_inversions)
+        lev = lev.astype(np.uint8 if L <= 256 else np.uint16)
+    ws = None if w is None else pow2_normalise(w)[order]
+    return lev, ks, 0, ws
+
+
+def _level_rank_sums(lev: np.ndarray, keys: np.ndarray, mask: int, L: int,
+                     ws: np.ndarray | None) -> np.ndarray:
+    """``R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i))`` over the levels (below/above: strictly
+    lower/higher scores), block by block; int64 and exact unweighted."""
+    n = len(keys)
+    cw = None if ws is None else _prefix_sums(ws)
+    R = np.zeros(L, dtype=np.int64 if ws is None else np.float64)
+    for lo in range(0, n, _SCAN):
+        hi = min(n, lo + _SCAN)
+        tb = _tie_bounds(keys, mask, lo, hi)
+        first = np.arange(lo, hi) if tb is None else tb[0]
+        end = first + 1 if tb is None else tb[1]
+        if ws is None:   # below − above = first − (n − end); float sums exact below 2^53
+            R += np.bincount(lev[lo:hi], first + end - n, minlength=L).astype(np.int64)
+        else:
+            v = cw[first] + cw[end] - cw[-1]
+            v *= ws[lo:hi]
+            R += np.bincount(lev[lo:hi], v, minlength=L)
+    return R
+
+
+def _difference_ratio(R: np.ndarray, W: np.ndarray, dg: np.ndarray) -> float:
+    """``½ + ½ A / Z`` of the difference route from the per-level rank sums R, the level totals W
+    and Δg. ``D_k`` is summed from the lighter side of the split (error relative to
+    ``W_{<k} W_{≥k}``); unweighted (integer R) it is exact."""
+    below_w = np.cumsum(W)[:-1]                  # W_{<k}, k = 1..L−1
+    above_w = np.cumsum(W[::-1])[::-1][1:]       # W_{≥k}
+    d_hi = np.cumsum(R[::-1])[::-1][1:]          # Σ_{a ≥ k} R_a
+    if R.dtype.kind == "f":
+        d_hi = np.where(above_w <= below_w, d_hi, -np.cumsum(R)[:-1])
+    dg = pow2_normalise(dg)
+    Z = math.fsum(dg * below_w.astype(np.float64) * above_w.astype(np.float64))
+    if not Z > 0:
+        return float("nan")
+    A = math.fsum(dg * d_hi.astype(np.float64))
+    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z))
+
+
+def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None,
+                descending: bool = False):
+    """T = Σ ω_i ω_j over the tied pairs of different levels (an exact int unweighted). Puts the
+    levels (and weights) of each tie group in ascending order first, as the coded keys have them,
+    so that no tied pair counts as an inversion (:func:`_inversions`); ``descending``: in
+    descending order, so that every tied pair of different levels does (then T is not
+    computed: 0 is returned)."""
+    parts = []
+    for lo in range(0, len(keys), _SCAN):
+        tb = _tie_bounds(keys, mask, lo, min(len(keys), lo + _SCAN))
+        if tb is not None:
+            parts.append(np.flatnonzero(tb[1] - tb[0] > 1) + lo)
+    if not parts:
+        return 0
+    idx = np.concatenate(parts)
+    h = keys[idx] | mask
+    gnew = np.concatenate([[True], h[1:] != h[:-1]])
+    key = np.cumsum(gnew) - 1
+    key *= L
+    key += (L - 1 - lev[idx].astype(np.int64)) if descending else lev[idx]   # (tie group, level)
+    if descending:
+        perm = np.argsort(key, kind="stable")
+        lev[idx], ws[idx] = lev[idx][perm], ws[idx][perm]
+        return 0
+    if mask == 0:                       # levels in row order inside the tie groups: sort them
+        if ws is None:
+            key.sort()
+            lev[idx] = key % L
+        else:
+            perm = np.argsort(key, kind="stable")
+            key, lev[idx], ws[idx] = key[perm], lev[idx][perm], ws[idx][perm]
+    pos = np.arange(len(idx))
+    gstart = np.maximum.accumulate(np.where(gnew, pos, 0))
+    rstart = np.maximum.accumulate(np.where(np.concatenate([[True], key[1:] != key[:-1]]), pos, 0))
+    if ws is None:
+        return int((rstart - gstart).sum())
+    cw = _prefix_sums(ws[idx])
+    return float((ws[idx] * (cw[rstart] - cw[gstart])).sum())
+
+
+def _ones_position_sum(one: np.ndarray) -> int:
+    """``Σ_p p · one_p`` for a 0/1 array, block by block (no n-sized temporary)."""
+    pos = np.arange(min(len(one), _BLOCK), dtype=np.int64)
+    return sum(int(np.dot(one[lo : lo + _BLOCK].astype(np.int64), pos[: len(one[lo : lo + _BLOCK])]))
+               + lo * int(np.count_nonzero(one[lo : lo + _BLOCK]))
+               for lo in range(0, len(one), _BLOCK))
+
+
+def _inversions(lev: np.ndarray, bits: int, ws: np.ndarray | None):
+    """``Σ_{p < q, ℓ_p > ℓ_q} ω_p ω_q`` over the level sequence (an exact int unweighted), one
+    bit at a time from the top (a wavelet matrix): at bit b the sequence is stably grouped by
+    the higher bits, and a pair first split by bit b is an inversion iff its bit-1 member comes
+    first in its group. Per bit: the pairs (one before zero) within the groups, then a stable
+    radix argsort of ≤ 16-bit keys; O(n) per bit.
+
+    Unweighted, with c1(q) the ones before position q: ``Σ_{q zero} c1(q) = Σ_q c1(q) −
+    n1 (n1 − 1)/2`` and ``Σ_q c1(q) = n1 (n − 1) − Σ_{p one} p``, less, per group, its zeros times
+    the ones before the group."""
+    n = len(lev)
+    seq, w, total = lev, ws, 0
+    for b in range(bits - 1, -1, -1):
+        starts = np.searchsorted(seq, np.arange((1 << (bits - b - 1)) + 1) << (b + 1))
+        one = (seq >> b) & 1
+        if w is None:
+            ones = np.array([np.count_nonzero(one[a:z])
+                             for a, z in zip(starts[:-1], starts[1:], strict=True)], dtype=np.int64)
+            before = np.cumsum(ones) - ones             # ones before each group
+            zeros = np.diff(starts) - ones
+            n1 = int(ones.sum())
+            total += (n1 * (n - 1) - _ones_position_sum(one) - n1 * (n1 - 1) // 2
+                      - int(zeros @ before))
+        else:   # per group, from its own running sums: all terms ≥ 0, nothing cancels
+            w1 = w * one
+            w0 = w - w1
+            for a, z in zip(starts[:-1], starts[1:], strict=True):
+                if z - a > 1:
+                    total += float((w0[a + 1 : z] * _prefix_sums(w1[a : z - 1])[1:]).sum())
+        del one
+        if b:
+            perm = np.argsort(seq >> b, kind="stable")
+            seq = seq[perm]
+            w = None if w is None else w[perm]
+    return total
+
+
+def _general_numerator(lev: np.ndarray, keys: np.ndarray, mask: int, L: int,
+                       ws: np.ndarray | None, K: np.ndarray) -> float:
+    """``A = Σ_i ω_i u_{ℓ_i}`` with ``u = K W_below`` over the tie groups below i's: u grows by
+    ``ω_j K[:, ℓ_j]`` with each point j, so running sums of the gathered columns of K give it;
+    O(n L), in chunks of _CELLS cells."""
+    n = len(keys)
+    m = max(1, min(_BLOCK, _CELLS // L))
+    K = np.ascontiguousarray(K)
+    carry = np.zeros(L)       # u over the positions < lo
+    open_u = carry            # u below the tie group open at lo
+    A = 0.0
+    buf = np.empty((L, min(n, m) + 2))   # one buffer: fresh pages per chunk cost more than the sums
+    for lo in range(0, n, m):
+        hi = min(n, lo + m)
+        lc = lev[lo:hi]
+        # column 0: open_u; column 1 + j: u over the positions < lo + j (levels × positions:
+        # the running sums run along contiguous rows, many times faster than down columns)
+        P = buf[:, : hi - lo + 2]
+        P[:, 0], P[:, 1] = open_u, carry
+        np.take(K, lc, axis=1, out=P[:, 2:])
+        if ws is not None:
+            P[:, 2:] *= ws[lo:hi]
+        np.cumsum(P[:, 1:], axis=1, out=P[:, 1:])
+        tb = _tie_bounds(keys, mask, lo, hi)
+        cols = np.arange(1, hi - lo + 1) if tb is None else np.maximum(tb[0] - lo, -1) + 1
+        u = P[lc, cols]
+        A += float(u.sum() if ws is None else (u * ws[lo:hi]).sum())
+        carry = P[:, -1].copy()
+        if hi < n:
+            f = int(np.searchsorted(keys, keys[hi] & ~np.int64(mask), "left"))
+            if lo <= f < hi:
+                open_u = P[:, f - lo + 1].copy()
+    return A
+
+
+def _half_plus(A: float, Z: float) -> float:
+    """``½ + ½ A / Z`` (A/Z clipped to [−1, 1], rounding); NaN when Z is not positive."""
+    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z)) if Z > 0 else float("nan")
+
+
+def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
+                             w: np.ndarray | None, structure: tuple[str, np.ndarray | None]) -> float:
+    """AUC_MP (docs/theory.md §3) for one observed level per point (``level`` in [0, L)) and the
+    costs' ``structure`` (:func:`cost_structure`): one sort (coded or :func:`sort_order`), then
+    O(n) for difference-form costs, O(n log L) for uniform costs, O(n L) in chunks otherwise."""
+    kind, par = structure
+    lev, keys, mask, ws = _level_sequence(scores, level, L, w)
+    W = np.bincount(lev, minlength=L) if ws is None else np.bincount(lev, ws, minlength=L)
+    if kind == "difference":
+        return _difference_ratio(_level_rank_sums(lev, keys, mask, L, ws), W, par)
+    if kind == "general":
+        Z = float(W @ par @ W)
+        return _half_plus(_general_numerator(lev, keys, mask, L, ws, par - par.T), Z)
+    bits = max(1, (L - 1).bit_length())
+    if ws is None:   # exact integers: Q + ½ T from the ascending order within ties
+        T = _tied_pairs(lev, keys, mask, L, None)
+        del keys
+        Q = _inversions(lev, bits, None)
+        Z = int(np.dot(np.cumsum(W) - W, W))
+        return (2 * Z - 2 * Q - T) / (2 * Z) if Z > 0 else float("nan")
+    # weighted: tied pairs counted won in one order and lost in the other, Q + ½ T = ½ (Qa + Qd)
+    lev_d, ws_d = lev.copy(), ws.copy()
+    _tied_pairs(lev_d, keys, mask, L, ws_d, descending=True)
+    _tied_pairs(lev, keys, mask, L, ws)
+    del keys
+    loss = 0.5 * (_inversions(lev, bits, ws) + _inversions(lev_d, bits, ws_d))
+    Z = float((below(W) * W).sum())
+    return 1.0 - loss / Z if Z > 0 else float("nan")
+
+
+def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,
+                              structure: tuple[str, np.ndarray | None]) -> float:
+    """AUC_MP from per-point level weights (n, L) — the population route (docs/theory.md §3),
+    self-pairs included (ties): from the (L, T) level sums per tie group, O(n L) for difference
+    and uniform costs, O(n L²) in chunks otherwise."""
+    kind, par = structure
+    G = ranked_sums(scores, np.ascontiguousarray(pow2_normalise(level_w).T))
+    if kind == "difference":
+        lo = np.cumsum(G[:-1], axis=0)                # level weight below k, k = 1..L−1
+        hi = np.cumsum(G[:0:-1], axis=0)[::-1]        # at or above k
+        D = np.einsum("kt,kt->k", hi, below(lo)) - np.einsum("kt,kt->k", lo, below(hi))
+        dg = pow2_normalise(par)
+        return _half_plus(math.fsum(dg * D), math.fsum(dg * lo.sum(axis=1) * hi.sum(axis=1)))
+    T = G.sum(axis=1)
+    if kind == "uniform":
+        Gb = below(G)
+        lo = below(Gb, axis=0)                        # lower levels in lower tie groups
+        hi = below(Gb[::-1], axis=0)[::-1]            # higher levels in lower tie groups
+        return _half_plus(float(np.sum(G * lo) - np.sum(G * hi)), float(T @ below(T)))
+    K, Gb = par - par.T, below(G)
+    m = max(1, _CELLS // len(K))
+    A = sum(float(np.sum(G[:, t:t + m] * (K @ Gb[:, t:t + m]))) for t in range(0, G.shape[1], m))
+    return _half_plus(A, float(T @ par @ T))
