@@ -82,6 +82,56 @@ def load_baseline(path: str):
     return module
 
 
+#: Row names of the optional peers (checked to 1e-6: torchmetrics accumulates in float32).
+PEER_PREFIXES = ("torchmetrics", "numba-mwu")
+
+
+def peers(y, s, sample_weight=None) -> dict:
+    """The optional peers (``pip install -e ".[bench]"``) that compute the same AUC, as
+    zero-argument functions on data prepared outside the timing: torchmetrics' ``binary_auroc``
+    (exact, with ``thresholds=None``) and numba-mwu's Mann-Whitney U (unweighted only; U / (n1 n0)
+    is the AUC, ties ½). A peer that is not installed is left out; numba-mwu is compiled by one
+    call before the timing."""
+    out = {}
+    try:
+        import torch
+        from torchmetrics.functional.classification import binary_auroc
+    except ImportError:
+        pass
+    else:
+        ts, ty = torch.as_tensor(s), torch.as_tensor(y)
+        if sample_weight is None:
+            out["torchmetrics binary_auroc"] = lambda: float(binary_auroc(ts, ty))
+    if sample_weight is None:
+        try:
+            import numba_mwu
+        except ImportError:
+            pass
+        else:
+            pos, neg = s[y == 1], s[y == 0]
+            scale = 1.0 / (len(pos) * len(neg))
+
+            def mwu():
+                return float(numba_mwu.mannwhitneyu(pos, neg).statistic) * scale
+
+            mwu()
+            out["numba-mwu mannwhitneyu"] = mwu
+    return out
+
+
+def peer_versions() -> str:
+    """``name version`` of every peer and baseline, for the table's caption."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ("numpy", "scikit-learn", "torch", "torchmetrics", "numba-mwu"):
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} not installed")
+    return ", ".join(found)
+
+
 def run_case(rows, case, fns, check, repeats, sklearn_key=None):
     """Time ``fns`` (ours, baseline, np.sort, np.argsort, sklearn...) interleaved; one table row
     per non-reference function."""
@@ -89,7 +139,10 @@ def run_case(rows, case, fns, check, repeats, sklearn_key=None):
     for name, fn in fns.items():
         if name in ("np.sort", "np.argsort", sklearn_key):
             continue
-        check(fn)
+        if name.startswith(PEER_PREFIXES):  # torchmetrics sums in float32: 1e-6
+            check(fn, atol=1e-6)
+        else:
+            check(fn)
         rows.append((case, name, t[name], t[name] / t["np.sort"], t[name] / t["np.argsort"],
                      t[name] / t[sklearn_key] if sklearn_key else float("nan")))
     rows.append((case, "(np.sort)", t["np.sort"], 1.0, t["np.sort"] / t["np.argsort"],
@@ -116,13 +169,14 @@ def main_table(args) -> None:
     refw = roc_auc_score(y, s, sample_weight=w)
     ref5 = np.array([roc_auc_score(Y[:, k], s) for k in range(5)])
 
-    def ok(want, got):
-        assert np.allclose(got, want, rtol=0, atol=1e-12), (want, got)
+    def ok(want, got, atol=1e-12):
+        assert np.allclose(got, want, rtol=0, atol=atol), (want, got)
 
     fns = {f"auc {name}": (lambda m=m: m.auc(y, s)) for name, m in impls}
     fns.update({"np.sort": lambda: np.sort(s), "np.argsort": lambda: np.argsort(s),
-                "roc_auc_score": lambda: roc_auc_score(y, s)})
-    run_case(rows, f"auc, ties, n={n:.0e}", fns, lambda f: ok(ref, f()), reps, "roc_auc_score")
+                "roc_auc_score": lambda: roc_auc_score(y, s), **peers(y, s)})
+    run_case(rows, f"auc, ties, n={n:.0e}", fns, lambda f, **kw: ok(ref, f(), **kw), reps,
+             "roc_auc_score")
 
     fns = {f"auc weighted {name}": (lambda m=m: m.auc(y, s, sample_weight=w)) for name, m in impls}
     fns.update({"np.sort": lambda: np.sort(s), "np.argsort": lambda: np.argsort(s),
@@ -134,8 +188,8 @@ def main_table(args) -> None:
     refc = roc_auc_score(y, sc)
     fns = {f"auc {name}": (lambda m=m: m.auc(y, sc)) for name, m in impls}
     fns.update({"np.sort": lambda: np.sort(sc), "np.argsort": lambda: np.argsort(sc),
-                "roc_auc_score": lambda: roc_auc_score(y, sc)})
-    run_case(rows, f"auc, no ties, n={n:.0e}", fns, lambda f: ok(refc, f()), reps,
+                "roc_auc_score": lambda: roc_auc_score(y, sc), **peers(y, sc)})
+    run_case(rows, f"auc, no ties, n={n:.0e}", fns, lambda f, **kw: ok(refc, f(), **kw), reps,
              "roc_auc_score")
 
     fns = {f"multilabel_auc {name}": (lambda m=m: m.multilabel_auc(Y, s)) for name, m in impls}
@@ -166,7 +220,7 @@ def main_table(args) -> None:
 
     print(f"machine: {os.cpu_count()} cores, load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min); "
-          f"median of {reps} interleaved repetitions")
+          f"median of {reps} interleaved repetitions; {peer_versions()}")
     head = (f"| {'case':31s} | {'function':28s} | {'median s':>9s} | {'x np.sort':>9s} | "
             f"{'x np.argsort':>12s} | {'x sklearn':>9s} |")
     print(head)
