@@ -1,0 +1,65 @@
+"""benchmarks/run_all.py: one command runs every README benchmark in its own process and writes
+what each printed, the machine load around it and the versions; a failing benchmark is reported
+and makes the command exit non-zero."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "run_all.py"
+
+
+@pytest.fixture
+def run_all():
+    spec = importlib.util.spec_from_file_location("run_all", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["run_all"] = module  # dataclasses look their module up
+    try:
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.modules.pop("run_all", None)
+
+
+def test_every_listed_benchmark_script_exists(run_all):
+    for bench in run_all.BENCHES:
+        assert (SCRIPT.parent / bench.script).is_file(), bench.script
+
+
+def test_tables_load_and_failures_are_recorded(run_all, tmp_path, monkeypatch, capsys):
+    good = tmp_path / "good.py"
+    good.write_text("import sys\nprint('| case | ratio |')\nprint('|---|---|')\n"
+                    "print('| x |', ' '.join(sys.argv[1:]), '|')\n")
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sys\nprint('partial table')\nsys.exit('boom: no kernel')\n")
+    monkeypatch.setattr(run_all, "BENCHES", (
+        run_all.Bench("good", str(good), ("--q",), ("--f",), "a table"),
+        run_all.Bench("bad", str(bad), (), (), "a failing benchmark"),
+    ))
+    out = tmp_path / "out"
+    rc = run_all.main(["--quick", "--out", str(out)])
+    assert rc == 1
+    assert "| x | --q |" in (out / "good.md").read_text()
+    info = json.loads((out / "machine.json").read_text())
+    assert [r["rc"] for r in info["runs"]] == [0, 1]
+    assert info["versions"]["numpy"]
+    assert all(len(r["load_before"]) == 3 for r in info["runs"])
+    text = (out / "summary.md").read_text()
+    assert "FAILED (exit 1)" in text and "boom: no kernel" in text and "| x | --q |" in text
+    assert run_all.main(["--full", "--only", "good", "--out", str(out)]) == 0
+    assert "| x | --f |" in (out / "good.md").read_text()
+    capsys.readouterr()
+
+
+def test_bad_options_are_refused(run_all, capsys):
+    with pytest.raises(SystemExit):
+        run_all.main(["--quick", "--timeout", "0"])
+    assert "--timeout must be > 0 seconds, got 0.0" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run_all.main(["--quick", "--only", "nosuch"])
+    assert "invalid choice: 'nosuch'" in capsys.readouterr().err
