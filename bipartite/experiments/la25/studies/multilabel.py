@@ -47,7 +47,8 @@ from bipartite.studies.config import register_study
 from bipartite.studies.constraints import OneOf, Range
 
 __all__ = ["MIN_POSITIVES", "MULTILABEL_DATASETS", "MULTILABEL_LEARNERS",
-           "MULTILABEL_OBJECTIVES", "SINGLE_LABEL_MAX_K", "la25_multilabel", "multilabel_split"]
+           "MULTILABEL_OBJECTIVES", "SINGLE_LABEL_MAX_K", "la25_multilabel", "multilabel_config",
+           "multilabel_split"]
 
 #: The seven Mulan benchmarks, by number of labels.
 MULTILABEL_DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron", "cal500")
@@ -211,3 +212,43 @@ def la25_multilabel(*, seed: int, dataset: str, split: int, learner: str, object
              "prior_train": float(pi[i]), "prior_test": float(Yte[:, i].mean()),
              "alpha_share": float(shares[i]), "auc": float(aucs[i]), **joint,
              "fit_s": fit_s, "skipped": ""} for i in range(len(keep))]
+
+
+#: Data sets, splits, learners and sizes of each reproduce size (the study's config). Quick keeps
+#: three small sets (K = 6, 14, 19), two splits and the linear and XGBoost learners.
+_SIZES = {
+    "smoke": {"datasets": ["emotions"], "splits": [-1], "learners": ["linear"],
+              "objectives": ["macro", "sum", "max_min"], "epochs": 3, "n_estimators": 5},
+    "quick": {"datasets": ["emotions", "yeast", "birds"], "splits": [-1, 0],
+              "learners": ["linear", "xgb"], "objectives": list(MULTILABEL_OBJECTIVES),
+              "epochs": 40, "n_estimators": 30},
+    "full": {"datasets": list(MULTILABEL_DATASETS), "splits": [-1, 0, 1, 2, 3, 4],
+             "learners": list(MULTILABEL_LEARNERS), "objectives": list(MULTILABEL_OBJECTIVES),
+             "epochs": 40, "n_estimators": 100},
+}
+
+
+def multilabel_config(size: str, folder: str | None) -> dict | None:
+    """The ``la25.multilabel`` study config of a reproduce ``size`` (smoke / quick / full) on the
+    data folder ``folder`` (the Mulan files in ``folder/multilabel``), or None when the folder
+    holds none of the size's sets. Full: the seven sets, the standard split and five re-splits,
+    the linear, MLP and XGBoost learners (100 trees), every objective."""
+    from bipartite.data import data_dir
+
+    spec = _SIZES[size]
+    try:
+        root = data_dir(folder)
+    except (OSError, ValueError):
+        return None
+    have = [d for d in spec["datasets"]
+            if any((root / "multilabel" / f"{stem}{ext}").exists()
+                   for stem in (d, f"{d}-train", "CAL500" if d == "cal500" else d)
+                   for ext in (".arff", ".arff.gz"))]
+    if not have:
+        return None
+    return {"study": {"function": "la25.multilabel", "seed": 720, "replicates": 1,
+                      "paired_seeds": True},
+            "params": {"data": str(root.resolve()), "epochs": spec["epochs"],
+                       "n_estimators": spec["n_estimators"]},
+            "grid": {"dataset": have, "split": spec["splits"], "learner": spec["learners"],
+                     "objective": spec["objectives"]}}
