@@ -372,6 +372,11 @@ def _named_columns(df, names: list[str]):
     return df.rename(columns=mapping)
 
 
+def _coarser_eps(eps: float) -> float:
+    """The --eps a time-out suggests after ``eps`` timed out: 5 times coarser, at most 0.1."""
+    return min(5 * eps, 0.1) if eps < 0.1 else 2 * eps
+
+
 def _cmd_frontier(args) -> int:
     import time
 
@@ -400,9 +405,12 @@ def _cmd_frontier(args) -> int:
                             time_limit=args.time_limit,
                             dp_max_n=max(limit, problem.n) if args.method == "dp" else limit)
     except TimeoutError:
+        advice = ("try --eps 0.01 (ε-approximate) or a longer --time-limit" if args.eps is None
+                  else f"the ε-approximate frontier (--eps {args.eps:g}) needs fewer MILP solves "
+                       f"with a coarser ε: try --eps {_coarser_eps(args.eps):g}, or a longer "
+                       "--time-limit")
         raise TimeoutError(f"{args.problem}: the frontier was not finished within --time-limit "
-                           f"{args.time_limit:g} s; try --eps 0.01 (ε-approximate) or a longer "
-                           "--time-limit.") from None
+                           f"{args.time_limit:g} s; {advice}.") from None
     print(f"done in {time.perf_counter() - start:.1f} s: {int(df['point'].str.startswith('frontier').sum())} "
           "Pareto points", file=sys.stderr)
     df = _named_columns(df, names)
