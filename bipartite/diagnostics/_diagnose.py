@@ -24,6 +24,7 @@ from bipartite._utils.validation import (
 )
 from bipartite.diagnostics._inference import (
     boot_aucs,
+    boot_label_aucs,
     boot_var,
     check_level,
     ci_normal,
@@ -32,14 +33,13 @@ from bipartite.diagnostics._inference import (
     paired_delong,
     paired_z,
 )
+from bipartite.diagnostics._pairs import PairStats, cross_masks, pair_stats
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
-    cross_pair_win_rate,
     dictator,
     effective_weight_shares,
     effective_weights,
-    near_tie_rate,
 )
 from bipartite.metrics import (
     GAUC_WEIGHTINGS,
@@ -75,7 +75,8 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 class _Data:
     """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
     query codes ``g`` (G queries, ids ``qvalues``) or None, the bootstrap units (queries or
-    rows) and the per-label and per-cross-pair masses."""
+    rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
+    in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
     score_names: list[str]
@@ -92,7 +93,6 @@ class _Data:
     pos: list[np.ndarray]
     neg: list[np.ndarray]
     pairs: list[tuple[int, int]]
-    cross: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
 
     @property
     def n(self) -> int:
@@ -108,8 +108,7 @@ class _Estimates:
     aucs: dict[str, np.ndarray]
     gaucs: dict[str, np.ndarray]
     stats: dict[str, GroupedStats]
-    wins: dict[str, dict]
-    ties: dict[str, dict]
+    wins: dict[str, PairStats]
 
 
 @dataclass
@@ -268,9 +267,7 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
         where=where, score_names=score_names, label_names=label_names, S=S, Y=Y, w=w, qid=qid,
         g=g, G=G, qvalues=qvalues, unit=unit, U=U,
         pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
-        pairs=pairs,
-        cross={(k, j): (w * ((Y[:, k] == 1) & (Y[:, j] == 0)),
-                        w * ((Y[:, j] == 1) & (Y[:, k] == 0))) for k, j in pairs})
+        pairs=pairs)
 
 
 def _label_table(d: _Data) -> tuple[list[dict], int | None]:
@@ -296,7 +293,8 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
 
 def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
     """Point estimates per scorer: pooled AUCs, the engine's per-query statistics and gAUCs
-    (one sort per scorer for all labels), cross-pair win rates and near-tie rates."""
+    (one sort per scorer for all labels), cross-pair win rates and near-tie rates (with DeLong
+    variances without query ids), all label pairs from the same sort."""
     nan = np.full(d.K, np.nan)
     stats = {}
     if d.g is not None:
@@ -308,10 +306,8 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
             aucs={s: multilabel_auc(d.Y, d.S[s], sample_weight=d.w) for s in d.score_names},
             gaucs={s: stats[s].gauc(gauc_weighting) if stats else nan for s in d.score_names},
             stats=stats,
-            wins={s: {p: cross_pair_win_rate(d.Y, d.S[s], *p, sample_weight=d.w)
-                      for p in d.pairs} for s in d.score_names},
-            ties={s: {p: near_tie_rate(d.Y, d.S[s], *p, tol=tol, sample_weight=d.w)
-                      for p in d.pairs} for s in d.score_names})
+            wins={s: pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=d.g is None)
+                  for s in d.score_names})
 
 
 def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
@@ -322,7 +318,9 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
 
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
-                "win": {p: np.full(n_boot, np.nan) for p in pairs}} for s in d.score_names}
+                "win": np.full((len(pairs) if d.g is not None else 0, n_boot), np.nan)}
+            for s in d.score_names}
+    kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     segs = {s: QuerySegments(d.S[s], check_input=False) for s in d.score_names}
     lam = {s: est.stats[s].query_weights(gauc_weighting) for s in est.stats}
     a_q = {s: np.where(st.defined, st.auc, 0.0) for s, st in est.stats.items()}
@@ -334,15 +332,15 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
         for s in d.score_names:
             seg = segs[s]
             R = M[:, d.unit[seg.order]]
-            for k in range(K):
-                boot[s]["auc"][k, b0:b1] = boot_aucs(seg, R, d.pos[k], d.neg[k])
-                if d.g is not None:
-                    with np.errstate(invalid="ignore", divide="ignore"):
-                        boot[s]["gauc"][k, b0:b1] = ((M @ (lam[s][:, k] * a_q[s][:, k]))
-                                                     / (M @ lam[s][:, k]))
+            boot[s]["auc"][:, b0:b1] = boot_label_aucs(seg, R, d.w, d.Y)
             if d.g is not None:
-                for p in pairs:
-                    boot[s]["win"][p][b0:b1] = boot_aucs(seg, R, *d.cross[p])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    boot[s]["gauc"][:, b0:b1] = ((M @ (lam[s] * a_q[s])) / (M @ lam[s])).T
+                step = max(1, 4_000_000 // max(d.n, 1))
+                for p0 in range(0, len(pairs), step):
+                    pos, neg = cross_masks(d.Y, d.w, kj[p0:p0 + step, 0], kj[p0:p0 + step, 1])
+                    for i in range(len(pos)):
+                        boot[s]["win"][p0 + i, b0:b1] = boot_aucs(seg, R, pos[i], neg[i])
         bar.update(b1 - b0)
     bar.close()
     return boot
@@ -353,9 +351,10 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
     rows, delong, nan = [], {}, float("nan")
     for s in d.score_names:
         aucs, gaucs = est.aucs[s], est.gaucs[s]
+        seg = QuerySegments(d.S[s], check_input=False) if d.qid is None else None
         for k, lab in enumerate(d.label_names):
             if d.qid is None:
-                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k])[1:]
+                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k], seg)[1:]
             se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)))
             gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k]) if d.qid else (
                 nan, nan, nan, "no query ids (qid): gAUC undefined")
@@ -373,20 +372,25 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
 
 
 def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval."""
-    rows = []
+    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval (DeLong from
+    the vectorised pair statistics, or the query bootstrap)."""
+    rows, L = [], d.label_names
     for s in d.score_names:
-        for k, j in d.pairs:
-            wk, wj = d.cross[k, j]
-            Wv = est.wins[s][k, j]
-            terms = delong_terms(d.S[s], wk, wj)[1:] if d.qid is None else None
-            se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][k, j], terms)
-            empty = d.label_names[k] if not wk.sum() > 0 else d.label_names[j]
-            rows.append({"scorer": s, "label_k": d.label_names[k], "label_j": d.label_names[j],
+        ps = est.wins[s]
+        for i, (k, j) in enumerate(d.pairs):
+            Wv = float(ps.win[i])
+            if d.qid is None:
+                se, lo, hi = ci_normal(Wv, float(ps.var[i]), ctx.level)
+                why = ("a class has a single row: no DeLong variance"
+                       if np.isfinite(Wv) and not np.isfinite(ps.var[i]) else None)
+            else:
+                se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][i])
+            empty = L[k] if ps.n_k_only[i] == 0 else L[j]
+            rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
                          "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
-                         "near_tie_rate": est.ties[s][k, j],
-                         "n_k_only": int(np.count_nonzero(wk)),
-                         "n_j_only": int(np.count_nonzero(wj)), "method": ctx.method,
+                         "near_tie_rate": float(ps.near_tie[i]),
+                         "n_k_only": int(ps.n_k_only[i]), "n_j_only": int(ps.n_j_only[i]),
+                         "method": ctx.method,
                          "note": _join(None if np.isfinite(Wv) else
                                        f"no row is positive for {empty!r} only: W undefined",
                                        why)})
@@ -422,7 +426,7 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close: its interval excludes the estimate; compare the labels' "
                              "AUC intervals instead")
-        Wall = np.array([est.wins[s][p] for p in d.pairs], dtype=float)
+        Wall = est.wins[s].win
         row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
             Wall).any() else nan
         if not np.isfinite(row["dictatorship_index"]):

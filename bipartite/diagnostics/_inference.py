@@ -4,6 +4,7 @@ replicates of reweighted AUCs, and the interval helpers (Wald, percentile, paire
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -21,28 +22,43 @@ from bipartite._utils.validation import (
 )
 from bipartite.metrics import QuerySegments
 
-__all__ = ["boot_aucs", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
-           "delong_paired_test", "delong_terms", "paired_delong", "paired_z"]
+__all__ = ["boot_aucs", "boot_label_aucs", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
+           "delong_paired_test", "delong_rows", "delong_terms", "paired_delong", "paired_z", "z_value"]
+
+
+def delong_rows(seg: QuerySegments, pos: np.ndarray, neg: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """AUCs (m,) and the centred, weighted placement terms (m, n) of ``m`` positive / negative
+    weight rows ``pos``, ``neg`` (m, n) of one sorted scorer ``seg`` (one query), whose sums of
+    squares (products, for two scorers) give DeLong's variance: ``var = Σ a_i² + Σ b_j²`` with
+    ``a_i = pos_i (below_i/N − θ)/P · √(m/(m−1))`` over positives (m of them) and likewise ``b``
+    over negatives. With unit weights this is DeLong, DeLong & Clarke-Pearson (1988):
+    ``S10/m + S01/n``; with weights, its linearisation (sandwich) form. A row whose class is
+    empty has θ NaN; a class with a single row gives NaN terms (no variance)."""
+    below, above = seg.placements(pos, neg)
+    P, N = pos.sum(axis=1), neg.sum(axis=1)
+    ok = (P > 0) & (N > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = np.where(ok, np.einsum("mi,mi->m", pos, below) / (P * N), np.nan)
+        mp, mn = np.count_nonzero(pos, axis=1), np.count_nonzero(neg, axis=1)
+        cp = np.where(mp > 1, np.sqrt(mp / np.maximum(mp - 1, 1)), np.nan)
+        cn = np.where(mn > 1, np.sqrt(mn / np.maximum(mn - 1, 1)), np.nan)
+        a = pos * (below / N[:, None] - theta[:, None]) / P[:, None] * cp[:, None]
+        b = neg * (above / P[:, None] - theta[:, None]) / N[:, None] * cn[:, None]
+    return theta, a, b
 
 
 def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray,
                  seg: QuerySegments | None = None):
-    """AUC and the centred, weighted placement terms whose sums of squares (products, for two
-    scorers) give DeLong's variance: ``var = Σ a_i² + Σ b_j²`` with
-    ``a_i = pos_i (below_i/N − θ)/P · √(m/(m−1))`` over positives (m of them) and likewise ``b``
-    over negatives. With unit weights this is DeLong, DeLong & Clarke-Pearson (1988):
-    ``S10/m + S01/n``; with weights, its linearisation (sandwich) form. The placements come from
-    the grouped engine (one query; ``seg``: the scores' segments, when already sorted)."""
+    """AUC and DeLong's placement terms (:func:`delong_rows`) of one positive / negative weight
+    pair (n,): ``(θ, a, b)``, or ``(NaN, None, None)`` when a class is empty (``seg``: the
+    scores' segments, when already sorted)."""
     seg = QuerySegments(s, check_input=False) if seg is None else seg
-    (below,), (above,) = seg.placements(pos, neg)
-    P, N = float(pos.sum()), float(neg.sum())
-    if not (P > 0 and N > 0):
+    theta, a, b = delong_rows(seg, np.asarray(pos, dtype=np.float64)[None],
+                              np.asarray(neg, dtype=np.float64)[None])
+    if not np.isfinite(theta[0]):
         return float("nan"), None, None
-    theta = float(np.dot(pos, below) / (P * N))
-    m, n = int(np.count_nonzero(pos)), int(np.count_nonzero(neg))
-    a = pos * (below / N - theta) / P * (math.sqrt(m / (m - 1)) if m > 1 else np.nan)
-    b = neg * (above / P - theta) / N * (math.sqrt(n / (n - 1)) if n > 1 else np.nan)
-    return theta, a, b
+    return float(theta[0]), a[0], b[0]
 
 
 def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
@@ -52,16 +68,49 @@ def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarra
     return seg.auc(R * pos[seg.order], R * neg[seg.order], presorted=True)[0][:, 0]
 
 
+@functools.lru_cache(maxsize=16)
+def z_value(level: float) -> float:
+    """The two-sided normal quantile ``Φ⁻¹(½ + level/2)`` of a confidence level (once per level:
+    the report asks for it once per interval, 15 000 times at K = 174)."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.5 + level / 2))
+
+
+def boot_label_aucs(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndarray
+                    ) -> np.ndarray:
+    """Pooled AUCs (K, B) of one scorer for every 0/1 label column of ``Y`` (n, K) (positives
+    ``w y``, negatives ``w (1 − y)``) under ``B`` row reweightings ``R`` (B, n), given **in the
+    segment order** of ``seg`` (one query); NaN where a class has no weight in a replicate.
+
+    Two matrix products per batch instead of one segment pass per label: with the tie-group
+    sums ``G_t`` of all the weight ``R w`` and ``Gp_t`` of the positives,
+    ``Σ_t Gp_t (N_below,t + ½ Gn_t) = Σ_t Gp_t c_t − ½ P²`` where ``c_t = Σ_{u<t} G_u + ½ G_t``
+    (the positives' own pairs, below and tied, sum to ½ P²), so the numerator is
+    ``(R w c) @ Y − ½ P²`` with ``P = (R w) @ Y``. Exact for integer weights (all terms are
+    half-integers below 2**53); checked against :meth:`QuerySegments.auc` per label in the
+    tests."""
+    ws = w * float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else w
+    Rw = R * ws[seg.order]
+    G = seg.sums(Rw, presorted=True)
+    c = np.cumsum(G, axis=1) - 0.5 * G
+    crow = np.repeat(c, np.diff(np.r_[seg.starts, seg.n]), axis=1)
+    Ys = np.asarray(Y, dtype=np.float64)[seg.order]
+    P = Rw @ Ys
+    num = (Rw * crow) @ Ys - 0.5 * P * P
+    N = Rw.sum(axis=1)[:, None] - P
+    ok = (P > 0) & (N > 0)
+    return np.divide(num, P * N, out=np.full(P.shape, np.nan), where=ok).T
+
+
 def ci_normal(est: float, var: float, level: float, lo: float = 0.0
                ) -> tuple[float, float, float]:
     """(se, low, high) of the Wald interval ``est ± z se``, clipped to [lo, 1] (AUCs: [0, 1];
     differences: [−1, 1]); NaN when var is NaN."""
-    from scipy.stats import norm
-
     if not np.isfinite(var) or not np.isfinite(est):
         return float("nan"), float("nan"), float("nan")
     se = math.sqrt(max(var, 0.0))
-    z = float(norm.ppf(0.5 + level / 2))
+    z = z_value(level)
     return se, max(lo, est - z * se), min(1.0, est + z * se)
 
 
