@@ -30,9 +30,11 @@ from bipartite.diagnostics._inference import (
     ci_normal,
     ci_percentile,
     delong_terms,
+    holm,
     paired_delong,
     paired_z,
 )
+from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._pairs import PairStats, cross_masks, pair_stats
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import as_names, column, frame, plain
@@ -52,7 +54,22 @@ from bipartite.metrics import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+
+#: What the gAUC of each weighting is, as the report prints it.
+GAUC_DEFINITIONS = {
+    "pairs": "pair-weighted: each query weighs its positive × negative pair weight, so the gAUC "
+             "is the share of all within-query pairs ranked right (gauc_weighting='pairs', "
+             "--gauc-weighting pairs)",
+    "uniform": "query-averaged: the mean of the per-query AUCs, every query alike, as "
+               "torchmetrics' and most recommender papers' gAUC (gauc_weighting='uniform', "
+               "--gauc-weighting uniform)",
+    "impressions": "impression-weighted: per-query AUCs weighed by the query's row weight "
+                   "(gauc_weighting='impressions', --gauc-weighting impressions)",
+}
+#: The multiple-testing correction of the paired comparisons.
+HOLM = ("Holm (1979) step-down adjustment of the paired tests' p-values, one family per metric "
+        "(every scorer pair × label): column p_holm, family-wise error ≤ α")
 
 #: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
 #: intervals stop changing).
@@ -79,6 +96,7 @@ class _Data:
     in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
+    n_dropped: int
     score_names: list[str]
     label_names: list[str]
     S: dict[str, np.ndarray]
@@ -148,15 +166,20 @@ def diagnose(
     tol: float = 1e-6,
     gauc_weighting: str = "pairs",
     progress: bool = False,
+    positive_label: str | int | float | bool | None = None,
+    dropna: bool = False,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
     Parameters
     ----------
-    data : pandas DataFrame, mapping of column name → 1-D array, or path to a CSV/TSV/Parquet
-        file (read by :func:`load_scores`)
-    scores : column name(s) of the scorers (higher ranks first)
-    labels : column name(s) of the binary labels (0/1)
+    data : pandas, polars or pyarrow table (or another with the dataframe interchange
+        protocol), mapping of column name → 1-D array, or path to a CSV/TSV/Parquet file (read by
+        :func:`load_scores`; ``"-"``: standard input)
+    scores : column name(s) of the scorers (higher ranks first), any number; every pair of
+        scorers is compared per label (the ``paired`` table, with Holm-adjusted p-values)
+    labels : column name(s) of the binary labels (0/1, or two values of which
+        ``positive_label`` is the positive one)
     qid : column name of the query ids, optional. With it the intervals come from a bootstrap
         over queries and gAUCs and per-query AUCs are reported; without it every row is
         independent (DeLong intervals; gAUC undefined).
@@ -169,8 +192,19 @@ def diagnose(
         naming ``n_boot`` is raised before anything is read or allocated
     level : confidence level of every interval (default 0.95)
     tol : the near-tie tolerance of :func:`bipartite.dictatorship.near_tie_rate`
-    gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC
+    gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC:
+        ``"pairs"`` (default) weighs each query by its positive × negative pair weight, so the
+        gAUC is the share of all within-query pairs ranked right (pair-weighted); ``"uniform"``
+        averages the per-query AUCs, each query alike (query-averaged, as torchmetrics' and
+        most recommender papers' gAUC); ``"impressions"`` weighs queries by their row weight.
+        The report states the definition used (``meta["gauc_definition"]``)
     progress : bool — a tqdm progress bar over the bootstrap
+    positive_label : str, number or bool, optional — the value of the label columns that
+        means positive (``"yes"``, ``"click"``, ``True``...); each label column must then hold
+        at most two distinct values (a numeric 0/1 column is read as it is when the value is
+        not a number). Default: the labels must be 0/1 (or booleans)
+    dropna : bool — drop the rows with a missing value in any column used (their number is
+        ``meta["n_dropped"]``); default False: a missing value is an error naming its row
 
     Returns
     -------
@@ -200,7 +234,9 @@ def diagnose(
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
     rng = check_random_state(seed)
-    d = _read(data, score_names, label_names, qid, weight)
+    if not isinstance(dropna, bool | np.bool_):
+        raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
+    d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
     label_rows, dic = _label_table(d)
     est = _estimates(d, tol, gauc_weighting)
     boot = _bootstrap(d, est, n_boot, rng, progress, gauc_weighting)
@@ -209,14 +245,21 @@ def diagnose(
     method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
     ctx = _Ctx(level, d.U, n_boot, no_boot, method)
     auc_rows, delong = _auc_table(d, est, boot, ctx)
-    tables = _frames(label_rows, auc_rows, _win_table(d, est, boot, ctx),
-                     _summary_table(d, est, boot, ctx), _per_query_table(d, est),
-                     _paired_table(d, est, boot, delong, ctx))
-    meta = {"source": d.where, "n_rows": d.n, "n_queries": d.G if qid is not None else None,
+    win_rows = _win_table(d, est, boot, ctx)
+    tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
+                     _per_query_table(d, est), _paired_table(d, est, boot, delong, ctx),
+                     dictatorship_rows(label_rows, win_rows, score_names))
+    n_defined = sum(1 for r in label_rows if np.isfinite(r["alpha"]))
+    meta = {"source": d.where, "n_rows": d.n, "n_dropped": d.n_dropped,
+            "n_queries": d.G if qid is not None else None,
             "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
+            "positive_label": positive_label,
             "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
-            "interval_method": method, "gauc_weighting": gauc_weighting, "near_tie_tol": tol,
-            "dictator": None if dic is None else label_names[dic]}
+            "interval_method": method, "gauc_weighting": gauc_weighting,
+            "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
+            "multiple_testing": HOLM, "near_tie_tol": tol,
+            "dictator": None if dic is None else label_names[dic],
+            "n_labels_defined": n_defined}
     return Diagnostics(tables=tables, meta=meta)
 
 
@@ -237,7 +280,7 @@ def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
 
 
 def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
-          weight: str | None) -> _Data:
+          weight: str | None, positive_label=None, dropna: bool = False) -> _Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
     ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
     import pandas as pd
@@ -245,27 +288,37 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
     df, source = frame(data, needed)
     where = source.where
+    df = df[needed].reset_index(drop=True)  # positions = the rows the messages name
+    n_dropped = 0
+    if dropna:
+        n_all = len(df)
+        df = df.dropna(subset=needed)
+        n_dropped = n_all - len(df)
     n, K = len(df), len(label_names)
     if n < 2:
-        raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
+        raise ValueError(f"The {where} must have at least 2 rows"
+                         + (f" with no missing value (dropna dropped {n_dropped})" if dropna
+                            else "") + f", got {n}.")
     S = {name: column(df, name, "score", source) for name in score_names}
-    Y = np.column_stack([column(df, c, "label", source) for c in label_names])
+    Y = np.column_stack([column(df, c, "label", source, positive_label=positive_label)
+                         for c in label_names])
     w = column(df, weight, "weight", source) if weight else np.ones(n)
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
     if qid is not None:
         if df[qid].isna().any():
-            i = int(np.flatnonzero(df[qid].isna().to_numpy())[0])
+            i = int(df.index[np.flatnonzero(df[qid].isna().to_numpy())[0]])
             raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
-                                            "missing value", "an empty field or NaN") + ".")
+                                            "missing value", "an empty field or NaN")
+                             + " (dropna=True, --dropna, drops such rows).")
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
     unit, U = (g, G) if qid is not None else (np.arange(n), n)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return _Data(
-        where=where, score_names=score_names, label_names=label_names, S=S, Y=Y, w=w, qid=qid,
-        g=g, G=G, qvalues=qvalues, unit=unit, U=U,
+        where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
+        S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, unit=unit, U=U,
         pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
         pairs=pairs)
 
@@ -477,10 +530,14 @@ def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx
                 why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
                                                  if np.isfinite(va - vb) else None))
             rows.append({**row, "note": why})
+    for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
+        idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
+        for i, p in zip(idx, holm([rows[i]["p_value"] for i in idx]), strict=True):
+            rows[i]["p_holm"] = p
     return rows
 
 
-def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows
+def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, dic_rows
             ) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
@@ -495,5 +552,6 @@ def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows
                                                     "note"]),
         "paired": pd.DataFrame(paired_rows, columns=[
             "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
-            "ci_low", "ci_high", "z", "p_value", "method", "note"]),
+            "ci_low", "ci_high", "z", "p_value", "p_holm", "method", "note"]),
+        "dictatorship": pd.DataFrame(dic_rows, columns=DICTATORSHIP_COLUMNS),
     }

@@ -23,7 +23,7 @@ from bipartite._utils.validation import (
 from bipartite.metrics import QuerySegments
 
 __all__ = ["boot_aucs", "boot_label_aucs", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
-           "delong_paired_test", "delong_rows", "delong_terms", "paired_delong", "paired_z", "z_value"]
+           "delong_paired_test", "delong_rows", "delong_terms", "holm", "paired_delong", "paired_z", "z_value"]
 
 
 def delong_rows(seg: QuerySegments, pos: np.ndarray, neg: np.ndarray
@@ -201,6 +201,21 @@ def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike
                       UndefinedMetricWarning, stacklevel=2)
     return {"auc_a": ta, "auc_b": tb, "diff": ta - tb,
             **paired_delong((aa, ba), (ab, bb), ta - tb, level)}
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's (1979) step-down adjusted p-values of one family of tests: with the m defined
+    p-values sorted, ``p̃_(i) = max_{j ≤ i} min(1, (m − j + 1) p_(j))``; NaN p-values stay NaN
+    and do not count in m. Rejecting where ``p̃ ≤ α`` keeps the family-wise error ≤ α."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    if ok.size:
+        order = ok[np.argsort(p[ok], kind="stable")]
+        m = len(order)
+        adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+        out[order] = np.maximum.accumulate(adj)
+    return out.tolist()
 
 
 def paired_delong(da: tuple, db: tuple, diff: float, level: float) -> dict[str, float]:
