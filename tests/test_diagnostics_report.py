@@ -95,9 +95,9 @@ def test_any_number_of_scorers_with_holm(table):
     d = diagnose(table, scores=["m1", "m2", "m3"], labels=LABELS, qid="q", n_boot=200)
     paired = d.tables["paired"]
     assert len(paired) == 3 * 3 * 2  # scorer pairs × labels × (auc, gauc)
-    assert set(zip(paired.scorer_a, paired.scorer_b)) == {("m1", "m2"), ("m1", "m3"),
+    assert set(zip(paired.scorer_a, paired.scorer_b, strict=True)) == {("m1", "m2"), ("m1", "m3"),
                                                           ("m2", "m3")}
-    for metric, grp in paired.groupby("metric"):
+    for _, grp in paired.groupby("metric"):
         p = grp.p_value.to_numpy()
         m = np.isfinite(p).sum()
         order = np.argsort(p)

@@ -22,6 +22,7 @@ from bipartite._utils.validation import (
     check_positive,
     check_random_state,
 )
+from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._inference import (
     boot_aucs,
     boot_label_aucs,
@@ -34,7 +35,6 @@ from bipartite.diagnostics._inference import (
     paired_delong,
     paired_z,
 )
-from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._pairs import PairStats, cross_masks, pair_stats
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import as_names, column, frame, plain

@@ -127,7 +127,7 @@ def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
         header += [f"`{s}`: mean W(k > ·) (observed)", f"`{s}`: min W(k > ·)",
                    f"`{s}`: favoured / dictates (observed)"]
     rows = []
-    for k, lab in enumerate(m["labels"]):
+    for lab in m["labels"]:
         r0 = dic[(dic.label == lab)].iloc[0]
         row = [lab, _fmt(r0.theory_alpha_share, digits), "yes" if r0.theory_dictator else ""]
         for s in m["scores"]:
