@@ -20,11 +20,13 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["Diagnostics", "FIGURE_MAX_LABELS", "shown_pairs"]
+__all__ = ["Diagnostics", "FIGURE_MAX_LABELS", "FIGURE_MAX_TICK_LABELS", "shown_pairs"]
 
 #: Past this many labels the report's figure draws the win-rate matrix instead of one error bar
 #: per label pair, and names only the scorers (:meth:`Diagnostics.figure`).
 FIGURE_MAX_LABELS = 8
+#: Past this many labels the per-label panel drops its tick names (they would overprint).
+FIGURE_MAX_TICK_LABELS = 40
 
 
 def _record(row: dict) -> dict:
@@ -329,8 +331,10 @@ class Diagnostics:
                              label=lab)
         axes[0].set(xticks=range(len(L)), xlim=(-0.5, len(L) - 0.5),
                     ylabel="AUC (filled) / gAUC (open)", title="Per-label AUC")
-        axes[0].set_xticklabels(L, rotation=90 if many else 0, fontsize=max(3, 8 - len(L) // 40)
-                                if many else None)
+        if len(L) > FIGURE_MAX_TICK_LABELS:  # names would overprint: the order is the table's
+            axes[0].set(xticks=[], xlabel=f"the {len(L)} labels, in the order of tables['auc']")
+        else:
+            axes[0].set_xticklabels(L, rotation=90 if many else 0, fontsize=6 if many else None)
         axes[0].axhline(0.5, color="grey", lw=0.8, ls=":")
         axes[0].legend(fontsize=7)
         if many:
@@ -371,11 +375,14 @@ class Diagnostics:
         v = wr.win_rate.to_numpy(dtype=float)
         W[k, j], W[j, k] = v, 1 - v
         im = ax.imshow(W, vmin=0, vmax=1, cmap="RdBu_r", interpolation="nearest")
-        fig.colorbar(im, ax=ax, shrink=0.8, label="W(row label > column label)")
-        ax.set(title=f"Cross-pair win rates of `{s0}` (½ = even-handed)",
-               xlabel="label j (by prior, rarest first)", ylabel="label k")
-        ax.set_xticks([])
-        ax.set_yticks([])
+        fig.colorbar(im, ax=ax, shrink=0.8, label="W(k > j); ½ = even-handed")
+        ax.set(title=f"Win rates W(k > j) of `{s0}`",
+               xlabel="label j (by prior, rarest first)", ylabel="label k (same order)")
+        if len(L) > FIGURE_MAX_TICK_LABELS:
+            ax.set(xticks=[], yticks=[])
+        else:
+            ax.set_xticks(range(len(L)), order, rotation=90, fontsize=5)
+            ax.set_yticks(range(len(L)), order, fontsize=5)
 
     def save(self, directory: str | os.PathLike, *, figure: bool = True) -> list[Path]:
         """Write ``report.md``, ``report.json``, one CSV per table and ``report.png`` and
