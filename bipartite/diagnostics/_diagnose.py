@@ -24,8 +24,8 @@ from bipartite._utils.validation import (
 )
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._inference import (
-    boot_aucs,
     boot_label_aucs,
+    boot_pair_win_rates,
     boot_var,
     check_level,
     ci_normal,
@@ -35,7 +35,7 @@ from bipartite.diagnostics._inference import (
     paired_delong,
     paired_z,
 )
-from bipartite.diagnostics._pairs import PairStats, cross_masks, pair_stats
+from bipartite.diagnostics._pairs import PairStats, pair_stats
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
@@ -389,11 +389,8 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
             if d.g is not None:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     boot[s]["gauc"][:, b0:b1] = ((M @ (lam[s] * a_q[s])) / (M @ lam[s])).T
-                step = max(1, 4_000_000 // max(d.n, 1))
-                for p0 in range(0, len(pairs), step):
-                    pos, neg = cross_masks(d.Y, d.w, kj[p0:p0 + step, 0], kj[p0:p0 + step, 1])
-                    for i in range(len(pos)):
-                        boot[s]["win"][p0 + i, b0:b1] = boot_aucs(seg, R, pos[i], neg[i])
+                boot[s]["win"][:, b0:b1] = boot_pair_win_rates(seg, R, d.w, d.Y, kj[:, 0],
+                                                               kj[:, 1])
         bar.update(b1 - b0)
     bar.close()
     return boot

@@ -22,7 +22,7 @@ from bipartite._utils.validation import (
 )
 from bipartite.metrics import QuerySegments
 
-__all__ = ["boot_aucs", "boot_label_aucs", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
+__all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
            "delong_paired_test", "delong_rows", "delong_terms", "holm", "paired_delong", "paired_z", "z_value"]
 
 
@@ -101,6 +101,50 @@ def boot_label_aucs(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndar
     N = Rw.sum(axis=1)[:, None] - P
     ok = (P > 0) & (N > 0)
     return np.divide(num, P * N, out=np.full(P.shape, np.nan), where=ok).T
+
+
+def boot_pair_win_rates(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndarray,
+                        ks: np.ndarray, js: np.ndarray, *, block: int = 1 << 20) -> np.ndarray:
+    """Cross-pair win rates W_{k>j} (len(ks), B) of one scorer for the label pairs
+    ``(ks[i], js[i])`` under ``B`` row reweightings ``R`` (B, n) **in the segment order** of
+    ``seg`` (one query); NaN where a side has no weight in a replicate.
+
+    Three (K × n) @ (n × K) products per replicate for every pair at once. With ``V = R w`` and
+    ``z = y_k y_j``, the k-only rows weigh ``V (y_k − z)`` and the j-only rows ``V (y_j − z)``;
+    the numerator ``T(k-only, j-only)`` of the engine (``T(a, b) = Σ_t G^a_t c^b_t``, ``c^b_t =
+    Σ_{u<t} G^b_u + ½ G^b_t`` over tie groups) is bilinear, and its four terms are
+    ``T(y_k, y_j) = (V Y)ᵀ C``, ``T(y_k, z) = tot_k G_kj − H_kj``, ``T(z, y_j) = H_jk`` and
+    ``T(z, z) = ½ G_kj²``, with ``C`` the rows' ``c`` of every label, ``G = (V Y)ᵀ Y``,
+    ``H = (V Y ∘ C)ᵀ Y`` and ``tot_k = Σ V y_k``. The sides' masses are ``tot_k − G_kj`` and
+    ``tot_j − G_kj``. Exact for integer weights (half-integers below 2**53); with real weights
+    the cancellation costs about ``log10(W² / (P N))`` digits; checked against the engine pair by
+    pair in the tests. Replicates are taken ``block // (n K)`` at a time."""
+    ws = w * float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else w
+    Ys = np.asarray(Y, dtype=np.float64)[seg.order]
+    n, K = Ys.shape
+    sizes = np.diff(np.r_[seg.starts, seg.n])
+    out = np.full((len(ks), R.shape[0]), np.nan)
+    step = max(1, block // (n * K))
+    for b0 in range(0, R.shape[0], step):
+        b1 = min(R.shape[0], b0 + step)
+        VY = (R[b0:b1] * ws[seg.order])[:, :, None] * Ys[None]  # (b, n, K)
+        GY = np.add.reduceat(VY, seg.starts, axis=1)
+        crow = np.repeat(np.cumsum(GY, axis=1) - 0.5 * GY, sizes, axis=1)
+        tot = GY.sum(axis=1)  # (b, K)
+        b = b1 - b0
+        VYt = np.ascontiguousarray(VY.transpose(0, 2, 1))  # (b, K, n): one GEMM for all b
+        G = (VYt.reshape(b * K, n) @ Ys).reshape(b, K, K)
+        H = (np.ascontiguousarray((VY * crow).transpose(0, 2, 1)).reshape(b * K, n) @ Ys
+             ).reshape(b, K, K)
+        T1 = np.stack([VYt[i] @ crow[i] for i in range(b)])  # 2-D GEMMs: numpy's stacked
+        # matmul does not reach BLAS here (30 times slower, measured)
+        num = T1 - tot[:, :, None] * G + H - H.transpose(0, 2, 1) + 0.5 * G * G
+        P = tot[:, ks] - G[:, ks, js]
+        N = tot[:, js] - G[:, ks, js]
+        ok = (P > 0) & (N > 0)
+        out[:, b0:b1] = np.divide(num[:, ks, js], P * N, out=np.full(P.shape, np.nan),
+                                  where=ok).T
+    return out
 
 
 def ci_normal(est: float, var: float, level: float, lo: float = 0.0
