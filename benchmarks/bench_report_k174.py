@@ -11,7 +11,9 @@ solve), summed into one ranking score, ``ridge_sum``. Timed in one process, side
   (``bipartite.diagnostics._pairs.pair_stats``, one sort);
 * the bootstrap's AUCs of all labels, per label through the grouped engine against
   ``boot_label_aucs`` (two matrix products per batch), B = 1000;
-* ``diagnose`` (n_boot = 1000) and ``bipartite report`` (Markdown to a buffer).
+* ``diagnose`` (n_boot = 1000; also with 50 synthetic query ids, whose bootstrap resamples
+  every pair's win rate, ``boot_pair_win_rates``) and ``bipartite report`` (Markdown to a
+  buffer).
 
 Each time is also given as a ratio to one ``np.sort`` of the score column, timed beside it.
 
@@ -96,6 +98,9 @@ def main():
                  timed(lambda: boot_label_aucs(seg, R, w, Y))))
     rows.append(("diagnose, n_boot=1000",
                  timed(lambda: diagnose(frame, scores="ridge_sum", labels=labels))))
+    q = frame.assign(q=np.random.default_rng(0).integers(0, 50, n))  # 50 synthetic queries
+    rows.append(("diagnose, 50 queries (qid), n_boot=1000",
+                 timed(lambda: diagnose(q, scores="ridge_sum", labels=labels, qid="q"))))
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, "cal500.csv")
         frame.to_csv(csv, index=False)
