@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE --score COL [--score COL2] --label COL [--label COL ...] [--qid COL] [--weight COL] [--format markdown|json] [--out DIR] [--seed N]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--format markdown|json] [--out DIR] [--seed N]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
@@ -227,20 +227,39 @@ def _add_report(sub) -> None:
         "report", formatter_class=_Formatter, epilog=_EPILOG,
         help="diagnose your own scores: per-label AUC with intervals, gAUC, dictatorship",
         description=textwrap.dedent("""\
-            Diagnose one or two scorers against several binary labels, from a CSV or Parquet
-            file (bipartite.diagnostics.diagnose): per-label AUC with 95% intervals (DeLong;
-            a bootstrap over queries with --qid), gAUC per label, per-query AUCs, the cross-pair
-            win rates W_{k>j} and the near-tie rate, the priors, the effective weights and the
-            dictator that loss aggregation with a = 1 would produce, Diff and Min AUC, and with
-            two scorers the paired differences per label with DeLong's paired test (bootstrap
-            with queries). Labels keep their column names."""))
-    rep.add_argument("file", type=Path, metavar="FILE", help="CSV, TSV or Parquet file")
+            Diagnose one or more scorers against several binary labels, from a CSV, TSV or
+            Parquet file, or standard input (FILE = -) (bipartite.diagnostics.diagnose):
+            per-label AUC with intervals (DeLong; a bootstrap over queries with --qid), gAUC
+            per label (its definition, --gauc-weighting, is printed), per-query AUCs, the
+            cross-pair win rates W_{k>j} and the near-tie rate, the priors, the effective
+            weights and the label that loss aggregation with a = 1 would favour (theory) beside
+            the labels each scorer favours (observed, from its W_{k>j}), Diff and Min AUC, and
+            for every pair of scorers the paired differences per label with DeLong's paired
+            test (the paired query bootstrap with --qid) and Holm-adjusted p-values. Labels
+            keep their column names; with many labels the printed pair table is cut by a
+            stated rule (all pairs are in --out DIR/win_rates.csv and the JSON)."""))
+    rep.add_argument("file", type=Path, metavar="FILE",
+                     help="CSV, TSV or Parquet file; - reads standard input (CSV/TSV, or Parquet)")
     rep.add_argument("--score", action="append", required=True, metavar="COL",
-                     help="score column (give it twice to compare two scorers)")
+                     help="score column (repeat it to compare scorers: any number)")
     rep.add_argument("--label", action="append", required=True, metavar="COL",
                      help="binary label column (repeat for each label)")
+    rep.add_argument("--positive-label", default=None, metavar="VALUE",
+                     help="the label value that means positive, for labels such as yes/no or "
+                          "click/skip (each label column must have at most two values; "
+                          "default: labels are 0/1)")
     rep.add_argument("--qid", default=None, metavar="COL", help="query-id column")
     rep.add_argument("--weight", default=None, metavar="COL", help="non-negative row weights")
+    rep.add_argument("--gauc-weighting", choices=["pairs", "uniform", "impressions"],
+                     default="pairs",
+                     help="gAUC query weights: pairs = pair-weighted (each query by its "
+                          "positive x negative pairs), uniform = query-averaged (as "
+                          "torchmetrics), impressions = by the query's row weight")
+    rep.add_argument("--level", type=float, default=0.95, metavar="L",
+                     help="confidence level of every interval, in (0, 1)")
+    rep.add_argument("--dropna", action="store_true",
+                     help="drop rows with a missing value in a column used (and say how many); "
+                          "default: such a row is an error naming it")
     rep.add_argument("--format", choices=["markdown", "json"], default="markdown",
                      help="stdout format (JSON is strict: null with a note, never NaN)")
     rep.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -372,6 +391,11 @@ def _named_columns(df, names: list[str]):
     return df.rename(columns=mapping)
 
 
+def _coarser_eps(eps: float) -> float:
+    """The --eps a time-out suggests after ``eps`` timed out: 5 times coarser, at most 0.1."""
+    return min(5 * eps, 0.1) if eps < 0.1 else 2 * eps
+
+
 def _cmd_frontier(args) -> int:
     import time
 
@@ -400,9 +424,12 @@ def _cmd_frontier(args) -> int:
                             time_limit=args.time_limit,
                             dp_max_n=max(limit, problem.n) if args.method == "dp" else limit)
     except TimeoutError:
+        advice = ("try --eps 0.01 (ε-approximate) or a longer --time-limit" if args.eps is None
+                  else f"the ε-approximate frontier (--eps {args.eps:g}) needs fewer MILP solves "
+                       f"with a coarser ε: try --eps {_coarser_eps(args.eps):g}, or a longer "
+                       "--time-limit")
         raise TimeoutError(f"{args.problem}: the frontier was not finished within --time-limit "
-                           f"{args.time_limit:g} s; try --eps 0.01 (ε-approximate) or a longer "
-                           "--time-limit.") from None
+                           f"{args.time_limit:g} s; {advice}.") from None
     print(f"done in {time.perf_counter() - start:.1f} s: {int(df['point'].str.startswith('frontier').sum())} "
           "Pareto points", file=sys.stderr)
     df = _named_columns(df, names)
@@ -439,15 +466,15 @@ def _cmd_dictatorship(args) -> int:
 def _cmd_report(args) -> int:
     from bipartite.diagnostics import diagnose
 
-    if len(args.score) > 2:
-        raise ValueError(f"--score: give one or two score columns, got {len(args.score)}.")
     if args.out is not None:  # before the work: a file in the path, read-only, no permission
         from bipartite._utils.files import check_output_dir
 
         check_output_dir(args.out, what="the report folder (--out)")
-    result = diagnose(args.file, scores=args.score, labels=args.label, qid=args.qid,
-                      weight=args.weight, seed=args.seed, n_boot=args.n_boot,
-                      progress=not args.no_progress)
+    result = diagnose(str(args.file) if str(args.file) == "-" else args.file,
+                      scores=args.score, labels=args.label, qid=args.qid, weight=args.weight,
+                      seed=args.seed, n_boot=args.n_boot, level=args.level,
+                      gauc_weighting=args.gauc_weighting, positive_label=args.positive_label,
+                      dropna=args.dropna, progress=not args.no_progress)
     print(result.to_json() if args.format == "json" else result.to_markdown())
     if args.out is not None:
         for path in result.save(args.out):

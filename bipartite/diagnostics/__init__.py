@@ -17,6 +17,21 @@ would produce (:func:`bipartite.dictatorship.dictator`). For each pair of scorer
 AUC (and gAUC) difference per label, with DeLong's paired test (pooled rows) or the paired query
 bootstrap.
 
+**What the report says.** It states the gAUC definition in use (``gauc_weighting``:
+pair-weighted by default, query-averaged with ``"uniform"``). The dictatorship section puts side
+by side what loss aggregation with ``a = 1`` *would* favour (theory: the α shares, a property of
+the priors alone) and what each of your scorers *does* favour (observed: its mean and minimum
+``W_{k>j}`` over the other labels; ``tables["dictatorship"]``). Any number of scorers: every pair
+is compared per label, and the p-values are also given Holm-adjusted (``p_holm``, one family per
+metric). With many labels (K(K − 1)/2 pairs) the printed pair table keeps the pairs among the 3
+most and 3 least skewed labels and then the most lopsided ones, up to ``max_pairs`` (30), and
+says how many it left out; every pair stays in ``tables["win_rates"]``. All label pairs come
+from one sort of each scorer, in blocks (CAL500, K = 174, 15 051 pairs: about 3 s for the whole
+report). Input: a pandas, polars or pyarrow table, a mapping of columns, a CSV/TSV/Parquet file
+or standard input (``"-"``); labels 0/1, or two values with ``positive_label``; ``dropna=True``
+drops rows with a missing value (counted in ``meta["n_dropped"]``). In a notebook a
+:class:`Diagnostics` displays itself as the report (``_repr_html_``, ``_repr_markdown_``).
+
 Labels and scorers keep their column names everywhere. Undefined values (a label with one class,
 an empty cross-pair set, a query without both classes) are NaN in the tables and ``null`` in the
 JSON, always with a reason in the row's ``note``.
@@ -24,8 +39,9 @@ JSON, always with a reason in the row's ``note``.
 The package is a report layer over the grouped-AUC engine of :mod:`bipartite.metrics`
 (:class:`~bipartite.metrics.QuerySegments`: every AUC, placement, per-query AUC and bootstrap
 replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_inference`` holds
-DeLong and the interval helpers, ``_diagnose`` the named steps of :func:`diagnose`, ``_report``
-the result (:class:`Diagnostics`).
+DeLong, the bootstrap kernel and the interval helpers, ``_pairs`` the statistics of all label
+pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps of
+:func:`diagnose`, ``_report`` the result (:class:`Diagnostics`).
 """
 
 from __future__ import annotations

@@ -22,24 +22,26 @@ from bipartite._utils.validation import (
     check_positive,
     check_random_state,
 )
+from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._inference import (
-    boot_aucs,
+    boot_label_aucs,
+    boot_pair_win_rates,
     boot_var,
     check_level,
     ci_normal,
     ci_percentile,
     delong_terms,
+    holm,
     paired_delong,
     paired_z,
 )
+from bipartite.diagnostics._pairs import PairStats, pair_stats
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
-    cross_pair_win_rate,
     dictator,
     effective_weight_shares,
     effective_weights,
-    near_tie_rate,
 )
 from bipartite.metrics import (
     GAUC_WEIGHTINGS,
@@ -52,7 +54,22 @@ from bipartite.metrics import (
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+
+#: What the gAUC of each weighting is, as the report prints it.
+GAUC_DEFINITIONS = {
+    "pairs": "pair-weighted: each query weighs its positive × negative pair weight, so the gAUC "
+             "is the share of all within-query pairs ranked right (gauc_weighting='pairs', "
+             "--gauc-weighting pairs)",
+    "uniform": "query-averaged: the mean of the per-query AUCs, every query alike, as "
+               "torchmetrics' and most recommender papers' gAUC (gauc_weighting='uniform', "
+               "--gauc-weighting uniform)",
+    "impressions": "impression-weighted: per-query AUCs weighed by the query's row weight "
+                   "(gauc_weighting='impressions', --gauc-weighting impressions)",
+}
+#: The multiple-testing correction of the paired comparisons.
+HOLM = ("Holm (1979) step-down adjustment of the paired tests' p-values, one family per metric "
+        "(every scorer pair × label): column p_holm, family-wise error ≤ α")
 
 #: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
 #: intervals stop changing).
@@ -75,9 +92,11 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 class _Data:
     """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
     query codes ``g`` (G queries, ids ``qvalues``) or None, the bootstrap units (queries or
-    rows) and the per-label and per-cross-pair masses."""
+    rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
+    in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
+    n_dropped: int
     score_names: list[str]
     label_names: list[str]
     S: dict[str, np.ndarray]
@@ -92,7 +111,6 @@ class _Data:
     pos: list[np.ndarray]
     neg: list[np.ndarray]
     pairs: list[tuple[int, int]]
-    cross: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]]
 
     @property
     def n(self) -> int:
@@ -108,8 +126,7 @@ class _Estimates:
     aucs: dict[str, np.ndarray]
     gaucs: dict[str, np.ndarray]
     stats: dict[str, GroupedStats]
-    wins: dict[str, dict]
-    ties: dict[str, dict]
+    wins: dict[str, PairStats]
 
 
 @dataclass
@@ -149,15 +166,20 @@ def diagnose(
     tol: float = 1e-6,
     gauc_weighting: str = "pairs",
     progress: bool = False,
+    positive_label: str | int | float | bool | None = None,
+    dropna: bool = False,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
     Parameters
     ----------
-    data : pandas DataFrame, mapping of column name → 1-D array, or path to a CSV/TSV/Parquet
-        file (read by :func:`load_scores`)
-    scores : column name(s) of the scorers (higher ranks first)
-    labels : column name(s) of the binary labels (0/1)
+    data : pandas, polars or pyarrow table (or another with the dataframe interchange
+        protocol), mapping of column name → 1-D array, or path to a CSV/TSV/Parquet file (read by
+        :func:`load_scores`; ``"-"``: standard input)
+    scores : column name(s) of the scorers (higher ranks first), any number; every pair of
+        scorers is compared per label (the ``paired`` table, with Holm-adjusted p-values)
+    labels : column name(s) of the binary labels (0/1, or two values of which
+        ``positive_label`` is the positive one)
     qid : column name of the query ids, optional. With it the intervals come from a bootstrap
         over queries and gAUCs and per-query AUCs are reported; without it every row is
         independent (DeLong intervals; gAUC undefined).
@@ -170,8 +192,19 @@ def diagnose(
         naming ``n_boot`` is raised before anything is read or allocated
     level : confidence level of every interval (default 0.95)
     tol : the near-tie tolerance of :func:`bipartite.dictatorship.near_tie_rate`
-    gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC
+    gauc_weighting : {"pairs", "uniform", "impressions"} — query weights of the gAUC:
+        ``"pairs"`` (default) weighs each query by its positive × negative pair weight, so the
+        gAUC is the share of all within-query pairs ranked right (pair-weighted); ``"uniform"``
+        averages the per-query AUCs, each query alike (query-averaged, as torchmetrics' and
+        most recommender papers' gAUC); ``"impressions"`` weighs queries by their row weight.
+        The report states the definition used (``meta["gauc_definition"]``)
     progress : bool — a tqdm progress bar over the bootstrap
+    positive_label : str, number or bool, optional — the value of the label columns that
+        means positive (``"yes"``, ``"click"``, ``True``...); each label column must then hold
+        at most two distinct values (a numeric 0/1 column is read as it is when the value is
+        not a number). Default: the labels must be 0/1 (or booleans)
+    dropna : bool — drop the rows with a missing value in any column used (their number is
+        ``meta["n_dropped"]``); default False: a missing value is an error naming its row
 
     Returns
     -------
@@ -201,7 +234,9 @@ def diagnose(
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
     rng = check_random_state(seed)
-    d = _read(data, score_names, label_names, qid, weight)
+    if not isinstance(dropna, bool | np.bool_):
+        raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
+    d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
     label_rows, dic = _label_table(d)
     est = _estimates(d, tol, gauc_weighting)
     boot = _bootstrap(d, est, n_boot, rng, progress, gauc_weighting)
@@ -210,14 +245,21 @@ def diagnose(
     method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
     ctx = _Ctx(level, d.U, n_boot, no_boot, method)
     auc_rows, delong = _auc_table(d, est, boot, ctx)
-    tables = _frames(label_rows, auc_rows, _win_table(d, est, boot, ctx),
-                     _summary_table(d, est, boot, ctx), _per_query_table(d, est),
-                     _paired_table(d, est, boot, delong, ctx))
-    meta = {"source": d.where, "n_rows": d.n, "n_queries": d.G if qid is not None else None,
+    win_rows = _win_table(d, est, boot, ctx)
+    tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
+                     _per_query_table(d, est), _paired_table(d, est, boot, delong, ctx),
+                     dictatorship_rows(label_rows, win_rows, score_names))
+    n_defined = sum(1 for r in label_rows if np.isfinite(r["alpha"]))
+    meta = {"source": d.where, "n_rows": d.n, "n_dropped": d.n_dropped,
+            "n_queries": d.G if qid is not None else None,
             "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
+            "positive_label": positive_label,
             "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
-            "interval_method": method, "gauc_weighting": gauc_weighting, "near_tie_tol": tol,
-            "dictator": None if dic is None else label_names[dic]}
+            "interval_method": method, "gauc_weighting": gauc_weighting,
+            "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
+            "multiple_testing": HOLM, "near_tie_tol": tol,
+            "dictator": None if dic is None else label_names[dic],
+            "n_labels_defined": n_defined}
     return Diagnostics(tables=tables, meta=meta)
 
 
@@ -238,7 +280,7 @@ def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
 
 
 def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
-          weight: str | None) -> _Data:
+          weight: str | None, positive_label=None, dropna: bool = False) -> _Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
     ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
     import pandas as pd
@@ -246,31 +288,39 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
     df, source = frame(data, needed)
     where = source.where
+    df = df[needed].reset_index(drop=True)  # positions = the rows the messages name
+    n_dropped = 0
+    if dropna:
+        n_all = len(df)
+        df = df.dropna(subset=needed)
+        n_dropped = n_all - len(df)
     n, K = len(df), len(label_names)
     if n < 2:
-        raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
+        raise ValueError(f"The {where} must have at least 2 rows"
+                         + (f" with no missing value (dropna dropped {n_dropped})" if dropna
+                            else "") + f", got {n}.")
     S = {name: column(df, name, "score", source) for name in score_names}
-    Y = np.column_stack([column(df, c, "label", source) for c in label_names])
+    Y = np.column_stack([column(df, c, "label", source, positive_label=positive_label)
+                         for c in label_names])
     w = column(df, weight, "weight", source) if weight else np.ones(n)
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
     if qid is not None:
         if df[qid].isna().any():
-            i = int(np.flatnonzero(df[qid].isna().to_numpy())[0])
+            i = int(df.index[np.flatnonzero(df[qid].isna().to_numpy())[0]])
             raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
-                                            "missing value", "an empty field or NaN") + ".")
+                                            "missing value", "an empty field or NaN")
+                             + " (dropna=True, --dropna, drops such rows).")
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
     unit, U = (g, G) if qid is not None else (np.arange(n), n)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return _Data(
-        where=where, score_names=score_names, label_names=label_names, S=S, Y=Y, w=w, qid=qid,
-        g=g, G=G, qvalues=qvalues, unit=unit, U=U,
+        where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
+        S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, unit=unit, U=U,
         pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
-        pairs=pairs,
-        cross={(k, j): (w * ((Y[:, k] == 1) & (Y[:, j] == 0)),
-                        w * ((Y[:, j] == 1) & (Y[:, k] == 0))) for k, j in pairs})
+        pairs=pairs)
 
 
 def _label_table(d: _Data) -> tuple[list[dict], int | None]:
@@ -296,7 +346,8 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
 
 def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
     """Point estimates per scorer: pooled AUCs, the engine's per-query statistics and gAUCs
-    (one sort per scorer for all labels), cross-pair win rates and near-tie rates."""
+    (one sort per scorer for all labels), cross-pair win rates and near-tie rates (with DeLong
+    variances without query ids), all label pairs from the same sort."""
     nan = np.full(d.K, np.nan)
     stats = {}
     if d.g is not None:
@@ -308,10 +359,8 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
             aucs={s: multilabel_auc(d.Y, d.S[s], sample_weight=d.w) for s in d.score_names},
             gaucs={s: stats[s].gauc(gauc_weighting) if stats else nan for s in d.score_names},
             stats=stats,
-            wins={s: {p: cross_pair_win_rate(d.Y, d.S[s], *p, sample_weight=d.w)
-                      for p in d.pairs} for s in d.score_names},
-            ties={s: {p: near_tie_rate(d.Y, d.S[s], *p, tol=tol, sample_weight=d.w)
-                      for p in d.pairs} for s in d.score_names})
+            wins={s: pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=d.g is None)
+                  for s in d.score_names})
 
 
 def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
@@ -322,7 +371,9 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
 
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
-                "win": {p: np.full(n_boot, np.nan) for p in pairs}} for s in d.score_names}
+                "win": np.full((len(pairs) if d.g is not None else 0, n_boot), np.nan)}
+            for s in d.score_names}
+    kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     segs = {s: QuerySegments(d.S[s], check_input=False) for s in d.score_names}
     lam = {s: est.stats[s].query_weights(gauc_weighting) for s in est.stats}
     a_q = {s: np.where(st.defined, st.auc, 0.0) for s, st in est.stats.items()}
@@ -334,15 +385,12 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
         for s in d.score_names:
             seg = segs[s]
             R = M[:, d.unit[seg.order]]
-            for k in range(K):
-                boot[s]["auc"][k, b0:b1] = boot_aucs(seg, R, d.pos[k], d.neg[k])
-                if d.g is not None:
-                    with np.errstate(invalid="ignore", divide="ignore"):
-                        boot[s]["gauc"][k, b0:b1] = ((M @ (lam[s][:, k] * a_q[s][:, k]))
-                                                     / (M @ lam[s][:, k]))
+            boot[s]["auc"][:, b0:b1] = boot_label_aucs(seg, R, d.w, d.Y)
             if d.g is not None:
-                for p in pairs:
-                    boot[s]["win"][p][b0:b1] = boot_aucs(seg, R, *d.cross[p])
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    boot[s]["gauc"][:, b0:b1] = ((M @ (lam[s] * a_q[s])) / (M @ lam[s])).T
+                boot[s]["win"][:, b0:b1] = boot_pair_win_rates(seg, R, d.w, d.Y, kj[:, 0],
+                                                               kj[:, 1])
         bar.update(b1 - b0)
     bar.close()
     return boot
@@ -353,9 +401,10 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
     rows, delong, nan = [], {}, float("nan")
     for s in d.score_names:
         aucs, gaucs = est.aucs[s], est.gaucs[s]
+        seg = QuerySegments(d.S[s], check_input=False) if d.qid is None else None
         for k, lab in enumerate(d.label_names):
             if d.qid is None:
-                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k])[1:]
+                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k], seg)[1:]
             se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)))
             gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k]) if d.qid else (
                 nan, nan, nan, "no query ids (qid): gAUC undefined")
@@ -373,20 +422,25 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
 
 
 def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval."""
-    rows = []
+    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval (DeLong from
+    the vectorised pair statistics, or the query bootstrap)."""
+    rows, L = [], d.label_names
     for s in d.score_names:
-        for k, j in d.pairs:
-            wk, wj = d.cross[k, j]
-            Wv = est.wins[s][k, j]
-            terms = delong_terms(d.S[s], wk, wj)[1:] if d.qid is None else None
-            se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][k, j], terms)
-            empty = d.label_names[k] if not wk.sum() > 0 else d.label_names[j]
-            rows.append({"scorer": s, "label_k": d.label_names[k], "label_j": d.label_names[j],
+        ps = est.wins[s]
+        for i, (k, j) in enumerate(d.pairs):
+            Wv = float(ps.win[i])
+            if d.qid is None:
+                se, lo, hi = ci_normal(Wv, float(ps.var[i]), ctx.level)
+                why = ("a class has a single row: no DeLong variance"
+                       if np.isfinite(Wv) and not np.isfinite(ps.var[i]) else None)
+            else:
+                se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][i])
+            empty = L[k] if ps.n_k_only[i] == 0 else L[j]
+            rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
                          "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
-                         "near_tie_rate": est.ties[s][k, j],
-                         "n_k_only": int(np.count_nonzero(wk)),
-                         "n_j_only": int(np.count_nonzero(wj)), "method": ctx.method,
+                         "near_tie_rate": float(ps.near_tie[i]),
+                         "n_k_only": int(ps.n_k_only[i]), "n_j_only": int(ps.n_j_only[i]),
+                         "method": ctx.method,
                          "note": _join(None if np.isfinite(Wv) else
                                        f"no row is positive for {empty!r} only: W undefined",
                                        why)})
@@ -422,7 +476,7 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close: its interval excludes the estimate; compare the labels' "
                              "AUC intervals instead")
-        Wall = np.array([est.wins[s][p] for p in d.pairs], dtype=float)
+        Wall = est.wins[s].win
         row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
             Wall).any() else nan
         if not np.isfinite(row["dictatorship_index"]):
@@ -473,10 +527,14 @@ def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx
                 why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
                                                  if np.isfinite(va - vb) else None))
             rows.append({**row, "note": why})
+    for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
+        idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
+        for i, p in zip(idx, holm([rows[i]["p_value"] for i in idx]), strict=True):
+            rows[i]["p_holm"] = p
     return rows
 
 
-def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows
+def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, dic_rows
             ) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
@@ -491,5 +549,6 @@ def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows
                                                     "note"]),
         "paired": pd.DataFrame(paired_rows, columns=[
             "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
-            "ci_low", "ci_high", "z", "p_value", "method", "note"]),
+            "ci_low", "ci_high", "z", "p_value", "p_holm", "method", "note"]),
+        "dictatorship": pd.DataFrame(dic_rows, columns=DICTATORSHIP_COLUMNS),
     }

@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Source", "as_names", "column", "frame", "load_scores", "plain"]
+__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain"]
+
+#: The path that means standard input (``bipartite report - ...``).
+STDIN = "-"
 
 _READERS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -104,7 +106,9 @@ class Source:
 
 def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None) -> pd.DataFrame:
     """Read a score table (CSV, TSV or Parquet, by suffix; ``.gz`` CSV too; UTF-8, or UTF-16
-    with its byte-order mark) into a DataFrame.
+    with its byte-order mark) into a DataFrame. ``path`` ``"-"`` reads standard input: Parquet
+    when it starts with Parquet's magic bytes, else CSV (TSV when the header has tabs and no
+    comma).
 
     ``columns``: the columns that must be present; a missing one raises a ``ValueError`` naming
     the file, the column and the columns it has. A missing file raises ``FileNotFoundError``
@@ -113,6 +117,8 @@ def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None
     """
     import pandas as pd
 
+    if str(path) == STDIN:
+        return _read_stdin(columns)
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"The score file '{p}' does not exist (or is not a file).")
@@ -142,6 +148,37 @@ def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None
     return df
 
 
+def _read_stdin(columns: Sequence[str] | None) -> pd.DataFrame:
+    """The table on standard input: Parquet when it starts with Parquet's magic bytes, else CSV
+    (TSV when the header line has a tab and no comma); UTF-8."""
+    import io
+    import sys
+
+    import pandas as pd
+
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    if not raw.strip():
+        raise ValueError("The score table on standard input ('-') is empty.")
+    try:
+        if raw[:4] == b"PAR1":
+            df = pd.read_parquet(io.BytesIO(raw))
+        else:
+            header = raw.split(b"\n", 1)[0]
+            sep = "\t" if b"\t" in header and b"," not in header else ","
+            df = pd.read_csv(io.BytesIO(raw), sep=sep, encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"The score table on standard input is not UTF-8 text ({exc.reason})."
+                         ) from None
+    except Exception as exc:
+        raise ValueError(f"Could not read the score table on standard input: "
+                         f"{_line_based(str(exc))}") from exc
+    missing = [c for c in (columns or []) if c not in df.columns]
+    if missing:
+        raise ValueError(f"The score table on standard input has no column {missing[0]!r}; its "
+                         f"columns are {list(map(str, df.columns))}.")
+    return df
+
+
 def _line_based(message: str) -> str:
     """pandas' tokenizer counts ``row`` from 0 in "EOF inside string starting at row N" (its
     ``line N`` is 1-based already): say the 1-based file line."""
@@ -161,11 +198,31 @@ def as_names(value: Any, name: str) -> list[str]:
     return names
 
 
-def frame(data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike, needed: list[str]
-          ) -> tuple[pd.DataFrame, Source]:
+def _foreign_table(data: Any) -> pd.DataFrame | None:
+    """A polars or pyarrow table (or another table with the dataframe interchange protocol) as a
+    pandas DataFrame; None for anything else. polars and pyarrow are not imported here: the
+    object's own ``to_pandas`` does the conversion."""
+    import pandas as pd
+
+    root = type(data).__module__.split(".")[0]
+    if root == "polars" and type(data).__name__ == "LazyFrame":
+        raise TypeError("The 'data' parameter is a polars LazyFrame: collect() it first "
+                        "(data.collect()).")
+    if root in ("polars", "pyarrow") and callable(getattr(data, "to_pandas", None)):
+        return data.to_pandas()
+    if callable(getattr(data, "__dataframe__", None)):
+        return pd.api.interchange.from_dataframe(data)
+    return None
+
+
+def frame(data: Any, needed: list[str]) -> tuple[pd.DataFrame, Source]:
+    """The table as a pandas DataFrame with its :class:`Source`: a path (``"-"``: standard
+    input), a pandas, polars or pyarrow table, or a mapping of columns."""
     import pandas as pd
 
     if isinstance(data, str | os.PathLike):
+        if str(data) == STDIN:
+            return load_scores(STDIN, columns=needed), Source("standard input")
         p = Path(data)
         kind = _READERS.get(Path(p.name.lower().removesuffix(".gz")).suffix)
         return load_scores(data, columns=needed), Source(f"file '{data}'", p, kind)
@@ -173,8 +230,12 @@ def frame(data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike, need
         df = (data if isinstance(data, pd.DataFrame) else pd.DataFrame(
             {k: np.asarray(v) for k, v in data.items()}))
     else:
-        raise TypeError(f"The 'data' parameter must be a DataFrame, a mapping of columns or a path "
-                        f"to a CSV/Parquet file, got {type(data).__name__}.")
+        df = _foreign_table(data)
+        if df is None:
+            t = type(data)
+            raise TypeError(f"The 'data' parameter must be a pandas, polars or pyarrow table, a "
+                            f"mapping of columns or a path to a CSV/Parquet file ('-': standard "
+                            f"input), got {t.__module__}.{t.__qualname__}.")
     missing = [c for c in needed if c not in df.columns]
     if missing:
         raise ValueError(f"The 'data' parameter has no column {missing[0]!r}; its columns are "
@@ -182,22 +243,83 @@ def frame(data: pd.DataFrame | Mapping[str, ArrayLike] | str | os.PathLike, need
     return df, Source("data")
 
 
-def column(df: pd.DataFrame, col: str, role: str, source: Source) -> np.ndarray:
-    """A numeric column as float64; errors name the column, its role and the first bad row (its
-    file line, for a CSV/TSV file)."""
+def _row(df: pd.DataFrame, i: int) -> int:
+    """The original 0-based row of position ``i`` (rows may have been dropped: ``dropna``)."""
+    return int(df.index[i])
+
+
+def _positive(df: pd.DataFrame, col: str, positive: Any, source: Source) -> np.ndarray:
+    """A two-valued label column as 0/1: 1 where the value is ``positive`` (compared as a
+    number when the column is numeric or boolean and ``positive`` reads as one, else as text,
+    blanks around it ignored). A numeric 0/1 column with a ``positive`` that is not a number
+    (``"yes"``) is read as it is, so one positive label serves a table mixing yes/no and 0/1
+    labels."""
     import pandas as pd
 
+    raw = df[col]
+    miss = raw.isna().to_numpy()
+    if miss.any():
+        i = int(np.flatnonzero(miss)[0])
+        raise ValueError(source.problem(_row(df, i), f"the label column {col!r}", "must have no "
+                                        "missing value", "an empty field or NaN")
+                         + f" ({int(miss.sum())} such rows in all; dropna=True / --dropna drops "
+                           "them).")
+    values = pd.unique(raw)
+    if len(values) > 2:
+        shown = ", ".join(repr(plain(v)) for v in values[:5])
+        raise ValueError(f"The label column {col!r} of the {source.where} must have two values "
+                         f"(positive_label={positive!r} marks the positive one), got "
+                         f"{len(values)}: {shown}{', ...' if len(values) > 5 else ''}.")
+    target: Any = positive
+    numeric = pd.api.types.is_numeric_dtype(raw) or pd.api.types.is_bool_dtype(raw)
+    if numeric and isinstance(positive, str):
+        text = positive.strip().lower()
+        target = {"true": 1.0, "false": 0.0}.get(text)
+        if target is None:
+            try:
+                target = float(text)
+            except ValueError:
+                target = None
+    if numeric and target is None and set(np.asarray(values, dtype=np.float64)) <= {0.0, 1.0}:
+        return raw.to_numpy(dtype=np.float64)  # a 0/1 column beside yes/no ones: as it is
+    hit = (raw.to_numpy() == target) if numeric and target is not None else (
+        raw.astype(str).str.strip().to_numpy() == str(positive).strip())
+    if len(values) == 2 and not hit.any():
+        raise ValueError(f"The label column {col!r} of the {source.where} has no value "
+                         f"{positive!r} (positive_label, --positive-label); its values are "
+                         f"{[plain(v) for v in values]}.")
+    return hit.astype(np.float64)
+
+
+def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
+           positive_label: Any = None) -> np.ndarray:
+    """A numeric column as float64; errors name the column, its role and the first bad row (its
+    file line, for a CSV/TSV file). A label column with ``positive_label`` is read as 0/1 by
+    that value (:func:`_positive`)."""
+    import pandas as pd
+
+    if role == "label" and positive_label is not None:
+        return _positive(df, col, positive_label, source)
     v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(v))
     subject = f"the {role} column {col!r}"
     if bad.size:
         raw = plain(df[col].iloc[int(bad[0])])
-        raise ValueError(source.problem(int(bad[0]), subject, "must hold finite numbers",
-                                        f"{raw!r}") + f" ({bad.size} such row"
-                         f"{'s' if bad.size > 1 else ''} in all).")
+        hint = ""
+        if df[col].iloc[bad].isna().all():
+            hint = "; dropna=True (--dropna) drops the rows with a missing value"
+        elif role == "label":
+            hint = ("; for labels such as yes/no give the positive value: positive_label='yes' "
+                    "(--positive-label yes)")
+        raise ValueError(source.problem(_row(df, int(bad[0])), subject,
+                                        "must hold finite numbers", f"{raw!r}")
+                         + f" ({bad.size} such row{'s' if bad.size > 1 else ''} in all{hint}).")
     off = np.flatnonzero((v != 0) & (v != 1) if role == "label" else (v < 0) if role == "weight"
                          else np.zeros(len(v), dtype=bool))
     if off.size:
         must = "must hold only 0 and 1" if role == "label" else "must be non-negative"
-        raise ValueError(source.problem(int(off[0]), subject, must, f"{v[off[0]]:g}") + ".")
+        hint = (" (for another pair of values give the positive one: positive_label=, "
+                "--positive-label)" if role == "label" else "")
+        raise ValueError(source.problem(_row(df, int(off[0])), subject, must, f"{v[off[0]]:g}")
+                         + hint + ".")
     return v

@@ -4,8 +4,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -46,6 +50,52 @@ _CVXPY_MIP_TOL = 1e-9
 MILP_BACKENDS = ("highspy", "cvxpy")
 
 __all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP", "auc_milp", "milp_size", "optimal_ranking"]
+
+
+# --------------------------------------------------------------------------------------------
+# A quiet HiGHS: no banner on stdout (`bipartite frontier --format json` must parse)
+# --------------------------------------------------------------------------------------------
+def _quiet_highs(highspy):
+    """A HiGHS instance that never writes to stdout.
+
+    HiGHS prints its banner ("Running HiGHS x.y.z ...", once per process) at the first call of an
+    instance whose ``output_flag`` is on, and ``output_flag`` is on by default. highspy ≥ 1.10's
+    Python ``Highs()`` makes such a call inside its constructor (``enableCallbacks``), before any
+    option can be set. So the C++ class (``highspy.Highs``' base, the one whose methods the model
+    uses) is built directly and ``output_flag`` (with ``log_to_console``) switched off as its
+    first call — the solver-level switch, which keeps every later log line off the console too.
+    Older highspy whose ``Highs`` has no such base: the same options, set first."""
+    base = next((c for c in type.mro(highspy.Highs)[1:] if c.__name__ == "_Highs"), highspy.Highs)
+    h = base()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("log_to_console", False)
+    return h
+
+
+_STDOUT_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send the process's file descriptor 1 to 2 meanwhile: for solvers reached through a
+    third-party interface that builds HiGHS with its banner on before passing any option
+    (cvxpy's ``Highs()``); their console output lands on stderr, never in the caller's stdout."""
+    with _STDOUT_LOCK:
+        try:
+            out = sys.stdout.fileno() if sys.stdout is not None else 1
+        except (AttributeError, ValueError, OSError):  # stdout replaced by a Python object
+            out = 1
+        try:
+            sys.stdout.flush()
+        except (AttributeError, ValueError, OSError):
+            pass
+        saved = os.dup(out)
+        try:
+            os.dup2(2, out)
+            yield
+        finally:
+            os.dup2(saved, out)
+            os.close(saved)
 
 
 # --------------------------------------------------------------------------------------------
@@ -103,10 +153,9 @@ class WeakOrderMILP:
         import highspy
 
         self._hp = highspy
-        h = highspy.Highs()
+        h = _quiet_highs(highspy)
         inf = highspy.kHighsInf
         for name, value in [
-            ("output_flag", False),
             ("mip_rel_gap", 0.0),
             ("mip_abs_gap", 0.0),
             ("mip_feasibility_tolerance", _MIP_TOL),
@@ -277,7 +326,8 @@ class WeakOrderMILP:
                     presolve="off")
         if left is not None:
             opts["time_limit"] = float(left)
-        self._prob.solve(solver=cp.HIGHS, warm_start=True, **opts)
+        with _stdout_to_stderr():  # cvxpy builds Highs() before it passes any option
+            self._prob.solve(solver=cp.HIGHS, warm_start=True, verbose=False, **opts)
         if self._prob.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
             return None
         if self._prob.status != cp.OPTIMAL:

@@ -13,8 +13,17 @@ same):
 * the cross-pair win rates ``W_{k>j}``: among the pairs where only label k or only label j is
   positive, how often the k-positive is ranked first (½ is even-handed, docs/theory.md §7.5);
 * the priors, the effective weights ``α_k = 1/(π_k(1 − π_k))`` that loss aggregation would give
-  and the label that would dictate;
-* paired comparisons of two scorers.
+  and the label that would dictate (theory, a property of the priors alone), beside the label
+  each of *your* scorers favours (observed, from its win rates);
+* paired comparisons of any number of scorers, with Holm-adjusted p-values.
+
+The report says which gAUC it computes: ``gauc_weighting="pairs"`` (the default, pair-weighted:
+the share of all within-query pairs ranked right) or ``"uniform"`` (query-averaged: the mean of
+the per-query AUCs, as torchmetrics' gAUC); the two differ when queries differ in size. It reads
+pandas, polars and pyarrow tables, CSV/Parquet files and standard input (``bipartite report -``);
+yes/no labels with ``positive_label="yes"`` (``--positive-label yes``); rows with missing values
+are an error unless ``dropna=True`` (``--dropna``). In a notebook the report object displays
+itself as the formatted report.
 
 The scores here are simulated, so that the example needs no data.
 """
