@@ -28,6 +28,7 @@ from bipartite.studies.report import format_mean_se, standard_error, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
+    from numpy.typing import ArrayLike
 
 __all__ = ["N_PERMUTATIONS", "alpha_gain_table", "identity_table", "max_min_table",
            "multilabel_figures", "multilabel_summary_lines", "objective_table",
@@ -45,8 +46,8 @@ def _fitted(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["skipped"].fillna("").astype(str) == ""] if "skipped" in df else df
 
 
-def permutation_spearman(x, y, *, n_permutations: int = N_PERMUTATIONS, seed: int = 0
-                         ) -> tuple[float, float]:
+def permutation_spearman(x: ArrayLike, y: ArrayLike, *, n_permutations: int = N_PERMUTATIONS,
+                         seed: int = 0) -> tuple[float, float]:
     """Spearman's ρ of ``x`` and ``y`` and its one-sided permutation p-value for ρ > 0,
     ``(1 + #{ρ_perm ≥ ρ}) / (1 + n_permutations)``; ``(nan, nan)`` for fewer than 3 points or a
     constant input.
