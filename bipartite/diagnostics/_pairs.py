@@ -1,6 +1,9 @@
 """Cross-pair statistics of one scorer for many label pairs at once (docs/theory.md §7.5): the
-win rates ``W_{k>j}``, their DeLong variances and the near-tie rates, from the scorer's **one
-sort** (:class:`bipartite.metrics.QuerySegments`), in blocks of pairs.
+win rates ``W_{k>j}`` and the near-tie rates of every pair (their one home:
+:func:`bipartite.dictatorship.cross_pair_win_rates` and
+:func:`~bipartite.dictatorship.near_tie_rates`, one validation and one sort), and the DeLong
+variances of the win rates from the scorer's one sort (:class:`bipartite.metrics.QuerySegments`),
+in blocks of pairs.
 
 For the pair (k, j) the "k only" rows (``y_k = 1, y_j = 0``) play the positives and the "j only"
 rows (``y_j = 1, y_k = 0``) the negatives; a block of pairs is a block of weight rows (m, n) fed
@@ -13,11 +16,14 @@ reference of the tests.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from bipartite._utils.validation import UndefinedMetricWarning
 from bipartite.diagnostics._inference import delong_rows
+from bipartite.dictatorship import cross_pair_win_rates, near_tie_rates
 from bipartite.metrics import QuerySegments
 
 __all__ = ["BLOCK_ELEMENTS", "PairStats", "cross_masks", "pair_stats"]
@@ -48,21 +54,6 @@ def cross_masks(Y: np.ndarray, w: np.ndarray, ks: np.ndarray, js: np.ndarray
     return w * (Yk & ~Yj), w * (Yj & ~Yk)
 
 
-def _near_ties(seg: QuerySegments, s: np.ndarray, pos: np.ndarray, neg: np.ndarray, tol: float,
-               P: np.ndarray, N: np.ndarray) -> np.ndarray:
-    """Share of the (pos, neg) pair weight whose scores are within ``tol``: for every row of the
-    sorted order the window ``[s − tol, s + tol]`` (two ``searchsorted`` for all pairs), then a
-    cumulative sum of each pair's negative weight read at the window's ends."""
-    ss = s[seg.order]
-    lo = np.searchsorted(ss, ss - tol, side="left")
-    hi = np.searchsorted(ss, ss + tol, side="right")
-    cum = np.zeros((len(neg), len(ss) + 1))
-    np.cumsum(neg[:, seg.order], axis=1, out=cum[:, 1:])
-    num = np.einsum("mi,mi->m", pos[:, seg.order], cum[:, hi] - cum[:, lo])
-    ok = (P > 0) & (N > 0)
-    return np.divide(num, P * N, out=np.full(len(num), np.nan), where=ok)
-
-
 def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[int, int]], *,
                tol: float, delong: bool, seg: QuerySegments | None = None) -> PairStats:
     """:class:`PairStats` of the scores ``s`` (n,) for the label pairs ``pairs`` of the checked
@@ -74,21 +65,26 @@ def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[in
                     np.zeros(m, dtype=np.int64))
     if m == 0:
         return out
-    scale = float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else 1.0
-    ws = w * scale  # a power of two: exact, and 1e-170 weights do not underflow in P N
     kj = np.asarray(pairs, dtype=np.int64)
+    with warnings.catch_warnings():  # empty cross sets: NaN, reported by the caller
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        # the one home of the all-pairs win and near-tie rates (one validation, one sort)
+        W = cross_pair_win_rates(Y, s, sample_weight=w)
+        T = near_tie_rates(Y, s, tol=tol, sample_weight=w)
+    out.win[:], out.near_tie[:] = W[kj[:, 0], kj[:, 1]], T[kj[:, 0], kj[:, 1]]
+    Yb = Y.astype(bool)
+    both = (w > 0)[:, None] & Yb
+    for label, count in ((0, out.n_k_only), (1, out.n_j_only)):
+        a, b = kj[:, label], kj[:, 1 - label]
+        count[:] = np.einsum("ni,ni->i", both[:, a], ~Yb[:, b], dtype=np.int64) if len(a) else 0
+    if not delong:
+        return out
+    scale = float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else 1.0
+    ws = w * scale  # a power of two: exact, and 1e-170 weights do not underflow
     step = max(1, BLOCK_ELEMENTS // n)
     for b0 in range(0, m, step):
         sl = slice(b0, min(m, b0 + step))
         pos, neg = cross_masks(Y, ws, kj[sl, 0], kj[sl, 1])
-        P, N = pos.sum(axis=1), neg.sum(axis=1)
-        out.n_k_only[sl] = np.count_nonzero(pos, axis=1)
-        out.n_j_only[sl] = np.count_nonzero(neg, axis=1)
-        if delong:
-            theta, a, b = delong_rows(seg, pos, neg)
-            out.win[sl] = theta
-            out.var[sl] = np.sum(a * a, axis=1) + np.sum(b * b, axis=1)
-        else:
-            out.win[sl] = seg.auc(pos, neg)[0][:, 0]
-        out.near_tie[sl] = _near_ties(seg, s, pos, neg, tol, P, N)
+        _, a, b = delong_rows(seg, pos, neg)
+        out.var[sl] = np.sum(a * a, axis=1) + np.sum(b * b, axis=1)
     return out
