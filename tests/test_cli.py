@@ -34,7 +34,8 @@ def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("argv, words", [
     ([], ["reproduce", "study", "frontier", "dictatorship"]),
-    (["reproduce"], ["--quick", "--out", "--banking", "--letor", "--jobs", "--paper", "la25"]),
+    (["reproduce"], ["--full", "--quick", "--out", "--banking", "--letor", "--jobs", "--paper",
+                     "la25"]),
     (["study"], ["run", "resume", "status", "list"]),
     (["study", "run"], ["CONFIG.toml", "--out", "--jobs", "--backend", "--scheduler"]),
     (["study", "resume"], ["DIR", "--skip-failed"]),
@@ -48,6 +49,18 @@ def test_every_command_has_help(argv, words, capsys):
     out = capsys.readouterr().out
     for word in words:
         assert word in out, (argv, word)
+
+
+def test_reproduce_defaults_to_the_quick_main_job_on_every_core():
+    """The README's first command: quick sizes, every usable core; --full is one flag away."""
+    import os
+
+    args = build_parser().parse_args(["reproduce"])
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert args.jobs == cores and not args.full and not args.smoke
+    assert build_parser().parse_args(["reproduce", "--full"]).full
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["reproduce", "--full", "--quick"])
 
 
 def test_python_dash_m_entry_point():
