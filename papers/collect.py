@@ -5,12 +5,14 @@ Usage, from the repository root::
 
     python papers/collect.py RESULTS_FOLDER                      # the studies the claims name
     python papers/collect.py RESULTS_FOLDER --study section7_and  # and/or other studies
+    python papers/collect.py RESULTS_FOLDER --study multilabel --only-named  # just that one
 
 ``RESULTS_FOLDER`` is the output folder of ``bipartite reproduce --paper P --out RESULTS_FOLDER``
 (it holds ``reproduce.json`` and ``studies/<study>/results.csv``). For each study it writes
 ``papers/<P>/results/<study>.csv``: the rows of ``studies/<study>/results.csv`` without curve
 points (rows with a sweep or frontier coordinate ``t``) and without the runner's bookkeeping
-columns (:data:`BOOKKEEPING`), floats to :data:`SIGNIFICANT` significant digits. It also writes
+columns (:data:`BOOKKEEPING`), floats to :data:`SIGNIFICANT` significant digits; a study with
+per-label rows (:data:`PER_LABEL`) keeps one row per task. It also writes
 ``papers/<P>/results/provenance.json``: the run's ``reproduce.json`` fields and, per study, the
 SHA-256 of the source file and the row counts.
 
@@ -53,15 +55,28 @@ def claimed_studies(paper: str, root: Path = PAPERS_DIR) -> list[str]:
     return sorted(names)
 
 
-def reduce_results(frame):
+#: Per-label columns of studies that repeat their per-task metrics on every label's row
+#: (``la25.multilabel``: Min, Diff, macro-, micro-AUC and the win rates on each kept label's
+#: row): they are dropped and the task's rows collapse to one, since the claims contrast the
+#: per-task metrics only (and the per-label rows of the 7 Mulan sets are 6 MB).
+PER_LABEL = {"multilabel": ("label", "label_index", "prior_train", "prior_test", "alpha_share",
+                            "auc", "fit_s")}
+
+
+def reduce_results(frame, study: str | None = None):
     """The rows and columns kept from a study's results frame (see the module docstring)."""
     if "t" in frame.columns:
         frame = frame[frame["t"].isna()]
+    per_label = PER_LABEL.get(study or "", ())
+    if per_label:
+        keys = [c for c in ("task", "replicate") if c in frame.columns]
+        frame = frame.drop_duplicates(subset=keys).drop(
+            columns=[c for c in per_label if c in frame.columns])
     return frame.drop(columns=[c for c in BOOKKEEPING if c in frame.columns])
 
 
 def collect(folder: Path, studies: list[str] | None = None, *, papers_dir: Path = PAPERS_DIR,
-            paper: str | None = None) -> list[Path]:
+            paper: str | None = None, claimed: bool = True) -> list[Path]:
     """Write ``papers/<paper>/results/<study>.csv`` for each study, and ``provenance.json``."""
     import pandas as pd
 
@@ -74,7 +89,8 @@ def collect(folder: Path, studies: list[str] | None = None, *, papers_dir: Path 
     paper = paper or meta.get("paper")
     if not isinstance(paper, str) or not (papers_dir / paper).is_dir():
         raise ValueError(f"{meta_path}: paper {paper!r} has no folder under {papers_dir}.")
-    wanted = sorted(set(studies or []) | set(claimed_studies(paper, papers_dir)))
+    wanted = sorted(set(studies or []) | (set(claimed_studies(paper, papers_dir)) if claimed
+                                          else set()))
     if not wanted:
         raise ValueError(f"no study to collect: no claim of {paper} names a results file and "
                          "no --study was given.")
@@ -91,7 +107,7 @@ def collect(folder: Path, studies: list[str] | None = None, *, papers_dir: Path 
                                     f"--only {study}` into {folder}.")
         raw = src.read_bytes()
         frame = pd.read_csv(src)
-        kept = reduce_results(frame)
+        kept = reduce_results(frame, study)
         dest = out_dir / f"{study}.csv"
         kept.to_csv(dest, index=False, float_format=f"%.{SIGNIFICANT}g")
         prov["studies"][study] = {
@@ -112,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a study to collect besides those the claims name (repeatable)")
     parser.add_argument("--paper", default=None,
                         help="the paper folder under papers/ (default: reproduce.json's paper)")
+    parser.add_argument("--only-named", action="store_true",
+                        help="collect only the --study studies (a run of some studies only, "
+                             "e.g. `reproduce --only multilabel`)")
     args = parser.parse_args(argv)
-    for path in collect(args.folder, args.study, paper=args.paper):
+    for path in collect(args.folder, args.study, paper=args.paper, claimed=not args.only_named):
         print(f"wrote {path.relative_to(REPO_ROOT)}")
     return 0
 

@@ -333,3 +333,20 @@ def test_collect_keeps_result_rows_and_records_provenance(tmp_path):
         collect.collect(run, ["absent_study"], papers_dir=papers)
     with pytest.raises(FileNotFoundError, match="reproduce.json"):
         collect.collect(tmp_path, papers_dir=papers)
+
+
+def test_collect_collapses_per_label_rows_to_one_row_per_task():
+    """la25.multilabel repeats its per-task metrics on every kept label's row: the saved file
+    keeps one row per task, without the per-label columns, and the metrics are unchanged."""
+    import pandas as pd
+
+    frame = pd.DataFrame({
+        "study": "s", "task": ["a", "a", "a", "b", "b"], "replicate": 0, "seed": 1,
+        "dataset": "toy", "split": [-1, -1, -1, 0, 0], "objective": "macro",
+        "label": ["x", "y", "z", "x", "y"], "label_index": [0, 1, 2, 0, 1],
+        "prior_train": 0.3, "prior_test": 0.3, "alpha_share": 0.5, "auc": [.6, .7, .8, .5, .9],
+        "fit_s": 1.0, "min_auc": [0.6, 0.6, 0.6, 0.5, 0.5]})
+    kept = collect.reduce_results(frame, "multilabel")
+    assert kept["min_auc"].tolist() == [0.6, 0.5] and kept["split"].tolist() == [-1, 0]
+    assert not {"label", "auc", "task", "seed", "study"} & set(kept.columns)
+    assert len(collect.reduce_results(frame, "other")) == 5  # other studies: every row
