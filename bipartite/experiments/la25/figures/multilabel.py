@@ -204,6 +204,14 @@ def identity_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _log_x(ax) -> None:
+    """A log x axis with labelled decades only (minor ticks unlabelled)."""
+    from matplotlib.ticker import NullFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
 def multilabel_figures(df: pd.DataFrame, fig_dir: str | os.PathLike) -> list[Path]:
     """Per data set ``multilabel_<dataset>.png/.pdf``: per-label test AUC (mean over splits)
     against the training prior (log scale), one panel per learner, one marker and colour per
@@ -222,7 +230,7 @@ def multilabel_figures(df: pd.DataFrame, fig_dir: str | os.PathLike) -> list[Pat
                     continue
                 ax.scatter(m["prior"], m["auc"], marker=marker, color=colour, s=18, alpha=0.8,
                            label=obj.replace("_", " "))
-            ax.set_xscale("log")
+            _log_x(ax)
             ax.set_xlabel("training prior π_k (log scale)")
             ax.set_title(f"{ds}: {learner}", fontsize=9)
             ax.grid(alpha=0.3)
@@ -240,7 +248,7 @@ def multilabel_figures(df: pd.DataFrame, fig_dir: str | os.PathLike) -> list[Pat
             ax.scatter(both["alpha"], both["auc"] - both["auc_ref"], s=14, color=f"C{i}",
                        alpha=0.8, label=ds)
         ax.axhline(0.0, color="k", lw=0.6)
-        ax.set_xscale("log")
+        _log_x(ax)
         ax.set_xlabel("effective-weight share α_k / Σα (log scale)")
         ax.set_title(f"gain of loss aggregation over sum: {learner}", fontsize=9)
         ax.grid(alpha=0.3)
