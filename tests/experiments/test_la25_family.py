@@ -205,3 +205,23 @@ def test_only_reruns_one_study_with_the_family_table(tmp_path):
     assert not bayes["objective"].str.startswith("label_lex").any()
     assert (out / "tables" / "la25_section7_family_synthetic_bayes.md").is_file()
 
+
+
+def test_family_row_undefined_when_its_aggregated_label_is_constant():
+    """AND with no training row holding both labels has a constant aggregated label: the row is
+    undefined (None, UndefinedMetricWarning; NaN AUCs in the study) and the family table pairs
+    only the defined splits."""
+    from bipartite._utils.validation import UndefinedMetricWarning
+    from bipartite.experiments.la25.studies.section7 import _family_scores
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    Y = np.array([[1, 0], [0, 1], [0, 0]] * 20)
+    with pytest.warns(UndefinedMetricWarning, match="'label_and' is undefined"):
+        assert _family_scores("xgb", "label_and", 0, X, Y, X, epochs=1, n_estimators=2) is None
+    assert _family_scores("xgb", "label_or", 0, X, Y, X, epochs=1, n_estimators=2).shape == (60,)
+    df = _toy_results()
+    df.loc[(df["objective"] == "label_and") & (df["split"] == 2) & (df["learner"] == "linear"),
+           ["auc_1", "auc_2", "diff", "min"]] = np.nan
+    row = family_table(df).set_index(["learner", "objective"]).loc[("linear", "label_and")]
+    assert row["splits"] == 2 and row["d_min"] == pytest.approx((0.01 + 0.02) / 2)

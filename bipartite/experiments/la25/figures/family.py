@@ -11,7 +11,7 @@ on Min AUC, paired by split, from the tidy results of the §7 studies only.
   column, ``ΔMin ± s.e. (k/n)``;
 * :func:`family_summary_lines` — the ``summary.md`` section and its tables.
 
-The rows (:data:`bipartite.experiments.la25.studies.section7.FAMILY_OBJECTIVES` beside the four
+The rows (:data:`bipartite.experiments.la25.studies.family.FAMILY_OBJECTIVES` beside the four
 rows of LA25's table and the max-min rows) are described by :func:`describe_objective`.
 """
 
@@ -41,15 +41,14 @@ _FRACTIONS = {0.25: "1/4", 0.5: "1/2", 2.0: "2", 4.0: "4", 1.0: "1"}
 
 
 def _family_objectives() -> dict[str, dict]:
-    # imported at use: the §7 studies import this package's figures
-    from bipartite.experiments.la25.studies.section7 import FAMILY_OBJECTIVES
+    from bipartite.experiments.la25.studies.family import FAMILY_OBJECTIVES
 
     return FAMILY_OBJECTIVES
 
 
 def family_order() -> tuple[str, ...]:
     """The rows of the family tables, in order: label aggregation by sum, the family
-    (:data:`~bipartite.experiments.la25.studies.section7.FAMILY_OBJECTIVES`), each label alone,
+    (:data:`~bipartite.experiments.la25.studies.family.FAMILY_OBJECTIVES`), each label alone,
     max-min. Loss aggregation (a = 1) is the reference, above them."""
     return ("label_aggregation", *_family_objectives(), "label_1", "label_2", "max_min",
             "max_min_plugin")
@@ -144,6 +143,9 @@ def family_table(df: pd.DataFrame) -> pd.DataFrame:
         out.append({**rec, "objective": REFERENCE, "min": float(sub["min"].mean()),
                     "min_se": standard_error(sub["min"]), "diff": float(sub["diff"].mean()),
                     "diff_se": standard_error(sub["diff"]), "splits": len(sub)})
+    # a row undefined on a split (NaN AUCs: its aggregated label constant in the training rows)
+    # does not count on that split
+    pairs = pairs[pairs["d_min"].notna()]
     for key, sub in pairs.groupby([*by, "objective"], sort=False):
         rec = dict(zip([*by, "objective"], key, strict=True))
         dm, dd = sub["d_min"].to_numpy(), sub["d_diff"].to_numpy()

@@ -30,6 +30,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.experiments.la25.figures.section7 import section7_data_figures, synthetic_figures
+from bipartite.experiments.la25.studies.family import (
+    FAMILY_OBJECTIVES,
+    FAMILY_RATIOS,
+    family_weights,
+)
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Range
 
@@ -62,49 +67,6 @@ OBJECTIVES: dict[str, dict] = {
 MAX_MIN_OBJECTIVES: dict[str, dict] = {
     "max_min": {"objective": "max_min", "method": "pairwise"},
     "max_min_plugin": {"objective": "max_min", "method": "plugin"},
-}
-#: The grid of the aggregation family (issue 24): the ratios w₂/w₁ of label aggregation by a
-#: weighted sum and a₂/a₁ of loss aggregation. Ratio 1 is the rows ``label_aggregation`` and
-#: ``loss_aggregation`` of :data:`OBJECTIVES`.
-FAMILY_RATIOS = (0.25, 0.5, 1.0, 2.0, 4.0)
-
-
-def family_weights(ratio: float) -> list[float]:
-    """Two weights with ``w₂/w₁ = ratio``, summing to 2 as the ones of the ratio-1 rows do (so the
-    pair weights, and the learners' step sizes, stay on one scale across the grid).
-
-    >>> family_weights(4.0), family_weights(1.0)
-    ([0.4, 1.6], [1.0, 1.0])
-    """
-    ratio = float(ratio)
-    if not (math.isfinite(ratio) and ratio > 0):
-        raise ValueError(f"The 'ratio' parameter must be a positive finite number, got {ratio!r}.")
-    return [2.0 / (1.0 + ratio), 2.0 * ratio / (1.0 + ratio)]
-
-
-#: The aggregation family beside the rows of :data:`OBJECTIVES` (issue 24; fitted when a §7
-#: study runs with ``family=True``), as learner keyword arguments:
-#:
-#: * ``label_sum_<r>``: label aggregation by the weighted sum Ȳ = w₁Y₁ + w₂Y₂, w₂/w₁ = r
-#:   (:func:`family_weights`), linear costs; Bayes scorer w₁η₁ + w₂η₂ (docs/theory.md §5.2);
-#: * ``label_or`` / ``label_and``: label aggregation by OR (max) / AND (product), a binary Ȳ;
-#:   Bayes scorer P(Ȳ = 1 | x), a cell of the joint (``1 − Q(0,0 | x)``, ``Q(1,1 | x)``);
-#: * ``label_lex_12`` / ``label_lex_21``: lexicographic aggregation, label 1 (resp. 2) first: the
-#:   four label vectors as ordinal levels in lexicographic order, Ȳ = 2Y₁ + Y₂ (resp. Y₁ + 2Y₂),
-#:   with **uniform** costs, so only the order of the levels counts. (With linear costs the
-#:   same Ȳ is the weighted sum w₂/w₁ = ½ (resp. 2), already on the grid.) Four levels with
-#:   uniform costs have no closed-form Bayes scorer in general (docs/theory.md §3.5, §5.2): the
-#:   synthetic study has no Bayes row for them, only learners;
-#: * ``loss_a_<r>``: loss aggregation with a₂/a₁ = r (:func:`family_weights`).
-FAMILY_OBJECTIVES: dict[str, dict] = {
-    **{f"label_sum_{r:g}": {"objective": "label_aggregation", "w": family_weights(r)}
-       for r in FAMILY_RATIOS if r != 1.0},
-    "label_or": {"objective": "label_aggregation", "aggregate": "or"},
-    "label_and": {"objective": "label_aggregation", "aggregate": "product"},
-    "label_lex_12": {"objective": "label_aggregation", "w": [2.0, 1.0], "costs": "uniform"},
-    "label_lex_21": {"objective": "label_aggregation", "w": [1.0, 2.0], "costs": "uniform"},
-    **{f"loss_a_{r:g}": {"objective": "loss_aggregation", "a": family_weights(r)}
-       for r in FAMILY_RATIOS if r != 1.0},
 }
 #: The learners: ``linear`` / ``linear_hinge`` are the paper's family ("AUC optimisation with
 #: logistic or hinge surrogates"): an :class:`~bipartite.learners.MLPRanker` with ``hidden=()``,
@@ -313,6 +275,32 @@ def family_bayes_scores(eta: ArrayLike, pi: ArrayLike, joint: ArrayLike) -> dict
     return out
 
 
+#: The columns of a family row whose objective is undefined on the training rows (NaN).
+_UNDEFINED = {"auc_1": math.nan, "auc_2": math.nan, "diff": math.nan, "min": math.nan,
+              "win_12": math.nan, "note": "aggregated label constant in the training rows"}
+
+
+def _family_scores(learner: str, objective: str, seed: int, Xtr, Ytr, Xte, *, epochs: int,
+                   n_estimators: int) -> np.ndarray | None:
+    """Test scores of the family row ``objective`` fitted by ``learner``, or None, with an
+    :class:`~bipartite.UndefinedMetricWarning`, when its aggregated label is constant on the
+    training rows (AND with no row holding both labels: the objective is undefined, nothing
+    to fit). The study then writes the row with NaN AUCs and a ``note``; the family tables
+    pair only the defined rows."""
+    from bipartite._utils.validation import UndefinedMetricWarning
+    from bipartite.labels import aggregate_labels
+    from bipartite.objectives import as_objective
+
+    obj = as_objective(**FAMILY_OBJECTIVES[objective])
+    if obj.kind == "label_aggregation" and len(np.unique(aggregate_labels(Ytr, obj.aggregate,
+                                                                          obj.w))) < 2:
+        warnings.warn(f"The family row {objective!r} is undefined: its aggregated label is "
+                      "constant on the training rows.", UndefinedMetricWarning, stacklevel=2)
+        return None
+    est = make_learner(learner, objective, seed, epochs=epochs, n_estimators=n_estimators)
+    return est.fit(Xtr, Ytr).decision_function(Xte)
+
+
 def _label_corr(problem) -> float:
     pi = problem.pi
     p11 = float(problem.mass @ problem.label_probs[:, 3])
@@ -380,6 +368,10 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     rows: list[dict] = []
 
     def add(learner, objective, scores, **extra):
+        if scores is None:
+            rows.append({"learner": learner, "objective": objective, **_UNDEFINED, **extra,
+                         **common})
+            return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             aucs = problem.auc(scores)
@@ -435,10 +427,9 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
         fam_rng = np.random.default_rng([seed, 14])
         for learner in learners if family else []:
             for objective in FAMILY_OBJECTIVES:
-                est = make_learner(learner, objective, int(fam_rng.integers(2**31)),
-                                   epochs=epochs, n_estimators=n_estimators)
-                est.fit(Xtr, Ytr)
-                add(learner, objective, est.decision_function(X))
+                add(learner, objective,
+                    _family_scores(learner, objective, int(fam_rng.integers(2**31)), Xtr, Ytr,
+                                   X, epochs=epochs, n_estimators=n_estimators))
     if max_min:
         from bipartite.experiments.la25.studies.maxmin import max_min_gap_columns
 
@@ -571,7 +562,9 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     of their own so that those rows do not change. ``family=True`` (issue 24; a learner of
     :data:`LEARNERS` only) adds in the same way the rows of :data:`FAMILY_OBJECTIVES`: label
     aggregation by weighted sums, OR, AND and lexicographically, and loss aggregation with
-    a₂/a₁ swept on :data:`FAMILY_RATIOS`; same training and test rows, a stream of their own.
+    a₂/a₁ swept on :data:`FAMILY_RATIOS`; same training and test rows, a stream of their own. A
+    family row whose aggregated label is constant on the training rows is undefined: NaN AUCs,
+    a ``note`` and an :class:`~bipartite.UndefinedMetricWarning` (:func:`_family_scores`).
 
     Seeds: every stream comes from the runner's ``seed`` (:func:`_split_streams`: the data, the
     learners and the max-min rows of split ``split``); the §7 configs pair the seeds, so all
@@ -602,6 +595,8 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
               "pi_2": float(pi_hat[1]), "n_train_rows": len(Ytr), "n_test_rows": len(Yte),
               "data": what}
     def evaluate(objective, scores, **extra) -> dict:
+        if scores is None:
+            return {"objective": objective, **_UNDEFINED, **extra, **common}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             row = {"objective": objective, **_balance(multilabel_auc(Yte, scores)),
@@ -631,8 +626,7 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
         est.fit(Xtr, Ytr)
         rows.append(evaluate(objective, est.decision_function(Xte)))
     for objective in FAMILY_OBJECTIVES if family else ():
-        est = make_learner(learner, objective, int(fam_rng.integers(2**31)), epochs=epochs,
-                           n_estimators=n_estimators)
-        est.fit(Xtr, Ytr)
-        rows.append(evaluate(objective, est.decision_function(Xte)))
+        rows.append(evaluate(objective, _family_scores(
+            learner, objective, int(fam_rng.integers(2**31)), Xtr, Ytr, Xte, epochs=epochs,
+            n_estimators=n_estimators)))
     return rows
