@@ -87,6 +87,20 @@ def _group_batches(
     return out
 
 
+def _stored_levels(ybar: np.ndarray, costs) -> tuple[np.ndarray, np.ndarray]:
+    """The levels of Ȳ as the float32 training tensor holds them (as float64), and the cost
+    matrix over the exact levels, in the same order. The pair weights locate each stored ȳ among
+    the levels by a sorted search, so the levels must be the float32 values themselves: a weighted
+    sum such as w = (0.4, 1.6) stores 0.4 as 0.4000000059…, which the exact level 0.4 would place
+    at the next level up. Validates a user cost matrix's shape (the batches use it as is)."""
+    exact = np.unique(ybar)
+    stored = np.unique(np.asarray(ybar, dtype=np.float32)).astype(np.float64)
+    if len(stored) != len(exact):
+        raise ValueError(f"The aggregated label has {len(exact)} distinct levels, of which "
+                         f"float32 keeps only {len(stored)}: rescale the label weights 'w'.")
+    return stored, cost_matrix(exact, costs)
+
+
 def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.ndarray]:
     """Column means and standard deviations in float64, by row blocks (two passes).
 
@@ -458,15 +472,14 @@ class MLPRanker(RankerMixin, TorchEstimator):
             )
             if self.objective == "label_aggregation":
                 check_comparable_levels(ybar, qid)
-            # validates a user matrix's shape; the batches use it as is (check_input=False)
-            costs = cost_matrix(np.unique(ybar), self.costs) \
-                if self.objective == "label_aggregation" else None
+            levels, costs = _stored_levels(ybar, self.costs) \
+                if self.objective == "label_aggregation" else (np.unique(ybar), None)
             tensors = {
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
                 "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
                 "codes": torch.as_tensor(label_codes(Y), device=dev) if self.joint_head_ else None,
                 "joint": self.joint_head_,
-                "levels": np.unique(ybar),
+                "levels": levels,
                 "costs": costs,
                 "a": torch.as_tensor(
                     mixing_weights(self.a, K), dtype=torch.float32, device=dev

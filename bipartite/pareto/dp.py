@@ -173,6 +173,22 @@ def pair_weight_stack(problem) -> np.ndarray:
     return np.stack([problem.pair_weights(k) for k in range(problem.K)])
 
 
+#: Largest n for which :func:`problem_order_values` builds the dense (K, n, n) pair weights
+#: (K = 2, n = 2048: 64 MiB); above it, one sort per order.
+DENSE_ORDER_MAX_N = 2048
+
+
+def problem_order_values(problem, S: np.ndarray) -> np.ndarray:
+    """Exact population AUCs (m, K) of the weak orders given by scores S (m, n) on a finite
+    problem: :func:`order_values` over :func:`pair_weight_stack` (one vectorised pass) up to
+    n = :data:`DENSE_ORDER_MAX_N`; above it :meth:`FiniteProblem.auc` per order (a sort, no
+    n × n array: the dense route needs K n² floats, 6.4 GB and minutes at n = 20 000)."""
+    S = np.asarray(S, dtype=np.float64).reshape(-1, problem.n)
+    if problem.n <= DENSE_ORDER_MAX_N:
+        return order_values(pair_weight_stack(problem), S)
+    return np.array([problem.auc(s) for s in S], dtype=np.float64).reshape(len(S), problem.K)
+
+
 def order_values(Ws: np.ndarray, S: np.ndarray) -> np.ndarray:
     """Values ``Σ_ij Ws[r, i, j] S_ij`` (m, R) of m weak orders given by scores S (m, n), ties ½
     and self-pairs included: with ``Ws = pair_weight_stack(problem)`` the exact population AUCs of

@@ -24,8 +24,8 @@ from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
 from bipartite.pareto.dp import (
     DEFAULT_TOL_DP,
     dp_limit,
-    order_values,
     pair_weight_stack,
+    problem_order_values,
     subset_dp,
 )
 from bipartite.pareto.milp import (
@@ -484,7 +484,7 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     bps = np.concatenate([[0.0], _sweep_breakpoints(u, v), [1.0]])
     mids = (bps[:-1] + bps[1:]) / 2.0
     S = np.array([loss_aggregation(eta, pi, np.array([1.0 - lam, lam])) for lam in mids])
-    V = order_values(pair_weight_stack(problem), S)
+    V = problem_order_values(problem, S)
     keep = unique_rows(V, tol)
     V, S = V[keep], S[keep]
     return (V, S) if return_scores else V
@@ -619,7 +619,7 @@ def weight_sweep(
             raise ValueError(f"The 'a' parameter must have {K} columns, got {A.shape[1]}.")
     F = np.array([loss_aggregation(E, pi_arr, a) for a in A]).reshape(len(A), len(E))
     if problem is not None:
-        return A, order_values(pair_weight_stack(problem), F)
+        return A, problem_order_values(problem, F)
     return A, np.array([multilabel_auc(Y_arr, f) for f in F]).reshape(len(A), K)
 
 

@@ -32,7 +32,7 @@ from bipartite._utils.validation import (
     check_problem_aucs_defined,
     check_time_limit,
 )
-from bipartite.pareto.dp import DP_MAX_N, order_values, pair_weight_stack
+from bipartite.pareto.dp import DP_MAX_N, problem_order_values
 from bipartite.pareto.frontier import exact_frontier
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
 
@@ -616,7 +616,7 @@ def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = Non
         faces = _arrangement_faces(E)
         levels, dims, cells = [lv for lv, _ in faces], [d for _, d in faces], None
     S = np.array([_lex_scores(E, lv) for lv in levels])
-    V = order_values(pair_weight_stack(problem), S)
+    V = problem_order_values(problem, S)
     m = np.min(V / c, axis=1)
     near = np.flatnonzero(m >= m.max() - 1e-12)
     dims_a = np.array(dims)

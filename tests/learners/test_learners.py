@@ -412,6 +412,38 @@ def test_pairwise_epoch_weighs_every_group_equally():
     assert total == pytest.approx(want / g_bar, rel=1e-5)
 
 
+@pytest.mark.parametrize("w", [[0.4, 1.6], [2 / 3, 4 / 3], [1.0, 1.0]])
+def test_pairwise_label_aggregation_weights_survive_float32_levels(w):
+    """Label aggregation by a weighted sum whose levels float32 does not hold exactly
+    (w = (0.4, 1.6): 0.4 is stored as 0.4000000059...): the MLP's batch loss equals the pairwise
+    loss with the pair weights computed in float64 from the exact levels (linear costs:
+    c = ȳ_i − ȳ_j over the mean cost, a double loop here). Before the levels were taken from the
+    stored values, each 0.4 was placed at the level 1.6 and the loss was wrong."""
+    import torch
+
+    from bipartite.labels import aggregate_labels
+
+    rng = np.random.default_rng(4)
+    n = 40
+    Y = rng.integers(0, 2, size=(n, 2))
+    f = rng.normal(size=n)
+    est = MLPRanker(objective="label_aggregation", w=w, method="pairwise")
+    ybar = aggregate_labels(Y, "sum", w)
+    levels, costs = LM._stored_levels(ybar, "linear")
+    tensors = {"Y": torch.as_tensor(Y, dtype=torch.float32), "costs": costs,
+               "ybar": torch.as_tensor(ybar, dtype=torch.float32), "levels": levels}
+    idx = torch.arange(n)[None]
+    got = float(est._batch_loss(torch.as_tensor(f, dtype=torch.float32)[:, None], idx,
+                                tensors, 1.0))
+    num = total = 0.0
+    for i in range(n):
+        for j in range(n):
+            if ybar[i] > ybar[j]:
+                total += ybar[i] - ybar[j]
+                num += (ybar[i] - ybar[j]) * np.log1p(np.exp(-(f[i] - f[j])))
+    assert got == pytest.approx(num / total, rel=1e-5)
+
+
 def test_column_moments_match_numpy():
     """Blockwise float64 moments equal numpy's mean/std (float32 X with a large offset)."""
     rng = np.random.default_rng(0)

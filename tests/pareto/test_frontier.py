@@ -554,6 +554,33 @@ def test_order_values_match_auc_with_ties():
                                atol=1e-15)
 
 
+def test_problem_order_values_routes_agree(monkeypatch):
+    """Claim: above DENSE_ORDER_MAX_N points the exact AUCs of many orders come from one sort per
+    order (no n × n pair weights), equal to the dense route; weight_sweep, supported_frontier and
+    max_min_supported use it (a weight sweep on a 20 000-point test population built 6.4 GB of
+    pair weights before)."""
+    from bipartite.pareto import dp, max_min_supported, supported_frontier, weight_sweep
+
+    rng = np.random.default_rng(1)
+    P = FiniteProblem.random(9, 2, seed=3)
+    S = np.vstack([rng.integers(0, 3, size=(20, 9)), rng.normal(size=(5, 9))]).astype(float)
+    dense = dp.problem_order_values(P, S)
+    np.testing.assert_allclose(dense, dp.order_values(dp.pair_weight_stack(P), S), atol=0)
+    before = (weight_sweep(problem=P, n_weights=7)[1], supported_frontier(P),
+              max_min_supported(P).auc)
+
+    def no_dense(*args):
+        raise AssertionError("the dense pair weights were built")
+
+    monkeypatch.setattr(dp, "DENSE_ORDER_MAX_N", 4)
+    monkeypatch.setattr(dp, "pair_weight_stack", no_dense)
+    np.testing.assert_allclose(dp.problem_order_values(P, S), dense, rtol=0, atol=4e-15)
+    after = (weight_sweep(problem=P, n_weights=7)[1], supported_frontier(P),
+             max_min_supported(P).auc)
+    for x, y in zip(before, after, strict=True):
+        np.testing.assert_allclose(x, y, rtol=0, atol=4e-15)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 7])
 def test_ordered_triples_equal_permutations(n):
     """Claim: the vectorised transitivity triples of the weak-order MILP are exactly

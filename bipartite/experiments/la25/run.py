@@ -15,7 +15,11 @@ The studies (folders under ``<out>/studies/``; :data:`STUDY_FUNCTIONS`):
 * ``maxmin_frequency`` — ``la25.maxmin_frequency``, how often the max-min point is unsupported.
 
 The synthetic and real-data §7 studies run with ``max_min=True``: every learner also fits the
-max-min AUC objective (docs/theory.md §13). The data folder is the package's one data-path setting
+max-min AUC objective (docs/theory.md §13); and with ``family=True`` (issue 24): the learners
+of :data:`FAMILY_LEARNERS` also fit the aggregation family
+(:data:`~bipartite.experiments.la25.studies.section7.FAMILY_OBJECTIVES`: weighted sums, OR,
+AND, lexicographic, loss aggregation with a swept), on the same splits, seeds and test rows; its
+tables are :mod:`bipartite.experiments.la25.figures.family`. The data folder is the package's one data-path setting
 (:func:`bipartite.data.data_dir`: the ``data`` option, else ``$BIPARTITE_DATA``, else
 ``../shared/data``).
 
@@ -36,6 +40,7 @@ import numpy as np
 
 import bipartite.experiments.la25.studies  # noqa: F401  (registers the study functions)
 from bipartite.data.letor import letor_layout
+from bipartite.experiments.la25.figures.family import family_summary_lines
 from bipartite.experiments.la25.figures.maxmin import maxmin_figures, maxmin_summary_lines
 from bipartite.experiments.la25.figures.section7 import (
     balance_table,
@@ -54,7 +59,8 @@ from bipartite.experiments.registry import Paper, provenance_lines, study_result
 from bipartite.studies.config import STUDIES
 from bipartite.studies.report import markdown_table, write_table
 
-__all__ = ["PAPER", "SECTION7_STUDIES", "STUDY_FUNCTIONS", "SWEEP_STUDIES", "configs",
+__all__ = ["FAMILY_LEARNERS", "PAPER", "SECTION7_STUDIES", "STUDY_FUNCTIONS", "SWEEP_STUDIES",
+           "configs",
            "figures", "find_section7_data", "section7_configs", "section7_summary_lines",
            "summary"]
 
@@ -231,6 +237,12 @@ def _pick(size: str, smoke, quick, full):
     return {"smoke": smoke, "quick": quick, "full": full}[size]
 
 
+#: The learners that fit the aggregation family in the §7 studies, by size: full, LA25's three
+#: (linear, MLP, XGBoost); ``--quick``, the linear scorer only (the real data, 2 splits) and
+#: linear and XGBoost (synthetic, 1 replicate); smoke, XGBoost.
+FAMILY_LEARNERS = {"smoke": ("xgb",), "quick": ("linear", "xgb"), "full": ("linear", "mlp", "xgb")}
+
+
 def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
     """The §7 study configurations for ``size`` (smoke / quick / full); the real-data tables
     only for the data :func:`find_section7_data` finds."""
@@ -245,7 +257,7 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
                        "learners": pick(["xgb"], ["linear", "xgb"], ["linear", "mlp", "xgb"]),
                        "learner_pi2": pick([0.05], [0.02], [0.02]),
                        "n_sweep": pick(5, 21, 41), "n_estimators": pick(10, 100, 150),
-                       "epochs": pick(40, 15, 40), "max_min": True},
+                       "epochs": pick(40, 15, 40), "max_min": True, "family": True},
             "grid": {"regime": pick(["independent", "nested"], list(REGIMES), list(REGIMES)),
                      "pi2": pick([0.05, 0.5], [0.02, 0.1, 0.5],
                                  [0.02, 0.05, 0.1, 0.2, 0.35, 0.5])},
@@ -283,13 +295,15 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
     common = {"n_estimators": pick(10, 60, 200), "epochs": pick(3, 12, 40),
               "n_sweep": pick(3, 11, 21), "max_min": True}
     splits = pick([0], [0, 1], [0, 1, 2, 3, 4])
+    # the family on the learners of FAMILY_LEARNERS (not the hinge scorer, not the plug-in sweep)
+    cases = [{"learner": lr, "family": lr in FAMILY_LEARNERS[size]} for lr in learners]
     if data["bank_marketing"] is not None:
         cfg["section7_bank_marketing"] = {
             "study": {"function": "la25.section7_data", "seed": 703, "replicates": 1,
                       "paired_seeds": True},
             "params": {"dataset": "bank_marketing", "path": str(data["bank_marketing"]),
                        "features": "client", "n_train": pick(2000, 4000, 10000), **common},
-            "grid": {"split": splits, "learner": learners},
+            "grid": {"split": splits}, "cases": cases,
         }
     if data["letor"] is not None:
         mslr = data["letor_layout"] == "mslr"
@@ -298,7 +312,7 @@ def section7_configs(size: str, options: Mapping) -> dict[str, dict]:
                       "paired_seeds": True},
             "params": {"dataset": "letor", "path": str(data["letor"]),
                        "max_queries": pick(200, 1000, 2000) if mslr else 0, **common},
-            "grid": {"split": splits, "learner": learners},
+            "grid": {"split": splits}, "cases": cases,
         }
     for name, c in cfg.items():
         c["study"]["name"] = f"la25-{name}"
@@ -460,6 +474,9 @@ def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.P
                   "`population-*` rows are the exact pairwise-surrogate minimisers on the test "
                   "population (surrogate inconsistency only).", "", " ".join(text), "",
                   markdown_table(table), ""] + _figs(fig_dir, "la25_section7_gap") + [""]
+    lines += family_summary_lines({k: v for k, v in results.items()
+                                   if k in ("section7_bank_marketing", "section7_letor",
+                                            "section7_synthetic")}, table_dir)
     lines += ["### HelpSteer", "", "Not run: the HelpSteer data is not reachable here (no copy "
               "in the data folder, no network access); LA25's HelpSteer trend (loss "
               "aggregation's Diff AUC higher in every setting) is not reproduced.", ""]

@@ -4,7 +4,8 @@
   aggregation, loss aggregation) and learner, per-label AUCs, Diff AUC and Min AUC as mean ±
   standard error over the splits, beside the paper's own row (:data:`PAPER_TABLES`);
 * :func:`verdict_table` — label minus loss aggregation, paired by split: ΔMin (> 0: label
-  aggregation more balanced) and ΔDiff (< 0: label aggregation more balanced);
+  aggregation more balanced) and ΔDiff (< 0: label aggregation more balanced); the whole
+  aggregation family against loss aggregation is :mod:`bipartite.experiments.la25.figures.family`;
 * :func:`synthetic_table` — the synthetic sweep: Diff and Min AUC of both aggregations per
   dependence regime and skew;
 * :func:`balance_table`, :func:`harder_table`, :func:`balance_figures` — the K = 2 balance
@@ -117,18 +118,18 @@ def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str 
 def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
     """Label minus loss aggregation per dataset and learner, paired by split (or replicate):
     ``d_min`` (> 0: label aggregation has the higher Min AUC) and ``d_diff`` (< 0: the lower Diff
-    AUC), their standard errors, and in how many splits label aggregation wins each."""
+    AUC), their standard errors, and in how many splits label aggregation wins each. The
+    label-aggregation (sum) rows of the family's pairing,
+    :func:`~bipartite.experiments.la25.figures.family.paired_differences`."""
     import pandas as pd
 
-    key = "split" if "split" in df else "replicate"
-    rows = df[df["objective"].isin(["label_aggregation", "loss_aggregation"])]
+    from bipartite.experiments.la25.figures.family import paired_differences
+
+    pairs = paired_differences(df, ["dataset", "learner"])
+    pairs = pairs[pairs["objective"] == "label_aggregation"]
     out = []
-    for (dataset, learner), sub in rows.groupby(["dataset", "learner"]):
-        w = sub.pivot_table(index=key, columns="objective", values=["min", "diff"])
-        if ("min", "label_aggregation") not in w or ("min", "loss_aggregation") not in w:
-            continue
-        dm = (w["min"]["label_aggregation"] - w["min"]["loss_aggregation"]).dropna()
-        dd = (w["diff"]["label_aggregation"] - w["diff"]["loss_aggregation"]).dropna()
+    for (dataset, learner), sub in pairs.groupby(["dataset", "learner"]):
+        dm, dd = sub["d_min"].dropna(), sub["d_diff"].dropna()
         out.append({"dataset": dataset, "learner": learner, "d_min": float(dm.mean()),
                     "d_min_se": standard_error(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
                     "d_diff": float(dd.mean()), "d_diff_se": standard_error(dd),

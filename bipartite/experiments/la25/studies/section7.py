@@ -30,6 +30,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.experiments.la25.figures.section7 import section7_data_figures, synthetic_figures
+from bipartite.experiments.la25.studies.family import (
+    FAMILY_OBJECTIVES,
+    FAMILY_RATIOS,
+    family_weights,
+)
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Range
 
@@ -40,9 +45,10 @@ if TYPE_CHECKING:
     from bipartite.learners import MLPRanker, XGBRanker
     from bipartite.population import FiniteProblem
 
-__all__ = ["LEARNERS", "MAX_MIN_OBJECTIVES", "OBJECTIVES", "REGIMES", "Regime", "RegimeModel",
-           "la25_section7_data", "la25_section7_synthetic", "letor_split",
-           "make_learner", "regime_model"]
+__all__ = ["FAMILY_OBJECTIVES", "FAMILY_RATIOS", "LEARNERS", "MAX_MIN_OBJECTIVES", "OBJECTIVES",
+           "REGIMES", "Regime", "RegimeModel", "family_bayes_scores", "family_weights",
+           "la25_section7_data", "la25_section7_synthetic", "letor_split", "make_learner",
+           "regime_model"]
 
 #: The four rows of LA25 §7's table: each label alone, label aggregation (Ȳ = Y₁ + Y₂, linear
 #: costs) and loss aggregation with a = (1, 1); as learner keyword arguments.
@@ -77,12 +83,12 @@ LEARNERS = ("linear", "linear_hinge", "mlp", "xgb")
 
 def make_learner(learner: str, objective: str, seed: int, *, epochs: int = 40,
                  n_estimators: int = 200) -> MLPRanker | XGBRanker:
-    """The §7 learner ``learner`` for the table row ``objective`` (:data:`OBJECTIVES` or
-    :data:`MAX_MIN_OBJECTIVES`), single-threaded (the runner parallelises over tasks) and
-    seeded."""
+    """The §7 learner ``learner`` for the table row ``objective`` (:data:`OBJECTIVES`,
+    :data:`MAX_MIN_OBJECTIVES` or :data:`FAMILY_OBJECTIVES`), single-threaded (the runner
+    parallelises over tasks) and seeded."""
     from bipartite.learners import MLPRanker, XGBRanker
 
-    rows = {**OBJECTIVES, **MAX_MIN_OBJECTIVES}
+    rows = {**OBJECTIVES, **MAX_MIN_OBJECTIVES, **FAMILY_OBJECTIVES}
     if objective not in rows:
         raise ValueError(f"The 'objective' parameter must be one of {list(rows)}, got "
                          f"{objective!r}.")
@@ -247,6 +253,54 @@ def regime_model(name: str, pi2: float) -> RegimeModel:
     return RegimeModel(name, reg, (float(t1), float(t2)), np.array([0.5, float(pi2)]))
 
 
+def family_bayes_scores(eta: ArrayLike, pi: ArrayLike, joint: ArrayLike) -> dict[str, np.ndarray]:
+    """The Bayes scorers of the rows of :data:`FAMILY_OBJECTIVES` that have a closed form
+    (:meth:`bipartite.objectives.Objective.plugin_scores`: ``w·η`` for the weighted sums,
+    a cell of the joint for OR and AND, ``Σ_k α_k η_k`` with the priors ``pi`` for loss
+    aggregation), given η (n, 2) and the joint ``P(Y = v | x)`` (n, 4). The lexicographic rows
+    (four levels, uniform costs) have none and are left out.
+
+    >>> s = family_bayes_scores([[0.9, 0.2]], [0.5, 0.5], [[0.08, 0.02, 0.72, 0.18]])
+    >>> round(float(s["label_and"][0]), 2), round(float(s["label_or"][0]), 2), "label_lex_12" in s
+    (0.18, 0.92, False)
+    """
+    from bipartite.objectives import as_objective
+
+    out = {}
+    for name, spec in FAMILY_OBJECTIVES.items():
+        obj = as_objective(**spec)
+        if obj.kind == "label_aggregation" and not (obj.linear_costs or obj.binary_aggregate):
+            continue
+        out[name] = obj.plugin_scores(eta, pi, joint=joint)
+    return out
+
+
+#: The columns of a family row whose objective is undefined on the training rows (NaN).
+_UNDEFINED = {"auc_1": math.nan, "auc_2": math.nan, "diff": math.nan, "min": math.nan,
+              "win_12": math.nan, "note": "aggregated label constant in the training rows"}
+
+
+def _family_scores(learner: str, objective: str, seed: int, Xtr, Ytr, Xte, *, epochs: int,
+                   n_estimators: int) -> np.ndarray | None:
+    """Test scores of the family row ``objective`` fitted by ``learner``, or None, with an
+    :class:`~bipartite.UndefinedMetricWarning`, when its aggregated label is constant on the
+    training rows (AND with no row holding both labels: the objective is undefined, nothing
+    to fit). The study then writes the row with NaN AUCs and a ``note``; the family tables
+    pair only the defined rows."""
+    from bipartite._utils.validation import UndefinedMetricWarning
+    from bipartite.labels import aggregate_labels
+    from bipartite.objectives import as_objective
+
+    obj = as_objective(**FAMILY_OBJECTIVES[objective])
+    if obj.kind == "label_aggregation" and len(np.unique(aggregate_labels(Ytr, obj.aggregate,
+                                                                          obj.w))) < 2:
+        warnings.warn(f"The family row {objective!r} is undefined: its aggregated label is "
+                      "constant on the training rows.", UndefinedMetricWarning, stacklevel=2)
+        return None
+    est = make_learner(learner, objective, seed, epochs=epochs, n_estimators=n_estimators)
+    return est.fit(Xtr, Ytr).decision_function(Xte)
+
+
 def _label_corr(problem) -> float:
     pi = problem.pi
     p11 = float(problem.mass @ problem.label_probs[:, 3])
@@ -260,7 +314,7 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                             n_train: int = 4000, learners: list[str] | None = None,
                             learner_pi2: list[float] | None = None, n_sweep: int = 41,
                             epochs: int = 40, n_estimators: int = 150,
-                            max_min: bool = False) -> list[dict]:
+                            max_min: bool = False, family: bool = False) -> list[dict]:
     """LA25 §7's synthetic trend in one label-dependence regime at one skew (docs/theory.md §12).
 
     Model :func:`regime_model` (π = (½, ``pi2``)); a test sample of ``n_test`` x with its exact
@@ -286,6 +340,12 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     scorer's row its gap to the max-min point of the test population, bracketed exactly
     (columns of :func:`~bipartite.experiments.la25.studies.maxmin.max_min_gap_columns`).
 
+    With ``family=True`` (issue 24) also the aggregation family of :data:`FAMILY_OBJECTIVES`:
+    its Bayes scorers (:func:`family_bayes_scores`; every row but the lexicographic ones, which
+    have no closed form) at every ``pi2``, and each learner fitted with each of its objectives
+    where the learners run (same training sample; seeds from a stream of their own,
+    ``SeedSequence([seed, 14])``, so the other rows do not change).
+
     Columns: ``auc_1, auc_2, diff, min`` (Diff/Min AUC), ``win_12`` (cross-pair win rate
     W₁>₂, :func:`bipartite.dictatorship.population_win_rate`), ``corr`` (label correlation of
     the test problem), ``pi_1, pi_2``.
@@ -308,6 +368,10 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     rows: list[dict] = []
 
     def add(learner, objective, scores, **extra):
+        if scores is None:
+            rows.append({"learner": learner, "objective": objective, **_UNDEFINED, **extra,
+                         **common})
+            return
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             aucs = problem.auc(scores)
@@ -318,6 +382,8 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
     bayes = {"label_1": eta[:, 0], "label_2": eta[:, 1],
              "label_aggregation": label_aggregation_scores(eta),
              "loss_aggregation": loss_aggregation(eta, model.pi)}
+    if family:
+        bayes.update(family_bayes_scores(eta, model.pi, problem.label_probs))
     for objective, scores in bayes.items():
         add("bayes", objective, scores)
     r = np.logspace(-3.0, 3.0, n_sweep)
@@ -357,6 +423,13 @@ def la25_section7_synthetic(*, seed: int, regime: str, pi2: float, n_test: int =
                                    epochs=epochs, n_estimators=n_estimators)
                 est.fit(Xtr, Ytr)
                 add(learner, objective, est.decision_function(X))
+        # the aggregation family: a stream of its own, SeedSequence([seed, 14])
+        fam_rng = np.random.default_rng([seed, 14])
+        for learner in learners if family else []:
+            for objective in FAMILY_OBJECTIVES:
+                add(learner, objective,
+                    _family_scores(learner, objective, int(fam_rng.integers(2**31)), Xtr, Ytr,
+                                   X, epochs=epochs, n_estimators=n_estimators))
     if max_min:
         from bipartite.experiments.la25.studies.maxmin import max_min_gap_columns
 
@@ -416,12 +489,13 @@ def letor_split(path: str | Path, split: int, *, max_queries: int = 0,
 
 
 def _split_streams(seed: int, split: int) -> tuple[np.random.Generator, ...]:
-    """The three random streams of one split of a §7 real-data task, from the runner's task seed
+    """The four random streams of one split of a §7 real-data task, from the runner's task seed
     (:func:`bipartite.studies.task_seed`): the data (splitting, subsampling, simulated clicks),
-    the learners of the LA25 rows, and the max-min rows. The §7 real-data studies run with paired
-    seeds, so every learner of a split sees the same data; ``SeedSequence(seed,
-    spawn_key=(split,))`` separates the splits."""
-    children = np.random.SeedSequence(seed, spawn_key=(int(split),)).spawn(3)
+    the learners of the LA25 rows, the max-min rows and the aggregation family's rows. The §7
+    real-data studies run with paired seeds, so every learner of a split sees the same data;
+    ``SeedSequence(seed, spawn_key=(split,))`` separates the splits (its first three children
+    do not depend on how many are spawned)."""
+    children = np.random.SeedSequence(seed, spawn_key=(int(split),)).spawn(4)
     return tuple(np.random.default_rng(c) for c in children)
 
 
@@ -459,7 +533,7 @@ def _eta_hat(Xtr, Ytr, Xte, seed: int, n_estimators: int) -> np.ndarray:
 def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learner: str,
                        n_train: int = 20000, features: str = "client", max_queries: int = 0,
                        n_sweep: int = 21, epochs: int = 40, n_estimators: int = 200,
-                       max_min: bool = False) -> list[dict]:
+                       max_min: bool = False, family: bool = False) -> list[dict]:
     """LA25 §7's table on one split of real data, one learner (docs/theory.md §10.7, §12).
 
     ``dataset``:
@@ -485,7 +559,12 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     ``max_min=True`` adds, for a learner of :data:`LEARNERS`, the rows of
     :data:`MAX_MIN_OBJECTIVES` (the max-min AUC objective, pairwise and plug-in; docs/theory.md
     §13.6), fitted on the same training rows after the four rows above, with seeds from a stream
-    of their own so that those rows do not change.
+    of their own so that those rows do not change. ``family=True`` (issue 24; a learner of
+    :data:`LEARNERS` only) adds in the same way the rows of :data:`FAMILY_OBJECTIVES`: label
+    aggregation by weighted sums, OR, AND and lexicographically, and loss aggregation with
+    a₂/a₁ swept on :data:`FAMILY_RATIOS`; same training and test rows, a stream of their own. A
+    family row whose aggregated label is constant on the training rows is undefined: NaN AUCs,
+    a ``note`` and an :class:`~bipartite.UndefinedMetricWarning` (:func:`_family_scores`).
 
     Seeds: every stream comes from the runner's ``seed`` (:func:`_split_streams`: the data, the
     learners and the max-min rows of split ``split``); the §7 configs pair the seeds, so all
@@ -495,7 +574,10 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
     from bipartite.dictatorship import cross_pair_win_rate
     from bipartite.metrics import group_auc, multilabel_auc
 
-    data_rng, fit_rng, mm_rng = _split_streams(seed, split)
+    if family and learner not in LEARNERS:
+        raise ValueError(f"The 'family' option fits the aggregation family with a learner of "
+                         f"{list(LEARNERS)}, got learner={learner!r}.")
+    data_rng, fit_rng, mm_rng, fam_rng = _split_streams(seed, split)
     if dataset == "bank_marketing":
         d, tr, te = _bank_split(path, n_train, features, data_rng)
         Xtr, Ytr, Xte, Yte, gte = d.X[tr], d.Y[tr], d.X[te], d.Y[te], None
@@ -513,6 +595,8 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
               "pi_2": float(pi_hat[1]), "n_train_rows": len(Ytr), "n_test_rows": len(Yte),
               "data": what}
     def evaluate(objective, scores, **extra) -> dict:
+        if scores is None:
+            return {"objective": objective, **_UNDEFINED, **extra, **common}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             row = {"objective": objective, **_balance(multilabel_auc(Yte, scores)),
@@ -541,4 +625,8 @@ def la25_section7_data(*, seed: int, dataset: str, path: str, split: int, learne
                            n_estimators=n_estimators)
         est.fit(Xtr, Ytr)
         rows.append(evaluate(objective, est.decision_function(Xte)))
+    for objective in FAMILY_OBJECTIVES if family else ():
+        rows.append(evaluate(objective, _family_scores(
+            learner, objective, int(fam_rng.integers(2**31)), Xtr, Ytr, Xte, epochs=epochs,
+            n_estimators=n_estimators)))
     return rows
