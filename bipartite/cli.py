@@ -181,6 +181,9 @@ def _add_reproduce(sub) -> None:
                          "with --full)")
     rp.add_argument("--only", default=None, metavar="STUDY[,STUDY]",
                     help="run only these studies of the paper (comma-separated names)")
+    rp.add_argument("--real-data", action="store_true",
+                    help="at the quick size, also the studies on real data found in the data "
+                         "folder (--full runs them anyway; --only runs the ones it names)")
     rp.add_argument("--banking", type=Path, default=None, metavar="PATH",
                     help="bank_personal_loan.csv, adds the Banking trade-off study")
     rp.add_argument("--letor", type=Path, default=None, metavar="PATH",
@@ -587,7 +590,8 @@ def _cmd_reproduce(args) -> int:
     size = "smoke" if args.smoke else "full" if args.full else "quick"
     out = args.out or Path("results") / (args.paper if size == "full" else f"{args.paper}-{size}")
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
-    options = {"banking": args.banking, "letor": args.letor, "backend": _backend(args) or "loky",
+    options = {"banking": args.banking, "letor": args.letor, "real_data": args.real_data,
+               "backend": _backend(args) or "loky",
                "scheduler": args.scheduler, "only": only, "smoke": args.smoke,
                "progress": not args.no_progress, "runner": _runner_limits(args)}
     files = paper.run(out, quick=size != "full", jobs=args.jobs, **options)

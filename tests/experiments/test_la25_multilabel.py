@@ -157,3 +157,20 @@ def test_figures_and_summary(tmp_path):
     lines = mlfig.multilabel_summary_lines(df, tmp_path / "tables")
     assert (tmp_path / "tables" / "la25_multilabel_max_min.csv").is_file()
     assert any("Multi-label benchmarks" in line for line in lines)
+
+
+def test_configs_quick_main_job_leaves_real_data_out(tmp_path):
+    """The quick main job runs the synthetic studies only; --real-data or --only brings the
+    real-data studies back at that size; full runs what it finds; no Mulan files, no study."""
+    from bipartite.experiments.la25.run import REAL_DATA_STUDIES, configs
+
+    assert ml.multilabel_config("full", str(tmp_path)) is None  # an empty data folder
+    quick = configs("quick", {})
+    assert not set(REAL_DATA_STUDIES) & set(quick)
+    if not HAVE_EMOTIONS:
+        pytest.skip("the Mulan files are not in the data folder")
+    assert "multilabel" in configs("quick", {"real_data": True})
+    assert "multilabel" in configs("quick", {"only": ["multilabel"]})
+    full = configs("full", {})["multilabel"]
+    assert full["grid"]["dataset"] == list(ml.MULTILABEL_DATASETS)
+    assert full["grid"]["split"] == [-1, 0, 1, 2, 3, 4]

@@ -12,7 +12,13 @@ The studies (folders under ``<out>/studies/``; :data:`STUDY_FUNCTIONS`):
   ``bank_marketing_full.csv`` (or the UCI ``bank-full.csv``) is in the data folder;
 * ``section7_letor`` — ``la25.section7_data`` on the MQ2008 stand-in (``letor/mq2008_S1..S5.txt``
   in the data folder), or on real MSLR-WEB10K/30K folds given with ``--letor``;
-* ``maxmin_frequency`` — ``la25.maxmin_frequency``, how often the max-min point is unsupported.
+* ``maxmin_frequency`` — ``la25.maxmin_frequency``, how often the max-min point is unsupported;
+* ``multilabel`` — ``la25.multilabel`` on the seven Mulan benchmarks (K = 6 to 174), when their
+  files are in the data folder's ``multilabel/``.
+
+The quick size (``bipartite reproduce``'s default, the main job) runs the studies on synthetic
+data only; ``--real-data`` adds the real-data ones (:data:`REAL_DATA_STUDIES`) at that size and
+``--full`` runs everything it finds.
 
 The synthetic and real-data §7 studies run with ``max_min=True``: every learner also fits the
 max-min AUC objective (docs/theory.md §13); and with ``family=True`` (issue 24): the learners
@@ -42,6 +48,7 @@ import bipartite.experiments.la25.studies  # noqa: F401  (registers the study fu
 from bipartite.data.letor import letor_layout
 from bipartite.experiments.la25.figures.family import family_summary_lines
 from bipartite.experiments.la25.figures.maxmin import maxmin_figures, maxmin_summary_lines
+from bipartite.experiments.la25.figures.multilabel import multilabel_summary_lines
 from bipartite.experiments.la25.figures.section7 import (
     balance_table,
     gap_table,
@@ -54,12 +61,14 @@ from bipartite.experiments.la25.figures.section7 import (
 )
 from bipartite.experiments.la25.figures.section7 import learner_gap_table as synthetic_gap_table
 from bipartite.experiments.la25.figures.sweeps import sweep_summary_lines, theory_figures
+from bipartite.experiments.la25.studies.multilabel import multilabel_config
 from bipartite.experiments.la25.studies.section7 import REGIMES
 from bipartite.experiments.registry import Paper, provenance_lines, study_results
 from bipartite.studies.config import STUDIES
 from bipartite.studies.report import markdown_table, write_table
 
-__all__ = ["FAMILY_LEARNERS", "PAPER", "SECTION7_STUDIES", "STUDY_FUNCTIONS", "SWEEP_STUDIES",
+__all__ = ["FAMILY_LEARNERS", "MULTILABEL_STUDIES", "PAPER", "REAL_DATA_STUDIES",
+           "SECTION7_STUDIES", "STUDY_FUNCTIONS", "SWEEP_STUDIES",
            "configs",
            "figures", "find_section7_data", "section7_configs", "section7_summary_lines",
            "summary"]
@@ -83,7 +92,12 @@ SECTION7_STUDIES = {
 _BANK_NAMES = ("bank_marketing_full.csv", "bank-full.csv")
 
 #: Every LA25 study folder -> its registered study function.
-STUDY_FUNCTIONS = {**SWEEP_STUDIES, **SECTION7_STUDIES}
+#: The multi-label benchmarks (issue 25; :mod:`bipartite.experiments.la25.studies.multilabel`).
+MULTILABEL_STUDIES = {"multilabel": "la25.multilabel"}
+STUDY_FUNCTIONS = {**SWEEP_STUDIES, **SECTION7_STUDIES, **MULTILABEL_STUDIES}
+#: The studies on real data (found through the data-path setting). The quick main job leaves them
+#: out unless ``real_data`` is set or ``only`` names them; ``--full`` runs every one it finds.
+REAL_DATA_STUDIES = ("section7_bank_marketing", "section7_letor", "multilabel")
 
 
 def configs(size: str, options: Mapping) -> dict[str, dict]:
@@ -91,10 +105,18 @@ def configs(size: str, options: Mapping) -> dict[str, dict]:
     ``banking`` or ``letor`` path is given; then the §7 studies (:func:`section7_configs`: the
     synthetic sweep, the K = 2 balance check, the learners' gap, the max-min frequency, and the
     Bank Marketing and LETOR tables whenever their data is found through the data-path
-    setting)."""
+    setting) and the multi-label benchmarks (when the Mulan files are found). At the quick size
+    (the main job) the real-data studies (:data:`REAL_DATA_STUDIES`) run only with
+    ``real_data`` or when ``only`` names them."""
     out = _sweep_configs(size)
     out.update(_real_configs(size, options.get("banking"), options.get("letor")))
     out.update(section7_configs(size, options))
+    multilabel = multilabel_config(size, options.get("data"))
+    if multilabel is not None:
+        out["multilabel"] = multilabel
+    if size == "quick" and not options.get("real_data"):
+        asked = set(options.get("only") or ())
+        out = {k: v for k, v in out.items() if k not in REAL_DATA_STUDIES or k in asked}
     return out
 
 
@@ -128,6 +150,9 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     lines += sweep_summary_lines(study_results(results_dir, SWEEP_STUDIES), table_dir, fig_dir)
     lines += section7_summary_lines(results_dir, table_dir, meta)
     lines += maxmin_summary_lines(results_dir, table_dir, SECTION7_STUDIES)
+    found = study_results(results_dir, MULTILABEL_STUDIES)
+    if "multilabel" in found:
+        lines += multilabel_summary_lines(found["multilabel"], table_dir)
     return "\n".join(lines)
 
 
