@@ -509,5 +509,19 @@ def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.P
 
 
 #: The LA25 entry of :data:`bipartite.experiments.PAPERS`.
-PAPER = Paper("la25", configs, figures=figures, summary=summary,
+#: Measured CPU seconds per task of each study (``task_cpu_s / tasks`` of ``reproduce.json``;
+#: quick: the main job on 2 idle cores; full: a full run, 2 cores, multilabel under load), which
+#: weigh the progress bar's time estimate (:class:`~bipartite.experiments.Paper`).
+TASK_SECONDS = {
+    "quick": {"skew": 0.64, "frontier": 0.05, "correlation": 0.02, "weights": 0.05,
+              "learning_curve": 0.21, "consistency": 0.03, "section7_synthetic": 1.06,
+              "section7_balance": 0.39, "section7_gap": 0.61, "maxmin_frequency": 0.46,
+              "section7_bank_marketing": 3.3, "section7_letor": 4.6, "multilabel": 1.5},
+    "full": {"skew": 2.73, "frontier": 0.21, "correlation": 0.12, "weights": 0.47,
+             "learning_curve": 0.36, "consistency": 0.04, "section7_synthetic": 4.36,
+             "section7_balance": 0.71, "section7_gap": 2.47, "maxmin_frequency": 1.49,
+             "section7_bank_marketing": 12.2, "section7_letor": 13.0, "multilabel": 2.6},
+}
+
+PAPER = Paper("la25", configs, figures=figures, summary=summary, task_seconds=TASK_SECONDS,
               description="LA25: loss vs label aggregation (Lukasik et al., ICML 2025)")
