@@ -73,6 +73,13 @@ BENCHES: tuple[Bench, ...] = (
           "pairwise_loss forward+backward against plain torch: time and bytes per pair"),
     Bench("learners", "bench_learners.py", ("--quick",), ("--vs-plain",),
           "MLPRanker / XGBRanker fits against a plain torch loop / xgb.train"),
+    Bench("mslr_scale", "bench_learners.py",
+          ("--n-queries", "1000", "--epochs", "3", "--n-estimators", "30", "--skip-load-only"),
+          ("--n-queries", "30000", "--epochs", "30", "--n-iter-no-change", "3", "--batch-size",
+           "2048", "--mlp-threads", "1", "--n-estimators", "300", "--n-jobs", "2",
+           "--skip-load-only"),
+          "an MSLR-shaped file: load, fit, score each learner in a fresh process (full: 30 000 "
+          "queries, 2.3 M rows, 3.1 GiB)"),
     Bench("pareto", "bench_pareto.py", ("--targets", "--time-limit", "60"),
           ("--targets", "--time-limit", "60", "--seeds", "0", "1", "2"),
           "exact frontier targets (subset DP)"),
