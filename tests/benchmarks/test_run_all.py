@@ -53,6 +53,9 @@ def test_tables_load_and_failures_are_recorded(run_all, tmp_path, monkeypatch, c
     assert "FAILED (exit 1)" in text and "boom: no kernel" in text and "| x | --q |" in text
     assert run_all.main(["--full", "--only", "good", "--out", str(out)]) == 0
     assert "| x | --f |" in (out / "good.md").read_text()
+    runs = json.loads((out / "machine.json").read_text())["runs"]
+    assert [r["name"] for r in runs] == ["good", "bad"]  # --only keeps the other runs
+    assert "boom: no kernel" in (out / "summary.md").read_text()
     capsys.readouterr()
 
 
