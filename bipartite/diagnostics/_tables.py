@@ -141,11 +141,7 @@ def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None
     except Exception as exc:  # the reader's error, with the file named
         raise ValueError(f"Could not read the score file '{p}' as {kind}: "
                          f"{_line_based(str(exc))}") from exc
-    missing = [c for c in (columns or []) if c not in df.columns]
-    if missing:
-        raise ValueError(f"The score file '{p}' has no column {missing[0]!r}; its columns are "
-                         f"{list(map(str, df.columns))}.")
-    return df
+    return _require_columns(df, columns, f"The score file '{p}'")
 
 
 def _read_stdin(columns: Sequence[str] | None) -> pd.DataFrame:
@@ -172,10 +168,15 @@ def _read_stdin(columns: Sequence[str] | None) -> pd.DataFrame:
     except Exception as exc:
         raise ValueError(f"Could not read the score table on standard input: "
                          f"{_line_based(str(exc))}") from exc
+    return _require_columns(df, columns, "The score table on standard input")
+
+
+def _require_columns(df: pd.DataFrame, columns: Sequence[str] | None, what: str) -> pd.DataFrame:
+    """``df``, or a ValueError naming ``what``'s first missing column and its columns."""
     missing = [c for c in (columns or []) if c not in df.columns]
     if missing:
-        raise ValueError(f"The score table on standard input has no column {missing[0]!r}; its "
-                         f"columns are {list(map(str, df.columns))}.")
+        raise ValueError(f"{what} has no column {missing[0]!r}; its columns are "
+                         f"{list(map(str, df.columns))}.")
     return df
 
 
