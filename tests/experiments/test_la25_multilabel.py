@@ -169,8 +169,9 @@ def test_configs_quick_main_job_leaves_real_data_out(tmp_path):
     assert not set(REAL_DATA_STUDIES) & set(quick)
     if not HAVE_EMOTIONS:
         pytest.skip("the Mulan files are not in the data folder")
-    assert "multilabel" in configs("quick", {"real_data": True})
+    assert "multilabel" not in configs("quick", {"real_data": True})  # opt-in: --only
     assert "multilabel" in configs("quick", {"only": ["multilabel"]})
-    full = configs("full", {})["multilabel"]
+    assert "multilabel" not in configs("full", {}) and "multilabel" in configs("smoke", {})
+    full = configs("full", {"only": ["multilabel"]})["multilabel"]
     assert full["grid"]["dataset"] == list(ml.MULTILABEL_DATASETS)
     assert full["grid"]["split"] == [-1, 0, 1, 2, 3, 4]
