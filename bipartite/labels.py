@@ -58,6 +58,11 @@ def cost_potential(levels: ArrayLike, costs: str | ArrayLike) -> np.ndarray | No
     >>> cost_potential([0, 1, 3], "gain").tolist()
     [1.0, 2.0, 8.0]
     """
+    if isinstance(costs, str):
+        check_option(costs, "costs", COST_FAMILIES)
+    elif not hasattr(costs, "__len__") or isinstance(costs, bytes | dict):
+        raise TypeError(f"The 'costs' parameter must be one of {list(COST_FAMILIES)} or an "
+                        f"(L, L) array, got {type(costs).__name__}.")
     if not isinstance(costs, str) or costs not in ("linear", "gain"):
         return None
     lv = check_array(levels, "levels", ndim=1)

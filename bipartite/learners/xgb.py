@@ -483,6 +483,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
         self._label_support(self.prior_)  # before any training: single-class labels left out
+        if self.method == "plugin" and needs_joint(self.objective, self.aggregate):
+            check_joint_labels(K, self.max_joint_labels)  # the size limit first, by name
         if self.objective == "label_aggregation":  # before any training: something to rank
             rows = slice(None) if sw is None else sw > 0
             check_comparable_levels(aggregate_labels(Y, self.aggregate, self.w)[rows],
@@ -492,7 +494,6 @@ class XGBRanker(RankerMixin, BaseEstimator):
         if self.method == "plugin":
             self.joint_head_ = needs_joint(self.objective, self.aggregate)
             if self.joint_head_:
-                check_joint_labels(K, self.max_joint_labels)
                 p = {**params, "objective": "multi:softprob", "num_class": 2**K}
                 self._check_xgb_params(p, X.shape[1])
                 codes = label_codes(Y)
