@@ -181,8 +181,8 @@ def max_min_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def identity_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, learner): mean |AUC_k(sum) − AUC_k(variance-weighted loss aggregation)| over
-    labels and splits (their Bayes scorers are equal, docs/theory.md §5), beside the same against
+    """Per (dataset, learner): the mean absolute difference of AUC_k under label aggregation by sum
+    and under variance-weighted loss aggregation, over labels and splits (their Bayes scorers are equal, docs/theory.md §5), beside the same against
     loss aggregation with a = 1 (``vs_macro``), and the labels' rank correlation of the two AUC
     vectors. The identity predicts ``vs_variance_weighted`` < ``vs_macro``."""
     import pandas as pd
