@@ -2,7 +2,7 @@
 
 Commands
 --------
-``bipartite reproduce [--paper la25] [--full | --quick | --smoke] [--only S] [--out DIR] [--jobs N]``
+``bipartite reproduce [--paper la25] [--full | --quick | --smoke] [--real-data] [--only S] [--out DIR] [--jobs N] [--banking P] [--letor P]``
     Run a paper's study set; write tidy results (Parquet + CSV), figures (PNG + PDF) and
     ``summary.md``. Rerunning into the same folder resumes it.
 ``bipartite study run CONFIG.toml [--out DIR] [--jobs N] [--backend loky|dask] [--scheduler ADDR]``
@@ -183,7 +183,8 @@ def _add_reproduce(sub) -> None:
                     help="run only these studies of the paper (comma-separated names)")
     rp.add_argument("--real-data", action="store_true",
                     help="at the quick size, also the studies on real data found in the data "
-                         "folder (--full runs them anyway; --only runs the ones it names)")
+                         "folder (--full runs them anyway; --only runs the ones it names; the "
+                         "multi-label study runs only when --only names it)")
     rp.add_argument("--banking", type=Path, default=None, metavar="PATH",
                     help="bank_personal_loan.csv, adds the Banking trade-off study")
     rp.add_argument("--letor", type=Path, default=None, metavar="PATH",

@@ -110,7 +110,8 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
         with contextlib.suppress(json.JSONDecodeError, KeyError):
             record.update(json.loads(old.read_text())["studies"])
     written: list[Path] = []
-    bar, weights = _progress_bar(paper, configs, size, jobs, options.get("progress", True))
+    bar, weights = _progress_bar(paper, configs, size, jobs, options.get("progress", True),
+                                 (options.get("runner") or {}).get("max_tasks"))
     with reuse_workers(), contextlib.closing(bar):  # one worker pool for every study
         for name, cfg in configs.items():
             w = weights[name]
@@ -137,7 +138,7 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
 
 
 def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: int | None,
-                  progress: bool):
+                  progress: bool, max_tasks: int | None = None):
     """One tqdm bar over every task of ``configs`` (on stderr), each task weighted by its
     study's measured seconds (:attr:`Paper.task_seconds`), with the a-priori time estimate
     (work / workers) shown from the start; returns the bar and the weights by study."""
@@ -148,7 +149,8 @@ def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: in
 
     measured = paper.task_seconds.get(size, {})
     weights = {name: float(measured.get(name, 1.0)) for name in configs}
-    work = sum(len(expand_tasks(cfg if "format" in cfg else resolve_config(cfg))) * weights[name]
+    work = sum(len(expand_tasks(cfg if "format" in cfg else resolve_config(cfg),
+                                max_tasks=max_tasks)) * weights[name]
                for name, cfg in configs.items())
     workers = max(1, int(jobs or 1))
     bar = tqdm(total=round(work, 2), desc=f"{paper.name} {size}", unit="task-s",

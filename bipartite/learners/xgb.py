@@ -586,8 +586,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
             base += gw.tolist()
             glabel += [k] * len(gw)
         if not rows:
-            raise ValueError("The 'Y' parameter gives no comparable pair (every label is constant "
-                             "within every query with positive weight): nothing to fit.")
+            raise ValueError(NO_COMPARABLE_PAIR)
         sizes = np.array([len(r) for r in rows])
         base, glabel = np.asarray(base), np.asarray(glabel)
         omega = base * sizes  # each group's query weight ω_q (a_k = 1)

@@ -175,3 +175,15 @@ def test_configs_quick_main_job_leaves_real_data_out(tmp_path):
     full = configs("full", {"only": ["multilabel"]})["multilabel"]
     assert full["grid"]["dataset"] == list(ml.MULTILABEL_DATASETS)
     assert full["grid"]["split"] == [-1, 0, 1, 2, 3, 4]
+
+
+def test_an_explicit_letor_path_keeps_its_table_at_the_quick_size():
+    """`bipartite reproduce --letor PATH` asks for the LETOR table: the quick main job keeps it
+    (the other real-data studies still need --real-data)."""
+    from bipartite.experiments.la25.run import configs
+
+    folder = data_dir() / "letor"
+    if not (folder / "mq2008_S1.txt").exists():
+        pytest.skip("letor/mq2008_S1.txt is not in the data folder")
+    quick = configs("quick", {"letor": folder})
+    assert "section7_letor" in quick and "section7_bank_marketing" not in quick

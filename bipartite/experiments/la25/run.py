@@ -17,8 +17,9 @@ The studies (folders under ``<out>/studies/``; :data:`STUDY_FUNCTIONS`):
   files are in the data folder's ``multilabel/``; opt-in: ``--only multilabel``.
 
 The quick size (``bipartite reproduce``'s default, the main job) runs the studies on synthetic
-data only; ``--real-data`` adds the real-data ones (:data:`REAL_DATA_STUDIES`) at that size and
-``--full`` runs everything it finds.
+data only; ``--real-data`` adds the real-data ones (:data:`REAL_DATA_STUDIES`) at that size,
+``--letor PATH`` the LETOR table, and ``--full`` runs every one it finds except the opt-in
+multi-label study (:data:`OPT_IN_STUDIES`: ``--only multilabel``).
 
 The synthetic and real-data §7 studies run with ``max_min=True``: every learner also fits the
 max-min AUC objective (docs/theory.md §13); and with ``family=True`` (issue 24): the learners
@@ -120,6 +121,8 @@ def configs(size: str, options: Mapping) -> dict[str, dict]:
     if multilabel is not None:
         out["multilabel"] = multilabel
     asked = set(options.get("only") or ())
+    if options.get("letor") is not None:  # real folds given by path: asked for
+        asked.add("section7_letor")
     if size == "quick" and not options.get("real_data"):
         out = {k: v for k, v in out.items() if k not in REAL_DATA_STUDIES or k in asked}
     if size != "smoke":

@@ -130,21 +130,22 @@ def alpha_gain_table(df: pd.DataFrame, *, n_permutations: int = N_PERMUTATIONS
 
 
 def win_rate_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Per (dataset, learner, joint objective): the rarest (k) and the most balanced (j) kept
-    labels and ``W_{k>j}`` mean ± s.e. over splits (½ is even-handed; above ½, k's positives
+    """Per (dataset, learner, joint objective) and pair of the rarest (k) and the most balanced (j)
+    kept labels (a split's training priors pick the pair, so re-splits may give several rows):
+    ``W_{k>j}`` mean ± s.e. over the splits of that pair (½ is even-handed; above ½, k's positives
     are ranked above j's)."""
     import pandas as pd
 
     df = _fitted(df)
     df = df[df["objective"].isin(_JOINT)]
     out = []
-    for (ds, learner, obj), sub in df.groupby(["dataset", "learner", "objective"], sort=False):
-        first = sub.groupby("split").first()
+    keys = ["dataset", "learner", "objective", "rare_label", "common_label"]
+    for (ds, learner, obj, rare, common), sub in df.groupby(keys, sort=False):
+        first = sub.groupby("split").first()  # the splits whose rarest / most balanced pair it is
         w = first["win_rare_common"].to_numpy(dtype=float)
         w = w[np.isfinite(w)]
         out.append({"dataset": ds, "learner": learner, "objective": obj,
-                    "rare_label": str(first["rare_label"].iloc[0]),
-                    "common_label": str(first["common_label"].iloc[0]),
+                    "rare_label": str(rare), "common_label": str(common),
                     "W_rare_over_common": format_mean_se(float(np.mean(w)) if len(w) else np.nan,
                                                          standard_error(w)),
                     "splits": len(w)})
@@ -199,7 +200,9 @@ def identity_table(df: pd.DataFrame) -> pd.DataFrame:
             row[f"vs_{ref}"] = float(np.mean(np.abs(both["s"] - both["r"]))) if len(both) \
                 else np.nan
             row[f"n_{ref}"] = len(both)
-        row["closer_to_variance_weighted"] = bool(row["vs_variance_weighted"] < row["vs_macro"])
+        both = np.isfinite(row["vs_variance_weighted"]) and np.isfinite(row["vs_macro"])
+        row["closer_to_variance_weighted"] = (bool(row["vs_variance_weighted"] < row["vs_macro"])
+                                              if both else None)
         out.append(row)
     return pd.DataFrame(out)
 
