@@ -24,10 +24,12 @@ command exits non-zero after running the others.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.metadata
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -111,13 +113,18 @@ def run_one(bench: Bench, mode: str, out: Path, timeout: float) -> dict:
     cmd = [sys.executable, str(HERE / bench.script), *args]
     load_before = os.getloadavg()
     start = time.perf_counter()
+    # its own session: a time-out stops the benchmark's whole process group (its worker and
+    # fresh-process children too), so nothing it started runs on into the next benchmark
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=HERE.parent, start_new_session=True)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=HERE.parent)
-        rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        rc = 124
-        stdout = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        stderr = f"stopped after {timeout:g} s (--timeout)"
+        stdout, stderr = proc.communicate(timeout=timeout)
+        rc = proc.returncode
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        stdout, _ = proc.communicate()
+        rc, stderr = 124, f"stopped after {timeout:g} s (--timeout)"
     elapsed = time.perf_counter() - start
     command = "python benchmarks/" + " ".join([bench.script, *args])
     (out / f"{bench.name}.md").write_text(f"<!-- {command} -->\n\n{stdout}", encoding="utf-8")

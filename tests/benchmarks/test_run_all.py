@@ -66,3 +66,37 @@ def test_bad_options_are_refused(run_all, capsys):
     with pytest.raises(SystemExit):
         run_all.main(["--quick", "--only", "nosuch"])
     assert "invalid choice: 'nosuch'" in capsys.readouterr().err
+
+
+def test_a_benchmark_past_its_time_is_stopped_with_its_children(run_all, tmp_path, monkeypatch,
+                                                                 capsys):
+    """--timeout stops the benchmark's whole process group (a child it started too) and records
+    exit 124; the command goes on and exits 1."""
+    import time
+
+    pidfile = tmp_path / "child.pid"
+    slow = tmp_path / "slow.py"
+    slow.write_text("import subprocess, sys, time\n"
+                    "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+                    f"open({str(pidfile)!r}, 'w').write(str(c.pid))\n"
+                    "print('started', flush=True)\ntime.sleep(60)\n")
+    monkeypatch.setattr(run_all, "BENCHES", (run_all.Bench("slow", str(slow), (), (), "sleeps"),))
+    start = time.perf_counter()
+    assert run_all.main(["--quick", "--out", str(tmp_path / "o"), "--timeout", "8"]) == 1
+    assert time.perf_counter() - start < 45
+    info = json.loads((tmp_path / "o" / "machine.json").read_text())
+    assert info["runs"][0]["rc"] == 124 and "started" in (tmp_path / "o" / "slow.md").read_text()
+    import psutil
+
+    child = int(pidfile.read_text())
+    deadline = time.time() + 10
+    while time.time() < deadline:  # gone, or a zombie waiting for a reaper: not running
+        try:
+            if psutil.Process(child).status() == psutil.STATUS_ZOMBIE:
+                break
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the benchmark's child outlived the time-out")
+    capsys.readouterr()
