@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
+import sys
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import average_precision_score
 
 from bipartite.metrics import average_precision, group_auc, ndcg_at_k
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_metrics import interleaved  # noqa: E402 - the one interleaved timer of benchmarks/
 
 
 # -- before: the 0.3.0 code paths, condensed (same operations) ------------------------------------
@@ -103,16 +107,6 @@ def before_ndcg(rel, s, g, k=10):
 
 
 # -- measurement ----------------------------------------------------------------------------------
-def interleaved(fns: dict, repeats: int) -> dict:
-    times: dict = {k: [] for k in fns}
-    for _ in range(repeats):
-        for k, f in fns.items():
-            t0 = time.perf_counter()
-            f()
-            times[k].append(time.perf_counter() - t0)
-    return {k: float(np.median(v)) for k, v in times.items()}
-
-
 def peak_bytes(f) -> int:
     tracemalloc.start()
     tracemalloc.reset_peak()

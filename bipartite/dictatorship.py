@@ -37,6 +37,7 @@ from bipartite._utils.validation import (
     check_option,
     check_problem,
     check_sample_weight,
+    pow2_normalise,
     warn_undefined,
 )
 from bipartite.bayes import effective_weights, label_aggregation_scores
@@ -201,9 +202,7 @@ def _check_data(Y: ArrayLike, scores: ArrayLike, sample_weight: ArrayLike | None
 
 def _pair_weights(w: np.ndarray) -> np.ndarray:
     """Checked row weights rescaled by a power of two (exact), their maximum in [½, 1)."""
-    if w.size and w.max() > 0:
-        w = np.ldexp(w, -int(np.frexp(w.max())[1]))
-    return w
+    return pow2_normalise(w)
 
 
 def _cross_sets(

@@ -26,6 +26,7 @@ __all__ = [
     "check_dense_tensor",
     "check_positive",
     "check_problem",
+    "pow2_normalise",
     "check_real",
     "check_time_limit",
     "check_tolerance",
@@ -455,6 +456,23 @@ def check_probabilities(
             f"got {arr[idx]:g} at index {where}."
         )
     return np.clip(arr, 0.0, 1.0)
+
+
+def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """``x · 2^−e`` with ``2^(e−1) ≤ max x < 2^e`` (over ``axis``): exact, and then ``max x ∈ [½, 1)``.
+
+    Every AUC and win rate is a ratio of bilinear forms in the weights, so this power of two
+    changes nothing and keeps sums and products of weights inside the float64 range (weights of
+    1e-170 would otherwise underflow to 0 in ΣP·ΣN). All-zero rows and empty arrays are returned
+    as they are.
+
+    >>> pow2_normalise(np.array([3.0, 1.0])).tolist()
+    [0.75, 0.25]
+    """
+    if x.size == 0:
+        return x
+    e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]
+    return np.ldexp(x, -e)
 
 
 def check_sample_weight(sample_weight: ArrayLike, n: int) -> np.ndarray:

@@ -20,6 +20,7 @@ from bipartite._utils.validation import (
     check_binary,
     check_consistent_length,
     check_sample_weight,
+    pow2_normalise,
 )
 from bipartite.metrics import QuerySegments
 
@@ -91,7 +92,7 @@ def boot_label_aucs(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndar
     ``(R w c) @ Y − ½ P²`` with ``P = (R w) @ Y``. Exact for integer weights (all terms are
     half-integers below 2**53); checked against :meth:`QuerySegments.auc` per label in the
     tests."""
-    ws = w * float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else w
+    ws = pow2_normalise(w)
     Rw = R * ws[seg.order]
     G = seg.sums(Rw, presorted=True)
     c = np.cumsum(G, axis=1) - 0.5 * G
@@ -131,7 +132,7 @@ def boot_pair_win_rates(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.
     ``tot_j − G_kj``. Exact for integer weights (half-integers below 2**53); with real weights
     the cancellation costs about ``log10(W² / (P N))`` digits; checked against the engine pair by
     pair in the tests. Replicates are taken ``block // (n K)`` at a time."""
-    ws = w * float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else w
+    ws = pow2_normalise(w)
     Ys = np.asarray(Y, dtype=np.float64)[seg.order]
     n, K = Ys.shape
     sizes = np.diff(np.r_[seg.starts, seg.n])
@@ -198,9 +199,7 @@ def _check_binary_scores(y_true: ArrayLike, scores: Sequence[ArrayLike], sample_
     ss = [check_array(s, name, ndim=1, exact_integers="order") for name, s in scores]
     check_consistent_length(y_true=y, **dict(zip([n for n, _ in scores], ss, strict=True)))
     w = check_sample_weight(sample_weight, len(y))
-    if w.size and w.max() > 0:  # rescale by a power of two (exact): 1e-170 weights must not underflow
-        w = np.ldexp(w, -int(np.frexp(w.max())[1]))
-    return y, ss, w
+    return y, ss, pow2_normalise(w)  # exact: 1e-170 weights must not underflow
 
 
 def delong_auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bipartite._utils.validation import UndefinedMetricWarning
+from bipartite._utils.validation import UndefinedMetricWarning, pow2_normalise
 from bipartite.diagnostics._inference import delong_rows
 from bipartite.dictatorship import cross_pair_win_rates, near_tie_rates
 from bipartite.metrics import QuerySegments
@@ -79,8 +79,7 @@ def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[in
         count[:] = np.einsum("ni,ni->i", both[:, a], ~Yb[:, b], dtype=np.int64) if len(a) else 0
     if not delong:
         return out
-    scale = float(np.ldexp(1.0, -int(np.frexp(w.max())[1]))) if w.max() > 0 else 1.0
-    ws = w * scale  # a power of two: exact, and 1e-170 weights do not underflow
+    ws = pow2_normalise(w)  # a power of two: exact, and 1e-170 weights do not underflow
     step = max(1, BLOCK_ELEMENTS // n)
     for b0 in range(0, m, step):
         sl = slice(b0, min(m, b0 + step))

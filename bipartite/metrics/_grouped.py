@@ -31,8 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bipartite._utils.validation import check_array, check_option, check_qid
-from bipartite.metrics._kernels import pow2_normalise
+from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
 from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms
 
 __all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QuerySegments"]

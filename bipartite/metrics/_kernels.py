@@ -14,24 +14,12 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bipartite._utils.validation import check_binary, check_finite
+from bipartite._utils.validation import check_binary, check_finite, pow2_normalise
 from bipartite.labels import cost_matrix, cost_potential
 
 __all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "cost_structure",
            "finite_exponent_range", "matrix_structure", "multipartite_from_levels",
-           "multipartite_from_weights", "pow2_normalise", "ranked_sums", "sort_order"]
-
-
-# --------------------------------------------------------------------------------------------
-# Normalisation: every AUC is a ratio of bilinear forms in the weights, so a power of two that
-# brings the largest weight near 1 changes nothing (it is exact) and keeps sums and products of
-# weights inside the float64 range (weights of 1e-170 would otherwise underflow to 0 in ΣP·ΣN).
-# --------------------------------------------------------------------------------------------
-def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
-    """``x · 2^−e`` with ``2^(e−1) ≤ max x < 2^e`` (over ``axis``): exact, and then ``max x ∈ [½, 1)``.
-    All-zero rows are left as they are."""
-    e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]
-    return np.ldexp(x, -e)
+           "multipartite_from_weights", "ranked_sums", "sort_order"]
 
 
 # --------------------------------------------------------------------------------------------

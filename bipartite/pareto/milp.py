@@ -85,10 +85,8 @@ def _stdout_to_stderr() -> Iterator[None]:
             out = sys.stdout.fileno() if sys.stdout is not None else 1
         except (AttributeError, ValueError, OSError):  # stdout replaced by a Python object
             out = 1
-        try:
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # closed or no stdout
             sys.stdout.flush()
-        except (AttributeError, ValueError, OSError):
-            pass
         saved = os.dup(out)
         try:
             os.dup2(2, out)
