@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import errno as _errno
+import gzip
 import os
 import secrets
 from pathlib import Path
 
 __all__ = ["NO_PERMISSION_ERRNOS", "NO_SPACE_ERRNOS", "OutputError", "check_output_dir",
-           "check_writable", "explain_os_error", "prepare_output_dir", "temp_path"]
+           "check_writable", "explain_os_error", "first_non_utf8", "open_maybe_gzip",
+           "prepare_output_dir", "temp_path"]
 
 #: errno values meaning "no room left" (disk full, quota, file too large).
 NO_SPACE_ERRNOS = frozenset(e for e in (getattr(_errno, name, None)
@@ -127,3 +129,23 @@ def prepare_output_dir(folder: str | os.PathLike, *, what: str = "an output fold
     except OSError as exc:
         raise _output_error(exc, "creating", folder) from None
     return folder
+
+
+def open_maybe_gzip(path: str | os.PathLike, mode: str = "rb", **kwargs):
+    """``open(path, mode)``, through :func:`gzip.open` when the name ends in ``.gz``."""
+    path = Path(path)
+    return gzip.open(path, mode, **kwargs) if path.name.lower().endswith(".gz") else open(path, mode, **kwargs)
+
+
+def first_non_utf8(path: str | os.PathLike) -> tuple[int, int] | None:
+    """``(line, byte)``, both 1-based, of the first byte of ``path`` that is not UTF-8 text (the
+    byte counted within its line), or None when the whole file decodes; gzip files (``.gz``) are
+    read decompressed. The one home of the "which line is not text" check behind the readers'
+    ``file:line: not UTF-8 text`` errors."""
+    with open_maybe_gzip(path) as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return lineno, exc.start + 1
+    return None

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
+from bipartite._utils.files import first_non_utf8
 from bipartite.data.paths import data_dir, missing_file_error
 
 __all__ = ["BANK_MARKETING_CATEGORIES", "BANK_MARKETING_FEATURE_SETS", "load_bank_marketing"]
@@ -75,14 +76,6 @@ def _resolve(path: str | os.PathLike | None) -> Path:
     if not target.is_file():
         raise missing_file_error(target, "Bank Marketing CSV", _SOURCE)
     return target
-
-
-def _is_utf8(raw: bytes) -> bool:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 class _checked_rows:
@@ -222,8 +215,7 @@ def load_bank_marketing(path: str | os.PathLike | None = None, *, features: str 
     try:
         cols = _read_rows(file)
     except UnicodeDecodeError as exc:
-        with open(file, "rb") as fh:
-            line = next((i for i, raw in enumerate(fh, 1) if not _is_utf8(raw)), 0)
+        line = (first_non_utf8(file) or (0,))[0]
         raise ValueError(f"{file}:{line}: not UTF-8 text ({exc.reason})") from None
     import pandas as pd
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
+from bipartite._utils.files import first_non_utf8
 from bipartite.data.paths import missing_file_error
 
 # ================================================================================================
@@ -78,19 +79,8 @@ def load_banking(path: str | os.PathLike) -> Bunch:
     try:
         return _read_banking(path, rows)
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path}:{_first_non_utf8_line(path)}: not UTF-8 text ({exc.reason}, "
+        raise ValueError(f"{path}:{(first_non_utf8(path) or (0,))[0]}: not UTF-8 text ({exc.reason}, "
                          f"byte {exc.object[exc.start:exc.start + 1]!r})") from None
-
-
-def _first_non_utf8_line(path: Path) -> int:
-    """1-based number of the first line that is not valid UTF-8 (0 if none is found)."""
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                return lineno
-    return 0
 
 
 def _read_banking(path: Path, rows: list[list[float]]) -> Bunch:

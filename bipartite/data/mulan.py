@@ -31,7 +31,6 @@ allocated).
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import stat
@@ -42,6 +41,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
+from bipartite._utils.files import open_maybe_gzip
 from bipartite._utils.validation import check_option, check_positive
 from bipartite.data.paths import data_dir, missing_file_error
 
@@ -211,9 +211,8 @@ def _check_regular_file(path: Path, what: str = "Mulan ARFF") -> None:
 
 def _lines(path: Path) -> Iterator[tuple[int, str, bool]]:
     """``(line number, text without the line end, ended with a newline)``, decoded as UTF-8."""
-    opener = gzip.open if path.name.endswith(".gz") else open
     try:
-        with opener(path, "rb") as fh:
+        with open_maybe_gzip(path, "rb") as fh:
             for lineno, raw in enumerate(fh, 1):
                 if lineno == 1:
                     raw = raw.removeprefix(b"\xef\xbb\xbf")

@@ -4,7 +4,6 @@ file) and its columns, checked with errors that name the file, the column and th
 from __future__ import annotations
 
 import csv
-import gzip
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -12,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from bipartite._utils.files import first_non_utf8, open_maybe_gzip
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,29 +30,12 @@ def plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def _open(p: Path, mode: str = "rb", **kwargs):
-    return gzip.open(p, mode, **kwargs) if p.name.lower().endswith(".gz") else open(p, mode, **kwargs)
-
-
 def _encoding(p: Path) -> str:
     """UTF-16 when the file starts with its byte-order mark, else UTF-8 (a UTF-8 BOM is
     skipped)."""
-    with _open(p) as fh:
+    with open_maybe_gzip(p) as fh:
         head = fh.read(2)
     return "utf-16" if head in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-
-
-def _first_bad_line(p: Path, encoding: str) -> tuple[int, int] | None:
-    """(line, byte) of the first byte that is not text in ``encoding`` (1-based), UTF-8 only."""
-    if encoding == "utf-16":
-        return None
-    with _open(p) as fh:
-        for lineno, raw in enumerate(fh, 1):
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                return lineno, exc.start + 1
-    return None
 
 
 def csv_line(p: Path, kind: str, row: int) -> int | None:
@@ -59,7 +43,7 @@ def csv_line(p: Path, kind: str, row: int) -> int | None:
     skipped, a quoted field may span lines) of a CSV/TSV file starts; line 1 holds the header
     when the file has no blank or multi-line records. None when the file has fewer rows."""
     seen, start = -1, 1  # -1: the header
-    with _open(p, "rt", encoding=_encoding(p), newline="") as fh:
+    with open_maybe_gzip(p, "rt", encoding=_encoding(p), newline="") as fh:
         reader = csv.reader(fh, delimiter="\t" if kind == "tsv" else ",")
         for record in reader:
             if record and any(f.strip() for f in record):
@@ -134,7 +118,7 @@ def load_scores(path: str | os.PathLike, *, columns: Sequence[str] | None = None
             encoding = _encoding(p)
             df = pd.read_csv(p, sep="\t" if kind == "tsv" else ",", encoding=encoding)
     except UnicodeDecodeError as exc:
-        at = _first_bad_line(p, encoding)
+        at = None if encoding == "utf-16" else first_non_utf8(p)
         where = f"'{p}', line {at[0]} (byte {at[1]} of the line)" if at else f"'{p}'"
         raise ValueError(f"{where}: not {encoding.removesuffix('-sig').upper()} text "
                          f"({exc.reason}); save the score file as UTF-8.") from None
