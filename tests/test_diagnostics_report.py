@@ -76,6 +76,22 @@ def test_two_valued_labels_with_positive_label(table):
         diagnose(yn, scores="m1", labels="rel")
 
 
+def test_a_one_valued_label_that_is_not_the_positive_label_warns(table):
+    """Claim: a text label column with a single value that is not ``positive_label`` (often a
+    misspelt positive label) is read as all-negative with a UserWarning naming the column, the
+    value and the positive label; a single value that is the positive label does not warn."""
+    one = table.assign(rel="no")
+    with pytest.warns(UserWarning, match=r"label column 'rel'.*one value, 'no'.*not "
+                                         r"positive_label 'yes'"):
+        d = diagnose(one, scores="m1", labels=["rel", "click"], n_boot=0, positive_label="yes")
+    assert np.isnan(d.tables["auc"].auc[0])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*one value.*")
+        d = diagnose(table.assign(rel="yes"), scores="m1", labels=["rel", "click"], n_boot=0,
+                     positive_label="yes")
+    assert np.isnan(d.tables["auc"].auc[0])  # no negative: undefined
+
 def test_dropna_drops_and_counts_rows(table):
     gaps = table.astype({"m1": float, "rel": float}).copy()
     gaps.loc[[5, 17], "m1"] = np.nan

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,6 +274,11 @@ def _positive(df: pd.DataFrame, col: str, positive: Any, source: Source) -> np.n
         raise ValueError(f"The label column {col!r} of the {source.where} has no value "
                          f"{positive!r} (positive_label, --positive-label); its values are "
                          f"{[plain(v) for v in values]}.")
+    if len(values) == 1 and not hit.any():
+        warnings.warn(f"The label column {col!r} of the {source.where} has one value, "
+                      f"{plain(values[0])!r}, which is not positive_label {positive!r}: every row "
+                      "is read as negative (check the spelling of --positive-label).",
+                      UserWarning, stacklevel=4)
     return hit.astype(np.float64)
 
 
