@@ -1,13 +1,16 @@
 """The aggregation family of LA25 §7 (issue 24): the objectives fitted beside LA25's four rows
 when a §7 study runs with ``family=True``
 (:mod:`bipartite.experiments.la25.studies.section7`), as learner keyword arguments. A module of
-its own, without imports from the package, so that the studies and their tables
+its own, importing only :func:`bipartite.pareto.balance.lexicographic_weights` (the one home of
+the lexicographic weights), so that the studies and their tables
 (:mod:`bipartite.experiments.la25.figures.family`) both read it.
 """
 
 from __future__ import annotations
 
 import math
+
+from bipartite.pareto.balance import lexicographic_weights
 
 __all__ = ["FAMILY_OBJECTIVES", "FAMILY_RATIOS", "family_weights"]
 
@@ -49,8 +52,10 @@ FAMILY_OBJECTIVES: dict[str, dict] = {
        for r in FAMILY_RATIOS if r != 1.0},
     "label_or": {"objective": "label_aggregation", "aggregate": "or"},
     "label_and": {"objective": "label_aggregation", "aggregate": "product"},
-    "label_lex_12": {"objective": "label_aggregation", "w": [2.0, 1.0], "costs": "uniform"},
-    "label_lex_21": {"objective": "label_aggregation", "w": [1.0, 2.0], "costs": "uniform"},
+    "label_lex_12": {"objective": "label_aggregation", "w": lexicographic_weights([0, 1]).tolist(),
+                     "costs": "uniform"},
+    "label_lex_21": {"objective": "label_aggregation", "w": lexicographic_weights([1, 0]).tolist(),
+                     "costs": "uniform"},
     **{f"loss_a_{r:g}": {"objective": "loss_aggregation", "a": family_weights(r)}
        for r in FAMILY_RATIOS if r != 1.0},
 }
