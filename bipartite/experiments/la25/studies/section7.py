@@ -289,14 +289,17 @@ def _family_scores(learner: str, objective: str, seed: int, Xtr, Ytr, Xte, *, ep
     pair only the defined rows."""
     from bipartite._utils.validation import UndefinedMetricWarning
     from bipartite.labels import aggregate_labels
+    from bipartite.learners.base import check_comparable_levels
     from bipartite.objectives import as_objective
 
     obj = as_objective(**FAMILY_OBJECTIVES[objective])
-    if obj.kind == "label_aggregation" and len(np.unique(aggregate_labels(Ytr, obj.aggregate,
-                                                                          obj.w))) < 2:
-        warnings.warn(f"The family row {objective!r} is undefined: its aggregated label is "
-                      "constant on the training rows.", UndefinedMetricWarning, stacklevel=2)
-        return None
+    if obj.kind == "label_aggregation":
+        try:
+            check_comparable_levels(aggregate_labels(Ytr, obj.aggregate, obj.w))
+        except ValueError:
+            warnings.warn(f"The family row {objective!r} is undefined: its aggregated label is "
+                          "constant on the training rows.", UndefinedMetricWarning, stacklevel=2)
+            return None
     est = make_learner(learner, objective, seed, epochs=epochs, n_estimators=n_estimators)
     return est.fit(Xtr, Ytr).decision_function(Xte)
 
