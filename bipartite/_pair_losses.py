@@ -33,7 +33,8 @@ import torch
 
 from bipartite._utils.validation import check_option
 
-__all__ = ["PAIR_LOSSES", "PairLoss", "PairWeightRows", "get_pair_loss", "pair_loss_sum"]
+__all__ = ["PAIR_LOSSES", "PairLoss", "PairWeightRows", "get_pair_loss", "label_pair_sum",
+           "pair_loss_sum"]
 
 #: The form names of an entry, with the words used in errors.
 FORMS = {"torch": "torch", "numpy": "NumPy", "cvxpy": "cvxpy"}
@@ -216,38 +217,51 @@ def _chunk_rows(scores: torch.Tensor, chunk: int) -> int:
     return max(1, min(scores.shape[-1], chunk // per_row))
 
 
+#: One block of the pair matrix: ``(r0, r1, c0, c1, weights)``, the rows ``r0:r1`` and columns
+#: ``c0:c1``; ``weights()`` gives ``(w, keep)``: the weights ``W[..., r0:r1, c0:c1]`` and the
+#: boolean pair mask (``None``: ``w != 0``), or ``(None, None)`` when every entry is a pair of
+#: weight 1.
+Block = tuple[int, int, int, int, Callable[[], tuple[torch.Tensor | None, torch.Tensor | None]]]
+
+
 class _PairSum(torch.autograd.Function):
-    """``Σ w_ij φ(s_i − s_j)`` and its gradient in one chunked pass (see :func:`pair_loss_sum`)."""
+    """``Σ w_ij φ(s_i − s_j)`` and its gradient in one pass over blocks of the pair matrix (see
+    :func:`pair_loss_sum` and :func:`label_pair_sum`)."""
 
     @staticmethod
-    def forward(ctx, scores, rows, phi, chunk):  # noqa: D102
+    def forward(ctx, scores, blocks, phi, count):  # noqa: D102
+        # count: also sum the weights (else the caller knows them and 0 is returned)
         s = scores.detach()
-        n = s.shape[-1]
-        step = _chunk_rows(s, chunk)
         total = torch.zeros((), dtype=s.dtype, device=s.device)
-        weight = torch.zeros((), dtype=s.dtype, device=s.device)
+        wsum = torch.zeros((), dtype=s.dtype, device=s.device)
         grad = torch.zeros_like(s) if ctx.needs_input_grad[0] else None
-        for r0 in range(0, n, step):
-            r1 = min(n, r0 + step)
-            w = rows(r0, r1)
-            # d[..., i, j] = s_i − s_j; pairs of weight 0 see d = 0 (finite φ), so that e^{-d}
-            # cannot overflow there and turn 0 · inf into NaN in the value or the gradient.
-            d = (s[..., r0:r1, None] - s[..., None, :]).masked_fill_(w == 0, 0.0)
+        for r0, r1, c0, c1, weights in blocks:
+            w, keep = weights()
+            d = s[..., r0:r1, None] - s[..., None, c0:c1]  # d[..., i, j] = s_i − s_j
+            if w is not None:
+                # Pairs of weight 0 see d = 0 (finite φ), so that e^{-d} cannot overflow there
+                # and turn 0 · inf into NaN in the value or the gradient.
+                d = d.masked_fill_(w == 0, 0.0) if keep is None else torch.where(keep, d, 0.0)
+                del keep
             if grad is None:
                 v = phi(d)
             else:
                 with torch.enable_grad():
                     d.requires_grad_(True)
                     v = phi(d)
-                    (g,) = torch.autograd.grad(v, d, grad_outputs=w)  # w φ'(d)
+                    # w φ'(d); all-ones weights as a stride-0 tensor (no n × n fill)
+                    gw = torch.ones((), dtype=s.dtype, device=s.device).expand(d.shape)
+                    (g,) = torch.autograd.grad(v, d, grad_outputs=gw if w is None else w)
                 v = v.detach()
                 grad[..., r0:r1] += g.sum(-1)
-                grad -= g.sum(-2)
-            total += torch.dot(w.reshape(-1), v.reshape(-1))
-            weight += w.sum()
+                grad[..., c0:c1] -= g.sum(-2)
+                del g
+            total += v.sum() if w is None else torch.dot(w.reshape(-1), v.reshape(-1))
+            if count:
+                wsum += v.numel() if w is None else w.sum()
         ctx.save_for_backward(grad)
-        ctx.mark_non_differentiable(weight)
-        return total, weight
+        ctx.mark_non_differentiable(wsum)
+        return total, wsum
 
     @staticmethod
     @torch.autograd.function.once_differentiable
@@ -259,7 +273,8 @@ class _PairSum(torch.autograd.Function):
 def pair_loss_sum(scores: torch.Tensor, rows: WeightRows, phi: Callable[[torch.Tensor], torch.Tensor],
                   *, chunk: int = PAIR_CHUNK) -> tuple[torch.Tensor, torch.Tensor]:
     """``(Σ_ij w_ij φ(s_i − s_j), Σ_ij w_ij)`` over the pairs of ``scores`` [..., n], without an
-    n × n temporary: the fused kernel of :func:`bipartite.surrogates.pairwise_loss`.
+    n × n temporary: the fused kernel of :func:`bipartite.surrogates.pairwise_loss` for given pair
+    weights (docs/theory.md §8.1).
 
     ``rows(start, stop)`` gives the weights ``W[..., start:stop, :]`` (0 = not a pair; the
     weights carry no gradient); ``phi`` is the torch form of a :data:`PAIR_LOSSES` entry (bound
@@ -270,4 +285,59 @@ def pair_loss_sum(scores: torch.Tensor, rows: WeightRows, phi: Callable[[torch.T
     chunks whatever the number of pairs. The slow reference is the dense ``w * φ(s_i − s_j)``
     (tests/test_surrogates.py).
     """
-    return _PairSum.apply(scores, rows, phi, int(chunk))
+    n = scores.shape[-1]
+    step = _chunk_rows(scores, int(chunk))
+    blocks = [(r0, min(n, r0 + step), 0, n,
+               lambda r0=r0: (rows(r0, min(n, r0 + step)), None)) for r0 in range(0, n, step)]
+    return _PairSum.apply(scores, blocks, phi, True)
+
+
+def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
+                   phi: Callable[[torch.Tensor], torch.Tensor], *, chunk: int = PAIR_CHUNK
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(Σ φ(s_i − s_j), number of pairs)`` over the pairs ``hi_i > lo_j`` of each list of
+    ``scores`` [..., n]: the kernel of :func:`bipartite.surrogates.pairwise_loss` with labels and
+    no pair weights (every pair weighs 1; docs/theory.md §8.1).
+
+    ``hi`` and ``lo`` are the grades with the invalid items at ``−inf`` and ``+inf`` (so that an
+    invalid item is in no pair). Only the pairs are visited: each list is sorted by grade,
+    descending (one O(n log n) sort), so that the items below item i are the positions from the
+    end of its grade's run to the last valid one; the pair matrix is walked in row chunks of about
+    ``chunk`` entries, each from the first column any of its rows pairs with. With binary labels
+    this is the positives × negatives block (``n_+ n_-`` entries, not ``n²``), with no mask when
+    every list has the same counts; with many grades, about the upper triangle. The number of
+    pairs is counted exactly from the sorted grades. φ, ``φ'`` and the gradient as in
+    :func:`pair_loss_sum` (the same kernel); the slow reference is the dense masked sum
+    (tests/test_surrogates.py).
+    """
+    n = scores.shape[-1]
+    s2, hi2, lo2 = scores.reshape(-1, n), hi.reshape(-1, n), lo.reshape(-1, n)
+    order = torch.argsort(hi2, dim=-1, descending=True, stable=True)
+    s_sorted = s2.gather(-1, order)  # differentiable: the gradient is scattered back
+    hs, ls = hi2.gather(-1, order), lo2.gather(-1, order)
+    neg = -hs  # ascending; the invalid items (+inf) last
+    # end[b, i]: the first position after item i's grade run (items with a grade >= hs[b, i])
+    end = torch.searchsorted(neg.contiguous(), neg.contiguous(), right=True)
+    n_valid = (ls < torch.inf).sum(-1)
+    count = (n_valid[:, None] - end).clamp_min_(0)  # pairs with i above; nonincreasing in i
+    weight = count.sum().to(scores.dtype)
+    info = torch.cat([end.amin(0), end.amax(0), (count > 0).sum(-1).amax().view(1),
+                      n_valid.amin().view(1), n_valid.amax().view(1)]).tolist()  # one sync
+    c_min, c_max = info[:n], info[n:2 * n]
+    last_row, nv_min, c1 = info[2 * n:]
+    batch = s2.shape[0]
+    blocks: list[Block] = []
+    r0 = 0
+    while r0 < last_row:
+        c0 = c_min[r0]
+        r1 = min(last_row, r0 + max(1, int(chunk) // (batch * (c1 - c0))))
+        if nv_min == c1 and c_max[r1 - 1] == c0:  # every (row, column) of the block is a pair
+            blocks.append((r0, r1, c0, c1, lambda: (None, None)))
+        else:
+            def weights(r0=r0, r1=r1, c0=c0):
+                keep = hs[:, r0:r1, None] > ls[:, None, c0:c1]
+                return keep.to(scores.dtype), keep
+            blocks.append((r0, r1, c0, c1, weights))
+        r0 = r1
+    total, _ = _PairSum.apply(s_sorted, blocks, phi, False)
+    return total, weight

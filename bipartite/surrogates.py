@@ -37,6 +37,7 @@ from bipartite._pair_losses import (
     PairLoss,
     PairWeightRows,
     get_pair_loss,
+    label_pair_sum,
     pair_loss_sum,
 )
 from bipartite._utils.tensors import (
@@ -270,7 +271,10 @@ def pairwise_loss(
     if pair_loss_fn is not None or reduction == "none" or getattr(w, "requires_grad", False):
         # dense: a custom φ may close over tensors needing gradients; "none" returns n x n anyway
         return _pairwise_kernel(s, rows(0, n), phi, reduction)
-    total, weight = pair_loss_sum(s, rows, phi)
+    if labels is not None and w is None:  # visit the pairs only (sorted by grade)
+        total, weight = label_pair_sum(s, hi, lo, phi)
+    else:
+        total, weight = pair_loss_sum(s, rows, phi)
     if reduction == "sum":
         return total
     return total / torch.where(weight > 0, weight, torch.ones_like(weight))
