@@ -325,19 +325,45 @@ def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
                       n_valid.amin().view(1), n_valid.amax().view(1)]).tolist()  # one sync
     c_min, c_max = info[:n], info[n:2 * n]
     last_row, nv_min, c1 = info[2 * n:]
-    batch = s2.shape[0]
     blocks: list[Block] = []
-    r0 = 0
-    while r0 < last_row:
-        c0 = c_min[r0]
-        r1 = min(last_row, r0 + max(1, int(chunk) // (batch * (c1 - c0))))
-        if nv_min == c1 and c_max[r1 - 1] == c0:  # every (row, column) of the block is a pair
+    for r0, r1, c0, full in _label_blocks(c_min, c_max, last_row, nv_min == c1, c1,
+                                          s2.shape[0], int(chunk)):
+        if full:  # every (row, column) of the block is a pair: no mask, no weights
             blocks.append((r0, r1, c0, c1, lambda: (None, None)))
         else:
             def weights(r0=r0, r1=r1, c0=c0):
                 keep = hs[:, r0:r1, None] > ls[:, None, c0:c1]
                 return keep.to(scores.dtype), keep
             blocks.append((r0, r1, c0, c1, weights))
-        r0 = r1
     total, _ = _PairSum.apply(s_sorted, blocks, phi, False)
     return total, weight
+
+
+def _label_blocks(c_min: list[int], c_max: list[int], last_row: int, same_valid: bool, c1: int,
+                  batch: int, chunk: int) -> list[tuple[int, int, int, bool]]:
+    """The blocks ``(r0, r1, c0, full)`` of :func:`label_pair_sum`: rows ``r0:r1`` × columns
+    ``c0:c1`` of the grade-sorted pair matrix, about ``chunk`` entries over the ``batch`` lists.
+
+    ``c_min[r]``/``c_max[r]``: the first and last, over the lists, of the end of row r's grade
+    run (its first possible lower item); the rows past ``last_row`` have no pair; ``same_valid``:
+    every list has ``c1`` valid items. A block starts at ``c0 = c_min[r0]``. Its leading rows whose
+    run ends at ``c0`` in every list pair with every column (``full``: no mask); they make a block
+    of their own when they are at least half of its rows, so that binary labels and single lists
+    with few grades give unmasked blocks while many grades give masked blocks of about ``chunk``
+    entries (at most twice as many blocks as ``chunk`` alone would give).
+    """
+    out = []
+    r0 = 0
+    while r0 < last_row:
+        c0 = c_min[r0]
+        r1 = min(last_row, r0 + max(1, chunk // (batch * (c1 - c0))))
+        r = r0
+        while same_valid and r < r1 and c_max[r] == c0:
+            r += 1
+        if r > r0 and 2 * (r - r0) >= r1 - r0:
+            out.append((r0, r, c0, True))
+            r0 = r
+        else:
+            out.append((r0, r1, c0, False))
+            r0 = r1
+    return out

@@ -119,8 +119,8 @@ def test_label_pair_sum_one_dimensional_and_batch_dims(rng):
     assert count.item() == sum(p[1].item() for p in parts)
 
 
-def _visited(monkeypatch, s, hi, lo, chunk=1 << 20):
-    """(entries visited, blocks that were unmasked) by one call of the kernel."""
+def _visited(monkeypatch, s, hi, lo, chunk=1 << 20, blocks=False):
+    """(entries visited, blocks that were unmasked[, blocks]) by one call of the kernel."""
     seen = []
     apply = pair_losses._PairSum.apply
 
@@ -131,7 +131,8 @@ def _visited(monkeypatch, s, hi, lo, chunk=1 << 20):
 
     monkeypatch.setattr(pair_losses._PairSum, "apply", spy)
     label_pair_sum(s, hi, lo, make_pair_loss("logistic"), chunk=chunk)
-    return sum(v for v in seen if v != "full"), seen.count("full")
+    visited = [v for v in seen if v != "full"]
+    return (sum(visited), seen.count("full")) + ((len(visited),) if blocks else ())
 
 
 def test_binary_lists_visit_only_positive_negative_pairs(monkeypatch, rng):
@@ -151,6 +152,24 @@ def test_binary_lists_visit_only_positive_negative_pairs(monkeypatch, rng):
     Y[1, np.flatnonzero(Y[1] == 0)[:4]] = 1.0  # 13 positives in list 1
     hi, lo = hi_lo(Y, np.ones((3, n), bool))
     assert _visited(monkeypatch, s.expand(3, n), hi, lo) == (3 * 13 * 31, 0)
+
+
+def test_graded_lists_get_few_blocks(monkeypatch, rng):
+    """Claim: with a budget of about one grade run's entries, one list with a few grades is
+    walked in unmasked blocks, one per run, visiting exactly its pairs; one list of all-distinct
+    grades (the upper triangle) in blocks of about ``chunk`` entries (at most twice as many as
+    the budget alone), not one block per row."""
+    n = 60
+    y = rng.permutation(np.repeat([0.0, 1.0, 2.0, 3.0], 15))[None]
+    s = t64(rng.normal(size=(1, n)))
+    hi, lo = hi_lo(y, np.ones((1, n), bool))
+    visited, full, blocks = _visited(monkeypatch, s, hi, lo, chunk=15 * n, blocks=True)
+    assert (visited, full, blocks) == (15 * 45 + 15 * 30 + 15 * 15, 3, 3)
+    y = rng.permutation(n)[None].astype(float)
+    hi, lo = hi_lo(y, np.ones((1, n), bool))
+    visited, full, blocks = _visited(monkeypatch, s, hi, lo, chunk=300, blocks=True)
+    assert blocks <= 2 * (n * (n - 1) // 2) // 300 + 2
+    assert n * (n - 1) // 2 <= visited <= n * (n - 1) // 2 + 2 * 300
 
 
 def test_no_pair_is_a_zero_loss_with_zero_gradient():
