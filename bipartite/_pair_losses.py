@@ -182,10 +182,10 @@ def get_pair_loss(kind: str, name: str = "kind") -> PairLoss:
 
 
 # ------------------------------------------------------------------------------------------------
-# The fused pair sum (the training path's kernel)
+# The fused pair sums (the training path's kernels)
 # ------------------------------------------------------------------------------------------------
-#: Pairs per chunk of the fused sum: its temporaries are a few chunks (4 MiB each in float32),
-#: whatever the number of pairs.
+#: Pairs per chunk (block) of the fused sums: their temporaries are a few chunks (4 MiB each in
+#: float32), whatever the number of pairs.
 PAIR_CHUNK = 1 << 20
 
 #: ``rows(start, stop)`` -> the pair weights ``W[..., start:stop, :]`` (0 = no pair).
@@ -250,8 +250,10 @@ class _PairSum(torch.autograd.Function):
                     d.requires_grad_(True)
                     v = phi(d)
                     # w φ'(d); all-ones weights as a stride-0 tensor (no n × n fill)
-                    gw = torch.ones((), dtype=s.dtype, device=s.device).expand(d.shape)
-                    (g,) = torch.autograd.grad(v, d, grad_outputs=gw if w is None else w)
+                    gw = w if w is not None else torch.ones(
+                        (), dtype=s.dtype, device=s.device).expand(d.shape)
+                    (g,) = torch.autograd.grad(v, d, grad_outputs=gw)
+                    del gw
                 v = v.detach()
                 grad[..., r0:r1] += g.sum(-1)
                 grad[..., c0:c1] -= g.sum(-2)
