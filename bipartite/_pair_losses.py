@@ -323,6 +323,8 @@ def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
     n_valid = (ls < torch.inf).sum(-1)
     count = (n_valid[:, None] - end).clamp_min_(0)  # pairs with i above; nonincreasing in i
     weight = count.sum().to(scores.dtype)
+    if count.numel() == 0:  # no list (a [0, n] batch): no pair
+        return _PairSum.apply(s_sorted, [], phi, False)[0], weight
     info = torch.cat([end.amin(0), end.amax(0), (count > 0).sum(-1).amax().view(1),
                       n_valid.amin().view(1), n_valid.amax().view(1)]).tolist()  # one sync
     c_min, c_max = info[:n], info[n:2 * n]

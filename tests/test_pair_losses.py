@@ -173,12 +173,16 @@ def test_graded_lists_get_few_blocks(monkeypatch, rng):
 
 
 def test_no_pair_is_a_zero_loss_with_zero_gradient():
-    """Claim: lists without a pair (one grade, or one valid item) give 0, a count of 0 and a
-    zero gradient; pairwise_loss's mean is then 0 as documented."""
+    """Claim: lists without a pair (one grade, or one valid item) and a batch of no list give 0,
+    a count of 0 and a zero gradient; pairwise_loss's mean is then 0 as documented."""
     s = t64([[0.5, -1.0, 2.0], [1.0, 0.0, 3.0]]).requires_grad_(True)
     hi, lo = hi_lo([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]], [[True, True, True], [False, True, False]])
     total, count = label_pair_sum(s, hi, lo, make_pair_loss("logistic"))
     assert total.item() == 0.0 and count.item() == 0.0
+    empty = torch.zeros((0, 4), dtype=torch.float64, requires_grad=True)  # a batch of no list
+    total, count = label_pair_sum(empty, empty.detach(), empty.detach(), make_pair_loss("hinge"))
+    total.backward()
+    assert total.item() == 0.0 and count.item() == 0.0 and empty.grad.shape == (0, 4)
     loss = pairwise_loss(s, t64([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]]),
                          where=torch.as_tensor([[True, True, True], [False, True, False]]))
     loss.backward()
