@@ -229,9 +229,10 @@ class _PairSum(torch.autograd.Function):
     :func:`pair_loss_sum` and :func:`label_pair_sum`)."""
 
     @staticmethod
-    def forward(ctx, scores, blocks, phi, count):  # noqa: D102
-        # count: also sum the weights (else the caller knows them and 0 is returned)
-        s = scores.detach()
+    def forward(ctx, scores, blocks, phi, count, order=None):  # noqa: D102
+        # count: also sum the weights (else the caller knows them and 0 is returned); order: the
+        # blocks index the scores permuted by ``order`` along the last axis
+        s = scores.detach() if order is None else scores.detach().gather(-1, order)
         total = torch.zeros((), dtype=s.dtype, device=s.device)
         wsum = torch.zeros((), dtype=s.dtype, device=s.device)
         grad = torch.zeros_like(s) if ctx.needs_input_grad[0] else None
@@ -261,6 +262,8 @@ class _PairSum(torch.autograd.Function):
             total += v.sum() if w is None else torch.dot(w.reshape(-1), v.reshape(-1))
             if count:
                 wsum += v.numel() if w is None else w.sum()
+        if grad is not None and order is not None:  # back to the given order (a permutation)
+            grad = torch.empty_like(grad).scatter_(-1, order, grad)
         ctx.save_for_backward(grad)
         ctx.mark_non_differentiable(wsum)
         return total, wsum
@@ -269,7 +272,7 @@ class _PairSum(torch.autograd.Function):
     @torch.autograd.function.once_differentiable
     def backward(ctx, grad_total, grad_weight):  # noqa: D102
         (grad,) = ctx.saved_tensors
-        return (None if grad is None else grad_total * grad), None, None, None
+        return (None if grad is None else grad_total * grad), None, None, None, None
 
 
 def pair_loss_sum(scores: torch.Tensor, rows: WeightRows, phi: Callable[[torch.Tensor], torch.Tensor],
@@ -309,13 +312,13 @@ def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
     this is the positives × negatives block (``n_+ n_-`` entries, not ``n²``), with no mask when
     every list has the same counts; with many grades, about the upper triangle. The number of
     pairs is counted exactly from the sorted grades. φ, ``φ'`` and the gradient as in
-    :func:`pair_loss_sum` (the same kernel); the slow reference is the dense masked sum
-    (tests/test_surrogates.py).
+    :func:`pair_loss_sum` (the same kernel), the gradient computed in the sorted order and put
+    back by one scatter; the slow references are loops over all n² pairs and the dense masked
+    sum (tests/test_pair_losses.py).
     """
     n = scores.shape[-1]
     s2, hi2, lo2 = scores.reshape(-1, n), hi.reshape(-1, n), lo.reshape(-1, n)
     order = torch.argsort(hi2, dim=-1, descending=True, stable=True)
-    s_sorted = s2.gather(-1, order)  # differentiable: the gradient is scattered back
     hs, ls = hi2.gather(-1, order), lo2.gather(-1, order)
     neg = -hs  # ascending; the invalid items (+inf) last
     # end[b, i]: the first position after item i's grade run (items with a grade >= hs[b, i])
@@ -324,7 +327,7 @@ def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
     count = (n_valid[:, None] - end).clamp_min_(0)  # pairs with i above; nonincreasing in i
     weight = count.sum().to(scores.dtype)
     if count.numel() == 0:  # no list (a [0, n] batch): no pair
-        return _PairSum.apply(s_sorted, [], phi, False)[0], weight
+        return _PairSum.apply(s2, [], phi, False, order)[0], weight
     info = torch.cat([end.amin(0), end.amax(0), (count > 0).sum(-1).amax().view(1),
                       n_valid.amin().view(1), n_valid.amax().view(1)]).tolist()  # one sync
     c_min, c_max = info[:n], info[n:2 * n]
@@ -339,7 +342,7 @@ def label_pair_sum(scores: torch.Tensor, hi: torch.Tensor, lo: torch.Tensor,
                 keep = hs[:, r0:r1, None] > ls[:, None, c0:c1]
                 return keep.to(scores.dtype), keep
             blocks.append((r0, r1, c0, c1, weights))
-    total, _ = _PairSum.apply(s_sorted, blocks, phi, False)
+    total, _ = _PairSum.apply(s2, blocks, phi, False, order)
     return total, weight
 
 

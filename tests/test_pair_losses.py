@@ -124,10 +124,10 @@ def _visited(monkeypatch, s, hi, lo, chunk=1 << 20, blocks=False):
     seen = []
     apply = pair_losses._PairSum.apply
 
-    def spy(scores, blocks, phi, count):
+    def spy(scores, blocks, phi, count, order=None):
         seen.extend((r1 - r0) * (c1 - c0) * scores.shape[0] for r0, r1, c0, c1, _ in blocks)
         seen.extend("full" for *_, weights in blocks if weights()[0] is None)
-        return apply(scores, blocks, phi, count)
+        return apply(scores, blocks, phi, count, order)
 
     monkeypatch.setattr(pair_losses._PairSum, "apply", spy)
     label_pair_sum(s, hi, lo, make_pair_loss("logistic"), chunk=chunk)
