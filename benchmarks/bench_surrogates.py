@@ -38,6 +38,14 @@ per pair: on the CPU the increase of the peak RSS (VmHWM, reset through /proc/se
 over one forward+backward in a fresh subprocess, as above; on CUDA
 ``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``.
 
+Threads. With 2 torch threads on a shared 2-core machine every operation big enough for torch's
+OpenMP pool (above 32 768 elements) waits at a barrier for the second thread to be scheduled: a
+sigmoid over 2^20 floats was measured at 16 ms median with 2 threads against 0.4 ms with 1 (load
+average 5.7), so the 2-thread ratio counts such operations more than it counts work. This is why
+0.5.0's chunked kernel (16 row chunks of ~13 pooled operations each at n = 4096, against ~13 for
+the whole plain expression) lost there while it won with 1 thread; the label kernel visits only
+the pairs, in one to three blocks at these sizes.
+
 ``--device cuda`` runs everything on the GPU (refused with a clear message when CUDA is not
 available); the default is the CPU. The machine's load average is printed with every table.
 
