@@ -6,7 +6,8 @@ The kernel sorts each list by grade and visits only the blocks of the sorted pai
 pairs (with a mask where a block is not all pairs), so the claims are checked over the cases that
 change the blocks: binary, graded and all-distinct grades, ragged lists, batches of one and many
 lists, lists with and without equal counts (unmasked and masked blocks), chunks of one row, a few
-rows and everything.
+rows and everything. Below ``LABEL_SORT_MIN`` entries the kernel walks the unsorted matrix in
+masked row chunks instead; every claim is checked for both walks (``WALKS``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from bipartite.surrogates import make_pair_loss, pairwise_loss
 
 KINDS = ["logistic", "exponential", "hinge", "squared_hinge"]
 CHUNKS = [1, 7, 1 << 20]
+#: label_pair_sum's two walks: sorted (every size) and unsorted (its default below LABEL_SORT_MIN)
+WALKS = {"sorted": dict(sort_min=0), "unsorted": dict(sort_min=1 << 62)}
 
 
 def t64(x):
@@ -73,19 +76,20 @@ def draw(rng, case):
     return s, y, keep
 
 
+@pytest.mark.parametrize("walk", WALKS)
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("chunk", CHUNKS)
 @pytest.mark.parametrize("case", ["binary", "graded", "distinct", "equal counts"])
-def test_label_pair_sum_matches_loops_and_dense_autograd(kind, chunk, case, rng):
-    """Claim: for every block structure and chunking, the value and the pair count are the loop
-    sums over all n² ordered pairs, and the gradient is autograd's through the dense masked
-    expression 1[y_i > y_j] φ(s_i − s_j) (the slow reference)."""
+def test_label_pair_sum_matches_loops_and_dense_autograd(kind, chunk, case, walk, rng):
+    """Claim: for both walks, every block structure and chunking, the value and the pair count
+    are the loop sums over all n² ordered pairs, and the gradient is autograd's through the
+    dense masked expression 1[y_i > y_j] φ(s_i − s_j) (the slow reference)."""
     phi = make_pair_loss(kind, 0.7)
     for _ in range(4):
         s_np, y_np, keep_np = draw(rng, case)
         s = t64(s_np).requires_grad_(True)
         hi, lo = hi_lo(y_np, keep_np)
-        total, count = label_pair_sum(s, hi, lo, phi, chunk=chunk)
+        total, count = label_pair_sum(s, hi, lo, phi, chunk=chunk, **WALKS[walk])
         want, want_count = ref_label_sum(s_np, y_np, keep_np, kind, 0.7)
         assert total.item() == pytest.approx(want, rel=1e-12, abs=1e-12)
         assert count.item() == want_count and count.dtype == s.dtype
@@ -98,23 +102,27 @@ def test_label_pair_sum_matches_loops_and_dense_autograd(kind, chunk, case, rng)
         torch.testing.assert_close(g, g_ref, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("walk", WALKS)
 @pytest.mark.parametrize("kind", KINDS)
-def test_label_pair_sum_gradcheck(kind, rng):
+def test_label_pair_sum_gradcheck(kind, walk, rng):
     """Claim: the first-order backward of the blocked kernel is the derivative (float64
     gradcheck), on a batch with graded labels, a ragged list and several masked blocks."""
     s = t64(rng.normal(size=(3, 7))).requires_grad_(True)
     hi, lo = hi_lo(rng.integers(0, 3, size=(3, 7)), rng.random((3, 7)) < 0.85)
     phi = make_pair_loss(kind)
-    assert torch.autograd.gradcheck(lambda x: label_pair_sum(x, hi, lo, phi, chunk=4)[0], (s,))
+    assert torch.autograd.gradcheck(
+        lambda x: label_pair_sum(x, hi, lo, phi, chunk=4, **WALKS[walk])[0], (s,))
 
 
-def test_label_pair_sum_one_dimensional_and_batch_dims(rng):
+@pytest.mark.parametrize("walk", WALKS)
+def test_label_pair_sum_one_dimensional_and_batch_dims(walk, rng):
     """Claim: a single list [n] and a batch [a, b, n] give the per-list sums of the flat batch."""
     phi = make_pair_loss("logistic")
     s = t64(rng.normal(size=(2, 3, 6)))
     hi, lo = hi_lo(rng.integers(0, 3, size=(2, 3, 6)), np.ones((2, 3, 6), bool))
-    total, count = label_pair_sum(s, hi, lo, phi)
-    parts = [label_pair_sum(s[a, b], hi[a, b], lo[a, b], phi) for a in range(2) for b in range(3)]
+    total, count = label_pair_sum(s, hi, lo, phi, **WALKS[walk])
+    parts = [label_pair_sum(s[a, b], hi[a, b], lo[a, b], phi, **WALKS[walk])
+             for a in range(2) for b in range(3)]
     assert total.item() == pytest.approx(sum(p[0].item() for p in parts), rel=1e-12)
     assert count.item() == sum(p[1].item() for p in parts)
 
@@ -130,7 +138,7 @@ def _visited(monkeypatch, s, hi, lo, chunk=1 << 20, blocks=False):
         return apply(scores, blocks, phi, count, order)
 
     monkeypatch.setattr(pair_losses._PairSum, "apply", spy)
-    label_pair_sum(s, hi, lo, make_pair_loss("logistic"), chunk=chunk)
+    label_pair_sum(s, hi, lo, make_pair_loss("logistic"), chunk=chunk, sort_min=0)
     visited = [v for v in seen if v != "full"]
     return (sum(visited), seen.count("full")) + ((len(visited),) if blocks else ())
 
@@ -172,15 +180,17 @@ def test_graded_lists_get_few_blocks(monkeypatch, rng):
     assert n * (n - 1) // 2 <= visited <= n * (n - 1) // 2 + 2 * 300
 
 
-def test_no_pair_is_a_zero_loss_with_zero_gradient():
+@pytest.mark.parametrize("walk", WALKS)
+def test_no_pair_is_a_zero_loss_with_zero_gradient(walk):
     """Claim: lists without a pair (one grade, or one valid item) and a batch of no list give 0,
     a count of 0 and a zero gradient; pairwise_loss's mean is then 0 as documented."""
     s = t64([[0.5, -1.0, 2.0], [1.0, 0.0, 3.0]]).requires_grad_(True)
     hi, lo = hi_lo([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]], [[True, True, True], [False, True, False]])
-    total, count = label_pair_sum(s, hi, lo, make_pair_loss("logistic"))
+    total, count = label_pair_sum(s, hi, lo, make_pair_loss("logistic"), **WALKS[walk])
     assert total.item() == 0.0 and count.item() == 0.0
     empty = torch.zeros((0, 4), dtype=torch.float64, requires_grad=True)  # a batch of no list
-    total, count = label_pair_sum(empty, empty.detach(), empty.detach(), make_pair_loss("hinge"))
+    total, count = label_pair_sum(empty, empty.detach(), empty.detach(), make_pair_loss("hinge"),
+                                  **WALKS[walk])
     total.backward()
     assert total.item() == 0.0 and count.item() == 0.0 and empty.grad.shape == (0, 4)
     loss = pairwise_loss(s, t64([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]]),
@@ -189,14 +199,17 @@ def test_no_pair_is_a_zero_loss_with_zero_gradient():
     assert loss.item() == 0.0 and torch.equal(s.grad, torch.zeros_like(s))
 
 
-def test_masked_block_never_overflows_on_non_pairs():
+@pytest.mark.parametrize("walk", WALKS)
+def test_masked_block_never_overflows_on_non_pairs(walk):
     """Claim: a non-pair inside a masked block with a huge reversed difference (e^{1000} for the
     exponential) does not turn 0 · inf into NaN in the value or the gradient."""
     # list 0 sorted: item 0 (grade 2) above items 1, 2 (grade 1, tied: no pair, d = 0 − 1000);
     # list 1 has other counts, so the block rows 0:2 × columns 1:3 is masked and holds (1, 2)
     s = t64([[2000.0, 0.0, 1000.0], [0.0, 1.0, 2.0]]).requires_grad_(True)
     y = t64([[2.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
-    loss = pairwise_loss(s, y, kind="exponential", reduction="sum")
+    hi, lo = hi_lo(y, np.ones((2, 3), bool))
+    loss = label_pair_sum(s, hi, lo, make_pair_loss("exponential"), **WALKS[walk])[0]
+    torch.testing.assert_close(loss, pairwise_loss(s, y, kind="exponential", reduction="sum"))
     loss.backward()
     want = math.exp(-2000.0) + math.exp(-1000.0) + math.exp(2.0) + math.exp(1.0)
     assert loss.item() == pytest.approx(want, rel=1e-12)
@@ -209,10 +222,11 @@ def test_masked_block_never_overflows_on_non_pairs():
 def test_pairwise_loss_label_path_equals_the_weighted_path(kind, rng):
     """Claim: pairwise_loss with labels only (the label kernel) equals pairwise_loss with the
     same pairs given as 0/1 pair weights (the row-chunked weight kernel), in value and gradient,
-    on float32 scores of a batch of ragged lists."""
-    s_np = rng.normal(size=(5, 33)).astype(np.float32)
-    y = torch.as_tensor(rng.integers(0, 3, size=(5, 33)).astype(np.float32))
-    keep = torch.as_tensor(rng.random((5, 33)) < 0.9)
+    on float32 scores of a batch of ragged lists (above LABEL_SORT_MIN: the sorted walk)."""
+    assert 5 * 90 * 90 >= pair_losses.LABEL_SORT_MIN
+    s_np = rng.normal(size=(5, 90)).astype(np.float32)
+    y = torch.as_tensor(rng.integers(0, 3, size=(5, 90)).astype(np.float32))
+    keep = torch.as_tensor(rng.random((5, 90)) < 0.9)
     W = ((y[..., :, None] > y[..., None, :]) & keep[..., :, None] & keep[..., None, :]).float()
     a, b = torch.tensor(s_np, requires_grad=True), torch.tensor(s_np, requires_grad=True)
     la = pairwise_loss(a, y, kind=kind, where=keep)
