@@ -28,11 +28,23 @@ bytes/pair of the previous n) exceeds ``--max-gb`` is skipped and reported as su
 (logistic, labels, mean) forward+backward against a plain torch expression of the same loss,
 ``-logsigmoid(s_i - s_j) * 1[y_i > y_j]`` summed over the dense n x n matrix and divided by the
 number of pairs, at n = 256, 1024, 4096 items per query (``--vs-sizes``) with 2^22 / n^2 queries
-per batch (at least one). Both run side by side in one process, interleaved (ours, plain, ours,
-plain, ...); the table gives the median of the per-repeat ratios. Peak memory of each, in bytes
+per batch (at least one). The labels are binary, 25% positive (``--vs-grades 2``, the default), or
+``G`` grades drawn uniformly (``--vs-grades G``): ``pairwise_loss`` sorts each list by grade and
+visits only the blocks of pairs (n+ n- entries per list with binary labels, about the pairs with
+graded ones), where the plain expression computes all n^2. Both run side by side in one process,
+interleaved (ours, plain, ours, plain, ...); the table gives the median of the per-repeat ratios.
+"Pairs" and "B/pair" count all n^2 ordered pairs of each list, for both. Peak memory of each, in bytes
 per pair: on the CPU the increase of the peak RSS (VmHWM, reset through /proc/self/clear_refs)
 over one forward+backward in a fresh subprocess, as above; on CUDA
 ``torch.cuda.max_memory_allocated`` after ``reset_peak_memory_stats``.
+
+Threads. With 2 torch threads on a shared 2-core machine every operation big enough for torch's
+OpenMP pool (above 32 768 elements) waits at a barrier for the second thread to be scheduled: a
+sigmoid over 2^20 floats was measured at 16 ms median with 2 threads against 0.4 ms with 1 (load
+average 5.7), so the 2-thread ratio counts such operations more than it counts work. This is why
+0.5.0's chunked kernel (16 row chunks of ~13 pooled operations each at n = 4096, against ~13 for
+the whole plain expression) lost there while it won with 1 thread; the label kernel visits only
+the pairs, in one to three blocks at these sizes.
 
 ``--device cuda`` runs everything on the GPU (refused with a clear message when CUDA is not
 available); the default is the CPU. The machine's load average is printed with every table.
@@ -179,13 +191,18 @@ def _vs_fns():
             "plain torch": _plain_pairwise}
 
 
-def _vs_inputs(n: int, device: str):
+def _vs_inputs(n: int, device: str, grades: int = 2):
+    """Scores and labels of one batch: binary labels (25% positive) when ``grades`` is 2, else
+    grades drawn uniformly from 0..grades-1."""
     import torch
 
     gen = torch.Generator().manual_seed(0)
     batch = max(1, (1 << 22) // (n * n))
-    y = (torch.rand(batch, n, generator=gen) < 0.25).to(torch.float32)
-    y[:, 0] = 1.0
+    if grades == 2:
+        y = (torch.rand(batch, n, generator=gen) < 0.25).to(torch.float32)
+    else:
+        y = torch.randint(0, grades, (batch, n), generator=gen).to(torch.float32)
+    y[:, 0] = grades - 1.0
     s = torch.randn(batch, n, generator=gen)
     return s.to(device).requires_grad_(True), y.to(device), batch
 
@@ -197,13 +214,13 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def vs_worker(name: str, n: int, device: str, threads: int) -> dict:
+def vs_worker(name: str, n: int, device: str, threads: int, grades: int = 2) -> dict:
     """Peak memory of one forward+backward of ``name`` at ``n`` (fresh process)."""
     import torch
 
     torch.set_num_threads(threads)
     fn = _vs_fns()[name]
-    s, y, batch = _vs_inputs(n, device)
+    s, y, batch = _vs_inputs(n, device, grades)
     small, ys = s.detach()[:1, :8].clone().requires_grad_(True), y[:1, :8]
     fn(small, ys).backward()  # warm-up: kernels loaded outside the measurement
     if device.startswith("cuda"):
@@ -220,20 +237,22 @@ def vs_worker(name: str, n: int, device: str, threads: int) -> dict:
     return {"peak_bytes": peak, "pairs": batch * n * n, "memory_probe": how}
 
 
-def vs_torch(sizes: list[int], repeats: int, device: str, threads: int) -> None:
+def vs_torch(sizes: list[int], repeats: int, device: str, threads: int, grades: int = 2) -> None:
     """pairwise_loss against plain torch, side by side in this process; memory in subprocesses."""
     import torch
 
     torch.set_num_threads(threads)
     fns = _vs_fns()
+    labels = "binary labels (25% positive)" if grades == 2 else f"{grades} grades (uniform)"
     print(f"# pairwise_loss (logistic) vs plain torch, forward+backward, float32, {device}, "
-          f"torch {torch.__version__}, {threads} thread(s), {repeats} interleaved repeats; "
+          f"torch {torch.__version__}, {threads} thread(s), {repeats} interleaved repeats, "
+          f"{labels}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("| n | queries | pairs | ours ms | plain ms | ratio (median) | ours B/pair "
           "| plain B/pair |")
     print("|" + "---|" * 8)
     for n in sizes:
-        s, y, batch = _vs_inputs(n, device)
+        s, y, batch = _vs_inputs(n, device, grades)
         for fn in fns.values():  # warm-up
             fn(s, y).backward()
         times: dict[str, list[float]] = {k: [] for k in fns}
@@ -250,7 +269,7 @@ def vs_torch(sizes: list[int], repeats: int, device: str, threads: int) -> None:
         mem = {}
         for k in fns:
             cmd = [sys.executable, __file__, "--threads", str(threads), "--device", device,
-                   "--vs-worker", k, str(n)]
+                   "--vs-grades", str(grades), "--vs-worker", k, str(n)]
             out = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if out.returncode != 0:
                 mem[k] = math.nan
@@ -285,16 +304,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vs-torch", action="store_true",
                    help="pairwise_loss against plain torch at --vs-sizes, then the full table")
     p.add_argument("--vs-sizes", type=int, nargs="+", default=[256, 1024, 4096])
+    p.add_argument("--vs-grades", type=int, default=2,
+                   help="labels of the plain-torch comparison: 2 (default) binary, 25%% "
+                        "positive; G > 2: grades drawn uniformly from 0..G-1")
     p.add_argument("--worker", nargs=3, metavar=("LOSS", "N", "REPEATS"), help=argparse.SUPPRESS)
     p.add_argument("--vs-worker", nargs=2, metavar=("FN", "N"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     _check_device(p, args.device)
+    if args.vs_grades < 2:
+        p.error(f"--vs-grades {args.vs_grades}: at least 2 grades (2 = binary labels).")
     if args.vs_worker:
         print(json.dumps(vs_worker(args.vs_worker[0], int(args.vs_worker[1]), args.device,
-                                   args.threads)))
+                                   args.threads, args.vs_grades)))
         return 0
     if args.quick or args.vs_torch:
-        vs_torch(args.vs_sizes, 5 if args.quick else args.repeats, args.device, args.threads)
+        vs_torch(args.vs_sizes, 5 if args.quick else args.repeats, args.device, args.threads,
+                 args.vs_grades)
         if args.quick:
             return 0
     if args.worker:

@@ -37,6 +37,7 @@ from bipartite._pair_losses import (
     PairLoss,
     PairWeightRows,
     get_pair_loss,
+    label_pair_sum,
     pair_loss_sum,
 )
 from bipartite._utils.tensors import (
@@ -210,9 +211,11 @@ def pairwise_loss(
         tensors of the right shapes; finite; >= 0), as scikit-learn's ``check_input``, for a
         trainer that validated once per fit; the options are always checked.
 
-    A built-in ``kind`` with "mean"/"sum" runs the fused, chunked kernel
-    :func:`bipartite._pair_losses.pair_loss_sum` (no n × n temporary, first-order backward);
-    a custom ``pair_loss_fn`` and ``reduction="none"`` run the dense path.
+    A built-in ``kind`` with "mean"/"sum" runs a fused, chunked kernel (no n × n temporary,
+    first-order backward): with labels alone :func:`bipartite._pair_losses.label_pair_sum`,
+    which sorts each list by grade and visits only the pairs (n₊ n₋ with binary labels), else
+    :func:`bipartite._pair_losses.pair_loss_sum`; a custom ``pair_loss_fn`` and
+    ``reduction="none"`` run the dense path.
 
     With loss-aggregation weights and ``reduction="sum"`` the loss is the surrogate of
     ``Σ_k a_k (1 - AUC_k)`` (docs/theory.md §4); with label-aggregation weights, of ``1 - AUC_MP`` (§3).
@@ -270,7 +273,10 @@ def pairwise_loss(
     if pair_loss_fn is not None or reduction == "none" or getattr(w, "requires_grad", False):
         # dense: a custom φ may close over tensors needing gradients; "none" returns n x n anyway
         return _pairwise_kernel(s, rows(0, n), phi, reduction)
-    total, weight = pair_loss_sum(s, rows, phi)
+    if labels is not None and w is None:  # visit the pairs only (sorted by grade)
+        total, weight = label_pair_sum(s, hi, lo, phi)
+    else:
+        total, weight = pair_loss_sum(s, rows, phi)
     if reduction == "sum":
         return total
     return total / torch.where(weight > 0, weight, torch.ones_like(weight))
