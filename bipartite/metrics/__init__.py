@@ -34,7 +34,9 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
 rows by (query, score); distinct scores that share a bucket are re-sorted exactly. The sorted keys
 are then walked in blocks with the open tie group and each query's running sums carried across
 blocks, so :func:`group_auc`, :func:`average_precision`, :func:`ndcg_at_k` and
-:func:`grouped_stats` need no array of the input's size besides the keys. The grouped-AUC
+:func:`grouped_stats` need no array of the input's size besides the keys. With few distinct
+scores, the first three take no sort at all: exact ranks of the scores from small hash tables,
+then one ``np.bincount`` of (query, score level, label or grade) cells (the table route). The grouped-AUC
 engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates, per-query
 multipartite AUC; the diagnostics and the learners use it) takes its order from the same sort
 and the per-group formulas from the same module.

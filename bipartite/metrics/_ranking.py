@@ -21,6 +21,19 @@ carried across blocks (:meth:`SortedRows.scan`): no array of the size of the inp
 keys, and the per-row values are read from the keys' carried bits (labels, levels) or gathered
 one block at a time (weights).
 
+**The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
+query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
+several times faster than of continuous ones; query ids are nearly all distinct per row). So
+when the scores have few distinct values, there is no sort at all: :func:`distinct_ranks` finds
+them exactly with hash tables in the L1 cache (a scatter writes each slot, a gather checks every
+row against its slot, rows that collide go on to a second and third table) and gives each row
+its rank among them; each row then adds its count or weight to one cell (query, score level,
+label or grade) of a single ``np.bincount``, and the tie groups are the table's non-empty
+(query, level) pairs, walked from the top score by cumulative sums along the levels. Exact, O(n
++ G·U) for G queries and U distinct scores, taken while the table has at most ``TABLE_CELLS``
+cells per row (and U ≤ ``MAX_LEVELS``); otherwise the sort. A strided sample turns continuous
+scores down first, at almost no cost.
+
 The module is private to ``bipartite.metrics``; its public names carry no underscore only so
 that the package's modules may import them.
 """
@@ -391,39 +404,43 @@ _SAMPLE = 1 << 12                     # rows of the strided sample that rejects 
 _CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
 
 
-def _slots(x: np.ndarray, mult: int) -> np.ndarray:
+def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
     """Hash slot (intp, below 2^_HASH_BITS) of each float64 of ``x``: the top ``_HASH_BITS``
     bits of its bit pattern times the odd constant ``mult`` (multiplicative hashing; every bit
-    of the pattern reaches them)."""
-    h = x.view(_U) * _U(mult)
+    of the pattern reaches them); written to the intp array ``out`` if given."""
+    h = np.multiply(x.view(_U), _U(mult), out=None if out is None else out.view(_U))
     h >>= _U(64 - _HASH_BITS)
     return h.view(np.intp)
 
 
-def _hash_levels(x: np.ndarray, cap: int) -> list[tuple[np.ndarray, int, np.ndarray | None]] | None:
+def _hash_levels(x: np.ndarray, cap: int, h0: np.ndarray | None = None
+                 ) -> list[tuple[np.ndarray, int, np.ndarray | None]] | None:
     """The distinct values of ``x`` in up to three hash tables, as levels ``(table, mult,
     rows)``: ``table`` (2^_HASH_BITS,) holds one value of the rows hashed to each slot (NaN:
     none) with the constant ``mult``, ``rows`` are the positions of ``x`` hashed at this level
-    (None: all). Each table is written by a scatter and checked by a gather: the rows whose slot
-    holds another value (a hash collision) go on to the next level with another constant, so
-    every row ends on a slot holding exactly its value (``==``: 0.0 and −0.0 are one score).
-    None past ``cap`` + 1 values in the tables or after the last level's collisions."""
+    (None: all); ``h0`` (intp, len(x)), if given, receives the slots of level 0. Each table is
+    written by a scatter and checked by a gather: the rows whose slot holds another value (a
+    hash collision) go on to the next level with another constant, so every row ends on a slot
+    holding exactly its value (``==``: 0.0 and −0.0 are one score). None past ``cap`` + 1 values
+    in the tables or after the last level's collisions."""
     levels, rows, xs, total = [], None, x, 0
     for mult in _HASH_MULTS:
         tab = np.full(1 << _HASH_BITS, np.nan)
         m = len(xs)
+        hs = h0 if rows is None and h0 is not None else np.empty(m, dtype=np.intp)
         for a in range(0, m, _CHUNK):
             c = xs[a : a + _CHUNK]
-            tab[_slots(c, mult)] = c
+            tab[_slots(c, mult, hs[a : a + _CHUNK])] = c
         total += len(tab) - int(np.count_nonzero(np.isnan(tab)))
         if total > cap + 1:  # +1: 0.0 and −0.0, one value, may hold two slots
             return None
-        bad = [np.flatnonzero(tab.take(_slots(c, mult), mode="clip") != c) + a
-               for a in range(0, m, _CHUNK) for c in [xs[a : a + _CHUNK]]]
+        bad = [np.flatnonzero(tab.take(hs[a : a + _CHUNK], mode="clip") != xs[a : a + _CHUNK])
+               for a in range(0, m, _CHUNK)]
         levels.append((tab, mult, rows))
-        bad = np.concatenate(bad) if bad else np.zeros(0, dtype=np.intp)
-        if not len(bad):
+        bad = [b + a for a, b in zip(range(0, m, _CHUNK), bad, strict=True) if len(b)]
+        if not bad:
             return levels
+        bad = np.concatenate(bad)
         rows = bad if rows is None else rows[bad]
         xs = x[rows]
     return None
@@ -443,20 +460,20 @@ def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
         return None
     if n > 4 * _SAMPLE and _hash_levels(s[:: n // _SAMPLE], cap) is None:
         return None
-    levels = _hash_levels(s, cap)
+    r = np.empty(n, dtype=np.intp)  # the slots of level 0, then the ranks
+    levels = _hash_levels(s, cap, r)
     if levels is None:
         return None
     v = np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
     if len(v) > cap:
         return None
-    r = np.empty(n, dtype=np.intp)
     for tab, mult, rows in levels:
         rk = np.searchsorted(v, tab)  # empty slots (NaN) sort last: never read
         if descending:
             rk = len(v) - 1 - rk
         if rows is None:
             for a in range(0, n, _CHUNK):
-                np.take(rk, _slots(s[a : a + _CHUNK], mult), out=r[a : a + _CHUNK], mode="clip")
+                np.take(rk, r[a : a + _CHUNK], out=r[a : a + _CHUNK], mode="clip")  # in place
         else:  # the collided rows, level by level: the deepest level writes last
             r[rows] = rk.take(_slots(s[rows], mult))
     return r, (v[::-1] if descending else v)
@@ -542,8 +559,10 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
         if lev is not None and G * U * L <= TABLE_CELLS * n:  # one table: (query, score, grade)
             T = np.bincount(_cells(r, U, g, lev, L), minlength=G * U * L).reshape(G, U, L)
             del r
-            C, S, counts = T.sum(axis=2), T @ lut, T.sum(axis=1)
+            counts = np.einsum("gul->gl", T)  # (einsum: numpy's sum over a short axis is slow)
+            CS = T.astype(np.float64) @ np.stack([np.ones(L), lut], axis=1)  # counts, gains: exact
             del T
+            C, S = CS[..., 0], CS[..., 1]
             D = discount_sums(kk, int(C.sum(axis=1).max()))
             idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
             return _tie_group_dcg(C, S, D), idcg
