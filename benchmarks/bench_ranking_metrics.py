@@ -11,12 +11,13 @@ for many distinct scores), forced by ``MAX_LEVELS = 0``. "after" is the public f
 is: few distinct scores take the table route (``distinct_ranks`` and one ``np.bincount``).
 "checks" times the function's input validation alone (labels, scores, query ids: ``check_qid``
 factorises them), the part of the time that no kernel removes. The functions are timed
-interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``; peak
-memory is tracemalloc's peak during one call. Only ratios are meaningful on a shared machine.
+interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``, in
+wall time or (``--clock cpu``) in this process's CPU time; peak memory is tracemalloc's peak
+during one call. Only ratios are meaningful on a shared machine.
 
     python benchmarks/bench_ranking_metrics.py                   # n = 1e5, 1e6
     python benchmarks/bench_ranking_metrics.py --full            # and once n = 1e7 at the end
-    python benchmarks/bench_ranking_metrics.py --n 1e6 --distinct 2 16 256 4096 0
+    python benchmarks/bench_ranking_metrics.py --n 1e6 --distinct 2 16 256 4096 0 --clock cpu
 
 Target (issue 23, item 3): each after <= 2x np.sort, peak <= 4x the input, at n = 1e5..1e7.
 Data: ~100 rows per query (query ids in random order), 30 % positives, grades 0..4; scores
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -143,7 +145,7 @@ def sort_route(f):
     return g
 
 
-def case(n: int, distinct: int, repeats: int) -> list[tuple]:
+def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
     d = data(n, distinct)
     s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
     pairs = {
@@ -165,7 +167,7 @@ def case(n: int, distinct: int, repeats: int) -> list[tuple]:
         a, b, c = old(), new(), srt()
         assert abs(a - b) < 1e-9 and abs(c - b) < 1e-9, (name, a, b, c)  # the same value
         t = interleaved({"np.sort": lambda: np.sort(s), "0.3.0": old, "sort": srt, "after": new,
-                         "checks": checks}, repeats)
+                         "checks": checks}, repeats, clock)
         inp = sum(x.nbytes for x in inputs)
         out.append((name, n, f"{distinct} levels" if distinct else "continuous",
                     *(t[k] / t["np.sort"] for k in ("0.3.0", "sort", "after", "checks")),
@@ -180,8 +182,12 @@ def main() -> None:
     ap.add_argument("--n", type=float, nargs="+", help="sizes (default 1e5 1e6)")
     ap.add_argument("--distinct", type=int, nargs="+", default=[0, 16],
                     help="distinct scores of each case (0: continuous; default 0 16)")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="time.perf_counter (default) or time.process_time: the CPU time of this "
+                         "process, which other processes on a loaded machine do not inflate")
     args = ap.parse_args()
-    print(f"load average {os.getloadavg()}; numpy {np.__version__}")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"load average {os.getloadavg()}; numpy {np.__version__}; {args.clock} clock")
     head = (f"{'metric':18} {'n':>9} {'scores':11} {'time / np.sort':>35} "
             f"{'peak / inputs':>22} {'np.sort':>9}")
     print(head + "\n" + f"{'':40} {'0.3.0':>8} {'sort':>8} {'after':>8} {'checks':>8} "
@@ -192,7 +198,7 @@ def main() -> None:
         sizes.append((10**7, 1))
     for n, rep in sizes:
         for distinct in args.distinct:
-            for r in case(n, distinct, rep):
+            for r in case(n, distinct, rep, clock):
                 print(f"{r[0]:18} {r[1]:>9} {r[2]:11} {r[3]:8.2f} {r[4]:8.2f} {r[5]:8.2f} "
                       f"{r[6]:8.2f} {r[7]:6.1f} {r[8]:6.1f} {r[9]:6.1f} {r[10]:8.4f}s",
                       flush=True)
