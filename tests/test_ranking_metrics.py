@@ -8,6 +8,7 @@ that distinct scores collide in every level."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from contextlib import contextmanager
 
@@ -52,6 +53,33 @@ def ref_ndcg(rel, s, q, k, gain):
             continue
         per.append(ndcg_score(g[None], s[m][None], k=k) if m.sum() > 1 else 1.0)
     return np.mean(per) if per else np.nan
+
+
+def explicit_ndcg(rel, s, q, k, gain):
+    """nDCG@k written out: per query, the tie groups from the top score; each item of a group
+    that occupies positions p..p+c−1 (0 at the top) gets the group's mean gain times the mean
+    of the discounts 1/log2(r + 2) over those positions cut at k, so that the group's DCG is
+    its mean gain times the sum of those discounts; the ideal DCG the same with the gains
+    sorted (ties there change nothing). Mean over queries with a positive gain."""
+    per = []
+    for v in np.unique(q):
+        m = q == v
+        g = np.exp2(rel[m]) - 1 if gain == "exponential" else rel[m]
+        kk = len(g) if k is None else k
+
+        def dcg(order_key, g=g, kk=kk):
+            total, p = 0.0, 0
+            for t in sorted(set(order_key), reverse=True):
+                grp = [g[i] for i in range(len(g)) if order_key[i] == t]
+                disc = sum(1.0 / math.log2(r + 2) for r in range(p, p + len(grp)) if r < kk)
+                total += sum(grp) / len(grp) * disc
+                p += len(grp)
+            return total
+
+        ideal = dcg(list(g))
+        if ideal > 0:
+            per.append(dcg(list(s[m])) / ideal)
+    return float(np.mean(per)) if per else np.nan
 
 
 # -- data ------------------------------------------------------------------------------------
@@ -239,12 +267,16 @@ def test_average_precision_is_sklearns(data, weighted, eng):
        grouped=st.booleans(), eng=engines)
 def test_ndcg_is_the_mean_of_sklearns_per_query(data, k, gain, graded, grouped, eng):
     """Claim: ndcg_at_k is the mean over queries with a relevant item of sklearn's ndcg_score
-    (ties averaged), for integer grades (the level rides in the keys) and real-valued relevance
-    (a second sort for the ideal order); NaN with a warning when no query has one."""
+    and of the explicit DCG ratio (ties averaged; the two references agree), for integer
+    grades (the level rides in the keys, or a grade axis of the table) and real-valued
+    relevance (a second sort or table for the ideal order); NaN with a warning when no query
+    has one."""
     s, q, _, _, rel = data
     rel = rel.astype(float) if graded else rel * 0.37
     q = q if grouped else np.zeros(len(s), dtype=int)
     want = ref_ndcg(rel, s, q, k, gain)
+    explicit = explicit_ndcg(rel, s, q, k, gain)
+    assert (np.isnan(want) and np.isnan(explicit)) or explicit == pytest.approx(want, abs=1e-12)
     kw = dict(qid=q) if grouped else {}
     with engine_settings(eng):
         if np.isnan(want):

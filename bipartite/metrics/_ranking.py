@@ -396,7 +396,7 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
 # -- the table route: few distinct scores ----------------------------------------------------------
 #: Most distinct scores of the table route (0: off, every metric takes the sort); and the most
 #: cells of its (query, score level) table, as a multiple of the rows.
-MAX_LEVELS = 1 << 11
+MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
 _HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
 _HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
