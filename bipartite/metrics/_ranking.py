@@ -46,7 +46,7 @@ import numpy as np
 
 __all__ = ["BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows", "ap_terms",
            "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
-           "distinct_ranks", "label_stats", "level_counts", "ndcg_parts", "per_query_add",
+           "distinct_ranks", "label_stats", "ndcg_parts", "per_query_add",
            "ranking_stats"]
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
@@ -360,21 +360,6 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
     return dict(zip(names, out, strict=True))
 
 
-def level_counts(rows: SortedRows, L: int) -> np.ndarray:
-    """(G, L) rows of each query carrying each level 0..L−1 in their carried bits, from the
-    sorted keys a block at a time (the queries of a block are consecutive)."""
-    out = np.zeros((rows.n_codes, L), dtype=np.int64)
-    B = block_length(rows.n)
-    for a in range(0, rows.n, B):
-        b = min(rows.n, a + B)
-        q = rows.query(np.arange(a, b))
-        q0 = int(q[0])
-        h = np.bincount((q - q0) * L + rows.low(a, b).astype(np.intp),
-                        minlength=(int(q[-1]) - q0 + 1) * L)
-        out[q0 : int(q[-1]) + 1] += h.reshape(-1, L)
-    return out
-
-
 def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: np.ndarray
                   ) -> np.ndarray:
     """(G,) DCG of each query from a descending :class:`SortedRows` and the per-row gains
@@ -577,7 +562,7 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
         del rel  # our float copy: the levels carry it now
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
-        counts = level_counts(rows, L)  # (G, L): the ideal order is by level, descending
+        counts = np.bincount(_cells(lev.astype(np.intp), L, g), minlength=G * L).reshape(G, L)
         D = discount_sums(kk, int(counts.sum(axis=1).max()))
         above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
         idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
