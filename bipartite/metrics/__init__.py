@@ -36,10 +36,10 @@ are then walked in blocks with the open tie group and each query's running sums 
 blocks, so :func:`group_auc`, :func:`average_precision`, :func:`ndcg_at_k` and
 :func:`grouped_stats` need no array of the input's size besides the keys. With few distinct
 scores, the first three take no sort at all: exact ranks of the scores from small hash tables,
-then one ``np.bincount`` of (query, score level, label or grade) cells (the table route). The grouped-AUC
-engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates, per-query
-multipartite AUC; the diagnostics and the learners use it) takes its order from the same sort
-and the per-group formulas from the same module.
+then one ``np.bincount`` of (query, score level, label or grade) cells (the table route). The
+grouped-AUC engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates,
+per-query multipartite AUC; the diagnostics and the learners use it) takes its order from the
+same sort and the per-group formulas from the same module.
 
 Weights are scaled by a power of two first (exact): sums and products of weights cannot under- or
 overflow, so every metric is invariant to rescaling the weights. **Ties count ½** everywhere: a
