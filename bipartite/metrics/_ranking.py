@@ -523,12 +523,14 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
 
 def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk: int,
                exponential: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(G,) DCG@kk and ideal DCG@kk of each query, ties averaged (:func:`dcg_terms`), for
-    relevance ``rel`` (finite, non-negative float64; gain ``2^rel − 1`` with ``exponential``,
-    else ``rel``) and query codes ``g`` (None: one query). Integer grades below 256 ride in the
-    keys as a level (the ideal order is by level); otherwise a second sort orders the gains.
-    Few distinct scores take the table route: counts and gain sums per (query, score level) from
-    two ``np.bincount`` and the ideal DCG from the counts per (query, gain level), no sort."""
+    """(G,) DCG@kk and ideal DCG@kk of each query (docs/theory.md §10.6), ties averaged
+    (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64; gain ``2^rel − 1``
+    with ``exponential``, else ``rel``) and query codes ``g`` (None: one query). Integer grades
+    below 256 ride in the keys as a level (the ideal order is by level, its counts from one
+    ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
+    table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
+    table is small enough, else counts and gain sums per (query, score level) from two, and the
+    ideal DCG from the counts per (query, gain level)."""
     n = len(rel)
     lev, lut = None, None
     if rel.max() < 256:
