@@ -568,7 +568,7 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
         D = discount_sums(kk, int(counts.sum(axis=1).max()))
         above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
         idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
-        return dcg_per_query(rows, lambda a, b: lut[rows.low(a, b)], D), idcg
+        return dcg_per_query(rows, lambda a, b: lut.take(rows.low(a, b).view(np.intp)), D), idcg
     gains = np.exp2(rel) - 1.0 if exponential else rel
     D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
     idcg = _ideal_dcg(gains, None, None, g, G, D)
