@@ -1,20 +1,28 @@
-"""group_auc, average_precision and ndcg_at_k before and after the packed-key engine, side by
-side in one process: time as a ratio to ``np.sort`` of the same scores, and peak memory as a
-ratio to the score array (and to all the input arrays).
+"""group_auc, average_precision and ndcg_at_k: 0.3.0, the packed-key sort and the current
+code side by side in one process: time as a ratio to ``np.sort`` of the same scores, and peak
+memory as a ratio to all the input arrays.
 
-"Before" is the 0.3.0 implementation, copied below: ``group_auc`` on the grouped engine of that
-release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
+"0.3.0" is that release's implementation, copied below: ``group_auc`` on the grouped engine of
+that release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
 ``average_precision`` as scikit-learn's ``average_precision_score`` (what it called), and
-``ndcg_at_k`` with two lexsorts. The functions are timed interleaved (before, after, np.sort,
-before, ...), median of ``--repeats``; peak memory is tracemalloc's peak during one call. Only
+``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort and block scan of
+``bipartite/metrics/_ranking.py`` (the whole implementation before the table route; kept there
+for many distinct scores), forced by ``MAX_LEVELS = 0``. "after" is the public function as it
+is: few distinct scores take the table route (``distinct_ranks`` and one ``np.bincount``).
+"checks" times the function's input validation alone (labels, scores, query ids: ``check_qid``
+factorises them), the part of the time that no kernel removes. The functions are timed
+interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``, in
+this process's CPU time (``--clock wall``: wall time, which on a machine shared by many
+processes measures mostly their load); peak memory is tracemalloc's peak during one call. Only
 ratios are meaningful on a shared machine.
 
-    python benchmarks/bench_ranking_metrics.py            # n = 1e5, 1e6
-    python benchmarks/bench_ranking_metrics.py --full     # and once n = 1e7 at the end
+    python benchmarks/bench_ranking_metrics.py                   # n = 1e5, 1e6
+    python benchmarks/bench_ranking_metrics.py --full            # and once n = 1e7 at the end
+    python benchmarks/bench_ranking_metrics.py --n 1e5 1e6 --distinct 2 64 256 4096
 
 Target (issue 23, item 3): each after <= 2x np.sort, peak <= 4x the input, at n = 1e5..1e7.
 Data: ~100 rows per query (query ids in random order), 30 % positives, grades 0..4; scores
-continuous (normal) or tied (16 distinct values).
+continuous (normal; ``--distinct 0``) or tied (``--distinct U``: U distinct values, default 16).
 """
 
 from __future__ import annotations
@@ -22,13 +30,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import tracemalloc
 from pathlib import Path
 
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-from bipartite.metrics import average_precision, group_auc, ndcg_at_k
+import bipartite.metrics._ranking as ranking
+from bipartite._utils.validation import check_array, check_nonnegative, check_qid
+from bipartite.metrics import _check_scores, average_precision, group_auc, ndcg_at_k
+from bipartite.metrics._kernels import binary_labels
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_metrics import interleaved  # noqa: E402 - the one interleaved timer of benchmarks/
@@ -116,33 +128,51 @@ def peak_bytes(f) -> int:
     return peak
 
 
-def data(n: int, ties: bool, seed: int = 0):
+def data(n: int, distinct: int, seed: int = 0):
     rng = np.random.default_rng(seed)
-    s = rng.integers(0, 16, n) / 15.0 if ties else rng.normal(size=n)
+    s = rng.integers(0, distinct, n) / max(1, distinct - 1) if distinct else rng.normal(size=n)
     return dict(s=s, y=(rng.uniform(size=n) < 0.3).astype(np.int64),
                 q=rng.integers(0, max(1, n // 100), n), rel=rng.integers(0, 5, n))
 
 
-def case(n: int, ties: bool, repeats: int) -> list[tuple]:
-    d = data(n, ties)
+def sort_route(f):
+    """``f`` with the table route off: the packed-key sort and block scan."""
+    def g():
+        old, ranking.MAX_LEVELS = ranking.MAX_LEVELS, 0
+        try:
+            return f()
+        finally:
+            ranking.MAX_LEVELS = old
+    return g
+
+
+def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
+    d = data(n, distinct)
     s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
     pairs = {
-        "group_auc": (lambda: before_group_auc(y, s, q), lambda: group_auc(y, s, q), (s, y, q)),
+        "group_auc": (lambda: before_group_auc(y, s, q), lambda: group_auc(y, s, q),
+                      lambda: (binary_labels(y, "y_true"), _check_scores(s, n),
+                               check_qid(q, n, "qid", ref="y_true")), (s, y, q)),
         "average_precision": (lambda: before_average_precision(y, s),
-                              lambda: average_precision(y, s), (s, y)),
+                              lambda: average_precision(y, s),
+                              lambda: (binary_labels(y, "y_true"), _check_scores(s, n)), (s, y)),
         "ndcg_at_k": (lambda: before_ndcg(rel, s, q), lambda: ndcg_at_k(rel, s, qid=q),
-                      (s, rel, q)),
+                      lambda: (check_nonnegative(check_array(rel, "relevance", ndim=1),
+                                                 "relevance"),
+                               _check_scores(s, n, labels="relevance"),
+                               check_qid(q, n, "qid", ref="relevance")), (s, rel, q)),
     }
     out = []
-    for name, (old, new, inputs) in pairs.items():
-        a, b = old(), new()
-        assert abs(a - b) < 1e-9, (name, a, b)  # the same value before and after
-        t = interleaved({"sort": lambda: np.sort(s), "old": old, "new": new}, repeats)
+    for name, (old, new, checks, inputs) in pairs.items():
+        srt = sort_route(new)
+        a, b, c = old(), new(), srt()
+        assert abs(a - b) < 1e-9 and abs(c - b) < 1e-9, (name, a, b, c)  # the same value
+        t = interleaved({"np.sort": lambda: np.sort(s), "0.3.0": old, "sort": srt, "after": new,
+                         "checks": checks}, repeats, clock)
         inp = sum(x.nbytes for x in inputs)
-        pk_old, pk_new = peak_bytes(old), peak_bytes(new)
-        out.append((name, n, "ties" if ties else "continuous", t["old"] / t["sort"],
-                    t["new"] / t["sort"], pk_old / s.nbytes, pk_new / s.nbytes, pk_old / inp,
-                    pk_new / inp, t["sort"]))
+        out.append((name, n, f"{distinct} levels" if distinct else "continuous",
+                    *(t[k] / t["np.sort"] for k in ("0.3.0", "sort", "after", "checks")),
+                    *(peak_bytes(f) / inp for f in (old, srt, new)), t["np.sort"]))
     return out
 
 
@@ -150,20 +180,30 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--full", action="store_true", help="also n = 1e7, once, at the end")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--n", type=float, nargs="+", help="sizes (default 1e5 1e6)")
+    ap.add_argument("--distinct", type=int, nargs="+", default=[0, 16],
+                    help="distinct scores of each case (0: continuous; default 0 16)")
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="cpu",
+                    help="time.process_time (default): the CPU time of this process, which the "
+                         "other processes of a loaded machine do not inflate (np.sort and every "
+                         "kernel timed here run on one thread); or time.perf_counter")
     args = ap.parse_args()
-    print(f"load average {os.getloadavg()}; numpy {np.__version__}")
-    head = (f"{'metric':18} {'n':>9} {'scores':10} {'time/sort':>17} {'peak/scores':>15} "
-            f"{'peak/inputs':>15} {'np.sort s':>10}")
-    print(head + "\n" + f"{'':39} {'before':>8} {'after':>8} {'before':>7} {'after':>7} "
-          f"{'before':>7} {'after':>7}")
-    sizes = [(10**5, args.repeats), (10**6, max(3, args.repeats // 2))]
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"load average {os.getloadavg()}; numpy {np.__version__}; {args.clock} clock")
+    head = (f"{'metric':18} {'n':>9} {'scores':11} {'time / np.sort':>35} "
+            f"{'peak / inputs':>22} {'np.sort':>9}")
+    print(head + "\n" + f"{'':40} {'0.3.0':>8} {'sort':>8} {'after':>8} {'checks':>8} "
+          f"{'0.3.0':>6} {'sort':>6} {'after':>6}")
+    sizes = ([(int(n), args.repeats) for n in args.n] if args.n else
+             [(10**5, args.repeats), (10**6, max(3, args.repeats // 2))])
     if args.full:
         sizes.append((10**7, 1))
     for n, rep in sizes:
-        for ties in (False, True):
-            for r in case(n, ties, rep):
-                print(f"{r[0]:18} {r[1]:>9} {r[2]:10} {r[3]:8.2f} {r[4]:8.2f} {r[5]:7.1f} "
-                      f"{r[6]:7.1f} {r[7]:7.1f} {r[8]:7.1f} {r[9]:9.4f}s", flush=True)
+        for distinct in args.distinct:
+            for r in case(n, distinct, rep, clock):
+                print(f"{r[0]:18} {r[1]:>9} {r[2]:11} {r[3]:8.2f} {r[4]:8.2f} {r[5]:8.2f} "
+                      f"{r[6]:8.2f} {r[7]:6.1f} {r[8]:6.1f} {r[9]:6.1f} {r[10]:8.4f}s",
+                      flush=True)
     print(f"load average {os.getloadavg()}")
 
 

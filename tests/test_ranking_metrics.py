@@ -1,11 +1,14 @@
 """group_auc, average_precision, ndcg_at_k and grouped_stats on the packed-key sort and block
-scan (bipartite/metrics/_ranking.py) against slow, obviously-correct references: a Python loop
-over the queries calling scikit-learn's roc_auc_score, average_precision_score and ndcg_score.
-The block length is shrunk and the score buckets narrowed so that tie groups and queries cross
-block boundaries and distinct scores collide in one bucket (the exact re-sort)."""
+scan, and on the table route of few distinct scores (bipartite/metrics/_ranking.py), against
+slow, obviously-correct references: a Python loop over the queries calling scikit-learn's
+roc_auc_score, average_precision_score and ndcg_score. The block length is shrunk and the score
+buckets narrowed so that tie groups and queries cross block boundaries and distinct scores
+collide in one bucket (the exact re-sort); the hash tables of the table route are shrunk so
+that distinct scores collide in every level."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from contextlib import contextmanager
 
@@ -18,7 +21,7 @@ from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 import bipartite.metrics._ranking as ranking
 from bipartite import UndefinedMetricWarning
 from bipartite.metrics import average_precision, group_auc, grouped_stats, ndcg_at_k
-from bipartite.metrics._ranking import SortedRows
+from bipartite.metrics._ranking import SortedRows, distinct_ranks, label_stats
 
 
 # -- slow references -------------------------------------------------------------------------
@@ -52,6 +55,33 @@ def ref_ndcg(rel, s, q, k, gain):
     return np.mean(per) if per else np.nan
 
 
+def explicit_ndcg(rel, s, q, k, gain):
+    """nDCG@k written out: per query, the tie groups from the top score; each item of a group
+    that occupies positions p..p+c−1 (0 at the top) gets the group's mean gain times the mean
+    of the discounts 1/log2(r + 2) over those positions cut at k, so that the group's DCG is
+    its mean gain times the sum of those discounts; the ideal DCG the same with the gains
+    sorted (ties there change nothing). Mean over queries with a positive gain."""
+    per = []
+    for v in np.unique(q):
+        m = q == v
+        g = np.exp2(rel[m]) - 1 if gain == "exponential" else rel[m]
+        kk = len(g) if k is None else k
+
+        def dcg(order_key, g=g, kk=kk):
+            total, p = 0.0, 0
+            for t in sorted(set(order_key), reverse=True):
+                grp = [g[i] for i in range(len(g)) if order_key[i] == t]
+                disc = sum(1.0 / math.log2(r + 2) for r in range(p, p + len(grp)) if r < kk)
+                total += sum(grp) / len(grp) * disc
+                p += len(grp)
+            return total
+
+        ideal = dcg(list(g))
+        if ideal > 0:
+            per.append(dcg(list(s[m])) / ideal)
+    return float(np.mean(per)) if per else np.nan
+
+
 # -- data ------------------------------------------------------------------------------------
 @st.composite
 def ranking_data(draw):
@@ -70,30 +100,49 @@ def ranking_data(draw):
     return s, q, y, w, rel
 
 
-@pytest.fixture(params=["default", "tiny blocks", "collisions"])
+#: Engine settings (module attributes of bipartite.metrics._ranking): the default; the sort
+#: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
+#: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
+#: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
+#: with 4-slot hash tables, chunks of 3 rows and a 2-row sample (collisions at every level).
+ENGINES = {
+    "default": {},
+    "tiny blocks": {"BLOCK": 3, "MAX_LEVELS": 0},
+    "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "MAX_LEVELS": 0},
+    "table": {"TABLE_CELLS": 1e9},
+    "tiny hash": {"TABLE_CELLS": 1e9, "_HASH_BITS": 2, "_CHUNK": 3, "_SAMPLE": 2},
+}
+
+
+def _targets(name):
+    for key, value in ENGINES[name].items():
+        obj, attr = (SortedRows, key.split(".")[1]) if key.startswith("SortedRows.") else (
+            ranking, key)
+        yield obj, attr, value
+
+
+@pytest.fixture(params=list(ENGINES))
 def engine(request, monkeypatch):
-    """The default engine; blocks of 3 rows (groups and queries cross blocks); and 2-bit
-    score buckets (distinct scores collide and are re-sorted exactly)."""
-    if request.param == "tiny blocks":
-        monkeypatch.setattr(ranking, "BLOCK", 3)
-    if request.param == "collisions":
-        monkeypatch.setattr(SortedRows, "max_bucket_bits", 2)
-        monkeypatch.setattr(ranking, "BLOCK", 5)
+    """Each engine setting of ``ENGINES``."""
+    for obj, attr, value in _targets(request.param):
+        monkeypatch.setattr(obj, attr, value)
     return request.param
 
 
 @contextmanager
-def engine_settings(block, bucket_bits):
-    """The scan's block length and the bucket bits set for one hypothesis example."""
-    old = ranking.BLOCK, SortedRows.max_bucket_bits
-    ranking.BLOCK, SortedRows.max_bucket_bits = block, bucket_bits
+def engine_settings(name):
+    """The engine setting ``name`` of ``ENGINES`` for one hypothesis example."""
+    old = [(obj, attr, getattr(obj, attr)) for obj, attr, _ in _targets(name)]
     try:
+        for obj, attr, value in _targets(name):
+            setattr(obj, attr, value)
         yield
     finally:
-        ranking.BLOCK, SortedRows.max_bucket_bits = old
+        for obj, attr, value in old:
+            setattr(obj, attr, value)
 
 
-engines = st.sampled_from([(1 << 14, 53), (3, 53), (4, 2)])
+engines = st.sampled_from(list(ENGINES))
 
 
 # -- the sort --------------------------------------------------------------------------------
@@ -116,6 +165,64 @@ def test_sorted_rows_is_the_lexsort_order_and_its_tie_groups(kind, descending, e
     np.testing.assert_array_equal(rows.tie_starts(), np.flatnonzero(new))
 
 
+# -- the distinct scores of the table route -------------------------------------------------
+EXTREMES = [-1.7e308, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 1.0 + 2.0**-52, 1.0, 1.7e308]
+
+
+@settings(max_examples=80, deadline=None)
+@given(vals=st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=12)
+       | st.just(EXTREMES), n=st.integers(1, 200), seed=st.integers(0, 2**32 - 1),
+       cap=st.integers(1, 15), tiny=st.booleans(), descending=st.booleans())
+def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, tiny, descending):
+    """Claim: distinct_ranks gives the distinct scores (np.unique's: 0.0 and −0.0 are one) in
+    order and each row's exact rank among them, s == v[r]; it gives None only past ``cap``
+    distinct values, or, with 4-slot hash tables, when values still collide at the last level —
+    never a wrong rank."""
+    s = np.random.default_rng(seed).choice(np.array(vals, dtype=np.float64), n)
+    with engine_settings("tiny hash" if tiny else "default"):
+        got = distinct_ranks(s, cap, descending=descending)
+    u = np.unique(s)
+    if got is None:
+        assert len(u) > cap or tiny
+        return
+    r, v = got
+    np.testing.assert_array_equal(v, u[::-1] if descending else u)
+    assert r.dtype == np.intp and np.array_equal(v[r], s)
+
+
+def test_distinct_ranks_turns_down_rare_extra_values_that_the_sample_misses():
+    """Claim: a sample of few distinct values does not decide: distinct values past ``cap`` at
+    rows the strided sample skips still give None, and the metrics stay exact (the sort)."""
+    rng = np.random.default_rng(0)
+    n = 40_000
+    s = rng.integers(0, 16, n) / 15.0
+    s[1::997] = rng.normal(size=len(s[1::997]))  # odd rows: never in the sample's stride
+    assert distinct_ranks(s[::n // ranking._SAMPLE], 20) is not None
+    assert distinct_ranks(s, 20) is None
+    ok = distinct_ranks(s, 10_000)
+    assert ok is not None and np.array_equal(ok[1][ok[0]], s)
+    y, q = rng.integers(0, 2, n), rng.integers(0, 300, n)
+    assert group_auc(y, s, q) == pytest.approx(ref_group_auc(y, s, q, np.ones(n), "pairs"),
+                                               abs=1e-12)
+
+
+def test_ties_take_the_table_route_and_continuous_scores_the_sort():
+    """Claim: few distinct scores are summed in a (query, score, label) table — counts exact,
+    the AUC numerator in integers — and continuous ones are turned down (the sort takes them);
+    both routes give sklearn's per-query AUCs."""
+    rng = np.random.default_rng(1)
+    n = 50_000
+    y, q = rng.integers(0, 2, n), rng.integers(0, 100, n)
+    ties, cont = rng.integers(0, 16, n) / 15.0, rng.normal(size=n)
+    assert label_stats(cont, y, q, 100) is None
+    st_ = label_stats(ties, y, q, 100)
+    ref = ref_query_aucs(y, ties, q, np.ones(n))
+    np.testing.assert_array_equal(st_["P"][0], ref[:, 1])
+    np.testing.assert_array_equal(st_["N"][0], ref[:, 2])
+    np.testing.assert_allclose(st_["U"][0] / (st_["P"][0] * st_["N"][0]), ref[:, 0], atol=1e-12)
+    assert label_stats(ties, y, q, n) is None  # a table of n queries x 16 levels: too many cells
+
+
 # -- the metrics against sklearn -----------------------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(data=ranking_data(), weighting=st.sampled_from(["pairs", "uniform", "impressions"]),
@@ -128,7 +235,7 @@ def test_group_auc_is_the_reference_gauc(data, weighting, weighted, eng):
     w = w if weighted else np.ones(len(s))
     want = ref_group_auc(y, s, q, w, weighting)
     kw = dict(sample_weight=w) if weighted else {}
-    with engine_settings(*eng):
+    with engine_settings(eng):
         if np.isnan(want):
             with pytest.warns(UndefinedMetricWarning, match="no group has both classes"):
                 assert np.isnan(group_auc(y, s, q, weighting=weighting, **kw))
@@ -145,7 +252,7 @@ def test_average_precision_is_sklearns(data, weighted, eng):
     s, _, y, w, _ = data
     w = w if weighted else np.ones(len(s))
     kw = dict(sample_weight=w) if weighted else {}
-    with engine_settings(*eng):
+    with engine_settings(eng):
         if not np.any(w * y > 0):
             with pytest.warns(UndefinedMetricWarning, match="no positive label"):
                 assert np.isnan(average_precision(y, s, **kw))
@@ -160,14 +267,18 @@ def test_average_precision_is_sklearns(data, weighted, eng):
        grouped=st.booleans(), eng=engines)
 def test_ndcg_is_the_mean_of_sklearns_per_query(data, k, gain, graded, grouped, eng):
     """Claim: ndcg_at_k is the mean over queries with a relevant item of sklearn's ndcg_score
-    (ties averaged), for integer grades (the level rides in the keys) and real-valued relevance
-    (a second sort for the ideal order); NaN with a warning when no query has one."""
+    and of the explicit DCG ratio (ties averaged; the two references agree), for integer
+    grades (the level rides in the keys, or a grade axis of the table) and real-valued
+    relevance (a second sort or table for the ideal order); NaN with a warning when no query
+    has one."""
     s, q, _, _, rel = data
     rel = rel.astype(float) if graded else rel * 0.37
     q = q if grouped else np.zeros(len(s), dtype=int)
     want = ref_ndcg(rel, s, q, k, gain)
+    explicit = explicit_ndcg(rel, s, q, k, gain)
+    assert (np.isnan(want) and np.isnan(explicit)) or explicit == pytest.approx(want, abs=1e-12)
     kw = dict(qid=q) if grouped else {}
-    with engine_settings(*eng):
+    with engine_settings(eng):
         if np.isnan(want):
             with pytest.warns(UndefinedMetricWarning, match="no group has a relevant item"):
                 assert np.isnan(ndcg_at_k(rel, s, k=k, gain=gain, **kw))

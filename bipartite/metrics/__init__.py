@@ -34,10 +34,12 @@ docs/theory.md §2.2, computed by one of two private kernels that share it (``bi
 rows by (query, score); distinct scores that share a bucket are re-sorted exactly. The sorted keys
 are then walked in blocks with the open tie group and each query's running sums carried across
 blocks, so :func:`group_auc`, :func:`average_precision`, :func:`ndcg_at_k` and
-:func:`grouped_stats` need no array of the input's size besides the keys. The grouped-AUC
-engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates, per-query
-multipartite AUC; the diagnostics and the learners use it) takes its order from the same sort
-and the per-group formulas from the same module.
+:func:`grouped_stats` need no array of the input's size besides the keys. With few distinct
+scores, the first three take no sort at all: exact ranks of the scores from small hash tables,
+then one ``np.bincount`` of (query, score level, label or grade) cells (the table route). The
+grouped-AUC engine :class:`QuerySegments` (``_grouped.py``: placements, bootstrap replicates,
+per-query multipartite AUC; the diagnostics and the learners use it) takes its order from the
+same sort and the per-group formulas from the same module.
 
 Weights are scaled by a power of two first (exact): sums and products of weights cannot under- or
 overflow, so every metric is invariant to rescaling the weights. **Ties count ½** everywhere: a
@@ -76,14 +78,7 @@ from bipartite.metrics._kernels import (
     multipartite_from_weights,
     pow2_normalise,
 )
-from bipartite.metrics._ranking import (
-    SortedRows,
-    dcg_per_query,
-    dcg_terms,
-    discount_sums,
-    level_counts,
-    ranking_stats,
-)
+from bipartite.metrics._ranking import SortedRows, label_stats, ndcg_parts, ranking_stats
 from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
@@ -500,8 +495,10 @@ def group_auc(
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
     G = int(codes.max()) + 1
-    rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # the label rides along
-    st = ranking_stats(rows, _label_values(rows, w))
+    st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w))  # few scores
+    if st is None:
+        rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
+        st = ranking_stats(rows, _label_values(rows, w))
     val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
@@ -548,8 +545,10 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
-    rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
-    st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+    st = label_stats(s, y, w=None if w is None else pow2_normalise(w), auc=False, ap=True)
+    if st is None:  # not few distinct scores: the sort
+        rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
+        st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
     return float(st["A"][0, 0] / st["P"][0, 0])
 
 
@@ -591,32 +590,7 @@ def ndcg_at_k(
     if n == 0:
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
     G = 1 if g is None else int(g.max()) + 1
-    kk = n if k is None else int(k)
-    lut = None
-    if rel.max() < 256:
-        lev = rel.astype(np.uint8)
-        if np.array_equal(lev, rel):  # integer grades: the level rides in the keys
-            L = int(rel.max()) + 1
-            lut = np.arange(L, dtype=np.float64)
-            lut = np.exp2(lut) - 1.0 if gain == "exponential" else lut
-    if lut is not None:
-        del rel  # our float copy: the levels carry it now
-        rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
-                          descending=True)
-        del lev
-        counts = level_counts(rows, L)  # (G, L): the ideal order is by level, descending
-        D = discount_sums(kk, int(counts.sum(axis=1).max()))
-        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
-        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
-        dcg = dcg_per_query(rows, lambda a, b: lut[rows.low(a, b)], D)
-    else:
-        gains = np.exp2(rel) - 1.0 if gain == "exponential" else rel
-        D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
-        ideal = SortedRows(gains, g, G, descending=True)
-        idcg = dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
-        del ideal
-        rows = SortedRows(s, g, G, descending=True)
-        dcg = dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D)
+    dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential")
     ok = idcg > 0
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")

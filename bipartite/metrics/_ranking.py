@@ -21,6 +21,19 @@ carried across blocks (:meth:`SortedRows.scan`): no array of the size of the inp
 keys, and the per-row values are read from the keys' carried bits (labels, levels) or gathered
 one block at a time (weights).
 
+**The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
+query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
+several times faster than of continuous ones; query ids are nearly all distinct per row). So
+when the scores have few distinct values, there is no sort at all: :func:`distinct_ranks` finds
+them exactly with hash tables in the L1 cache (a scatter writes each slot, a gather checks every
+row against its slot, rows that collide go on to a second and third table) and gives each row
+its rank among them; each row then adds its count or weight to one cell (query, score level,
+label or grade) of a single ``np.bincount``, and the tie groups are the table's non-empty
+(query, level) pairs, walked from the top score by cumulative sums along the levels. Exact, O(n
++ G·U) for G queries and U distinct scores, taken while the table has at most ``TABLE_CELLS``
+cells per row (and U ≤ ``MAX_LEVELS``); otherwise the sort. A strided sample turns continuous
+scores down first, at almost no cost.
+
 The module is private to ``bipartite.metrics``; its public names carry no underscore only so
 that the package's modules may import them.
 """
@@ -31,8 +44,10 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-__all__ = ["BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms", "block_length",
-           "dcg_per_query", "dcg_terms", "discount_sums", "level_counts", "per_query_add", "ranking_stats"]
+__all__ = ["BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows", "ap_terms",
+           "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
+           "distinct_ranks", "label_stats", "ndcg_parts", "per_query_add",
+           "ranking_stats"]
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
 #: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
@@ -345,21 +360,6 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
     return dict(zip(names, out, strict=True))
 
 
-def level_counts(rows: SortedRows, L: int) -> np.ndarray:
-    """(G, L) rows of each query carrying each level 0..L−1 in their carried bits, from the
-    sorted keys a block at a time (the queries of a block are consecutive)."""
-    out = np.zeros((rows.n_codes, L), dtype=np.int64)
-    B = block_length(rows.n)
-    for a in range(0, rows.n, B):
-        b = min(rows.n, a + B)
-        q = rows.query(np.arange(a, b))
-        q0 = int(q[0])
-        h = np.bincount((q - q0) * L + rows.low(a, b).astype(np.intp),
-                        minlength=(int(q[-1]) - q0 + 1) * L)
-        out[q0 : int(q[-1]) + 1] += h.reshape(-1, L)
-    return out
-
-
 def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: np.ndarray
                   ) -> np.ndarray:
     """(G,) DCG of each query from a descending :class:`SortedRows` and the per-row gains
@@ -376,3 +376,236 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
     for q, S, E in rows.scan(values, 2, 1, counts=True):
         per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
+
+
+# -- the table route: few distinct scores ----------------------------------------------------------
+#: Most distinct scores of the table route (0: off, every metric takes the sort); and the most
+#: cells of its (query, score level) table, as a multiple of the rows.
+MAX_LEVELS = 1 << 10
+TABLE_CELLS = 1.0
+_HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
+_HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
+_SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
+_CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
+
+
+def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
+    """Hash slot (intp, below 2^_HASH_BITS) of each float64 of ``x``: the top ``_HASH_BITS``
+    bits of its bit pattern times the odd constant ``mult`` (multiplicative hashing; every bit
+    of the pattern reaches them); written to the intp array ``out`` if given."""
+    h = np.multiply(x.view(_U), _U(mult), out=None if out is None else out.view(_U))
+    h >>= _U(64 - _HASH_BITS)
+    return h.view(np.intp)
+
+
+def _hash_levels(x: np.ndarray, cap: int, h0: np.ndarray | None = None
+                 ) -> list[tuple[np.ndarray, int, np.ndarray | None]] | None:
+    """The distinct values of ``x`` in up to three hash tables, as levels ``(table, mult,
+    rows)``: ``table`` (2^_HASH_BITS,) holds one value of the rows hashed to each slot (NaN:
+    none) with the constant ``mult``, ``rows`` are the positions of ``x`` hashed at this level
+    (None: all); ``h0`` (intp, len(x)), if given, receives the slots of level 0. Each table is
+    written by a scatter and checked by a gather: the rows whose slot holds another value (a
+    hash collision) go on to the next level with another constant, so every row ends on a slot
+    holding exactly its value (``==``: 0.0 and −0.0 are one score). None past ``cap`` + 1 values
+    in the tables or after the last level's collisions."""
+    levels, rows, xs, total = [], None, x, 0
+    for mult in _HASH_MULTS:
+        tab = np.full(1 << _HASH_BITS, np.nan)
+        m = len(xs)
+        hs = h0 if rows is None and h0 is not None else np.empty(m, dtype=np.intp)
+        for a in range(0, m, _CHUNK):
+            c = xs[a : a + _CHUNK]
+            tab[_slots(c, mult, hs[a : a + _CHUNK])] = c
+        total += len(tab) - int(np.count_nonzero(np.isnan(tab)))
+        if total > cap + 1:  # +1: 0.0 and −0.0, one value, may hold two slots
+            return None
+        bad = [np.flatnonzero(tab.take(hs[a : a + _CHUNK], mode="clip") != xs[a : a + _CHUNK])
+               for a in range(0, m, _CHUNK)]
+        levels.append((tab, mult, rows))
+        bad = [b + a for a, b in zip(range(0, m, _CHUNK), bad, strict=True) if len(b)]
+        if not bad:
+            return levels
+        bad = np.concatenate(bad)
+        rows = bad if rows is None else rows[bad]
+        xs = x[rows]
+    return None
+
+
+def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(r, v)``: the distinct values ``v`` of the scores (ascending, or descending) and each
+    row's rank ``r`` (n,) intp among them, ``s == v[r]`` exactly; or None when ``s`` has more
+    than ``cap`` distinct values. No sort of the rows: hash tables of the distinct values in
+    the L1 cache, written by a scatter and checked exactly by a gather (:func:`_hash_levels`),
+    then a sort of the few values found and a gather of each row's rank. A strided sample of
+    ``_SAMPLE`` rows is tried first, so that a continuous score is turned down at almost no
+    cost."""
+    n = len(s)
+    if cap < 1 or n == 0:
+        return None
+    if n > 4 * _SAMPLE and _hash_levels(s[:: n // _SAMPLE], cap) is None:
+        return None
+    r = np.empty(n, dtype=np.intp)  # the slots of level 0, then the ranks
+    levels = _hash_levels(s, cap, r)
+    if levels is None:
+        return None
+    v = np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
+    if len(v) > cap:
+        return None
+    for tab, mult, rows in levels:
+        rk = np.searchsorted(v, tab)  # empty slots (NaN) sort last: never read
+        if descending:
+            rk = len(v) - 1 - rk
+        if rows is None:
+            for a in range(0, n, _CHUNK):
+                np.take(rk, r[a : a + _CHUNK], out=r[a : a + _CHUNK], mode="clip")  # in place
+        else:  # the collided rows, level by level: the deepest level writes last
+            r[rows] = rk.take(_slots(s[rows], mult))
+    return r, (v[::-1] if descending else v)
+
+
+def _cells(r: np.ndarray, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
+           low_levels: int = 1) -> np.ndarray:
+    """``r`` (score levels, overwritten) as cells ``(query · U + level) · low_levels + low`` of a
+    (G, U, low_levels) table, a chunk at a time."""
+    for a in range(0, len(r), _CHUNK):
+        rr = r[a : a + _CHUNK]
+        if codes is not None:
+            rr += codes[a : a + _CHUNK] * U
+        if low is not None:
+            rr *= low_levels
+            np.add(rr, low[a : a + _CHUNK], out=rr, casting="unsafe")  # 0/1 floats: exact
+    return r
+
+
+def _table_levels(s: np.ndarray, G: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`distinct_ranks` (descending) when the scores have few enough distinct values for
+    a (G, U) table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None."""
+    cap = min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
+    return distinct_ranks(s, cap, descending=True)
+
+
+def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G: int = 1,
+                w: np.ndarray | None = None, *, auc: bool = True, ap: bool = False
+                ) -> dict[str, np.ndarray] | None:
+    """:func:`ranking_stats` for one binary label (K = 1) without a sort, when the scores have
+    few distinct values (:func:`_table_levels`; else None: take the sort). Each row adds its
+    weight (a count without ``w``, exact) to its cell (query, score level, label) of one
+    ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked from
+    the top score: ``P_above`` is a cumulative sum along the levels. ``w`` scaled by a power of
+    two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`; docs/theory.md §2, §8)."""
+    got = _table_levels(s, G)
+    if got is None:
+        return None
+    r, v = got
+    U = len(v)
+    T = np.bincount(_cells(r, U, codes, y, 2), weights=w, minlength=G * U * 2).reshape(G, U, 2)
+    del r
+    N, P = T[..., 0], T[..., 1]
+    Pa = np.cumsum(P, axis=1)
+    Pa -= P
+    out = {"P": P.sum(axis=1, dtype=np.float64)[None], "N": N.sum(axis=1, dtype=np.float64)[None]}
+    if auc:
+        if w is None:  # 2 N (P_above + ½ P) in integers: exact
+            X = 2 * Pa
+            X += P
+            X *= N
+            out["U"] = 0.5 * X.sum(axis=1, dtype=np.float64)[None]
+        else:
+            out["U"] = auc_terms(N, P, Pa).sum(axis=1)[None]
+    if ap:
+        Na = np.cumsum(N, axis=1)
+        Na -= N
+        Pf, Paf = P.astype(np.float64), Pa.astype(np.float64)
+        out["A"] = ap_terms(Pf, Pf + N, Paf, Paf + Na).sum(axis=1)[None]
+    return out
+
+
+def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk: int,
+               exponential: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(G,) DCG@kk and ideal DCG@kk of each query (docs/theory.md §10.6), ties averaged
+    (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64; gain ``2^rel − 1``
+    with ``exponential``, else ``rel``) and query codes ``g`` (None: one query). Integer grades
+    below 256 ride in the keys as a level (the ideal order is by level, its counts from one
+    ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
+    table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
+    table is small enough, else counts and gain sums per (query, score level) from two, and the
+    ideal DCG from the counts per (query, gain level)."""
+    n = len(rel)
+    lev, lut = None, None
+    if rel.max() < 256:
+        lev8 = rel.astype(np.uint8)
+        if np.array_equal(lev8, rel):  # integer grades
+            lev, L = lev8, int(rel.max()) + 1
+            lut = np.arange(L, dtype=np.float64)
+            lut = np.exp2(lut) - 1.0 if exponential else lut
+    got = _table_levels(s, G)
+    if got is not None:
+        r, v = got
+        U = len(v)
+        if lev is not None and G * U * L <= TABLE_CELLS * n:  # one table: (query, score, grade)
+            T = np.bincount(_cells(r, U, g, lev, L), minlength=G * U * L).reshape(G, U, L)
+            del r
+            # einsum: numpy's sum over a short axis is several times slower
+            counts, C, S = (np.einsum("gul->gl", T), np.einsum("gul->gu", T),
+                            np.einsum("gul,l->gu", T, lut))
+            del T
+            D = discount_sums(kk, int(np.einsum("gl->g", counts).max()))
+            idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
+            return _tie_group_dcg(C, S, D), idcg
+        gains = lut[lev] if lev is not None else np.exp2(rel) - 1.0 if exponential else rel
+        cells = _cells(r, U, g)
+        C = np.bincount(cells, minlength=G * U).reshape(G, U)
+        S = np.bincount(cells, weights=gains, minlength=G * U).reshape(G, U)
+        del cells, r
+        D = discount_sums(kk, int(C.sum(axis=1).max()))
+        return _tie_group_dcg(C, S, D), _ideal_dcg(gains, lev, lut, g, G, D)
+    if lev is not None:
+        del rel  # our float copy: the levels carry it now
+        rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
+                          descending=True)
+        counts = np.bincount(_cells(lev.astype(np.intp), L, g), minlength=G * L).reshape(G, L)
+        D = discount_sums(kk, int(counts.sum(axis=1).max()))
+        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
+        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
+        return dcg_per_query(rows, lambda a, b: lut.take(rows.low(a, b).view(np.intp)), D), idcg
+    gains = np.exp2(rel) - 1.0 if exponential else rel
+    D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
+    idcg = _ideal_dcg(gains, None, None, g, G, D)
+    rows = SortedRows(s, g, G, descending=True)
+    return dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D), idcg
+
+
+def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None,
+               g: np.ndarray | None, G: int, D: np.ndarray) -> np.ndarray:
+    """(G,) ideal DCG: the gains of each query in descending order, ties averaged (tied gains
+    are equal: their mean is the gain). From the counts per (query, gain level): the integer
+    grades ``lev`` (``lut`` their gains), or the gains' own distinct values when few
+    (:func:`_table_levels`); else from a sort of the gains."""
+    if lev is not None:
+        vals, r = lut[::-1], (len(lut) - 1) - lev.astype(np.intp)
+    else:
+        got = _table_levels(gains, G)
+        if got is None:
+            ideal = SortedRows(gains, g, G, descending=True)
+            return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
+        r, vals = got
+    U = len(vals)
+    return _level_dcg(vals, np.bincount(_cells(r, U, g), minlength=G * U).reshape(G, U), D)
+
+
+def _level_dcg(vals: np.ndarray, counts: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """(G,) DCG of queries whose items are ranked by level, from the top: ``counts`` (G, U) items
+    of each level, of gain ``vals`` (U,) (the ideal DCG: tied items have one gain)."""
+    above = np.cumsum(counts, axis=1)
+    above -= counts
+    return dcg_terms(vals[None, :], counts, above, D).sum(axis=1)
+
+
+def _tie_group_dcg(C: np.ndarray, S: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """(G,) DCG from the items ``C`` (G, U) and their gain sums ``S`` of each (query, score
+    level), levels from the top score: each tie group's mean gain over its positions."""
+    A = np.cumsum(C, axis=1)
+    A -= C
+    mean = np.divide(S, C, out=np.zeros(S.shape), where=C > 0)
+    return dcg_terms(mean, C, A, D).sum(axis=1)
