@@ -108,40 +108,35 @@ def _per_query(codes: np.ndarray, uniq: Any, cols: dict[str, np.ndarray]) -> pd.
     return out
 
 
-def _check_part(df: pd.DataFrame, spec: dict, path_col: str | None) -> pd.DataFrame:
-    """One partition's check: the first problem (column, value, file and row) or None; its row
-    count, weight sum and largest weight."""
-    problem = None
-    rows = np.arange(len(df))
-
-    def where(i: int) -> str:
-        f = f" of file {df[path_col].iloc[i]!s}" if path_col else ""
-        return f"row {int(rows[i])}{f}"
-
-    def first(mask: np.ndarray, what: str, col: str, values: np.ndarray) -> str | None:
-        bad = np.flatnonzero(mask)
-        if not len(bad):
-            return None
-        i = int(bad[0])
-        return (f"The {what} column {col!r} must {spec['must'][what]}, got {values[i]!r} on "
-                f"{where(i)} (partition {{part}}; {len(bad)} such row(s) in it).")
-
-    for s in spec["scores"]:
-        v = df[s].to_numpy(dtype=np.float64)
-        problem = problem or first(~np.isfinite(v), "score", s, v)
-    for c in spec["labels"]:
-        v = df[c].to_numpy(dtype=np.float64, na_value=np.nan)
-        problem = problem or first(~((v == 0) | (v == 1)), "label", c, v)
-    w_sum, w_max = float(len(df)), 1.0
+def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """One partition's check: the first problem (a message naming the column and value, with
+    ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
+    partition's row count, weight sum and largest weight."""
+    problem, row = None, -1
+    checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
+    checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
     if spec["weight"] is not None:
-        v = df[spec["weight"]].to_numpy(dtype=np.float64, na_value=np.nan)
-        problem = problem or first(~(np.isfinite(v) & (v >= 0)), "weight", spec["weight"], v)
-        w_sum, w_max = float(np.nansum(v)), float(np.nanmax(v, initial=0.0))
-    if spec["qid"] is not None:
-        q = df[spec["qid"]]
-        problem = problem or first(q.isna().to_numpy(), "qid", spec["qid"], q.to_numpy())
+        checks.append((spec["weight"], "weight", lambda v: ~(np.isfinite(v) & (v >= 0))))
+    for col, what, bad_of in checks:
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(bad_of(v))
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {v[row]!r} "
+                       f"on {{where}} ({len(bad)} such row(s) in that part).")
+            break
+    if problem is None and spec["qid"] is not None:
+        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
+                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    w_sum, w_max = float(len(df)), 1.0
+    if spec["weight"] is not None and problem is None:
+        v = df[spec["weight"]].to_numpy(dtype=np.float64)
+        w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
     return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
-                         "problem": [problem]})
+                         "problem": [problem], "row": [row]})
 
 
 def _bucket_mass(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray) -> pd.DataFrame:
@@ -156,77 +151,93 @@ def _bucket_mass(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray) -> 
     return pd.DataFrame({"bucket": np.arange(nb), **cols})
 
 
-def _global_sums(df: pd.DataFrame, spec: dict, below: np.ndarray, above: np.ndarray,
-                 pos: np.ndarray, neg: np.ndarray) -> pd.DataFrame:
-    """Per query: Σ pos·below and Σ neg·above of every pair; the second moments (totals only:
-    the unclustered DeLong variance needs no per-query split) are summed over the partition and
-    carried on its first query's row, so that the query reduction sums them too."""
-    codes, uniq = _qcodes(df, spec["qid"])
-    cols = {}
-    for p in range(len(pos)):
-        cols[f"pos_below:{p}"] = pos[p] * below[p]
-        cols[f"neg_above:{p}"] = neg[p] * above[p]
+def _frame_of(codes: np.ndarray, uniq: pd.Series, cols: dict[str, np.ndarray],
+              order: list[str], moments: dict[str, float] | None = None) -> pd.DataFrame:
+    """Per-query sums ``cols`` (rows with query codes ``codes``) as a frame keyed by query id;
+    ``moments`` (totals only) ride on the first query's row, so that summing by query sums
+    them too."""
     out = _per_query(codes, uniq, cols)
-    for p in range(len(pos)):  # totals only: on the partition's first query row
-        for name, v in (("pos2_below2", (pos[p] * below[p]) ** 2),
-                        ("pos2_below", pos[p] * cols[f"pos_below:{p}"]),
-                        ("neg2_above2", (neg[p] * above[p]) ** 2),
-                        ("neg2_above", neg[p] * cols[f"neg_above:{p}"])):
-            col = np.zeros(len(out))
-            if len(out):
-                col[0] = v.sum()
-            out[f"{name}:{p}"] = col
-    return out[[_QKEY, *_global_columns(spec)]]
+    for name, v in (moments or {}).items():
+        col = np.zeros(len(out))
+        col[:1] = v
+        out[name] = col
+    return out[[_QKEY, *order]]
 
 
 def _global_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
                  offsets: dict[str, np.ndarray], point: bool) -> pd.DataFrame:
-    """Per-query sums of the global placements of the rows of one partition: the rows of point
-    buckets (``point``; closed form, any partition) or of the range buckets (each bucket whole
-    in this partition: the range-partitioned frame)."""
+    """Per-query sums of the global placements of one partition's rows, and the totals of the
+    second moments: the rows of the point buckets (``point``: closed form, any partition; the
+    rest is dropped) or of the range-partitioned frame (a contiguous range of whole range
+    buckets: one sort, and the mass below / above the range as offsets)."""
+    cols_out = _global_columns(spec)
     s = df[score].to_numpy(dtype=np.float64)
-    b = buckets(s, cuts)
     if point:
+        b = buckets(s, cuts)
         keep = (b % 2) == 1
         df, s, b = df[keep], s[keep], b[keep]
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
-        below = above = pos
-    elif point:  # every row of a point bucket ties with the whole bucket
-        below = offsets["neg_below"][:, b] + 0.5 * offsets["neg"][:, b]
-        above = offsets["pos_above"][:, b] + 0.5 * offsets["pos"][:, b]
+        return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    m = len(pos)
+    if point:  # every row of a point bucket ties with its whole bucket
+        nb_rows = offsets["neg_below"][:, b] + 0.5 * offsets["neg"][:, b]
+        pa_rows = offsets["pos_above"][:, b] + 0.5 * offsets["pos"][:, b]
+        g2p, g2n, nb_t, pa_t = pos**2, neg**2, nb_rows, pa_rows
     else:
-        if np.any(b % 2 == 1):
-            raise RuntimeError("internal: a point bucket reached the range partitions")
-        _, bcode = np.unique(b, return_inverse=True)
-        below, above = QuerySegments(s, bcode.astype(np.int64), check_input=False
-                                     ).placements(pos, neg)
-        below += offsets["neg_below"][:, b]
-        above += offsets["pos_above"][:, b]
-    return _global_sums(df, spec, below, above, pos, neg)
+        lo, hi = buckets(np.array([s.min(), s.max()]), cuts)
+        even = np.arange(lo, hi + 1)
+        if lo % 2 or hi % 2 or offsets["rows"][even[even % 2 == 0]].sum() != len(df):
+            raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
+                               "range buckets")
+        seg = QuerySegments(s, check_input=False)
+        sizes = np.diff(np.r_[seg.starts, seg.n])
+        G = seg.sums(np.vstack([pos, neg, pos**2, neg**2]))
+        Gp, Gn, g2p, g2n = G[:m], G[m:2 * m], G[2 * m:3 * m], G[3 * m:]
+        # the mass below the range, plus the point buckets inside it below the tie group
+        bt = buckets(s[seg.order[seg.starts]], cuts)
+        npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
+        nb_t = (seg.below(Gn) + 0.5 * Gn + offsets["neg_below"][:, [lo]]
+                + npt[:, bt] - npt[:, [lo]])
+        pa_t = (seg.above(Gp) + 0.5 * Gp + offsets["pos_above"][:, [hi]]
+                + ppt[:, bt] - ppt[:, [hi]])
+        codes, pos, neg = codes[seg.order], pos[:, seg.order], neg[:, seg.order]
+        nb_rows, pa_rows = np.repeat(nb_t, sizes, axis=1), np.repeat(pa_t, sizes, axis=1)
+    cols, mom = {}, {}
+    for p in range(m):
+        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = pos[p] * nb_rows[p], neg[p] * pa_rows[p]
+        mom[f"pos2_below2:{p}"] = float(g2p[p] @ nb_t[p] ** 2)
+        mom[f"pos2_below:{p}"] = float(g2p[p] @ nb_t[p])
+        mom[f"neg2_above2:{p}"] = float(g2n[p] @ pa_t[p] ** 2)
+        mom[f"neg2_above:{p}"] = float(g2n[p] @ pa_t[p])
+    return _frame_of(codes, uniq, cols, cols_out, mom)
 
 
 def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
-    """Per-query masses, rows with mass and (``place``: every query whole in this partition)
-    the sums of the within-query placements of every scorer."""
+    """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
+    this partition) the sums of the within-query placements of every scorer, from the tie
+    groups of one (query, score) sort per scorer."""
     codes, uniq = _qcodes(df, spec["qid"])
+    cols_out = _within_columns(spec, place)
+    if len(df) == 0:
+        return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
     cols = {}
     for p in range(len(pos)):
         cols[f"pos:{p}"], cols[f"neg:{p}"] = pos[p], neg[p]
         cols[f"n_pos:{p}"], cols[f"n_neg:{p}"] = (pos[p] > 0) * 1.0, (neg[p] > 0) * 1.0
         cols[f"pos2:{p}"], cols[f"neg2:{p}"] = pos[p] ** 2, neg[p] ** 2
+    out = _frame_of(codes, uniq, cols, cols_out[:6 * len(pos)])
     for si, s in enumerate(spec["scores"] if place else []):
-        if len(df) == 0:
-            break
-        below, above = QuerySegments(df[s].to_numpy(dtype=np.float64), codes,
-                                     check_input=False).placements(pos, neg)
+        seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
+        G = seg.sums(np.vstack([pos, neg]))
+        Gp, Gn = G[:len(pos)], G[len(pos):]
+        A = seg.per_query(Gp * (seg.below(Gn) + 0.5 * Gn))
+        B = seg.per_query(Gn * (seg.above(Gp) + 0.5 * Gp))
         for p in range(len(pos)):
-            cols[f"pos_below_q:{p}|{si}"] = pos[p] * below[p]
-            cols[f"neg_above_q:{p}|{si}"] = neg[p] * above[p]
-    if len(df) == 0:
-        cols = {k: np.zeros(0) for k in _within_columns(spec, place)}
-    return _per_query(codes, uniq, cols)[[_QKEY, *_within_columns(spec, place)]]
+            out[f"pos_below_q:{p}|{si}"], out[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+    return out[[_QKEY, *cols_out]]
 
 
 def _within_columns(spec: dict, place: bool) -> list[str]:
@@ -254,15 +265,9 @@ def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 # The driver
 # --------------------------------------------------------------------------------------------
-_PATH = "__file__"
-
-
 def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
     """The Parquet files of a folder (its ``*.parquet``, ``*.parq``, ``*.pq`` files), a glob
-    pattern, one file or a list of files, sorted; each file's footer is read (a truncated or
-    malformed file is a ``ValueError`` naming it)."""
-    import pyarrow.parquet as pq
-
+    pattern, one file or a list of files, sorted (each item's files)."""
     items = [data] if isinstance(data, str | os.PathLike) else list(data)
     files: list[str] = []
     for item in items:
@@ -278,38 +283,75 @@ def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list
             raise ValueError(f"The 'data' parameter names no Parquet file: {p!r} is not a file, "
                              "a folder holding *.parquet files, or a glob that matches any.")
         files += found
-    for f in files:
-        try:
-            pq.ParquetFile(f).metadata  # noqa: B018 - the footer: truncated files fail here
-        except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
-            raise ValueError(f"The Parquet file {f!r} cannot be read (malformed or truncated): "
-                             f"{e}") from None
     return files
 
 
-def _frame(data: Any, needed: list[str], npartitions: int | None):
-    """(dask DataFrame of the needed columns, where (for messages), the file column or None)."""
+def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.DataFrame]:
+    """Every file's footer read (a malformed or truncated file is a ``ValueError`` naming it)
+    and its row groups cut into pieces ``(path, row groups, first row)`` of about
+    ``rows_per_partition`` rows; the (empty) frame of the first file's schema."""
+    import pyarrow.parquet as pq
+
+    pieces, schema = [], None
+    for f in files:
+        try:
+            md = pq.ParquetFile(f).metadata
+            sch = pq.read_schema(f)
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
+            raise ValueError(f"The Parquet file {f!r} cannot be read (malformed or truncated): "
+                             f"{e}") from None
+        schema = sch if schema is None else schema
+        first, group, rows = 0, [], 0
+        for g in range(md.num_row_groups):
+            group.append(g)
+            rows += md.row_group(g).num_rows
+            if rows >= rows_per_partition or g == md.num_row_groups - 1:
+                pieces.append((f, tuple(group), first))
+                first, group, rows = first + rows, [], 0
+    return pieces, schema.empty_table().to_pandas()
+
+
+def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
+    """One partition: row groups of one Parquet file (errors name the file)."""
+    import pyarrow.parquet as pq
+
+    path, groups, _ = piece
+    try:
+        df = pq.ParquetFile(path).read_row_groups(list(groups), columns=columns).to_pandas()
+    except Exception as e:
+        raise ValueError(f"The Parquet file {path!r} cannot be read (row groups {groups[0]}.."
+                         f"{groups[-1]}; malformed or truncated): {e}") from None
+    return df if columns is None else df[list(columns)]
+
+
+def _frame(data: Any, needed: list[str], rows_per_partition: int):
+    """(dask DataFrame of the needed columns, what it is (for messages), the Parquet pieces of
+    its partitions or None)."""
     import dask.dataframe as dd
 
+    pieces = None
     if isinstance(data, dd.DataFrame):
-        ddf, where, path_col = data, "dask DataFrame", None
+        ddf, where = data, "dask DataFrame"
     elif isinstance(data, pd.DataFrame):
-        ddf = dd.from_pandas(data, npartitions=npartitions or 1)
-        where, path_col = "DataFrame", None
+        ddf = dd.from_pandas(data, npartitions=max(1, -(-len(data) // rows_per_partition)))
+        where = "DataFrame"
     elif isinstance(data, str | os.PathLike | list | tuple):
         files = parquet_files(data)
         where = (f"Parquet file {files[0]!r}" if len(files) == 1 else
                  f"{len(files)} Parquet files ({files[0]!r}, ...)")
-        ddf = dd.read_parquet(files, include_path_column=_PATH)
-        path_col = _PATH
+        pieces, meta = _pieces(files, rows_per_partition)
+        missing = [c for c in needed if c not in meta.columns]
+        if not missing:
+            ddf = dd.from_map(_read_piece, pieces, meta=meta, enforce_metadata=False)
     else:
         raise ValueError("The 'data' parameter must be a dask or pandas DataFrame, or a Parquet "
                          f"folder, glob, file or list of files, got {type(data).__name__}.")
-    missing = [c for c in needed if c not in ddf.columns]
+    cols = list(meta.columns) if pieces is not None else list(ddf.columns)
+    missing = [c for c in needed if c not in cols]
     if missing:
         raise ValueError(f"The {where} has no column {missing[0]!r} (given as a score, label, "
-                         f"qid or weight); its columns are {[c for c in ddf.columns if c != _PATH]}.")
-    return ddf[needed + ([path_col] if path_col else [])], where, path_col
+                         f"qid or weight); its columns are {cols}.")
+    return ddf[needed], where, pieces
 
 
 def _check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
@@ -424,7 +466,7 @@ def placement_stats(
                          "both as 'scores' and as 'labels'.")
     rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
     needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
-    ddf, where, path_col = _frame(data, needed, None)
+    ddf, where, pieces = _frame(data, needed, rpp)
     _check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
@@ -438,8 +480,7 @@ def placement_stats(
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
     with _connect(scheduler) as client:
-        info, cuts = _pass_check(client, ddf, spec, path_col, where, nc)
-        ddf = ddf[needed]
+        info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
         parts = max(1, math.ceil(info["n"] / rpp))
@@ -448,20 +489,23 @@ def placement_stats(
     return _assemble(spec, glob_q, within, info, where)
 
 
-def _pass_check(client: Any, ddf: Any, spec: dict, path_col: str | None, where: str,
+def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, where: str,
                 nc: int) -> tuple[dict, dict[str, np.ndarray]]:
     """Pass 1: every partition checked, the rows and weights counted, the cut points of every
     score (the distinct values of dask's approximate quantiles)."""
     meta = pd.DataFrame({"n": pd.Series([], dtype=np.int64), "w_sum": pd.Series([], dtype=float),
                          "w_max": pd.Series([], dtype=float),
-                         "problem": pd.Series([], dtype=object)})
-    chk = ddf.map_partitions(_check_part, spec, path_col, meta=meta)
+                         "problem": pd.Series([], dtype=object),
+                         "row": pd.Series([], dtype=np.int64)})
+    chk = ddf.map_partitions(_check_part, spec, meta=meta)
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     res = _compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
     table = res[0].reset_index(drop=True)
-    for i, problem in enumerate(table["problem"]):
+    for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
         if problem:
-            raise ValueError(problem.replace("{part}", str(i)))
+            at = (f"row {pieces[i][2] + row} of the Parquet file {pieces[i][0]!r}" if pieces
+                  else f"row {row} of partition {i} of the {where}")
+            raise ValueError(problem.replace("{where}", at))
     n = int(table["n"].sum())
     if n < 2:
         raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
@@ -490,8 +534,12 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
         tab = tab.reindex(np.arange(2 * len(cuts[s]) + 1), fill_value=0.0)
         pos = tab[[f"pos:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
         neg = tab[[f"neg:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
+        odd = np.arange(pos.shape[1]) % 2 == 1
+        npt, ppt = np.where(odd, neg, 0.0), np.where(odd, pos, 0.0)
         offsets[s] = {"pos": pos, "neg": neg, "neg_below": np.cumsum(neg, axis=1) - neg,
                       "pos_above": pos.sum(axis=1, keepdims=True) - np.cumsum(pos, axis=1),
+                      "neg_pt_below": np.cumsum(npt, axis=1) - npt,
+                      "pos_pt_above": ppt.sum(axis=1, keepdims=True) - np.cumsum(ppt, axis=1),
                       "rows": tab["rows"].to_numpy()}
     return offsets
 
