@@ -164,60 +164,70 @@ def _frame_of(codes: np.ndarray, uniq: pd.Series, cols: dict[str, np.ndarray],
     return out[[_QKEY, *order]]
 
 
+def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a sorted order, the first and one-past-last position of its run (tie group or
+    query), from the runs' starts."""
+    sizes = np.diff(np.r_[starts, n])
+    return np.repeat(starts, sizes), np.repeat(np.r_[starts[1:], n], sizes)
+
+
+def _cum0(x: np.ndarray) -> np.ndarray:
+    """Cumulative sums along the rows with a leading 0: ``C[:, i]`` = Σ of the first i."""
+    C = np.zeros((x.shape[0], x.shape[1] + 1))
+    np.cumsum(x, axis=1, out=C[:, 1:])
+    return C
+
+
 def _global_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
                  offsets: dict[str, np.ndarray], point: bool) -> pd.DataFrame:
     """Per-query sums of the global placements of one partition's rows, and the totals of the
     second moments: the rows of the point buckets (``point``: closed form, any partition; the
     rest is dropped) or of the range-partitioned frame (a contiguous range of whole range
-    buckets: one sort, and the mass below / above the range as offsets)."""
+    buckets: one sort; a row's placement is its mass below within the partition, by cumulative
+    sums over the sorted rows, plus the mass below the range and of the point buckets inside it
+    below the row; likewise above)."""
     cols_out = _global_columns(spec)
     s = df[score].to_numpy(dtype=np.float64)
     if point:
-        b = buckets(s, cuts)
-        keep = (b % 2) == 1
-        df, s, b = df[keep], s[keep], b[keep]
+        keep = (buckets(s, cuts) % 2) == 1
+        df, s = df[keep], s[keep]
     codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
         return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    m = len(pos)
+    b = buckets(s, cuts)
     if point:  # every row of a point bucket ties with its whole bucket
-        nb_rows = offsets["neg_below"][:, b] + 0.5 * offsets["neg"][:, b]
-        pa_rows = offsets["pos_above"][:, b] + 0.5 * offsets["pos"][:, b]
-        g2p, g2n, nb_t, pa_t = pos**2, neg**2, nb_rows, pa_rows
+        below = offsets["neg_below"][:, b] + 0.5 * offsets["neg"][:, b]
+        above = offsets["pos_above"][:, b] + 0.5 * offsets["pos"][:, b]
     else:
-        lo, hi = buckets(np.array([s.min(), s.max()]), cuts)
-        even = np.arange(lo, hi + 1)
-        if lo % 2 or hi % 2 or offsets["rows"][even[even % 2 == 0]].sum() != len(df):
+        lo, hi = int(b.min()), int(b.max())
+        whole = offsets["rows"][lo:hi + 1:2].sum()
+        if lo % 2 or hi % 2 or whole != len(df):
             raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
                                "range buckets")
         seg = QuerySegments(s, check_input=False)
-        sizes = np.diff(np.r_[seg.starts, seg.n])
-        G = seg.sums(np.vstack([pos, neg, pos**2, neg**2]))
-        Gp, Gn, g2p, g2n = G[:m], G[m:2 * m], G[2 * m:3 * m], G[3 * m:]
-        # the mass below the range, plus the point buckets inside it below the tie group
-        bt = buckets(s[seg.order[seg.starts]], cuts)
+        o = seg.order
+        start, end = _runs(seg.starts, len(s))
+        codes, pos, neg, b = codes[o], pos[:, o], neg[:, o], b[o]
+        Cn, Cp = _cum0(neg), _cum0(pos)
         npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
-        nb_t = (seg.below(Gn) + 0.5 * Gn + offsets["neg_below"][:, [lo]]
-                + npt[:, bt] - npt[:, [lo]])
-        pa_t = (seg.above(Gp) + 0.5 * Gp + offsets["pos_above"][:, [hi]]
-                + ppt[:, bt] - ppt[:, [hi]])
-        codes, pos, neg = codes[seg.order], pos[:, seg.order], neg[:, seg.order]
-        nb_rows, pa_rows = np.repeat(nb_t, sizes, axis=1), np.repeat(pa_t, sizes, axis=1)
+        below = (0.5 * (Cn[:, start] + Cn[:, end]) + (offsets["neg_below"][:, [lo]]
+                 - npt[:, [lo]]) + npt[:, b])
+        above = (Cp[:, [-1]] - 0.5 * (Cp[:, start] + Cp[:, end])
+                 + (offsets["pos_above"][:, [hi]] - ppt[:, [hi]]) + ppt[:, b])
     cols, mom = {}, {}
-    for p in range(m):
-        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = pos[p] * nb_rows[p], neg[p] * pa_rows[p]
-        mom[f"pos2_below2:{p}"] = float(g2p[p] @ nb_t[p] ** 2)
-        mom[f"pos2_below:{p}"] = float(g2p[p] @ nb_t[p])
-        mom[f"neg2_above2:{p}"] = float(g2n[p] @ pa_t[p] ** 2)
-        mom[f"neg2_above:{p}"] = float(g2n[p] @ pa_t[p])
+    for p in range(len(pos)):
+        x, y = pos[p] * below[p], neg[p] * above[p]
+        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = x, y
+        mom[f"pos2_below2:{p}"], mom[f"pos2_below:{p}"] = float(x @ x), float(pos[p] @ x)
+        mom[f"neg2_above2:{p}"], mom[f"neg2_above:{p}"] = float(y @ y), float(neg[p] @ y)
     return _frame_of(codes, uniq, cols, cols_out, mom)
 
 
 def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
-    this partition) the sums of the within-query placements of every scorer, from the tie
-    groups of one (query, score) sort per scorer."""
+    this partition) the sums of the within-query placements of every scorer, by cumulative sums
+    over one (query, score) sort per scorer."""
     codes, uniq = _qcodes(df, spec["qid"])
     cols_out = _within_columns(spec, place)
     if len(df) == 0:
@@ -229,12 +239,17 @@ def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
         cols[f"n_pos:{p}"], cols[f"n_neg:{p}"] = (pos[p] > 0) * 1.0, (neg[p] > 0) * 1.0
         cols[f"pos2:{p}"], cols[f"neg2:{p}"] = pos[p] ** 2, neg[p] ** 2
     out = _frame_of(codes, uniq, cols, cols_out[:6 * len(pos)])
+    n = len(df)
     for si, s in enumerate(spec["scores"] if place else []):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
-        G = seg.sums(np.vstack([pos, neg]))
-        Gp, Gn = G[:len(pos)], G[len(pos):]
-        A = seg.per_query(Gp * (seg.below(Gn) + 0.5 * Gn))
-        B = seg.per_query(Gn * (seg.above(Gp) + 0.5 * Gp))
+        o, cs = seg.order, codes[seg.order]
+        qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
+        start, end = _runs(seg.starts, n)
+        qs, qe = _runs(qfirst, n)
+        ps, ns = pos[:, o], neg[:, o]
+        Cn, Cp = _cum0(ns), _cum0(ps)
+        A = np.add.reduceat(ps * (0.5 * (Cn[:, start] + Cn[:, end]) - Cn[:, qs]), qfirst, axis=1)
+        B = np.add.reduceat(ns * (Cp[:, qe] - 0.5 * (Cp[:, start] + Cp[:, end])), qfirst, axis=1)
         for p in range(len(pos)):
             out[f"pos_below_q:{p}|{si}"], out[f"neg_above_q:{p}|{si}"] = A[p], B[p]
     return out[[_QKEY, *cols_out]]
