@@ -63,6 +63,11 @@ PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
 SCORER_STATS = ("pos_below", "neg_above", "pos_below_q", "neg_above_q")
 #: Totals only (the unclustered DeLong variance needs no per-query split): second moments.
 MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above", "neg2")
+#: The same about the centres ``c_below = θ₀ N`` and ``c_above = θ₀ P`` (θ₀ the AUC binned by
+#: the buckets, within about 1/buckets of θ): ``pos2_below2_c`` = Σ pos² (below − c_below)²,
+#: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
+#: comes from these (the raw moments lose digits in the expanded square).
+CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
 _QKEY = "__qid__"
 
 
@@ -72,15 +77,17 @@ _QKEY = "__qid__"
 def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
             pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
     """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
-    Y = df[labels].to_numpy(dtype=np.float64)
+    Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
     w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
     pos = np.empty((len(pairs), len(df)))
     neg = np.empty_like(pos)
     for p, (k, j) in enumerate(pairs):
         if j < 0:
-            pos[p], neg[p] = w * Y[:, k], w * (1 - Y[:, k])
+            np.multiply(w, Y[k], out=pos[p])
+            np.subtract(w, pos[p], out=neg[p])  # exact: w·y is w or 0
         else:
-            pos[p], neg[p] = w * Y[:, k] * (1 - Y[:, j]), w * Y[:, j] * (1 - Y[:, k])
+            np.multiply(w, Y[k] > Y[j], out=pos[p])
+            np.multiply(w, Y[j] > Y[k], out=neg[p])
     return pos, neg
 
 
@@ -139,16 +146,30 @@ def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
                          "problem": [problem], "row": [row]})
 
 
-def _bucket_mass(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray) -> pd.DataFrame:
-    """Per bucket of ``score``: the positive and negative mass of every pair and the rows."""
-    b = buckets(df[score].to_numpy(dtype=np.float64), cuts)
+def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per scorer and bucket of its score: the rows and the positive and negative mass of every
+    pair (the masses built once for all scorers)."""
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    nb = 2 * len(cuts) + 1
-    cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
-    for p in range(len(pos)):
-        cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
-        cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
-    return pd.DataFrame({"bucket": np.arange(nb), **cols})
+    out = []
+    for si, score in enumerate(spec["scores"]):
+        b = buckets(df[score].to_numpy(dtype=np.float64), cuts[score])
+        nb = 2 * len(cuts[score]) + 1
+        cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
+        for p in range(len(pos)):
+            cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
+            cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
+        out.append(pd.DataFrame({"scorer": si, "bucket": np.arange(nb), **cols}))
+    return pd.concat(out, ignore_index=True)
+
+
+def _add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
+    """The rows with the bucket of their score in column ``_b``."""
+    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
+
+
+def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the range buckets (even ``_b``)."""
+    return df[df["_b"].to_numpy() % 2 == 0]
 
 
 def _frame_of(codes: np.ndarray, uniq: pd.Series, cols: dict[str, np.ndarray],
@@ -178,49 +199,50 @@ def _cum0(x: np.ndarray) -> np.ndarray:
     return C
 
 
-def _global_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
-                 offsets: dict[str, np.ndarray], point: bool) -> pd.DataFrame:
+def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
+                 point: bool) -> pd.DataFrame:
     """Per-query sums of the global placements of one partition's rows, and the totals of the
-    second moments: the rows of the point buckets (``point``: closed form, any partition; the
-    rest is dropped) or of the range-partitioned frame (a contiguous range of whole range
-    buckets: one sort; a row's placement is its mass below within the partition, by cumulative
-    sums over the sorted rows, plus the mass below the range and of the point buckets inside it
-    below the row; likewise above)."""
+    (centred) second moments: the rows of the point buckets (``point``: closed form, any
+    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
+    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
+    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
+    below the range and of the point buckets inside it below the row; likewise above)."""
     cols_out = _global_columns(spec)
-    s = df[score].to_numpy(dtype=np.float64)
     if point:
-        keep = (buckets(s, cuts) % 2) == 1
-        df, s = df[keep], s[keep]
+        df = df[df["_b"].to_numpy() % 2 == 1]
     codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
         return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    b = buckets(s, cuts)
     if point:  # every row of a point bucket ties with its whole bucket
+        b = df["_b"].to_numpy()
         below = offsets["neg_below"][:, b] + 0.5 * offsets["neg"][:, b]
         above = offsets["pos_above"][:, b] + 0.5 * offsets["pos"][:, b]
     else:
+        b = df.index.to_numpy()
         lo, hi = int(b.min()), int(b.max())
-        whole = offsets["rows"][lo:hi + 1:2].sum()
-        if lo % 2 or hi % 2 or whole != len(df):
+        counts = np.bincount(b - lo, minlength=hi - lo + 1)
+        if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
             raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
                                "range buckets")
-        seg = QuerySegments(s, check_input=False)
+        seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
         o = seg.order
-        start, end = _runs(seg.starts, len(s))
-        codes, pos, neg, b = codes[o], pos[:, o], neg[:, o], b[o]
+        start, end = _runs(seg.starts, len(o))
+        codes, pos, neg = codes[o], pos[:, o], neg[:, o]
         Cn, Cp = _cum0(neg), _cum0(pos)
+        # rows in score order run through the buckets lo..hi in order: the offsets per bucket
         npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
-        below = (0.5 * (Cn[:, start] + Cn[:, end]) + (offsets["neg_below"][:, [lo]]
-                 - npt[:, [lo]]) + npt[:, b])
-        above = (Cp[:, [-1]] - 0.5 * (Cp[:, start] + Cp[:, end])
-                 + (offsets["pos_above"][:, [hi]] - ppt[:, [hi]]) + ppt[:, b])
+        on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
+        op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
+        below = 0.5 * (Cn[:, start] + Cn[:, end]) + np.repeat(on, counts, axis=1)
+        above = Cp[:, [-1]] - 0.5 * (Cp[:, start] + Cp[:, end]) + np.repeat(op, counts, axis=1)
     cols, mom = {}, {}
     for p in range(len(pos)):
-        x, y = pos[p] * below[p], neg[p] * above[p]
-        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = x, y
-        mom[f"pos2_below2:{p}"], mom[f"pos2_below:{p}"] = float(x @ x), float(pos[p] @ x)
-        mom[f"neg2_above2:{p}"], mom[f"neg2_above:{p}"] = float(y @ y), float(neg[p] @ y)
+        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = pos[p] * below[p], neg[p] * above[p]
+        x = pos[p] * (below[p] - offsets["centre_below"][p])
+        y = neg[p] * (above[p] - offsets["centre_above"][p])
+        mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos[p] @ x)
+        mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg[p] @ y)
     return _frame_of(codes, uniq, cols, cols_out, mom)
 
 
@@ -266,8 +288,7 @@ def _within_columns(spec: dict, place: bool) -> list[str]:
 
 def _global_columns(spec: dict) -> list[str]:
     return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
-            ("pos_below", "neg_above", "pos2_below2", "pos2_below", "neg2_above2",
-             "neg2_above")]
+            ("pos_below", "neg_above", *CENTRED_STATS)]
 
 
 def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
@@ -501,7 +522,7 @@ def placement_stats(
         parts = max(1, math.ceil(info["n"] / rpp))
         offsets = _pass_count(client, ddf, spec, cuts, where)
         glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where)
-    return _assemble(spec, glob_q, within, info, where)
+    return _assemble(spec, glob_q, within, info, offsets, where)
 
 
 def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, where: str,
@@ -536,36 +557,34 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
 
 def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> dict:
     """Pass 2: per scorer and bucket, the mass of every pair; their prefix sums (each bucket's
-    mass strictly below and above) are the offsets of the placements."""
+    mass strictly below and above, and that of the point buckets alone) are the offsets of the
+    placements; the AUC binned by the buckets gives the moments' centres."""
     m = len(spec["pairs"])
-    names = [f"{c}:{p}" for p in range(m) for c in ("pos", "neg")]
-    objs = []
-    for s in spec["scores"]:
-        meta = pd.DataFrame({"bucket": pd.Series([], dtype=np.int64),
-                             **{c: pd.Series([], dtype=float) for c in ["rows", *names]}})
-        objs.append(ddf.map_partitions(_bucket_mass, spec, s, cuts[s], meta=meta)
-                    .groupby("bucket").sum(split_every=8))
-    res = _compute(client, *objs, where=where)
+    names = ["rows", *(f"{c}:{p}" for p in range(m) for c in ("pos", "neg"))]
+    meta = pd.DataFrame({"scorer": pd.Series([], dtype=np.int64),
+                         "bucket": pd.Series([], dtype=np.int64),
+                         **{c: pd.Series([], dtype=float) for c in names}})
+    (tab,) = _compute(client, ddf.map_partitions(_bucket_mass, spec, cuts, meta=meta)
+                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
     offsets = {}
-    for s, tab in zip(spec["scores"], res, strict=True):
-        tab = tab.reindex(np.arange(2 * len(cuts[s]) + 1), fill_value=0.0)
-        pos = tab[[f"pos:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
-        neg = tab[[f"neg:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
-        odd = np.arange(pos.shape[1]) % 2 == 1
+    for si, s in enumerate(spec["scores"]):
+        nb = 2 * len(cuts[s]) + 1
+        t = tab.xs(si, level="scorer").reindex(np.arange(nb), fill_value=0.0)
+        pos = t[[f"pos:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
+        neg = t[[f"neg:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
+        odd = np.arange(nb) % 2 == 1
         npt, ppt = np.where(odd, neg, 0.0), np.where(odd, pos, 0.0)
-        offsets[s] = {"pos": pos, "neg": neg, "neg_below": np.cumsum(neg, axis=1) - neg,
-                      "pos_above": pos.sum(axis=1, keepdims=True) - np.cumsum(pos, axis=1),
+        nbl = np.cumsum(neg, axis=1) - neg
+        P, N = pos.sum(axis=1), neg.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            th0 = np.nan_to_num(np.sum(pos * (nbl + 0.5 * neg), axis=1) / (P * N), nan=0.5)
+        offsets[s] = {"pos": pos, "neg": neg, "neg_below": nbl,
+                      "pos_above": P[:, None] - np.cumsum(pos, axis=1),
                       "neg_pt_below": np.cumsum(npt, axis=1) - npt,
                       "pos_pt_above": ppt.sum(axis=1, keepdims=True) - np.cumsum(ppt, axis=1),
-                      "rows": tab["rows"].to_numpy()}
+                      "rows": t["rows"].to_numpy(), "centre_below": th0 * N,
+                      "centre_above": th0 * P}
     return offsets
-
-
-def _with_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
-    """The rows of the range buckets (even ids), with their bucket in column ``_b``."""
-    b = buckets(df[score].to_numpy(dtype=np.float64), cuts)
-    keep = b % 2 == 0
-    return df[keep].assign(_b=b[keep])
 
 
 def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, parts: int,
@@ -581,10 +600,11 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
     rmeta["_b"] = pd.Series([], dtype=np.int64)
     objs = []
     for s in spec["scores"]:
-        point = ddf.map_partitions(_global_part, spec, s, cuts[s], offsets[s], True, meta=gmeta)
-        rng = ddf.map_partitions(_with_bucket, s, cuts[s], meta=rmeta)
-        rng = rng.set_index("_b", divisions=_divisions(offsets[s]["rows"], parts))
-        rng = rng.map_partitions(_global_part, spec, s, cuts[s], offsets[s], False, meta=gmeta)
+        bk = ddf.map_partitions(_add_bucket, s, cuts[s], meta=rmeta)
+        point = bk.map_partitions(_global_part, spec, s, offsets[s], True, meta=gmeta)
+        rng = bk.map_partitions(_range_rows, meta=rmeta).set_index(
+            "_b", divisions=_divisions(offsets[s]["rows"], parts))
+        rng = rng.map_partitions(_global_part, spec, s, offsets[s], False, meta=gmeta)
         objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(split_every=4))
     if qid is not None:
         within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
@@ -604,7 +624,7 @@ def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[s
 
 
 def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info: dict,
-              where: str) -> PlacementStats:
+              offsets: dict, where: str) -> PlacementStats:
     """The per-query (long: scorer × pair × query) and total tables."""
     W = within.set_index(_QKEY)
     with contextlib.suppress(TypeError):  # ids of mixed types keep their order
@@ -627,8 +647,16 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
             tot = {"scorer": s, "pair": name,
                    **{c: float(np.sum(d[c])) for c in PAIR_STATS + SCORER_STATS},
                    "pos2": float(W[f"pos2:{p}"].sum()), "neg2": float(W[f"neg2:{p}"].sum()),
-                   **{c: float(Gq[f"{c}:{p}"].sum()) for c in MOMENT_STATS
-                      if c not in ("pos2", "neg2")}}
+                   **{c: float(Gq[f"{c}:{p}"].sum()) for c in CENTRED_STATS},
+                   "centre_below": float(offsets[s]["centre_below"][p]),
+                   "centre_above": float(offsets[s]["centre_above"][p])}
+            cb, ca = tot["centre_below"], tot["centre_above"]  # the raw moments, summed back
+            tot["pos2_below"] = tot["pos2_below_c"] + cb * tot["pos2"]
+            tot["pos2_below2"] = tot["pos2_below2_c"] + cb * (tot["pos2_below_c"]
+                                                              + tot["pos2_below"])
+            tot["neg2_above"] = tot["neg2_above_c"] + ca * tot["neg2"]
+            tot["neg2_above2"] = tot["neg2_above2_c"] + ca * (tot["neg2_above_c"]
+                                                              + tot["neg2_above"])
             totals.append(tot)
     pq = pd.concat(per_query, ignore_index=True) if qid is not None else None
     return PlacementStats(
@@ -636,7 +664,8 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
         weight=spec["weight"], n_rows=info["n"], n_queries=len(W) if qid is not None else None,
         weight_scale=spec["scale"], source=where, per_query=pq,
         totals=pd.DataFrame(totals, columns=["scorer", "pair", *PAIR_STATS, *SCORER_STATS,
-                                             *MOMENT_STATS]))
+                                             *MOMENT_STATS, "centre_below", "centre_above",
+                                             *CENTRED_STATS]))
 
 
 @dataclass
@@ -702,8 +731,11 @@ class PlacementStats:
             mp, mn = T["n_pos"].to_numpy(), T["n_neg"].to_numpy()
             cp = np.where(mp > 1, mp / np.maximum(mp - 1, 1), nan)
             cn = np.where(mn > 1, mn / np.maximum(mn - 1, 1), nan)
-            Sp = T["pos2_below2"] / N**2 - 2 * th * T["pos2_below"] / N + th**2 * T["pos2"]
-            Sn = T["neg2_above2"] / P**2 - 2 * th * T["neg2_above"] / P + th**2 * T["neg2"]
+            # Σ pos² (below/N − θ)² = Σ pos² (x − d)² / N² with x = below − θ₀ N, d = θN − θ₀N
+            dn = th * N - T["centre_below"]
+            dp = th * P - T["centre_above"]
+            Sp = (T["pos2_below2_c"] - 2 * dn * T["pos2_below_c"] + dn**2 * T["pos2"]) / N**2
+            Sn = (T["neg2_above2_c"] - 2 * dp * T["neg2_above_c"] + dp**2 * T["neg2"]) / P**2
             T["auc"], T["var_delong"] = th, cp * Sp / P**2 + cn * Sn / N**2
         T["var_clustered"], T["gauc_pairs"], T["gauc_uniform"] = nan, nan, nan
         T["n_queries_defined"] = 0
