@@ -48,9 +48,11 @@ def report_frame(rng: np.random.Generator, rows: int, first_qid: int = 0,
 
 
 def make_report_data(out: str | os.PathLike, rows: int, *, rows_per_file: int = 1_000_000,
-                     seed: int = 0, docs_per_query: float = 100.0) -> list[str]:
+                     seed: int = 0, docs_per_query: float = 100.0,
+                     row_group_rows: int = 250_000) -> list[str]:
     """Write ``rows`` rows as ``ceil(rows / rows_per_file)`` Parquet files ``part-00000.parquet``
-    … into the folder ``out`` (created); returns the file paths."""
+    … (row groups of ``row_group_rows``) into the folder ``out`` (created); returns the file
+    paths."""
     rows, rows_per_file = int(rows), int(rows_per_file)
     if rows < 2 or rows_per_file < 1:
         raise ValueError(f"rows must be >= 2 and rows_per_file >= 1, got {rows}, {rows_per_file}.")
@@ -63,7 +65,7 @@ def make_report_data(out: str | os.PathLike, rows: int, *, rows_per_file: int = 
         df = report_frame(np.random.default_rng(streams[f]), n, first, docs_per_query)
         first = int(df["qid"].iloc[-1]) + 1
         path = os.path.join(out, f"part-{f:05d}.parquet")
-        df.to_parquet(path, index=False)
+        df.to_parquet(path, index=False, row_group_size=row_group_rows)
         paths.append(path)
     return paths
 

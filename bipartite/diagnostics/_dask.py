@@ -19,21 +19,23 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    bucket ``2i + 1`` when ``s = c_i`` (a point): buckets are ordered by score and equal scores
    always share one, so **ties never straddle buckets**.
 2. **count**: one pass sums the positive and negative mass of every pair per bucket; their prefix
-   sums on the driver are each bucket's mass strictly below and above (a small table).
+   sums on the driver are each bucket's mass strictly below and above (a small table), and the
+   AUC binned by the buckets is the centre of the second moments.
 3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
    the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
-   range-partitioned by bucket (``set_index`` with divisions balanced from the bucket counts),
-   each partition is sorted (:class:`~bipartite.metrics.QuerySegments`, the bucket as the
-   group) and its within-bucket placements get the bucket's offsets. The per-query sums of
-   ``pos · below`` and ``neg · above`` are reduced by query id (``groupby.sum``). Within-query
-   placements come from one hash shuffle of the rows by query id (``shuffle(on=qid)``) and the
-   grouped engine per partition.
+   range-partitioned by bucket (``set_index`` with divisions balanced from the bucket counts):
+   a partition holds a contiguous run of whole range buckets, is sorted once
+   (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
+   the partition (ties ½) plus the mass below the run and that of the point buckets inside it
+   below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
+   id (``groupby.sum``). Within-query placements come from one hash shuffle of the rows by
+   query id (``shuffle(on=qid)``) and one (query, score) sort per scorer and partition.
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
-rounding (1e-12 relative in the tests). Weights are scaled once by a power of two
-(:attr:`PlacementStats.weight_scale`, exact) so that products of weights neither under- nor
-overflow.
+rounding (1e-12 relative in the tests). Weights outside [2**-100, 2**100] are scaled once by a
+power of two (:attr:`PlacementStats.weight_scale`, exact) so that products of weights neither
+under- nor overflow.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ import pandas as pd
 from bipartite._utils.validation import check_positive
 from bipartite.metrics import QuerySegments
 
-__all__ = ["PAIR_STATS", "SCORER_STATS", "PlacementStats", "placement_stats"]
+__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "PlacementStats",
+           "buckets", "parquet_files", "placement_stats"]
 
 #: Per-query statistics of a weight pair, the same for every scorer: masses, rows with mass.
 PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
@@ -103,16 +106,9 @@ def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
     """Query codes 0..G−1 of the partition's rows (order of first appearance) and the query ids
     (their dtype kept); one query without ``qid``."""
     if qid is None:
-        return np.zeros(len(df), dtype=np.int64), pd.Series([0], dtype=np.int64)
+        return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
     codes, _ = pd.factorize(df[qid], sort=False)
     return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
-
-
-def _per_query(codes: np.ndarray, uniq: Any, cols: dict[str, np.ndarray]) -> pd.DataFrame:
-    G = len(uniq)
-    out = pd.DataFrame({name: np.bincount(codes, v, minlength=G) for name, v in cols.items()})
-    out.insert(0, _QKEY, uniq.to_numpy() if uniq.dtype == object else uniq.array)
-    return out
 
 
 def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
@@ -172,17 +168,20 @@ def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["_b"].to_numpy() % 2 == 0]
 
 
-def _frame_of(codes: np.ndarray, uniq: pd.Series, cols: dict[str, np.ndarray],
-              order: list[str], moments: dict[str, float] | None = None) -> pd.DataFrame:
-    """Per-query sums ``cols`` (rows with query codes ``codes``) as a frame keyed by query id;
+def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
+              moments: dict[str, float] | None = None) -> pd.DataFrame:
+    """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
     ``moments`` (totals only) ride on the first query's row, so that summing by query sums
     them too."""
-    out = _per_query(codes, uniq, cols)
-    for name, v in (moments or {}).items():
-        col = np.zeros(len(out))
-        col[:1] = v
-        out[name] = col
-    return out[[_QKEY, *order]]
+    out = pd.DataFrame({_QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    for name in order:
+        if name in sums:
+            out[name] = sums[name]
+        else:
+            col = np.zeros(len(out))
+            col[:1] = (moments or {}).get(name, 0.0)
+            out[name] = col
+    return out
 
 
 def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -198,9 +197,9 @@ def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _cum0(x: np.ndarray) -> np.ndarray:
-    """Cumulative sums along the rows with a leading 0: ``C[:, i]`` = Σ of the first i."""
-    C = np.zeros((x.shape[0], x.shape[1] + 1))
-    np.cumsum(x, axis=1, out=C[:, 1:])
+    """Cumulative sums with a leading 0: ``C[i]`` = Σ of the first i values."""
+    C = np.zeros(len(x) + 1)
+    np.cumsum(x, out=C[1:])
     return C
 
 
@@ -217,39 +216,49 @@ def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np
         df = df[df["_b"].to_numpy() % 2 == 1]
     codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
-        return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    G = len(uniq)
+    sums, mom = {}, {}
     if point:  # every row of a point bucket ties with its whole bucket
         b = df["_b"].to_numpy()
         below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
         above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
-    else:
-        b = df.index.to_numpy()
-        lo, hi = int(b.min()), int(b.max())
-        counts = np.bincount(b - lo, minlength=hi - lo + 1)
-        if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
-            raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
-                               "range buckets")
-        seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
-        o = seg.order
-        start, end = _runs(seg.starts, len(o))
-        codes, pos, neg = codes[o], _cols(pos, o), _cols(neg, o)
-        Cn, Cp = _cum0(neg), _cum0(pos)
-        # rows in score order run through the buckets lo..hi in order: the offsets per bucket
-        npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
-        on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
-        op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
-        below = 0.5 * (_cols(Cn, start) + _cols(Cn, end)) + np.repeat(on, counts, axis=1)
-        above = (Cp[:, [-1]] - 0.5 * (_cols(Cp, start) + _cols(Cp, end))
-                 + np.repeat(op, counts, axis=1))
-    cols, mom = {}, {}
-    for p in range(len(pos)):
-        cols[f"pos_below:{p}"], cols[f"neg_above:{p}"] = pos[p] * below[p], neg[p] * above[p]
-        x = pos[p] * (below[p] - offsets["centre_below"][p])
-        y = neg[p] * (above[p] - offsets["centre_above"][p])
-        mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos[p] @ x)
-        mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg[p] @ y)
-    return _frame_of(codes, uniq, cols, cols_out, mom)
+        for p in range(len(pos)):
+            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
+        return _frame_of(uniq, sums, cols_out, mom)
+    b = df.index.to_numpy()
+    lo, hi = int(b.min()), int(b.max())
+    counts = np.bincount(b - lo, minlength=hi - lo + 1)
+    if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
+        raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
+                           "range buckets")
+    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
+    o = seg.order
+    start, end = _runs(seg.starts, len(o))
+    codes = codes[o]
+    # rows in score order run through the buckets lo..hi in order: the offsets per bucket
+    npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
+    on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
+    op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
+    for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+        ps, ns = pos[p].take(o), neg[p].take(o)
+        Cn, Cp = _cum0(ns), _cum0(ps)
+        below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
+        above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
+        _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
+    return _frame_of(uniq, sums, cols_out, mom)
+
+
+def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
+                  neg: np.ndarray, below: np.ndarray, above: np.ndarray, offsets: dict) -> None:
+    """Pair ``p``'s per-query Σ pos·below, Σ neg·above and its centred second moments."""
+    sums[f"pos_below:{p}"] = np.bincount(codes, pos * below, minlength=G)
+    sums[f"neg_above:{p}"] = np.bincount(codes, neg * above, minlength=G)
+    x = pos * (below - offsets["centre_below"][p])
+    y = neg * (above - offsets["centre_above"][p])
+    mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos @ x)
+    mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
 
 
 def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
@@ -258,15 +267,15 @@ def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     over one (query, score) sort per scorer."""
     codes, uniq = _qcodes(df, spec["qid"])
     cols_out = _within_columns(spec, place)
+    G = len(uniq)
     if len(df) == 0:
-        return _frame_of(codes, uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    cols = {}
+    sums = {}
     for p in range(len(pos)):
-        cols[f"pos:{p}"], cols[f"neg:{p}"] = pos[p], neg[p]
-        cols[f"n_pos:{p}"], cols[f"n_neg:{p}"] = (pos[p] > 0) * 1.0, (neg[p] > 0) * 1.0
-        cols[f"pos2:{p}"], cols[f"neg2:{p}"] = pos[p] ** 2, neg[p] ** 2
-    out = _frame_of(codes, uniq, cols, cols_out[:6 * len(pos)])
+        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
+            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
     n = len(df)
     for si, s in enumerate(spec["scores"] if place else []):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
@@ -274,15 +283,15 @@ def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
         qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
         start, end = _runs(seg.starts, n)
         qs, qe = _runs(qfirst, n)
-        ps, ns = _cols(pos, o), _cols(neg, o)
-        Cn, Cp = _cum0(ns), _cum0(ps)
-        below = 0.5 * (_cols(Cn, start) + _cols(Cn, end)) - _cols(Cn, qs)
-        above = _cols(Cp, qe) - 0.5 * (_cols(Cp, start) + _cols(Cp, end))
-        A = np.add.reduceat(ps * below, qfirst, axis=1)
-        B = np.add.reduceat(ns * above, qfirst, axis=1)
-        for p in range(len(pos)):
-            out[f"pos_below_q:{p}|{si}"], out[f"neg_above_q:{p}|{si}"] = A[p], B[p]
-    return out[[_QKEY, *cols_out]]
+        for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+            ps, ns = pos[p].take(o), neg[p].take(o)
+            Cn, Cp = _cum0(ns), _cum0(ps)
+            below = 0.5 * (Cn.take(start) + Cn.take(end)) - Cn.take(qs)
+            above = Cp.take(qe) - 0.5 * (Cp.take(start) + Cp.take(end))
+            # every code 0..G-1 has rows here, in ascending order of the sorted codes
+            sums[f"pos_below_q:{p}|{si}"] = np.add.reduceat(ps * below, qfirst)
+            sums[f"neg_above_q:{p}|{si}"] = np.add.reduceat(ns * above, qfirst)
+    return _frame_of(uniq, sums, cols_out)
 
 
 def _within_columns(spec: dict, place: bool) -> list[str]:
@@ -468,7 +477,7 @@ def placement_stats(
     qid: str | None = None,
     weight: str | None = None,
     scheduler: Any = None,
-    rows_per_partition: int = 1_000_000,
+    rows_per_partition: int = 250_000,
     n_cuts: int | None = None,
 ) -> PlacementStats:
     """Exact placement statistics of every scorer and weight pair, out of core on dask
@@ -484,7 +493,8 @@ def placement_stats(
     weight : column name of non-negative row weights, optional
     scheduler : None (dask's current scheduler: the active ``distributed.Client``, else the local
         threads), a ``distributed.Client``, or the address of a running scheduler
-    rows_per_partition : int — target rows of the range and query partitions
+    rows_per_partition : int — target rows of every partition (Parquet row groups are read
+        together up to it; the range and query partitions are sized by it)
     n_cuts : int, optional — quantile levels for the cut points (default
         ``max(256, 8 × input partitions)``); more cuts balance the partitions better
 
@@ -613,14 +623,18 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
         rng = bk.map_partitions(_range_rows, meta=rmeta).set_index(
             "_b", divisions=_divisions(offsets[s]["rows"], parts))
         rng = rng.map_partitions(_global_part, spec, s, offsets[s], False, meta=gmeta)
-        objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(split_every=4))
+        # many partitions: the partial tables (each about every query) are summed by a shuffle
+        objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(
+            split_every=4, split_out=max(1, parts // 8)))
     if qid is not None:
         within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
             _within_part, spec, True, meta=_meta(qmeta, _within_columns(spec, True)))
     else:
         within = ddf.map_partitions(_within_part, spec, False, meta=_meta(
             qmeta, _within_columns(spec, False))).groupby(_QKEY).sum(split_every=8)
-    *glob_q, within = _compute(client, *objs, within, where=where)
+    # one shuffle at a time: concurrent shuffles each hold their buffers on every worker
+    glob_q = [_compute(client, obj, where=where)[0] for obj in objs]
+    (within,) = _compute(client, within, where=where)
     within = within.reset_index() if _QKEY not in within.columns else within
     return [g.reset_index() for g in glob_q], within
 
