@@ -126,7 +126,7 @@ def bench_size(folder: str, rows: int, repeats: int, memory: str) -> dict:
 
     per_worker = f"{_bytes(memory) // 2}B"
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=per_worker,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
         pids = list(client.run(os.getpid).values())
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
 

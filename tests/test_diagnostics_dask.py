@@ -277,7 +277,7 @@ def test_empty_partitions_and_a_distributed_cluster_by_address():
     local = placement_stats(ddf, ["a", "b"], ["y0", "y1"], qid="q", weight="w",
                             rows_per_partition=50)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         remote = placement_stats(ddf, ["a", "b"], ["y0", "y1"], qid="q", weight="w",
                                  rows_per_partition=50, scheduler=cluster.scheduler_address)
     pd.testing.assert_frame_equal(local.totals, remote.totals, rtol=RTOL)

@@ -47,13 +47,17 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
 from bipartite.metrics import QuerySegments
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    from distributed import Client
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "PlacementStats",
            "buckets", "parquet_files", "placement_stats"]
@@ -470,13 +474,13 @@ def _as_names(x: Any, name: str) -> list[str]:
 
 
 def placement_stats(
-    data: Any,
+    data: dd.DataFrame | pd.DataFrame | str | os.PathLike | Sequence[str | os.PathLike],
     scores: str | Sequence[str],
     labels: str | Sequence[str],
     *,
     qid: str | None = None,
     weight: str | None = None,
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
     rows_per_partition: int = 250_000,
     n_cuts: int | None = None,
 ) -> PlacementStats:
