@@ -42,17 +42,26 @@ replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_i
 DeLong, the bootstrap kernel and the interval helpers, ``_pairs`` the statistics of all label
 pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps of
 :func:`diagnose`, ``_report`` the result (:class:`Diagnostics`).
+
+**Out of core.** :func:`placement_stats` computes the report's sufficient statistics exactly on
+data larger than memory, on dask (a Parquet folder or a dask DataFrame; a local cluster or a
+running scheduler): per scorer, label and cross pair, the per-query sums of DeLong's placements
+(global and within the query) and their second moments; :meth:`PlacementStats.summary` gives the
+AUCs, W_{k>j}, DeLong variances (unclustered and query-clustered) and gAUCs
+(``_dask``; docs/out_of_core.md).
 """
 
 from __future__ import annotations
 
+from bipartite.diagnostics._dask import PlacementStats, placement_stats
 from bipartite.diagnostics._diagnose import MAX_BOOT_BYTES, MAX_N_BOOT, diagnose
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import load_scores
 
-__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test"]
+__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "placement_stats"]
 
-for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test):
+for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test,
+             PlacementStats, placement_stats):
     _obj.__module__ = __name__  # documented, pickled and registered under bipartite.diagnostics
 del _obj

@@ -69,6 +69,10 @@ EXEMPT: dict[str, str] = {
     "bipartite.data.synthetic.SyntheticModel": RESULT,
     "bipartite.diagnostics.Diagnostics": RESULT,
     "bipartite.diagnostics.diagnose": TABLE_INPUT,
+    "bipartite.diagnostics.PlacementStats": RESULT,
+    "bipartite.diagnostics.placement_stats": ("takes a dask DataFrame or Parquet files and column "
+                                              "names: bad input (columns, values, files) is "
+                                              "tested by tests/test_diagnostics_dask.py"),
     "bipartite.diagnostics.load_scores": LOADER,
     "bipartite.dictatorship.DictatorshipReport": RESULT,
     "bipartite.metrics.GroupedStats": RESULT,

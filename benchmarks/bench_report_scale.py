@@ -1,0 +1,236 @@
+"""The report's statistics out of core on dask, at scale (issue 27 item 4).
+
+Data: ``make_report_data.py`` (two labels ``rel`` and ``click``, a ``qid``, two scorers
+``model_a`` (continuous) and ``model_b`` (2 decimals: heavy ties), integer weights), written
+as Parquet files of 10⁶ rows into a scratch folder (never committed; reused when present).
+
+For each size, on a ``LocalCluster`` of 2 worker processes (1 thread each) whose memory limits
+total ``--memory`` (2 GB), timed side by side in one process (interleaved repeats, medians):
+
+* **ours**: :func:`bipartite.diagnostics.placement_stats` — every per-query statistic of both
+  scorers, both labels and the cross pair (global and within-query placements, moments) and
+  the summary (AUC, W, DeLong unclustered and query-clustered, gAUC);
+* **sort_values**: dask's own ``sort_values`` of the ``model_a`` column of the same columns
+  (read from the same files, every partition computed).
+
+The ratio ours / sort_values is the target (≤ 3×); ours sorts each of the two scorers and
+shuffles once by ``qid``, so "per sort" divides it by 3 as well. Peak memory: the largest total
+resident memory of the worker processes (sampled every 50 ms), and the driver's own peak.
+
+Equality: at ``--check-rows`` (default 10⁶) the summary is compared with the in-memory report
+(:func:`bipartite.diagnostics.diagnose`, ``n_boot=0``: AUC, gAUC, W_{k>j}, per-query AUC) and
+:func:`bipartite.diagnostics.delong_auc_variance`; the largest relative differences are written.
+
+    python benchmarks/bench_report_scale.py [--rows 1e6 1e7] [--rows 1e8] [--data DIR]
+        [--repeats 3] [--memory 2GB] [--out benchmarks/results/quick/report_scale.md]
+
+10⁸ rows is opt-in (``--rows 1e8``: about 4 GB of Parquet and an hour or more on 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from make_report_data import make_report_data  # noqa: E402
+
+SCORES, LABELS, QID, WEIGHT = ["model_a", "model_b"], ["rel", "click"], "qid", "weight"
+
+
+class PeakRSS:
+    """Samples, every ``interval`` s, the total resident memory of the given processes."""
+
+    def __init__(self, pids, interval=0.05):
+        import psutil
+
+        self.procs = [psutil.Process(p) for p in pids]
+        self.interval, self.peak, self._stop = interval, 0, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            total = 0
+            for p in self.procs:
+                try:
+                    total += p.memory_info().rss
+                except Exception:  # a worker restarting: skip it this round
+                    pass
+            self.peak = max(self.peak, total)
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def data_folder(root: str, rows: int) -> str:
+    out = os.path.join(root, f"report_{rows:.0e}".replace("+", ""))
+    if not os.path.isdir(out) or not os.listdir(out):
+        t0 = time.perf_counter()
+        make_report_data(out, rows, rows_per_file=1_000_000, seed=0)
+        print(f"  generated {rows:,} rows in {time.perf_counter() - t0:.1f} s -> {out}",
+              flush=True)
+    return out
+
+
+def equality(folder: str) -> dict:
+    """Largest relative differences between the out-of-core summary and the in-memory report."""
+    import pandas as pd
+
+    from bipartite.diagnostics import delong_auc_variance, diagnose, placement_stats
+
+    df = pd.read_parquet(folder)
+    sm = placement_stats(folder, SCORES, LABELS, qid=QID, weight=WEIGHT).summary()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = diagnose(df, SCORES, LABELS, qid=QID, weight=WEIGHT, n_boot=0)
+
+    def rel(a, b):
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        ok = np.isfinite(b)
+        assert np.array_equal(ok, np.isfinite(a)), "NaN pattern differs"
+        return float(np.max(np.abs(a[ok] - b[ok]) / np.maximum(np.abs(b[ok]), 1e-300),
+                            initial=0.0))
+
+    A, R = sm["auc"], rep.tables["auc"]
+    key = ["scorer", "label", "qid"]
+    P = sm["per_query"].sort_values(key).reset_index(drop=True)
+    RP = rep.tables["per_query"].sort_values(key).reset_index(drop=True)
+    var = [delong_auc_variance(df[lab], df[s], sample_weight=df[WEIGHT])[1]
+           for s in SCORES for lab in LABELS]
+    return {"rows": len(df), "AUC": rel(A["auc"], R["auc"]),
+            "gAUC (pairs)": rel(A["gauc_pairs"], R["gauc"]),
+            "W_{k>j}": rel(sm["win_rates"]["win_rate"], rep.tables["win_rates"]["win_rate"]),
+            "per-query AUC": rel(P["auc"], RP["auc"]),
+            "DeLong variance": rel(A["var_delong"], var)}
+
+
+def bench_size(folder: str, rows: int, repeats: int, memory: str) -> dict:
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    from bipartite.diagnostics import placement_stats
+
+    per_worker = f"{_bytes(memory) // 2}B"
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=per_worker,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        pids = list(client.run(os.getpid).values())
+        files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
+
+        def ours():
+            st = placement_stats(folder, SCORES, LABELS, qid=QID, weight=WEIGHT)
+            return st.summary()
+
+        def sort_values():
+            ddf = dd.read_parquet(files, columns=SCORES + LABELS + [QID, WEIGHT])
+            return ddf.sort_values("model_a").map_partitions(len).compute()
+
+        times = {"ours": [], "sort_values": []}
+        peaks = {"ours": [], "sort_values": []}
+        driver = {"ours": [], "sort_values": []}
+        for _ in range(repeats):
+            for name, fn in (("sort_values", sort_values), ("ours", ours)):
+                base = _rss()
+                with PeakRSS(pids) as wk, PeakRSS([os.getpid()]) as dr:
+                    t0 = time.perf_counter()
+                    fn()
+                    times[name].append(time.perf_counter() - t0)
+                peaks[name].append(wk.peak)
+                driver[name].append(max(dr.peak - base, 0))
+                print(f"  {rows:.0e} {name}: {times[name][-1]:.1f} s, workers' peak "
+                      f"{wk.peak / 2**20:.0f} MiB, driver's growth "
+                      f"{driver[name][-1] / 2**20:.0f} MiB", flush=True)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    return {"rows": rows, "files": len(files), "ours": med["ours"],
+            "sort_values": med["sort_values"], "ratio": med["ours"] / med["sort_values"],
+            "peak_ours": max(peaks["ours"]), "peak_sort": max(peaks["sort_values"]),
+            "driver_ours": max(driver["ours"])}
+
+
+def _rss() -> int:
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+def _bytes(text: str) -> int:
+    from dask.utils import parse_bytes
+
+    return int(parse_bytes(text))
+
+
+def write(out: str, argv: list[str], results: list[dict], eq: dict | None, load: tuple,
+          memory: str, repeats: int) -> None:
+    lines = [f"<!-- python benchmarks/bench_report_scale.py {' '.join(argv)} -->", "",
+             f"# Exact report statistics out of core (dask {_v('dask')}, distributed "
+             f"{_v('distributed')}, pyarrow {_v('pyarrow')}); LocalCluster of 2 workers × 1 "
+             f"thread, {memory} of worker memory in total; {repeats} interleaved repeat(s), "
+             f"medians; load average {load[0]:.1f} on {os.cpu_count()} CPUs", "",
+             "ours = `placement_stats` + `.summary()` (2 scorers × 2 labels + 1 cross pair: "
+             "global and within-query placements, moments); sort_values = dask's "
+             "`sort_values('model_a')` of the same 6 columns. Ours sorts both scorers and "
+             "shuffles once by qid (3 shuffles): per shuffle = ratio / 3.", "",
+             "| rows | files | ours s | sort_values s | ratio | per shuffle | target | "
+             "workers' peak MiB (ours) | workers' peak MiB (sort_values) | driver's growth MiB "
+             "(ours) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        lines.append(f"| {r['rows']:.0e} | {r['files']} | {r['ours']:.1f} | "
+                     f"{r['sort_values']:.1f} | {r['ratio']:.2f} | {r['ratio'] / 3:.2f} | 3 | "
+                     f"{r['peak_ours'] / 2**20:.0f} | {r['peak_sort'] / 2**20:.0f} | "
+                     f"{r['driver_ours'] / 2**20:.0f} |")
+    if eq:
+        lines += ["", f"Equality to the in-memory report (`diagnose`, n_boot=0) at "
+                      f"{eq['rows']:,} rows: largest relative difference", "",
+                  "| quantity | max relative difference | target |", "|---|---|---|"]
+        lines += [f"| {k} | {v:.1e} | 1e-12 |" for k, v in eq.items() if k != "rows"]
+    lines += ["", f"(load average after: {os.getloadavg()[0]:.1f})", ""]
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+def _v(mod: str) -> str:
+    import importlib
+
+    return importlib.import_module(mod).__version__
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=float, nargs="+", default=[1e6, 1e7])
+    ap.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "bipartite_scale"),
+                    help="scratch folder for the generated Parquet files")
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--memory", default="2GB", help="worker memory in total (2 workers)")
+    ap.add_argument("--check-rows", type=float, default=1e6,
+                    help="rows of the equality check against the in-memory report (0: none)")
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                  "results", "quick", "report_scale.md"))
+    a = ap.parse_args(argv)
+    load = os.getloadavg()
+    eq = None
+    if a.check_rows:
+        eq = equality(data_folder(a.data, int(a.check_rows)))
+        print("equality:", eq, flush=True)
+    results = [bench_size(data_folder(a.data, int(n)), int(n), a.repeats, a.memory)
+               for n in a.rows]
+    write(a.out, argv, results, eq, load, a.memory, a.repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,821 @@
+"""Exact placement statistics out of core, on dask (docs/theory.md §2.3, §7.5; docs/out_of_core.md).
+
+:func:`placement_stats` reads a dask DataFrame (or a folder, glob or list of Parquet files) of
+scores, binary labels and optional row weights and query ids, and returns the sufficient
+statistics of the diagnostics, **exactly** (no binning): per scorer and per positive / negative
+weight pair — each label k (``pos = w y_k``, ``neg = w (1 − y_k)``) and each cross pair k < j
+(``pos = w [y_k = 1, y_j = 0]``, ``neg = w [y_k = 0, y_j = 1]``) — the per-query sums of DeLong's
+placements (:meth:`bipartite.metrics.QuerySegments.placements`: the negative mass scored below a
+row plus ½ the tied, the positive mass above plus ½ the tied), globally and within the query,
+and their second moments. :meth:`PlacementStats.summary` turns them into the AUCs, win rates
+W_{k>j}, DeLong variances (unclustered and query-clustered), per-query AUCs and gAUCs.
+
+The method (three passes over the data, each dask's own machinery; docs/out_of_core.md):
+
+1. **check and cut**: one pass checks every column (NaN, labels outside {0, 1}, negative
+   weights, missing query ids: the error names the column, value, file and row) and takes dask's
+   approximate quantiles of every score; their distinct values are the *cut points* c_0 < … <
+   c_{m−1}. A score s falls in bucket ``2i`` when ``c_{i−1} < s < c_i`` (an open range) and in
+   bucket ``2i + 1`` when ``s = c_i`` (a point): buckets are ordered by score and equal scores
+   always share one, so **ties never straddle buckets**.
+2. **count**: one pass sums the positive and negative mass of every pair per bucket; their prefix
+   sums on the driver are each bucket's mass strictly below and above (a small table), and the
+   AUC binned by the buckets is the centre of the second moments.
+3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
+   the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
+   range-partitioned by bucket (``set_index`` with divisions balanced from the bucket counts):
+   a partition holds a contiguous run of whole range buckets, is sorted once
+   (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
+   the partition (ties ½) plus the mass below the run and that of the point buckets inside it
+   below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
+   id (``groupby.sum``). Within-query placements come from one hash shuffle of the rows by
+   query id (``shuffle(on=qid)``) and one (query, score) sort per scorer and partition.
+
+Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
+half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
+rounding (1e-12 relative in the tests). Weights outside [2**-100, 2**100] are scaled once by a
+power of two (:attr:`PlacementStats.weight_scale`, exact) so that products of weights neither
+under- nor overflow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import math
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from bipartite._utils.validation import check_positive
+from bipartite.metrics import QuerySegments
+
+if TYPE_CHECKING:
+    import dask.dataframe as dd
+    from distributed import Client
+
+__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "PlacementStats",
+           "buckets", "parquet_files", "placement_stats"]
+
+#: Per-query statistics of a weight pair, the same for every scorer: masses, rows with mass.
+PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
+#: Per-query statistics of a scorer and a weight pair: sums of the global placements
+#: (``pos_below`` = Σ pos·below, ``neg_above`` = Σ neg·above) and of the within-query ones
+#: (``..._q``).
+SCORER_STATS = ("pos_below", "neg_above", "pos_below_q", "neg_above_q")
+#: Totals only (the unclustered DeLong variance needs no per-query split): second moments.
+MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above", "neg2")
+#: The same about the centres ``c_below = θ₀ N`` and ``c_above = θ₀ P`` (θ₀ the AUC binned by
+#: the buckets, within about 1/buckets of θ): ``pos2_below2_c`` = Σ pos² (below − c_below)²,
+#: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
+#: comes from these (the raw moments lose digits in the expanded square).
+CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
+_QKEY = "__qid__"
+
+
+# --------------------------------------------------------------------------------------------
+# Per-partition kernels (top level: shipped to the workers)
+# --------------------------------------------------------------------------------------------
+def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
+            pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
+    Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
+    w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
+    pos = np.empty((len(pairs), len(df)))
+    neg = np.empty_like(pos)
+    for p, (k, j) in enumerate(pairs):
+        if j < 0:
+            np.multiply(w, Y[k], out=pos[p])
+            np.subtract(w, pos[p], out=neg[p])  # exact: w·y is w or 0
+        else:
+            np.multiply(w, Y[k] > Y[j], out=pos[p])
+            np.multiply(w, Y[j] > Y[k], out=neg[p])
+    return pos, neg
+
+
+def buckets(s: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Bucket of each score: ``2i`` for ``cuts[i−1] < s < cuts[i]``, ``2i + 1`` for
+    ``s = cuts[i]`` (``2 len(cuts) + 1`` buckets, ordered by score; equal scores share one)."""
+    i = np.searchsorted(cuts, s, side="left")
+    hit = cuts[np.minimum(i, len(cuts) - 1)] == s if len(cuts) else np.zeros(len(s), bool)
+    return 2 * i + (hit & (i < len(cuts)))
+
+
+def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
+    """Query codes 0..G−1 of the partition's rows (order of first appearance) and the query ids
+    (their dtype kept); one query without ``qid``."""
+    if qid is None:
+        return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
+    codes, _ = pd.factorize(df[qid], sort=False)
+    return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
+
+
+def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """One partition's check: the first problem (a message naming the column and value, with
+    ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
+    partition's row count, weight sum and largest weight."""
+    problem, row = None, -1
+    checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
+    checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
+    if spec["weight"] is not None:
+        checks.append((spec["weight"], "weight", lambda v: ~(np.isfinite(v) & (v >= 0))))
+    for col, what, bad_of in checks:
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(bad_of(v))
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
+                       f"on {{where}} ({len(bad)} such row(s) in that part).")
+            break
+    if problem is None and spec["qid"] is not None:
+        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
+                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    w_sum, w_max = float(len(df)), 1.0
+    if spec["weight"] is not None and problem is None:
+        v = df[spec["weight"]].to_numpy(dtype=np.float64)
+        w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
+    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
+                         "problem": [problem], "row": [row]})
+
+
+def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per scorer and bucket of its score: the rows and the positive and negative mass of every
+    pair (the masses built once for all scorers)."""
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    out = []
+    for si, score in enumerate(spec["scores"]):
+        b = buckets(df[score].to_numpy(dtype=np.float64), cuts[score])
+        nb = 2 * len(cuts[score]) + 1
+        cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
+        for p in range(len(pos)):
+            cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
+            cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
+        out.append(pd.DataFrame({"scorer": si, "bucket": np.arange(nb), **cols}))
+    return pd.concat(out, ignore_index=True)
+
+
+def _add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
+    """The rows with the bucket of their score in column ``_b``."""
+    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
+
+
+def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the range buckets (even ``_b``)."""
+    return df[df["_b"].to_numpy() % 2 == 0]
+
+
+def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
+              moments: dict[str, float] | None = None) -> pd.DataFrame:
+    """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
+    ``moments`` (totals only) ride on the first query's row, so that summing by query sums
+    them too."""
+    out = pd.DataFrame({_QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    for name in order:
+        if name in sums:
+            out[name] = sums[name]
+        else:
+            col = np.zeros(len(out))
+            col[:1] = (moments or {}).get(name, 0.0)
+            out[name] = col
+    return out
+
+
+def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a sorted order, the first and one-past-last position of its run (tie group or
+    query), from the runs' starts."""
+    sizes = np.diff(np.r_[starts, n])
+    return np.repeat(starts, sizes), np.repeat(np.r_[starts[1:], n], sizes)
+
+
+def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``a[:, idx]`` (numpy's 2-D fancy index is many times slower than ``take``)."""
+    return np.take(a, idx, axis=1)
+
+
+def _cum0(x: np.ndarray) -> np.ndarray:
+    """Cumulative sums with a leading 0: ``C[i]`` = Σ of the first i values."""
+    C = np.zeros(len(x) + 1)
+    np.cumsum(x, out=C[1:])
+    return C
+
+
+def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
+                 point: bool) -> pd.DataFrame:
+    """Per-query sums of the global placements of one partition's rows, and the totals of the
+    (centred) second moments: the rows of the point buckets (``point``: closed form, any
+    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
+    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
+    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
+    below the range and of the point buckets inside it below the row; likewise above)."""
+    cols_out = _global_columns(spec)
+    if point:
+        df = df[df["_b"].to_numpy() % 2 == 1]
+    codes, uniq = _qcodes(df, spec["qid"])
+    if len(df) == 0:
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    G = len(uniq)
+    sums, mom = {}, {}
+    if point:  # every row of a point bucket ties with its whole bucket
+        b = df["_b"].to_numpy()
+        below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
+        above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
+        for p in range(len(pos)):
+            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
+        return _frame_of(uniq, sums, cols_out, mom)
+    b = df.index.to_numpy()
+    lo, hi = int(b.min()), int(b.max())
+    counts = np.bincount(b - lo, minlength=hi - lo + 1)
+    if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
+        raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
+                           "range buckets")
+    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
+    o = seg.order
+    start, end = _runs(seg.starts, len(o))
+    codes = codes[o]
+    # rows in score order run through the buckets lo..hi in order: the offsets per bucket
+    npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
+    on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
+    op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
+    for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+        ps, ns = pos[p].take(o), neg[p].take(o)
+        Cn, Cp = _cum0(ns), _cum0(ps)
+        below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
+        above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
+        _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
+    return _frame_of(uniq, sums, cols_out, mom)
+
+
+def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
+                  neg: np.ndarray, below: np.ndarray, above: np.ndarray, offsets: dict) -> None:
+    """Pair ``p``'s per-query Σ pos·below, Σ neg·above and its centred second moments."""
+    sums[f"pos_below:{p}"] = np.bincount(codes, pos * below, minlength=G)
+    sums[f"neg_above:{p}"] = np.bincount(codes, neg * above, minlength=G)
+    x = pos * (below - offsets["centre_below"][p])
+    y = neg * (above - offsets["centre_above"][p])
+    mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos @ x)
+    mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
+
+
+def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
+    """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
+    this partition) the sums of the within-query placements of every scorer, by cumulative sums
+    over one (query, score) sort per scorer."""
+    codes, uniq = _qcodes(df, spec["qid"])
+    cols_out = _within_columns(spec, place)
+    G = len(uniq)
+    if len(df) == 0:
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    sums = {}
+    for p in range(len(pos)):
+        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
+            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
+    n = len(df)
+    for si, s in enumerate(spec["scores"] if place else []):
+        seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
+        o, cs = seg.order, codes[seg.order]
+        qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
+        start, end = _runs(seg.starts, n)
+        qs, qe = _runs(qfirst, n)
+        for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+            ps, ns = pos[p].take(o), neg[p].take(o)
+            Cn, Cp = _cum0(ns), _cum0(ps)
+            below = 0.5 * (Cn.take(start) + Cn.take(end)) - Cn.take(qs)
+            above = Cp.take(qe) - 0.5 * (Cp.take(start) + Cp.take(end))
+            # every code 0..G-1 has rows here, in ascending order of the sorted codes
+            sums[f"pos_below_q:{p}|{si}"] = np.add.reduceat(ps * below, qfirst)
+            sums[f"neg_above_q:{p}|{si}"] = np.add.reduceat(ns * above, qfirst)
+    return _frame_of(uniq, sums, cols_out)
+
+
+def _within_columns(spec: dict, place: bool) -> list[str]:
+    m = len(spec["pairs"])
+    cols = [f"{n}:{p}" for p in range(m) for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
+    if place:
+        cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
+                 for n in ("pos_below_q", "neg_above_q")]
+    return cols
+
+
+def _global_columns(spec: dict) -> list[str]:
+    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
+            ("pos_below", "neg_above", *CENTRED_STATS)]
+
+
+def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
+    m = pd.DataFrame({_QKEY: pd.Series([], dtype=qmeta)})
+    for c in cols:
+        m[c] = pd.Series([], dtype=np.float64)
+    return m
+
+
+# --------------------------------------------------------------------------------------------
+# The driver
+# --------------------------------------------------------------------------------------------
+def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
+    """The Parquet files of a folder (its ``*.parquet``, ``*.parq``, ``*.pq`` files), a glob
+    pattern, one file or a list of files, sorted (each item's files)."""
+    items = [data] if isinstance(data, str | os.PathLike) else list(data)
+    files: list[str] = []
+    for item in items:
+        p = os.fspath(item)
+        if os.path.isdir(p):
+            found = sorted(f for ext in ("parquet", "parq", "pq")
+                           for f in glob.glob(os.path.join(glob.escape(p), f"*.{ext}")))
+        elif os.path.isfile(p):
+            found = [p]
+        else:
+            found = sorted(glob.glob(p))
+        if not found:
+            raise ValueError(f"The 'data' parameter names no Parquet file: {p!r} is not a file, "
+                             "a folder holding *.parquet files, or a glob that matches any.")
+        files += found
+    return files
+
+
+def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.DataFrame]:
+    """Every file's footer read (a malformed or truncated file is a ``ValueError`` naming it)
+    and its row groups cut into pieces ``(path, row groups, first row)`` of about
+    ``rows_per_partition`` rows; the (empty) frame of the first file's schema."""
+    import pyarrow.parquet as pq
+
+    pieces, schema = [], None
+    for f in files:
+        try:
+            md = pq.ParquetFile(f).metadata
+            sch = pq.read_schema(f)
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
+            raise ValueError(f"The Parquet file {f!r} cannot be read (malformed or truncated): "
+                             f"{e}") from None
+        schema = sch if schema is None else schema
+        first, group, rows = 0, [], 0
+        for g in range(md.num_row_groups):
+            group.append(g)
+            rows += md.row_group(g).num_rows
+            if rows >= rows_per_partition or g == md.num_row_groups - 1:
+                pieces.append((f, tuple(group), first))
+                first, group, rows = first + rows, [], 0
+    return pieces, schema.empty_table().to_pandas()
+
+
+def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
+    """One partition: row groups of one Parquet file (errors name the file)."""
+    import pyarrow.parquet as pq
+
+    path, groups, _ = piece
+    try:
+        df = pq.ParquetFile(path).read_row_groups(list(groups), columns=columns).to_pandas()
+    except Exception as e:
+        raise ValueError(f"The Parquet file {path!r} cannot be read (row groups {groups[0]}.."
+                         f"{groups[-1]}; malformed or truncated): {e}") from None
+    return df if columns is None else df[list(columns)]
+
+
+def _frame(data: Any, needed: list[str], rows_per_partition: int):
+    """(dask DataFrame of the needed columns, what it is (for messages), the Parquet pieces of
+    its partitions or None)."""
+    import dask.dataframe as dd
+
+    pieces = None
+    if isinstance(data, dd.DataFrame):
+        ddf, where = data, "dask DataFrame"
+    elif isinstance(data, pd.DataFrame):
+        ddf = dd.from_pandas(data, npartitions=max(1, -(-len(data) // rows_per_partition)))
+        where = "DataFrame"
+    elif isinstance(data, str | os.PathLike | list | tuple):
+        files = parquet_files(data)
+        where = (f"Parquet file {files[0]!r}" if len(files) == 1 else
+                 f"{len(files)} Parquet files ({files[0]!r}, ...)")
+        pieces, meta = _pieces(files, rows_per_partition)
+        missing = [c for c in needed if c not in meta.columns]
+        if not missing:
+            ddf = dd.from_map(_read_piece, pieces, meta=meta, enforce_metadata=False)
+    else:
+        raise ValueError("The 'data' parameter must be a dask or pandas DataFrame, or a Parquet "
+                         f"folder, glob, file or list of files, got {type(data).__name__}.")
+    cols = list(meta.columns) if pieces is not None else list(ddf.columns)
+    missing = [c for c in needed if c not in cols]
+    if missing:
+        raise ValueError(f"The {where} has no column {missing[0]!r} (given as a score, label, "
+                         f"qid or weight); its columns are {cols}.")
+    return ddf[needed], where, pieces
+
+
+def _check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
+    """Score, label and weight columns must be numbers (or booleans), from the metadata."""
+    for col, what in numeric.items():
+        dt = ddf[col].dtype
+        if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt)):
+            raise ValueError(f"The {what} column {col!r} of the {where} must hold numbers, got "
+                             f"dtype {dt}.")
+
+
+@contextlib.contextmanager
+def _connect(scheduler: Any):
+    """The distributed client to use: None (dask's current default), a ``Client`` or the address
+    of a running scheduler (connected for the call, then closed; the cluster keeps running)."""
+    if scheduler is None:
+        yield None
+        return
+    from distributed import Client
+
+    if isinstance(scheduler, Client):
+        yield scheduler
+    elif isinstance(scheduler, str):
+        with Client(scheduler, set_as_default=False) as client:
+            yield client
+    else:
+        raise ValueError("The 'scheduler' parameter must be None, a distributed.Client or a "
+                         f"scheduler address such as 'tcp://host:8786', got {scheduler!r}.")
+
+
+def _compute(client: Any, *objs: Any, where: str = "") -> tuple:
+    import dask
+
+    try:
+        if client is None:
+            return dask.compute(*objs)
+        return tuple(client.compute(list(objs), sync=True))
+    except (OSError, ImportError) as e:
+        raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
+    except Exception as e:
+        if type(e).__module__.startswith("pyarrow"):
+            raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
+        raise
+
+
+def _divisions(rows: np.ndarray, parts: int) -> list[int]:
+    """Bucket divisions (``set_index``) of the range buckets (even ids) into at most ``parts``
+    partitions of about equal rows."""
+    nb = len(rows)
+    r = np.where(np.arange(nb) % 2 == 0, rows, 0)
+    cum = np.cumsum(r)
+    total = cum[-1] if nb else 0
+    cuts = np.searchsorted(cum, total * np.arange(1, parts) / parts, side="left") + 1
+    return sorted({0, *map(int, cuts[(cuts > 0) & (cuts < nb - 1)]), nb - 1})
+
+
+def _as_names(x: Any, name: str) -> list[str]:
+    names = [x] if isinstance(x, str) else list(x) if isinstance(x, Sequence) else None
+    if not names or not all(isinstance(c, str) for c in names) or len(set(names)) != len(names):
+        raise ValueError(f"The '{name}' parameter must be a column name or a list of distinct "
+                         f"column names, got {x!r}.")
+    return names
+
+
+def placement_stats(
+    data: dd.DataFrame | pd.DataFrame | str | os.PathLike | Sequence[str | os.PathLike],
+    scores: str | Sequence[str],
+    labels: str | Sequence[str],
+    *,
+    qid: str | None = None,
+    weight: str | None = None,
+    scheduler: str | Client | None = None,
+    rows_per_partition: int = 250_000,
+    n_cuts: int | None = None,
+) -> PlacementStats:
+    """Exact placement statistics of every scorer and weight pair, out of core on dask
+    (docs/theory.md §2.3, §7.5; the method: this module's docstring and docs/out_of_core.md).
+
+    Parameters
+    ----------
+    data : dask or pandas DataFrame, or a Parquet folder, glob, file or list of files (read with
+        :func:`dask.dataframe.read_parquet`; every file's footer is checked first)
+    scores : column name(s) of the scorers (higher ranks first)
+    labels : column name(s) of the binary (0/1 or boolean) labels
+    qid : column name of the query ids, optional (any hashable values, no missing one)
+    weight : column name of non-negative row weights, optional
+    scheduler : None (dask's current scheduler: the active ``distributed.Client``, else the local
+        threads), a ``distributed.Client``, or the address of a running scheduler
+    rows_per_partition : int — target rows of every partition (Parquet row groups are read
+        together up to it; the range and query partitions are sized by it)
+    n_cuts : int, optional — quantile levels for the cut points (default
+        ``max(256, 8 × input partitions)``); more cuts balance the partitions better
+
+    Returns
+    -------
+    PlacementStats — per-query and total statistics; ``.summary()`` the AUCs, W_{k>j}, DeLong
+    variances and gAUCs as small DataFrames.
+
+    >>> import numpy as np, pandas as pd
+    >>> df = pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8], "y": [0, 0, 1, 1], "q": [0, 0, 1, 1]})
+    >>> st = placement_stats(df, "s", "y", qid="q")
+    >>> t = st.summary()["auc"]
+    >>> float(t["auc"].iloc[0]), float(t["var_delong"].iloc[0])
+    (0.75, 0.125)
+    """
+    score_names, label_names = _as_names(scores, "scores"), _as_names(labels, "labels")
+    for name, col in (("qid", qid), ("weight", weight)):
+        if col is not None and (not isinstance(col, str) or col in score_names + label_names):
+            raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
+                             f"score nor a label, got {col!r}.")
+    if set(score_names) & set(label_names):
+        raise ValueError(f"The columns {sorted(set(score_names) & set(label_names))} are given "
+                         "both as 'scores' and as 'labels'.")
+    rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
+    needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
+    ddf, where, pieces = _frame(data, needed, rpp)
+    _check_dtypes(ddf, where, {**{s: "score" for s in score_names},
+                               **{c: "label" for c in label_names},
+                               **({weight: "weight"} if weight else {})})
+    nc = (max(256, 8 * ddf.npartitions) if n_cuts is None
+          else check_positive(n_cuts, "n_cuts", integer=True))
+    K = len(label_names)
+    pairs = [(k, -1) for k in range(K)] + [(k, j) for k in range(K) for j in range(k + 1, K)]
+    spec = {"scores": score_names, "labels": label_names, "weight": weight, "qid": qid,
+            "pairs": pairs, "scale": 1.0,
+            "must": {"score": "hold finite numbers", "label": "hold only 0 and 1",
+                     "weight": "hold finite non-negative numbers",
+                     "qid": "have no missing value"}}
+    with _connect(scheduler) as client:
+        info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
+        if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
+            spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
+        parts = max(1, math.ceil(info["n"] / rpp))
+        offsets = _pass_count(client, ddf, spec, cuts, where)
+        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where)
+    return _assemble(spec, glob_q, within, info, offsets, where)
+
+
+def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, where: str,
+                nc: int) -> tuple[dict, dict[str, np.ndarray]]:
+    """Pass 1: every partition checked, the rows and weights counted, the cut points of every
+    score (the distinct values of dask's approximate quantiles)."""
+    meta = pd.DataFrame({"n": pd.Series([], dtype=np.int64), "w_sum": pd.Series([], dtype=float),
+                         "w_max": pd.Series([], dtype=float),
+                         "problem": pd.Series([], dtype=object),
+                         "row": pd.Series([], dtype=np.int64)})
+    chk = ddf.map_partitions(_check_part, spec, meta=meta)
+    qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
+    with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = _compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
+    table = res[0].reset_index(drop=True)
+    for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
+        if problem:
+            at = (f"row {pieces[i][2] + row} of the Parquet file {pieces[i][0]!r}" if pieces
+                  else f"row {row} of partition {i} of the {where}")
+            raise ValueError(problem.replace("{where}", at))
+    n = int(table["n"].sum())
+    if n < 2:
+        raise ValueError(f"The {where} must have at least 2 rows, got {n}.")
+    if spec["weight"] is not None and not table["w_sum"].sum() > 0:
+        raise ValueError(f"The weight column {spec['weight']!r} of the {where} is zero on every "
+                         "row.")
+    cuts = {s: np.unique(np.asarray(q, dtype=np.float64)) for s, q in
+            zip(spec["scores"], res[1:], strict=True)}
+    return {"n": n, "w_max": float(table["w_max"].max())}, cuts
+
+
+def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> dict:
+    """Pass 2: per scorer and bucket, the mass of every pair; their prefix sums (each bucket's
+    mass strictly below and above, and that of the point buckets alone) are the offsets of the
+    placements; the AUC binned by the buckets gives the moments' centres."""
+    m = len(spec["pairs"])
+    names = ["rows", *(f"{c}:{p}" for p in range(m) for c in ("pos", "neg"))]
+    meta = pd.DataFrame({"scorer": pd.Series([], dtype=np.int64),
+                         "bucket": pd.Series([], dtype=np.int64),
+                         **{c: pd.Series([], dtype=float) for c in names}})
+    (tab,) = _compute(client, ddf.map_partitions(_bucket_mass, spec, cuts, meta=meta)
+                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
+    offsets = {}
+    for si, s in enumerate(spec["scores"]):
+        nb = 2 * len(cuts[s]) + 1
+        t = tab.xs(si, level="scorer").reindex(np.arange(nb), fill_value=0.0)
+        pos = t[[f"pos:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
+        neg = t[[f"neg:{p}" for p in range(m)]].to_numpy(dtype=np.float64).T
+        odd = np.arange(nb) % 2 == 1
+        npt, ppt = np.where(odd, neg, 0.0), np.where(odd, pos, 0.0)
+        nbl = np.cumsum(neg, axis=1) - neg
+        P, N = pos.sum(axis=1), neg.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            th0 = np.nan_to_num(np.sum(pos * (nbl + 0.5 * neg), axis=1) / (P * N), nan=0.5)
+        offsets[s] = {"pos": pos, "neg": neg, "neg_below": nbl,
+                      "pos_above": P[:, None] - np.cumsum(pos, axis=1),
+                      "neg_pt_below": np.cumsum(npt, axis=1) - npt,
+                      "pos_pt_above": ppt.sum(axis=1, keepdims=True) - np.cumsum(ppt, axis=1),
+                      "rows": t["rows"].to_numpy(), "centre_below": th0 * N,
+                      "centre_above": th0 * P}
+    return offsets
+
+
+def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, parts: int,
+                where: str) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """Pass 3: per scorer the per-query sums of the global placements (point buckets in place,
+    range buckets range-partitioned), and the within-query sums (one shuffle by query id)."""
+    import dask.dataframe as dd
+
+    qid = spec["qid"]
+    qmeta = ddf[qid].dtype if qid is not None else np.int64
+    gmeta = _meta(qmeta, _global_columns(spec))
+    rmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
+    rmeta["_b"] = pd.Series([], dtype=np.int64)
+    objs = []
+    for s in spec["scores"]:
+        bk = ddf.map_partitions(_add_bucket, s, cuts[s], meta=rmeta)
+        point = bk.map_partitions(_global_part, spec, s, offsets[s], True, meta=gmeta)
+        rng = bk.map_partitions(_range_rows, meta=rmeta).set_index(
+            "_b", divisions=_divisions(offsets[s]["rows"], parts))
+        rng = rng.map_partitions(_global_part, spec, s, offsets[s], False, meta=gmeta)
+        # many partitions: the partial tables (each about every query) are summed by a shuffle
+        objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(
+            split_every=4, split_out=max(1, parts // 8)))
+    if qid is not None:
+        within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
+            _within_part, spec, True, meta=_meta(qmeta, _within_columns(spec, True)))
+    else:
+        within = ddf.map_partitions(_within_part, spec, False, meta=_meta(
+            qmeta, _within_columns(spec, False))).groupby(_QKEY).sum(split_every=8)
+    # one shuffle at a time: concurrent shuffles each hold their buffers on every worker
+    glob_q = [_compute(client, obj, where=where)[0] for obj in objs]
+    (within,) = _compute(client, within, where=where)
+    within = within.reset_index() if _QKEY not in within.columns else within
+    return [g.reset_index() for g in glob_q], within
+
+
+def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[str, str, Any]]:
+    """(name, label_k, label_j or None) of every weight pair."""
+    return [(labels[k], labels[k], None) if j < 0 else
+            (f"{labels[k]}>{labels[j]}", labels[k], labels[j]) for k, j in pairs]
+
+
+def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info: dict,
+              offsets: dict, where: str) -> PlacementStats:
+    """The per-query (long: scorer × pair × query) and total tables."""
+    W = within.set_index(_QKEY)
+    with contextlib.suppress(TypeError):  # ids of mixed types keep their order
+        W = W.sort_index()
+    qid, names = spec["qid"], _pair_names(spec["labels"], spec["pairs"])
+    per_query, totals = [], []
+    for si, s in enumerate(spec["scores"]):
+        Gq = glob_q[si].set_index(_QKEY).reindex(W.index, fill_value=0.0)
+        for p, (name, _, _) in enumerate(names):
+            d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
+                 **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
+                 "pos_below": Gq[f"pos_below:{p}"].to_numpy(),
+                 "neg_above": Gq[f"neg_above:{p}"].to_numpy()}
+            if qid is not None:
+                d["pos_below_q"] = W[f"pos_below_q:{p}|{si}"].to_numpy()
+                d["neg_above_q"] = W[f"neg_above_q:{p}|{si}"].to_numpy()
+            else:
+                d["pos_below_q"], d["neg_above_q"] = d["pos_below"], d["neg_above"]
+            per_query.append(pd.DataFrame(d))
+            tot = {"scorer": s, "pair": name,
+                   **{c: float(np.sum(d[c])) for c in PAIR_STATS + SCORER_STATS},
+                   "pos2": float(W[f"pos2:{p}"].sum()), "neg2": float(W[f"neg2:{p}"].sum()),
+                   **{c: float(Gq[f"{c}:{p}"].sum()) for c in CENTRED_STATS},
+                   "centre_below": float(offsets[s]["centre_below"][p]),
+                   "centre_above": float(offsets[s]["centre_above"][p])}
+            cb, ca = tot["centre_below"], tot["centre_above"]  # the raw moments, summed back
+            tot["pos2_below"] = tot["pos2_below_c"] + cb * tot["pos2"]
+            tot["pos2_below2"] = tot["pos2_below2_c"] + cb * (tot["pos2_below_c"]
+                                                              + tot["pos2_below"])
+            tot["neg2_above"] = tot["neg2_above_c"] + ca * tot["neg2"]
+            tot["neg2_above2"] = tot["neg2_above2_c"] + ca * (tot["neg2_above_c"]
+                                                              + tot["neg2_above"])
+            totals.append(tot)
+    pq = pd.concat(per_query, ignore_index=True) if qid is not None else None
+    return PlacementStats(
+        scores=list(spec["scores"]), labels=list(spec["labels"]), pairs=names, qid=qid,
+        weight=spec["weight"], n_rows=info["n"], n_queries=len(W) if qid is not None else None,
+        weight_scale=spec["scale"], source=where, per_query=pq,
+        totals=pd.DataFrame(totals, columns=["scorer", "pair", *PAIR_STATS, *SCORER_STATS,
+                                             *MOMENT_STATS, "centre_below", "centre_above",
+                                             *CENTRED_STATS]))
+
+
+@dataclass
+class PlacementStats:
+    """Sufficient statistics of the diagnostics (:func:`placement_stats`).
+
+    Attributes
+    ----------
+    scores, labels : list of str
+    pairs : list of (name, label_k, label_j or None) — the weight pairs: each label (named by
+        it), then each cross pair k < j (named ``"k>j"``: positives the k-only rows, negatives
+        the j-only rows)
+    qid, weight : str or None — the columns used
+    n_rows : int; n_queries : int or None
+    weight_scale : float — the power of two the weights were multiplied by (sums of masses are
+        in scaled weights; every ratio below is unchanged)
+    source : str — what was read
+    per_query : DataFrame or None (without qid) — one row per scorer × pair × query: ``pos``,
+        ``neg`` (the masses P_q, N_q), ``n_pos``, ``n_neg`` (rows with mass), ``pos_below`` =
+        Σ_{i∈q} pos_i below_i and ``neg_above`` = Σ_{i∈q} neg_i above_i (global placements),
+        ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements)
+    totals : DataFrame — one row per scorer × pair: the sums of those over the queries, and the
+        second moments ``pos2_below2`` = Σ pos² below², ``pos2_below`` = Σ pos² below,
+        ``pos2`` = Σ pos², and ``neg2_above2``, ``neg2_above``, ``neg2``
+    """
+
+    scores: list[str]
+    labels: list[str]
+    pairs: list[tuple[str, str, Any]]
+    qid: str | None
+    weight: str | None
+    n_rows: int
+    n_queries: int | None
+    weight_scale: float
+    source: str
+    per_query: pd.DataFrame | None
+    totals: pd.DataFrame
+
+    def summary(self) -> dict[str, pd.DataFrame]:
+        """``{"auc", "win_rates", "per_query"}`` DataFrames (docs/theory.md §2.3, §7.5):
+
+        * per scorer × label: ``auc`` = Σ pos·below / (P N); ``var_delong``, DeLong's variance
+          ``c_P S_P / P² + c_N S_N / N²`` with ``S_P = Σ pos² (below/N − θ)²`` (expanded in the
+          three moment sums), ``c_P = m/(m − 1)`` over the m rows with positive mass (as
+          :func:`bipartite.diagnostics.delong_auc_variance`); ``var_clustered``, the
+          query-clustered (sandwich) variance ``G/(G − 1) Σ_q ψ_q²`` with the query's influence
+          ``ψ_q = (A_q + B_q)/(P N) − θ (P_q/P + N_q/N)`` (A_q, B_q its ``pos_below``,
+          ``neg_above``); ``gauc_pairs`` = Σ_q A^w_q / Σ_q P_q N_q and ``gauc_uniform`` the
+          mean of ``A^w_q / (P_q N_q)`` over the queries with both classes (A^w_q: within-query
+          ``pos_below_q``); ``prior`` P/(P + N);
+        * per scorer × cross pair: the same for W_{k>j} (``win_rate``);
+        * per scorer × query × label: the query's AUC (NaN without both classes).
+
+        Undefined quantities are NaN: AUC without both classes, DeLong with a single row in a
+        class, the clustered variance with fewer than 2 queries, gAUCs without qid.
+        """
+        T = self.totals.copy()
+        nan = np.nan
+        with np.errstate(invalid="ignore", divide="ignore"):
+            P, N = T["pos"].to_numpy(), T["neg"].to_numpy()
+            ok = (P > 0) & (N > 0)
+            th = np.where(ok, T["pos_below"] / (P * N), nan)
+            mp, mn = T["n_pos"].to_numpy(), T["n_neg"].to_numpy()
+            cp = np.where(mp > 1, mp / np.maximum(mp - 1, 1), nan)
+            cn = np.where(mn > 1, mn / np.maximum(mn - 1, 1), nan)
+            # Σ pos² (below/N − θ)² = Σ pos² (x − d)² / N² with x = below − θ₀ N, d = θN − θ₀N
+            dn = th * N - T["centre_below"]
+            dp = th * P - T["centre_above"]
+            Sp = (T["pos2_below2_c"] - 2 * dn * T["pos2_below_c"] + dn**2 * T["pos2"]) / N**2
+            Sn = (T["neg2_above2_c"] - 2 * dp * T["neg2_above_c"] + dp**2 * T["neg2"]) / P**2
+            T["auc"], T["var_delong"] = th, cp * Sp / P**2 + cn * Sn / N**2
+        T["var_clustered"], T["gauc_pairs"], T["gauc_uniform"] = nan, nan, nan
+        T["n_queries_defined"] = 0
+        pq_rows = pd.DataFrame(columns=["scorer", "qid", "label", "n_pos", "n_neg", "auc"])
+        if self.per_query is not None:
+            T, pq_rows = self._query_terms(T)
+        return {"auc": self._table(T, label=True), "win_rates": self._table(T, label=False),
+                "per_query": pq_rows}
+
+    def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The clustered variances, gAUCs and per-query AUCs from the per-query table."""
+        Q = self.per_query.merge(T[["scorer", "pair", "pos", "neg", "auc"]].rename(
+            columns={"pos": "P", "neg": "N", "auc": "theta"}), on=["scorer", "pair"])
+        G = self.n_queries
+        with np.errstate(invalid="ignore", divide="ignore"):
+            psi = ((Q["pos_below"] + Q["neg_above"]) / (Q["P"] * Q["N"])
+                   - Q["theta"] * (Q["pos"] / Q["P"] + Q["neg"] / Q["N"]))
+            ok = (Q["pos"] > 0) & (Q["neg"] > 0)
+            Q = Q.assign(psi2=psi**2, den=np.where(ok, Q["pos"] * Q["neg"], 0.0),
+                         num=np.where(ok, Q["pos_below_q"], 0.0), ok=ok.astype(np.int64),
+                         auc_q=np.where(ok, Q["pos_below_q"] / (Q["pos"] * Q["neg"]), np.nan))
+        agg = Q.groupby(["scorer", "pair"], sort=False).agg(
+            psi2=("psi2", "sum"), num=("num", "sum"), den=("den", "sum"), n_ok=("ok", "sum"),
+            mean_auc=("auc_q", "mean"))
+        T = T.drop(columns=["n_queries_defined"]).merge(agg.reset_index(), on=["scorer", "pair"])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            T["var_clustered"] = np.where(G > 1, T["psi2"] * G / max(G - 1, 1), np.nan)
+            T.loc[~np.isfinite(T["auc"]), "var_clustered"] = np.nan
+            T["gauc_pairs"] = np.where(T["den"] > 0, T["num"] / T["den"], np.nan)
+        T["gauc_uniform"] = T["mean_auc"]
+        T["n_queries_defined"] = T["n_ok"].astype(np.int64)
+        labels = {name for name, _, j in self.pairs if j is None}
+        L = Q[Q["pair"].isin(labels)]
+        pq_rows = pd.DataFrame({"scorer": L["scorer"].to_numpy(), "qid": L["qid"].to_numpy(),
+                                "label": L["pair"].to_numpy(),
+                                "n_pos": L["n_pos"].astype(np.int64).to_numpy(),
+                                "n_neg": L["n_neg"].astype(np.int64).to_numpy(),
+                                "auc": L["auc_q"].to_numpy()})
+        return T, pq_rows
+
+    def _table(self, T: pd.DataFrame, label: bool) -> pd.DataFrame:
+        kinds = {name: (k, j) for name, k, j in self.pairs}
+        rows = T[[(kinds[p][1] is None) == label for p in T["pair"]]]
+        common = ["var_delong", "var_clustered", "gauc_pairs", "gauc_uniform",
+                  "n_queries_defined"]
+        if label:
+            out = rows.assign(label=rows["pair"], prior=rows["pos"] / (rows["pos"] + rows["neg"]),
+                              n_pos=rows["n_pos"].astype(np.int64),
+                              n_neg=rows["n_neg"].astype(np.int64))
+            return out[["scorer", "label", "prior", "n_pos", "n_neg", "auc", *common]
+                       ].reset_index(drop=True)
+        out = rows.assign(label_k=[kinds[p][0] for p in rows["pair"]],
+                          label_j=[kinds[p][1] for p in rows["pair"]], win_rate=rows["auc"],
+                          n_k_only=rows["n_pos"].astype(np.int64),
+                          n_j_only=rows["n_neg"].astype(np.int64))
+        return out[["scorer", "label_k", "label_j", "n_k_only", "n_j_only", "win_rate", *common]
+                   ].reset_index(drop=True)
