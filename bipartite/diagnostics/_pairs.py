@@ -23,7 +23,7 @@ import numpy as np
 
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics._stats import PlacementSums, label_pair_weights, placement_sums
-from bipartite.dictatorship import _all_pair_rates
+from bipartite.dictatorship import pair_rates_checked
 from bipartite.metrics import QuerySegments
 
 __all__ = ["BLOCK_ELEMENTS", "PairStats", "cross_masks", "pair_blocks", "pair_stats", "pair_sums"]
@@ -87,7 +87,7 @@ def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[in
     ws = pow2_normalise(w)  # a power of two: exact, and 1e-170 weights do not underflow
     Yb = Y.astype(bool)
     # the one home of the all-pairs win and near-tie rates, on this scorer's sort
-    W, T, _ = _all_pair_rates(Yb, s, ws, tol, order=seg.order)  # NaN: empty sides
+    W, T, _ = pair_rates_checked(Yb, s, ws, tol, order=seg.order)  # NaN: empty sides
     out.win[:], out.near_tie[:] = W[kj[:, 0], kj[:, 1]], T[kj[:, 0], kj[:, 1]]
     both = (w > 0)[:, None] & Yb
     for label, count in ((0, out.n_k_only), (1, out.n_j_only)):

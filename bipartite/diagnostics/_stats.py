@@ -202,11 +202,7 @@ def _unit_sums(X: np.ndarray, codes_sorted: np.ndarray | None, G: int) -> np.nda
     codes in the same order); without codes the units are the rows."""
     if codes_sorted is None:
         return X
-    import scipy.sparse as sp
-
-    n = X.shape[1]
-    ind = sp.csr_matrix((np.ones(n), (codes_sorted, np.arange(n))), shape=(G, n))
-    return np.asarray((ind @ X.T).T)
+    return np.stack([np.bincount(codes_sorted, x, minlength=G) for x in X]).reshape(-1, G)
 
 
 def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
@@ -226,14 +222,19 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
     n = len(s)
     seg = QuerySegments(s, check_input=False) if seg is None else seg
     o = seg.order
-    sizes = np.diff(np.r_[seg.starts, n])
     Ps, Ns = pos[:, o], neg[:, o]
-    Gp = np.add.reduceat(Ps, seg.starts, axis=1)
-    Gn = np.add.reduceat(Ns, seg.starts, axis=1)
-    Bt = np.cumsum(Gn, axis=1) - 0.5 * Gn  # negatives below + ½ tied, per tie group
-    At = Gp.sum(axis=1, keepdims=True) - np.cumsum(Gp, axis=1) + 0.5 * Gp
-    below_rows = Ps * np.repeat(Bt, sizes, axis=1)
-    above_rows = Ns * np.repeat(At, sizes, axis=1)
+    ties = len(seg.starts) < n  # else every tie group is one row: no segment sums
+    Gp = np.add.reduceat(Ps, seg.starts, axis=1) if ties else Ps
+    Gn = np.add.reduceat(Ns, seg.starts, axis=1) if ties else Ns
+    Bt = np.cumsum(Gn, axis=1)  # negatives below + ½ tied, per tie group
+    Bt -= 0.5 * Gn
+    At = np.cumsum(Gp, axis=1)  # positives above + ½ tied
+    np.subtract(Gp.sum(axis=1, keepdims=True), At, out=At)
+    At += 0.5 * Gp
+    if ties:
+        sizes = np.diff(np.r_[seg.starts, n])
+        Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
+    below_rows, above_rows = np.multiply(Ps, Bt, out=Bt), np.multiply(Ns, At, out=At)
     w = pos[0] + neg[0] if weight is None else np.asarray(weight, dtype=np.float64)
     n_pos, n_neg = np.count_nonzero(pos, axis=1), np.count_nonzero(neg, axis=1)
     if codes is None:
@@ -247,12 +248,14 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
     cs = codes[o]
     below, above = _unit_sums(below_rows, cs, G), _unit_sums(above_rows, cs, G)
     del below_rows, above_rows
-    P, N, inner = _unit_sums(Ps, cs, G), _unit_sums(Ns, cs, G), None
     if within:
         qseg = QuerySegments(s, codes, check_input=False) if qseg is None else qseg
-        auc, Pq, Nq = qseg.auc(pos, neg)
-        pad = ((0, 0), (0, G - auc.shape[1]))  # codes past the largest present: empty units
-        inner = np.pad(np.where((Pq > 0) & (Nq > 0), auc * Pq * Nq, 0.0), pad)
+        auc, P, N = qseg.auc(pos, neg)  # the engine's per-query AUC, times P N
+        inner = np.where((P > 0) & (N > 0), auc * P * N, 0.0)
+        pad = ((0, 0), (0, G - P.shape[1]))  # codes past the largest present: empty units
+        inner, P, N = np.pad(inner, pad), np.pad(P, pad), np.pad(N, pad)
+    else:
+        P, N, inner = _unit_sums(Ps, cs, G), _unit_sums(Ns, cs, G), None
     return PlacementSums(pos=P, neg=N, below=below, above=above, within=inner,
                          weight=np.bincount(codes, w, minlength=G),
                          n_rows=np.bincount(codes, minlength=G), n_pos=n_pos, n_neg=n_neg,
