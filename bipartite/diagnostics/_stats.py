@@ -59,7 +59,8 @@ What follows from the table (O(m G) each, no sort)
   ``U* ≈ Σ_q M_q (below_q + above_q) − U`` with the exact denominators ``P* N*``. Its
   first-order term is the clustered DeLong's (the bootstrap variance tends to ``Σ_q ψ_q²``),
   the neglected term ``Σ_{q,r} (M_q − 1)(M_r − 1) U_qr`` is O(1/G) relative to the AUC, one
-  order below the O(1/√G) spread; with rows as units it is O(1/n).
+  order below the O(1/√G) spread (the tests measure it); with rows as units it is about
+  ``1/√(P N)`` (P, N: the rows of each class), one order below the spread likewise.
 
 One replicate therefore costs O(m G): O(queries) with query ids, O(n) (no sort) without.
 """
