@@ -223,7 +223,7 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
     n = len(s)
     seg = QuerySegments(s, check_input=False) if seg is None else seg
     o = seg.order
-    Ps, Ns = pos[:, o], neg[:, o]
+    Ps, Ns = np.take(pos, o, axis=1), np.take(neg, o, axis=1)  # take: faster than [:, o]
     ties = len(seg.starts) < n  # else every tie group is one row: no segment sums
     Gp = np.add.reduceat(Ps, seg.starts, axis=1) if ties else Ps
     Gn = np.add.reduceat(Ns, seg.starts, axis=1) if ties else Ns
