@@ -36,7 +36,7 @@ from bipartite.diagnostics._inference import (
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._stats import PlacementSums, label_pair_weights, placement_sums
+from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
     dictator,
@@ -407,15 +407,14 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
     pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence terms; the
     cross-pair win rates and near-tie rates (with their variances) on the same global sort."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
-    pos, neg = label_pair_weights(d.Y, ws)
     out = _Estimates({}, {}, {}, {}, {}, {}, {})
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
             qseg = QuerySegments(d.S[s], d.g, check_input=False) if d.g is not None else None
         with bar.step(f"placements {s!r}", "placements"):
-            st = out.sums[s] = placement_sums(d.S[s], pos, neg, codes=d.g, G=d.G or None,
-                                              weight=ws, seg=seg, qseg=qseg)
+            st = out.sums[s] = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg,
+                                          qseg=qseg)
             out.aucs[s] = st.auc()
             out.terms[s] = {"auc": st.terms()}
             if d.g is not None:

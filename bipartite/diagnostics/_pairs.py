@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bipartite._utils.validation import pow2_normalise
-from bipartite.diagnostics._stats import PlacementSums, label_pair_weights, placement_sums
+from bipartite.diagnostics._stats import PlacementSums, label_pair_weights, label_sums
 from bipartite.dictatorship import pair_rates_checked
 from bipartite.metrics import QuerySegments
 
@@ -66,8 +66,7 @@ def pair_sums(s: np.ndarray, Y: np.ndarray, ws: np.ndarray, kj: np.ndarray, *,
     """The :class:`~bipartite.diagnostics._stats.PlacementSums` of the win rates of the pairs
     ``kj`` (m, 2) (one block), with units the queries ``codes`` (or the rows); ``ws``: the row
     weights, scaled by a power of two."""
-    pos, neg = cross_masks(Y, ws, kj[:, 0], kj[:, 1])
-    return placement_sums(s, pos, neg, codes=codes, G=G, weight=ws, seg=seg, within=False)
+    return label_sums(s, Y, ws, kj, codes=codes, G=G, seg=seg, within=False)
 
 
 def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[int, int]], *,

@@ -34,7 +34,8 @@ weights may carry any common power-of-two scale per pair (every statistic below 
 Sums over units are additive, so an out-of-core engine that computes the per-row placements
 ``B``, ``A`` (one global sort) and the per-query ``within`` (one sort per query) by partition
 builds the same table by summing partial tables, and everything downstream is unchanged;
-:func:`placement_sums` builds it in memory from the grouped engine
+:func:`placement_sums` (any weight pairs) and :func:`label_sums` (labels, label pairs) build it in
+memory from the grouped engine
 (:class:`bipartite.metrics.QuerySegments`, one global and one per-query sort per scorer).
 
 What follows from the table (O(m G) each, no sort)
@@ -73,7 +74,7 @@ import numpy as np
 
 from bipartite.metrics import GroupedStats, QuerySegments
 
-__all__ = ["PlacementSums", "label_pair_weights", "placement_sums"]
+__all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums"]
 
 
 @dataclass(frozen=True)
@@ -191,11 +192,17 @@ def label_pair_weights(Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | None = 
                        ) -> tuple[np.ndarray, np.ndarray]:
     """The weight pairs (m, n) of the labels (``pairs`` None: ``w y_k``, ``w (1 − y_k)``) or of
     the label pairs ``pairs`` (p, 2) (``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``)."""
-    Yb = np.asarray(Y).astype(bool)
+    return _weights_t(np.ascontiguousarray(np.asarray(Y).astype(bool).T), w, pairs)
+
+
+def _weights_t(Yt: np.ndarray, w: np.ndarray, pairs: np.ndarray | None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`label_pair_weights` of the 0/1 labels given transposed, ``Yt`` (K, n) bool."""
     if pairs is None:
-        return w * Yb.T, w * ~Yb.T
-    Yk, Yj = Yb[:, pairs[:, 0]].T, Yb[:, pairs[:, 1]].T
-    return w * (Yk & ~Yj), w * (Yj & ~Yk)
+        pos = np.multiply(w, Yt)
+        return pos, w - pos  # exact: w − w·1 = 0, w − w·0 = w
+    Yk, Yj = Yt[pairs[:, 0]], Yt[pairs[:, 1]]
+    return np.multiply(w, Yk & ~Yj), np.multiply(w, Yj & ~Yk)
 
 
 def _unit_sums(X: np.ndarray, codes_sorted: np.ndarray | None, G: int) -> np.ndarray:
@@ -218,12 +225,41 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
     :class:`~bipartite.metrics.QuerySegments`, when already built; ``within``: also the per-unit
     AUCs (from ``qseg``; the win rates, pooled, do not need them). One pass over the global
     tie groups gives every row's placements."""
-    s = np.asarray(s, dtype=np.float64)
     pos, neg = np.atleast_2d(pos), np.atleast_2d(neg)
+    w = pos[0] + neg[0] if weight is None else np.asarray(weight, dtype=np.float64)
+
+    def pairs_in(o):
+        return (pos, neg) if o is None else (np.take(pos, o, axis=1), np.take(neg, o, axis=1))
+
+    return _build(s, pairs_in, w, codes, G, seg, qseg, within)
+
+
+def label_sums(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | None = None,
+               *, codes: np.ndarray | None = None, G: int | None = None,
+               seg: QuerySegments | None = None, qseg: QuerySegments | None = None,
+               within: bool = True) -> PlacementSums:
+    """:func:`placement_sums` of the labels of ``Y`` (n, K) 0/1 with row weights ``w`` (or of
+    the label pairs ``pairs``: :func:`label_pair_weights`), gathering the 0/1 labels and the
+    weights into each sort order once instead of the m weight rows twice (the gathers are the
+    cost at 10⁶ rows and more)."""
+    Yt = np.ascontiguousarray(np.asarray(Y).astype(bool).T)  # (K, n), 1 byte a label
+    w = np.asarray(w, dtype=np.float64)
+
+    def pairs_in(o):
+        return _weights_t(Yt, w, pairs) if o is None else _weights_t(
+            np.take(Yt, o, axis=1), w[o], pairs)
+
+    return _build(s, pairs_in, w, codes, G, seg, qseg, within)
+
+
+def _build(s, pairs_in, w, codes, G, seg, qseg, within) -> PlacementSums:
+    """The table from ``pairs_in(order)``: the weight pairs (m, n) in that row order (None: the
+    input order)."""
+    s = np.asarray(s, dtype=np.float64)
     n = len(s)
     seg = QuerySegments(s, check_input=False) if seg is None else seg
     o = seg.order
-    Ps, Ns = np.take(pos, o, axis=1), np.take(neg, o, axis=1)  # take: faster than [:, o]
+    Ps, Ns = pairs_in(o)
     ties = len(seg.starts) < n  # else every tie group is one row: no segment sums
     Gp = np.add.reduceat(Ps, seg.starts, axis=1) if ties else Ps
     Gn = np.add.reduceat(Ns, seg.starts, axis=1) if ties else Ns
@@ -236,13 +272,13 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
         sizes = np.diff(np.r_[seg.starts, n])
         Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
     below_rows, above_rows = np.multiply(Ps, Bt, out=Bt), np.multiply(Ns, At, out=At)
-    w = pos[0] + neg[0] if weight is None else np.asarray(weight, dtype=np.float64)
-    n_pos, n_neg = np.count_nonzero(pos, axis=1), np.count_nonzero(neg, axis=1)
+    n_pos, n_neg = np.count_nonzero(Ps, axis=1), np.count_nonzero(Ns, axis=1)
     if codes is None:
         inv = np.empty(n, dtype=np.int64)
         inv[o] = np.arange(n)
-        return PlacementSums(pos=pos, neg=neg, below=below_rows[:, inv],
-                             above=above_rows[:, inv], within=None, weight=w,
+        pos, neg = pairs_in(None)
+        return PlacementSums(pos=pos, neg=neg, below=np.take(below_rows, inv, axis=1),
+                             above=np.take(above_rows, inv, axis=1), within=None, weight=w,
                              n_rows=np.ones(n, dtype=np.int64), n_pos=n_pos, n_neg=n_neg,
                              clustered=False)
     G = int(codes.max()) + 1 if G is None else G
@@ -251,7 +287,8 @@ def placement_sums(s: np.ndarray, pos: np.ndarray, neg: np.ndarray, *,
     del below_rows, above_rows
     if within:
         qseg = QuerySegments(s, codes, check_input=False) if qseg is None else qseg
-        auc, P, N = qseg.auc(pos, neg)  # the engine's per-query AUC, times P N
+        # the engine's per-query AUC (times P N), the rows gathered into its order once
+        auc, P, N = qseg.auc(*pairs_in(qseg.order), presorted=True)
         inner = np.where((P > 0) & (N > 0), auc * P * N, 0.0)
         pad = ((0, 0), (0, G - P.shape[1]))  # codes past the largest present: empty units
         inner, P, N = np.pad(inner, pad), np.pad(P, pad), np.pad(N, pad)
