@@ -7,7 +7,7 @@ timed, in the same run: the query bootstrap from the per-query placement sums (`
 1000``), and, with ``--before DIR`` (a checkout of the 0.5.0 code, e.g. main before this
 change), the 0.5.0 report (its default, ``n_boot = 1000``) in a subprocess that imports that
 checkout and times its own ``np.sort`` beside it, at ``--before-n`` rows (the 0.5.0 report
-took 25 minutes to hours at 5·10⁶ rows).
+took 25 minutes to hours at 5·10⁶ rows), beside this version on the same rows.
 
 The data: queries of 100 rows on average (sorted by query id, as a log is), labels with
 priors 0.3 and 0.05, scores with a per-query offset; generated here, never stored.
@@ -115,9 +115,19 @@ def main():
     old = None
     if args.before:
         nb = int(args.before_n)
-        old = {"n": nb, "n_boot=1000": before(args.before, make_data(nb), 1000,
-                                              args.before_timeout),
-               "n_boot=0": before(args.before, make_data(nb), 0, args.before_timeout)}
+        small = make_data(nb)
+        old = {"n": nb, "n_boot=1000": before(args.before, small, 1000, args.before_timeout),
+               "n_boot=0": before(args.before, small, 0, args.before_timeout)}
+        ss = small["model"].to_numpy()
+        now = {"np.sort": lambda: np.sort(ss), "n_boot=0": lambda: diagnose(small, **KW),
+               "n_boot=1000": lambda: diagnose(small, n_boot=1000, **KW)}
+        new = {k: [] for k in now}
+        for _ in range(args.repeats):
+            for k, f in now.items():
+                t0 = time.perf_counter()
+                f()
+                new[k].append(time.perf_counter() - t0)
+        old["now"] = {k: float(np.median(v)) for k, v in new.items()}
     load1 = os.getloadavg()
     base = med["np.sort(score)"]
     G = df["qid"].nunique()
@@ -139,6 +149,10 @@ def main():
             print(f"| 0.5.0 diagnose, {k}{' (its default)' if k == 'n_boot=1000' else ''} | "
                   + (f"{r['report']:.3g} | {r['report'] / r['sort']:.3g} |" if r else
                      f"> {args.before_timeout:g} (stopped) | – |"))
+        now = old["now"]
+        for k in ("n_boot=0", "n_boot=1000"):
+            print(f"| this version, {k}{' (its default)' if k == 'n_boot=0' else ''}, same "
+                  f"rows, this process | {now[k]:.3g} | {now[k] / now['np.sort']:.3g} |")
 
 
 if __name__ == "__main__":
