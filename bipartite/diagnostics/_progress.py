@@ -25,11 +25,14 @@ import numpy as np
 
 __all__ = ["Progress", "STEP_COST"]
 
-#: Cost of each step per scorer, in sorts of the n scores (benchmarks/bench_report.py, 5·10⁶
-#: rows, two labels: sorting two orders ≈ 3, placements ≈ 4, win and near-tie rates ≈ 3).
-STEP_COST = {"sort": 3.0, "placements": 4.0, "pairs": 3.0}
-#: Seconds per byte of a CSV read (pandas' C parser), per second of the calibration sort.
-_READ_PER_BYTE = 0.25e-8 / 5e-3
+#: Cost of each step per scorer, in sorts of the n scores (profiled on the data of
+#: benchmarks/bench_report.py, 5·10⁶ rows, two labels, where the whole report is about 27
+#: sorts: sorting in two orders ≈ 3, the labels' placement sums ≈ 4, win and near-tie rates
+#: with their placement sums ≈ 6).
+STEP_COST = {"sort": 3.0, "placements": 4.0, "pairs": 6.0}
+#: Seconds per byte of a CSV read (pandas' C parser, about 50 MB/s), per second of the
+#: calibration sort (about 5 ms on that machine); Parquet reads count a tenth of it.
+_READ_PER_BYTE = 2e-8 / 5e-3
 
 
 def _sort_seconds() -> float:
