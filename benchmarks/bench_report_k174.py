@@ -97,15 +97,16 @@ def main():
     rows.append(("bootstrap AUCs, boot_label_aucs, B=1000",
                  timed(lambda: boot_label_aucs(seg, R, w, Y))))
     rows.append(("diagnose, n_boot=1000",
-                 timed(lambda: diagnose(frame, scores="ridge_sum", labels=labels))))
+                 timed(lambda: diagnose(frame, scores="ridge_sum", labels=labels, n_boot=1000))))
     q = frame.assign(q=np.random.default_rng(0).integers(0, 50, n))  # 50 synthetic queries
     rows.append(("diagnose, 50 queries (qid), n_boot=1000",
-                 timed(lambda: diagnose(q, scores="ridge_sum", labels=labels, qid="q"))))
+                 timed(lambda: diagnose(q, scores="ridge_sum", labels=labels, qid="q",
+                                        n_boot=1000))))
     with tempfile.TemporaryDirectory() as tmp:
         csv = os.path.join(tmp, "cal500.csv")
         frame.to_csv(csv, index=False)
         argv = ["report", csv, "--score", "ridge_sum",
-                *[a for c in labels for a in ("--label", c)], "--no-progress"]
+                *[a for c in labels for a in ("--label", c)], "--n-boot", "1000", "--no-progress"]
 
         def cli():
             with contextlib.redirect_stdout(io.StringIO()):

@@ -68,6 +68,10 @@ BENCHES: tuple[Bench, ...] = (
           "multilabel_auc with K = 20, 53, 174: time / (np.sort + one read of Y), peak"),
     Bench("ranking_metrics", "bench_ranking_metrics.py", ("--repeats", "3"), ("--full",),
           "group_auc, average_precision, ndcg_at_k: time / np.sort, peak / scores"),
+    Bench("report", "bench_report.py", ("--n", "5e6", "--repeats", "2", "--n-boot", "0"),
+          ("--n", "5e6", "--repeats", "3"),
+          "bipartite report's default on 5e6 rows, query ids, two labels and scorers: time / "
+          "np.sort (target <= 30); full: also the query bootstrap, n_boot = 1000"),
     Bench("multilabel_k", "bench_multilabel_k.py", ("--fast",), ("--xgb-pairwise",),
           "K = 53 (enron) and 174 (CAL500): metrics, dictatorship, diagnose, learners"),
     Bench("surrogates", "bench_surrogates.py", ("--quick",),

@@ -244,13 +244,14 @@ def _add_report(sub) -> None:
         description=textwrap.dedent("""\
             Diagnose one or more scorers against several binary labels, from a CSV, TSV or
             Parquet file, or standard input (FILE = -) (bipartite.diagnostics.diagnose):
-            per-label AUC with intervals (DeLong; a bootstrap over queries with --qid), gAUC
+            per-label AUC with intervals (DeLong, clustered by query with --qid; the query
+            bootstrap with --n-boot B), gAUC
             per label (its definition, --gauc-weighting, is printed), per-query AUCs, the
             cross-pair win rates W_{k>j} and the near-tie rate, the priors, the effective
             weights and the label that loss aggregation with a = 1 would favour (theory) beside
             the labels each scorer favours (observed, from its W_{k>j}), Diff and Min AUC, and
             for every pair of scorers the paired differences per label with DeLong's paired
-            test (the paired query bootstrap with --qid) and Holm-adjusted p-values. Labels
+            test and Holm-adjusted p-values. A time estimate and a progress bar go to stderr. Labels
             keep their column names; with many labels the printed pair table is cut by a
             stated rule (all pairs are in --out DIR/win_rates.csv and the JSON)."""))
     rep.add_argument("file", type=Path, metavar="FILE",
@@ -281,9 +282,12 @@ def _add_report(sub) -> None:
                      help="also write the tables (CSV), report.md, report.json and the figure "
                           "(PNG + PDF) there")
     rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
-    rep.add_argument("--n-boot", type=int, default=1000, metavar="B",
-                     help="bootstrap replicates (0: no bootstrap; at most 1,000,000, "
-                          "bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of replicates)")
+    rep.add_argument("--n-boot", type=int, default=0, metavar="B",
+                     help="bootstrap replicates (default 0: analytic intervals, DeLong "
+                          "clustered by query and the delta method; B > 0: the query "
+                          "bootstrap from per-query sums, as 0.5.0's default B = 1000; at most "
+                          "1,000,000, bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of "
+                          "replicates)")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 

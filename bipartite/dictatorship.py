@@ -299,7 +299,8 @@ def near_tie_rate(
 _PAIR_BLOCK = 1 << 21
 
 
-def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | None
+def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | None,
+                    order: np.ndarray | None = None
                     ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """``W_{k>j}`` and (with ``tol``) the near-tie rates of every ordered label pair, from one sort.
 
@@ -312,40 +313,47 @@ def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | N
     (``W_{j>k} = 1 − W_{k>j}``); the near ties of ``(j, k)`` come from the same sums, with the
     tolerance applied around ``f(x')`` as :func:`near_tie_rate` ``(j, k)`` does. Returns ``(W, T or None, den)`` with
     ``den[k, j]`` the weight of the cross pairs (0: undefined, NaN in ``W`` and ``T``).
+    ``order``: a stable ascending order of ``s``, when the caller has it (one sort saved). The
+    rows are walked in score order, so every rank is searched with sorted keys (cache-friendly
+    binary searches: 10–50x faster at 10⁶ rows than in row order) and ``lt``/``le`` are the
+    tie groups' bounds (no search).
     """
     n, K = Yb.shape
-    A = Yb.astype(np.float64)
-    wA = w[:, None] * A
-    N = wA.T @ (1.0 - A)  # N[k, j]: weight of the rows with y_k = 1, y_j = 0
-    den = N * N.T
-    order = np.argsort(s, kind="stable")
+    order = np.argsort(s, kind="stable") if order is None else order
+    # every array below is in score order: row i of it is the row order[i] of the input
     ss = s[order]
-    lt = np.searchsorted(ss, s, side="left")
-    le = np.searchsorted(ss, s, side="right")
+    A_sorted = np.take(Yb, order, axis=0).astype(np.float64)  # take: 7x faster than Yb[order]
+    w_sorted = w[order]
+    wA_sorted = w_sorted[:, None] * A_sorted
+    N = wA_sorted.T @ (1.0 - A_sorted)  # N[k, j]: weight of the rows with y_k = 1, y_j = 0
+    den = N * N.T
+    new = np.r_[True, ss[1:] != ss[:-1]]  # first row of each tie group
+    bounds = np.r_[np.flatnonzero(new), n]
+    sizes = np.diff(bounds)
+    lt = np.repeat(bounds[:-1], sizes)  # == np.searchsorted(ss, ss, "left")
+    le = np.repeat(bounds[1:], sizes)  # == np.searchsorted(ss, ss, "right")
     if tol is not None:
         # x = the row i: f(i) − tol ≤ f(l) ≤ f(i) + tol holds for l in [lo, hi) of score order
-        lo = np.searchsorted(ss, s - tol, side="left")
-        hi = np.searchsorted(ss, s + tol, side="right")
+        lo = np.searchsorted(ss, ss - tol, side="left")  # sorted keys: cache-friendly
+        hi = np.searchsorted(ss, ss + tol, side="right")
         # x = the row l: f(l) − tol ≤ f(i) ≤ f(l) + tol, with the roundings of that side
         # (fl(s ± tol) is non-decreasing in s: the sets are a prefix and a suffix of score order)
-        lo_r = np.searchsorted(ss + tol, s, side="left")
-        hi_r = np.maximum(np.searchsorted(ss - tol, s, side="right"), lo_r)
+        lo_r = np.searchsorted(ss + tol, ss, side="left")
+        hi_r = np.maximum(np.searchsorted(ss - tol, ss, side="right"), lo_r)
     num_w = np.zeros((K, K))
     num_t = np.zeros((K, K)) if tol is not None else None
-    A_sorted = A[order]
-    w_sorted = w[order]
     for k in range(K - 1):
-        rows = np.flatnonzero(wA[:, k] > 0)  # the rows that can be "k only"
+        rows = np.flatnonzero(wA_sorted[:, k] > 0)  # the rows that can be "k only"
         if not rows.size:
             continue
-        r = wA[rows, k]
+        r = wA_sorted[rows, k]
         zk = w_sorted * (1.0 - A_sorted[:, k])  # w_l (1 − y_lk) in score order
         step = max(1, _PAIR_BLOCK // max(n + 1, len(rows)))
         for j0 in range(k + 1, K, step):
             cols = slice(j0, min(j0 + step, K))
             C = np.zeros((n + 1, cols.stop - j0))
             np.cumsum(zk[:, None] * A_sorted[:, cols], axis=0, out=C[1:])
-            gate = r[:, None] * (1.0 - A[rows, cols])  # w_i y_ik (1 − y_ij)
+            gate = r[:, None] * (1.0 - A_sorted[rows, cols])  # w_i y_ik (1 − y_ij)
             below, upto = C[lt[rows]], C[le[rows]]
             num_w[k, cols] = np.sum(gate * (below + 0.5 * (upto - below)), axis=0)
             if num_t is not None:
@@ -361,6 +369,17 @@ def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | N
         both = ok | ok.T
         T[both] = num_t[both] / den[both]
     return W, T, den
+
+
+def pair_rates_checked(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | None, *,
+                       order: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """``(W, T, den)`` of :func:`cross_pair_win_rates` and :func:`near_tie_rates` at once, for
+    callers that checked their inputs (``Yb`` 0/1 (n, K), finite ``s``, weights scaled by a
+    power of two) and may hold the scores' stable ascending ``order``; NaN where a cross set is
+    empty (no warning here). The one all-pairs kernel; used by
+    :func:`bipartite.diagnostics.diagnose`."""
+    return _all_pair_rates(Yb, s, w, tol, order)
 
 
 def _warn_empty_pairs(den: np.ndarray, what: str) -> None:

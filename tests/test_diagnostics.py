@@ -323,7 +323,9 @@ def test_labels_table_and_dictator():
     y4[: int(0.3 * n)] = 1
     d = diagnose({"s": data["s"], "a": y3, "b": y4}, scores="s", labels=["a", "b"], n_boot=0)
     assert d.meta["dictator"] is None and not d.tables["labels"].dictator.any()
-    assert "n_boot=0" in d.tables["summary"].note[0]
+    # n_boot=0 (the default since 0.6): Min/Diff AUC get delta-method intervals (were null)
+    summ = d.tables["summary"].iloc[0]
+    assert "delta method" in summ.note and summ.min_ci_low < summ.min_auc < summ.min_ci_high
 
 
 def test_seed_weights_and_bootstrap_options(two_scorers):

@@ -1,14 +1,15 @@
 """The diagnosis (:func:`diagnose`), a report layer over the grouped-AUC engine
 (:class:`bipartite.metrics.QuerySegments`, :func:`bipartite.metrics.grouped_stats`), in named
 steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
-estimates (:func:`_estimates`), the bootstrap (:func:`_bootstrap`), then one function per output
-table."""
+estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._stats`),
+the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``), then one function per
+output table. Every interval is made in one place, :meth:`_Ctx.interval` (Wald from an analytic
+variance or from bootstrap replicates) and :meth:`_Ctx.summary_interval` (Min and Diff AUC)."""
 
 from __future__ import annotations
 
 import itertools
 import os
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,39 +18,32 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
-    UndefinedMetricWarning,
     check_option,
     check_positive,
     check_random_state,
+    pow2_normalise,
 )
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._inference import (
-    boot_label_aucs,
-    boot_pair_win_rates,
     boot_var,
     check_level,
     ci_normal,
     ci_percentile,
-    delong_terms,
     holm,
-    paired_delong,
+    min_diff_delta,
     paired_z,
 )
-from bipartite.diagnostics._pairs import PairStats, pair_stats
+from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
+from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
+from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
     effective_weights,
 )
-from bipartite.metrics import (
-    GAUC_WEIGHTINGS,
-    GroupedStats,
-    QuerySegments,
-    grouped_stats,
-    multilabel_auc,
-)
+from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -123,34 +117,74 @@ class _Data:
 
 @dataclass
 class _Estimates:
+    """Per scorer: pooled AUCs and gAUCs (K,), the per-query statistics, the pair statistics
+    (win rates, near ties, variances), the labels' placement sums (the bootstrap's input), the
+    scaled influence terms (K, U) of the AUCs and gAUCs (``var = Σ t²``, ``cov = Σ t t'``) and
+    the global sort (the bootstrap's pair blocks reuse it)."""
+
     aucs: dict[str, np.ndarray]
     gaucs: dict[str, np.ndarray]
     stats: dict[str, GroupedStats]
     wins: dict[str, PairStats]
+    sums: dict[str, PlacementSums]
+    terms: dict[str, dict[str, np.ndarray]]
+    segs: dict[str, QuerySegments]
 
 
 @dataclass
 class _Ctx:
-    """What every interval needs: the level, the bootstrap units and replicates, and why there is
-    no bootstrap interval (``no_boot``), if so."""
+    """What every interval needs: the level, the units (queries or rows), the bootstrap size,
+    why there is no bootstrap interval (``no_boot``), why an analytic variance can be missing
+    (``no_var``) and the method's name. ``boot``: whether this table's intervals come from the
+    bootstrap (``n_boot > 0``: with query ids every interval; without, Min and Diff AUC only,
+    as in 0.5.0) or else analytic (DeLong, clustered by query with query ids; the delta method
+    for the gAUC, Min and Diff AUC)."""
 
     level: float
     U: int
     n_boot: int
     no_boot: str | None
+    no_var: str
     method: str
+    clustered: bool
 
-    def interval(self, est, reps=None, terms=None, lo=0.0):
-        """(se, low, high, note): DeLong from placement terms, else the bootstrap replicates."""
-        if terms is not None:
-            var = np.nan if terms[0] is None else float(np.sum(terms[0] ** 2) + np.sum(
-                terms[1] ** 2))
-            bad = np.isfinite(est) and not np.isfinite(var)
+    @property
+    def boot(self) -> bool:
+        """Bootstrap intervals for the AUCs, gAUCs, win rates and paired differences."""
+        return self.n_boot > 0 and self.clustered
+
+    def interval(self, est, var=None, reps=None, lo=0.0):
+        """(se, low, high, note) of a Wald interval ``est ± z se``, clipped to [lo, 1]: se from
+        the bootstrap replicates ``reps`` (:attr:`boot`), else from the analytic ``var``."""
+        if self.boot:
+            var, bad = boot_var(reps, self.U)
             return (*ci_normal(est, var, self.level, lo),
-                    "a class has a single row: no DeLong variance" if bad else None)
-        var, bad = boot_var(reps, self.U)
-        return (*ci_normal(est, var, self.level, lo),
-                self.no_boot or (_boot_note(bad, self.n_boot) if np.isfinite(est) else None))
+                    self.no_boot or (_boot_note(bad, self.n_boot) if np.isfinite(est) else None))
+        miss = bool(np.isfinite(est) and not np.isfinite(var))
+        return (*ci_normal(est, var, self.level, lo), self.no_var if miss else None)
+
+    def summary_interval(self, aucs, terms, reps):
+        """Min and Diff AUC of the defined labels' AUCs ``aucs`` (k,): ``(min_lo, min_hi,
+        diff_lo, diff_hi, notes)``; the percentile bootstrap of the replicates ``reps`` (k, B)
+        with ``n_boot > 0``, else the delta method from the terms (k, U)
+        (:func:`bipartite.diagnostics._inference.min_diff_delta`, which says what is done at
+        ties)."""
+        unit = "queries" if self.clustered else "rows"
+        if self.n_boot:
+            if self.no_boot:
+                reps = np.full_like(reps, np.nan)
+            mlo, mhi, bad = ci_percentile(reps.min(axis=0), self.level)
+            dlo, dhi, _ = ci_percentile(np.ptp(reps, axis=0), self.level)
+            notes = [self.no_boot] if self.no_boot else [
+                _boot_note(bad, self.n_boot), f"intervals: percentile bootstrap over {unit}"]
+        else:
+            mvar, dvar, tie = min_diff_delta(aucs, terms)
+            _, mlo, mhi = ci_normal(float(aucs.min()), mvar, self.level)
+            _, dlo, dhi = ci_normal(float(np.ptp(aucs)), dvar, self.level)
+            notes = [tie, f"intervals: delta method ({'DeLong clustered by query' if self.clustered else 'DeLong'} covariances)"]
+            if not np.isfinite(mvar):
+                notes.append(self.no_var)
+        return mlo, mhi, dlo, dhi, notes
 
 
 def diagnose(
@@ -161,7 +195,7 @@ def diagnose(
     qid: str | None = None,
     weight: str | None = None,
     seed: int | np.random.Generator = 0,
-    n_boot: int = 1000,
+    n_boot: int = 0,
     level: float = 0.95,
     tol: float = 1e-6,
     gauc_weighting: str = "pairs",
@@ -180,13 +214,22 @@ def diagnose(
         scorers is compared per label (the ``paired`` table, with Holm-adjusted p-values)
     labels : column name(s) of the binary labels (0/1, or two values of which
         ``positive_label`` is the positive one)
-    qid : column name of the query ids, optional. With it the intervals come from a bootstrap
-        over queries and gAUCs and per-query AUCs are reported; without it every row is
-        independent (DeLong intervals; gAUC undefined).
+    qid : column name of the query ids, optional. With it the intervals are clustered by
+        query (queries are the independent units) and gAUCs and per-query AUCs are reported;
+        without it every row is independent (gAUC undefined).
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
-    n_boot : int ≥ 0 — bootstrap replicates (queries with ``qid``, rows without: the latter only
-        for the Diff/Min AUC intervals); 0 skips the bootstrap (those intervals are then null).
+    n_boot : int ≥ 0 — 0 (default): analytic intervals, Wald ``est ± z se`` with DeLong's
+        variance for the AUCs, win rates and paired differences (clustered by query with
+        ``qid``: ``G/(G − 1) Σ_q ψ_q²`` of the per-query influence ψ), the delta method for the
+        gAUC (a ratio over queries) and for Min and Diff AUC (from the labels' DeLong
+        covariances; at an exact tie of the smallest or largest AUCs see
+        :func:`bipartite.diagnostics._inference.min_diff_delta`). B > 0: B bootstrap
+        replicates from the per-unit placement sums (:mod:`bipartite.diagnostics._stats`:
+        O(queries) per replicate, or O(n) without ``qid``): with ``qid`` every interval is
+        the query bootstrap's (gAUC replicates exact, pooled AUCs and win rates by their
+        linearisation), without it only Min and Diff AUC (percentile, over rows), the rest
+        staying DeLong — the 0.5.0 intervals, whose default was B = 1000.
         At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
         (2 GiB: 8 bytes × n_boot × scorers × (2K + K(K − 1)/2)); past either a ``ValueError``
         naming ``n_boot`` is raised before anything is read or allocated
@@ -198,7 +241,8 @@ def diagnose(
         averages the per-query AUCs, each query alike (query-averaged, as torchmetrics' and
         most recommender papers' gAUC); ``"impressions"`` weighs queries by their row weight.
         The report states the definition used (``meta["gauc_definition"]``)
-    progress : bool — a tqdm progress bar over the bootstrap
+    progress : bool — a tqdm progress bar, with a time estimate first, over the reading, the
+        sorts and the bootstrap (on stderr)
     positive_label : str, number or bool, optional — the value of the label columns that
         means positive (``"yes"``, ``"click"``, ``True``...); each label column must then hold
         at most two distinct values (a numeric 0/1 column is read as it is when the value is
@@ -215,7 +259,7 @@ def diagnose(
     >>> rng = np.random.default_rng(0)
     >>> Y = rng.integers(0, 2, size=(400, 2))
     >>> d = diagnose({"model": Y @ [1.0, 0.5] + rng.normal(size=400), "rel": Y[:, 0],
-    ...               "click": Y[:, 1]}, scores="model", labels=["rel", "click"], n_boot=200)
+    ...               "click": Y[:, 1]}, scores="model", labels=["rel", "click"])
     >>> d.tables["auc"][["scorer", "label"]].values.tolist()
     [['model', 'rel'], ['model', 'click']]
     >>> bool(d.tables["auc"]["auc_ci_low"].iloc[0] < d.tables["auc"]["auc"].iloc[0])
@@ -236,26 +280,39 @@ def diagnose(
     rng = check_random_state(seed)
     if not isinstance(dropna, bool | np.bool_):
         raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
-    d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
+    bar = Progress(progress)
+    with bar.reading(data):
+        d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
+    bar.plan(d.n, len(score_names), d.K, qid is not None, n_boot, d.U)
     label_rows, dic = _label_table(d)
-    est = _estimates(d, tol, gauc_weighting)
-    boot = _bootstrap(d, est, n_boot, rng, progress, gauc_weighting)
-    no_boot = ("n_boot=0: no bootstrap interval" if n_boot == 0 else
-               "a single query: the bootstrap over queries gives no interval" if d.U < 2 else None)
-    method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
-    ctx = _Ctx(level, d.U, n_boot, no_boot, method)
-    auc_rows, delong = _auc_table(d, est, boot, ctx)
+    est = _estimates(d, tol, gauc_weighting, bar)
+    boot = _bootstrap(d, est, n_boot, rng, bar, gauc_weighting)
+    no_boot = ("a single query: the bootstrap over queries gives no interval"
+               if n_boot and d.U < 2 else None)
+    no_var = ("a single query: no variance clustered by query" if qid is not None else
+              "a class has a single row: no DeLong variance")
+    if qid is None:
+        method = "DeLong"
+    elif n_boot:
+        method = f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
+    else:
+        method = f"DeLong clustered by query ({d.G} queries; gAUC: delta method) ± z se"
+    ctx = _Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None)
+    auc_rows = _auc_table(d, est, boot, ctx)
     win_rows = _win_table(d, est, boot, ctx)
     tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
-                     _per_query_table(d, est), _paired_table(d, est, boot, delong, ctx),
+                     _per_query_table(d, est), _paired_table(d, est, boot, ctx),
                      dictatorship_rows(label_rows, win_rows, score_names))
+    bar.close()
     n_defined = sum(1 for r in label_rows if np.isfinite(r["alpha"]))
     meta = {"source": d.where, "n_rows": d.n, "n_dropped": d.n_dropped,
             "n_queries": d.G if qid is not None else None,
             "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
             "positive_label": positive_label,
             "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
-            "interval_method": method, "gauc_weighting": gauc_weighting,
+            "interval_method": method + ("" if n_boot or qid is None else
+                                         "; Min/Diff AUC: delta method"),
+            "gauc_weighting": gauc_weighting,
             "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
@@ -344,70 +401,89 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     return rows, dic
 
 
-def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
-    """Point estimates per scorer: pooled AUCs, the engine's per-query statistics and gAUCs
-    (one sort per scorer for all labels), cross-pair win rates and near-tie rates (with DeLong
-    variances without query ids), all label pairs from the same sort."""
-    nan = np.full(d.K, np.nan)
-    stats = {}
-    if d.g is not None:
-        stats = {s: grouped_stats(d.Y, d.S[s], d.g, sample_weight=d.w, ap=False,
-                                  check_input=False) for s in d.score_names}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        return _Estimates(
-            aucs={s: multilabel_auc(d.Y, d.S[s], sample_weight=d.w) for s in d.score_names},
-            gaucs={s: stats[s].gauc(gauc_weighting) if stats else nan for s in d.score_names},
-            stats=stats,
-            wins={s: pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=d.g is None)
-                  for s in d.score_names})
+def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Estimates:
+    """Point estimates per scorer from two sorts (global, and by (query, score) with query ids)
+    and the placement sums of the labels (:func:`bipartite.diagnostics._stats.placement_sums`):
+    pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence terms; the
+    cross-pair win rates and near-tie rates (with their variances) on the same global sort."""
+    ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
+    out = _Estimates({}, {}, {}, {}, {}, {}, {})
+    for s in d.score_names:
+        with bar.step(f"sorting {s!r}", "sort"):
+            seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
+            qseg = QuerySegments(d.S[s], d.g, check_input=False) if d.g is not None else None
+        with bar.step(f"placements {s!r}", "placements"):
+            st = out.sums[s] = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg,
+                                          qseg=qseg)
+            out.aucs[s] = st.auc()
+            out.terms[s] = {"auc": st.terms()}
+            if d.g is not None:
+                out.stats[s] = st.grouped()
+                out.gaucs[s] = out.stats[s].gauc(gauc_weighting)
+                out.terms[s]["gauc"] = st.gauc_terms(gauc_weighting)
+            else:
+                out.gaucs[s] = np.full(d.K, np.nan)
+        with bar.step(f"win rates {s!r}", "pairs"):
+            out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True, seg=seg,
+                                     codes=d.g, G=d.G or None)
+        del qseg
+    return out
 
 
 def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
-               progress: bool, gauc_weighting: str) -> dict:
+               bar: Progress, gauc_weighting: str) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
-    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates."""
-    from tqdm.auto import tqdm
-
+    the replicates of the pooled AUCs (linearised), gAUCs (exact) and win rates (linearised),
+    all from the placement sums (:mod:`bipartite.diagnostics._stats`): O(units) per replicate.
+    The pairs' sums are built once when they fit in 256 MiB, else again per chunk."""
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
                 "win": np.full((len(pairs) if d.g is not None else 0, n_boot), np.nan)}
             for s in d.score_names}
+    if n_boot == 0:
+        return boot
     kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    segs = {s: QuerySegments(d.S[s], check_input=False) for s in d.score_names}
-    lam = {s: est.stats[s].query_weights(gauc_weighting) for s in est.stats}
-    a_q = {s: np.where(st.defined, st.auc, 0.0) for s, st in est.stats.items()}
-    chunk = max(1, min(n_boot, 4_000_000 // max(d.n, d.U)))
-    bar = tqdm(total=n_boot, desc="bootstrap", disable=not progress, leave=False)
-    for b0 in range(0, n_boot, chunk):
-        b1 = min(n_boot, b0 + chunk)
-        M = rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
-        for s in d.score_names:
-            seg = segs[s]
-            R = M[:, d.unit[seg.order]]
-            boot[s]["auc"][:, b0:b1] = boot_label_aucs(seg, R, d.w, d.Y)
-            if d.g is not None:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    boot[s]["gauc"][:, b0:b1] = ((M @ (lam[s] * a_q[s])) / (M @ lam[s])).T
-                boot[s]["win"][:, b0:b1] = boot_pair_win_rates(seg, R, d.w, d.Y, kj[:, 0],
-                                                               kj[:, 1])
-        bar.update(b1 - b0)
-    bar.close()
+    ws = pow2_normalise(d.w)
+    codes, G = d.g, d.G or None
+
+    def pair_tables(s):
+        return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G, seg=est.segs[s]))
+                for sl in pair_blocks(len(kj), d.n)]
+
+    keep = d.g is not None and 3 * 8 * len(kj) * d.U * len(d.score_names) <= 2**28
+    cache = {s: pair_tables(s) for s in d.score_names} if keep else {}
+    chunk = max(1, min(n_boot, 4_000_000 // max(d.U * max(K, 1), 1)))
+    with bar.step("bootstrap", "bootstrap", total=n_boot) as tick:
+        for b0 in range(0, n_boot, chunk):
+            b1 = min(n_boot, b0 + chunk)
+            M = rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
+            for s in d.score_names:
+                st = est.sums[s]
+                boot[s]["auc"][:, b0:b1] = st.boot_auc(M)
+                if d.g is not None:
+                    boot[s]["gauc"][:, b0:b1] = st.boot_gauc(M, gauc_weighting)
+                    for sl, ps in cache.get(s) or pair_tables(s):
+                        boot[s]["win"][sl, b0:b1] = ps.boot_auc(M)
+            tick(b1 - b0)
     return boot
 
 
-def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[dict], dict]:
-    """Per scorer × label: AUC and gAUC with intervals; the DeLong terms (no query ids)."""
-    rows, delong, nan = [], {}, float("nan")
+def _var(t: np.ndarray) -> np.ndarray:
+    """Variances ``Σ_u t²`` of scaled influence terms (k, U) (NaN rows stay NaN)."""
+    return np.einsum("ku,ku->k", t, t)
+
+
+def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
+    """Per scorer × label: AUC and gAUC with intervals."""
+    rows, nan = [], float("nan")
     for s in d.score_names:
         aucs, gaucs = est.aucs[s], est.gaucs[s]
-        seg = QuerySegments(d.S[s], check_input=False) if d.qid is None else None
+        var = _var(est.terms[s]["auc"])
+        gvar = _var(est.terms[s]["gauc"]) if d.qid else np.full(d.K, np.nan)
         for k, lab in enumerate(d.label_names):
-            if d.qid is None:
-                delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k], seg)[1:]
-            se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)))
-            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k]) if d.qid else (
-                nan, nan, nan, "no query ids (qid): gAUC undefined")
+            se, lo, hi, why = ctx.interval(aucs[k], var[k], boot[s]["auc"][k])
+            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], gvar[k], boot[s]["gauc"][k]) if (
+                d.qid) else (nan, nan, nan, "no query ids (qid): gAUC undefined")
             if d.qid and not np.isfinite(gaucs[k]):
                 gwhy = f"no query has both classes of {lab!r}: gAUC undefined"
             rows.append({
@@ -418,23 +494,19 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
                 "note": _join(None if np.isfinite(aucs[k]) else
                               f"label {lab!r} has a single class (with positive weight)",
                               why, gwhy)})
-    return rows, delong
+    return rows
 
 
 def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
     """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval (DeLong from
-    the vectorised pair statistics, or the query bootstrap)."""
+    the pair statistics, clustered by query with query ids, or the query bootstrap)."""
     rows, L = [], d.label_names
     for s in d.score_names:
         ps = est.wins[s]
         for i, (k, j) in enumerate(d.pairs):
             Wv = float(ps.win[i])
-            if d.qid is None:
-                se, lo, hi = ci_normal(Wv, float(ps.var[i]), ctx.level)
-                why = ("a class has a single row: no DeLong variance"
-                       if np.isfinite(Wv) and not np.isfinite(ps.var[i]) else None)
-            else:
-                se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][i])
+            se, lo, hi, why = ctx.interval(Wv, float(ps.var[i]),
+                                           boot[s]["win"][i] if ctx.boot else None)
             empty = L[k] if ps.n_k_only[i] == 0 else L[j]
             rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
                          "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
@@ -448,7 +520,7 @@ def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
 
 
 def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer: Diff and Min AUC (percentile bootstrap over queries, or rows) and the
+    """Per scorer: Diff and Min AUC with intervals (:meth:`_Ctx.summary_interval`) and the
     dictatorship index."""
     rows, nan = [], float("nan")
     for s in d.score_names:
@@ -460,22 +532,21 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
         notes = [None if ok.all() else "labels with a single class are left out",
                  None if ok.any() else "no label has both classes"]
         if ok.any():
-            reps = boot[s]["auc"][ok]
-            if ctx.no_boot:
-                reps = np.full_like(reps, np.nan)
-            mlo, mhi, bad = ci_percentile(reps.min(axis=0), ctx.level)
-            dlo, dhi, _ = ci_percentile(np.ptp(reps, axis=0), ctx.level)
+            mlo, mhi, dlo, dhi, more = ctx.summary_interval(aucs[ok], est.terms[s]["auc"][ok],
+                                                            boot[s]["auc"][ok])
             kmin = int(np.flatnonzero(ok)[np.argmin(aucs[ok])])
             row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin], min_ci_low=mlo,
                        min_ci_high=mhi, diff_auc=float(np.ptp(aucs[ok])), diff_ci_low=dlo,
                        diff_ci_high=dhi)
-            notes += [ctx.no_boot] if ctx.no_boot else [
-                _boot_note(bad, ctx.n_boot),
-                "intervals: percentile bootstrap over " + ("queries" if d.qid else "rows")]
-            if not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
+            notes += more
+            if ctx.n_boot and not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close: its interval excludes the estimate; compare the labels' "
                              "AUC intervals instead")
+            elif not ctx.n_boot and ok.sum() > 1 and dlo <= 0:
+                notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
+                             "close, and its interval reaches 0: compare the labels' AUC "
+                             "intervals instead")
         Wall = est.wins[s].win
         row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
             Wall).any() else nan
@@ -486,27 +557,35 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
     return rows
 
 
-def _per_query_table(d: _Data, est: _Estimates) -> list[dict]:
-    """Per scorer × query × label: rows, positives and the query's AUC (the engine's)."""
-    rows = []
+def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
+    """Per scorer × query × label: rows, positives and the query's AUC (the engine's), built
+    column-wise (10⁵ queries and more)."""
+    import pandas as pd
+
+    cols = ["scorer", "qid", "label", "n", "n_pos", "auc", "note"]
     if d.qid is None:
-        return rows
+        return pd.DataFrame(columns=cols)
     n_q = np.bincount(d.g, minlength=d.G)
+    qv = [plain(v) for v in d.qvalues]
+    parts = []
     for s in d.score_names:
         for k, lab in enumerate(d.label_names):
             npos = np.bincount(d.g, d.Y[:, k] * (d.w > 0), minlength=d.G).astype(int)
-            rows += [{"scorer": s, "qid": plain(d.qvalues[q]), "label": lab,
-                      "n": int(n_q[q]), "n_pos": int(npos[q]), "auc": a_q,
-                      "note": None if np.isfinite(a_q) else
-                      f"query has no {'positive' if npos[q] == 0 else 'negative'} for {lab!r}"}
-                     for q, a_q in enumerate(est.stats[s].auc[:, k])]
-    return rows
+            a_q = est.stats[s].auc[:, k]
+            note = np.where(np.isfinite(a_q), None, np.where(
+                npos == 0, f"query has no positive for {lab!r}",
+                f"query has no negative for {lab!r}"))
+            parts.append(pd.DataFrame({"scorer": s, "qid": qv, "label": lab, "n": n_q,
+                                       "n_pos": npos, "auc": a_q, "note": note}))
+    return pd.concat(parts, ignore_index=True)[cols]
 
 
-def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer pair × label × metric: the difference a − b with DeLong's paired test
-    (pooled rows) or the paired query bootstrap."""
+def _paired_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
+    """Per scorer pair × label × metric: the difference a − b with DeLong's paired test (the
+    variance of the difference of the two scorers' influence terms on the same units: rows, or
+    queries) or the paired query bootstrap."""
     rows = []
+    unit = f"clustered by {d.G} queries" if d.qid else "rows"
     for ia, sa in enumerate(d.score_names):
         for sb, k, metric in itertools.product(d.score_names[ia + 1:], range(d.K),
                                                ["auc", "gauc"] if d.qid else ["auc"]):
@@ -515,17 +594,19 @@ def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx
             row = {"scorer_a": sa, "scorer_b": sb, "label": d.label_names[k], "metric": metric,
                    "value_a": va, "value_b": vb, "diff": va - vb}
             why = None if np.isfinite(va - vb) else f"{metric} of {d.label_names[k]!r} undefined"
-            if d.qid is None:
-                row.update(paired_delong(delong[sa, k], delong[sb, k], va - vb, ctx.level),
-                           method="DeLong paired")
-                if np.isfinite(va - vb) and not np.isfinite(row["se"]):
-                    why = "a class has a single row: no DeLong variance"
-            else:
+            if ctx.boot:
                 var, bad = boot_var(boot[sa][metric][k] - boot[sb][metric][k], ctx.U)
                 row.update(paired_z(va - vb, var, ctx.level),
                            method=f"paired bootstrap over {d.G} queries (B={ctx.n_boot}), z test")
                 why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
                                                  if np.isfinite(va - vb) else None))
+            else:
+                dt = est.terms[sa][metric][k] - est.terms[sb][metric][k]
+                row.update(paired_z(va - vb, float(dt @ dt), ctx.level),
+                           method=("DeLong paired" if metric == "auc" else "delta method paired")
+                           + ("" if d.qid is None else f", {unit}"))
+                if np.isfinite(va - vb) and not np.isfinite(row["se"]):
+                    why = ctx.no_var
             rows.append({**row, "note": why})
     for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
         idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
@@ -545,8 +626,7 @@ def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, 
             "scorer", "label_k", "label_j", "win_rate", "se", "ci_low", "ci_high",
             "near_tie_rate", "n_k_only", "n_j_only", "method", "note"]),
         "summary": pd.DataFrame(summary_rows),
-        "per_query": pd.DataFrame(pq_rows, columns=["scorer", "qid", "label", "n", "n_pos", "auc",
-                                                    "note"]),
+        "per_query": pq_rows,
         "paired": pd.DataFrame(paired_rows, columns=[
             "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
             "ci_low", "ci_high", "z", "p_value", "p_holm", "method", "note"]),

@@ -1,6 +1,8 @@
 """Inference for the diagnostics (docs/theory.md §2.3): DeLong's variance and paired test from
 the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placements`), bootstrap
-replicates of reweighted AUCs, and the interval helpers (Wald, percentile, paired z)."""
+replicates of reweighted AUCs (row-level: the references of the per-unit placement sums of
+:mod:`bipartite.diagnostics._stats`, which the report uses), the delta method for Min and Diff
+AUC (:func:`min_diff_delta`), and the interval helpers (Wald, percentile, paired z)."""
 
 from __future__ import annotations
 
@@ -25,7 +27,8 @@ from bipartite._utils.validation import (
 from bipartite.metrics import QuerySegments
 
 __all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
-           "delong_paired_test", "delong_rows", "delong_terms", "holm", "paired_delong", "paired_z", "z_value"]
+           "delong_paired_test", "delong_rows", "delong_terms", "holm", "min_diff_delta", "paired_delong", "paired_z",
+           "z_value"]
 
 
 def delong_rows(seg: QuerySegments, pos: np.ndarray, neg: np.ndarray
@@ -169,6 +172,44 @@ def ci_normal(est: float, var: float, level: float, lo: float = 0.0
     se = math.sqrt(max(var, 0.0))
     z = z_value(level)
     return se, max(lo, est - z * se), min(1.0, est + z * se)
+
+
+def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, str | None]:
+    """Delta-method variances of Min AUC ``min_k θ_k`` and Diff AUC ``max_k θ_k − min_k θ_k``
+    of the (defined) AUCs ``theta`` (k,), from their scaled influence terms ``terms`` (k, U)
+    on common units (``var θ_k = Σ_u t_ku²``, ``cov(θ_k, θ_j) = Σ_u t_ku t_ju``: DeLong's,
+    clustered by query with query ids; :meth:`bipartite.diagnostics._stats.PlacementSums.terms`).
+
+    Where the minimum is attained by one label k, Min AUC is differentiable with gradient
+    ``e_k``: ``var = var θ_k``; Diff AUC with the maximum at label l has gradient ``e_l − e_k``:
+    ``var = var θ_l + var θ_k − 2 cov``. Returns ``(var_min, var_diff, note)``.
+
+    **Ties.** Where two or more AUCs tie for the minimum (or the maximum) — equal to 1e-12 —
+    the function is not differentiable there: its directional derivative is ``min_{k∈T} h_k``
+    over the tied set T, and the limit law is that of ``min_{k∈T} Z_k``, not a normal. The
+    function then takes, among the tied labels (pairs of tied labels for Diff), the one whose
+    linearisation has the **largest variance**, and says so in ``note``. This widens the
+    interval to the least favourable one-sided linearisation; it does not correct the
+    downward bias of a minimum (upward of a maximum) of noisy estimates, which near a tie —
+    AUCs within about one s.e., not only exactly equal — makes the Wald interval of Min AUC
+    sit too high and that of Diff AUC too far from 0: compare the labels' own intervals
+    there. A single label: Diff is 0 with variance 0."""
+    theta = np.asarray(theta, dtype=np.float64)
+    T = np.asarray(terms, dtype=np.float64)
+    lo, hi = theta.min(), theta.max()
+    at_min = np.flatnonzero(np.abs(theta - lo) <= 1e-12)
+    at_max = np.flatnonzero(np.abs(theta - hi) <= 1e-12)
+    var = np.einsum("ku,ku->k", T, T)
+    vmin = float(np.max(var[at_min]))
+    D = T[at_max][:, None, :] - T[at_min][None, :, :]  # (max label, min label, units)
+    vdiff = 0.0 if len(theta) == 1 else float(np.max(np.einsum("abu,abu->ab", D, D)))
+    note = None
+    if len(theta) > 1 and (len(at_min) > 1 or len(at_max) > 1):
+        note = ("AUCs tie for the " + " and the ".join(
+            w for w, tied in (("minimum", at_min), ("maximum", at_max)) if len(tied) > 1)
+            + ": Min/Diff AUC are not differentiable there; the delta method takes the tied "
+            "label with the largest variance (widest), and the limit law is not normal")
+    return vmin, vdiff, note
 
 
 def boot_var(reps: np.ndarray, units: int) -> tuple[float, float]:

@@ -1,0 +1,159 @@
+"""The default report at scale (issue 26 item 2): ``diagnose`` on n = 5·10⁶ rows with query ids,
+two labels and two scorers, against one ``np.sort`` of the score column, timed in turn in one
+process (medians of the interleaved repeats), with the load average before and after.
+
+Target: the default report (analytic intervals, ``n_boot = 0``) takes at most 30 sorts. Also
+timed, in the same run: the query bootstrap from the per-query placement sums (``n_boot =
+1000``), and, with ``--before DIR`` (a checkout of the 0.5.0 code, e.g. main before this
+change), the 0.5.0 report (its default, ``n_boot = 1000``) in a subprocess that imports that
+checkout and times its own ``np.sort`` beside it, at ``--before-n`` rows (the 0.5.0 report
+took 25 minutes to hours at 5·10⁶ rows), beside this version on the same rows.
+
+The data: queries of 100 rows on average (sorted by query id, as a log is), labels with
+priors 0.3 and 0.05, scores with a per-query offset; generated here, never stored.
+
+    python benchmarks/bench_report.py [--n 5e6] [--repeats 3] [--before ../main --before-n 2e5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from bipartite.diagnostics import diagnose
+
+
+def make_data(n: int, seed: int = 0) -> pd.DataFrame:
+    """n rows, about n/100 queries, two labels, two scorers (float32 scores are cast once)."""
+    rng = np.random.default_rng(seed)
+    G = max(1, n // 100)
+    q = np.sort(rng.integers(0, G, n))
+    u = rng.normal(0, 0.5, G)[q]
+    y1 = rng.random(n) < 0.3
+    y2 = rng.random(n) < 0.05
+    return pd.DataFrame({
+        "qid": q, "rel": y1.astype(np.int8), "click": y2.astype(np.int8),
+        "model": y1 + 1.5 * y2 + u + rng.normal(size=n),
+        "bm25": y1 + 0.3 * y2 + u + rng.normal(size=n)})
+
+
+KW = dict(scores=["model", "bm25"], labels=["rel", "click"], qid="qid")
+
+_BEFORE = textwrap.dedent("""
+    import json, sys, time, warnings
+    import numpy as np, pandas as pd
+    sys.path.insert(0, sys.argv[1])
+    import bipartite
+    from bipartite.diagnostics import diagnose
+    warnings.simplefilter("ignore")
+    df = pd.read_parquet(sys.argv[2])
+    s = df["model"].to_numpy()
+    out = {"file": bipartite.__file__, "n": len(df)}
+    t = time.perf_counter(); np.sort(s); out["sort"] = time.perf_counter() - t
+    t = time.perf_counter()
+    diagnose(df, scores=["model", "bm25"], labels=["rel", "click"], qid="qid", n_boot=int(sys.argv[3]))
+    out["report"] = time.perf_counter() - t
+    t = time.perf_counter(); np.sort(s); out["sort"] = min(out["sort"], time.perf_counter() - t)
+    print(json.dumps(out))
+""")
+
+
+def before(path: str, df: pd.DataFrame, n_boot: int, timeout: float) -> dict | None:
+    """The 0.5.0 report in a subprocess importing the checkout at ``path`` (None: timed out)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        f = os.path.join(tmp, "scores.parquet")
+        df.to_parquet(f)
+        try:
+            r = subprocess.run([sys.executable, "-c", _BEFORE, path, f, str(n_boot)],
+                               capture_output=True, text=True, timeout=timeout,
+                               env={**os.environ, "PYTHONPATH": path})
+        except subprocess.TimeoutExpired:
+            return None
+    if r.returncode:
+        raise RuntimeError(r.stderr[-2000:])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=float, default=5e6)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--n-boot", type=int, default=1000,
+                    help="replicates of the bootstrap row (0: skip it)")
+    ap.add_argument("--before", default=None, metavar="DIR",
+                    help="a checkout of the 0.5.0 code to time beside (subprocess)")
+    ap.add_argument("--before-n", type=float, default=2e5)
+    ap.add_argument("--before-timeout", type=float, default=300)
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    n = int(args.n)
+    df = make_data(n)
+    s = df["model"].to_numpy()
+    load0 = os.getloadavg()
+    fns = {"np.sort(score)": lambda: np.sort(s),
+           "diagnose, default (analytic, n_boot=0)": lambda: diagnose(df, **KW)}
+    if args.n_boot:
+        fns[f"diagnose, query bootstrap (n_boot={args.n_boot})"] = lambda: diagnose(
+            df, n_boot=args.n_boot, **KW)
+    times: dict = {k: [] for k in fns}
+    for _ in range(args.repeats):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            f()
+            times[k].append(time.perf_counter() - t0)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    old = None
+    if args.before:
+        nb = int(args.before_n)
+        small = make_data(nb)
+        old = {"n": nb, "n_boot=1000": before(args.before, small, 1000, args.before_timeout),
+               "n_boot=0": before(args.before, small, 0, args.before_timeout)}
+        ss = small["model"].to_numpy()
+        now = {"np.sort": lambda: np.sort(ss), "n_boot=0": lambda: diagnose(small, **KW),
+               "n_boot=1000": lambda: diagnose(small, n_boot=1000, **KW)}
+        new = {k: [] for k in now}
+        for _ in range(args.repeats):
+            for k, f in now.items():
+                t0 = time.perf_counter()
+                f()
+                new[k].append(time.perf_counter() - t0)
+        old["now"] = {k: float(np.median(v)) for k, v in new.items()}
+    load1 = os.getloadavg()
+    base = med["np.sort(score)"]
+    G = df["qid"].nunique()
+    print(f"n = {n:,} rows, {G:,} queries, 2 labels, 2 scorers; {args.repeats} interleaved "
+          f"repeats (medians); load average {load0[0]:.2f} before, {load1[0]:.2f} after "
+          f"({os.cpu_count()} CPUs)\n")
+    print("| call | time (s) | × np.sort |\n|---|---|---|")
+    for k, t in med.items():
+        print(f"| {k} | {t:.3g} | {t / base:.3g} |")
+    target = med["diagnose, default (analytic, n_boot=0)"] / base
+    print(f"\ntarget: default report ≤ 30 × np.sort: {target:.1f} × "
+          f"({'met' if target <= 30 else 'NOT met'})")
+    if old is not None:
+        print(f"\n0.5.0 report ({args.before}), n = {old['n']:,} rows "
+              f"({old['n'] // 100:,} queries), in a subprocess with its own np.sort:\n")
+        print("| call | time (s) | × np.sort |\n|---|---|---|")
+        for k in ("n_boot=1000", "n_boot=0"):
+            r = old[k]
+            print(f"| 0.5.0 diagnose, {k}{' (its default)' if k == 'n_boot=1000' else ''} | "
+                  + (f"{r['report']:.3g} | {r['report'] / r['sort']:.3g} |" if r else
+                     f"> {args.before_timeout:g} (stopped) | – |"))
+        now = old["now"]
+        for k in ("n_boot=0", "n_boot=1000"):
+            print(f"| this version, {k}{' (its default)' if k == 'n_boot=0' else ''}, same "
+                  f"rows, this process | {now[k]:.3g} | {now[k] / now['np.sort']:.3g} |")
+
+
+if __name__ == "__main__":
+    main()
