@@ -68,6 +68,7 @@ from bipartite.studies.constraints import Each, OneOf, Range
 from bipartite.studies.demo import binormal_auc
 from bipartite.studies.errors import (
     CorruptTaskFileWarning,
+    DuplicateRecordWarning,
     LegacyRecordWarning,
     StudyError,
     StudyIncompleteError,
@@ -106,9 +107,11 @@ from bipartite.studies.tasks import (
     TASK_COLUMNS,
     Task,
     count_tasks,
+    execute_batch,
     execute_task,
     expand_tasks,
     record_checksum,
+    seed_sequence_words,
     study_token,
     task_key,
     task_seed,
@@ -118,6 +121,7 @@ __all__ = [
     "BACKENDS",
     "ConfigError",
     "CorruptTaskFileWarning",
+    "DuplicateRecordWarning",
     "Each",
     "LegacyRecordWarning",
     "OneOf",
@@ -148,6 +152,7 @@ __all__ = [
     "Task",
     "binormal_auc",
     "collect_results",
+    "execute_batch",
     "execute_task",
     "expand_tasks",
     "generic_figures",
@@ -167,6 +172,7 @@ __all__ = [
     "study_summary_table",
     "task_key",
     "task_seed",
+    "seed_sequence_words",
     "write_table",
     "write_text_atomic",
 ]

@@ -210,7 +210,8 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
     return path
 
 
-def record_problem(record: object, task: Task, status: str) -> str | None:
+def record_problem(record: object, task: Task, status: str, *,
+                   checksum: str | None = None) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
     ``"failed"``), or ``None`` if it is.
 
@@ -219,6 +220,8 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
     after it was written is refused. A record of bipartite 0.3.0
     (:data:`~bipartite.studies.tasks.LEGACY_RECORD_FORMAT`, no checksum) is valid when its
     shape and task match (:func:`is_legacy`: callers warn, :class:`LegacyRecordWarning`).
+    ``checksum``: the checksum of the record's content when the caller computed it already
+    (a segment line's, :func:`bipartite.studies.segments.encode_record`), else it is computed.
     """
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not an object"
@@ -226,10 +229,9 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
     if fmt not in (RECORD_FORMAT, LEGACY_RECORD_FORMAT) or isinstance(fmt, bool):
         return f"format {fmt!r}, expected {RECORD_FORMAT}"
     if fmt == RECORD_FORMAT:
-        checksum = record.get("checksum")
-        if not isinstance(checksum, str):
+        if not isinstance(record.get("checksum"), str):
             return "no checksum"
-        if checksum != record_checksum(record):
+        if (record_checksum(record) if checksum is None else checksum) != record["checksum"]:
             return "checksum mismatch: the record was changed after it was written"
     for field, want in (("key", task.key), ("status", status), ("study", task.study),
                         ("function", task.function), ("replicate", task.replicate),
@@ -237,7 +239,7 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
         if record.get(field) != want:
             return f"{field} {record.get(field)!r}, expected {want!r}"
     try:
-        same = canonical_json(record.get("params")) == canonical_json(task.params)
+        same = canonical_json(record.get("params")) == task.params_json
     except (TypeError, ValueError):
         same = False
     if not same:

@@ -112,6 +112,7 @@ from bipartite.studies.errors import (
     LegacyRecordWarning,
     StudyError,
     StudyIncompleteError,
+    StudyIOError,
     study_io_error,
 )
 from bipartite.studies.execution import (
@@ -130,18 +131,26 @@ from bipartite.studies.files import (
     TASKS_DIR,
     atomic_path,
     check_writable,
-    failed_path,
     is_legacy,
     pid_alive,
     prepare_study_dir,
     prepare_tasks_dir,
     record_problem,
     remove_stale_temp_files,
-    task_state,
-    write_task_record,
     write_text_atomic,
 )
 from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
+from bipartite.studies.segments import (
+    SegmentWriter,
+    Store,
+    TaskState,
+    encode_record,
+    read_store,
+    repair_store,
+    stray_entries,
+    task_states,
+    warn_conflicts,
+)
 from bipartite.studies.tasks import Task, canonical_json, expand_tasks, study_identity, study_token
 
 if TYPE_CHECKING:
@@ -316,9 +325,14 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         check_writable(folder, study_dir)  # before any worker starts
 
     start = time.perf_counter()
-    states = {t.key: task_state(study_dir, t, repair=True)[0] for t in tasks}
+    store = read_store(study_dir, tasks)
+    states = task_states(store, tasks)
+    warn_conflicts(study_dir, states)
+    if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+        store = read_store(study_dir, tasks)
+        states = task_states(store, tasks)
     keep = {"ok"} | ({"failed"} if not retry_failed else set())
-    pending = [t for t in tasks if states[t.key] not in keep]
+    pending = [t for t in tasks if states[t.key].status not in keep]
     n_skip = len(tasks) - len(pending)
     ex = config["execution"]
     if pending:
@@ -326,31 +340,39 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         n_failed: list[str] = []
         with tqdm(total=len(tasks), initial=n_skip, desc=config["name"], unit="task",
                   disable=not progress, dynamic_ncols=True) as bar:
+            writer = SegmentWriter(tasks_dir, on_saved=on_task, study_dir=study_dir)
 
             def on_record(record: dict) -> None:
                 task = by_key.get(record.get("key")) if isinstance(record, dict) else None
                 if task is None:  # not a task of this run: never written
                     return
                 status = record.get("status")
-                problem = (record_problem(record, task, status) if status in ("ok", "failed")
-                           else f"status {status!r}")
+                line, checksum = encode_record(record)
+                problem = (record_problem(record, task, status, checksum=checksum)
+                           if status in ("ok", "failed") else f"status {status!r}")
                 if problem is not None:  # e.g. another study's result under the same key
                     record = failed_record(task, StudyError(
                         f"the result that came back is not a valid record of this task "
                         f"({problem})"))
-                write_task_record(study_dir, record)
+                    line, _ = encode_record(record)
+                writer.add(line, record)
                 if record["status"] != "ok":
                     n_failed.append(task.key)
-                    bar.set_postfix(failed=len(n_failed))
+                    bar.set_postfix(failed=len(n_failed), refresh=False)
                 bar.update(1)
-                if on_task is not None:
-                    on_task(record)
 
-            run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
-                        scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
-                        dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir),
-                        study_token=study_token(config))
-    census = _census(study_dir, tasks, repair=True)
+            try:
+                run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
+                            scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
+                            dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir),
+                            study_token=study_token(config))
+            except BaseException:
+                with contextlib.suppress(StudyIOError):  # the first error is the one to see
+                    writer.close()  # the finished tasks' last batch is saved
+                raise
+            writer.close()
+        store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
+    census = _census(study_dir, tasks, repair=True, store=store)
     if census.missing:
         raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
                                    missing=census.missing)
@@ -394,7 +416,8 @@ def study_status(study_dir: str | os.PathLike) -> dict:
     corrupt task file is counted, not moved), and the completeness check of a run's end:
     ``complete`` is true when every task has exactly one valid record (``done`` or ``failed``),
     ``missing`` lists the keys of up to 20 tasks without one. ``legacy`` counts the records of
-    bipartite 0.3.0 (no checksum). ``running_pid`` is the pid of the run holding the folder
+    bipartite 0.3.0 (no checksum); ``unreadable`` the damaged records whose task cannot be
+    told (a line of garbage in a segment). ``running_pid`` is the pid of the run holding the folder
     (from the lock file; ``None`` when no run is active)."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
@@ -408,7 +431,7 @@ def study_status(study_dir: str | os.PathLike) -> dict:
             "failed": census.counts["failed"], "corrupt": census.counts["corrupt"],
             "pending": census.counts["pending"], "legacy": len(census.legacy),
             "complete": not census.missing, "missing": census.missing[:20],
-            "running_pid": running}
+            "unreadable": census.unreadable, "running_pid": running}
 
 
 @dataclasses.dataclass
@@ -416,27 +439,40 @@ class _Census:
     """The state of every task of a study folder, read once."""
 
     tasks: list[Task]
-    states: dict[str, tuple[str, dict | None]]
+    states: dict[str, TaskState]
     counts: dict[str, int]
     missing: list[str]  # keys of tasks without a valid record (pending or corrupt)
     legacy: list[str]  # keys of valid records without a checksum (bipartite 0.3.0)
     failures: list[dict]  # failure records, in task order
+    unreadable: int = 0  # damaged records whose task is unknown
 
 
-def _census(study_dir: Path, tasks: list[Task], *, repair: bool) -> _Census:
-    states = {t.key: task_state(study_dir, t, repair=repair) for t in tasks}
+def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
+            store: Store | None = None) -> _Census:
+    """The census of a folder from its records (``store``, else read now). With ``repair``
+    (a run, holding the lock), damaged records are moved to ``quarantine/`` and the rest
+    compacted (:func:`~bipartite.studies.segments.repair_store`)."""
+    if store is None:
+        store = read_store(study_dir, tasks)
+    states = task_states(store, tasks)
+    unreadable = len(store.damaged) + len(stray_entries(store, tasks))
+    if repair and (unreadable or any(s.damaged for s in states.values())):
+        repair_store(store, tasks, states)
+        store = read_store(study_dir, tasks)
+        states = task_states(store, tasks)
+        unreadable = 0
     counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
     missing, legacy, failures = [], [], []
     for t in tasks:
-        status, rec = states[t.key]
-        counts[status] += 1
-        if status in ("pending", "corrupt"):
+        state = states[t.key]
+        counts[state.status] += 1
+        if state.status in ("pending", "corrupt"):
             missing.append(t.key)
-        elif is_legacy(rec):
+        elif is_legacy(state.record):
             legacy.append(t.key)
-        if status == "failed":
-            failures.append(rec)
-    return _Census(tasks, states, counts, missing, legacy, failures)
+        if state.status == "failed":
+            failures.append(state.record)
+    return _Census(tasks, states, counts, missing, legacy, failures, unreadable)
 
 
 def _table_value(value: Any) -> Any:
@@ -464,7 +500,7 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
     if tasks is None:
         tasks = expand_tasks(read_manifest(study_dir))
     census = _census(study_dir, tasks, repair=False)
-    corrupt = [t.key for t in tasks if census.states[t.key][0] == "corrupt"]
+    corrupt = [t.key for t in tasks if census.states[t.key].status == "corrupt"]
     if corrupt:
         warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
                       f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
@@ -484,11 +520,12 @@ def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> p
                       "checksum).", LegacyRecordWarning, stacklevel=3)
     rows, index, failures = [], [], []
     for t in census.tasks:
-        status, rec = census.states[t.key]
+        state = census.states[t.key]
+        status, rec = state.status, state.record
         if status == "failed":
             failures.append({"task": t.key, "replicate": t.replicate,
                              "params": canonical_json(t.params), "error": rec.get("error"),
-                             "file": str(failed_path(study_dir, t.key))})
+                             "file": str(state.entry.source), "line": state.entry.line})
         ok = rec if status == "ok" else None
         index.append({"task": t.key, "replicate": t.replicate, "seed": t.seed,
                       "params": canonical_json(t.params), "status": status,

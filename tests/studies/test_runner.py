@@ -1,4 +1,4 @@
-"""The study runner: task keys and seeds, atomic per-task files, resume, failures, backends,
+"""The study runner: task keys and seeds, record segments, resume, failures, backends,
 config validation."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from segment_reader import failed_records, ok_records, remove_records, segments
 
 from bipartite import studies
 from bipartite.studies import (
@@ -38,7 +39,8 @@ def demo_config(**study):
 
 
 def task_files(study_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((study_dir / "tasks").glob("*.json"))}
+    """The line of each finished task's record, by task key (segment_reader, the reference)."""
+    return ok_records(study_dir)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,11 +95,12 @@ def test_cases_are_crossed_with_grid():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_run_writes_one_file_per_task_and_tidy_results(tmp_path):
+def test_run_writes_one_segment_and_tidy_results(tmp_path):
     res = run_study(demo_config(), tmp_path / "s", progress=False)
     assert res.ok and res.n_tasks == 12 and res.n_run == 12 and res.n_skipped == 0
     files = task_files(tmp_path / "s")
     assert len(files) == 12 and not list((tmp_path / "s" / "tasks").glob(".*"))  # no temp files
+    assert [p.name for p in (tmp_path / "s" / "tasks").iterdir()] == ["segment-000001.jsonl"]
     df = pd.read_parquet(tmp_path / "s" / "results.parquet")
     assert list(df.columns[:5]) == ["study", "function", "task", "replicate", "seed"]
     assert len(df) == 12 and df["task"].is_unique
@@ -138,13 +141,14 @@ def test_resume_reruns_only_missing_tasks(tmp_path):
     full = run_study(demo_config(), tmp_path / "s", progress=False)
     before = task_files(tmp_path / "s")
     removed = sorted(before)[:5]
-    for name in removed:
-        (tmp_path / "s" / "tasks" / name).unlink()
+    remove_records(tmp_path / "s", removed)
     kept_mtimes = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "s" / "tasks").glob("*")}
     res = resume_study(tmp_path / "s", progress=False)
     assert (res.n_skipped, res.n_run) == (7, 5)
-    for name, mtime in kept_mtimes.items():  # finished tasks were not rewritten
+    for name, mtime in kept_mtimes.items():  # finished tasks were not rewritten (append-only)
         assert (tmp_path / "s" / "tasks" / name).stat().st_mtime_ns == mtime
+    assert [p.name for p in segments(tmp_path / "s")] == ["segment-000001.jsonl",
+                                                          "segment-000002.jsonl"]
     pd.testing.assert_frame_equal(res.results, full.results, check_exact=True)
     # Task files hold the same rows (timing fields aside).
     after = task_files(tmp_path / "s")
@@ -167,9 +171,9 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     cfg["grid"]["n"] = [0, 50]  # n = 0: the AUC input is empty -> ValueError inside the task
     res = run_study(cfg, tmp_path / "s", progress=False)
     assert not res.ok and len(res.failures) == 6 and len(res.results) == 6
-    failed = sorted((tmp_path / "s" / "tasks").glob("*.failed.json"))
+    failed = failed_records(tmp_path / "s")
     assert len(failed) == 6
-    rec = json.loads(failed[0].read_text())
+    rec = failed[sorted(failed)[0]]
     assert rec["status"] == "failed" and rec["params"]["n"] == 0
     assert "ValueError" in rec["error"] and "Traceback" in rec["traceback"]
     assert "binormal_auc" in rec["traceback"]
@@ -185,7 +189,7 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     assert studies.study_status(tmp_path / "s") == {
         "name": "demo", "function": "test.unchecked_binormal", "tasks": 12, "done": 6,
         "failed": 6, "corrupt": 0, "pending": 0, "legacy": 0, "complete": True, "missing": [],
-        "running_pid": None}
+        "unreadable": 0, "running_pid": None}
 
 
 def test_bad_rows_become_failures(tmp_path, monkeypatch):
@@ -233,8 +237,7 @@ def test_other_study_in_folder_is_refused(tmp_path):
 
 def test_collect_results_tolerates_missing_tasks(tmp_path):
     run_study(demo_config(replicates=1), tmp_path / "s", progress=False)
-    victim = sorted((tmp_path / "s" / "tasks").glob("*.json"))[0]
-    victim.unlink()
+    remove_records(tmp_path / "s", sorted(task_files(tmp_path / "s"))[:1])
     df = collect_results(tmp_path / "s")
     assert len(df) == 5
     index = pd.read_csv(tmp_path / "s" / "task_index.csv")
