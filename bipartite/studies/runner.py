@@ -5,13 +5,19 @@ Guarantees
 ----------
 Each is tested by fault injection (``tests/studies/test_faults.py``).
 
-* **Nothing finished is lost, nothing is run twice.** A task's record is written by the driver
-  (atomically: unique temporary name, fsync, :func:`os.replace`; :mod:`bipartite.studies.files`)
-  the moment it comes back; a run skips every task with a valid record. After ``kill -9``,
-  SIGTERM, Ctrl-C, a crash or a full disk, the next run (``resume``) runs exactly the tasks
-  without a record, and its ``results.csv`` and ``results.parquet`` are byte-identical to those
-  of an uninterrupted run. (Tasks *running* when the driver dies have no record: they are run
-  again, which is not a duplicate, since their first run left nothing.)
+* **Nothing finished is lost, nothing is run twice.** The driver appends each task's record to
+  a segment of ``<study_dir>/tasks/`` (``segment-NNNNNN.jsonl``, one per run; one line per
+  record) as it comes back, and writes and fsyncs them in batches (group commit: every
+  :data:`~bipartite.studies.segments.FLUSH_INTERVAL_S` = 0.1 s while records arrive, from a timer
+  when they stop, and when the run ends however it ends; :mod:`bipartite.studies.segments`). A
+  run skips every task with a valid record. After ``kill -9``, SIGTERM, Ctrl-C, a crash or a
+  full disk, the next run (``resume``) runs exactly the tasks without a record, and its
+  ``results.csv`` and ``results.parquet`` are byte-identical to those of an uninterrupted run.
+  (Tasks *running*, or finished but not yet flushed, when the driver dies have no record: they
+  are run again, which is not a duplicate, since their first run left nothing. A last line cut
+  short by the crash is ignored.) A record found twice (a crash while records were compacted)
+  is read once; two *different* successes of one task are flagged
+  (:class:`~bipartite.studies.DuplicateRecordWarning`) and the first is used.
 * **One run per folder.** A run holds an advisory lock on its folder
   (:mod:`bipartite.studies.locking`, POSIX ``flock`` on ``<study_dir>/.lock``, released by the
   kernel when the run ends however it ends). A second run fails at once with
@@ -20,26 +26,34 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   ever) and then continues the study (usually finding nothing left to do).
 * **Records carry a checksum.** Every task record holds ``checksum``, the SHA-256 of the
   canonical JSON of its other fields (:func:`~bipartite.studies.tasks.record_checksum`; record
-  format 2), set by the worker and checked by the driver when the result arrives and by every
-  later read, so a record damaged or edited by hand (even into valid JSON) is detected. A result
-  that is not a valid record of the task it was sent for (another study's, under a shared
-  key) becomes a failure of that task, never a result.
-* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, not a
-  regular file, of the wrong shape, of another task or with a wrong checksum is moved to
-  ``quarantine/<file>.corrupt-<UTC time>`` with a
-  :class:`~bipartite.studies.CorruptTaskFileWarning`, and the task is run again.
-  :func:`study_status` and :func:`collect_results` count such files (``corrupt``) without
-  moving them.
+  format 2), set by the worker and checked by the driver when the result arrives; the segment
+  line stores that canonical JSON with the checksum in front, so every later read checks it by
+  hashing the line's bytes, and a record damaged or edited by hand (even into valid JSON) is
+  detected. A result that is not a valid record of the task it was sent for (another study's,
+  under a shared key) becomes a failure of that task, never a result.
+* **Damaged records are rerun, not dropped.** A segment line that is not a record, fails its
+  checksum or is a record of another task or study (and a per-task file of 0.5.0 that is empty,
+  not JSON, not a regular file or of the wrong shape) is copied to
+  ``quarantine/<segment>.line<N>.corrupt-<UTC time>`` (a file is moved there) with a
+  :class:`~bipartite.studies.CorruptTaskFileWarning`; the valid records are compacted into one
+  new segment and the task is run again. :func:`study_status` and :func:`collect_results` count
+  such records (``corrupt`` when their task can be told, else ``unreadable``) without moving
+  them. A run also compacts a folder of more than
+  :data:`~bipartite.studies.segments.MAX_SEGMENTS` segments.
 * **Every run proves it is complete.** At the end of a run every task must have exactly one
   valid record (a result or a failure); otherwise (a file vanished or was damaged while the
   study ran, a result never came back) the run raises
   :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
   ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
   the same check (``complete``, ``missing``).
-* **Records of bipartite 0.3.0** (format 1, no checksum) are read: their shape and task are
-  checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits to them
-  cannot be detected), ``study status`` counts them (``legacy``), and records written from now on
-  carry a checksum. Nothing is rewritten: a 0.3.0 folder resumes as it is.
+* **Folders of bipartite 0.5.0 and earlier** (one file per task: ``tasks/<key>.json``,
+  ``tasks/<key>.failed.json``) are read as they are by :func:`study_status` and
+  :func:`collect_results`; a run (``resume``) moves their records into a segment (written and
+  fsync-ed before the files are removed: a crash in between leaves the same records twice,
+  read once). Records of bipartite 0.3.0 (format 1, no checksum) are read: their shape and task
+  are checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits
+  made to them before they were moved cannot be detected), and ``study status`` counts them
+  (``legacy``).
 * **No orphan processes.** The loky workers die with the driver, ``kill -9`` included: Linux
   sends them SIGKILL (``PR_SET_PDEATHSIG``) and, on any POSIX system, a watchdog thread exits
   within :data:`~bipartite.studies.execution.WATCHDOG_POLL_S` (0.5) s of the driver's death; the
@@ -76,8 +90,9 @@ Limits
 * Locking needs POSIX ``fcntl.flock`` and a local file system (NFS only if the server supports
   byte-range locks); without ``fcntl`` (Windows) the runner warns and runs unlocked.
   Parent-death signals are Linux-only; the watchdog works on any POSIX system.
-* Not covered: processes that a study function starts itself, remote dask workers (they belong
-  to their cluster), and power cuts (records are fsync-ed before the rename, the folder is not).
+* Not covered: processes that a study function starts itself and remote dask workers (they
+  belong to their cluster). Records are fsync-ed per batch and new segments' folder entries too,
+  so a power cut loses at most the batch being written.
 * A worker that dies (killed, out of memory) breaks the loky pool: the run stops with
   ``StudyError``; the finished tasks are kept and ``resume`` runs the rest.
 """
@@ -280,7 +295,7 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
     max_tasks : largest number of tasks allowed (default ``[execution] max_tasks``, else
         :data:`~bipartite.studies.MAX_TASKS`); checked before the tasks are listed.
     on_task : called with each task's record (a dict with ``key``, ``status``, ``cpu_s``, ...)
-        right after it is saved, in the driver process: e.g. to drive one progress bar over
+        once it is saved (its batch written and fsync-ed), in the driver process: e.g. to drive one progress bar over
         several studies (:func:`bipartite.experiments.run_paper`).
 
     Returns
@@ -455,6 +470,7 @@ def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
     if store is None:
         store = read_store(study_dir, tasks)
     states = task_states(store, tasks)
+    warn_conflicts(study_dir, states)
     unreadable = len(store.damaged) + len(stray_entries(store, tasks))
     if repair and (unreadable or any(s.damaged for s in states.values())):
         repair_store(store, tasks, states)

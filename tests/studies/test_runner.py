@@ -63,6 +63,34 @@ def test_task_seed_matches_seedsequence_reference():
     assert task_seed(123, "f", params, 2, paired=True) == int(paired)
 
 
+def test_seed_sequence_words_match_numpy():
+    """The vectorised SeedSequence (expand_tasks' seeds) against numpy.random.SeedSequence, the
+    reference: random entropies (one to five 32-bit words) and spawn keys of 1 to 6 words."""
+    rng = np.random.default_rng(0)
+    for n_entropy_words in (1, 2, 5):
+        entropy = int.from_bytes(rng.bytes(4 * n_entropy_words), "little")
+        for width in (1, 2, 5, 6):
+            keys = rng.integers(0, 2**32, size=(40, width), dtype=np.uint64).astype(np.uint32)
+            keys[0] = 0
+            got = studies.seed_sequence_words(entropy, keys)
+            want = [np.random.SeedSequence(entropy, spawn_key=tuple(int(v) for v in row))
+                    .generate_state(1, np.uint32)[0] for row in keys]
+            np.testing.assert_array_equal(got, np.array(want, dtype=np.uint32))
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@pytest.mark.parametrize("seed, replicates", [(5, 3), (2**40 + 1, [0, 7, 2**33])])
+def test_expanded_seeds_equal_task_seed(paired, seed, replicates):
+    """expand_tasks computes the seeds of a grid at once; each equals task_seed (one task at a
+    time), also for a study seed of two words and a replicate number of two words."""
+    cfg = resolve_config({"study": {"function": "demo.binormal_auc", "seed": seed,
+                                    "replicates": replicates, "paired_seeds": paired},
+                          "params": {"n": 10}, "grid": {"shift": [0.0, 0.5, 1.0]}})
+    tasks = expand_tasks(cfg)
+    assert [t.seed for t in tasks] == [task_seed(seed, t.function, t.params, t.replicate,
+                                                 paired=paired) for t in tasks]
+
+
 def test_task_key_depends_on_definition_only():
     key = task_key("f", {"a": 1, "b": 2.5}, 0)
     assert key == task_key("f", {"b": 2.5, "a": 1}, 0)
@@ -150,10 +178,10 @@ def test_resume_reruns_only_missing_tasks(tmp_path):
     assert [p.name for p in segments(tmp_path / "s")] == ["segment-000001.jsonl",
                                                           "segment-000002.jsonl"]
     pd.testing.assert_frame_equal(res.results, full.results, check_exact=True)
-    # Task files hold the same rows (timing fields aside).
+    # The records hold the same rows (timing fields aside).
     after = task_files(tmp_path / "s")
     for name in removed:
-        old, new = json.loads(before[name]), json.loads(after[name])
+        old, new = json.loads(before[name])["record"], json.loads(after[name])["record"]
         assert old["rows"] == new["rows"] and old["seed"] == new["seed"]
     # Running the same config into the same folder continues it too.
     again = run_study(demo_config(), tmp_path / "s", progress=False)
