@@ -387,7 +387,8 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
                 raise
             writer.close()
         store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
-    census = _census(study_dir, tasks, repair=True, store=store)
+        states = None
+    census = _census(study_dir, tasks, repair=True, store=store, states=states)
     if census.missing:
         raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
                                    missing=census.missing)
@@ -463,14 +464,16 @@ class _Census:
 
 
 def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
-            store: Store | None = None) -> _Census:
-    """The census of a folder from its records (``store``, else read now). With ``repair``
-    (a run, holding the lock), damaged records are moved to ``quarantine/`` and the rest
-    compacted (:func:`~bipartite.studies.segments.repair_store`)."""
+            store: Store | None = None, states: dict[str, TaskState] | None = None) -> _Census:
+    """The census of a folder from its records (``store``, else read now; ``states``, the
+    tasks' states in ``store`` when known). With ``repair`` (a run, holding the lock), damaged
+    records are moved to ``quarantine/`` and the rest compacted
+    (:func:`~bipartite.studies.segments.repair_store`)."""
     if store is None:
         store = read_store(study_dir, tasks)
-    states = task_states(store, tasks)
-    warn_conflicts(study_dir, states)
+    if states is None:
+        states = task_states(store, tasks)
+        warn_conflicts(study_dir, states)
     unreadable = len(store.damaged) + len(stray_entries(store, tasks))
     if repair and (unreadable or any(s.damaged for s in states.values())):
         repair_store(store, tasks, states)

@@ -161,7 +161,7 @@ def test_shared_keys_would_be_caught_not_silently_wrong(helpers, tmp_path,  # no
     result, so no run ends with a wrong table and exit status 0."""
     from distributed import LocalCluster
 
-    monkeypatch.setenv("FAULT_SLEEP", "0.03")
+    monkeypatch.setenv("FAULT_SLEEP", "0.1")  # the two runs overlap (the collision needs it)
     cfgs = {k: v for k, v in _variants().items() if k in ("a", "seed")}
     expected = {}
     for name, cfg in cfgs.items():
