@@ -132,6 +132,16 @@ def task_key(function: str, params: Mapping, replicate: int) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
+def _definition_texts(function: str, params_json: str) -> tuple[str, str]:
+    """The canonical JSON of ``{"function", "params"}`` and the prefix of ``{"function",
+    "params", "replicate"}`` up to the replicate's value, built from the canonical JSON of the
+    parameters (sorted keys: ``function`` < ``params`` < ``replicate``; the same text as
+    :func:`canonical_json` of the whole, checked in the tests), so that a grid point's
+    parameters are serialised once for all its replicates."""
+    head = '{"function":' + canonical_json(function) + ',"params":' + params_json
+    return head + "}", head + ',"replicate":'
+
+
 def task_seed(study_seed: int, function: str, params: Mapping, replicate: int, *,
               paired: bool = False) -> int:
     """Seed of one task, in ``[0, 2**32)``.
@@ -302,29 +312,36 @@ def expand_tasks(config: Mapping, *, max_tasks: int | None = None) -> list[Task]
     function, paired = config["function"], config["paired_seeds"]
     replicates = [_check_index(rep, "replicate") for rep in config["replicates"]]
     study_seed = _check_index(config["seed"], "study_seed")
-    defs, spawn = [], []  # (params, replicate, key) and spawn-key words of each task
+    defs, spawn = [], []  # (params, replicate, key, params JSON), spawn-key words of each task
     seen = set()
     for case in cases:
         for values in itertools.product(*(config["grid"][k] for k in grid_keys)):
             params = {**config["params"], **case, **dict(zip(grid_keys, values, strict=True))}
-            words = () if paired else _params_words(function, params)
+            params_json = canonical_json(params)
+            pair_text, key_prefix = _definition_texts(function, params_json)
+            words = () if paired else struct.unpack(
+                "<4I", hashlib.sha256(pair_text.encode("ascii")).digest()[:16])
             for rep in replicates:
-                key = task_key(function, params, rep)
+                key = hashlib.sha256(f"{key_prefix}{rep}}}".encode("ascii")).hexdigest()[:16]
                 if key in seen:
                     raise ConfigError(f"{config.get('source', '<config>')}: two tasks have the "
                                       f"same parameters {params} (replicate {rep}); remove the "
                                       "duplicate grid value or case.")
                 seen.add(key)
-                defs.append((params, rep, key))
+                defs.append((params, rep, key, params_json))
                 spawn.append((rep, *words))
     if all(rep <= _MASK32 for rep in replicates):  # one word per replicate: all seeds at once
         seeds = seed_sequence_words(study_seed, np.array(spawn, dtype=np.uint32)).tolist()
     else:  # a replicate number of several words (>= 2**32): one at a time
         seeds = [task_seed(study_seed, function, params, rep, paired=paired)
-                 for params, rep, _ in defs]
+                 for params, rep, _, _ in defs]
     threads = config["execution"]["threads_per_task"]
-    return [Task(config["name"], function, params, rep, seed, key, threads)
-            for (params, rep, key), seed in zip(defs, seeds, strict=True)]
+    tasks = []
+    for (params, rep, key, params_json), seed in zip(defs, seeds, strict=True):
+        task = Task(config["name"], function, params, rep, seed, key, threads)
+        task.__dict__["params_json"] = params_json  # the cached property, known already
+        tasks.append(task)
+    return tasks
 
 
 # --------------------------------------------------------------------------------------------

@@ -89,6 +89,10 @@ def test_expanded_seeds_equal_task_seed(paired, seed, replicates):
     tasks = expand_tasks(cfg)
     assert [t.seed for t in tasks] == [task_seed(seed, t.function, t.params, t.replicate,
                                                  paired=paired) for t in tasks]
+    # keys built from the parameters' JSON once per grid point equal task_key's
+    assert [t.key for t in tasks] == [task_key(t.function, t.params, t.replicate) for t in tasks]
+    assert all(t.params_json == json.dumps(t.params, sort_keys=True, separators=(",", ":"))
+               for t in tasks)
 
 
 def test_task_key_depends_on_definition_only():
