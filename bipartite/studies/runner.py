@@ -398,7 +398,7 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
 
 
 def _incomplete_message(study_dir: Path, census: _Census) -> str:
-    shown = [f"{t.key} ({canonical_json(t.params)}, replicate {t.replicate})"
+    shown = [f"{t.key} ({t.params_json}, replicate {t.replicate})"
              for t in census.tasks if t.key in set(census.missing[:10])]
     more = len(census.missing) - len(shown)
     return (f"{study_dir}: the study is incomplete: {len(census.missing)} of "
@@ -543,11 +543,11 @@ def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> p
         status, rec = state.status, state.record
         if status == "failed":
             failures.append({"task": t.key, "replicate": t.replicate,
-                             "params": canonical_json(t.params), "error": rec.get("error"),
+                             "params": t.params_json, "error": rec.get("error"),
                              "file": str(state.entry.source), "line": state.entry.line})
         ok = rec if status == "ok" else None
         index.append({"task": t.key, "replicate": t.replicate, "seed": t.seed,
-                      "params": canonical_json(t.params), "status": status,
+                      "params": t.params_json, "status": status,
                       "elapsed_s": (ok or {}).get("elapsed_s"),
                       "cpu_s": (ok or {}).get("cpu_s")})
         if ok is None:

@@ -132,13 +132,13 @@ def task_key(function: str, params: Mapping, replicate: int) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
-def _definition_texts(function: str, params_json: str) -> tuple[str, str]:
+def _definition_texts(function_json: str, params_json: str) -> tuple[str, str]:
     """The canonical JSON of ``{"function", "params"}`` and the prefix of ``{"function",
     "params", "replicate"}`` up to the replicate's value, built from the canonical JSON of the
-    parameters (sorted keys: ``function`` < ``params`` < ``replicate``; the same text as
+    function's name and of the parameters (sorted keys: ``function`` < ``params`` < ``replicate``; the same text as
     :func:`canonical_json` of the whole, checked in the tests), so that a grid point's
     parameters are serialised once for all its replicates."""
-    head = '{"function":' + canonical_json(function) + ',"params":' + params_json
+    head = '{"function":' + function_json + ',"params":' + params_json
     return head + "}", head + ',"replicate":'
 
 
@@ -312,13 +312,14 @@ def expand_tasks(config: Mapping, *, max_tasks: int | None = None) -> list[Task]
     function, paired = config["function"], config["paired_seeds"]
     replicates = [_check_index(rep, "replicate") for rep in config["replicates"]]
     study_seed = _check_index(config["seed"], "study_seed")
+    function_json = canonical_json(function)
     defs, spawn = [], []  # (params, replicate, key, params JSON), spawn-key words of each task
     seen = set()
     for case in cases:
         for values in itertools.product(*(config["grid"][k] for k in grid_keys)):
             params = {**config["params"], **case, **dict(zip(grid_keys, values, strict=True))}
             params_json = canonical_json(params)
-            pair_text, key_prefix = _definition_texts(function, params_json)
+            pair_text, key_prefix = _definition_texts(function_json, params_json)
             words = () if paired else struct.unpack(
                 "<4I", hashlib.sha256(pair_text.encode("ascii")).digest()[:16])
             for rep in replicates:
