@@ -1,4 +1,6 @@
-"""The files of a study folder: layout, atomic writes, task records and their checks.
+"""The files of a study folder: layout, atomic writes, task records and their checks (the
+records themselves live in segments, :mod:`bipartite.studies.segments`; the per-task files of
+0.5.0 and earlier are read here).
 
 Every file the runner writes goes to a unique temporary name in its own folder
 (``.<name>.<pid>-<8 hex>.tmp``, created with ``O_EXCL``), is flushed and ``fsync``-ed, then moved
@@ -186,18 +188,22 @@ def prepare_tasks_dir(study_dir: Path) -> Path:
 
 
 def ok_path(study_dir: Path, key: str) -> Path:
-    """``tasks/<key>.json``: the record of a finished task."""
+    """``tasks/<key>.json``: the record of a finished task in the layout of 0.5.0 and earlier
+    (one file per task; the runner now appends records to segments,
+    :mod:`bipartite.studies.segments`, and reads these files as they are)."""
     return study_dir / TASKS_DIR / f"{key}.json"
 
 
 def failed_path(study_dir: Path, key: str) -> Path:
-    """``tasks/<key>.failed.json``: the record of a task that raised."""
+    """``tasks/<key>.failed.json``: the record of a task that raised (layout of 0.5.0)."""
     return study_dir / TASKS_DIR / f"{key}.failed.json"
 
 
 def write_task_record(study_dir: Path, record: dict) -> Path:
-    """Write a task's record (``ok`` or ``failed``) atomically; a success removes an older
-    failure record of the task. Disk full and the like raise :class:`StudyIOError`."""
+    """Write a task's record (``ok`` or ``failed``) atomically in the layout of 0.5.0 (one file
+    per task: what the runner wrote up to 0.5.0; a run moves such files into a segment); a
+    success removes an older failure record of the task. Disk full and the like raise
+    :class:`StudyIOError`."""
     key = record["key"]
     path = ok_path(study_dir, key) if record["status"] == "ok" else failed_path(study_dir, key)
     try:
@@ -302,8 +308,8 @@ def quarantine(path: Path, reason: str, *, key: str) -> Path:
 
 
 def task_state(study_dir: Path, task: Task, *, repair: bool) -> tuple[str, dict | None]:
-    """``(status, record)`` of one task: ``"ok"``, ``"failed"``, ``"pending"``, or (when not
-    ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
+    """``(status, record)`` of one task from its files in the layout of 0.5.0: ``"ok"``,
+    ``"failed"``, ``"pending"``, or (when not ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
     (:func:`quarantine`) and the task counts as pending."""
     corrupt = False
     for status, path in (("ok", ok_path(study_dir, task.key)),

@@ -163,6 +163,7 @@ class Entry:
     raw: bytes | None = None  # the bytes of a damaged segment line (for quarantine)
     checksum: str | None = None  # checksum of the record's content
     key: str | None = dataclasses.field(init=False)  # the record's task key (None: unknown)
+    checked: bool = dataclasses.field(init=False, default=False)  # found a valid record
 
     def __post_init__(self) -> None:
         key = self.record.get("key") if isinstance(self.record, dict) else None
@@ -306,9 +307,11 @@ def task_states(store: Store, tasks: Iterable[Task]) -> dict[str, TaskState]:
             problem = entry.problem
             if problem is None:
                 status = rec.get("status")
-                problem = (record_problem(rec, task, status, checksum=entry.checksum)
-                           if status in ("ok", "failed") else f"status {status!r}")
+                if not entry.checked:  # (a segment read before, unchanged, was checked then)
+                    problem = (record_problem(rec, task, status, checksum=entry.checksum)
+                               if status in ("ok", "failed") else f"status {status!r}")
                 if problem is None:
+                    entry.checked = True
                     (ok if status == "ok" else failed).append(entry)
                     continue
                 entry.problem = problem
