@@ -68,8 +68,8 @@ TARGET_BATCH_S = 0.05
 MAX_BATCH_TASKS = 256
 #: Dask tasks in flight per worker thread (at least :data:`DASK_MIN_WINDOW`): the rest wait
 #: in the driver, and are submitted (``client.map``) as the window empties.
-DASK_IN_FLIGHT_PER_THREAD = 8
-DASK_MIN_WINDOW = 32
+DASK_IN_FLIGHT_PER_THREAD = 64
+DASK_MIN_WINDOW = 256
 #: Exit status of a worker whose driver died.
 ORPHAN_EXIT_STATUS = 70
 
@@ -422,20 +422,28 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
                 done_so_far.update(new)
 
         submit_more()
-        for fut in done_so_far:
-            task = futures[fut]
-            try:
-                record = fut.result()
-            except CancelledError as exc:  # the scheduler went away: the task never ran
-                lost = scheduler or "the LocalCluster's scheduler"
-                raise StudyError(
-                    f"{where}: lost the dask scheduler {lost} during the run "
-                    f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
-                    f"{_scheduler_hint(lost, where)}") from None
-            except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
-                record = failed_record(task, exc)
-            del futures[fut]
-            on_record(record)
+        for batch in done_so_far.batches():  # the futures done since the last batch
+            finished = [f for f in batch if f.status == "finished"]
+            try:  # one round trip for the batch's results
+                results = dict(zip(finished, client.gather(finished), strict=True))
+            except Exception:  # noqa: BLE001 - a result lost meanwhile: one at a time below
+                results = {}
+            for fut in batch:
+                task = futures.pop(fut)
+                if fut in results:
+                    record = results[fut]
+                else:
+                    try:
+                        record = fut.result()
+                    except CancelledError as exc:  # the scheduler went away: the task never ran
+                        lost = scheduler or "the LocalCluster's scheduler"
+                        raise StudyError(
+                            f"{where}: lost the dask scheduler {lost} during the run "
+                            f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
+                            f"{_scheduler_hint(lost, where)}") from None
+                    except Exception as exc:  # noqa: BLE001 - a lost worker fails this task
+                        record = failed_record(task, exc)
+                on_record(record)
             if len(futures) <= window // 2:
                 submit_more()
         clean = True

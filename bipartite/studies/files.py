@@ -227,7 +227,9 @@ def record_problem(record: object, task: Task, status: str, *,
     (:data:`~bipartite.studies.tasks.LEGACY_RECORD_FORMAT`, no checksum) is valid when its
     shape and task match (:func:`is_legacy`: callers warn, :class:`LegacyRecordWarning`).
     ``checksum``: the checksum of the record's content when the caller computed it already
-    (a segment line's, :func:`bipartite.studies.segments.encode_record`), else it is computed.
+    (a segment line's, :func:`bipartite.studies.segments.encode_record`), else it is computed;
+    with it, the parameters of a checksummed record are compared by value (its key, checked
+    first, is the hash of the canonical parameters), else by their canonical JSON.
     """
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not an object"
@@ -244,10 +246,15 @@ def record_problem(record: object, task: Task, status: str, *,
                         ("seed", task.seed)):
         if record.get(field) != want:
             return f"{field} {record.get(field)!r}, expected {want!r}"
-    try:
-        same = canonical_json(record.get("params")) == task.params_json
-    except (TypeError, ValueError):
-        same = False
+    if checksum is not None and fmt == RECORD_FORMAT:
+        # content proved by its checksum and key (a hash of the canonical parameters) matched:
+        # the parameters are compared by value
+        same = record.get("params") == task.params
+    else:
+        try:
+            same = canonical_json(record.get("params")) == task.params_json
+        except (TypeError, ValueError):
+            same = False
     if not same:
         return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
