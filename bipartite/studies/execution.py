@@ -423,6 +423,11 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
 
         submit_more()
         for batch in done_so_far.batches():  # the futures done since the last batch
+            if any(f.cancelled() for f in batch):  # the scheduler went away: fail at once
+                lost = scheduler or "the LocalCluster's scheduler"
+                raise StudyError(
+                    f"{where}: lost the dask scheduler {lost} during the run (tasks were "
+                    f"cancelled); the finished tasks are saved. {_scheduler_hint(lost, where)}")
             finished = [f for f in batch if f.status == "finished"]
             try:  # one round trip for the batch's results
                 results = dict(zip(finished, client.gather(finished), strict=True))
@@ -439,8 +444,8 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
                         lost = scheduler or "the LocalCluster's scheduler"
                         raise StudyError(
                             f"{where}: lost the dask scheduler {lost} during the run "
-                            f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
-                            f"{_scheduler_hint(lost, where)}") from None
+                            f"({str(exc).splitlines()[0] or 'cancelled'}); the finished tasks "
+                            f"are saved. {_scheduler_hint(lost, where)}") from None
                     except Exception as exc:  # noqa: BLE001 - a lost worker fails this task
                         record = failed_record(task, exc)
                 on_record(record)
