@@ -63,7 +63,6 @@ from bipartite.studies.errors import (
 )
 from bipartite.studies.files import (
     CORRUPT_SUFFIX,
-    MAX_RECORD_BYTES,
     QUARANTINE_DIR,
     TASKS_DIR,
     atomic_path,
@@ -564,6 +563,6 @@ def write_some(fd: int, data: memoryview) -> int:
     return written
 
 
-__all__ = ["FLUSH_INTERVAL_S", "MAX_BATCH_RECORDS", "MAX_RECORD_BYTES", "MAX_SEGMENTS",
-           "SegmentWriter", "Store", "TaskState", "decode_line", "encode_record", "read_store",
-           "repair_store", "segment_name", "task_states"]
+__all__ = ["FLUSH_INTERVAL_S", "MAX_BATCH_RECORDS", "MAX_SEGMENTS", "Entry", "SegmentWriter",
+           "Store", "TaskState", "decode_line", "encode_record", "list_segments", "read_store",
+           "repair_store", "segment_name", "task_states", "warn_conflicts"]
