@@ -95,6 +95,25 @@ def test_expanded_seeds_equal_task_seed(paired, seed, replicates):
                for t in tasks)
 
 
+def test_thread_pools_are_pinned_during_a_task_and_restored():
+    """Inside a task every BLAS/OpenMP pool threadpoolctl finds runs `threads` threads; after
+    it, each is back to its count before (threadpoolctl's own report is the reference)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from bipartite.studies.tasks import _limited_threads
+
+    def counts():
+        return [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
+
+    with threadpool_limits(limits=2):
+        before = counts()
+        with _limited_threads(1):
+            assert {n for _, n in counts()} <= {1}
+        assert counts() == before
+        with _limited_threads(2):  # already at 2: left as it is
+            assert counts() == before
+
+
 def test_task_key_depends_on_definition_only():
     key = task_key("f", {"a": 1, "b": 2.5}, 0)
     assert key == task_key("f", {"b": 2.5, "a": 1}, 0)
