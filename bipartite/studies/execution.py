@@ -379,6 +379,25 @@ def dask_key(study_token: str, task_key: str) -> str:
     return f"bipartite-{study_token}-{task_key}"
 
 
+#: Seconds a batch of finished dask futures waits for more to finish before its results are
+#: gathered (one round trip for many results; records are written in batches anyway).
+DASK_GATHER_WAIT_S = 0.05
+
+
+def _next_batch(done, size: int) -> list:
+    """The futures finished so far (at least one: blocks for it), and those finishing within
+    :data:`DASK_GATHER_WAIT_S` after it, up to about ``size``."""
+    batch = list(done.next_batch(block=True))
+    deadline = time.monotonic() + DASK_GATHER_WAIT_S
+    while len(batch) < size and time.monotonic() < deadline and not done.is_empty():
+        more = done.next_batch(block=False)
+        if more:
+            batch.extend(more)
+        else:
+            time.sleep(0.002)
+    return batch
+
+
 def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, scheduler: str | None,
              scheduler_timeout: float, cluster_kwargs: Mapping, where: str,
              study_token: str = "study") -> None:
@@ -422,7 +441,8 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
                 done_so_far.update(new)
 
         submit_more()
-        for batch in done_so_far.batches():  # the futures done since the last batch
+        while not done_so_far.is_empty():
+            batch = _next_batch(done_so_far, max(1, window // 4))
             if any(f.cancelled() for f in batch):  # the scheduler went away: fail at once
                 lost = scheduler or "the LocalCluster's scheduler"
                 raise StudyError(
