@@ -89,6 +89,10 @@ BENCHES: tuple[Bench, ...] = (
     Bench("pareto", "bench_pareto.py", ("--targets", "--time-limit", "60"),
           ("--targets", "--time-limit", "60", "--seeds", "0", "1", "2"),
           "exact frontier targets (subset DP)"),
+    Bench("runner", "bench_runner.py", ("--n", "2000", "--resume-n", "1e5", "--repeats", "3"),
+          ("--n", "10000", "--resume-n", "1e5", "--repeats", "5"),
+          "study runner overhead per task against bare joblib and dask client.map; resume "
+          "and files of a 1e5-task study"),
     Bench("maxmin", "bench_maxmin.py", ("--part", "crossover", "--time-limit", "30"),
           ("--part", "both", "--time-limit", "60"),
           "max_min_point: DP vs MILP crossover, MILP growth"),

@@ -22,8 +22,9 @@ Commands
 Output with ``--format json`` is strict JSON: no NaN or Infinity literals (``null``, with the
 reason in a ``"notes"`` field). A closed pipe (``bipartite ... | head``) ends quietly.
 
-Exit status: 0 on success, 1 when some study tasks failed (their tracebacks are in
-``DIR/tasks/*.failed.json``), 2 for usage and configuration errors.
+Exit status: 0 on success, 1 when some study tasks failed (their errors are in
+``DIR/failures.csv``, their tracebacks in the records of ``DIR/tasks/segment-*.jsonl``), 2 for
+usage and configuration errors.
 """
 
 from __future__ import annotations
@@ -206,9 +207,10 @@ def _add_study(sub) -> None:
         help="run a study from a TOML config",
         description=textwrap.dedent("""\
             Run the tasks of CONFIG (one per grid point x replicate) and gather their results
-            into DIR/results.parquet and DIR/results.csv. Each task writes DIR/tasks/<key>.json
-            atomically when it finishes; a task that raises writes <key>.failed.json with its
-            traceback and the others go on. The resolved config is saved to DIR/manifest.json,
+            into DIR/results.parquet and DIR/results.csv. Finished tasks are appended to a
+            segment DIR/tasks/segment-NNNNNN.jsonl (one checksummed record a line, fsync-ed
+            per batch); a task that raises records its error and traceback and the others go
+            on. The resolved config is saved to DIR/manifest.json,
             so `bipartite study resume DIR` needs nothing else."""))
     run.add_argument("config", type=Path, metavar="CONFIG.toml",
                      help="study configuration, or the name of a shipped example "
@@ -530,7 +532,8 @@ def _report_study(result) -> int:
         print(f"  FAILED {rec['key']} {json.dumps(rec['params'])} replicate "
               f"{rec['replicate']}: {rec.get('error')}", file=sys.stderr)
     if result.failures:
-        print(f"  tracebacks: {result.study_dir}/tasks/*.failed.json; rerun them with "
+        print(f"  errors: {result.study_dir}/failures.csv (tracebacks in the records of "
+              f"{result.study_dir}/tasks/segment-*.jsonl); rerun them with "
               f"`bipartite study resume {result.study_dir}`", file=sys.stderr)
         return 1
     return 0
@@ -611,8 +614,8 @@ def _cmd_reproduce(args) -> int:
     failed = {k: v.get("failed", 0) for k, v in meta.get("studies", {}).items()
               if v.get("failed", 0)}
     if failed:
-        print(f"failed tasks per study: {failed}; tracebacks in {out}/studies/<study>/tasks/"
-              f"*.failed.json; rerun the same command to retry them.", file=sys.stderr)
+        print(f"failed tasks per study: {failed}; errors in {out}/studies/<study>/failures.csv"
+              f"; rerun the same command to retry them.", file=sys.stderr)
         return 1
     return 0
 

@@ -131,13 +131,13 @@ def test_study_with_failures_exits_1(tmp_path, capsys, monkeypatch):
         '"demo.binormal_auc"', '"fragile_study:work"'))
     assert main(["study", "run", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 1
     err = capsys.readouterr().err
-    assert "FAILED" in err and "failed.json" in err
+    assert "FAILED" in err and "failures.csv" in err
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     """SIGKILL a running study after some tasks finished; `study resume DIR` (config file
-    deleted: the manifest suffices) completes it. Finished task files are untouched, every task
-    has exactly one result file, and the results equal an uninterrupted run bit for bit."""
+    deleted: the manifest suffices) completes it. Finished records are kept as they were, every
+    task has exactly one record, and the results equal an uninterrupted run bit for bit."""
     cfg = tmp_path / "kill.toml"
     cfg.write_text("""
 [study]
@@ -155,17 +155,28 @@ n = [150000]
                              "--out", str(out), "--jobs", "1", "--no-progress"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tasks = out / "tasks"
+
+    def records() -> dict[str, tuple[str, bytes]]:
+        """(status, line) of each task's first record in the segments (whole lines only)."""
+        found: dict[str, tuple[str, bytes]] = {}
+        for seg in sorted(tasks.glob("segment-*.jsonl")):
+            data = seg.read_bytes()
+            for line in data[:data.rfind(b"\n") + 1].splitlines():
+                rec = json.loads(line)["record"]
+                found.setdefault(rec["key"], (rec["status"], line))
+        return found
+
     deadline = time.monotonic() + 90
     try:
         while time.monotonic() < deadline:
-            if tasks.is_dir() and len(list(tasks.glob("*.json"))) >= 3:
+            if tasks.is_dir() and len(records()) >= 3:
                 break
             time.sleep(0.01)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    finished = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tasks.glob("*.json")}
+    finished = records()
     assert 3 <= len(finished) < 20, "the kill must land while tasks remain"
     assert not (out / "results.parquet").exists()
     cfg.unlink()
@@ -173,11 +184,9 @@ n = [150000]
     proc = run_cli("study", "resume", str(out), "--no-progress")
     assert proc.returncode == 0, proc.stderr
     assert f"20 tasks ({len(finished)} already done, {20 - len(finished)} run)" in proc.stdout
-    for name, (content, mtime) in finished.items():
-        assert (tasks / name).read_bytes() == content
-        assert (tasks / name).stat().st_mtime_ns == mtime
-    files = sorted(p.name for p in tasks.glob("*.json"))
-    assert len(files) == 20 and not [f for f in files if f.endswith(".failed.json")]
+    after = records()
+    assert all(after[key] == rec for key, rec in finished.items())  # finished records kept
+    assert len(after) == 20 and {status for status, _ in after.values()} == {"ok"}
 
     cfg.write_text((out / "manifest.json").read_text())  # same config, uninterrupted
     manifest = json.loads(cfg.read_text())

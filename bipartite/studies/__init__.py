@@ -1,27 +1,34 @@
 """The one experiment runner: a resumable task runner and a registry of study functions.
 
 A *study* is a grid of parameters x replicates over one *study function*. Each task
-``(function, params, replicate)`` gets its own seed, runs once, and writes one result file as soon
-as it finishes; the results of all tasks are gathered into one tidy table.
+``(function, params, replicate)`` gets its own seed and runs once; its record is appended to a
+segment of the study folder as soon as it comes back, and the results of all tasks are gathered
+into one tidy table.
 
 Runner guarantees
 -----------------
 The full list, with the limits, is the docstring of :mod:`bipartite.studies.runner`; in short:
 
-* **One file per task, written atomically, with a checksum; completeness proved at the end of
-  every run** (:class:`StudyIncompleteError` otherwise). ``<study_dir>/tasks/<key>.json`` where ``key`` is a
-  stable hash of ``(function, params, replicate)`` (:func:`task_key`). The file is written to a
-  unique temporary name in the same folder and moved into place with :func:`os.replace`, so a
-  killed run leaves either the whole file or none.
+* **A few segment files, group commit, a checksum per record; completeness proved at the end
+  of every run** (:class:`StudyIncompleteError` otherwise). The study folder holds
+  ``manifest.json``, the tables (``results.parquet``, ``results.csv``, ``task_index.csv``,
+  ``failures.csv``) and ``tasks/segment-NNNNNN.jsonl``: one segment per run that had tasks to
+  run, one line per task record ``{"checksum": "sha256:...", "record": {...}}`` (the key of a
+  task is a stable hash of ``(function, params, replicate)``, :func:`task_key`). Records are
+  written and fsync-ed in batches (every 0.1 s, not per task), so a study of 10⁵ tasks leaves a
+  handful of files; a ``kill -9`` loses at most the last unflushed batch, whose tasks are run
+  again (:mod:`bipartite.studies.segments`). Folders of 0.5.0 and earlier (one file per task,
+  ``tasks/<key>.json``) are read as they are and moved into a segment by the next run.
 * **Resume.** :func:`resume_study` (``bipartite study resume DIR``) reads ``manifest.json`` (the
-  resolved configuration, written before any task starts), skips tasks whose result file is
-  valid and reruns the others (a corrupt file is moved aside and its task rerun). No finished
-  task is lost or run twice, after ``kill -9``, SIGTERM, Ctrl-C or a full disk alike.
+  resolved configuration, written before any task starts), reads each segment once, skips tasks
+  with a valid record and reruns the others (a damaged record is moved to ``quarantine/`` and
+  its task rerun). No finished task is lost or run twice, after ``kill -9``, SIGTERM, Ctrl-C or
+  a full disk alike.
 * **One run per folder, no orphans.** A run locks its folder (POSIX ``flock``; a second run
   fails with :class:`StudyLockedError` or waits ``lock_timeout`` seconds); its worker processes
   die with it, and SIGTERM stops it cleanly with :class:`StudyTerminated` (exit status 143).
-* **Failures do not stop a study.** A task that raises writes ``tasks/<key>.failed.json`` with the
-  error and its traceback; the other tasks go on. ``resume`` reruns failed tasks (unless
+* **Failures do not stop a study.** A task that raises records its error and traceback (a record
+  with ``status: "failed"``, listed in ``failures.csv``); the other tasks go on. ``resume`` reruns failed tasks (unless
   ``retry_failed=False``).
 * **Reproducible seeds.** The seed of a task is drawn from ``numpy.random.SeedSequence`` with the
   study seed as entropy and the task key as spawn key (:func:`task_seed`), so a result does not
@@ -32,8 +39,9 @@ The full list, with the limits, is the docstring of :mod:`bipartite.studies.runn
   ``"dask"`` (``dask.distributed``: an existing scheduler given by address, reached within
   ``scheduler_timeout`` seconds, else a ``LocalCluster``). Ray is not offered: it is a heavy extra
   dependency and ``dask.distributed`` already covers multi-machine scale-out with the same futures
-  model. Results travel back to the driver, which writes the files, so dask workers need no shared
-  file system.
+  model. Results travel back to the driver, which writes the records, so dask workers need no
+  shared file system. loky workers get short tasks in batches (as joblib's auto-batching does);
+  dask gets the tasks in a bounded window (``client.map`` of a few per worker thread at a time).
 * **Limits.** At most :data:`MAX_TASKS` tasks per study unless raised (``[execution] max_tasks``);
   study names are folder names (:data:`~bipartite.studies.config.NAME_PATTERN`).
 
@@ -68,6 +76,7 @@ from bipartite.studies.constraints import Each, OneOf, Range
 from bipartite.studies.demo import binormal_auc
 from bipartite.studies.errors import (
     CorruptTaskFileWarning,
+    DuplicateRecordWarning,
     LegacyRecordWarning,
     StudyError,
     StudyIncompleteError,
@@ -106,9 +115,11 @@ from bipartite.studies.tasks import (
     TASK_COLUMNS,
     Task,
     count_tasks,
+    execute_batch,
     execute_task,
     expand_tasks,
     record_checksum,
+    seed_sequence_words,
     study_token,
     task_key,
     task_seed,
@@ -118,6 +129,7 @@ __all__ = [
     "BACKENDS",
     "ConfigError",
     "CorruptTaskFileWarning",
+    "DuplicateRecordWarning",
     "Each",
     "LegacyRecordWarning",
     "OneOf",
@@ -148,6 +160,7 @@ __all__ = [
     "Task",
     "binormal_auc",
     "collect_results",
+    "execute_batch",
     "execute_task",
     "expand_tasks",
     "generic_figures",
@@ -167,6 +180,7 @@ __all__ = [
     "study_summary_table",
     "task_key",
     "task_seed",
+    "seed_sequence_words",
     "write_table",
     "write_text_atomic",
 ]

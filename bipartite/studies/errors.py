@@ -69,6 +69,12 @@ class CorruptTaskFileWarning(UserWarning):
     (``<study_dir>/quarantine/``) and the task rerun."""
 
 
+class DuplicateRecordWarning(UserWarning):
+    """A task has two successful records that differ (it ran twice: e.g. record segments of two
+    folders merged by hand). The first is used; identical copies (a crash while records were
+    compacted) are read once without a warning."""
+
+
 class LegacyRecordWarning(UserWarning):
     """Task records written by bipartite 0.3.0 carry no checksum: they are read (their shape and
     task are checked) but cannot be verified against later edits."""

@@ -9,9 +9,13 @@ arrives, in the driver process. The pool never outlives the driver:
   every :data:`WATCHDOG_POLL_S` s and exits when the driver is gone (any POSIX system; also
   covers the moment before ``prctl``). Workers ignore SIGINT: Ctrl-C reaches the driver, which
   stops them. The pool's resource-tracker processes exit once driver and workers are gone.
-  At most :data:`IN_FLIGHT_PER_WORKER` tasks per worker are submitted at a time.
+  Tasks go in batches (:func:`~bipartite.studies.tasks.execute_batch`) of about
+  :data:`TARGET_BATCH_S` seconds of work (one task per batch for tasks that take longer), and at
+  most :data:`IN_FLIGHT_PER_WORKER` batches per worker are submitted at a time.
 * **dask**: ``dask.distributed`` (an existing scheduler, reached within ``scheduler_timeout``
-  seconds, or a ``LocalCluster`` whose processes ``distributed`` ties to the driver).
+  seconds, or a ``LocalCluster`` whose processes ``distributed`` ties to the driver). At most
+  :data:`DASK_IN_FLIGHT_PER_THREAD` tasks per worker thread (and at least
+  :data:`DASK_MIN_WINDOW`) are submitted at a time, never the whole study at once.
 
 On KeyboardInterrupt or SIGTERM (:func:`sigterm_raises`, which turns SIGTERM into
 :class:`~bipartite.studies.StudyTerminated`), the records of tasks already finished are saved,
@@ -26,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import itertools
 import math
 import os
 import signal
@@ -36,7 +41,14 @@ import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from bipartite.studies.errors import StudyError, StudyIOError, StudyTerminated
-from bipartite.studies.tasks import RECORD_FORMAT, Task, execute_task, seal_record
+from bipartite.studies.tasks import (
+    RECORD_FORMAT,
+    Task,
+    execute_batch,
+    execute_task,
+    iter_execute,
+    seal_record,
+)
 
 #: Seconds between two checks of the worker watchdog (a worker outlives a killed driver by at
 #: most about this long, on systems without ``PR_SET_PDEATHSIG``).
@@ -46,8 +58,18 @@ DEFAULT_SCHEDULER_TIMEOUT = 30.0
 #: Seconds to open a TCP connection to a dask scheduler before the client is made: a refused
 #: connection (no scheduler there any more) fails at once instead of after ``scheduler_timeout``.
 SCHEDULER_PROBE_S = 5.0
-#: Tasks submitted to the loky pool per worker at a time (bounded memory, quick shutdown).
+#: Batches submitted to the loky pool per worker at a time (bounded memory, quick shutdown).
 IN_FLIGHT_PER_WORKER = 2
+#: Seconds of work a loky batch aims at: short tasks go to the workers in batches (as joblib's
+#: auto-batching does), sized from the time the tasks of the last batch took, so that the
+#: pool's round trip (about a millisecond) is small beside the work.
+TARGET_BATCH_S = 0.05
+#: Most tasks in one loky batch.
+MAX_BATCH_TASKS = 256
+#: Dask tasks in flight per worker thread (at least :data:`DASK_MIN_WINDOW`): the rest wait
+#: in the driver, and are submitted (``client.map``) as the window empties.
+DASK_IN_FLIGHT_PER_THREAD = 64
+DASK_MIN_WINDOW = 256
 #: Exit status of a worker whose driver died.
 ORPHAN_EXIT_STATUS = 70
 
@@ -177,20 +199,24 @@ def run_pending(pending: Sequence[Task], on_record: OnRecord, *, jobs: int = 1,
                  scheduler_timeout=scheduler_timeout,
                  cluster_kwargs=dask_cluster_kwargs or {}, where=where, study_token=study_token)
     elif jobs == 1:
-        for task in pending:
-            on_record(execute_task(task.as_dict()))
+        for record in iter_execute(t.as_dict() for t in pending):
+            on_record(record)
     else:
         run_loky(pending, on_record, jobs=jobs, where=where)
 
 
-def save_finished(futures: Mapping, on_record: OnRecord, finished: Callable) -> None:
+def save_finished(futures: Mapping, on_record: OnRecord, finished: Callable, *,
+                  batches: bool = False) -> None:
     """After an interrupt: hand over the records of futures that finished but were not handled
-    yet (a disk error stops it quietly: the interrupt is what the caller must see)."""
+    yet (each future's result is one record, or a list of records with ``batches``; a disk
+    error stops it quietly: the interrupt is what the caller must see)."""
     for fut in list(futures):
         if not finished(fut):
             continue
         try:
-            on_record(fut.result())
+            result = fut.result()
+            for record in (result if batches else [result]):
+                on_record(record)
         except StudyIOError:
             return
         except Exception:  # noqa: BLE001, S112 - a failed future: its task stays pending
@@ -239,35 +265,54 @@ def _loky_pool(jobs: int):
                                    env=worker_env(jobs))
 
 
+def next_batch_size(current: int, records: Sequence[dict], remaining: int, jobs: int) -> int:
+    """The size of the next loky batch: :data:`TARGET_BATCH_S` over the mean time of the tasks
+    just done (their ``elapsed_s``), at most twice ``current`` and :data:`MAX_BATCH_TASKS`, and
+    small enough that the ``remaining`` tasks still fill every worker."""
+    times = [r.get("elapsed_s") for r in records if isinstance(r, dict)]
+    times = [t for t in times if isinstance(t, float) and math.isfinite(t)]
+    per_task = max(sum(times) / len(times), 1e-6) if times else TARGET_BATCH_S
+    ideal = int(TARGET_BATCH_S / per_task)
+    fair = max(1, remaining // (IN_FLIGHT_PER_WORKER * jobs))
+    return max(1, min(ideal, 2 * current, MAX_BATCH_TASKS, fair))
+
+
 def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: str) -> None:
-    """Run tasks on a loky process pool of ``jobs`` workers that die with this process."""
+    """Run tasks on a loky process pool of ``jobs`` workers that die with this process, in
+    batches (:func:`next_batch_size`)."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     from joblib.externals.loky import BrokenProcessPool
 
     jobs = max(1, jobs if _KEPT_POOLS is not None else min(jobs, len(pending)))
     executor = _loky_pool(jobs)
-    order = {t.key: i for i, t in enumerate(pending)}
     in_flight: dict = {}
     todo = iter(pending)
+    state = {"size": 1, "left": len(pending), "serial": 0}
     clean = False
 
     def fill():
         while len(in_flight) < IN_FLIGHT_PER_WORKER * jobs:
-            task = next(todo, None)
-            if task is None:
+            batch = list(itertools.islice(todo, state["size"]))
+            if not batch:
                 return
+            state["left"] -= len(batch)
+            state["serial"] += 1
             with sigint_blocked():  # a submit may start worker processes
-                in_flight[executor.submit(execute_task, task.as_dict())] = task
+                future = executor.submit(execute_batch, [t.as_dict() for t in batch])
+            in_flight[future] = (state["serial"], batch)
+
+    def records_of(fut) -> list[dict]:
+        return list(fut.result())
 
     try:
         fill()
         while in_flight:
             done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-            for fut in sorted(done, key=lambda f: order[in_flight[f].key]):
-                task = in_flight[fut]
+            for fut in sorted(done, key=lambda f: in_flight[f][0]):
+                _, batch = in_flight[fut]
                 try:
-                    record = fut.result()
+                    records = records_of(fut)
                 except BrokenProcessPool as exc:
                     raise StudyError(
                         f"{where}: a worker process died while running tasks ({exc}). The "
@@ -275,14 +320,17 @@ def run_loky(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, where: 
                         "to run the rest (a task that kills its worker every time, e.g. by "
                         "running out of memory, needs fewer --jobs or more memory).") from None
                 except Exception as exc:  # noqa: BLE001 - e.g. a result that cannot travel
-                    record = failed_record(task, exc)
-                on_record(record)
+                    records = [failed_record(task, exc) for task in batch]
                 del in_flight[fut]
+                for record in records:
+                    on_record(record)
+                state["size"] = next_batch_size(state["size"], records, state["left"], jobs)
             fill()
         clean = True
     except (KeyboardInterrupt, StudyTerminated):
         save_finished(in_flight, on_record,
-                      lambda f: f.done() and not f.cancelled() and f.exception() is None)
+                      lambda f: f.done() and not f.cancelled() and f.exception() is None,
+                      batches=True)
         raise
     finally:
         if clean and _KEPT_POOLS is not None:
@@ -331,6 +379,25 @@ def dask_key(study_token: str, task_key: str) -> str:
     return f"bipartite-{study_token}-{task_key}"
 
 
+#: Seconds a batch of finished dask futures waits for more to finish before its results are
+#: gathered (one round trip for many results; records are written in batches anyway).
+DASK_GATHER_WAIT_S = 0.05
+
+
+def _next_batch(done, size: int) -> list:
+    """The futures finished so far (at least one: blocks for it), and those finishing within
+    :data:`DASK_GATHER_WAIT_S` after it, up to about ``size``."""
+    batch = list(done.next_batch(block=True))
+    deadline = time.monotonic() + DASK_GATHER_WAIT_S
+    while len(batch) < size and time.monotonic() < deadline and not done.is_empty():
+        more = done.next_batch(block=False)
+        if more:
+            batch.extend(more)
+        else:
+            time.sleep(0.002)
+    return batch
+
+
 def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, scheduler: str | None,
              scheduler_timeout: float, cluster_kwargs: Mapping, where: str,
              study_token: str = "study") -> None:
@@ -359,24 +426,51 @@ def run_dask(pending: Sequence[Task], on_record: OnRecord, *, jobs: int, schedul
         client = Client(cluster)
     futures: dict = {}
     clean = False
+    todo = iter(pending)
+    done_so_far = as_completed()
     try:
-        for t in pending:
-            futures[client.submit(execute_task, t.as_dict(), key=dask_key(study_token, t.key),
-                                  pure=False)] = t
-        for fut in as_completed(list(futures)):
-            task = futures[fut]
-            try:
-                record = fut.result()
-            except CancelledError as exc:  # the scheduler went away: the task never ran
+        threads = sum(client.nthreads().values()) or jobs
+        window = max(DASK_MIN_WINDOW, DASK_IN_FLIGHT_PER_THREAD * threads)
+
+        def submit_more() -> None:
+            chunk = list(itertools.islice(todo, window - len(futures)))
+            if chunk:
+                new = client.map(execute_task, [t.as_dict() for t in chunk],
+                                 key=[dask_key(study_token, t.key) for t in chunk], pure=False)
+                futures.update(zip(new, chunk, strict=True))
+                done_so_far.update(new)
+
+        submit_more()
+        while not done_so_far.is_empty():
+            batch = _next_batch(done_so_far, max(1, window // 4))
+            if any(f.cancelled() for f in batch):  # the scheduler went away: fail at once
                 lost = scheduler or "the LocalCluster's scheduler"
                 raise StudyError(
-                    f"{where}: lost the dask scheduler {lost} during the run "
-                    f"({str(exc).splitlines()[0]}); the finished tasks are saved. "
-                    f"{_scheduler_hint(lost, where)}") from None
-            except Exception as exc:  # noqa: BLE001 - a lost worker fails this task only
-                record = failed_record(task, exc)
-            on_record(record)
-            del futures[fut]
+                    f"{where}: lost the dask scheduler {lost} during the run (tasks were "
+                    f"cancelled); the finished tasks are saved. {_scheduler_hint(lost, where)}")
+            finished = [f for f in batch if f.status == "finished"]
+            try:  # one round trip for the batch's results
+                results = dict(zip(finished, client.gather(finished), strict=True))
+            except Exception:  # noqa: BLE001 - a result lost meanwhile: one at a time below
+                results = {}
+            for fut in batch:
+                task = futures.pop(fut)
+                if fut in results:
+                    record = results[fut]
+                else:
+                    try:
+                        record = fut.result()
+                    except CancelledError as exc:  # the scheduler went away: the task never ran
+                        lost = scheduler or "the LocalCluster's scheduler"
+                        raise StudyError(
+                            f"{where}: lost the dask scheduler {lost} during the run "
+                            f"({str(exc).splitlines()[0] or 'cancelled'}); the finished tasks "
+                            f"are saved. {_scheduler_hint(lost, where)}") from None
+                    except Exception as exc:  # noqa: BLE001 - a lost worker fails this task
+                        record = failed_record(task, exc)
+                on_record(record)
+            if len(futures) <= window // 2:
+                submit_more()
         clean = True
     except (KeyboardInterrupt, StudyTerminated):
         save_finished(futures, on_record, lambda f: f.status == "finished")

@@ -1,4 +1,6 @@
-"""The files of a study folder: layout, atomic writes, task records and their checks.
+"""The files of a study folder: layout, atomic writes, task records and their checks (the
+records themselves live in segments, :mod:`bipartite.studies.segments`; the per-task files of
+0.5.0 and earlier are read here).
 
 Every file the runner writes goes to a unique temporary name in its own folder
 (``.<name>.<pid>-<8 hex>.tmp``, created with ``O_EXCL``), is flushed and ``fsync``-ed, then moved
@@ -186,18 +188,22 @@ def prepare_tasks_dir(study_dir: Path) -> Path:
 
 
 def ok_path(study_dir: Path, key: str) -> Path:
-    """``tasks/<key>.json``: the record of a finished task."""
+    """``tasks/<key>.json``: the record of a finished task in the layout of 0.5.0 and earlier
+    (one file per task; the runner now appends records to segments,
+    :mod:`bipartite.studies.segments`, and reads these files as they are)."""
     return study_dir / TASKS_DIR / f"{key}.json"
 
 
 def failed_path(study_dir: Path, key: str) -> Path:
-    """``tasks/<key>.failed.json``: the record of a task that raised."""
+    """``tasks/<key>.failed.json``: the record of a task that raised (layout of 0.5.0)."""
     return study_dir / TASKS_DIR / f"{key}.failed.json"
 
 
 def write_task_record(study_dir: Path, record: dict) -> Path:
-    """Write a task's record (``ok`` or ``failed``) atomically; a success removes an older
-    failure record of the task. Disk full and the like raise :class:`StudyIOError`."""
+    """Write a task's record (``ok`` or ``failed``) atomically in the layout of 0.5.0 (one file
+    per task: what the runner wrote up to 0.5.0; a run moves such files into a segment); a
+    success removes an older failure record of the task. Disk full and the like raise
+    :class:`StudyIOError`."""
     key = record["key"]
     path = ok_path(study_dir, key) if record["status"] == "ok" else failed_path(study_dir, key)
     try:
@@ -210,7 +216,8 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
     return path
 
 
-def record_problem(record: object, task: Task, status: str) -> str | None:
+def record_problem(record: object, task: Task, status: str, *,
+                   checksum: str | None = None) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
     ``"failed"``), or ``None`` if it is.
 
@@ -219,6 +226,10 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
     after it was written is refused. A record of bipartite 0.3.0
     (:data:`~bipartite.studies.tasks.LEGACY_RECORD_FORMAT`, no checksum) is valid when its
     shape and task match (:func:`is_legacy`: callers warn, :class:`LegacyRecordWarning`).
+    ``checksum``: the checksum of the record's content when the caller computed it already
+    (a segment line's, :func:`bipartite.studies.segments.encode_record`), else it is computed;
+    with it, the parameters of a checksummed record are compared by value (its key, checked
+    first, is the hash of the canonical parameters), else by their canonical JSON.
     """
     if not isinstance(record, dict):
         return f"a JSON {type(record).__name__}, not an object"
@@ -226,20 +237,24 @@ def record_problem(record: object, task: Task, status: str) -> str | None:
     if fmt not in (RECORD_FORMAT, LEGACY_RECORD_FORMAT) or isinstance(fmt, bool):
         return f"format {fmt!r}, expected {RECORD_FORMAT}"
     if fmt == RECORD_FORMAT:
-        checksum = record.get("checksum")
-        if not isinstance(checksum, str):
+        if not isinstance(record.get("checksum"), str):
             return "no checksum"
-        if checksum != record_checksum(record):
+        if (record_checksum(record) if checksum is None else checksum) != record["checksum"]:
             return "checksum mismatch: the record was changed after it was written"
     for field, want in (("key", task.key), ("status", status), ("study", task.study),
                         ("function", task.function), ("replicate", task.replicate),
                         ("seed", task.seed)):
         if record.get(field) != want:
             return f"{field} {record.get(field)!r}, expected {want!r}"
-    try:
-        same = canonical_json(record.get("params")) == canonical_json(task.params)
-    except (TypeError, ValueError):
-        same = False
+    if checksum is not None and fmt == RECORD_FORMAT:
+        # content proved by its checksum and key (a hash of the canonical parameters) matched:
+        # the parameters are compared by value
+        same = record.get("params") == task.params
+    else:
+        try:
+            same = canonical_json(record.get("params")) == task.params_json
+        except (TypeError, ValueError):
+            same = False
     if not same:
         return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
@@ -300,8 +315,8 @@ def quarantine(path: Path, reason: str, *, key: str) -> Path:
 
 
 def task_state(study_dir: Path, task: Task, *, repair: bool) -> tuple[str, dict | None]:
-    """``(status, record)`` of one task: ``"ok"``, ``"failed"``, ``"pending"``, or (when not
-    ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
+    """``(status, record)`` of one task from its files in the layout of 0.5.0: ``"ok"``,
+    ``"failed"``, ``"pending"``, or (when not ``repair``) ``"corrupt"``. With ``repair``, a corrupt file is moved aside
     (:func:`quarantine`) and the task counts as pending."""
     corrupt = False
     for status, path in (("ok", ok_path(study_dir, task.key)),

@@ -5,13 +5,19 @@ Guarantees
 ----------
 Each is tested by fault injection (``tests/studies/test_faults.py``).
 
-* **Nothing finished is lost, nothing is run twice.** A task's record is written by the driver
-  (atomically: unique temporary name, fsync, :func:`os.replace`; :mod:`bipartite.studies.files`)
-  the moment it comes back; a run skips every task with a valid record. After ``kill -9``,
-  SIGTERM, Ctrl-C, a crash or a full disk, the next run (``resume``) runs exactly the tasks
-  without a record, and its ``results.csv`` and ``results.parquet`` are byte-identical to those
-  of an uninterrupted run. (Tasks *running* when the driver dies have no record: they are run
-  again, which is not a duplicate, since their first run left nothing.)
+* **Nothing finished is lost, nothing is run twice.** The driver appends each task's record to
+  a segment of ``<study_dir>/tasks/`` (``segment-NNNNNN.jsonl``, one per run; one line per
+  record) as it comes back, and writes and fsyncs them in batches (group commit: every
+  :data:`~bipartite.studies.segments.FLUSH_INTERVAL_S` = 0.1 s while records arrive, from a timer
+  when they stop, and when the run ends however it ends; :mod:`bipartite.studies.segments`). A
+  run skips every task with a valid record. After ``kill -9``, SIGTERM, Ctrl-C, a crash or a
+  full disk, the next run (``resume``) runs exactly the tasks without a record, and its
+  ``results.csv`` and ``results.parquet`` are byte-identical to those of an uninterrupted run.
+  (Tasks *running*, or finished but not yet flushed, when the driver dies have no record: they
+  are run again, which is not a duplicate, since their first run left nothing. A last line cut
+  short by the crash is ignored.) A record found twice (a crash while records were compacted)
+  is read once; two *different* successes of one task are flagged
+  (:class:`~bipartite.studies.DuplicateRecordWarning`) and the first is used.
 * **One run per folder.** A run holds an advisory lock on its folder
   (:mod:`bipartite.studies.locking`, POSIX ``flock`` on ``<study_dir>/.lock``, released by the
   kernel when the run ends however it ends). A second run fails at once with
@@ -20,26 +26,34 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   ever) and then continues the study (usually finding nothing left to do).
 * **Records carry a checksum.** Every task record holds ``checksum``, the SHA-256 of the
   canonical JSON of its other fields (:func:`~bipartite.studies.tasks.record_checksum`; record
-  format 2), set by the worker and checked by the driver when the result arrives and by every
-  later read, so a record damaged or edited by hand (even into valid JSON) is detected. A result
-  that is not a valid record of the task it was sent for (another study's, under a shared
-  key) becomes a failure of that task, never a result.
-* **Corrupt task files are rerun, not dropped.** A task file that is empty, not JSON, not a
-  regular file, of the wrong shape, of another task or with a wrong checksum is moved to
-  ``quarantine/<file>.corrupt-<UTC time>`` with a
-  :class:`~bipartite.studies.CorruptTaskFileWarning`, and the task is run again.
-  :func:`study_status` and :func:`collect_results` count such files (``corrupt``) without
-  moving them.
+  format 2), set by the worker and checked by the driver when the result arrives; the segment
+  line stores that canonical JSON with the checksum in front, so every later read checks it by
+  hashing the line's bytes, and a record damaged or edited by hand (even into valid JSON) is
+  detected. A result that is not a valid record of the task it was sent for (another study's,
+  under a shared key) becomes a failure of that task, never a result.
+* **Damaged records are rerun, not dropped.** A segment line that is not a record, fails its
+  checksum or is a record of another task or study (and a per-task file of 0.5.0 that is empty,
+  not JSON, not a regular file or of the wrong shape) is copied to
+  ``quarantine/<segment>.line<N>.corrupt-<UTC time>`` (a file is moved there) with a
+  :class:`~bipartite.studies.CorruptTaskFileWarning`; the valid records are compacted into one
+  new segment and the task is run again. :func:`study_status` and :func:`collect_results` count
+  such records (``corrupt`` when their task can be told, else ``unreadable``) without moving
+  them. A run also compacts a folder of more than
+  :data:`~bipartite.studies.segments.MAX_SEGMENTS` segments.
 * **Every run proves it is complete.** At the end of a run every task must have exactly one
   valid record (a result or a failure); otherwise (a file vanished or was damaged while the
   study ran, a result never came back) the run raises
   :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
   ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
   the same check (``complete``, ``missing``).
-* **Records of bipartite 0.3.0** (format 1, no checksum) are read: their shape and task are
-  checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits to them
-  cannot be detected), ``study status`` counts them (``legacy``), and records written from now on
-  carry a checksum. Nothing is rewritten: a 0.3.0 folder resumes as it is.
+* **Folders of bipartite 0.5.0 and earlier** (one file per task: ``tasks/<key>.json``,
+  ``tasks/<key>.failed.json``) are read as they are by :func:`study_status` and
+  :func:`collect_results`; a run (``resume``) moves their records into a segment (written and
+  fsync-ed before the files are removed: a crash in between leaves the same records twice,
+  read once). Records of bipartite 0.3.0 (format 1, no checksum) are read: their shape and task
+  are checked, they are used with one :class:`~bipartite.studies.LegacyRecordWarning` (edits
+  made to them before they were moved cannot be detected), and ``study status`` counts them
+  (``legacy``).
 * **No orphan processes.** The loky workers die with the driver, ``kill -9`` included: Linux
   sends them SIGKILL (``PR_SET_PDEATHSIG``) and, on any POSIX system, a watchdog thread exits
   within :data:`~bipartite.studies.execution.WATCHDOG_POLL_S` (0.5) s of the driver's death; the
@@ -76,8 +90,9 @@ Limits
 * Locking needs POSIX ``fcntl.flock`` and a local file system (NFS only if the server supports
   byte-range locks); without ``fcntl`` (Windows) the runner warns and runs unlocked.
   Parent-death signals are Linux-only; the watchdog works on any POSIX system.
-* Not covered: processes that a study function starts itself, remote dask workers (they belong
-  to their cluster), and power cuts (records are fsync-ed before the rename, the folder is not).
+* Not covered: processes that a study function starts itself and remote dask workers (they
+  belong to their cluster). Records are fsync-ed per batch and new segments' folder entries too,
+  so a power cut loses at most the batch being written.
 * A worker that dies (killed, out of memory) breaks the loky pool: the run stops with
   ``StudyError``; the finished tasks are kept and ``resume`` runs the rest.
 """
@@ -112,6 +127,7 @@ from bipartite.studies.errors import (
     LegacyRecordWarning,
     StudyError,
     StudyIncompleteError,
+    StudyIOError,
     study_io_error,
 )
 from bipartite.studies.execution import (
@@ -130,18 +146,26 @@ from bipartite.studies.files import (
     TASKS_DIR,
     atomic_path,
     check_writable,
-    failed_path,
     is_legacy,
     pid_alive,
     prepare_study_dir,
     prepare_tasks_dir,
     record_problem,
     remove_stale_temp_files,
-    task_state,
-    write_task_record,
     write_text_atomic,
 )
 from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
+from bipartite.studies.segments import (
+    SegmentWriter,
+    Store,
+    TaskState,
+    encode_record,
+    read_store,
+    repair_store,
+    stray_entries,
+    task_states,
+    warn_conflicts,
+)
 from bipartite.studies.tasks import Task, canonical_json, expand_tasks, study_identity, study_token
 
 if TYPE_CHECKING:
@@ -271,7 +295,7 @@ def run_study(config: Mapping | str | os.PathLike, out_dir: str | os.PathLike | 
     max_tasks : largest number of tasks allowed (default ``[execution] max_tasks``, else
         :data:`~bipartite.studies.MAX_TASKS`); checked before the tasks are listed.
     on_task : called with each task's record (a dict with ``key``, ``status``, ``cpu_s``, ...)
-        right after it is saved, in the driver process: e.g. to drive one progress bar over
+        once it is saved (its batch written and fsync-ed), in the driver process: e.g. to drive one progress bar over
         several studies (:func:`bipartite.experiments.run_paper`).
 
     Returns
@@ -316,9 +340,14 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         check_writable(folder, study_dir)  # before any worker starts
 
     start = time.perf_counter()
-    states = {t.key: task_state(study_dir, t, repair=True)[0] for t in tasks}
+    store = read_store(study_dir, tasks)
+    states = task_states(store, tasks)
+    warn_conflicts(study_dir, states)
+    if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+        store = read_store(study_dir, tasks)
+        states = task_states(store, tasks)
     keep = {"ok"} | ({"failed"} if not retry_failed else set())
-    pending = [t for t in tasks if states[t.key] not in keep]
+    pending = [t for t in tasks if states[t.key].status not in keep]
     n_skip = len(tasks) - len(pending)
     ex = config["execution"]
     if pending:
@@ -326,31 +355,40 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         n_failed: list[str] = []
         with tqdm(total=len(tasks), initial=n_skip, desc=config["name"], unit="task",
                   disable=not progress, dynamic_ncols=True) as bar:
+            writer = SegmentWriter(tasks_dir, on_saved=on_task, study_dir=study_dir)
 
             def on_record(record: dict) -> None:
                 task = by_key.get(record.get("key")) if isinstance(record, dict) else None
                 if task is None:  # not a task of this run: never written
                     return
                 status = record.get("status")
-                problem = (record_problem(record, task, status) if status in ("ok", "failed")
-                           else f"status {status!r}")
+                line, checksum = encode_record(record)
+                problem = (record_problem(record, task, status, checksum=checksum)
+                           if status in ("ok", "failed") else f"status {status!r}")
                 if problem is not None:  # e.g. another study's result under the same key
                     record = failed_record(task, StudyError(
                         f"the result that came back is not a valid record of this task "
                         f"({problem})"))
-                write_task_record(study_dir, record)
+                    line, _ = encode_record(record)
+                writer.add(line, record)
                 if record["status"] != "ok":
                     n_failed.append(task.key)
-                    bar.set_postfix(failed=len(n_failed))
+                    bar.set_postfix(failed=len(n_failed), refresh=False)
                 bar.update(1)
-                if on_task is not None:
-                    on_task(record)
 
-            run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
-                        scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
-                        dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir),
-                        study_token=study_token(config))
-    census = _census(study_dir, tasks, repair=True)
+            try:
+                run_pending(pending, on_record, jobs=ex["jobs"], backend=ex["backend"],
+                            scheduler=ex["scheduler"], scheduler_timeout=scheduler_timeout,
+                            dask_cluster_kwargs=dask_cluster_kwargs, where=str(study_dir),
+                            study_token=study_token(config))
+            except BaseException:
+                with contextlib.suppress(StudyIOError):  # the first error is the one to see
+                    writer.close()  # the finished tasks' last batch is saved
+                raise
+            writer.close()
+        store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
+        states = None
+    census = _census(study_dir, tasks, repair=True, store=store, states=states)
     if census.missing:
         raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
                                    missing=census.missing)
@@ -360,7 +398,7 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
 
 
 def _incomplete_message(study_dir: Path, census: _Census) -> str:
-    shown = [f"{t.key} ({canonical_json(t.params)}, replicate {t.replicate})"
+    shown = [f"{t.key} ({t.params_json}, replicate {t.replicate})"
              for t in census.tasks if t.key in set(census.missing[:10])]
     more = len(census.missing) - len(shown)
     return (f"{study_dir}: the study is incomplete: {len(census.missing)} of "
@@ -394,7 +432,8 @@ def study_status(study_dir: str | os.PathLike) -> dict:
     corrupt task file is counted, not moved), and the completeness check of a run's end:
     ``complete`` is true when every task has exactly one valid record (``done`` or ``failed``),
     ``missing`` lists the keys of up to 20 tasks without one. ``legacy`` counts the records of
-    bipartite 0.3.0 (no checksum). ``running_pid`` is the pid of the run holding the folder
+    bipartite 0.3.0 (no checksum); ``unreadable`` the damaged records whose task cannot be
+    told (a line of garbage in a segment). ``running_pid`` is the pid of the run holding the folder
     (from the lock file; ``None`` when no run is active)."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
@@ -408,7 +447,7 @@ def study_status(study_dir: str | os.PathLike) -> dict:
             "failed": census.counts["failed"], "corrupt": census.counts["corrupt"],
             "pending": census.counts["pending"], "legacy": len(census.legacy),
             "complete": not census.missing, "missing": census.missing[:20],
-            "running_pid": running}
+            "unreadable": census.unreadable, "running_pid": running}
 
 
 @dataclasses.dataclass
@@ -416,27 +455,43 @@ class _Census:
     """The state of every task of a study folder, read once."""
 
     tasks: list[Task]
-    states: dict[str, tuple[str, dict | None]]
+    states: dict[str, TaskState]
     counts: dict[str, int]
     missing: list[str]  # keys of tasks without a valid record (pending or corrupt)
     legacy: list[str]  # keys of valid records without a checksum (bipartite 0.3.0)
     failures: list[dict]  # failure records, in task order
+    unreadable: int = 0  # damaged records whose task is unknown
 
 
-def _census(study_dir: Path, tasks: list[Task], *, repair: bool) -> _Census:
-    states = {t.key: task_state(study_dir, t, repair=repair) for t in tasks}
+def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
+            store: Store | None = None, states: dict[str, TaskState] | None = None) -> _Census:
+    """The census of a folder from its records (``store``, else read now; ``states``, the
+    tasks' states in ``store`` when known). With ``repair`` (a run, holding the lock), damaged
+    records are moved to ``quarantine/`` and the rest compacted
+    (:func:`~bipartite.studies.segments.repair_store`)."""
+    if store is None:
+        store = read_store(study_dir, tasks)
+    if states is None:
+        states = task_states(store, tasks)
+        warn_conflicts(study_dir, states)
+    unreadable = len(store.damaged) + len(stray_entries(store, tasks))
+    if repair and (unreadable or any(s.damaged for s in states.values())):
+        repair_store(store, tasks, states)
+        store = read_store(study_dir, tasks)
+        states = task_states(store, tasks)
+        unreadable = 0
     counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
     missing, legacy, failures = [], [], []
     for t in tasks:
-        status, rec = states[t.key]
-        counts[status] += 1
-        if status in ("pending", "corrupt"):
+        state = states[t.key]
+        counts[state.status] += 1
+        if state.status in ("pending", "corrupt"):
             missing.append(t.key)
-        elif is_legacy(rec):
+        elif is_legacy(state.record):
             legacy.append(t.key)
-        if status == "failed":
-            failures.append(rec)
-    return _Census(tasks, states, counts, missing, legacy, failures)
+        if state.status == "failed":
+            failures.append(state.record)
+    return _Census(tasks, states, counts, missing, legacy, failures, unreadable)
 
 
 def _table_value(value: Any) -> Any:
@@ -464,7 +519,7 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
     if tasks is None:
         tasks = expand_tasks(read_manifest(study_dir))
     census = _census(study_dir, tasks, repair=False)
-    corrupt = [t.key for t in tasks if census.states[t.key][0] == "corrupt"]
+    corrupt = [t.key for t in tasks if census.states[t.key].status == "corrupt"]
     if corrupt:
         warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
                       f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
@@ -484,14 +539,15 @@ def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> p
                       "checksum).", LegacyRecordWarning, stacklevel=3)
     rows, index, failures = [], [], []
     for t in census.tasks:
-        status, rec = census.states[t.key]
+        state = census.states[t.key]
+        status, rec = state.status, state.record
         if status == "failed":
             failures.append({"task": t.key, "replicate": t.replicate,
-                             "params": canonical_json(t.params), "error": rec.get("error"),
-                             "file": str(failed_path(study_dir, t.key))})
+                             "params": t.params_json, "error": rec.get("error"),
+                             "file": str(state.entry.source), "line": state.entry.line})
         ok = rec if status == "ok" else None
         index.append({"task": t.key, "replicate": t.replicate, "seed": t.seed,
-                      "params": canonical_json(t.params), "status": status,
+                      "params": t.params_json, "status": status,
                       "elapsed_s": (ok or {}).get("elapsed_s"),
                       "cpu_s": (ok or {}).get("cpu_s")})
         if ok is None:

@@ -7,15 +7,17 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import functools
 import hashlib
 import itertools
 import json
 import os
 import platform
+import struct
 import sys
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -45,11 +47,25 @@ def _check_index(value: Any, name: str) -> int:
     return int(value)
 
 
+#: The encoders of :func:`canonical_json` and :func:`record_checksum` (made once: ``json.dumps``
+#: with options builds a new encoder per call).
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                              allow_nan=False)
+_CANONICAL_NAN = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                                  allow_nan=True)
+
+
 def canonical_json(obj: object) -> str:
     """Canonical JSON text of ``obj`` (sorted keys, no spaces, ASCII, NaN refused): the input of
     task keys and seeds."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False)
+    return _CANONICAL.encode(obj)
+
+
+def record_body_text(record: Mapping) -> str:
+    """The canonical JSON of every field of a record but ``checksum`` (NaN and infinities as
+    JSON's ``NaN``/``Infinity``): the text whose SHA-256 is the record's checksum, and the text a
+    record segment stores (:mod:`bipartite.studies.segments`)."""
+    return _CANONICAL_NAN.encode({k: v for k, v in record.items() if k != "checksum"})
 
 
 def record_checksum(record: Mapping) -> str:
@@ -67,9 +83,7 @@ def record_checksum(record: Mapping) -> str:
     >>> record_checksum(rec) == record_checksum({**rec, "rows": [{"auc": 0.76}]})
     False
     """
-    body = {k: v for k, v in record.items() if k != "checksum"}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=True)
+    text = record_body_text(record)
     return CHECKSUM_PREFIX + hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -118,6 +132,16 @@ def task_key(function: str, params: Mapping, replicate: int) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
+def _definition_texts(function_json: str, params_json: str) -> tuple[str, str]:
+    """The canonical JSON of ``{"function", "params"}`` and the prefix of ``{"function",
+    "params", "replicate"}`` up to the replicate's value, built from the canonical JSON of the
+    function's name and of the parameters (sorted keys: ``function`` < ``params`` < ``replicate``; the same text as
+    :func:`canonical_json` of the whole, checked in the tests), so that a grid point's
+    parameters are serialised once for all its replicates."""
+    head = '{"function":' + function_json + ',"params":' + params_json
+    return head + "}", head + ',"replicate":'
+
+
 def task_seed(study_seed: int, function: str, params: Mapping, replicate: int, *,
               paired: bool = False) -> int:
     """Seed of one task, in ``[0, 2**32)``.
@@ -134,13 +158,84 @@ def task_seed(study_seed: int, function: str, params: Mapping, replicate: int, *
     """
     study_seed = _check_index(study_seed, "study_seed")
     replicate = _check_index(replicate, "replicate")
-    words: tuple[int, ...] = ()
-    if not paired:
-        digest = hashlib.sha256(canonical_json({"function": function,
-                                            "params": dict(params)}).encode("ascii")).digest()
-        words = tuple(int.from_bytes(digest[4 * i:4 * i + 4], "little") for i in range(4))
+    words = () if paired else _params_words(function, params)
     ss = np.random.SeedSequence(entropy=study_seed, spawn_key=(replicate, *words))
     return int(ss.generate_state(1, dtype=np.uint32)[0])
+
+
+# numpy's SeedSequence (numpy/random/bit_generator.pyx): its hash constants, pool of 4 words.
+_MASK32 = 0xFFFFFFFF
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_MULT_L, _MIX_MULT_R = 0xCA01F9DD, 0x4973F715
+_POOL_SIZE = 4
+
+
+def _uint32_words(value: int) -> list[int]:
+    """The 32-bit words of a non-negative integer, least significant first (``[0]`` for 0), as
+    SeedSequence splits its entropy and spawn key."""
+    words = [value & _MASK32]
+    value >>= 32
+    while value:
+        words.append(value & _MASK32)
+        value >>= 32
+    return words
+
+
+def seed_sequence_words(entropy: int, spawn_keys: np.ndarray) -> np.ndarray:
+    """``SeedSequence(entropy, spawn_key=row).generate_state(1, np.uint32)[0]`` for every row of
+    ``spawn_keys`` (an ``(n, m)`` array of 32-bit words, ``m >= 1``; a row is the spawn key's
+    words), computed for all rows at once: the hash-mixing of numpy's ``SeedSequence`` (pool of
+    4 words) written over columns of ``uint32`` arrays, which wrap as its C code does.
+
+    The reference, ``numpy.random.SeedSequence`` itself, is checked against it in
+    ``tests/studies/test_runner.py``; :func:`expand_tasks` uses it for the seeds of
+    :func:`task_seed` (about 50 µs a task one at a time).
+
+    >>> rows = np.array([[0, 7], [3, 9]], dtype=np.uint32)
+    >>> [int(w) for w in seed_sequence_words(5, rows)] == [int(np.random.SeedSequence(
+    ...     5, spawn_key=tuple(int(v) for v in r)).generate_state(1)[0]) for r in rows]
+    True
+    """
+    spawn_keys = np.asarray(spawn_keys, dtype=np.uint32)
+    if spawn_keys.ndim != 2 or spawn_keys.shape[1] < 1:
+        raise ValueError(f"The 'spawn_keys' parameter must be an (n, m >= 1) array of words, "
+                         f"got shape {spawn_keys.shape}.")
+    run = _uint32_words(_check_index(entropy, "entropy"))
+    run += [0] * max(0, _POOL_SIZE - len(run))  # a spawn key pads the run entropy to the pool
+    n = spawn_keys.shape[0]
+    columns = [np.full(n, w, dtype=np.uint32) for w in run] + list(spawn_keys.T)
+    shift = np.uint32(16)
+    const = _INIT_A
+
+    def hashmix(value: np.ndarray) -> np.ndarray:
+        nonlocal const
+        value = value ^ np.uint32(const)
+        const = (const * _MULT_A) & _MASK32
+        value = value * np.uint32(const)
+        return value ^ (value >> shift)
+
+    def mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        result = np.uint32(_MIX_MULT_L) * x - np.uint32(_MIX_MULT_R) * y
+        return result ^ (result >> shift)
+
+    pool = [hashmix(columns[i]) for i in range(_POOL_SIZE)]
+    for i_src in range(_POOL_SIZE):
+        for i_dst in range(_POOL_SIZE):
+            if i_src != i_dst:
+                pool[i_dst] = mix(pool[i_dst], hashmix(pool[i_src]))
+    for i_src in range(_POOL_SIZE, len(columns)):
+        for i_dst in range(_POOL_SIZE):
+            pool[i_dst] = mix(pool[i_dst], hashmix(columns[i_src]))
+    value = pool[0] ^ np.uint32(_INIT_B)  # generate_state, first word
+    value = value * np.uint32((_INIT_B * _MULT_B) & _MASK32)
+    return value ^ (value >> shift)
+
+
+def _params_words(function: str, params: Mapping) -> tuple[int, ...]:
+    """The four 32-bit words of the SHA-256 of ``(function, params)`` in a task's spawn key."""
+    digest = hashlib.sha256(canonical_json({"function": function,
+                                            "params": dict(params)}).encode("ascii")).digest()
+    return struct.unpack("<4I", digest[:16])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -156,7 +251,15 @@ class Task:
     threads: int = 1
 
     def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """The task as a plain dict (what a worker receives; ``params`` is a copy)."""
+        return {"study": self.study, "function": self.function, "params": dict(self.params),
+                "replicate": self.replicate, "seed": self.seed, "key": self.key,
+                "threads": self.threads}
+
+    @functools.cached_property
+    def params_json(self) -> str:
+        """:func:`canonical_json` of ``params`` (computed once)."""
+        return canonical_json(self.params)
 
 
 def count_tasks(config: Mapping) -> int:
@@ -206,22 +309,39 @@ def expand_tasks(config: Mapping, *, max_tasks: int | None = None) -> list[Task]
             "(or the max_tasks argument of run_study).")
     grid_keys = list(config["grid"])
     cases = config["cases"] or [{}]
-    tasks = []
+    function, paired = config["function"], config["paired_seeds"]
+    replicates = [_check_index(rep, "replicate") for rep in config["replicates"]]
+    study_seed = _check_index(config["seed"], "study_seed")
+    function_json = canonical_json(function)
+    defs, spawn = [], []  # (params, replicate, key, params JSON), spawn-key words of each task
     seen = set()
     for case in cases:
         for values in itertools.product(*(config["grid"][k] for k in grid_keys)):
             params = {**config["params"], **case, **dict(zip(grid_keys, values, strict=True))}
-            for rep in config["replicates"]:
-                key = task_key(config["function"], params, rep)
+            params_json = canonical_json(params)
+            pair_text, key_prefix = _definition_texts(function_json, params_json)
+            words = () if paired else struct.unpack(
+                "<4I", hashlib.sha256(pair_text.encode("ascii")).digest()[:16])
+            for rep in replicates:
+                key = hashlib.sha256(f"{key_prefix}{rep}}}".encode("ascii")).hexdigest()[:16]
                 if key in seen:
                     raise ConfigError(f"{config.get('source', '<config>')}: two tasks have the "
                                       f"same parameters {params} (replicate {rep}); remove the "
                                       "duplicate grid value or case.")
                 seen.add(key)
-                seed = task_seed(config["seed"], config["function"], params, rep,
-                                 paired=config["paired_seeds"])
-                tasks.append(Task(config["name"], config["function"], params, rep, seed, key,
-                                  config["execution"]["threads_per_task"]))
+                defs.append((params, rep, key, params_json))
+                spawn.append((rep, *words))
+    if all(rep <= _MASK32 for rep in replicates):  # one word per replicate: all seeds at once
+        seeds = seed_sequence_words(study_seed, np.array(spawn, dtype=np.uint32)).tolist()
+    else:  # a replicate number of several words (>= 2**32): one at a time
+        seeds = [task_seed(study_seed, function, params, rep, paired=paired)
+                 for params, rep, _, _ in defs]
+    threads = config["execution"]["threads_per_task"]
+    tasks = []
+    for (params, rep, key, params_json), seed in zip(defs, seeds, strict=True):
+        task = Task(config["name"], function, params, rep, seed, key, threads)
+        task.__dict__["params_json"] = params_json  # the cached property, known already
+        tasks.append(task)
     return tasks
 
 
@@ -264,27 +384,68 @@ def _normalise_rows(result: Any) -> list[dict]:
     return rows
 
 
+#: ``(number of modules loaded, threadpoolctl controller)``: the native thread pools found the
+#: last time; looked for again once a module was imported since (a new library may have come).
+_CONTROLLER: list = [-1, None]
+
+
+def _thread_controller():
+    from threadpoolctl import ThreadpoolController
+
+    if _CONTROLLER[0] != len(sys.modules):
+        _CONTROLLER[1] = ThreadpoolController()  # scans the loaded libraries (about 1 ms)
+        _CONTROLLER[0] = len(sys.modules)
+    return _CONTROLLER[1]
+
+
 @contextlib.contextmanager
 def _limited_threads(threads: int):
     """Pin BLAS/OpenMP threads (and torch's, if loaded) so that results do not depend on the
-    number of workers. The learners pin torch's threads themselves while they fit."""
-    from threadpoolctl import threadpool_limits
-
+    number of workers. The learners pin torch's threads themselves while they fit. The loaded
+    thread pools are looked up again only when a module was imported since the last task; a
+    pool already at ``threads`` is left as it is (what ``threadpool_limits`` does, without its
+    cost of about 50 µs a task), the others are set and restored after the task."""
     torch = sys.modules.get("torch")
     old = torch.get_num_threads() if torch is not None else None
-    if torch is not None:
+    if torch is not None and old != threads:
         torch.set_num_threads(threads)
+    changed = []  # (library, its thread count before): only those set are restored
     try:
-        with threadpool_limits(limits=threads):
-            yield
+        for lib in _thread_controller().lib_controllers:
+            before = lib.num_threads
+            if before != threads:
+                lib.set_num_threads(threads)
+                changed.append((lib, before))
+        yield
     finally:
-        if torch is not None:
+        for lib, before in reversed(changed):
+            lib.set_num_threads(before)
+        if torch is not None and old != threads:
             torch.set_num_threads(old)
 
 
 def execute_task(task: Mapping) -> dict:
     """Run one task and return its record, sealed with its checksum (:func:`seal_record`;
     never raises for an error inside the study)."""
+    with _limited_threads(task.get("threads", 1)):
+        return _execute(task)
+
+
+def execute_batch(tasks: list[Mapping]) -> list[dict]:
+    """Run several tasks one after the other in this process and return their records, as
+    :func:`execute_task` does for each (a worker of the loky backend runs batches of short
+    tasks)."""
+    return list(iter_execute(tasks))
+
+
+def iter_execute(tasks: Iterable[Mapping]) -> Iterator[dict]:
+    """The records of ``tasks`` run one after the other in this process (:func:`execute_task`),
+    each yielded as soon as its task is done (the in-process backend)."""
+    for task in tasks:
+        yield execute_task(task)
+
+
+def _execute(task: Mapping) -> dict:
     start, cpu_start = time.perf_counter(), time.process_time()
     record = {
         "format": RECORD_FORMAT,
@@ -299,8 +460,7 @@ def execute_task(task: Mapping) -> dict:
     }
     try:
         spec = resolve_function(task["function"])
-        with _limited_threads(task.get("threads", 1)):
-            result = spec.function(seed=task["seed"], **task["params"])
+        result = spec.function(seed=task["seed"], **task["params"])
         rows = _normalise_rows(result)
         for i, row in enumerate(rows):
             for k, v in task["params"].items():

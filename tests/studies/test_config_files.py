@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from segment_reader import ok_records, remove_records
 
 from bipartite.cli import main as cli_main
 from bipartite.studies import (
@@ -346,11 +347,11 @@ def test_task_files_and_manifests_that_are_not_regular_files(tmp_path):
            "params": {"n": 20}}
     out = tmp_path / "s"
     run_study(cfg, out, progress=False)
-    tasks = sorted((out / "tasks").glob("*.json"))
-    tasks[0].unlink()
-    os.mkfifo(tasks[0])  # a FIFO in place of a record: never opened for blocking reads
-    tasks[1].unlink()
-    tasks[1].mkdir()
+    keys = sorted(ok_records(out))[:2]
+    remove_records(out, keys)
+    # in their place, "records" of the 0.5.0 layout (tasks/<key>.json) that are not files
+    os.mkfifo(out / "tasks" / f"{keys[0]}.json")  # a FIFO: never opened for blocking reads
+    (out / "tasks" / f"{keys[1]}.json").mkdir()
     start = time.perf_counter()
     status = study_status(out)
     assert time.perf_counter() - start < 5

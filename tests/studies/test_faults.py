@@ -1,5 +1,5 @@
 """Fault injection for the study runner: kill -9 at seeded random points, SIGTERM, Ctrl-C, two
-and three concurrent runs, corrupted task files, a full disk, unusable output folders, a damaged
+and three concurrent runs, corrupted records, a full disk, unusable output folders, a damaged
 manifest, bad names, oversized grids and an unreachable scheduler.
 
 After each fault the checks are the runner's guarantees: no finished task is lost, none is run
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
 import signal
@@ -31,6 +32,7 @@ import numpy as np
 import pandas as pd
 import psutil
 import pytest
+from segment_reader import damaged_lines, ok_records, parse, segments, whole_lines
 
 from bipartite.studies import (
     ConfigError,
@@ -46,7 +48,7 @@ from bipartite.studies import (
 )
 from bipartite.studies import execution as execution_module
 from bipartite.studies import files as files_module
-from bipartite.studies import runner as runner_module
+from bipartite.studies import segments as segments_module
 
 N_TASKS = 24
 SLEEP_S = 0.25  # per task in the subprocess drivers (tasks are instant in this process)
@@ -135,9 +137,8 @@ def report(scenario: str, **stats) -> None:
 
 
 def ok_files(out: Path) -> dict[str, bytes]:
-    tasks = out / "tasks"
-    return {p.name: p.read_bytes() for p in sorted(tasks.glob("*.json"))
-            if not p.name.endswith(".failed.json")} if tasks.is_dir() else {}
+    """The record line of each finished task, by key (read by the tests' own reader)."""
+    return ok_records(out)
 
 
 def same_results(out: Path, reference: dict) -> bool:
@@ -259,7 +260,7 @@ def interrupt_trial(helpers, reference, tmp_path, sig: int, seed: int,
         rc, _, err = driver.finish(timeout=60)
         orphans = wait_gone(driver.seen.values())
         finished = ok_files(out)  # the driver is dead: nothing changes any more
-        partial = sum(1 for data in finished.values() if not _valid_json(data))
+        partial = damaged_lines(out)  # whole lines that are not records (a torn tail is not)
 
         if (out / "manifest.json").is_file():
             res = resume_study(out, jobs=1, backend="loky", progress=False)
@@ -288,14 +289,6 @@ def interrupt_trial(helpers, reference, tmp_path, sig: int, seed: int,
     assert (stats["lost"], stats["duplicated"], stats["partial_files"]) == (0, 0, 0), stats
     assert stats["identical"] and not temp_left, stats
     return stats
-
-
-def _valid_json(data: bytes) -> bool:
-    try:
-        json.loads(data)
-    except ValueError:
-        return False
-    return True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,20 +336,20 @@ def test_interrupts_on_a_dask_local_cluster(helpers, reference, tmp_path, sig, s
 def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_path, monkeypatch):
     """Ctrl-C while this process drives 2 workers: the finished tasks are saved, the workers are
     killed, KeyboardInterrupt goes on; resume completes the study."""
-    real = runner_module.write_task_record
+    real = segments_module.SegmentWriter.add
     state = {"n": 0, "raised": False}
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     seen: dict[int, psutil.Process] = {}
 
-    def write_then_interrupt(study_dir, record):
+    def add_then_interrupt(self, line, record):
         seen.update(new_workers(before))
         state["n"] += 1
         if state["n"] == 6 and not state["raised"]:
             state["raised"] = True
             raise KeyboardInterrupt
-        return real(study_dir, record)
+        return real(self, line, record)
 
-    monkeypatch.setattr(runner_module, "write_task_record", write_then_interrupt)
+    monkeypatch.setattr(segments_module.SegmentWriter, "add", add_then_interrupt)
     monkeypatch.setenv("FAULT_SLEEP", "0.05")
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -364,7 +357,7 @@ def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_pat
         orphans = wait_gone(seen.values(), timeout=10)
     finally:
         kill_all(seen.values())
-    monkeypatch.setattr(runner_module, "write_task_record", real)
+    monkeypatch.setattr(segments_module.SegmentWriter, "add", real)
     monkeypatch.delenv("FAULT_SLEEP")
     finished = ok_files(tmp_path / "s")
     res = resume_study(tmp_path / "s", progress=False)
@@ -373,7 +366,8 @@ def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_pat
            duplicated=res.n_run - (N_TASKS - len(finished)),
            identical=same_results(tmp_path / "s", reference))
     assert len(seen) >= 2 and not orphans  # the 2 workers existed, and are gone
-    assert 5 <= len(finished) < N_TASKS  # 5 written before the interrupt, maybe a few drained
+    # 5 buffered before the interrupt (flushed as the run stops), maybe a few drained
+    assert 5 <= len(finished) < N_TASKS
     assert (res.n_skipped, res.n_run) == (len(finished), N_TASKS - len(finished))
     assert same_results(tmp_path / "s", reference)
 
@@ -454,29 +448,41 @@ def test_three_simultaneous_starts(helpers, reference, tmp_path, lock_timeout):
 # ---------------------------------------------------------------------------------------------
 
 
-def test_corrupted_task_files_are_moved_aside_and_rerun(helpers, reference, tmp_path):
+def _sealed_line(record: dict) -> bytes:
+    """A record line with a correct checksum (for a forged or foreign record)."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return b'{"checksum":"sha256:' + digest.encode() + b'","record":' + text.encode() + b"}\n"
+
+
+def test_corrupted_records_are_moved_aside_and_rerun(helpers, reference, tmp_path):
+    """Seven damaged lines in a segment: garbage, a line cut short, bytes that are not text,
+    JSON of the wrong shape, another study's record (its seed) and a record of the wrong shape,
+    both with a correct checksum, and a hand edit (checksum mismatch). Each is moved to
+    quarantine/ with a warning, its task (when it can be told) counts as corrupt, and resume
+    reruns exactly the seven tasks."""
     out = tmp_path / "s"
     run_study(config(), out, progress=False)
-    names = sorted(ok_files(out))
-    tasks = out / "tasks"
-    other = json.loads((tasks / names[0]).read_text())
+    (segment,) = segments(out)
+    lines = whole_lines(segment)
+    records = [parse(line) for line in lines]
+    edited = json.loads(lines[7])
+    edited["record"]["rows"][0]["y"] += 1.0
     damage = {
-        names[1]: b"",                                          # empty
-        names[2]: b'{"format": 1, "key": "abc", "rows": [',     # truncated JSON
-        names[3]: b"\x00\xff garbage",                          # not text
-        names[4]: b"[1, 2, 3]",                                 # JSON of the wrong shape
-        names[5]: json.dumps(other).encode(),                   # another task's record
-        names[6]: json.dumps({**other, "key": names[6][:-5], "rows": "x"}).encode(),
+        1: b"garbage\n",                                       # not a record line
+        2: lines[2][:40] + b"\n",                               # cut short
+        3: b"\x00\xff garbage\n",                               # not text
+        4: b"[1, 2, 3]\n",                                     # JSON of the wrong shape
+        5: _sealed_line({**records[5], "seed": 1}),            # another study's record
+        6: _sealed_line({**records[6], "rows": "x"}),          # wrong shape, right checksum
+        7: (json.dumps(edited, separators=(",", ":")) + "\n").encode(),  # edited by hand
     }
-    for name, data in damage.items():
-        (tasks / name).write_bytes(data)
-    # a corrupt failure record too: a task with no result and a garbage .failed.json
-    (tasks / names[7]).unlink()
-    (tasks / f"{names[7][:-5]}.failed.json").write_text("{oops")
-    kept = {n: (tasks / n).read_bytes() for n in names if n not in damage and n != names[7]}
+    damaged_keys = {records[i]["key"] for i in damage}
+    segment.write_bytes(b"".join(damage.get(i, line) for i, line in enumerate(lines)))
 
     status = study_status(out)
-    assert (status["done"], status["corrupt"]) == (N_TASKS - 7, 7)
+    assert (status["done"], status["corrupt"], status["unreadable"]) == (N_TASKS - 7, 3, 4)
+    assert (status["pending"], status["complete"]) == (4, False)
     with pytest.warns(CorruptTaskFileWarning, match="corrupt task file"):
         df = collect_results(out, write=False)
     assert len(df) == N_TASKS - 7
@@ -484,18 +490,20 @@ def test_corrupted_task_files_are_moved_aside_and_rerun(helpers, reference, tmp_
     with pytest.warns(CorruptTaskFileWarning) as caught:
         res = resume_study(out, progress=False)
     messages = [str(w.message) for w in caught if w.category is CorruptTaskFileWarning]
-    report("corrupted task files", trials=1, corrupted=7, warnings=len(messages),
+    report("corrupted records in a segment", trials=1, corrupted=7, warnings=len(messages),
            rerun=res.n_run, lost=N_TASKS - len(ok_files(out)),
            duplicated=res.n_run - 7, identical=same_results(out, reference), orphans=0)
     assert len(messages) == 7 and all("moved it to quarantine/" in m for m in messages)
-    assert "empty file" in " ".join(messages) and "not valid JSON" in " ".join(messages)
+    joined = " ".join(messages)
+    assert "bad frame" in joined and "checksum mismatch" in joined
+    assert "seed 1, expected" in joined and "'rows' is not a list" in joined
     assert (res.n_skipped, res.n_run) == (N_TASKS - 7, 7)
-    assert not list(tasks.glob("*.corrupt-*"))  # moved out of tasks/
     moved = sorted(p.name for p in (out / "quarantine").glob("*.corrupt-*"))
-    assert len(moved) == 7
-    assert {m.split(".")[0] for m in moved} == {n[:-5] for n in [*damage, names[7]]}
-    assert all((tasks / n).read_bytes() == data for n, data in kept.items())
-    assert same_results(out, reference)
+    assert len(moved) == 7 and all(m.startswith("segment-000001.jsonl.line") for m in moved)
+    assert damaged_keys <= set(ok_files(out))
+    assert [p.name for p in segments(out)] == ["segment-000002.jsonl",  # compacted
+                                               "segment-000003.jsonl"]  # the 7 rerun
+    assert damaged_lines(out) == 0 and same_results(out, reference)
     assert study_status(out)["done"] == N_TASKS
 
 
@@ -528,40 +536,44 @@ def test_disk_full_while_writing_the_results_table(helpers, reference, tmp_path,
     assert res.n_run == 0 and same_results(out, reference)
 
 
-def test_disk_full_while_writing_task_files_with_workers(helpers, reference, tmp_path,
-                                                         monkeypatch):
-    """ENOSPC on the 5th task file with 2 workers: a clear error, the workers are stopped, the
-    4 saved tasks are kept, and resume runs exactly the rest."""
-    real = files_module.write_text_atomic
-    state = {"n": 0}
+def test_disk_full_while_writing_records_with_workers(helpers, reference, tmp_path,
+                                                     monkeypatch):
+    """ENOSPC on the 3rd batch of records with 2 workers: a clear error naming the segment, the
+    workers are stopped, the records of the first 2 batches are kept (the half-written batch is
+    cut off), and resume runs exactly the rest."""
+    real = segments_module.write_some
+    state = {"n": 0, "saved": 0}
 
-    def filling_disk(path, text):
+    def filling_disk(fd, data):
         seen.update(new_workers(before))
         state["n"] += 1
-        if state["n"] >= 5:
-            with files_module.atomic_path(path) as tmp:  # a partial write, then the error
-                tmp.write_text(text[:10])
-                raise OSError(errno.ENOSPC, "No space left on device")
-        return real(path, text)
+        if state["n"] >= 3:
+            os.write(fd, bytes(data[:10]))  # a partial write, then the error
+            raise OSError(errno.ENOSPC, "No space left on device")
+        state["saved"] += bytes(data).count(b"\n")
+        return real(fd, data)
 
-    monkeypatch.setattr(files_module, "write_text_atomic", filling_disk)
+    monkeypatch.setattr(segments_module, "write_some", filling_disk)
+    monkeypatch.setenv("FAULT_SLEEP", "0.05")  # several batches
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     seen: dict[int, psutil.Process] = {}
     out = tmp_path / "s"
     try:
-        with pytest.raises(StudyIOError, match=r"tasks/[0-9a-f]{16}\.json: No space left"):
+        with pytest.raises(StudyIOError, match=r"tasks/segment-000001\.jsonl: No space left"):
             run_study(config(), out, jobs=2, progress=False)
         orphans = wait_gone(seen.values(), timeout=10)
     finally:
         kill_all(seen.values())
     monkeypatch.undo()
     finished = ok_files(out)
+    assert (out / "tasks" / "segment-000001.jsonl").read_bytes().endswith(b"\n")  # cut back
     res = resume_study(out, progress=False)
-    report("disk full (ENOSPC) writing task files, 2 workers", finished=len(finished),
-           lost=4 - len(finished), duplicated=res.n_run - (N_TASKS - len(finished)),
+    report("disk full (ENOSPC) writing records, 2 workers", finished=len(finished),
+           lost=state["saved"] - len(finished), duplicated=res.n_run - (N_TASKS - len(finished)),
            identical=same_results(out, reference), orphans=len(orphans))
-    assert len(seen) >= 2 and len(finished) == 4 and not orphans
-    assert (res.n_skipped, res.n_run) == (4, N_TASKS - 4)
+    assert len(seen) >= 2 and not orphans
+    assert 2 <= len(finished) == state["saved"] < N_TASKS
+    assert (res.n_skipped, res.n_run) == (len(finished), N_TASKS - len(finished))
     assert same_results(out, reference) and not list(out.rglob(".*.tmp"))
 
 

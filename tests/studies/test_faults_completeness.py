@@ -23,6 +23,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from segment_reader import edit_value, ok_records, remove_records
 from test_faults import (  # the fault study, its reference run and the fault-table writer
     N_TASKS,
     config,
@@ -48,7 +49,7 @@ from bipartite.studies import (
     run_study,
     study_status,
 )
-from bipartite.studies import runner as runner_module
+from bipartite.studies import segments as segments_module
 
 LEGACY = Path(__file__).parent / "data" / "legacy_0_3_0"
 
@@ -160,7 +161,7 @@ def test_shared_keys_would_be_caught_not_silently_wrong(helpers, tmp_path,  # no
     result, so no run ends with a wrong table and exit status 0."""
     from distributed import LocalCluster
 
-    monkeypatch.setenv("FAULT_SLEEP", "0.03")
+    monkeypatch.setenv("FAULT_SLEEP", "0.1")  # the two runs overlap (the collision needs it)
     cfgs = {k: v for k, v in _variants().items() if k in ("a", "seed")}
     expected = {}
     for name, cfg in cfgs.items():
@@ -192,34 +193,27 @@ def test_shared_keys_would_be_caught_not_silently_wrong(helpers, tmp_path,  # no
 # ---------------------------------------------------------------------------------------------
 
 
-def _edit_value(path: Path) -> None:
-    """A hand edit that keeps the record valid JSON of the right shape."""
-    record = json.loads(path.read_text())
-    record["rows"][0]["y"] += 1.0
-    path.write_text(json.dumps(record, indent=1))
-
-
 def test_records_lost_or_edited_during_a_run_fail_it(helpers, reference, tmp_path,  # noqa: F811
                                                      monkeypatch, capsys):
-    """D3: two task files deleted and one edited while the study runs: the run does not end
-    with exit status 0 and a short table; it names the three tasks, moves the edited one to
-    quarantine/ and says how to resume; resume runs exactly those three."""
+    """D3: two records deleted from the segment and one edited while the study runs: the run
+    does not end with exit status 0 and a short table; it names the three tasks, moves the
+    edited one to quarantine/ and says how to resume; resume runs exactly those three."""
     out = tmp_path / "s"
-    real = runner_module.write_task_record
+    real = segments_module.SegmentWriter.add
     state = {"n": 0, "victims": []}
 
-    def write_then_damage(study_dir, record):
-        path = real(study_dir, record)
+    def add_then_damage(self, line, record):
+        real(self, line, record)
         state["n"] += 1
-        if state["n"] == 10:  # something outside the runner removes two files and edits one
-            done = sorted((Path(study_dir) / "tasks").glob("*.json"))
-            for p in done[:2]:
-                p.unlink()
-            _edit_value(done[2])
-            state["victims"] = [p.name[:-5] for p in done[:3]]
-        return path
+        if state["n"] == 10:  # something outside the runner removes two records and edits one
+            self.flush()
+            study_dir = self.path.parent.parent
+            done = sorted(ok_records(study_dir))
+            remove_records(study_dir, done[:2])
+            edit_value(study_dir, done[2])
+            state["victims"] = done[:3]
 
-    monkeypatch.setattr(runner_module, "write_task_record", write_then_damage)
+    monkeypatch.setattr(segments_module.SegmentWriter, "add", add_then_damage)
     with pytest.warns(CorruptTaskFileWarning, match="checksum mismatch"):
         with pytest.raises(StudyIncompleteError) as info:
             run_study(config(), out, progress=False)
@@ -258,13 +252,13 @@ def test_a_record_edited_after_the_run_is_detected_and_rerun(helpers, reference,
                                                              tmp_path):
     out = tmp_path / "s"
     run_study(config(), out, progress=False)
-    victim = sorted((out / "tasks").glob("*.json"))[5]
-    record = json.loads(victim.read_text())
+    victim = sorted(ok_records(out))[5]
+    line = json.loads(ok_records(out)[victim])
+    record = {**line["record"], "checksum": line["checksum"]}
     assert record["format"] == 2 and record["checksum"] == record_checksum(record)
-    _edit_value(victim)
+    edit_value(out, victim)
     status = study_status(out)
-    assert (status["corrupt"], status["complete"], status["missing"]) == (
-        1, False, [victim.name[:-5]])
+    assert (status["corrupt"], status["complete"], status["missing"]) == (1, False, [victim])
     with pytest.warns(CorruptTaskFileWarning, match="corrupt task file"):
         assert len(collect_results(out, write=False)) == N_TASKS - 1
     with pytest.warns(CorruptTaskFileWarning, match="checksum mismatch: the record was changed"):
@@ -277,9 +271,10 @@ def test_a_record_edited_after_the_run_is_detected_and_rerun(helpers, reference,
 
 
 def test_records_of_0_3_0_are_read_as_legacy(tmp_path):
-    """Folders written by 0.3.0 (records without a checksum) keep working: the records are
-    checked for shape and task and accepted with one LegacyRecordWarning; new records carry a
-    checksum; a legacy record of the wrong shape is still refused."""
+    """Folders written by 0.3.0 (one file per task, records without a checksum) keep working:
+    the records are checked for shape and task and accepted with one LegacyRecordWarning, and a
+    run moves them into a segment; new records carry a checksum; a legacy record of the wrong
+    shape is still refused."""
     out = tmp_path / "legacy"
     shutil.copytree(LEGACY, out)
     status = study_status(out)
@@ -288,18 +283,23 @@ def test_records_of_0_3_0_are_read_as_legacy(tmp_path):
         res = resume_study(out, progress=False)
     assert res.n_run == 0
     assert (out / "results.csv").read_bytes() == (LEGACY / "results.csv").read_bytes()
+    assert [p.name for p in (out / "tasks").iterdir()] == ["segment-000001.jsonl"]  # migrated
+    assert study_status(out)["legacy"] == 4
 
-    records = sorted((out / "tasks").glob("*.json"))
-    records[0].unlink()
-    bad = json.loads(records[1].read_text())
+    out = tmp_path / "legacy2"
+    shutil.copytree(LEGACY, out)
+    files = sorted((out / "tasks").glob("*.json"))
+    files[0].unlink()
+    bad = json.loads(files[1].read_text())
     bad["rows"] = "x"
-    records[1].write_text(json.dumps(bad))
+    files[1].write_text(json.dumps(bad))
     with pytest.warns(LegacyRecordWarning, match="2 task record"):
         with pytest.warns(CorruptTaskFileWarning, match="'rows' is not a list"):
             res = resume_study(out, progress=False)
     assert res.n_run == 2
-    for path in records[:2]:
-        new = json.loads(path.read_text())
+    lines = {k: json.loads(v) for k, v in ok_records(out).items()}
+    for path in files[:2]:
+        new = {**lines[path.name[:-5]]["record"], "checksum": lines[path.name[:-5]]["checksum"]}
         assert new["format"] == 2 and new["checksum"] == record_checksum(new)
     assert (out / "results.csv").read_bytes() == (LEGACY / "results.csv").read_bytes()
     assert study_status(out)["legacy"] == 2
@@ -326,7 +326,7 @@ def test_read_only_bind_mount_over_tasks(helpers, tmp_path, capfd):  # noqa: F81
     worker starts (no loky traceback), and the message says read-only file system."""
     out = tmp_path / "s"
     run_study(config(), out, progress=False)
-    for p in (out / "tasks").glob("*.json"):
+    for p in (out / "tasks").iterdir():
         p.unlink()
     if not _bind_read_only(out / "tasks"):
         pytest.skip("needs root and mount(8) to bind-mount a read-only folder")

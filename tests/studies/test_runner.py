@@ -1,4 +1,4 @@
-"""The study runner: task keys and seeds, atomic per-task files, resume, failures, backends,
+"""The study runner: task keys and seeds, record segments, resume, failures, backends,
 config validation."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from segment_reader import failed_records, ok_records, remove_records, segments
 
 from bipartite import studies
 from bipartite.studies import (
@@ -38,7 +39,8 @@ def demo_config(**study):
 
 
 def task_files(study_dir: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted((study_dir / "tasks").glob("*.json"))}
+    """The line of each finished task's record, by task key (segment_reader, the reference)."""
+    return ok_records(study_dir)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,6 +61,57 @@ def test_task_seed_matches_seedsequence_reference():
     assert task_seed(123, "f", {"shift": 0.5, "n": 10}, 2) == int(expected)
     paired = np.random.SeedSequence(123, spawn_key=(2,)).generate_state(1, np.uint32)[0]
     assert task_seed(123, "f", params, 2, paired=True) == int(paired)
+
+
+def test_seed_sequence_words_match_numpy():
+    """The vectorised SeedSequence (expand_tasks' seeds) against numpy.random.SeedSequence, the
+    reference: random entropies (one to five 32-bit words) and spawn keys of 1 to 6 words."""
+    rng = np.random.default_rng(0)
+    for n_entropy_words in (1, 2, 5):
+        entropy = int.from_bytes(rng.bytes(4 * n_entropy_words), "little")
+        for width in (1, 2, 5, 6):
+            keys = rng.integers(0, 2**32, size=(40, width), dtype=np.uint64).astype(np.uint32)
+            keys[0] = 0
+            got = studies.seed_sequence_words(entropy, keys)
+            want = [np.random.SeedSequence(entropy, spawn_key=tuple(int(v) for v in row))
+                    .generate_state(1, np.uint32)[0] for row in keys]
+            np.testing.assert_array_equal(got, np.array(want, dtype=np.uint32))
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@pytest.mark.parametrize("seed, replicates", [(5, 3), (2**40 + 1, [0, 7, 2**33])])
+def test_expanded_seeds_equal_task_seed(paired, seed, replicates):
+    """expand_tasks computes the seeds of a grid at once; each equals task_seed (one task at a
+    time), also for a study seed of two words and a replicate number of two words."""
+    cfg = resolve_config({"study": {"function": "demo.binormal_auc", "seed": seed,
+                                    "replicates": replicates, "paired_seeds": paired},
+                          "params": {"n": 10}, "grid": {"shift": [0.0, 0.5, 1.0]}})
+    tasks = expand_tasks(cfg)
+    assert [t.seed for t in tasks] == [task_seed(seed, t.function, t.params, t.replicate,
+                                                 paired=paired) for t in tasks]
+    # keys built from the parameters' JSON once per grid point equal task_key's
+    assert [t.key for t in tasks] == [task_key(t.function, t.params, t.replicate) for t in tasks]
+    assert all(t.params_json == json.dumps(t.params, sort_keys=True, separators=(",", ":"))
+               for t in tasks)
+
+
+def test_thread_pools_are_pinned_during_a_task_and_restored():
+    """Inside a task every BLAS/OpenMP pool threadpoolctl finds runs `threads` threads; after
+    it, each is back to its count before (threadpoolctl's own report is the reference)."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from bipartite.studies.tasks import _limited_threads
+
+    def counts():
+        return [(d["filepath"], d["num_threads"]) for d in threadpool_info()]
+
+    with threadpool_limits(limits=2):
+        before = counts()
+        with _limited_threads(1):
+            assert {n for _, n in counts()} <= {1}
+        assert counts() == before
+        with _limited_threads(2):  # already at 2: left as it is
+            assert counts() == before
 
 
 def test_task_key_depends_on_definition_only():
@@ -93,11 +146,12 @@ def test_cases_are_crossed_with_grid():
 # ---------------------------------------------------------------------------------------------
 
 
-def test_run_writes_one_file_per_task_and_tidy_results(tmp_path):
+def test_run_writes_one_segment_and_tidy_results(tmp_path):
     res = run_study(demo_config(), tmp_path / "s", progress=False)
     assert res.ok and res.n_tasks == 12 and res.n_run == 12 and res.n_skipped == 0
     files = task_files(tmp_path / "s")
     assert len(files) == 12 and not list((tmp_path / "s" / "tasks").glob(".*"))  # no temp files
+    assert [p.name for p in (tmp_path / "s" / "tasks").iterdir()] == ["segment-000001.jsonl"]
     df = pd.read_parquet(tmp_path / "s" / "results.parquet")
     assert list(df.columns[:5]) == ["study", "function", "task", "replicate", "seed"]
     assert len(df) == 12 and df["task"].is_unique
@@ -138,18 +192,19 @@ def test_resume_reruns_only_missing_tasks(tmp_path):
     full = run_study(demo_config(), tmp_path / "s", progress=False)
     before = task_files(tmp_path / "s")
     removed = sorted(before)[:5]
-    for name in removed:
-        (tmp_path / "s" / "tasks" / name).unlink()
+    remove_records(tmp_path / "s", removed)
     kept_mtimes = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "s" / "tasks").glob("*")}
     res = resume_study(tmp_path / "s", progress=False)
     assert (res.n_skipped, res.n_run) == (7, 5)
-    for name, mtime in kept_mtimes.items():  # finished tasks were not rewritten
+    for name, mtime in kept_mtimes.items():  # finished tasks were not rewritten (append-only)
         assert (tmp_path / "s" / "tasks" / name).stat().st_mtime_ns == mtime
+    assert [p.name for p in segments(tmp_path / "s")] == ["segment-000001.jsonl",
+                                                          "segment-000002.jsonl"]
     pd.testing.assert_frame_equal(res.results, full.results, check_exact=True)
-    # Task files hold the same rows (timing fields aside).
+    # The records hold the same rows (timing fields aside).
     after = task_files(tmp_path / "s")
     for name in removed:
-        old, new = json.loads(before[name]), json.loads(after[name])
+        old, new = json.loads(before[name])["record"], json.loads(after[name])["record"]
         assert old["rows"] == new["rows"] and old["seed"] == new["seed"]
     # Running the same config into the same folder continues it too.
     again = run_study(demo_config(), tmp_path / "s", progress=False)
@@ -167,9 +222,9 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     cfg["grid"]["n"] = [0, 50]  # n = 0: the AUC input is empty -> ValueError inside the task
     res = run_study(cfg, tmp_path / "s", progress=False)
     assert not res.ok and len(res.failures) == 6 and len(res.results) == 6
-    failed = sorted((tmp_path / "s" / "tasks").glob("*.failed.json"))
+    failed = failed_records(tmp_path / "s")
     assert len(failed) == 6
-    rec = json.loads(failed[0].read_text())
+    rec = failed[sorted(failed)[0]]
     assert rec["status"] == "failed" and rec["params"]["n"] == 0
     assert "ValueError" in rec["error"] and "Traceback" in rec["traceback"]
     assert "binormal_auc" in rec["traceback"]
@@ -185,7 +240,7 @@ def test_failed_tasks_are_recorded_and_the_rest_continue(tmp_path):
     assert studies.study_status(tmp_path / "s") == {
         "name": "demo", "function": "test.unchecked_binormal", "tasks": 12, "done": 6,
         "failed": 6, "corrupt": 0, "pending": 0, "legacy": 0, "complete": True, "missing": [],
-        "running_pid": None}
+        "unreadable": 0, "running_pid": None}
 
 
 def test_bad_rows_become_failures(tmp_path, monkeypatch):
@@ -233,8 +288,7 @@ def test_other_study_in_folder_is_refused(tmp_path):
 
 def test_collect_results_tolerates_missing_tasks(tmp_path):
     run_study(demo_config(replicates=1), tmp_path / "s", progress=False)
-    victim = sorted((tmp_path / "s" / "tasks").glob("*.json"))[0]
-    victim.unlink()
+    remove_records(tmp_path / "s", sorted(task_files(tmp_path / "s"))[:1])
     df = collect_results(tmp_path / "s")
     assert len(df) == 5
     index = pd.read_csv(tmp_path / "s" / "task_index.csv")
