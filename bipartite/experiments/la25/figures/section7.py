@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import format_mean_se, markdown_table, mean_and_se, standard_error
+from bipartite.studies.report import (
+    format_mean_se,
+    markdown_table,
+    mean_and_se,
+    paired_contrast,
+    standard_error,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -120,22 +126,23 @@ def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str 
 def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
     """Label minus loss aggregation per dataset and learner, paired by split (or replicate):
     ``d_min`` (> 0: label aggregation has the higher Min AUC) and ``d_diff`` (< 0: the lower Diff
-    AUC), their standard errors, and in how many splits label aggregation wins each. The
-    label-aggregation (sum) rows of the family's pairing,
-    :func:`~bipartite.experiments.la25.figures.family.paired_differences`."""
+    AUC), their standard errors, and in how many splits label aggregation wins each. Each is a
+    paired contrast of its one home, :func:`bipartite.studies.report.paired_contrast` (the
+    claims registry grades its effects with it too)."""
     import pandas as pd
 
-    from bipartite.experiments.la25.figures.family import paired_differences
-
-    pairs = paired_differences(df, ["dataset", "learner"])
-    pairs = pairs[pairs["objective"] == "label_aggregation"]
+    unit = "split" if "split" in df else "replicate"
     out = []
-    for (dataset, learner), sub in pairs.groupby(["dataset", "learner"]):
-        dm, dd = sub["d_min"].dropna(), sub["d_diff"].dropna()
-        out.append({"dataset": dataset, "learner": learner, "d_min": float(dm.mean()),
-                    "d_min_se": standard_error(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
-                    "d_diff": float(dd.mean()), "d_diff_se": standard_error(dd),
-                    "label_lower_diff": f"{int((dd < 0).sum())}/{len(dd)}"})
+    for (dataset, learner), sub in df.groupby(["dataset", "learner"]):
+        if not {"label_aggregation", "loss_aggregation"} <= set(sub["objective"]):
+            continue
+        m, d = (paired_contrast(sub, col, "label_aggregation", "loss_aggregation",
+                                direction=direction, pair_by=unit)
+                for col, direction in (("min", "higher"), ("diff", "lower")))
+        out.append({"dataset": dataset, "learner": learner, "d_min": m.effect,
+                    "d_min_se": m.se, "label_higher_min": f"{m.agree}/{m.units}",
+                    "d_diff": d.effect, "d_diff_se": d.se,
+                    "label_lower_diff": f"{d.agree}/{d.units}"})
     return pd.DataFrame(out)
 
 
