@@ -184,6 +184,7 @@ def test_a_learner_has_one_colour_in_every_figure(synthetic, bank):
     assert data == {lr: to_rgba(LEARNER_COLOURS[lr])[:3] for lr in DATA_LEARNERS}
 
 
+@pytest.mark.slow  # saves four figures as PNG and PDF
 def test_figures_are_written(synthetic, bank, tmp_path):
     paths = synthetic_figures(synthetic, tmp_path) + section7_data_figures(bank, tmp_path)
     assert sorted(p.name for p in paths) == sorted(

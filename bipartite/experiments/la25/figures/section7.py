@@ -306,12 +306,12 @@ def plot_synthetic_skew(df: pd.DataFrame, col: str = "min"):
             st = mean_and_se(sub[(sub["learner"] == "bayes") & (sub["objective"] == "max_min")],
                              ["pi2"], "min")
             ax.plot(st["pi2"], st["mean"], color="0.6", lw=2.5, alpha=0.6, zorder=0,
-                    gid="bayes:max_min")
+                    marker="_", ms=12, mew=2.5, gid="bayes:max_min")
         _skew_axis(ax, sorted(sub["pi2"].unique()))
         ax.set_title(regime.replace("_", " "), fontsize=9)
         ax.set_xlabel("prior π₂ of label 2 (π₁ = ½)", fontsize=8)
         ax.grid(alpha=0.3)
-    extra = ([Line2D([], [], color="0.6", lw=2.5, alpha=0.6,
+    extra = ([Line2D([], [], color="0.6", lw=2.5, alpha=0.6, marker="_", ms=12, mew=2.5,
                      label="best Min AUC of any weighting (Bayes)")] if col == "min" else [])
     _key(fig, ["bayes", *learners], objectives, lines=True, extra=extra)
     title = ("Diff AUC = |AUC₁ − AUC₂| (lower = more balanced)" if col == "diff"
