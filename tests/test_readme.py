@@ -96,3 +96,44 @@ def test_readme_section7_family_cells_by_a_plain_recomputation():
         df = frames[dataset]
         ref = df[(df["learner"] == learner) & (df["objective"] == "loss_aggregation")]["min"]
         assert _number(cell) == pytest.approx(ref.mean(), abs=5e-4 + 1e-9)
+
+
+def _report_rows() -> dict[str, list[str]]:
+    block = TEXT[TEXT.index("| scorer | AUC relevant [95% CI]"):]
+    block = block[:block.index("\n\n")]
+    return {r[0].strip("`"): r[1:] for r in _rows(block)}
+
+
+@pytest.mark.slow  # trains two XGBoost rankers on MQ2008 S1-S4 (about a minute of CPU)
+def test_readme_mq2008_report_example(shared_data, tmp_path):
+    """The README's MQ2008 report example, rerun as a newcomer would: the analysis script writes
+    the S5 scores, and the report's numbers are the README's, to the digits shown."""
+    import subprocess
+    import sys
+
+    from bipartite.diagnostics import diagnose
+
+    if not (shared_data / "letor" / "mq2008_S5.txt").exists():
+        pytest.skip(f"{shared_data / 'letor'} has no MQ2008 parts")
+    scores = tmp_path / "s5.csv"
+    subprocess.run([sys.executable, str(ROOT / "analysis" / "mq2008_two_scorers.py"),
+                    str(scores)], check=True, cwd=ROOT, capture_output=True)
+    rep = diagnose(scores, scores=["xgb_loss_agg", "xgb_label_agg"],
+                   labels=["relevant", "click"], qid="qid", seed=0)
+    auc = rep.tables["auc"].set_index(["scorer", "label"])
+    win = rep.tables["win_rates"].set_index("scorer")
+    summary = rep.tables["summary"].set_index("scorer")
+    for scorer, cells in _report_rows().items():
+        for cell, label in zip(cells[:2], ["relevant", "click"], strict=True):
+            r = auc.loc[(scorer, label)]
+            assert cell == f"{r.auc:.3f} [{r.auc_ci_low:.3f}, {r.auc_ci_high:.3f}]", (scorer, label)
+        assert cells[2] == f"{win.loc[scorer, 'win_rate']:.3f}"
+        s = summary.loc[scorer]
+        assert cells[3] == f"{s.min_auc:.3f} ({s.min_auc_label})"
+        assert cells[4] == f"{s.diff_auc:.3f}"
+    paired = rep.tables["paired"].set_index(["label", "metric"])
+    click, rel = paired.loc[("click", "gauc")], paired.loc[("relevant", "gauc")]
+    text = (f"(+{click['diff']:.3f}\n[{click.ci_low:.3f}, {click.ci_high:.3f}], "
+            f"p = {click.p_value:.3f}) and no difference on relevance "
+            f"({rel['diff']:.3f}, p = {rel.p_value:.2f})").replace("-", "−")
+    assert text.replace("\n", " ") in " ".join(TEXT.split())
