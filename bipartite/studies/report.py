@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,7 +47,8 @@ def standard_error(x: ArrayLike) -> float:
     return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
 
 
-class PairedContrast(NamedTuple):
+@dataclass(frozen=True)
+class PairedContrast:
     """A paired contrast (:func:`paired_contrast`): the mean and standard error of treatment minus
     baseline over the paired units, how many units lie in the claimed direction (``agree``) and
     how many units there are (``units``)."""

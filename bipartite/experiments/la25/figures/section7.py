@@ -34,8 +34,9 @@ from bipartite.studies.report import (
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
-__all__ = ["GAP_ROUTES", "LEARNER_COLOURS", "OBJECTIVE_MARKERS", "OBJECTIVE_NAMES",
+__all__ = ["GAP_ROUTES", "LEARNER_COLOURS", "LEARNER_NAMES", "OBJECTIVE_MARKERS", "OBJECTIVE_NAMES",
            "PAPER_TABLES", "balance_figures", "balance_table", "gap_figures", "gap_table",
            "harder_table", "learner_colour", "learner_gap_table", "paper_layout",
            "paper_layout_markdown", "plot_section7_data", "plot_synthetic_plane",
@@ -65,8 +66,9 @@ PAPER_TABLES = {
               "label_aggregation": (0.68, 0.73, 0.05, 0.68),
               "loss_aggregation": (0.67, 0.73, 0.06, 0.67)},
 }
-_LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
-                  "xgb": "XGBoost", "bayes": "Bayes"}
+#: Display name of each learner in the LA25 §7 tables and figures.
+LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
+                 "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
 _LEARNER_ORDER = ("bayes", "linear", "linear_hinge", "mlp", "xgb")
 
 
@@ -114,7 +116,7 @@ def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str 
              OBJECTIVE_NAMES[objective].format(None, n1, n2), f"{a1:g}", f"{a2:g}", f"{diff:g}",
              f"{mn:g}", "–"]
             for objective, (a1, a2, diff, mn) in PAPER_TABLES.get(dataset, {}).items()]
-    rows += [[_LEARNER_NAMES.get(r.learner, r.learner),
+    rows += [[LEARNER_NAMES.get(r.learner, r.learner),
               OBJECTIVE_NAMES[r.objective].format(None, n1, n2),
               format_mean_se(r.auc_1, r.auc_1_se), format_mean_se(r.auc_2, r.auc_2_se),
               format_mean_se(r.diff, r.diff_se), format_mean_se(r.min, r.min_se), str(r.splits)]
@@ -228,10 +230,10 @@ def learner_colour(learner: str) -> str:
 
 
 def _learner_name(learner: str) -> str:
-    return _LEARNER_NAMES.get(learner, learner)
+    return LEARNER_NAMES.get(learner, learner)
 
 
-def _panels(n: int, width: float = 3.6, height: float = 3.0, **kw):
+def _panels(n: int, width: float = 3.6, height: float = 3.0, **kw: object) -> tuple:
     ncols = min(3, n)
     nrows = -(-n // ncols)
     fig, axes = new_figure(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
@@ -272,7 +274,7 @@ def _synthetic_learners(df: pd.DataFrame) -> list[str]:
     return _order([lr for lr in df["learner"].unique() if lr != "bayes"], _LEARNER_ORDER)
 
 
-def plot_synthetic_skew(df: pd.DataFrame, col: str = "min"):
+def plot_synthetic_skew(df: pd.DataFrame, col: str = "min") -> Figure:
     """Diff (``col="diff"``) or Min AUC (``col="min"``) of both LA25 objectives against π₂, one
     panel per dependence regime: a colour per learner (the Bayes scorer black, a line over π₂;
     the learners at the π₂ they were trained at, mean ± s.e. over replicates, side by side), a
@@ -320,7 +322,7 @@ def plot_synthetic_skew(df: pd.DataFrame, col: str = "min"):
     return fig
 
 
-def plot_synthetic_plane(df: pd.DataFrame):
+def plot_synthetic_plane(df: pd.DataFrame) -> Figure:
     """The per-label AUC plane at the most skewed π₂, one panel per dependence regime: the
     frontier of the Bayes weight sweep (grey) and every objective's point (marker) of every
     learner (colour; mean over replicates, the Bayes scorer large). Returns the figure."""
@@ -377,7 +379,7 @@ def _dataset_name(sub: pd.DataFrame, dataset: str) -> str:
     return str(sub["data"].iloc[0]).split(" (")[0] if "data" in sub else dataset
 
 
-def plot_section7_data(sub: pd.DataFrame):
+def plot_section7_data(sub: pd.DataFrame) -> Figure:
     """One real dataset's per-label test-AUC plane, one panel per learner (shared axes): the
     learner's point for each objective (marker, in the learner's colour; mean ± s.e. over
     splits), and in every panel the same references: the XGBoost plug-in weight sweep and its loss
