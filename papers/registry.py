@@ -351,42 +351,22 @@ def paired_effect(frame, contrast: Contrast, *, source: str = "results") -> tupl
                                                                                 int, int]:
     """``(effect, se, splits_agree, splits)`` of ``contrast`` on a results frame: per unit of
     ``pair_by``, treatment minus baseline (the best baseline in the claimed direction when there
-    are several); mean and standard error (sample s.d. / sqrt(n),
-    :func:`bipartite.studies.report.standard_error`) over the units that have all of them.
+    are several); mean and standard error (sample s.d. / sqrt(n)) over the units that have all of
+    them. The contrast is computed by its one home in the package,
+    :func:`bipartite.studies.report.paired_contrast`.
 
     Raises :class:`ClaimsError`, naming ``source``, when a column is missing, a unit holds two
     rows of one arm (the ``where`` filter is not specific enough) or no unit is complete.
     """
-    from bipartite.studies.report import standard_error
+    from bipartite.studies.report import paired_contrast
 
     c = contrast
-    need = [c.column, c.pair_by, c.metric, *(k for k, _ in c.where)]
-    missing = [k for k in dict.fromkeys(need) if k not in frame.columns]
-    if missing:
-        raise ClaimsError(f"{source}: no column(s) {missing} (columns: {list(frame.columns)}).")
-    rows = frame
-    for key, value in c.where:
-        rows = rows[rows[key] == value]
-    arms = [c.treatment, *c.baseline]
-    rows = rows[rows[c.column].isin(arms)]
-    dup = rows.duplicated([c.pair_by, c.column])
-    if dup.any():
-        first = rows.loc[dup, [c.pair_by, c.column]].iloc[0].tolist()
-        raise ClaimsError(f"{source}: several rows for ({c.pair_by}, {c.column}) = {first} "
-                          f"under where = {dict(c.where)}; narrow 'where'.")
-    wide = rows.pivot(index=c.pair_by, columns=c.column, values=c.metric).astype(float)
-    absent = [a for a in arms if a not in wide.columns]
-    if absent:
-        raise ClaimsError(f"{source}: no rows with {c.column} in {absent} under "
-                          f"where = {dict(c.where)}.")
-    wide = wide[arms].dropna()
-    if wide.empty:
-        raise ClaimsError(f"{source}: no {c.pair_by} has every arm {arms}.")
-    base = wide[list(c.baseline)]
-    best = base.max(axis=1) if c.direction == "higher" else base.min(axis=1)
-    diff = (wide[c.treatment] - best).to_numpy()
-    agree = int((diff > 0).sum() if c.direction == "higher" else (diff < 0).sum())
-    return float(diff.mean()), standard_error(diff), agree, len(diff)
+    try:
+        out = paired_contrast(frame, c.metric, c.treatment, c.baseline, direction=c.direction,
+                              column=c.column, pair_by=c.pair_by, where=c.where)
+    except ValueError as exc:
+        raise ClaimsError(f"{source}: {exc}") from None
+    return out.effect, out.se, out.agree, out.units
 
 
 def grade(claim: Claim, repo_root: Path = REPO_ROOT) -> Grade:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +45,79 @@ def standard_error(x: ArrayLike) -> float:
     """
     x = np.asarray(x, dtype=float)
     return float(x.std(ddof=1) / np.sqrt(len(x))) if len(x) > 1 else 0.0
+
+
+@dataclass(frozen=True)
+class PairedContrast:
+    """A paired contrast (:func:`paired_contrast`): the mean and standard error of treatment minus
+    baseline over the paired units, how many units lie in the claimed direction (``agree``) and
+    how many units there are (``units``)."""
+
+    effect: float
+    se: float
+    agree: int
+    units: int
+
+
+def paired_contrast(frame: pd.DataFrame, metric: str, treatment: str,
+                    baseline: str | Sequence[str], *, direction: str = "higher",
+                    column: str = "objective", pair_by: str = "split",
+                    where: Mapping[str, object] | Sequence[tuple[str, object]] = ()
+                    ) -> PairedContrast:
+    """Treatment minus baseline on ``metric``, paired by ``pair_by``: the one home of the paired
+    contrast behind every effect the package and its claims registry (``papers/registry.py``)
+    report.
+
+    The rows matching ``where`` (column = value filters) whose ``column`` is ``treatment`` or a
+    ``baseline`` are paired by ``pair_by``; per unit the difference is treatment minus the
+    baseline, or with several baselines minus the best of them in the claimed ``direction``
+    (``"higher"``: the largest, ``"lower"``: the smallest). Units missing an arm, or with a NaN in
+    one, are left out. ``effect`` and ``se`` are the mean and :func:`standard_error` of the
+    differences, ``agree`` counts the units whose difference lies strictly in ``direction`` (a
+    zero difference counts as against).
+
+    Raises ``ValueError`` when ``direction`` is unknown, a column is missing, a unit holds two
+    rows of one arm (``where`` is not specific enough), an arm has no rows, or no unit is
+    complete.
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"split": [0, 0, 1, 1], "objective": ["a", "b"] * 2,
+    ...                    "min": [0.7, 0.6, 0.65, 0.66]})
+    >>> c = paired_contrast(df, "min", "a", "b")
+    >>> round(c.effect, 3), round(c.se, 3), c.agree, c.units
+    (0.045, 0.055, 1, 2)
+    """
+    if direction not in ("higher", "lower"):
+        raise ValueError(f"The 'direction' parameter must be 'higher' or 'lower', got "
+                         f"{direction!r}.")
+    baseline = (baseline,) if isinstance(baseline, str) else tuple(baseline)
+    where = tuple(where.items()) if isinstance(where, Mapping) else tuple(where)
+    need = [column, pair_by, metric, *(k for k, _ in where)]
+    missing = [k for k in dict.fromkeys(need) if k not in frame.columns]
+    if missing:
+        raise ValueError(f"no column(s) {missing} (columns: {list(frame.columns)}).")
+    rows = frame
+    for key, value in where:
+        rows = rows[rows[key] == value]
+    arms = [treatment, *baseline]
+    rows = rows[rows[column].isin(arms)]
+    dup = rows.duplicated([pair_by, column])
+    if dup.any():
+        first = rows.loc[dup, [pair_by, column]].iloc[0].tolist()
+        raise ValueError(f"several rows for ({pair_by}, {column}) = {first} under where = "
+                         f"{dict(where)}; narrow 'where'.")
+    wide = rows.pivot(index=pair_by, columns=column, values=metric).astype(float)
+    absent = [a for a in arms if a not in wide.columns]
+    if absent:
+        raise ValueError(f"no rows with {column} in {absent} under where = {dict(where)}.")
+    wide = wide[arms].dropna()
+    if wide.empty:
+        raise ValueError(f"no {pair_by} has every arm {arms}.")
+    base = wide[list(baseline)]
+    best = base.max(axis=1) if direction == "higher" else base.min(axis=1)
+    diff = (wide[treatment] - best).to_numpy()
+    agree = int((diff > 0).sum() if direction == "higher" else (diff < 0).sum())
+    return PairedContrast(float(diff.mean()), standard_error(diff), agree, len(diff))
 
 
 def format_mean_se(mean: float, se: float) -> str:

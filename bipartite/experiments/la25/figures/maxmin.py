@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from bipartite.experiments.la25.figures.section7 import LEARNER_NAMES
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.report import format_mean_se, markdown_table, standard_error, write_table
 
@@ -303,10 +304,6 @@ _ROW_NAMES = {"loss_aggregation": "loss aggregation (a = 1)",
               "sweep_best_min": "plug-in sweep, best test Min (oracle)"}
 
 
-_LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
-                  "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
-
-
 def _text_table(header: list[str], rows: list[list[str]]) -> str:
     """A Markdown table of already formatted cells (the one table writer, ``markdown_table``)."""
     import pandas as pd
@@ -318,7 +315,7 @@ def three_objective_markdown(table: pd.DataFrame, dataset: str,
                              names: tuple[str, str] = ("AUC₁", "AUC₂")) -> str:
     """Markdown of :func:`three_objective_table` for one dataset."""
     sub = table[table["dataset"] == dataset]
-    rows = [[_LEARNER_NAMES.get(r.learner, r.learner), _ROW_NAMES.get(r.objective, r.objective),
+    rows = [[LEARNER_NAMES.get(r.learner, r.learner), _ROW_NAMES.get(r.objective, r.objective),
              format_mean_se(r.auc_1, r.auc_1_se), format_mean_se(r.auc_2, r.auc_2_se),
              format_mean_se(r.diff, r.diff_se), format_mean_se(r.min, r.min_se),
              format_mean_se(r.sum, r.sum_se), str(r.splits)]
@@ -333,7 +330,7 @@ def _verdict_markdown(v: pd.DataFrame) -> str:
     def d(r: dict, c: str) -> str:
         return f"{r[c]:+.3f} ± {r[c + '_se']:.3f}"
 
-    rows = [[str(r[name]), _LEARNER_NAMES.get(r["learner"], r["learner"]),
+    rows = [[str(r[name]), LEARNER_NAMES.get(r["learner"], r["learner"]),
              MAX_MIN_ROUTES[r["route"]].split("(")[1][:-1], d(r, "d_min_best"),
              str(r["at_least_both"]), d(r, "d_min_loss"), d(r, "d_min_label"),
              d(r, "d_sum_loss"), d(r, "d_sum_label")] for r in v.to_dict("records")]
@@ -348,7 +345,7 @@ def _synthetic_markdown(t: pd.DataFrame) -> str:
         gap = (f"{r['gap_lo']:.4f}" if r["gap_hi"] - r["gap_lo"] < 5e-5
                else f"{r['gap_lo']:.4f}–{r['gap_hi']:.4f}")
         rows.append([str(r["regime"]), f"{r['pi2']:g}",
-                     _LEARNER_NAMES.get(r["learner"], r["learner"]),
+                     LEARNER_NAMES.get(r["learner"], r["learner"]),
                      _ROW_NAMES.get(r["objective"], r["objective"]), f"{r['auc_1']:.3f}",
                      f"{r['auc_2']:.3f}", f"{r['diff']:.3f}", format_mean_se(r["min"], r["min_se"]),
                      format_mean_se(r["sum"], r["sum_se"]), gap])

@@ -24,14 +24,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import format_mean_se, markdown_table, mean_and_se, standard_error
+from bipartite.studies.report import (
+    format_mean_se,
+    markdown_table,
+    mean_and_se,
+    paired_contrast,
+    standard_error,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
+    from matplotlib.figure import Figure
 
-__all__ = ["GAP_ROUTES", "OBJECTIVE_NAMES", "PAPER_TABLES", "balance_figures", "balance_table",
-           "gap_figures", "gap_table", "harder_table", "learner_gap_table", "paper_layout",
-           "paper_layout_markdown", "plugin_threshold", "section7_data_figures",
+__all__ = ["GAP_ROUTES", "LEARNER_COLOURS", "LEARNER_NAMES", "OBJECTIVE_MARKERS", "OBJECTIVE_NAMES",
+           "PAPER_TABLES", "balance_figures", "balance_table", "gap_figures", "gap_table",
+           "harder_table", "learner_colour", "learner_gap_table", "paper_layout",
+           "paper_layout_markdown", "plot_section7_data", "plot_synthetic_plane",
+           "plot_synthetic_skew", "plugin_threshold", "section7_data_figures",
            "synthetic_figures", "synthetic_table", "verdict_table"]
 
 #: The routes of the study.
@@ -57,8 +66,9 @@ PAPER_TABLES = {
               "label_aggregation": (0.68, 0.73, 0.05, 0.68),
               "loss_aggregation": (0.67, 0.73, 0.06, 0.67)},
 }
-_LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
-                  "xgb": "XGBoost", "bayes": "Bayes"}
+#: Display name of each learner in the LA25 §7 tables and figures.
+LEARNER_NAMES = {"linear": "linear, logistic", "linear_hinge": "linear, hinge", "mlp": "MLP",
+                 "xgb": "XGBoost", "xgb_plugin": "XGBoost plug-in", "bayes": "Bayes"}
 _LEARNER_ORDER = ("bayes", "linear", "linear_hinge", "mlp", "xgb")
 
 
@@ -106,7 +116,7 @@ def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str 
              OBJECTIVE_NAMES[objective].format(None, n1, n2), f"{a1:g}", f"{a2:g}", f"{diff:g}",
              f"{mn:g}", "–"]
             for objective, (a1, a2, diff, mn) in PAPER_TABLES.get(dataset, {}).items()]
-    rows += [[_LEARNER_NAMES.get(r.learner, r.learner),
+    rows += [[LEARNER_NAMES.get(r.learner, r.learner),
               OBJECTIVE_NAMES[r.objective].format(None, n1, n2),
               format_mean_se(r.auc_1, r.auc_1_se), format_mean_se(r.auc_2, r.auc_2_se),
               format_mean_se(r.diff, r.diff_se), format_mean_se(r.min, r.min_se), str(r.splits)]
@@ -118,22 +128,23 @@ def paper_layout_markdown(table: pd.DataFrame, dataset: str, *, paper_name: str 
 def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
     """Label minus loss aggregation per dataset and learner, paired by split (or replicate):
     ``d_min`` (> 0: label aggregation has the higher Min AUC) and ``d_diff`` (< 0: the lower Diff
-    AUC), their standard errors, and in how many splits label aggregation wins each. The
-    label-aggregation (sum) rows of the family's pairing,
-    :func:`~bipartite.experiments.la25.figures.family.paired_differences`."""
+    AUC), their standard errors, and in how many splits label aggregation wins each. Each is a
+    paired contrast of its one home, :func:`bipartite.studies.report.paired_contrast` (the
+    claims registry grades its effects with it too)."""
     import pandas as pd
 
-    from bipartite.experiments.la25.figures.family import paired_differences
-
-    pairs = paired_differences(df, ["dataset", "learner"])
-    pairs = pairs[pairs["objective"] == "label_aggregation"]
+    unit = "split" if "split" in df else "replicate"
     out = []
-    for (dataset, learner), sub in pairs.groupby(["dataset", "learner"]):
-        dm, dd = sub["d_min"].dropna(), sub["d_diff"].dropna()
-        out.append({"dataset": dataset, "learner": learner, "d_min": float(dm.mean()),
-                    "d_min_se": standard_error(dm), "label_higher_min": f"{int((dm > 0).sum())}/{len(dm)}",
-                    "d_diff": float(dd.mean()), "d_diff_se": standard_error(dd),
-                    "label_lower_diff": f"{int((dd < 0).sum())}/{len(dd)}"})
+    for (dataset, learner), sub in df.groupby(["dataset", "learner"]):
+        if not {"label_aggregation", "loss_aggregation"} <= set(sub["objective"]):
+            continue
+        m, d = (paired_contrast(sub, col, "label_aggregation", "loss_aggregation",
+                                direction=direction, pair_by=unit)
+                for col, direction in (("min", "higher"), ("diff", "lower")))
+        out.append({"dataset": dataset, "learner": learner, "d_min": m.effect,
+                    "d_min_se": m.se, "label_higher_min": f"{m.agree}/{m.units}",
+                    "d_diff": d.effect, "d_diff_se": d.se,
+                    "label_lower_diff": f"{d.agree}/{d.units}"})
     return pd.DataFrame(out)
 
 
@@ -192,22 +203,61 @@ def learner_gap_table(df: pd.DataFrame) -> pd.DataFrame:
 # Figures
 # --------------------------------------------------------------------------------------------
 
-_OBJ_STYLE = {"loss_aggregation": ("C3", "*", "loss aggregation (a = 1)"),
-              "label_aggregation": ("C2", "D", "label aggregation (sum)"),
-              "label_1": ("C0", "<", "label 1 only"), "label_2": ("C1", "^", "label 2 only"),
-              "max_min": ("C4", "P", "max-min (pairwise)"),
-              "max_min_plugin": ("C5", "X", "max-min (plug-in)"),
-              "max_min_supported": ("C6", "s", "max-min of the weightings")}
+#: One colour per learner, the same in every §7 figure (the Bayes scorer black); a figure tells
+#: objectives apart by marker (:data:`OBJECTIVE_MARKERS`) and line style, never by colour.
+LEARNER_COLOURS = {"bayes": "black", "linear": "C0", "linear_hinge": "C9", "mlp": "C1",
+                   "xgb": "C2", "xgb_plugin": "0.5"}
+#: Marker and legend name of each objective in the §7 figures.
+OBJECTIVE_MARKERS = {"loss_aggregation": ("*", "loss aggregation (a = 1)"),
+                     "label_aggregation": ("D", "label aggregation (sum)"),
+                     "label_1": ("<", "label 1 only"), "label_2": ("^", "label 2 only"),
+                     "max_min": ("P", "max-min (pairwise)"),
+                     "max_min_plugin": ("X", "max-min (plug-in)"),
+                     "max_min_supported": ("s", "max-min of the weightings")}
+#: Line style of the two LA25 objectives in the Diff / Min AUC panels.
+_OBJ_LINE = {"label_aggregation": "-", "loss_aggregation": "--"}
 
 
-def _panels(n: int, width: float = 3.6, height: float = 3.0):
+def _ms(marker: str, size: float) -> float:
+    """Marker size (points; squared for a scatter's area): a star drawn 1.5 × larger, so that
+    it reads as large as the other markers."""
+    return size * 1.5 if marker == "*" else size
+
+
+def learner_colour(learner: str) -> str:
+    """The colour of ``learner`` in every §7 figure (:data:`LEARNER_COLOURS`; grey if unknown)."""
+    return LEARNER_COLOURS.get(learner, "0.3")
+
+
+def _learner_name(learner: str) -> str:
+    return LEARNER_NAMES.get(learner, learner)
+
+
+def _panels(n: int, width: float = 3.6, height: float = 3.0, **kw: object) -> tuple:
     ncols = min(3, n)
     nrows = -(-n // ncols)
     fig, axes = new_figure(nrows, ncols, figsize=(width * ncols, height * nrows), squeeze=False,
-                           layout="constrained")
+                           layout="constrained", **kw)
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()
+
+
+def _key(fig, learners: list[str], objectives: list[str], *, lines: bool = False,
+         extra: list | None = None) -> None:
+    """One figure legend under the panels: a colour per learner, then a marker (and, with
+    ``lines``, a line style) per objective, then ``extra`` handles."""
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=learner_colour(lr), marker="o", ms=5, lw=2 if lines else 0,
+                      label=_learner_name(lr)) for lr in learners]
+    handles += [Line2D([], [], color="0.3", marker=OBJECTIVE_MARKERS[o][0],
+                       ms=_ms(OBJECTIVE_MARKERS[o][0], 6),
+                       ls=_OBJ_LINE.get(o, "-") if lines else "none",
+                       label=OBJECTIVE_MARKERS[o][1]) for o in objectives]
+    handles += list(extra or [])
+    fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 4),
+               fontsize=7, frameon=False)
 
 
 def _skew_axis(ax, ticks) -> None:
@@ -220,113 +270,190 @@ def _skew_axis(ax, ticks) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def synthetic_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
-    """``la25_section7_diff``, ``la25_section7_min``: Diff / Min AUC against π₂, one panel per
-    regime (Bayes solid, learners dashed/dotted); ``la25_section7_plane``: the per-label AUC plane
-    at the most skewed π₂, with the frontier of the Bayes weight sweep and every objective's
-    point."""
-    paths: list[Path] = []
+def _synthetic_learners(df: pd.DataFrame) -> list[str]:
+    return _order([lr for lr in df["learner"].unique() if lr != "bayes"], _LEARNER_ORDER)
+
+
+def plot_synthetic_skew(df: pd.DataFrame, col: str = "min") -> Figure:
+    """Diff (``col="diff"``) or Min AUC (``col="min"``) of both LA25 objectives against π₂, one
+    panel per dependence regime: a colour per learner (the Bayes scorer black, a line over π₂;
+    the learners at the π₂ they were trained at, mean ± s.e. over replicates, side by side), a
+    line style and marker per objective; on the Min AUC panels, the best Min AUC any weighting
+    reaches (grey). Returns the figure (:func:`synthetic_figures` saves it)."""
+    from matplotlib.lines import Line2D
+
+    if col not in ("diff", "min"):
+        raise ValueError(f"The 'col' parameter must be 'diff' or 'min', got {col!r}.")
     regimes = list(dict.fromkeys(df["regime"]))
-    learners = _order([lr for lr in df["learner"].unique() if lr != "bayes"], _LEARNER_ORDER)
-    styles = {"bayes": "-", **{lr: ls for lr, ls in zip(learners, ["--", ":", "-."] * 3,
-                                                         strict=False)}}
-    for col, title in (("diff", "Diff AUC = |AUC₁ − AUC₂| (lower = more balanced)"),
-                       ("min", "Min AUC = min(AUC₁, AUC₂) (higher = more balanced)")):
-        fig, axes = _panels(len(regimes))
-        for ax, regime in zip(axes, regimes, strict=False):
-            sub = df[df["regime"] == regime]
-            for learner in ["bayes", *learners]:
-                for obj in ("loss_aggregation", "label_aggregation"):
-                    part = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
-                    if part.empty:
-                        continue
-                    st = mean_and_se(part, ["pi2"], col)
-                    colour, marker, name = _OBJ_STYLE[obj]
-                    ax.errorbar(st["pi2"], st["mean"], yerr=st["se"], ls=styles[learner],
-                                marker=marker, ms=3 if learner == "bayes" else 2, capsize=1.5,
-                                color=colour, alpha=1.0 if learner == "bayes" else 0.7,
-                                label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
-            if col == "min":
-                st = mean_and_se(sub[sub["objective"] == "max_min"], ["pi2"], "min")
-                ax.plot(st["pi2"], st["mean"], color="0.5", lw=0.8,
-                        label="best Min AUC of any weighting")
-            _skew_axis(ax, sorted(sub["pi2"].unique()))
-            ax.set_title(regime.replace("_", " "), fontsize=9)
-            ax.set_xlabel("prior π₂ of label 2 (π₁ = ½)")
-            ax.grid(alpha=0.3)
-        axes[0].legend(fontsize=5)
-        fig.suptitle(f"LA25 §7, synthetic: {title}", fontsize=9)
-        paths += save_figures(fig, fig_dir, f"la25_section7_{col}")
+    learners = _synthetic_learners(df)
+    objectives = ["loss_aggregation", "label_aggregation"]
+    fig, axes = _panels(len(regimes), sharey=True)
+    for ax, regime in zip(axes, regimes, strict=False):
+        sub = df[df["regime"] == regime]
+        for i, learner in enumerate(["bayes", *learners]):
+            for j, obj in enumerate(objectives):
+                part = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
+                if part.empty:
+                    continue
+                st = mean_and_se(part, ["pi2"], col)
+                x = st["pi2"].to_numpy(dtype=float)
+                if learner != "bayes":  # side by side at the learners' π₂, label then loss
+                    x = x * 1.07 ** (2 * (i - 1) + j - (2 * len(learners) - 1) / 2)
+                ax.errorbar(x, st["mean"], yerr=st["se"], color=learner_colour(learner),
+                            ls=_OBJ_LINE[obj] if learner == "bayes" else "none",
+                            marker=OBJECTIVE_MARKERS[obj][0],
+                            ms=_ms(OBJECTIVE_MARKERS[obj][0], 4 if learner == "bayes" else 5),
+                            lw=1.2, capsize=1.5, gid=f"{learner}:{obj}")
+        if col == "min":
+            st = mean_and_se(sub[(sub["learner"] == "bayes") & (sub["objective"] == "max_min")],
+                             ["pi2"], "min")
+            ax.plot(st["pi2"], st["mean"], color="0.6", lw=2.5, alpha=0.6, zorder=0,
+                    marker="_", ms=12, mew=2.5, gid="bayes:max_min")
+        _skew_axis(ax, sorted(sub["pi2"].unique()))
+        ax.set_title(regime.replace("_", " "), fontsize=9)
+        ax.set_xlabel("prior π₂ of label 2 (π₁ = ½)", fontsize=8)
+        ax.grid(alpha=0.3)
+    extra = ([Line2D([], [], color="0.6", lw=2.5, alpha=0.6, marker="_", ms=12, mew=2.5,
+                     label="best Min AUC of any weighting (Bayes)")] if col == "min" else [])
+    _key(fig, ["bayes", *learners], objectives, lines=True, extra=extra)
+    title = ("Diff AUC = |AUC₁ − AUC₂| (lower = more balanced)" if col == "diff"
+             else "Min AUC = min(AUC₁, AUC₂) (higher = more balanced)")
+    fig.suptitle(f"LA25 §7, synthetic: {title}", fontsize=9)
+    return fig
+
+
+def plot_synthetic_plane(df: pd.DataFrame) -> Figure:
+    """The per-label AUC plane at the most skewed π₂, one panel per dependence regime: the
+    frontier of the Bayes weight sweep (grey) and every objective's point (marker) of every
+    learner (colour; mean over replicates, the Bayes scorer large). Returns the figure."""
+    from matplotlib.lines import Line2D
+
+    regimes = list(dict.fromkeys(df["regime"]))
+    learners = _synthetic_learners(df)
     pmin = float(df["pi2"].min())
     fig, axes = _panels(len(regimes), 3.8, 3.6)
+    shown: list[str] = []
     for ax, regime in zip(axes, regimes, strict=False):
         sub = df[(df["regime"] == regime) & (df["pi2"] == pmin)]
-        front = sub[sub["objective"] == "frontier"].groupby("t")[["auc_1", "auc_2"]].mean()
-        ax.plot(front["auc_1"], front["auc_2"], "-", color="0.5", lw=1,
-                label="frontier (Bayes weight sweep)")
+        front = (sub[sub["objective"] == "frontier"].groupby("t")[["auc_1", "auc_2"]].mean()
+                 if "t" in sub else sub.iloc[0:0][["auc_1", "auc_2"]])
+        ax.plot(front["auc_1"], front["auc_2"], "-", color="0.6", lw=1, gid="frontier")
         for learner in ["bayes", *learners]:
-            for obj, (colour, marker, name) in _OBJ_STYLE.items():
+            for obj, (marker, _) in OBJECTIVE_MARKERS.items():
                 pt = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
                 if pt.empty:
                     continue
-                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker, color=colour,
-                           s=70 if learner == "bayes" else 30, zorder=3,
-                           facecolors=colour if learner == "bayes" else "none",
-                           label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
-        lo = float(min(front["auc_1"].min(), front["auc_2"].min()))
-        ax.plot([lo, 1], [lo, 1], ":", color="k", lw=0.6)
+                shown += [obj] if obj not in shown else []
+                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker,
+                           color=learner_colour(learner),
+                           s=_ms(marker, 9 if learner == "bayes" else 6.5) ** 2,
+                           alpha=0.9, edgecolors="white", linewidths=0.4, zorder=3,
+                           gid=f"{learner}:{obj}")
+        if not front.empty:
+            lo = float(min(front["auc_1"].min(), front["auc_2"].min()))
+            ax.plot([lo, 1], [lo, 1], ":", color="k", lw=0.6)
         ax.set_title(f"{regime.replace('_', ' ')} (π₂ = {pmin:g})", fontsize=9)
-        ax.set_xlabel("AUC₁ (balanced label)")
-        ax.set_ylabel("AUC₂ (skewed label)")
+        ax.set_xlabel("AUC₁ (balanced label)", fontsize=8)
+        ax.set_ylabel("AUC₂ (skewed label)", fontsize=8)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=5)
-    paths += save_figures(fig, fig_dir, "la25_section7_plane")
-    return paths
+    _key(fig, ["bayes", *learners], [o for o in OBJECTIVE_MARKERS if o in shown],
+         extra=[Line2D([], [], color="0.6", lw=1, label="frontier (Bayes weight sweep)"),
+                Line2D([], [], color="k", ls=":", lw=0.6, label="AUC₁ = AUC₂")])
+    fig.suptitle("LA25 §7, synthetic: per-label AUCs of every objective (large: Bayes)",
+                 fontsize=9)
+    return fig
 
 
-def section7_data_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
-    """``la25_section7_<dataset>``: the per-label test-AUC plane: the XGBoost plug-in weight
-    sweep (the trade-offs a weighting reaches), each learner's point for each objective (mean
-    over splits) and, for Bank Marketing, the paper's reported points (open black)."""
+def synthetic_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
+    """``la25_section7_diff``, ``la25_section7_min`` (:func:`plot_synthetic_skew`) and
+    ``la25_section7_plane`` (:func:`plot_synthetic_plane`)."""
     paths: list[Path] = []
-    learners = _order([lr for lr in df["learner"].unique() if lr != "xgb_plugin"],
+    for col in ("diff", "min"):
+        paths += save_figures(plot_synthetic_skew(df, col), fig_dir, f"la25_section7_{col}")
+    return paths + save_figures(plot_synthetic_plane(df), fig_dir, "la25_section7_plane")
+
+
+def _dataset_name(sub: pd.DataFrame, dataset: str) -> str:
+    if dataset == "bank_marketing":
+        return "UCI Bank Marketing"
+    return str(sub["data"].iloc[0]).split(" (")[0] if "data" in sub else dataset
+
+
+def plot_section7_data(sub: pd.DataFrame) -> Figure:
+    """One real dataset's per-label test-AUC plane, one panel per learner (shared axes): the
+    learner's point for each objective (marker, in the learner's colour; mean ± s.e. over
+    splits), and in every panel the same references: the XGBoost plug-in weight sweep and its loss
+    and label aggregation points (grey, the trade-offs a weighting reaches) and, for Bank Marketing, the paper's reported points (open
+    black). Returns the figure (:func:`section7_data_figures` saves it)."""
+    from matplotlib.lines import Line2D
+
+    dataset = str(sub["dataset"].iloc[0])
+    learners = _order([lr for lr in sub["learner"].unique() if lr != "xgb_plugin"],
                       _LEARNER_ORDER)
-    for dataset, sub in df.groupby("dataset"):
-        fig, ax = new_figure(figsize=(9.0, 5.0), layout="constrained")
-        sweep = sub[sub["objective"] == "sweep"].groupby("t")[["auc_1", "auc_2"]].mean()
+    ncols = min(len(learners), 4) or 1
+    fig, axes = new_figure(-(-max(len(learners), 1) // ncols), ncols, squeeze=False,
+                           figsize=(3.3 * ncols, 3.4 * -(-max(len(learners), 1) // ncols) + 0.9),
+                           sharex=True, sharey=True, layout="constrained")
+    axes = axes.ravel()
+    for ax in axes[len(learners):]:
+        ax.set_visible(False)
+    sweep = (sub[sub["objective"] == "sweep"].groupby("t")[["auc_1", "auc_2"]].mean()
+             if "t" in sub else sub.iloc[0:0][["auc_1", "auc_2"]])
+    paper = PAPER_TABLES.get(dataset, {}) if dataset == "bank_marketing" else {}
+    shown: list[str] = []
+    for ax, learner in zip(axes, learners, strict=False):
         if not sweep.empty:
-            ax.plot(sweep["auc_1"], sweep["auc_2"], ".-", color="0.5", ms=3, lw=0.8,
-                    label="XGBoost plug-in, loss-aggregation sweep a = (1 − t, t)")
+            ax.plot(sweep["auc_1"], sweep["auc_2"], ".-", color="0.65", ms=2.5, lw=0.8,
+                    zorder=1, gid="sweep")
         for obj, marker in (("plugin_label_aggregation", "D"), ("plugin_loss_aggregation", "*")):
             pt = sub[sub["objective"] == obj]
             if not pt.empty:
-                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker, s=60,
-                           color="0.3", zorder=3, label=f"plug-in {obj[7:].replace('_', ' ')}")
-        for i, learner in enumerate(learners):
-            for obj, (_, marker, name) in _OBJ_STYLE.items():
-                pt = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
-                if pt.empty:
-                    continue
-                ax.errorbar(pt["auc_1"].mean(), pt["auc_2"].mean(),
-                            xerr=pt["auc_1"].sem() if len(pt) > 1 else 0.0,
-                            yerr=pt["auc_2"].sem() if len(pt) > 1 else 0.0, marker=marker,
-                            ms=6, color=f"C{i}", capsize=1.5,
-                            label=f"{_LEARNER_NAMES.get(learner, learner)}: {name}")
-        if dataset == "bank_marketing":
-            for obj, (a1, a2, _, _) in PAPER_TABLES[dataset].items():
-                ax.scatter(a1, a2, marker=_OBJ_STYLE[obj][1], s=70, facecolors="none",
-                           edgecolors="k", zorder=4,
-                           label=f"LA25 reported: {_OBJ_STYLE[obj][2]}")
-        n1, n2 = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
-        ax.set_xlabel(f"test AUC, {n1} (π ≈ {sub['pi_1'].mean():.3f})")
-        ax.set_ylabel(f"test AUC, {n2} (π ≈ {sub['pi_2'].mean():.3f})")
-        name = ("UCI Bank Marketing" if dataset == "bank_marketing"
-                else str(sub["data"].iloc[0]).split(" (")[0] if "data" in sub else dataset)
-        ax.set_title(f"LA25 §7 on {name}: every objective's point (mean ± s.e. over splits)",
-                     fontsize=9)
+                ax.scatter(pt["auc_1"].mean(), pt["auc_2"].mean(), marker=marker,
+                           s=_ms(marker, 6) ** 2, color="0.5", zorder=2, gid=f"xgb_plugin:{obj}")
+        for obj, (a1, a2, _, _) in paper.items():
+            ax.scatter(a1, a2, marker=OBJECTIVE_MARKERS[obj][0],
+                       s=_ms(OBJECTIVE_MARKERS[obj][0], 7.5) ** 2, facecolors="none",
+                       edgecolors="k", linewidths=0.8, zorder=4, gid=f"paper:{obj}")
+        for obj, (marker, _) in OBJECTIVE_MARKERS.items():
+            pt = sub[(sub["learner"] == learner) & (sub["objective"] == obj)]
+            if pt.empty:
+                continue
+            shown += [obj] if obj not in shown else []
+            ax.errorbar(pt["auc_1"].mean(), pt["auc_2"].mean(),
+                        xerr=pt["auc_1"].sem() if len(pt) > 1 else 0.0,
+                        yerr=pt["auc_2"].sem() if len(pt) > 1 else 0.0, marker=marker,
+                        ms=_ms(marker, 7),
+                        color=learner_colour(learner), mec="white", mew=0.4, capsize=1.5,
+                        ls="none", zorder=3, gid=f"{learner}:{obj}")
+        ax.set_title(_learner_name(learner), fontsize=9, color=learner_colour(learner))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-        paths += save_figures(fig, fig_dir, f"la25_section7_{dataset}")
+    n1, n2 = sub["label_1"].iloc[0], sub["label_2"].iloc[0]
+    for i, ax in enumerate(axes[:len(learners)]):
+        ax.set_xlabel(f"test AUC, {n1} (π ≈ {sub['pi_1'].mean():.3f})", fontsize=8)
+        if i % ncols == 0:
+            ax.set_ylabel(f"test AUC, {n2} (π ≈ {sub['pi_2'].mean():.3f})", fontsize=8)
+    extra = []
+    if not sweep.empty:
+        extra.append(Line2D([], [], color="0.65", marker=".", lw=0.8,
+                            label="XGBoost plug-in, weight sweep a = (1 − t, t)"))
+    for obj, marker in (("plugin_loss_aggregation", "*"), ("plugin_label_aggregation", "D")):
+        if (sub["objective"] == obj).any():
+            extra.append(Line2D([], [], color="0.5", marker=marker, ms=_ms(marker, 6), ls="none",
+                                label=f"XGBoost plug-in, {obj[7:].replace('_', ' ')}"))
+    if paper:
+        extra.append(Line2D([], [], color="k", marker="o", mfc="none", ls="none",
+                            label="LA25 reported (marker: objective)"))
+    _key(fig, [], shown, extra=extra)
+    fig.suptitle(f"LA25 §7 on {_dataset_name(sub, dataset)}: each objective's point, one panel "
+                 "per learner (mean ± s.e. over splits)", fontsize=9)
+    return fig
+
+
+def section7_data_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
+    """``la25_section7_<dataset>`` for each dataset (:func:`plot_section7_data`)."""
+    paths: list[Path] = []
+    for dataset, sub in df.groupby("dataset"):
+        paths += save_figures(plot_section7_data(sub), fig_dir, f"la25_section7_{dataset}")
     return paths
 
 
@@ -452,26 +579,32 @@ def plugin_threshold(table: pd.DataFrame, tol: float = 0.01) -> dict:
 
 
 def gap_figures(df: pd.DataFrame, fig_dir: Path) -> list[Path]:
-    """Gap to Bayes (largest ``|ΔAUC|`` and ΔW₁>₂) against the training size, per route; the
-    population minimisers as horizontal lines (n = ∞)."""
+    """Gap to Bayes (largest ``|ΔAUC|`` and ΔW₁>₂) against the training size, per route: a colour
+    per learner (:data:`LEARNER_COLOURS`), solid with filled circles for the plug-in route and
+    dashed with open squares for the pairwise route; the population minimisers as dotted horizontal lines (n = ∞)."""
+    from matplotlib.ticker import NullFormatter, NullLocator
+
     paths: list[Path] = []
     for objective, part in df.groupby("objective"):
         fig, axes = new_figure(1, 2, figsize=(10.0, 3.8), layout="constrained")
-        for i, (route, sub) in enumerate(sorted(part.groupby("route"))):
+        pops = sorted(r for r in part["route"].unique() if r.startswith("population"))
+        for route, sub in sorted(part.groupby("route")):
+            learner, _, method = route.partition("-")
             for ax, col in zip(axes, ["max_abs_gap", "gap_win_12"], strict=True):
                 st = mean_and_se(sub, ["n_train"], col)
-                if route.startswith("population"):
-                    ax.axhline(st["mean"].iloc[0], ls=":", color=f"C{i}",
-                               label=f"{route} (n = ∞)")
+                if learner == "population":
+                    ax.axhline(st["mean"].iloc[0], ls=":", color="0.2",
+                               lw=0.8 + pops.index(route), label=f"{route} (n = ∞)")
                 else:
-                    ax.errorbar(st["n_train"], st["mean"], yerr=st["se"], marker="o", ms=3,
-                                capsize=2, color=f"C{i}", label=route)
+                    pairwise = method == "pairwise"
+                    ax.errorbar(st["n_train"], st["mean"], yerr=st["se"],
+                                marker="s" if pairwise else "o", ms=4, mfc="white" if pairwise
+                                else None, capsize=2, color=learner_colour(learner),
+                                ls="--" if pairwise else "-", label=route)
         axes[0].axhline(0.01, color="k", lw=0.6, ls="--", label="0.01")
         axes[0].set_ylabel("largest |AUC_k(learner) − AUC_k(Bayes)|")
         axes[1].axhline(0.0, color="k", lw=0.6)
         axes[1].set_ylabel("W₁>₂(learner) − W₁>₂(Bayes)")
-        from matplotlib.ticker import NullFormatter, NullLocator
-
         sizes = sorted(n for n in part["n_train"].unique() if n > 0)
         for ax in axes:
             ax.set_xscale("log")
