@@ -334,32 +334,31 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
     cn = c / c.max()
     lams, ubs, S = _hull_dual(problem, Ws, coef, const, cn)
     lam, ub = lams[0], float(ubs[0])
-    A = lams @ coef                              # A[l, e] = a_e for λ_l; a_(j,i) = −a_(i,j)
-    a = A[0]
+    a = lam @ coef                               # a_e, with a_(j,i) = −a_(i,j)
     Z = (np.array(S)[:, I] >= np.array(S)[:, J]).astype(np.float64)   # candidate orders
     t_all = np.min((const + Z @ coef.T) / cn, axis=1)
     z_best, t_best = Z[int(np.argmax(t_all))], float(t_all.max())
     g = _effective_scores(problem) @ lam
     z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
-    slack = _BUDGET_SLACK * (1.0 + lams.sum(axis=1).max()) + 1e-12 * (abs(ub) + 1.0)
+    slack = _BUDGET_SLACK * (1.0 + lam.sum()) + 1e-12 * (abs(ub) + 1.0)
     pos = np.abs(a[a > 0])
     k0 = min(_START_FREE_PER_POINT * problem.n, len(pos)) - 1
     theta = float(np.sort(pos)[k0]) if k0 >= 0 else 0.0
     theta = min(theta, ub - t_best + slack)
     while True:
-        # every λ_l gives its own budget θ_l = θ + UB(λ_l) − UB(λ_0) (the same orders obey all)
-        th = theta + (ubs - ub)[:, None]
-        one = np.any(A > th / 2.0, axis=0)       # reversing the pair would cost 2 a_e > θ_l
-        zero = np.any(A < -th, axis=0)           # tying or reversing the pair costs > θ_l
         fixed = np.full(len(a), np.nan)
-        fixed[one & ~zero] = 1.0
-        fixed[zero & ~one] = 0.0                 # (both: no order within budget; left free)
+        fixed[a > theta / 2.0] = 1.0             # reversing the pair would cost 2 a_e > θ
+        fixed[a < -theta] = 0.0                  # tying or reversing it costs ≥ |a_e| > θ
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
             raise TimeoutError("max_min_point ran out of its 'time_limit'.")
         milp = auc_milp(problem, "highspy", left, fixed=fixed)
         # the best known order that M(θ) holds (the sort of f_λ has loss 0: always held)
         held = [z for z in (z_best, z_sort) if np.all(np.isnan(milp.fixed) | (z == milp.fixed))]
+        if not held:  # the sort of f_λ has loss 0 < θ: it always agrees with the fixings
+            raise RuntimeError("max_min_point: the sort of the weighted-sum scorer violates the "
+                               "restricted model's fixings (pair weights without difference "
+                               "form?).")
         z0 = max(held, key=lambda z: float(np.min(milp.values(z) / cn)))
         t0 = float(np.min(milp.values(z0) / cn))
         res = milp.max_min(cn, lower=t0 - 1e-12 * (1.0 + abs(t0)), upper=ub + slack, start=z0)
