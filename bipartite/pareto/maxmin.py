@@ -326,11 +326,11 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
     hundred of the n(n−1) binaries at n = 100.
     """
     from bipartite.pareto.dp import pair_weight_stack
-    from bipartite.pareto.milp import pair_coefficients
+    from bipartite.pareto.milp import WeakOrderMILP
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     Ws = pair_weight_stack(problem)
-    I, J, const, coef = pair_coefficients(list(Ws))
+    I, J, const, coef = WeakOrderMILP.pair_coefficients(list(Ws))
     cn = c / c.max()
     lams, ubs, S = _hull_dual(problem, Ws, coef, const, cn)
     lam, ub = lams[0], float(ubs[0])

@@ -50,7 +50,7 @@ _CVXPY_MIP_TOL = 1e-9
 MILP_BACKENDS = ("highspy", "cvxpy")
 
 __all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP", "auc_milp", "milp_size",
-           "optimal_ranking", "pair_coefficients"]
+           "optimal_ranking"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -97,19 +97,6 @@ def _stdout_to_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def pair_coefficients(Ws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                     np.ndarray]:
-    """The objectives of the weak-order MILP as linear functions of the binaries (docs/theory.md
-    §6): ``Σ_ij W_ij S_ij = const + Σ_e coef_e z_e`` over the ordered pairs ``e = (I[e], J[e])``,
-    ``I ≠ J``, with ``const = Σ W / 2`` and ``coef_e = (W_IJ − W_JI) / 2``. Returns
-    ``(I, J, const (R,), coef (R, n(n−1)))``."""
-    n = Ws[0].shape[0]
-    I, J = np.nonzero(~np.eye(n, dtype=bool))
-    const = np.array([W.sum() / 2.0 for W in Ws])
-    coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(len(Ws), len(I))
-    return I, J, const, coef
-
-
 # --------------------------------------------------------------------------------------------
 # The weak-order MILP (one builder)
 # --------------------------------------------------------------------------------------------
@@ -136,13 +123,26 @@ class WeakOrderMILP:
     ``max |coefficient|`` of each objective (coefficients in [−1, 1]).
     """
 
+    @staticmethod
+    def pair_coefficients(Ws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                        np.ndarray]:
+        """The objectives of the weak-order MILP as linear functions of the binaries (docs/theory.md
+        §6): ``Σ_ij W_ij S_ij = const + Σ_e coef_e z_e`` over the ordered pairs ``e = (I[e], J[e])``,
+        ``I ≠ J``, with ``const = Σ W / 2`` and ``coef_e = (W_IJ − W_JI) / 2``. Returns
+        ``(I, J, const (R,), coef (R, n(n−1)))``."""
+        n = Ws[0].shape[0]
+        I, J = np.nonzero(~np.eye(n, dtype=bool))
+        const = np.array([W.sum() / 2.0 for W in Ws])
+        coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(len(Ws), len(I))
+        return I, J, const, coef
+
     def __init__(self, weights: list[np.ndarray], *, backend: str = "highspy",
                  time_limit: float | None = None, tol: float = DEFAULT_TOL,
                  fixed: np.ndarray | None = None):
         Ws = [np.asarray(W, dtype=np.float64) for W in weights]
         n = Ws[0].shape[0]
         self.n, self.R = n, len(Ws)
-        I, J, self.const, self.coef = pair_coefficients(Ws)
+        I, J, self.const, self.coef = self.pair_coefficients(Ws)
         self.I, self.J = I, J
         self.m = len(I)
         idx = np.full((n, n), -1, dtype=np.int64)
