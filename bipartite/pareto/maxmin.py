@@ -20,6 +20,7 @@ aggregation (docs/theory.md §4) that :func:`max_min_supported` searches over.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -177,12 +178,16 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       §6.3), which holds a maximiser by the argument above; the frontier points within
       ``1e-9`` of the best ``m`` are the maximisers, and the one with the largest ``Σ_k AUC_k``
       is returned. Exact, solver-free; its cost grows like 3^n (about 12 s at n = 12).
-    * ``method="milp"``: one MILP on the weak-order model (docs/theory.md §6.4), ``max t``
-      subject to ``AUC_k ≥ c_k t`` for all k (:meth:`WeakOrderMILP.max_min`; t is bounded
-      below by ½ / max c, the value of the all-tied order, and warm-started with the best
-      loss-aggregation scorer for K = 2), then a second stage ``max Σ_k AUC_k`` subject to
-      ``AUC_k ≥ c_k t* − 1e-10``, so the point is Pareto-optimal. Exact up to the solver's
-      tolerances (integrality 1e-7, thresholds re-checked on the rounded order).
+    * ``method="milp"``: the MILP on the weak-order model (docs/theory.md §6.4), ``max t``
+      subject to ``AUC_k ≥ c_k t`` for all k (:meth:`WeakOrderMILP.max_min`), then a second
+      stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-10``, so the point is
+      Pareto-optimal; both on a **certified restriction** of the model: weighted-sum bounds
+      (Kelley's cutting planes on the loss-aggregation weights) give every order a loss budget,
+      the pairs that no order within budget may tie or reverse are fixed, and the restricted
+      model is enlarged until the best order found proves that every optimum lies inside it
+      (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100.
+      Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
+      rounded order); the tests check it against the full model, the DP and enumeration.
     * ``method="auto"`` (default): the DP for ``n ≤ 7`` (K = 2) or ``n ≤ 6`` (K ≥ 3)
       (``MAXMIN_DP_MAX_N``), the MILP beyond. The crossover was measured, both methods side by
       side in one run on ``FiniteProblem.random(n, K, seed)``, seeds 0-2 (same value on every
@@ -244,22 +249,132 @@ def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None)
     return S[best[np.argmax(F[best].sum(axis=1))]]
 
 
+#: The certified restriction (:func:`_max_min_milp`) first frees about this many pairs per point.
+_START_FREE_PER_POINT = 2
+#: Cutting-plane iterations of :func:`_hull_dual` at most.
+_DUAL_ITERS = 200
+#: Factor by which θ grows at most per round of :func:`_max_min_milp`.
+_THETA_GROWTH = 4.0
+#: Slack (objective units) added to the loss budget: covers the second stage's thresholds
+#: (relaxed by DEFAULT_TOL / 10 per label) and float rounding of the sums.
+_BUDGET_SLACK = DEFAULT_TOL
+
+
+def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: np.ndarray,
+               cn: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Weights ``λ ≥ 0`` with ``λ·c = 1`` that (nearly) minimise the weighted-sum bound
+    ``UB(λ) = λ·const + ½ Σ_e |Σ_k λ_k coef_ke| ≥ max_z λ·value(z) ≥ t*`` (docs/theory.md §13):
+    Kelley's cutting planes, ``min u`` s.t. ``u ≥ λ·x`` for the AUC vectors x of the orders met
+    so far, each new order the sort of ``f_λ = Σ_k λ_k η_k / (π_k (1 − π_k))`` (it attains
+    ``UB(λ)``: the pair weights have difference form). Any λ gives a valid bound. Returns every
+    λ met (rows, the best first), their ``UB`` and the scores of every order met (lower-bound
+    candidates)."""
+    from scipy.optimize import linprog
+
+    from bipartite.pareto.dp import order_values
+
+    K = len(cn)
+    E = _effective_scores(problem)
+
+    def ub(lam: np.ndarray) -> float:
+        return float(lam @ const + 0.5 * np.abs(lam @ coef).sum())
+
+    S = [E[:, k] for k in range(K)] + [E @ (1.0 / cn) / K]
+    X = list(order_values(Ws, np.array(S)))
+    lams = list(np.eye(K) / cn)
+    ubs = [ub(lam) for lam in lams]
+    best_ub = min(ubs)
+    for _ in range(_DUAL_ITERS):
+        A = np.array(X)
+        res = linprog(np.r_[np.zeros(K), 1.0], A_ub=np.c_[A, -np.ones(len(A))],
+                      b_ub=np.zeros(len(A)), A_eq=np.r_[cn, 0.0][None], b_eq=[1.0],
+                      bounds=[(0.0, None)] * K + [(None, None)], method="highs")
+        if res.status != 0:
+            break
+        lam, u = np.maximum(res.x[:K], 0.0), float(res.x[K])
+        lam = lam / (lam @ cn)
+        b = ub(lam)
+        lams.append(lam)
+        ubs.append(b)
+        best_ub = min(best_ub, b)
+        if best_ub - u <= 1e-13 * (1.0 + abs(u)):
+            break
+        S.append(E @ lam)
+        X.append(order_values(Ws, S[-1][None])[0])
+    order = np.argsort(ubs, kind="stable")
+    return np.array(lams)[order], np.array(ubs)[order], S
+
+
 def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
-    milp = auc_milp(problem, "highspy", time_limit)
-    cn = c / c.max()  # t in [1/2, 1]: the all-tied order has every AUC = 1/2
-    start = None
-    if problem.K == 2:
-        s0 = max_min_supported(problem, weights=c).scores
-        start = (s0[milp.I] >= s0[milp.J]).astype(np.float64)
-    res = milp.max_min(cn, lower=0.5, upper=1.0, start=start)
-    if res is None:  # only a tolerance artefact: the all-tied order has t = 1/2
-        res = milp.max_min(cn, lower=0.0, upper=1.0)
-    z, t = res
+    """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13).
+
+    Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`_hull_dual`) give, for every order
+    with binaries z (completeness holds), ``λ·value(z) = UB − loss(z)`` where ``UB = λ·const +
+    Σ_{i<j} |a_ij|``, ``a = Σ_k λ_k coef_k``, and ``loss(z) = Σ_{i<j} |a_ij| · (0 if the pair
+    follows the sign of a_ij, 1 if tied, 2 if reversed) ≥ 0``. An order with ``min_k value_k/c'_k
+    ≥ t`` has ``λ·value ≥ t``, so ``loss ≤ B(t) = UB − t``: it ties no pair with ``|a_ij| >
+    B(t)`` and reverses none with ``2|a_ij| > B(t)``. The restricted model M(θ) fixes those
+    binaries for ``B = θ`` (:class:`WeakOrderMILP` with ``fixed``); its rows are the full
+    model's with the fixings substituted, so M(θ) holds exactly the weak orders with every
+    such pair in sign order, a superset of the orders of loss ≤ θ. Loop: solve the max-min
+    programme on M(θ), keep the best order found (value ``t_best``, a lower bound on ``t*``);
+    if ``θ ≥ B(t_best)`` + slack, every optimal order has loss ≤ θ, so it lies in M(θ) and the
+    solve was exact: stop; else θ ← B(t_best) + slack and repeat (θ only grows; the full model
+    is the limit). The second stage (``max Σ_k value_k`` at ``value_k ≥ c'_k t* − 1e-10``) runs
+    on the same M(θ), which the slack makes contain every order it admits. Exactness is the
+    full model's (tested against it, the DP and enumeration); the restriction frees a few
+    hundred of the n(n−1) binaries at n = 100.
+    """
+    from bipartite.pareto.dp import pair_weight_stack
+    from bipartite.pareto.milp import WeakOrderMILP
+
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    Ws = pair_weight_stack(problem)
+    I, J, const, coef = WeakOrderMILP.pair_coefficients(list(Ws))
+    cn = c / c.max()
+    lams, ubs, S = _hull_dual(problem, Ws, coef, const, cn)
+    lam, ub = lams[0], float(ubs[0])
+    a = lam @ coef                               # a_e, with a_(j,i) = −a_(i,j)
+    Z = (np.array(S)[:, I] >= np.array(S)[:, J]).astype(np.float64)   # candidate orders
+    t_all = np.min((const + Z @ coef.T) / cn, axis=1)
+    z_best, t_best = Z[int(np.argmax(t_all))], float(t_all.max())
+    g = _effective_scores(problem) @ lam
+    z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
+    slack = _BUDGET_SLACK * (1.0 + lam.sum()) + 1e-12 * (abs(ub) + 1.0)
+    pos = np.abs(a[a > 0])
+    k0 = min(_START_FREE_PER_POINT * problem.n, len(pos)) - 1
+    theta = float(np.sort(pos)[k0]) if k0 >= 0 else 0.0
+    theta = min(theta, ub - t_best + slack)
+    while True:
+        fixed = np.full(len(a), np.nan)
+        fixed[a > theta / 2.0] = 1.0             # reversing the pair would cost 2 a_e > θ
+        fixed[a < -theta] = 0.0                  # tying or reversing it costs ≥ |a_e| > θ
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            raise TimeoutError("max_min_point ran out of its 'time_limit'.")
+        milp = auc_milp(problem, "highspy", left, fixed=fixed)
+        # the best known order that M(θ) holds (the sort of f_λ has loss 0: always held)
+        held = [z for z in (z_best, z_sort) if np.all(np.isnan(milp.fixed) | (z == milp.fixed))]
+        if not held:  # the sort of f_λ has loss 0 < θ: it always agrees with the fixings
+            raise RuntimeError("max_min_point: the sort of the weighted-sum scorer violates the "
+                               "restricted model's fixings (pair weights without difference "
+                               "form?).")
+        z0 = max(held, key=lambda z: float(np.min(milp.values(z) / cn)))
+        t0 = float(np.min(milp.values(z0) / cn))
+        res = milp.max_min(cn, lower=t0 - 1e-12 * (1.0 + abs(t0)), upper=ub + slack, start=z0)
+        if res is not None and res[1] > t_best:
+            z_best, t_best = res
+        budget = ub - t_best + slack
+        if theta >= budget:
+            break
+        # grow geometrically: a larger model finds better orders, which shrink the budget
+        theta = min(budget, _THETA_GROWTH * theta)
     # second stage: max Σ_k AUC_k among the max-min orders, so that the point is Pareto-optimal
     obj = milp.coef.sum(axis=0)
     obj = obj / max(np.abs(obj).max(), 1e-300)
-    z2 = milp.solve(obj, cn * t - DEFAULT_TOL / 10.0, np.full(problem.K, np.inf), start=z)
-    return milp.scores(z if z2 is None else z2)
+    z2 = milp.solve(obj, cn * t_best - DEFAULT_TOL / 10.0, np.full(problem.K, np.inf),
+                    start=z_best)
+    return milp.scores(z_best if z2 is None else z2)
 
 
 # --------------------------------------------------------------------------------------------

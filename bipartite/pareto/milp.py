@@ -49,7 +49,8 @@ _MAX_NO_GOOD_CUTS = 100
 _CVXPY_MIP_TOL = 1e-9
 MILP_BACKENDS = ("highspy", "cvxpy")
 
-__all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP", "auc_milp", "milp_size", "optimal_ranking"]
+__all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP", "auc_milp", "milp_size",
+           "optimal_ranking"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,23 +110,43 @@ class WeakOrderMILP:
         or AUC_MP with the multipartite pair weights).
     backend : "highspy" or "cvxpy"
     time_limit : float, optional — wall seconds for the whole life of this object.
+    fixed : (n(n−1),) array, optional (highspy only) — a **restricted model**: ``fixed[e]`` is
+        the value (0 or 1) that the binary of ordered pair ``e = (I[e], J[e])`` is fixed to, NaN
+        for a free binary. Only the free binaries are solver columns; every completeness and
+        transitivity row is rewritten with the fixed values substituted, a row that no binary
+        assignment can violate is dropped, and a row left with one free binary fixes it
+        (repeated to a fixed point, so the restricted model has exactly the weak orders of the
+        full model that agree with ``fixed``). ``ValueError`` if the fixings admit no weak order.
+        Solutions, values and scores are always full-length.
 
     Values are handled in objective units; the rows and costs passed to the solver are divided by
     ``max |coefficient|`` of each objective (coefficients in [−1, 1]).
     """
 
+    @staticmethod
+    def pair_coefficients(Ws: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                        np.ndarray]:
+        """The objectives of the weak-order MILP as linear functions of the binaries (docs/theory.md
+        §6): ``Σ_ij W_ij S_ij = const + Σ_e coef_e z_e`` over the ordered pairs ``e = (I[e], J[e])``,
+        ``I ≠ J``, with ``const = Σ W / 2`` and ``coef_e = (W_IJ − W_JI) / 2``. Returns
+        ``(I, J, const (R,), coef (R, n(n−1)))``."""
+        n = Ws[0].shape[0]
+        I, J = np.nonzero(~np.eye(n, dtype=bool))
+        const = np.array([W.sum() / 2.0 for W in Ws])
+        coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(len(Ws), len(I))
+        return I, J, const, coef
+
     def __init__(self, weights: list[np.ndarray], *, backend: str = "highspy",
-                 time_limit: float | None = None, tol: float = DEFAULT_TOL):
+                 time_limit: float | None = None, tol: float = DEFAULT_TOL,
+                 fixed: np.ndarray | None = None):
         Ws = [np.asarray(W, dtype=np.float64) for W in weights]
         n = Ws[0].shape[0]
         self.n, self.R = n, len(Ws)
-        I, J = np.nonzero(~np.eye(n, dtype=bool))
+        I, J, self.const, self.coef = self.pair_coefficients(Ws)
         self.I, self.J = I, J
         self.m = len(I)
         idx = np.full((n, n), -1, dtype=np.int64)
         idx[I, J] = np.arange(self.m)
-        self.const = np.array([W.sum() / 2.0 for W in Ws])
-        self.coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(self.R, self.m)
         scale = np.abs(self.coef).max(axis=1, initial=0.0)
         self.scale = np.where(scale > 0, scale, 1.0)
         # completeness rows (i < j): z_ij + z_ji >= 1
@@ -137,17 +158,36 @@ class WeakOrderMILP:
             [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
             axis=1,
         )
-        self.n_rows = len(comp_cols) + len(trans_cols) + self.R
         self.backend = check_option(backend, "backend", MILP_BACKENDS)
         self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
         self.n_solves = 0
+        if fixed is None:
+            self.fixed = np.full(self.m, np.nan)
+            self.free = np.arange(self.m)
+            self.n_rows = len(comp_cols) + len(trans_cols) + self.R
+            rows = None
+        else:
+            if self.backend != "highspy":
+                raise ValueError(f"A restricted WeakOrderMILP ('fixed' given) needs "
+                                 f"backend='highspy', got {self.backend!r}.")
+            fx = np.asarray(fixed, dtype=np.float64)
+            if fx.shape != (self.m,) or np.any(~np.isnan(fx) & (fx != 0.0) & (fx != 1.0)):
+                raise ValueError(f"The 'fixed' parameter must hold {self.m} values in "
+                                 f"{{0, 1, NaN}} (one per ordered pair), got shape {fx.shape}.")
+            rows, self.fixed = _restrict_rows(comp_cols, trans_cols, fx)
+            self.free = np.flatnonzero(np.isnan(self.fixed))
+            self.n_rows = len(rows[2]) + self.R
+        # objective values of the fixed binaries: value_r(z) = base_r + coef_r[free] · z[free]
+        self._zfix = np.nan_to_num(self.fixed, nan=0.0)
+        self.base = self.const + self.coef @ self._zfix
         if self.backend == "highspy":
-            self._build_highspy(comp_cols, trans_cols)
+            self._build_highspy(comp_cols, trans_cols, rows)
         else:
             self._build_cvxpy(comp_cols, trans_cols)
 
     # ---- construction -------------------------------------------------------------------------
-    def _build_highspy(self, comp_cols: np.ndarray, trans_cols: np.ndarray) -> None:
+    def _build_highspy(self, comp_cols: np.ndarray, trans_cols: np.ndarray,
+                       rows: tuple[np.ndarray, ...] | None = None) -> None:
         import highspy
 
         self._hp = highspy
@@ -165,23 +205,33 @@ class WeakOrderMILP:
             ("presolve", "off"),
         ]:
             h.setOptionValue(name, value)
-        m = self.m
+        m = len(self.free)
         # Row-wise matrix, built with arrays: completeness rows, transitivity rows, then one row
-        # per objective (its nonzero coefficients, scaled).
-        nzs = [np.flatnonzero(self.coef[r]) for r in range(self.R)]
-        index = np.concatenate([comp_cols.ravel(), trans_cols.ravel(), *nzs])
-        value = np.concatenate([np.ones(comp_cols.size),
-                                np.tile([1.0, 1.0, -1.0], len(trans_cols)),
-                                *[self.coef[r, nz] / self.scale[r] for r, nz in enumerate(nzs)]])
-        lengths = np.concatenate([np.full(len(comp_cols), 2), np.full(len(trans_cols), 3),
-                                  [len(nz) for nz in nzs]]).astype(np.int64)
+        # per objective (its nonzero coefficients on the solver columns, scaled).
+        cf = self.coef[:, self.free]
+        nzs = [np.flatnonzero(cf[r]) for r in range(self.R)]
+        obj_val = [cf[r, nz] / self.scale[r] for r, nz in enumerate(nzs)]
+        if rows is None:
+            index = np.concatenate([comp_cols.ravel(), trans_cols.ravel(), *nzs])
+            value = np.concatenate([np.ones(comp_cols.size),
+                                    np.tile([1.0, 1.0, -1.0], len(trans_cols)), *obj_val])
+            lengths = np.concatenate([np.full(len(comp_cols), 2), np.full(len(trans_cols), 3),
+                                      [len(nz) for nz in nzs]]).astype(np.int64)
+            self._obj_row0 = len(comp_cols) + len(trans_cols)
+            lower = np.full(len(lengths), -inf)
+            upper = np.full(len(lengths), inf)
+            lower[:len(comp_cols)] = 1.0
+            upper[len(comp_cols):self._obj_row0] = 1.0
+        else:  # the restricted rows: column numbers into self.free, bounds already shifted
+            r_index, r_value, r_len, r_lo, r_up = rows
+            index = np.concatenate([r_index, *nzs])
+            value = np.concatenate([r_value, *obj_val])
+            lengths = np.concatenate([r_len, [len(nz) for nz in nzs]]).astype(np.int64)
+            self._obj_row0 = len(r_len)
+            lower = np.concatenate([np.where(np.isfinite(r_lo), r_lo, -inf), np.full(self.R, -inf)])
+            upper = np.concatenate([np.where(np.isfinite(r_up), r_up, inf), np.full(self.R, inf)])
         starts = np.concatenate([[0], np.cumsum(lengths)])
         n_rows = len(lengths)
-        self._obj_row0 = len(comp_cols) + len(trans_cols)
-        lower = np.full(n_rows, -inf)
-        upper = np.full(n_rows, inf)
-        lower[:len(comp_cols)] = 1.0
-        upper[len(comp_cols):self._obj_row0] = 1.0
         lp = highspy.HighsLp()
         lp.num_col_ = m
         lp.num_row_ = n_rows
@@ -224,8 +274,15 @@ class WeakOrderMILP:
 
     # ---- solving --------------------------------------------------------------------------------
     def size(self) -> tuple[int, int]:
-        """(number of variables, number of constraints)."""
-        return self.m, self.n_rows
+        """(number of variables, number of constraints) given to the solver (fewer for a
+        restricted model)."""
+        return len(self.free), self.n_rows
+
+    def _full(self, zf: np.ndarray) -> np.ndarray:
+        """The full binary vector (every ordered pair) of a solution on the solver columns."""
+        z = self._zfix.copy()
+        z[self.free] = zf
+        return z
 
     def values(self, z: np.ndarray) -> np.ndarray:
         """Objective values ``const_r + coef_r · z`` (objective units), shape (R,)."""
@@ -250,8 +307,8 @@ class WeakOrderMILP:
               start: np.ndarray | None = None) -> np.ndarray | None:
         """Maximise ``objective · z`` subject to ``lower_r ≤ value_r(z) ≤ upper_r`` (objective
         units, ±inf allowed). Returns the binary vector z, or None if infeasible."""
-        lo = (np.asarray(lower, dtype=np.float64) - self.const) / self.scale
-        up = (np.asarray(upper, dtype=np.float64) - self.const) / self.scale
+        lo = (np.asarray(lower, dtype=np.float64) - self.base) / self.scale
+        up = (np.asarray(upper, dtype=np.float64) - self.base) / self.scale
         left = self._remaining()
         self.n_solves += 1
         if self.backend == "highspy":
@@ -261,16 +318,24 @@ class WeakOrderMILP:
     def _solve_highspy(self, objective, lo, up, start, left) -> np.ndarray | None:
         hp, h = self._hp, self._h
         inf = hp.kHighsInf
-        h.changeColsCost(self.m, np.arange(self.m, dtype=np.int32), np.asarray(objective, float))
+        free = self.free
+        nv = len(free)
+        if nv == 0:  # every binary fixed: one candidate order
+            ok = np.all(lo <= _SOLVER_TOL) and np.all(up >= -_SOLVER_TOL)
+            return self._zfix.copy() if ok else None
+        cols = np.arange(nv, dtype=np.int32)
+        h.changeColsCost(nv, cols, np.asarray(objective, float)[free])
         rows = np.arange(self._obj_row0, self._obj_row0 + self.R, dtype=np.int32)
         h.changeRowsBounds(self.R, rows, np.where(np.isfinite(lo), lo, -inf),
                            np.where(np.isfinite(up), up, inf))
         h.setOptionValue("time_limit", float(left) if left is not None else inf)
         if start is not None:
             sol = hp.HighsSolution()
-            sol.col_value = np.asarray(start, dtype=np.float64)
+            sol.col_value = np.asarray(start, dtype=np.float64)[free]
             h.setSolution(sol)
-        n_cuts, tight = 0, False
+        cf = self.coef[:, free]
+        cut_rows: list[int] = []
+        tight = False
         try:
             while True:
                 h.run()
@@ -286,29 +351,27 @@ class WeakOrderMILP:
                 # Safeguard: HiGHS accepts near-integer z (integrality tolerance); the rounded z
                 # must satisfy the thresholds exactly (up to _SOLVER_TOL). If it does not, cut
                 # off this one binary vector (a "no-good" cut, removed again below) and re-solve.
-                act = self.coef @ z / self.scale
+                act = cf @ z / self.scale
                 if np.all(act >= lo - _SOLVER_TOL) and np.all(act <= up + _SOLVER_TOL):
-                    return z
-                if n_cuts >= _MAX_NO_GOOD_CUTS:
+                    return self._full(z)
+                if len(cut_rows) >= _MAX_NO_GOOD_CUTS:
                     if tight:
                         raise RuntimeError("HiGHS kept returning solutions that violate the "
                                            "thresholds after rounding.")
                     # Every optimum at integrality 1e-7 rounds outside the thresholds (HiGHS
                     # 1.16 on FiniteProblem.random(8, 2, seed=1, deterministic=True)): drop the
                     # cuts and re-solve once at _TIGHT_MIP_TOL (only as a fallback; see _MIP_TOL).
-                    first = h.getNumRow() - n_cuts
-                    h.deleteRows(n_cuts, np.arange(first, first + n_cuts, dtype=np.int32))
-                    n_cuts, tight = 0, True
+                    h.deleteRows(len(cut_rows), np.array(cut_rows, dtype=np.int32))
+                    cut_rows, tight = [], True
                     h.setOptionValue("mip_feasibility_tolerance", _TIGHT_MIP_TOL)
                     continue
                 ones = np.flatnonzero(z > 0.5)
                 coef = np.where(z > 0.5, -1.0, 1.0)
-                h.addRow(1.0 - len(ones), inf, self.m, np.arange(self.m, dtype=np.int32), coef)
-                n_cuts += 1
+                cut_rows.append(h.getNumRow())
+                h.addRow(1.0 - len(ones), inf, nv, cols, coef)
         finally:
-            if n_cuts:
-                first = h.getNumRow() - n_cuts
-                h.deleteRows(n_cuts, np.arange(first, first + n_cuts, dtype=np.int32))
+            if cut_rows:
+                h.deleteRows(len(cut_rows), np.array(cut_rows, dtype=np.int32))
             if tight:
                 h.setOptionValue("mip_feasibility_tolerance", _MIP_TOL)
 
@@ -358,12 +421,14 @@ class WeakOrderMILP:
         """Maximise ``t`` subject to ``value_r(z) ≥ weights_r · t`` for every objective r (the
         max-min programme of docs/theory.md §13; highspy backend only).
 
-        One continuous column ``t ∈ [lower, upper]`` and one row per objective,
-        ``coef_r · z − weights_r t ≥ −const_r`` (divided by the objective's scale, like the
-        objective rows), are added for this solve and removed afterwards, so the model is left
-        as it was. ``start`` (a binary z) warm-starts the solve. Returns the rounded binary z and
-        its exact value ``min_r value_r(z) / weights_r`` (not the solver's t), or None if no z
-        has ``t ≥ lower``.
+        One continuous column and one row per objective, ``coef_r · z − weights_r t ≥
+        −const_r`` (divided by the objective's scale, like the objective rows), are added for this
+        solve and removed afterwards, so the model is left as it was. With ``upper`` given the
+        column is ``τ = (t − lower) / (upper − lower) ∈ [0, 1]``, so the solver's optimality
+        tolerances act on the bracket's scale (a narrow bracket resolves t finely), else
+        ``t ∈ [lower, ∞)``. ``start`` (a binary z) warm-starts the solve. Returns the rounded
+        binary z and its exact value ``min_r value_r(z) / weights_r`` (not the solver's t), or
+        None if no z has ``t ≥ lower``.
         """
         if self.backend != "highspy":
             raise ValueError(f"WeakOrderMILP.max_min needs backend='highspy', got "
@@ -372,26 +437,41 @@ class WeakOrderMILP:
         if w.shape != (self.R,) or not np.all(np.isfinite(w)) or np.any(w <= 0):
             raise ValueError(f"The 'weights' parameter must hold {self.R} finite positive "
                              f"numbers, got {w.tolist()!r}.")
+        lower = float(lower)
+        span = 1.0 if upper is None else float(upper) - lower
+        if not span > 0:
+            raise ValueError(f"The 'upper' parameter must exceed 'lower' ({lower!r}), got "
+                             f"{upper!r}.")
+        if len(self.free) == 0:  # every binary fixed: one candidate order
+            t = float(np.min(self.values(self._zfix) / w))
+            return None if t < lower else (self._zfix.copy(), t)
         hp, h = self._hp, self._h
         inf = hp.kHighsInf
         left = self._remaining()
         self.n_solves += 1
-        m = self.m
+        free = self.free
+        m = len(free)
+        cf = self.coef[:, free]
         row0 = h.getNumRow()
         h.changeColsCost(m, np.arange(m, dtype=np.int32), np.zeros(m))
-        h.addCol(1.0, float(lower), inf if upper is None else float(upper), 0,
+        # free the objective rows (a previous solve's thresholds stay set otherwise)
+        h.changeRowsBounds(self.R, np.arange(self._obj_row0, self._obj_row0 + self.R,
+                                             dtype=np.int32), np.full(self.R, -inf),
+                           np.full(self.R, inf))
+        h.addCol(1.0, 0.0 if upper is not None else lower, 1.0 if upper is not None else inf, 0,
                  np.zeros(0, dtype=np.int32), np.zeros(0))
+        shift = 0.0 if upper is None else lower
         try:
             for r in range(self.R):
-                nz = np.flatnonzero(self.coef[r])
+                nz = np.flatnonzero(cf[r])
                 idx = np.append(nz, m).astype(np.int32)
-                val = np.append(self.coef[r, nz], -w[r]) / self.scale[r]
-                h.addRow(-self.const[r] / self.scale[r], inf, len(idx), idx, val)
+                val = np.append(cf[r, nz], -w[r] * span) / self.scale[r]
+                h.addRow((w[r] * shift - self.base[r]) / self.scale[r], inf, len(idx), idx, val)
             h.setOptionValue("time_limit", float(left) if left is not None else inf)
             if start is not None:
                 z0 = np.asarray(start, dtype=np.float64)
                 sol = hp.HighsSolution()
-                sol.col_value = np.append(z0, np.min(self.values(z0) / w))
+                sol.col_value = np.append(z0[free], (np.min(self.values(z0) / w) - shift) / span)
                 h.setSolution(sol)
             h.run()
             status = h.getModelStatus()
@@ -402,13 +482,52 @@ class WeakOrderMILP:
                 raise TimeoutError("The weak-order MILP ran out of its 'time_limit'.")
             if status != hp.HighsModelStatus.kOptimal:
                 raise RuntimeError(f"HiGHS returned status {h.modelStatusToString(status)}.")
-            z = np.round(np.asarray(h.getSolution().col_value)[:m])
+            z = self._full(np.round(np.asarray(h.getSolution().col_value)[:m]))
         finally:
-            n_new = h.getNumRow() - row0
-            if n_new:
-                h.deleteRows(n_new, np.arange(row0, row0 + n_new, dtype=np.int32))
+            h.deleteRows(self.R, np.arange(row0, row0 + self.R, dtype=np.int32))
             h.deleteCols(1, np.array([m], dtype=np.int32))
         return z, float(np.min(self.values(z) / w))
+
+
+def _restrict_rows(comp_cols: np.ndarray, trans_cols: np.ndarray, fixed: np.ndarray
+                   ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The completeness rows ``z_a + z_b ≥ 1`` and transitivity rows ``z_a + z_b − z_c ≤ 1`` with
+    the fixed binaries substituted (see :class:`WeakOrderMILP`'s ``fixed``). Rows that hold for
+    every value of their free binaries are dropped; a row with one free binary that it forces
+    fixes that binary, and the rows are reduced again until nothing changes. Returns the kept
+    rows in solver numbering (index, value, length, lower, upper) and the extended fixings."""
+    fixed = fixed.copy()
+    cols = np.concatenate([np.c_[comp_cols, np.full(len(comp_cols), -1)], trans_cols])
+    vals = np.concatenate([np.tile([1.0, 1.0, 0.0], (len(comp_cols), 1)),
+                           np.tile([1.0, 1.0, -1.0], (len(trans_cols), 1))])
+    lo = np.concatenate([np.ones(len(comp_cols)), np.full(len(trans_cols), -np.inf)])
+    up = np.concatenate([np.full(len(comp_cols), np.inf), np.ones(len(trans_cols))])
+    while True:
+        fx = np.where(cols >= 0, fixed[np.maximum(cols, 0)], 0.0)
+        is_free = np.isnan(fx)
+        shift = np.where(is_free, 0.0, vals * fx).sum(axis=1)
+        lo_r, up_r = lo - shift, up - shift
+        fv = np.where(is_free, vals, 0.0)
+        hi = np.maximum(fv, 0.0).sum(axis=1)      # the free part's range over binaries
+        low = np.minimum(fv, 0.0).sum(axis=1)
+        if np.any((hi < lo_r - 1e-9) | (low > up_r + 1e-9)):
+            raise ValueError("The 'fixed' parameter admits no weak order (a completeness or "
+                             "transitivity row cannot hold).")
+        live = (low < lo_r - 1e-9) | (hi > up_r + 1e-9)  # some free assignment violates it
+        single = live & (is_free.sum(axis=1) == 1)
+        if not np.any(single):
+            break
+        r = np.flatnonzero(single)
+        k = np.argmax(is_free[r], axis=1)
+        col, v = cols[r, k], vals[r, k]
+        # v·z within [lo_r, up_r]: the value of z in {0, 1} that fits (the other one does not)
+        ok1 = (v >= lo_r[r] - 1e-9) & (v <= up_r[r] + 1e-9)
+        fixed[col] = np.where(ok1, 1.0, 0.0)
+    keep = np.flatnonzero(live)
+    c, f = cols[keep], is_free[keep]
+    index = np.cumsum(np.isnan(fixed)) - 1                 # pair number -> solver column
+    lengths = f.sum(axis=1)
+    return ((index[c[f]], vals[keep][f], lengths, lo_r[keep], up_r[keep]), fixed)
 
 
 def _ordered_triples(n: int) -> np.ndarray:
@@ -434,13 +553,15 @@ def milp_size(n: int, K: int = 2) -> tuple[int, int]:
 
 
 def auc_milp(problem: FiniteProblem, backend: str, time_limit: float | None,
-              tol: float = DEFAULT_TOL) -> WeakOrderMILP:
+              tol: float = DEFAULT_TOL, *, fixed: np.ndarray | None = None) -> WeakOrderMILP:
+    """The weak-order MILP of the per-label AUCs of a finite problem (``fixed``: a restricted
+    model, see :class:`WeakOrderMILP`)."""
     from bipartite._utils.validation import check_problem, check_tolerance
 
     check_problem(problem)
     check_tolerance(tol, "tol")
     return WeakOrderMILP([problem.pair_weights(k) for k in range(problem.K)],
-                          backend=backend, time_limit=time_limit, tol=tol)
+                          backend=backend, time_limit=time_limit, tol=tol, fixed=fixed)
 
 
 def optimal_ranking(

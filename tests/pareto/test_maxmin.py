@@ -389,3 +389,70 @@ def test_auto_follows_the_measured_crossover(n, K, expected):
     other = max_min_point(P, method="milp" if expected == "dp" else "dp")
     assert auto.method == expected
     assert abs(auto.value - other.value) <= 1e-7
+
+
+# ------------------------------------------------------------------------------------------
+# The certified restriction of the max-min MILP (fixed binaries)
+# ------------------------------------------------------------------------------------------
+def full_model_max_min(P: FiniteProblem) -> float:
+    """The reference: the max-min programme on the full weak-order model (every binary free,
+    every transitivity row), bracketed by the all-tied order's ½ and 1."""
+    milp = WeakOrderMILP([P.pair_weights(k) for k in range(P.K)])
+    return milp.max_min(np.ones(P.K), lower=0.5, upper=1.0)[1]
+
+
+@pytest.mark.parametrize("n,K,seed", [(10, 2, 0), (12, 2, 1), (10, 3, 2), (11, 3, 0)])
+def test_restricted_max_min_equals_full_model(n, K, seed):
+    """Claim: fixing the pairs that the loss budget rules out loses no optimum: the value equals
+    the full model's (every binary free)."""
+    P = FiniteProblem.random(n, K, seed=seed)
+    r = max_min_point(P, method="milp")
+    assert r.value == pytest.approx(full_model_max_min(P), abs=1e-8)
+    np.testing.assert_allclose(r.auc, P.auc(r.scores), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_restricted_model_equals_enumeration(seed):
+    """Claim: a restricted WeakOrderMILP (some binaries fixed) optimises exactly over the weak
+    orders that agree with the fixings (brute force over all 4683 weak orders of 6 points)."""
+    rng = np.random.default_rng(seed)
+    P = FiniteProblem.random(6, 2, seed=seed)
+    Ws = [P.pair_weights(k) for k in range(2)]
+    full = WeakOrderMILP(Ws)
+    S = all_orders(6).astype(np.float64)
+    Z = (S[:, full.I] >= S[:, full.J]).astype(np.float64)
+    # fix the pairs of a random strict order on a random third of the pairs
+    ref = rng.permutation(6).astype(np.float64)
+    fixed = np.full(full.m, np.nan)
+    pick = rng.random(full.m) < 1 / 3
+    fixed[pick] = (ref[full.I] > ref[full.J])[pick]
+    milp = WeakOrderMILP(Ws, fixed=fixed)
+    assert milp.size()[0] < full.m
+    agree = np.all(np.isnan(fixed) | (Z == fixed), axis=1)
+    V = Z @ full.coef.T + full.const
+    for order in [(0, 1), (1, 0)]:
+        z = milp.lexmax(order, np.full(2, -np.inf))
+        best = V[agree][np.lexsort(V[agree][:, list(order)[::-1]].T)[-1]]
+        np.testing.assert_allclose(milp.values(z), best, atol=1e-9)
+        assert np.all(np.isnan(fixed) | (z == fixed))
+    z, t = milp.max_min(np.ones(2), lower=0.5, upper=1.0)
+    assert t == pytest.approx(V[agree].min(axis=1).max(), abs=1e-9)
+
+
+def test_restricted_model_bad_fixings():
+    P = FiniteProblem.random(4, 2, seed=0)
+    Ws = [P.pair_weights(k) for k in range(2)]
+    with pytest.raises(ValueError, match="'fixed'"):
+        WeakOrderMILP(Ws, fixed=np.full(3, np.nan))
+    with pytest.raises(ValueError, match="'fixed'"):
+        WeakOrderMILP(Ws, fixed=np.full(12, 0.5))
+    # i above j above k above i: no weak order
+    full = WeakOrderMILP(Ws)
+    fixed = np.full(full.m, np.nan)
+    for i, j in [(0, 1), (1, 2), (2, 0)]:
+        fixed[(full.I == i) & (full.J == j)] = 1.0
+        fixed[(full.I == j) & (full.J == i)] = 0.0
+    with pytest.raises(ValueError, match="'fixed'"):
+        WeakOrderMILP(Ws, fixed=fixed)
+    with pytest.raises(ValueError, match="'fixed'"):
+        WeakOrderMILP(Ws, backend="cvxpy", fixed=np.full(12, np.nan))
