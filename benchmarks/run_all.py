@@ -72,6 +72,11 @@ BENCHES: tuple[Bench, ...] = (
           ("--n", "5e6", "--repeats", "3"),
           "bipartite report's default on 5e6 rows, query ids, two labels and scorers: time / "
           "np.sort (target <= 30); full: also the query bootstrap, n_boot = 1000"),
+    Bench("report_scale", "bench_report_scale.py", ("--rows", "1e6", "--repeats", "1"),
+          ("--rows", "1e7", "1e8", "--repeats", "1"),
+          "the report's exact statistics out of core on dask (2 workers, 2 GB in all) against "
+          "dask's own sort_values of the score column (target <= 3); equality to the in-memory "
+          "report"),
     Bench("multilabel_k", "bench_multilabel_k.py", ("--fast",), ("--xgb-pairwise",),
           "K = 53 (enron) and 174 (CAL500): metrics, dictatorship, diagnose, learners"),
     Bench("surrogates", "bench_surrogates.py", ("--quick",),
