@@ -339,7 +339,7 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
 def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tuple[Any, str]:
     """``(query ids, the argument name they came in)`` from ``qid`` and its deprecated keyword
     alias ``groups``: the one home of the ``groups`` → ``qid`` deprecation (the learners since 0.3.0, every
-    other signature since 0.4.0; removed in 0.5.0) for every public signature. ``groups`` alone warns (FutureWarning, naming
+    other signature since 0.4.0; announced for removal in 0.5.0, now to be removed in 0.7.0) for every public signature. ``groups`` alone warns (FutureWarning, naming
     ``owner``); both at once is a TypeError.
 
     >>> resolve_qid([0, 1], None, "f")
@@ -350,7 +350,7 @@ def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tu
     if qid is not None:
         raise TypeError(f"{owner} got both 'qid' and its deprecated alias 'groups'; pass 'qid' only.")
     warnings.warn(
-        f"The 'groups' parameter of {owner} is deprecated (removed in 0.5.0): pass "
+        f"The 'groups' parameter of {owner} is deprecated (to be removed in 0.7.0): pass "
         "the query ids as 'qid=' (XGBoost's name). In scikit-learn model selection, route them "
         "with metadata routing (see bipartite.learners.scoring).",
         FutureWarning,
