@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--format markdown|json] [--out DIR] [--seed N]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
@@ -284,6 +284,11 @@ def _add_report(sub) -> None:
     rep.add_argument("--n-boot", type=int, default=1000, metavar="B",
                      help="bootstrap replicates (0: no bootstrap; at most 1,000,000, "
                           "bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of replicates)")
+    rep.add_argument("--interval", choices=["auto", "wald", "t", "percentile", "bca"],
+                     default="auto",
+                     help="how bootstrap replicates become intervals (docs/coverage.md): "
+                          "wald = est +- z se, t = est +- t(G-1) se, percentile, bca; auto = "
+                          "the method closest to nominal coverage in simulation")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -489,7 +494,8 @@ def _cmd_report(args) -> int:
                       scores=args.score, labels=args.label, qid=args.qid, weight=args.weight,
                       seed=args.seed, n_boot=args.n_boot, level=args.level,
                       gauc_weighting=args.gauc_weighting, positive_label=args.positive_label,
-                      dropna=args.dropna, progress=not args.no_progress)
+                      dropna=args.dropna, progress=not args.no_progress,
+                      interval=args.interval)
     print(result.to_json() if args.format == "json" else result.to_markdown())
     if args.out is not None:
         for path in result.save(args.out):

@@ -10,7 +10,7 @@ import itertools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,11 +29,18 @@ from bipartite.diagnostics._inference import (
     boot_var,
     check_level,
     ci_normal,
-    ci_percentile,
     delong_terms,
     holm,
     paired_delong,
     paired_z,
+)
+from bipartite.diagnostics._intervals import (
+    COVERAGE_TARGET,
+    boot_interval,
+    check_interval,
+    loo_auc,
+    min_queries,
+    t_p_value,
 )
 from bipartite.diagnostics._pairs import PairStats, pair_stats
 from bipartite.diagnostics._report import Diagnostics
@@ -77,6 +84,11 @@ MAX_N_BOOT = 1_000_000
 #: Largest memory the bootstrap replicates may take (bytes): per scorer, 8 bytes × n_boot × (2 K
 #: + K(K − 1)/2) for the AUCs, gAUCs and win rates of K labels. Checked before anything is read.
 MAX_BOOT_BYTES = 2 * 2**30
+
+
+#: How each interval method reads in the report's method column.
+_KIND = {"wald": "est ± z·se", "t": "est ± t(G−1)·se", "percentile": "percentile",
+         "bca": "BCa (jackknife acceleration)"}
 
 
 def _join(*notes: str | None) -> str | None:
@@ -139,9 +151,17 @@ class _Ctx:
     n_boot: int
     no_boot: str | None
     method: str
+    interval_kind: str = "wald"
+    jack: dict = field(default_factory=dict)
 
-    def interval(self, est, reps=None, terms=None, lo=0.0):
-        """(se, low, high, note): DeLong from placement terms, else the bootstrap replicates."""
+    def jk(self, s: str, metric: str, i) -> np.ndarray | None:
+        """The jackknife values of scorer ``s``'s ``metric`` row(s) ``i`` (BCa only)."""
+        return self.jack[s][metric][i] if self.jack else None
+
+    def interval(self, est, reps=None, terms=None, lo=0.0, jack=None):
+        """(se, low, high, note): DeLong from placement terms, else the bootstrap replicates
+        by the chosen method (:func:`bipartite.diagnostics._intervals.boot_interval`; ``jack``:
+        the jackknife values BCa needs)."""
         if terms is not None:
             var = np.nan if terms[0] is None else float(np.sum(terms[0] ** 2) + np.sum(
                 terms[1] ** 2))
@@ -149,7 +169,10 @@ class _Ctx:
             return (*ci_normal(est, var, self.level, lo),
                     "a class has a single row: no DeLong variance" if bad else None)
         var, bad = boot_var(reps, self.U)
-        return (*ci_normal(est, var, self.level, lo),
+        se = float(np.sqrt(var)) if np.isfinite(var) and np.isfinite(est) else float("nan")
+        low, high = (float("nan"),) * 2 if self.no_boot else boot_interval(
+            self.interval_kind, est, reps, jack, se, self.U, self.level, lo)
+        return (se, low, high,
                 self.no_boot or (_boot_note(bad, self.n_boot) if np.isfinite(est) else None))
 
 
@@ -168,6 +191,7 @@ def diagnose(
     progress: bool = False,
     positive_label: str | int | float | bool | None = None,
     dropna: bool = False,
+    interval: str = "auto",
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
@@ -205,6 +229,17 @@ def diagnose(
         not a number). Default: the labels must be 0/1 (or booleans)
     dropna : bool — drop the rows with a missing value in any column used (their number is
         ``meta["n_dropped"]``); default False: a missing value is an error naming its row
+    interval : {"auto", "wald", "t", "percentile", "bca"} — how the bootstrap replicates
+        become intervals (docs/coverage.md): ``"wald"`` ``est ± z se``, ``"t"`` ``est ±
+        t_{U−1} se`` (U resampled units: queries, or rows), ``"percentile"``, ``"bca"``
+        (bias-corrected and accelerated, the acceleration from the leave-one-query-out
+        jackknife; without query ids the leave-one-row-out one). ``"auto"`` (default) is the
+        method whose simulated coverage came closest to nominal with few queries
+        (:data:`bipartite.diagnostics._intervals.AUTO_INTERVAL`). DeLong intervals (no query
+        ids) are not bootstrap intervals and do not change. With query ids and fewer queries
+        than the chosen method needs to cover at least 93% in the simulation
+        (:func:`bipartite.diagnostics._intervals.min_queries`), a ``UserWarning`` is issued and
+        the report carries the same note (``meta["interval_warning"]``)
 
     Returns
     -------
@@ -230,6 +265,7 @@ def diagnose(
             raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
                              f"score nor a label, got {col!r}.")
     n_boot = _check_n_boot(n_boot, len(score_names), len(label_names))
+    kind = check_interval(interval)
     tol = check_positive(tol, "tol", allow_zero=True)
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
@@ -242,8 +278,10 @@ def diagnose(
     boot = _bootstrap(d, est, n_boot, rng, progress, gauc_weighting)
     no_boot = ("n_boot=0: no bootstrap interval" if n_boot == 0 else
                "a single query: the bootstrap over queries gives no interval" if d.U < 2 else None)
-    method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
-    ctx = _Ctx(level, d.U, n_boot, no_boot, method)
+    jack = _jackknife(d, est, gauc_weighting) if kind == "bca" and n_boot and d.U > 1 else {}
+    method = "DeLong" if qid is None else f"bootstrap over {d.G} queries (B={n_boot}), {_KIND[kind]}"
+    ctx = _Ctx(level, d.U, n_boot, no_boot, method, kind, jack)
+    few = _few_queries_warning(d, kind, n_boot)
     auc_rows, delong = _auc_table(d, est, boot, ctx)
     win_rows = _win_table(d, est, boot, ctx)
     tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
@@ -255,12 +293,46 @@ def diagnose(
             "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
             "positive_label": positive_label,
             "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
-            "interval_method": method, "gauc_weighting": gauc_weighting,
+            "interval_method": method, "interval": kind, "interval_warning": few,
+            "gauc_weighting": gauc_weighting,
             "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
             "n_labels_defined": n_defined}
     return Diagnostics(tables=tables, meta=meta)
+
+
+def _few_queries_warning(d: _Data, kind: str, n_boot: int) -> str | None:
+    """A ``UserWarning`` (and its text, for the report) when there are fewer queries than the
+    simulated size at which ``kind`` covers :data:`COVERAGE_TARGET` (docs/coverage.md)."""
+    if d.qid is None or n_boot == 0 or d.G < 2:
+        return None
+    need = min_queries(kind)
+    if d.G >= need:
+        return None
+    at = (f"fewer than the {need:g} at which" if np.isfinite(need) else
+          "and at no simulated number of queries (5 to 200) did")
+    text = (f"only {d.G} queries, {at} the {kind!r} bootstrap intervals cover "
+            f"{COVERAGE_TARGET:.0%} of the time in simulation at a nominal 95% "
+            "(docs/coverage.md): the intervals are likely too narrow")
+    warnings.warn(text[0].upper() + text[1:] + ".", UserWarning, stacklevel=3)
+    return text
+
+
+def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
+    """Leave-one-unit-out values of the bootstrapped statistics, for BCa's acceleration: with
+    query ids the bootstrap kernels on the weights ``1 − I`` (each query left out in turn, G
+    replicates); without, the pooled AUCs with each row left out, from DeLong's placements
+    (:func:`bipartite.diagnostics._intervals.loo_auc`, O(n) per label)."""
+    if d.g is not None:
+        return _bootstrap(d, est, d.G, None, False, gauc_weighting, weights=1.0 - np.eye(d.G))
+    out = {}
+    for s in d.score_names:
+        below, above = QuerySegments(d.S[s], check_input=False).placements(
+            np.stack(d.pos), np.stack(d.neg))
+        out[s] = {"auc": np.stack([loo_auc(d.pos[k], d.neg[k], below[k], above[k])
+                                   for k in range(d.K)])}
+    return out
 
 
 def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
@@ -363,10 +435,11 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
                   for s in d.score_names})
 
 
-def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
-               progress: bool, gauc_weighting: str) -> dict:
+def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator | None,
+               progress: bool, gauc_weighting: str, weights: np.ndarray | None = None) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
-    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates."""
+    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates. ``weights``
+    (n_boot, U): given unit multiplicities instead of multinomial draws (the jackknife)."""
     from tqdm.auto import tqdm
 
     K, pairs = d.K, d.pairs
@@ -381,7 +454,8 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
     bar = tqdm(total=n_boot, desc="bootstrap", disable=not progress, leave=False)
     for b0 in range(0, n_boot, chunk):
         b1 = min(n_boot, b0 + chunk)
-        M = rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
+        M = (rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
+             if weights is None else weights[b0:b1])
         for s in d.score_names:
             seg = segs[s]
             R = M[:, d.unit[seg.order]]
@@ -405,8 +479,10 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> tuple[list[d
         for k, lab in enumerate(d.label_names):
             if d.qid is None:
                 delong[s, k] = delong_terms(d.S[s], d.pos[k], d.neg[k], seg)[1:]
-            se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)))
-            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k]) if d.qid else (
+            se, lo, hi, why = ctx.interval(aucs[k], boot[s]["auc"][k], delong.get((s, k)),
+                                           jack=ctx.jk(s, "auc", k))
+            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], boot[s]["gauc"][k],
+                                               jack=ctx.jk(s, "gauc", k)) if d.qid else (
                 nan, nan, nan, "no query ids (qid): gAUC undefined")
             if d.qid and not np.isfinite(gaucs[k]):
                 gwhy = f"no query has both classes of {lab!r}: gAUC undefined"
@@ -434,7 +510,7 @@ def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
                 why = ("a class has a single row: no DeLong variance"
                        if np.isfinite(Wv) and not np.isfinite(ps.var[i]) else None)
             else:
-                se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][i])
+                se, lo, hi, why = ctx.interval(Wv, boot[s]["win"][i], jack=ctx.jk(s, "win", i))
             empty = L[k] if ps.n_k_only[i] == 0 else L[j]
             rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
                          "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
@@ -460,18 +536,18 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
         notes = [None if ok.all() else "labels with a single class are left out",
                  None if ok.any() else "no label has both classes"]
         if ok.any():
-            reps = boot[s]["auc"][ok]
-            if ctx.no_boot:
-                reps = np.full_like(reps, np.nan)
-            mlo, mhi, bad = ci_percentile(reps.min(axis=0), ctx.level)
-            dlo, dhi, _ = ci_percentile(np.ptp(reps, axis=0), ctx.level)
+            reps, jk = boot[s]["auc"][ok], ctx.jk(s, "auc", ok)
             kmin = int(np.flatnonzero(ok)[np.argmin(aucs[ok])])
-            row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin], min_ci_low=mlo,
-                       min_ci_high=mhi, diff_auc=float(np.ptp(aucs[ok])), diff_ci_low=dlo,
-                       diff_ci_high=dhi)
-            notes += [ctx.no_boot] if ctx.no_boot else [
-                _boot_note(bad, ctx.n_boot),
-                "intervals: percentile bootstrap over " + ("queries" if d.qid else "rows")]
+            row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin],
+                       diff_auc=float(np.ptp(aucs[ok])))
+            _, mlo, mhi, mwhy = ctx.interval(row["min_auc"], reps.min(axis=0),
+                                             jack=None if jk is None else jk.min(axis=0))
+            _, dlo, dhi, _ = ctx.interval(row["diff_auc"], np.ptp(reps, axis=0),
+                                          jack=None if jk is None else np.ptp(jk, axis=0))
+            row.update(min_ci_low=mlo, min_ci_high=mhi, diff_ci_low=dlo, diff_ci_high=dhi)
+            notes += [mwhy] if ctx.no_boot else [
+                mwhy, f"intervals: {_KIND[ctx.interval_kind]}, bootstrap over "
+                + ("queries" if d.qid else "rows")]
             if not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close: its interval excludes the estimate; compare the labels' "
@@ -521,11 +597,17 @@ def _paired_table(d: _Data, est: _Estimates, boot: dict, delong: dict, ctx: _Ctx
                 if np.isfinite(va - vb) and not np.isfinite(row["se"]):
                     why = "a class has a single row: no DeLong variance"
             else:
-                var, bad = boot_var(boot[sa][metric][k] - boot[sb][metric][k], ctx.U)
-                row.update(paired_z(va - vb, var, ctx.level),
-                           method=f"paired bootstrap over {d.G} queries (B={ctx.n_boot}), z test")
-                why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
-                                                 if np.isfinite(va - vb) else None))
+                reps = boot[sa][metric][k] - boot[sb][metric][k]
+                ja, jb = ctx.jk(sa, metric, k), ctx.jk(sb, metric, k)
+                se, lo, hi, bwhy = ctx.interval(va - vb, reps, lo=-1.0,
+                                                jack=None if ja is None else ja - jb)
+                row.update(paired_z(va - vb, se ** 2, ctx.level), ci_low=lo, ci_high=hi,
+                           method=f"paired bootstrap over {d.G} queries (B={ctx.n_boot}), "
+                                  f"{_KIND[ctx.interval_kind]}; "
+                                  + ("t test" if ctx.interval_kind == "t" else "z test"))
+                if ctx.interval_kind == "t":  # the p-value that matches the t interval
+                    row["p_value"] = t_p_value(row["z"], ctx.U - 1)
+                why = _join(why, bwhy)
             rows.append({**row, "note": why})
     for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
         idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
