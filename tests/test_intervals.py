@@ -16,9 +16,9 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 
 from bipartite.cli import main
-from bipartite.diagnostics import diagnose
 from bipartite.diagnostics import _diagnose as D
 from bipartite.diagnostics import _intervals as iv
+from bipartite.diagnostics import diagnose
 from bipartite.dictatorship import cross_pair_win_rate
 from bipartite.metrics import group_auc
 
@@ -112,8 +112,10 @@ def test_check_interval_and_min_queries(monkeypatch):
             iv.check_interval(bad)
     monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.8, 12: 0.94, 40: 0.92, 200: 0.95})
     assert iv.min_queries("wald") == 12  # the smallest size that reaches 93%
+    assert iv.queries_needed("wald", 5) == 12 and iv.queries_needed("wald", 12) is None
     monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.8, 200: 0.9})
     assert iv.min_queries("wald") == math.inf
+    assert iv.queries_needed("wald", 200) == math.inf and iv.queries_needed("wald", 201) is None
 
 
 def test_auto_is_the_measured_method_closest_to_nominal():
@@ -176,7 +178,7 @@ def test_interval_methods_in_diagnose(table):
     for m in ("percentile", "bca"):  # not symmetric about the estimate
         assert not np.allclose(a[m].auc_ci_high - a[m].auc, a[m].auc - a[m].auc_ci_low)
         assert a[m].auc_method.str.contains({"percentile": "percentile", "bca": "BCa"}[m]).all()
-    for m, x in r.items():
+    for x in r.values():
         s = x.tables["summary"]
         assert (s.min_ci_low <= s.min_ci_high).all() and x.tables["auc"].gauc_ci_low.notna().all()
     with pytest.raises(ValueError, match="'interval' parameter .*got 'bootstrap'"):

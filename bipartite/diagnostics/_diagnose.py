@@ -39,7 +39,7 @@ from bipartite.diagnostics._intervals import (
     boot_interval,
     check_interval,
     loo_auc,
-    min_queries,
+    queries_needed,
     t_p_value,
 )
 from bipartite.diagnostics._pairs import PairStats, pair_stats
@@ -307,8 +307,8 @@ def _few_queries_warning(d: _Data, kind: str, n_boot: int) -> str | None:
     simulated size at which ``kind`` covers :data:`COVERAGE_TARGET` (docs/coverage.md)."""
     if d.qid is None or n_boot == 0 or d.G < 2:
         return None
-    need = min_queries(kind)
-    if d.G >= need:
+    need = queries_needed(kind, d.G)
+    if need is None:
         return None
     at = (f"fewer than the {need:g} at which" if np.isfinite(need) else
           "and at no simulated number of queries (5 to 200) did")
@@ -325,7 +325,12 @@ def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
     replicates); without, the pooled AUCs with each row left out, from DeLong's placements
     (:func:`bipartite.diagnostics._intervals.loo_auc`, O(n) per label)."""
     if d.g is not None:
-        return _bootstrap(d, est, d.G, None, False, gauc_weighting, weights=1.0 - np.eye(d.G))
+        def leave_out(b0: int, b1: int) -> np.ndarray:  # rows b0..b1 of 1 − I, never all of it
+            M = np.ones((b1 - b0, d.G))
+            M[np.arange(b1 - b0), np.arange(b0, b1)] = 0.0
+            return M
+
+        return _bootstrap(d, est, d.G, None, False, gauc_weighting, weights=leave_out)
     out = {}
     for s in d.score_names:
         below, above = QuerySegments(d.S[s], check_input=False).placements(
@@ -436,10 +441,11 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str) -> _Estimates:
 
 
 def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator | None,
-               progress: bool, gauc_weighting: str, weights: np.ndarray | None = None) -> dict:
+               progress: bool, gauc_weighting: str, weights=None) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
-    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates. ``weights``
-    (n_boot, U): given unit multiplicities instead of multinomial draws (the jackknife)."""
+    the replicates of the AUCs (pooled, one sort reused), gAUCs and win rates. ``weights(b0,
+    b1)``: the unit multiplicities (b1 − b0, U) of replicates b0..b1 instead of multinomial
+    draws (the jackknife)."""
     from tqdm.auto import tqdm
 
     K, pairs = d.K, d.pairs
@@ -455,7 +461,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator 
     for b0 in range(0, n_boot, chunk):
         b1 = min(n_boot, b0 + chunk)
         M = (rng.multinomial(d.U, np.full(d.U, 1.0 / d.U), size=b1 - b0).astype(np.float64)
-             if weights is None else weights[b0:b1])
+             if weights is None else weights(b0, b1))
         for s in d.score_names:
             seg = segs[s]
             R = M[:, d.unit[seg.order]]

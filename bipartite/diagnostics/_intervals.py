@@ -17,7 +17,7 @@ import numpy as np
 
 __all__ = ["AUTO_INTERVAL", "COVERAGE_TARGET", "INTERVAL_METHODS", "MEASURED_COVERAGE",
            "acceleration", "bca", "bias_correction", "boot_interval", "check_interval",
-           "jackknife_se", "loo_auc", "min_queries", "percentile", "student_t", "t_p_value",
+           "jackknife_se", "loo_auc", "min_queries", "percentile", "queries_needed", "student_t", "t_p_value",
            "wald"]
 
 #: The interval methods of :func:`bipartite.diagnostics.diagnose` (``interval=``, ``--interval``).
@@ -59,6 +59,16 @@ def min_queries(method: str, target: float = COVERAGE_TARGET) -> float:
     (:data:`MEASURED_COVERAGE`); ``inf`` when no measured size does."""
     sizes = [g for g, c in sorted(MEASURED_COVERAGE[method].items()) if c >= target]
     return float(sizes[0]) if sizes else math.inf
+
+
+def queries_needed(method: str, queries: int) -> float | None:
+    """The simulated number of queries ``method`` needs to cover :data:`COVERAGE_TARGET`
+    (:func:`min_queries`, ``inf`` when no simulated size did) when ``queries`` is below it, else
+    None. Past the largest simulated size nothing is known, so nothing is claimed: None."""
+    need = min_queries(method)
+    if queries >= need or (math.isinf(need) and queries > max(MEASURED_COVERAGE[method])):
+        return None
+    return need
 
 
 def _q(level: float) -> float:
