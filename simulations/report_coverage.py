@@ -224,7 +224,7 @@ def markdown(rows: list[dict], command: str) -> str:
         sub = [r for r in rows if r["scenario"] == scen]
         if not sub:
             continue
-        lines += [f"#### {titles[scen]}", "",
+        lines += [f"### {titles[scen]}", "",
                   "| quantity | method | " + " | ".join(f"{q} queries" for q in sizes) + " |",
                   "|---|---|" + "---|" * len(sizes)]
         methods = list(dict.fromkeys(r["method"] for r in sub))

@@ -110,9 +110,11 @@ def test_check_interval_and_min_queries(monkeypatch):
     for bad in ("BCa", "student", None, 3):
         with pytest.raises(ValueError, match=rf"'interval' parameter .*got {bad!r}"):
             iv.check_interval(bad)
-    monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.8, 12: 0.94, 40: 0.92, 200: 0.95})
-    assert iv.min_queries("wald") == 12  # the smallest size that reaches 93%
+    monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.8, 12: 0.94, 40: 0.95, 200: 0.95})
+    assert iv.min_queries("wald") == 12  # from 12 queries on, every size reaches 93%
     assert iv.queries_needed("wald", 5) == 12 and iv.queries_needed("wald", 12) is None
+    monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.94, 12: 0.92, 40: 0.95, 200: 0.95})
+    assert iv.min_queries("wald") == 40  # 5 reaches 93%, 12 does not: from 40 on
     monkeypatch.setitem(iv.MEASURED_COVERAGE, "wald", {5: 0.8, 200: 0.9})
     assert iv.min_queries("wald") == math.inf
     assert iv.queries_needed("wald", 200) == math.inf and iv.queries_needed("wald", 201) is None
