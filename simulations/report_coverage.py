@@ -199,9 +199,9 @@ def summarise(results: dict[int, list[dict]], level: float = 0.95) -> list[dict]
     return rows
 
 
-def min_coverage(rows: list[dict], exclude: tuple[str, ...] = ("Diff AUC",)) -> dict:
-    """method → {queries: the lowest coverage with query ids over the quantities but
-    ``exclude``}: the numbers of :data:`bipartite.diagnostics._intervals.MEASURED_COVERAGE`."""
+def min_coverage(rows: list[dict], exclude: tuple[str, ...] = ()) -> dict:
+    """method → {queries: the lowest coverage with query ids over every quantity (but
+    ``exclude``)}: the numbers of :data:`bipartite.diagnostics._intervals.MEASURED_COVERAGE`."""
     out: dict = {}
     for r in rows:
         if r["scenario"] == "qid" and r["quantity"] not in exclude:

@@ -95,8 +95,9 @@ def test_summarise_counts_by_hand(rc):
     assert row["mc_se"] == pytest.approx(np.std(shares, ddof=1) / math.sqrt(3))
     assert row["mean_width"] == pytest.approx(0.2)
     assert row["undefined"] == pytest.approx(1 / 6)
-    assert rc.min_coverage([row, {**row, "quantity": "Diff AUC", "coverage": 0.1}]) == {
-        "t": {5: pytest.approx(5 / 6)}}
+    both = [row, {**row, "quantity": "Diff AUC", "coverage": 0.1}]
+    assert rc.min_coverage(both) == {"t": {5: 0.1}}
+    assert rc.min_coverage(both, exclude=("Diff AUC",)) == {"t": {5: pytest.approx(5 / 6)}}
 
 
 def test_the_pipeline_at_a_small_size(rc):
