@@ -288,3 +288,36 @@ def test_cli_interval(table, tmp_path, capsys):
     assert main(no_boot + ["--interval", "percentile"]) != 0  # percentile needs --n-boot > 0
     err = capsys.readouterr().err
     assert "'percentile'" in err and "n_boot" in err
+
+
+def test_the_rendered_report_names_the_seed_only_when_a_bootstrap_ran(table):
+    kw = {"scores": "m1", "labels": ["rel", "click"], "seed": 7}
+    assert "(seed 7)" not in diagnose(table, **kw).to_markdown()  # analytic: no randomness
+    assert "(seed 7)" in diagnose(table, n_boot=20, **kw).to_markdown()
+
+
+def test_t_degrees_of_freedom_of_a_gauc_are_its_defined_queries(table):
+    """Claim: the gAUC's t interval uses the queries where it is defined, less one (a query
+    without a positive of the label is no cluster of the ratio), the AUC's all G − 1."""
+    t = table.copy()
+    t.loc[t.q.isin([0, 1, 2]), "click"] = 0  # 6 of 9 queries define the gAUC of click
+    kw = {"scores": "m1", "labels": ["rel", "click"], "qid": "q"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        w, tt = (diagnose(t, interval=m, **kw).tables["auc"] for m in ("wald", "t"))
+    z = stats.norm.ppf(0.975)
+    for k, df in ((0, 8), (1, 5)):
+        assert tt.gauc_ci_high[k] - tt.gauc[k] == pytest.approx(
+            stats.t.ppf(0.975, df) / z * (w.gauc_ci_high[k] - w.gauc[k]), rel=1e-9)
+        assert tt.auc_ci_high[k] - tt.auc[k] == pytest.approx(
+            stats.t.ppf(0.975, 8) / z * (w.auc_ci_high[k] - w.auc[k]), rel=1e-9)
+
+
+def test_the_row_bootstrap_of_the_win_rate_agrees_with_delong(table):
+    """Claim: without query ids the bootstrap over rows now gives the win rate's interval too;
+    its standard error estimates DeLong's (the same first-order variance) within 10%."""
+    kw = {"scores": "m1", "labels": ["rel", "click"]}
+    an = diagnose(table, **kw).tables["win_rates"]
+    bo = diagnose(table, n_boot=4000, seed=1, **kw).tables["win_rates"]
+    assert bo.se[0] == pytest.approx(an.se[0], rel=0.1)
+    assert "bootstrap over 300 rows" in bo.method[0]

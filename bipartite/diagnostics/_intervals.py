@@ -40,7 +40,7 @@ COVERAGE_TARGET = 0.93
 #: coverage over every quantity the report gives an interval for (per-label AUC and gAUC,
 #: W_{k>j}, Min and Diff AUC, the paired AUC and gAUC differences)}. Measured by
 #: ``python simulations/report_coverage.py`` (1 500, 1 500, 600 and 300 replications at 5, 12,
-#: 40 and 200 queries, B = 1000; Monte-Carlo standard errors 0.2 to 1.4 points; the whole
+#: 40 and 200 queries, B = 1000; Monte-Carlo standard errors 0.2 to 1.5 points; the whole
 #: table, configuration × queries × quantity, is docs/coverage.md's).
 #: Rerun it and paste the ``min_coverage`` lines it prints when the intervals change (a test
 #: checks the two agree).
