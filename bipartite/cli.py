@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--format markdown|json] [--out DIR] [--seed N]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
@@ -246,8 +246,8 @@ def _add_report(sub) -> None:
         description=textwrap.dedent("""\
             Diagnose one or more scorers against several binary labels, from a CSV, TSV or
             Parquet file, or standard input (FILE = -) (bipartite.diagnostics.diagnose):
-            per-label AUC with intervals (DeLong, clustered by query with --qid; the query
-            bootstrap with --n-boot B), gAUC
+            per-label AUC with intervals (DeLong, clustered by query with --qid, and the delta
+            method; the query bootstrap with --n-boot B; --interval, docs/coverage.md), gAUC
             per label (its definition, --gauc-weighting, is printed), per-query AUCs, the
             cross-pair win rates W_{k>j} and the near-tie rate, the priors, the effective
             weights and the label that loss aggregation with a = 1 would favour (theory) beside
@@ -290,6 +290,12 @@ def _add_report(sub) -> None:
                           "bootstrap from per-query sums, as 0.5.0's default B = 1000; at most "
                           "1,000,000, bipartite.diagnostics.MAX_N_BOOT, within 2 GiB of "
                           "replicates)")
+    rep.add_argument("--interval", choices=["auto", "wald", "t", "percentile", "bca"],
+                     default="auto",
+                     help="how every interval is made (docs/coverage.md): wald = est +- z se, "
+                          "t = est +- t(G-1) se (analytic or bootstrap se); percentile and bca "
+                          "need --n-boot > 0; auto = the method closest to nominal coverage in "
+                          "simulation for the chosen --n-boot")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
 
@@ -495,7 +501,8 @@ def _cmd_report(args) -> int:
                       scores=args.score, labels=args.label, qid=args.qid, weight=args.weight,
                       seed=args.seed, n_boot=args.n_boot, level=args.level,
                       gauc_weighting=args.gauc_weighting, positive_label=args.positive_label,
-                      dropna=args.dropna, progress=not args.no_progress)
+                      dropna=args.dropna, progress=not args.no_progress,
+                      interval=args.interval)
     print(result.to_json() if args.format == "json" else result.to_markdown())
     if args.out is not None:
         for path in result.save(args.out):

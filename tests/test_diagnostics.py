@@ -250,7 +250,7 @@ def two_scorers():
 def test_report_values_equal_the_metrics(two_scorers):
     df = two_scorers
     labels = ["relevant ≥ 1", "click@7d"]
-    d = diagnose(df, scores=["model A (v2)", "bm25/title"], labels=labels, n_boot=100)
+    d = diagnose(df, scores=["model A (v2)", "bm25/title"], labels=labels, interval="wald")
     Y, s = df[labels].to_numpy(), df["model A (v2)"].to_numpy()
     t = d.tables["auc"].query("scorer == 'model A (v2)'")
     np.testing.assert_allclose(t.auc, multilabel_auc(Y, s))

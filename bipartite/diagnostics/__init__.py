@@ -3,19 +3,27 @@ and paired comparisons of scorers (docs/theory.md §2, §4, §7).
 
 :func:`diagnose` reads a table of scores, binary labels, optional query ids and row weights (a
 DataFrame, a mapping of columns, or a CSV/Parquet file, :func:`load_scores`) and reports, per
-scorer: the **per-label AUC** (pooled over rows, ties ½) with the interval ``AUC ± z·se``
-(clipped to [0, 1]) — ``se`` from DeLong (:func:`delong_auc_variance`) for pooled rows, from a
-seeded **bootstrap over queries** when query ids are given (rows of a query are not
-independent; the bootstrap variance is multiplied by ``G/(G − 1)``, its bias when resampling G
-clusters; with few queries, say G < 30, the intervals still run narrow); the **gAUC** of every
+scorer: the **per-label AUC** (pooled over rows, ties ½) with its interval; the **gAUC** of every
 label (:func:`bipartite.metrics.group_auc`) with its interval and the **per-query × per-label**
 AUCs; the **cross-pair win rates** ``W_{k>j}`` (docs/theory.md §7.5: who wins the (k only) vs
 (j only) pairs, ½ even-handed) with intervals and the near-tie rate; **Diff** and **Min AUC**
-(percentile bootstrap intervals). For the labels: the priors π̂_k, the effective weights
-``α_k = 1/(π_k(1−π_k))`` of loss aggregation with ``a = 1``, their shares and the dictator it
-would produce (:func:`bipartite.dictatorship.dictator`). For each pair of scorers: the paired
-AUC (and gAUC) difference per label, with DeLong's paired test (pooled rows) or the paired query
-bootstrap.
+with intervals. For the labels: the priors π̂_k, the effective weights ``α_k = 1/(π_k(1−π_k))``
+of loss aggregation with ``a = 1``, their shares and the dictator it would produce
+(:func:`bipartite.dictatorship.dictator`). For each pair of scorers: the paired AUC (and gAUC)
+difference per label, with its interval and test.
+
+**Intervals** (docs/theory.md §2.6; their measured coverage: docs/coverage.md). By default
+(``n_boot=0``) they are analytic: DeLong's variance (:func:`delong_auc_variance`) for the AUCs,
+win rates and paired differences, clustered by query when query ids are given (the rows of a
+query are not independent; without them every row is), and the delta method for the gAUC and for
+Min and Diff AUC (with a stated rule at ties). With ``n_boot > 0`` a seeded bootstrap over the
+queries (or rows) gives them instead, from per-unit placement sums (O(queries) per replicate).
+``interval`` says how an estimate and its standard error, or the replicates, become an
+interval: ``"wald"`` (``est ± z·se``), ``"t"`` (``est ± t_{G−1}·se``, G the queries), and with
+the bootstrap ``"percentile"`` and ``"bca"``; ``"auto"`` is the method measured closest to
+nominal in simulation for the chosen ``n_boot``. With few queries every method covers less than
+its nominal level: below the number of queries from which the chosen method measured at least
+93% coverage, :func:`diagnose` warns and the report carries the warning.
 
 **What the report says.** It states the gAUC definition in use (``gauc_weighting``:
 pair-weighted by default, query-averaged with ``"uniform"``). The dictatorship section puts side
@@ -38,8 +46,10 @@ JSON, always with a reason in the row's ``note``.
 
 The package is a report layer over the grouped-AUC engine of :mod:`bipartite.metrics`
 (:class:`~bipartite.metrics.QuerySegments`: every AUC, placement, per-query AUC and bootstrap
-replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_inference`` holds
-DeLong, the bootstrap kernel and the interval helpers, ``_pairs`` the statistics of all label
+replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_stats`` the
+per-unit placement sums (variances, bootstrap replicates, jackknife), ``_inference`` DeLong's
+public entry points, the delta method for Min and Diff AUC and the paired test, ``_intervals``
+the interval methods and their measured coverage, ``_pairs`` the statistics of all label
 pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps of
 :func:`diagnose`, ``_report`` the result (:class:`Diagnostics`).
 

@@ -2,16 +2,21 @@
 (:class:`bipartite.metrics.QuerySegments`, :func:`bipartite.metrics.grouped_stats`), in named
 steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
 estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._stats`),
-the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``), then one function per
-output table. Every interval is made in one place, :meth:`_Ctx.interval` (Wald from an analytic
-variance or from bootstrap replicates) and :meth:`_Ctx.summary_interval` (Min and Diff AUC)."""
+the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``; the jackknife for
+BCa, :func:`_jackknife`), then one function per output table. Every interval is made in one
+place, :meth:`_Ctx.interval` (a standard error, analytic or from bootstrap replicates, or the
+replicates themselves, turned into an interval by the method ``interval`` names:
+:func:`bipartite.diagnostics._intervals.interval`) and :meth:`_Ctx.summary_interval` (Min and
+Diff AUC). docs/theory.md §2.6 gives the variances, docs/coverage.md
+their measured coverage."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,12 +32,18 @@ from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_r
 from bipartite.diagnostics._inference import (
     boot_var,
     check_level,
-    ci_normal,
-    ci_percentile,
     holm,
     min_diff_delta,
     paired_z,
 )
+from bipartite.diagnostics._intervals import (
+    COVERAGE_TARGET,
+    check_interval,
+    configuration,
+    queries_needed,
+    t_p_value,
+)
+from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
@@ -85,8 +96,8 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 @dataclass
 class _Data:
     """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
-    query codes ``g`` (G queries, ids ``qvalues``) or None, the bootstrap units (queries or
-    rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
+    query codes ``g`` (G queries, ids ``qvalues``) or None, the number U of independent units
+    (queries, or rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
     in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
@@ -100,7 +111,6 @@ class _Data:
     g: np.ndarray | None
     G: int
     qvalues: Any
-    unit: np.ndarray
     U: int
     pos: list[np.ndarray]
     neg: list[np.ndarray]
@@ -131,14 +141,21 @@ class _Estimates:
     segs: dict[str, QuerySegments]
 
 
+def _kind(kind: str, clustered: bool) -> str:
+    """How an interval method reads in the report's method columns."""
+    return {"wald": "est ± z·se", "t": f"est ± t({'G' if clustered else 'n'}−1)·se",
+            "percentile": "percentile", "bca": "BCa (jackknife acceleration)"}[kind]
+
+
 @dataclass
 class _Ctx:
-    """What every interval needs: the level, the units (queries or rows), the bootstrap size,
+    """What every interval needs: the level, the units U (queries or rows), the bootstrap size,
     why there is no bootstrap interval (``no_boot``), why an analytic variance can be missing
-    (``no_var``) and the method's name. ``boot``: whether this table's intervals come from the
-    bootstrap (``n_boot > 0``: with query ids every interval; without, Min and Diff AUC only,
-    as in 0.5.0) or else analytic (DeLong, clustered by query with query ids; the delta method
-    for the gAUC, Min and Diff AUC)."""
+    (``no_var``), the method's name, whether the units are queries, the interval method
+    ``kind`` (resolved: wald, t, percentile, bca) and BCa's jackknife values ``jack``
+    (scorer → metric → (rows, U)). ``boot``: whether the intervals come from the bootstrap
+    (``n_boot > 0``: every interval, over queries or rows), else analytic (DeLong, clustered by
+    query with query ids; the delta method for the gAUC, Min and Diff AUC)."""
 
     level: float
     U: int
@@ -147,41 +164,58 @@ class _Ctx:
     no_var: str
     method: str
     clustered: bool
+    kind: str = "wald"
+    jack: dict = field(default_factory=dict)
 
     @property
     def boot(self) -> bool:
-        """Bootstrap intervals for the AUCs, gAUCs, win rates and paired differences."""
-        return self.n_boot > 0 and self.clustered
+        """Bootstrap intervals (every table's)."""
+        return self.n_boot > 0
 
-    def interval(self, est, var=None, reps=None, lo=0.0):
-        """(se, low, high, note) of a Wald interval ``est ± z se``, clipped to [lo, 1]: se from
-        the bootstrap replicates ``reps`` (:attr:`boot`), else from the analytic ``var``."""
+    def jk(self, s: str, metric: str, i) -> np.ndarray | None:
+        """The jackknife values of scorer ``s``'s ``metric`` row(s) ``i`` (BCa only)."""
+        return self.jack[s][metric][i] if self.jack else None
+
+    def interval(self, est, var=None, reps=None, lo=0.0, jack=None, df=None):
+        """(se, low, high, note) of ``est`` by the method :attr:`kind`
+        (:func:`bipartite.diagnostics._intervals.interval`): se from the bootstrap replicates
+        ``reps`` (:attr:`boot`; percentile and BCa read them, BCa with the jackknife values
+        ``jack``), else from the analytic variance ``var``; the t quantile with ``df`` degrees
+        of freedom (default U − 1); clipped to [lo, 1] (Wald, t)."""
+        nan = float("nan")
         if self.boot:
-            var, bad = boot_var(reps, self.U)
-            return (*ci_normal(est, var, self.level, lo),
-                    self.no_boot or (_boot_note(bad, self.n_boot) if np.isfinite(est) else None))
-        miss = bool(np.isfinite(est) and not np.isfinite(var))
-        return (*ci_normal(est, var, self.level, lo), self.no_var if miss else None)
-
-    def summary_interval(self, aucs, terms, reps):
-        """Min and Diff AUC of the defined labels' AUCs ``aucs`` (k,): ``(min_lo, min_hi,
-        diff_lo, diff_hi, notes)``; the percentile bootstrap of the replicates ``reps`` (k, B)
-        with ``n_boot > 0``, else the delta method from the terms (k, U)
-        (:func:`bipartite.diagnostics._inference.min_diff_delta`, which says what is done at
-        ties)."""
-        unit = "queries" if self.clustered else "rows"
-        if self.n_boot:
             if self.no_boot:
-                reps = np.full_like(reps, np.nan)
-            mlo, mhi, bad = ci_percentile(reps.min(axis=0), self.level)
-            dlo, dhi, _ = ci_percentile(np.ptp(reps, axis=0), self.level)
-            notes = [self.no_boot] if self.no_boot else [
-                _boot_note(bad, self.n_boot), f"intervals: percentile bootstrap over {unit}"]
+                return nan, nan, nan, self.no_boot
+            var, bad = boot_var(reps, self.U)
+            note = _boot_note(bad, self.n_boot) if np.isfinite(est) else None
+        else:
+            note = self.no_var if np.isfinite(est) and not np.isfinite(var) else None
+        se = float(np.sqrt(max(var, 0.0))) if np.isfinite(var) and np.isfinite(est) else nan
+        low, high = make_interval(self.kind, est, se, self.U - 1 if df is None else df,
+                                  self.level, reps, jack, lo)
+        return se, low, high, note
+
+    def summary_interval(self, aucs, terms, reps, jack=None):
+        """Min and Diff AUC of the defined labels' AUCs ``aucs`` (k,): ``(min_lo, min_hi,
+        diff_lo, diff_hi, notes)``; from the bootstrap replicates ``reps`` (k, B) with
+        ``n_boot > 0`` (the jackknife ``jack`` (k, U) for BCa), else the delta method from the
+        terms (k, U) (:func:`bipartite.diagnostics._inference.min_diff_delta`, which says what
+        is done at ties; docs/theory.md §2.6)."""
+        unit = "queries" if self.clustered else "rows"
+        kind = _kind(self.kind, self.clustered)
+        mn, dd = float(aucs.min()), float(np.ptp(aucs))
+        if self.boot:
+            _, mlo, mhi, mwhy = self.interval(mn, reps=reps.min(axis=0),
+                                              jack=None if jack is None else jack.min(axis=0))
+            _, dlo, dhi, _ = self.interval(dd, reps=np.ptp(reps, axis=0),
+                                           jack=None if jack is None else np.ptp(jack, axis=0))
+            notes = [mwhy] if self.no_boot else [mwhy, f"intervals: {kind}, bootstrap over {unit}"]
         else:
             mvar, dvar, tie = min_diff_delta(aucs, terms)
-            _, mlo, mhi = ci_normal(float(aucs.min()), mvar, self.level)
-            _, dlo, dhi = ci_normal(float(np.ptp(aucs)), dvar, self.level)
-            notes = [tie, f"intervals: delta method ({'DeLong clustered by query' if self.clustered else 'DeLong'} covariances)"]
+            _, mlo, mhi, _ = self.interval(mn, var=mvar)
+            _, dlo, dhi, _ = self.interval(dd, var=dvar)
+            delong = "DeLong clustered by query" if self.clustered else "DeLong"
+            notes = [tie, f"intervals: delta method ({delong} covariances), {kind}"]
             if not np.isfinite(mvar):
                 notes.append(self.no_var)
         return mlo, mhi, dlo, dhi, notes
@@ -202,6 +236,7 @@ def diagnose(
     progress: bool = False,
     positive_label: str | int | float | bool | None = None,
     dropna: bool = False,
+    interval: str = "auto",
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
@@ -219,17 +254,16 @@ def diagnose(
         without it every row is independent (gAUC undefined).
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
-    n_boot : int ≥ 0 — 0 (default): analytic intervals, Wald ``est ± z se`` with DeLong's
-        variance for the AUCs, win rates and paired differences (clustered by query with
-        ``qid``: ``G/(G − 1) Σ_q ψ_q²`` of the per-query influence ψ), the delta method for the
-        gAUC (a ratio over queries) and for Min and Diff AUC (from the labels' DeLong
-        covariances; at an exact tie of the smallest or largest AUCs see
-        :func:`bipartite.diagnostics._inference.min_diff_delta`). B > 0: B bootstrap
-        replicates from the per-unit placement sums (:mod:`bipartite.diagnostics._stats`:
-        O(queries) per replicate, or O(n) without ``qid``): with ``qid`` every interval is
-        the query bootstrap's (gAUC replicates exact, pooled AUCs and win rates by their
-        linearisation), without it only Min and Diff AUC (percentile, over rows), the rest
-        staying DeLong — the 0.5.0 intervals, whose default was B = 1000.
+    n_boot : int ≥ 0 — 0 (default): analytic standard errors, DeLong's variance for the
+        AUCs, win rates and paired differences (clustered by query with ``qid``: ``G/(G − 1)
+        Σ_q ψ_q²`` of the per-query influence ψ), the delta method for the gAUC (a ratio over
+        queries) and for Min and Diff AUC (from the labels' DeLong covariances; at an exact tie
+        of the smallest or largest AUCs see
+        :func:`bipartite.diagnostics._inference.min_diff_delta`); docs/theory.md §2.6. B > 0:
+        B bootstrap replicates from the per-unit placement sums
+        (:mod:`bipartite.diagnostics._stats`: O(queries) per replicate, or O(n) without
+        ``qid``) give every interval, over queries (or rows): gAUC replicates exact, pooled
+        AUCs and win rates by their linearisation (0.5.0's default was B = 1000).
         At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
         (2 GiB: 8 bytes × n_boot × scorers × (2K + K(K − 1)/2)); past either a ``ValueError``
         naming ``n_boot`` is raised before anything is read or allocated
@@ -249,6 +283,19 @@ def diagnose(
         not a number). Default: the labels must be 0/1 (or booleans)
     dropna : bool — drop the rows with a missing value in any column used (their number is
         ``meta["n_dropped"]``); default False: a missing value is an error naming its row
+    interval : {"auto", "wald", "t", "percentile", "bca"} — how every interval of the report
+        is made (docs/coverage.md): ``"wald"`` ``est ± z se`` and ``"t"`` ``est ± t_{G−1} se``
+        (G the queries; without ``qid`` the rows; for a gAUC the queries where it is defined)
+        on the analytic (``n_boot=0``) or the bootstrap standard error; ``"percentile"`` and
+        ``"bca"`` (bias-corrected and accelerated, the acceleration from the exact
+        leave-one-query-out jackknife, or leave-one-row-out without ``qid``) read the bootstrap
+        replicates and need ``n_boot > 0`` (else a ``ValueError``). ``"auto"`` (default) is the
+        method whose simulated coverage came closest to nominal in the chosen configuration
+        (:data:`bipartite.diagnostics._intervals.AUTO_INTERVAL`). With query ids and fewer
+        queries than the chosen method and configuration need to cover at least 93% at every
+        simulated size from there on (:func:`bipartite.diagnostics._intervals.min_queries`), a
+        ``UserWarning`` is issued and the report carries the same note
+        (``meta["interval_warning"]``)
 
     Returns
     -------
@@ -274,6 +321,7 @@ def diagnose(
             raise ValueError(f"The '{name}' parameter must be a column name that is neither a "
                              f"score nor a label, got {col!r}.")
     n_boot = _check_n_boot(n_boot, len(score_names), len(label_names))
+    kind = check_interval(interval, n_boot)
     tol = check_positive(tol, "tol", allow_zero=True)
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
@@ -291,13 +339,17 @@ def diagnose(
                if n_boot and d.U < 2 else None)
     no_var = ("a single query: no variance clustered by query" if qid is not None else
               "a class has a single row: no DeLong variance")
-    if qid is None:
-        method = "DeLong"
-    elif n_boot:
-        method = f"bootstrap over {d.G} queries (B={n_boot}) ± z se"
+    how = _kind(kind, qid is not None)
+    if n_boot:
+        method = (f"bootstrap over {d.G} queries" if qid is not None else
+                  f"bootstrap over {d.n} rows") + f" (B={n_boot}), {how}"
+    elif qid is None:
+        method = f"DeLong, {how}"
     else:
-        method = f"DeLong clustered by query ({d.G} queries; gAUC: delta method) ± z se"
-    ctx = _Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None)
+        method = f"DeLong clustered by query ({d.G} queries; gAUC: delta method), {how}"
+    jack = _jackknife(d, est, gauc_weighting) if kind == "bca" and n_boot and d.U > 1 else {}
+    ctx = _Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None, kind, jack)
+    few = _few_queries_warning(d, kind, n_boot)
     auc_rows = _auc_table(d, est, boot, ctx)
     win_rows = _win_table(d, est, boot, ctx)
     tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
@@ -310,14 +362,32 @@ def diagnose(
             "scores": score_names, "labels": label_names, "qid": qid, "weight": weight,
             "positive_label": positive_label,
             "level": level, "n_boot": n_boot, "seed": seed if isinstance(seed, int) else None,
-            "interval_method": method + ("" if n_boot or qid is None else
-                                         "; Min/Diff AUC: delta method"),
+            "interval_method": method + ("" if n_boot else "; Min/Diff AUC: delta method"),
+            "interval": kind, "interval_warning": few,
             "gauc_weighting": gauc_weighting,
             "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
             "n_labels_defined": n_defined}
     return Diagnostics(tables=tables, meta=meta)
+
+
+def _few_queries_warning(d: _Data, kind: str, n_boot: int) -> str | None:
+    """A ``UserWarning`` (and its text, for the report) when there are fewer queries than the
+    simulated size from which on ``kind`` in this configuration (analytic or bootstrap) covers
+    :data:`COVERAGE_TARGET` (docs/coverage.md)."""
+    if d.qid is None or d.G < 2:
+        return None
+    need = queries_needed(kind, d.G, n_boot)
+    if need is None:
+        return None
+    at = (f"fewer than the {need:g} from which on" if np.isfinite(need) else
+          "and at no simulated number of queries (5 to 200) did")
+    text = (f"only {d.G} queries, {at} the {configuration(n_boot)} {kind!r} intervals cover "
+            f"{COVERAGE_TARGET:.0%} of the time in simulation at a nominal 95% "
+            "(docs/coverage.md): the intervals are likely too narrow")
+    warnings.warn(text[0].upper() + text[1:] + ".", UserWarning, stacklevel=3)
+    return text
 
 
 def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
@@ -371,11 +441,10 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
                              + " (dropna=True, --dropna, drops such rows).")
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
-    unit, U = (g, G) if qid is not None else (np.arange(n), n)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return _Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
-        S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, unit=unit, U=U,
+        S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
         pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
         pairs=pairs)
 
@@ -438,7 +507,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
     The pairs' sums are built once when they fit in 256 MiB, else again per chunk."""
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
-                "win": np.full((len(pairs) if d.g is not None else 0, n_boot), np.nan)}
+                "win": np.full((len(pairs), n_boot), np.nan)}
             for s in d.score_names}
     if n_boot == 0:
         return boot
@@ -450,7 +519,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
         return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G, seg=est.segs[s]))
                 for sl in pair_blocks(len(kj), d.n)]
 
-    keep = d.g is not None and 3 * 8 * len(kj) * d.U * len(d.score_names) <= 2**28
+    keep = 3 * 8 * len(kj) * d.U * len(d.score_names) <= 2**28
     cache = {s: pair_tables(s) for s in d.score_names} if keep else {}
     chunk = max(1, min(n_boot, 4_000_000 // max(d.U * max(K, 1), 1)))
     with bar.step("bootstrap", "bootstrap", total=n_boot) as tick:
@@ -462,10 +531,36 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
                 boot[s]["auc"][:, b0:b1] = st.boot_auc(M)
                 if d.g is not None:
                     boot[s]["gauc"][:, b0:b1] = st.boot_gauc(M, gauc_weighting)
-                    for sl, ps in cache.get(s) or pair_tables(s):
-                        boot[s]["win"][sl, b0:b1] = ps.boot_auc(M)
+                for sl, ps in cache.get(s) or pair_tables(s):
+                    boot[s]["win"][sl, b0:b1] = ps.boot_auc(M)
             tick(b1 - b0)
     return boot
+
+
+def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
+    """Exact leave-one-unit-out values (each query left out in turn, or each row without query
+    ids) of the AUCs, gAUCs and win rates, for BCa's acceleration, from the placement sums
+    (:meth:`bipartite.diagnostics._stats.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
+    O(units) per statistic, never a units × units table. The win rates' sums are built again
+    with their within-query sums (one more sort per query)."""
+    kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)
+    ws = pow2_normalise(d.w)
+    out = {}
+    for s in d.score_names:
+        st = est.sums[s]
+        win = np.full((len(kj), d.U), np.nan)
+        for sl in pair_blocks(len(kj), d.n):
+            win[sl] = pair_sums(d.S[s], d.Y, ws, kj[sl], codes=d.g, G=d.G or None,
+                                seg=est.segs[s], within=True).jackknife_auc()
+        out[s] = {"auc": st.jackknife_auc(), "win": win,
+                  "gauc": st.jackknife_gauc(gauc_weighting) if d.g is not None else None}
+    return out
+
+
+def _gauc_df(est: _Estimates, s: str, k: int) -> int:
+    """Degrees of freedom of a gAUC's t interval: the queries where label k's AUC is defined
+    (the clusters of the ratio), less one."""
+    return int(est.stats[s].defined[:, k].sum()) - 1
 
 
 def _var(t: np.ndarray) -> np.ndarray:
@@ -481,9 +576,12 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
         var = _var(est.terms[s]["auc"])
         gvar = _var(est.terms[s]["gauc"]) if d.qid else np.full(d.K, np.nan)
         for k, lab in enumerate(d.label_names):
-            se, lo, hi, why = ctx.interval(aucs[k], var[k], boot[s]["auc"][k])
-            gse, glo, ghi, gwhy = ctx.interval(gaucs[k], gvar[k], boot[s]["gauc"][k]) if (
-                d.qid) else (nan, nan, nan, "no query ids (qid): gAUC undefined")
+            se, lo, hi, why = ctx.interval(aucs[k], var[k], boot[s]["auc"][k],
+                                           jack=ctx.jk(s, "auc", k))
+            gse, glo, ghi, gwhy = ctx.interval(
+                gaucs[k], gvar[k], boot[s]["gauc"][k], jack=ctx.jk(s, "gauc", k),
+                df=_gauc_df(est, s, k)) if d.qid else (
+                nan, nan, nan, "no query ids (qid): gAUC undefined")
             if d.qid and not np.isfinite(gaucs[k]):
                 gwhy = f"no query has both classes of {lab!r}: gAUC undefined"
             rows.append({
@@ -505,8 +603,8 @@ def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
         ps = est.wins[s]
         for i, (k, j) in enumerate(d.pairs):
             Wv = float(ps.win[i])
-            se, lo, hi, why = ctx.interval(Wv, float(ps.var[i]),
-                                           boot[s]["win"][i] if ctx.boot else None)
+            se, lo, hi, why = ctx.interval(Wv, float(ps.var[i]), boot[s]["win"][i],
+                                           jack=ctx.jk(s, "win", i))
             empty = L[k] if ps.n_k_only[i] == 0 else L[j]
             rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
                          "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
@@ -533,17 +631,18 @@ def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dic
                  None if ok.any() else "no label has both classes"]
         if ok.any():
             mlo, mhi, dlo, dhi, more = ctx.summary_interval(aucs[ok], est.terms[s]["auc"][ok],
-                                                            boot[s]["auc"][ok])
+                                                            boot[s]["auc"][ok],
+                                                            ctx.jk(s, "auc", ok))
             kmin = int(np.flatnonzero(ok)[np.argmin(aucs[ok])])
             row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin], min_ci_low=mlo,
                        min_ci_high=mhi, diff_auc=float(np.ptp(aucs[ok])), diff_ci_low=dlo,
                        diff_ci_high=dhi)
             notes += more
-            if ctx.n_boot and not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
+            if ctx.boot and not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close: its interval excludes the estimate; compare the labels' "
                              "AUC intervals instead")
-            elif not ctx.n_boot and ok.sum() > 1 and dlo <= 0:
+            elif not ctx.boot and ok.sum() > 1 and dlo <= 0:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close, and its interval reaches 0: compare the labels' AUC "
                              "intervals instead")
@@ -581,11 +680,14 @@ def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
 
 
 def _paired_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer pair × label × metric: the difference a − b with DeLong's paired test (the
-    variance of the difference of the two scorers' influence terms on the same units: rows, or
-    queries) or the paired query bootstrap."""
+    """Per scorer pair × label × metric: the difference a − b with its interval
+    (:meth:`_Ctx.interval`) and test: DeLong's paired variance (the difference of the two
+    scorers' influence terms on the same units: rows, or queries; the delta method for the
+    gAUC) or the paired bootstrap over the same resampled units. The test is the interval's:
+    z, or t with the interval's degrees of freedom when ``interval`` is "t"."""
     rows = []
-    unit = f"clustered by {d.G} queries" if d.qid else "rows"
+    kind = _kind(ctx.kind, ctx.clustered)
+    over = f"{d.G} queries" if d.qid else f"{d.n} rows"
     for ia, sa in enumerate(d.score_names):
         for sb, k, metric in itertools.product(d.score_names[ia + 1:], range(d.K),
                                                ["auc", "gauc"] if d.qid else ["auc"]):
@@ -594,20 +696,25 @@ def _paired_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict
             row = {"scorer_a": sa, "scorer_b": sb, "label": d.label_names[k], "metric": metric,
                    "value_a": va, "value_b": vb, "diff": va - vb}
             why = None if np.isfinite(va - vb) else f"{metric} of {d.label_names[k]!r} undefined"
+            df = _gauc_df(est, sa, k) if metric == "gauc" else ctx.U - 1
             if ctx.boot:
-                var, bad = boot_var(boot[sa][metric][k] - boot[sb][metric][k], ctx.U)
-                row.update(paired_z(va - vb, var, ctx.level),
-                           method=f"paired bootstrap over {d.G} queries (B={ctx.n_boot}), z test")
-                why = _join(why, ctx.no_boot or (_boot_note(bad, ctx.n_boot)
-                                                 if np.isfinite(va - vb) else None))
+                ja, jb = ctx.jk(sa, metric, k), ctx.jk(sb, metric, k)
+                se, lo, hi, note = ctx.interval(
+                    va - vb, reps=boot[sa][metric][k] - boot[sb][metric][k], lo=-1.0,
+                    jack=None if ja is None else ja - jb, df=df)
+                method = f"paired bootstrap over {over} (B={ctx.n_boot}), {kind}"
             else:
                 dt = est.terms[sa][metric][k] - est.terms[sb][metric][k]
-                row.update(paired_z(va - vb, float(dt @ dt), ctx.level),
-                           method=("DeLong paired" if metric == "auc" else "delta method paired")
-                           + ("" if d.qid is None else f", {unit}"))
-                if np.isfinite(va - vb) and not np.isfinite(row["se"]):
-                    why = ctx.no_var
-            rows.append({**row, "note": why})
+                se, lo, hi, note = ctx.interval(va - vb, var=float(dt @ dt), lo=-1.0, df=df)
+                method = (("DeLong paired" if metric == "auc" else "delta method paired")
+                          + ("" if d.qid is None else f", clustered by {d.G} queries")
+                          + f", {kind}")
+            test = paired_z(va - vb, se * se, ctx.level)
+            if ctx.kind == "t":  # the p-value that matches the t interval
+                test["p_value"] = t_p_value(test["z"], df)
+            row.update(test, ci_low=lo, ci_high=hi,
+                       method=method + ("; t test" if ctx.kind == "t" else "; z test"))
+            rows.append({**row, "note": _join(why, note)})
     for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
         idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
         for i, p in zip(idx, holm([rows[i]["p_value"] for i in idx]), strict=True):

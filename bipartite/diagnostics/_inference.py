@@ -2,12 +2,13 @@
 the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placements`), bootstrap
 replicates of reweighted AUCs (row-level: the references of the per-unit placement sums of
 :mod:`bipartite.diagnostics._stats`, which the report uses), the delta method for Min and Diff
-AUC (:func:`min_diff_delta`), and the interval helpers (Wald, percentile, paired z)."""
+AUC (:func:`min_diff_delta`, docs/theory.md §2.6), the bootstrap
+variance and the paired z test; the interval formulas themselves are
+:mod:`bipartite.diagnostics._intervals`."""
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -24,11 +25,12 @@ from bipartite._utils.validation import (
     check_sample_weight,
     pow2_normalise,
 )
+from bipartite.diagnostics._intervals import wald
 from bipartite.metrics import QuerySegments
 
-__all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level", "ci_normal", "ci_percentile", "delong_auc_variance",
-           "delong_paired_test", "delong_rows", "delong_terms", "holm", "min_diff_delta", "paired_delong", "paired_z",
-           "z_value"]
+__all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level",
+           "delong_auc_variance", "delong_paired_test", "delong_rows", "delong_terms", "holm",
+           "min_diff_delta", "paired_delong", "paired_z"]
 
 
 def delong_rows(seg: QuerySegments, pos: np.ndarray, neg: np.ndarray
@@ -71,15 +73,6 @@ def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarra
     multiplicities **in the segment order** of ``seg`` (one query); NaN where a class has no
     weight in a replicate (the grouped engine, :meth:`bipartite.metrics.QuerySegments.auc`)."""
     return seg.auc(R * pos[seg.order], R * neg[seg.order], presorted=True)[0][:, 0]
-
-
-@functools.lru_cache(maxsize=16)
-def z_value(level: float) -> float:
-    """The two-sided normal quantile ``Φ⁻¹(½ + level/2)`` of a confidence level (once per level:
-    the report asks for it once per interval, 15 000 times at K = 174)."""
-    from scipy.stats import norm
-
-    return float(norm.ppf(0.5 + level / 2))
 
 
 def boot_label_aucs(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndarray
@@ -163,19 +156,9 @@ def boot_pair_win_rates(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.
     return out
 
 
-def ci_normal(est: float, var: float, level: float, lo: float = 0.0
-               ) -> tuple[float, float, float]:
-    """(se, low, high) of the Wald interval ``est ± z se``, clipped to [lo, 1] (AUCs: [0, 1];
-    differences: [−1, 1]); NaN when var is NaN."""
-    if not np.isfinite(var) or not np.isfinite(est):
-        return float("nan"), float("nan"), float("nan")
-    se = math.sqrt(max(var, 0.0))
-    z = z_value(level)
-    return se, max(lo, est - z * se), min(1.0, est + z * se)
-
-
 def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, str | None]:
-    """Delta-method variances of Min AUC ``min_k θ_k`` and Diff AUC ``max_k θ_k − min_k θ_k``
+    """Delta-method variances (docs/theory.md §2.6) of Min AUC ``min_k θ_k`` and Diff AUC
+    ``max_k θ_k − min_k θ_k``
     of the (defined) AUCs ``theta`` (k,), from their scaled influence terms ``terms`` (k, U)
     on common units (``var θ_k = Σ_u t_ku²``, ``cov(θ_k, θ_j) = Σ_u t_ku t_ju``: DeLong's,
     clustered by query with query ids; :meth:`bipartite.diagnostics._stats.PlacementSums.terms`).
@@ -220,16 +203,6 @@ def boot_var(reps: np.ndarray, units: int) -> tuple[float, float]:
     bad = 1.0 - len(ok) / max(len(reps), 1)
     var = float(ok.var(ddof=1)) * units / (units - 1) if len(ok) > 1 and units > 1 else np.nan
     return var, bad
-
-
-def ci_percentile(reps: np.ndarray, level: float) -> tuple[float, float, float]:
-    """(low, high, share of undefined replicates) of a percentile bootstrap interval."""
-    ok = reps[np.isfinite(reps)]
-    bad = 1.0 - len(ok) / max(len(reps), 1)
-    if len(ok) < 2:
-        return float("nan"), float("nan"), bad
-    lo, hi = np.quantile(ok, [0.5 - level / 2, 0.5 + level / 2])
-    return float(lo), float(hi), bad
 
 
 # --------------------------------------------------------------------------------------------
@@ -329,7 +302,8 @@ def paired_z(diff: float, var: float, level: float) -> dict[str, float]:
     nan = float("nan")
     if not (np.isfinite(var) and np.isfinite(diff)):
         return {"se": nan, "ci_low": nan, "ci_high": nan, "z": nan, "p_value": nan}
-    se, lo, hi = ci_normal(diff, var, level, -1.0)
+    se = math.sqrt(max(var, 0.0))
+    lo, hi = wald(diff, se, level, -1.0)
     if se <= 1e-15:
         z, p = (0.0, 1.0) if abs(diff) <= 1e-15 else (math.copysign(math.inf, diff), 0.0)
     else:

@@ -62,11 +62,12 @@ def pair_blocks(m: int, n: int) -> Iterator[slice]:
 
 def pair_sums(s: np.ndarray, Y: np.ndarray, ws: np.ndarray, kj: np.ndarray, *,
               codes: np.ndarray | None = None, G: int | None = None,
-              seg: QuerySegments | None = None) -> PlacementSums:
+              seg: QuerySegments | None = None, within: bool = False) -> PlacementSums:
     """The :class:`~bipartite.diagnostics._stats.PlacementSums` of the win rates of the pairs
     ``kj`` (m, 2) (one block), with units the queries ``codes`` (or the rows); ``ws``: the row
-    weights, scaled by a power of two."""
-    return label_sums(s, Y, ws, kj, codes=codes, G=G, seg=seg, within=False)
+    weights, scaled by a power of two; ``within``: also the within-query sums (a per-query
+    sort; the exact leave-one-query-out jackknife needs them, the win rates do not)."""
+    return label_sums(s, Y, ws, kj, codes=codes, G=G, seg=seg, within=within)
 
 
 def pair_stats(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: list[tuple[int, int]], *,

@@ -82,8 +82,8 @@ class Progress:
                       for name, c in STEP_COST.items()}
         if not qid:
             self.costs["sort"] /= 2
-        self.costs["bootstrap"] = (n_boot * U * (2 * K + (K * (K - 1) // 2 if qid else 0))
-                                   * 4e-9 * self.unit / 5e-3)
+        self.costs["bootstrap"] = (n_boot * U * ((2 if qid else 1) * K + K * (K - 1) // 2)
+                                   * 4e-9 * self.unit / 5e-3)  # AUCs, gAUCs (qid), win rates
         total = n_scores * sum(self.costs[k] for k in STEP_COST) + self.costs["bootstrap"]
         self._say(f"report: {n:,} rows, {n_scores} scorer(s), {K} label(s)"
                   + (f", bootstrap B = {n_boot}" if n_boot else "")

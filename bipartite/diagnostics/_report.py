@@ -269,7 +269,11 @@ class Diagnostics:
             + ", ".join(f"`{x}`" for x in m["labels"])
             + (f" (positive: {m['positive_label']!r})" if m.get("positive_label") is not None
                else "")
-            + f". {pct} intervals: " + m["interval_method"] + f" (seed {m['seed']}). Ties count ½.")]
+            + f". {pct} intervals: " + m["interval_method"]
+            + (f" (seed {m['seed']})" if m.get("n_boot") and m.get("seed") is not None else "")
+            + ". Ties count ½.")]
+        if m.get("interval_warning"):  # few queries for the chosen interval (docs/coverage.md)
+            out.append(("p", f"**Warning: {m['interval_warning']}.**"))
         if m["qid"]:
             out.append(("p", f"gAUC = {m.get('gauc_definition') or m['gauc_weighting']}."))
         out += _label_blocks(m, t, digits)

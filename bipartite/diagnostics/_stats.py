@@ -1,5 +1,5 @@
 """Per-unit placement sums: the sufficient statistics of the report's intervals
-(docs/theory.md §2.3, §2.5, §7.5).
+(docs/theory.md §2.3, §2.5, §2.6, §7.5).
 
 Every AUC the report gives — the pooled per-label AUC, the gAUC, the cross-pair win rate
 ``W_{k>j}`` — is a two-sample statistic of one *weight pair*: positive weights ``pos`` and
@@ -61,7 +61,10 @@ What follows from the table (O(m G) each, no sort)
   first-order term is the clustered DeLong's (the bootstrap variance tends to ``Σ_q ψ_q²``),
   the neglected term ``Σ_{q,r} (M_q − 1)(M_r − 1) U_qr`` is O(1/G) relative to the AUC, one
   order below the O(1/√G) spread (the tests measure it); with rows as units it is about
-  ``1/√(P N)`` (P, N: the rows of each class), one order below the spread likewise.
+  ``1/√(P N)`` (P, N: the rows of each class), one order below the spread likewise
+  (docs/theory.md §2.6);
+* the leave-one-unit-out pooled AUCs, exact: leaving out one unit drops only its own
+  cross-unit pairs and its ``within`` pairs (:meth:`PlacementSums.jackknife_auc`).
 
 One replicate therefore costs O(m G): O(queries) with query ids, O(n) (no sort) without.
 """
@@ -123,7 +126,7 @@ class PlacementSums:
 
     def terms(self) -> np.ndarray:
         """(m, G) scaled influence ``t`` of the pooled AUC: ``var = Σ_q t²``, ``cov = Σ_q t t'``
-        (DeLong; clustered by unit when ``clustered``). NaN rows where the variance is
+        (DeLong; clustered by unit when ``clustered``; docs/theory.md §2.6). NaN rows where the variance is
         undefined: an empty class, a class with a single row (rows as units) or a single unit
         (clustered)."""
         ip, im = self.influence()
@@ -158,7 +161,8 @@ class PlacementSums:
 
     def gauc_terms(self, weighting: str = "pairs") -> np.ndarray:
         """(m, G) scaled influence of the gAUC (delta method for the ratio ``Σ λ a / Σ λ``,
-        clustered by query): ``t = λ_q (AUC_q − gAUC) / Σ λ · √(G/(G − 1))``."""
+        clustered by query; docs/theory.md §2.6): ``t = λ_q (AUC_q − gAUC) / Σ λ · √(G/(G −
+        1))``."""
         gs = self.grouped()
         lam = gs.query_weights(weighting).T
         g = gs.gauc(weighting)[:, None]
@@ -171,15 +175,45 @@ class PlacementSums:
     def boot_gauc(self, M: np.ndarray, weighting: str = "pairs") -> np.ndarray:
         """(m, B) exact gAUC replicates for unit multiplicities ``M`` (B, G); NaN where no
         drawn query has both classes."""
-        gs = self.grouped()
-        lam = gs.query_weights(weighting)  # (G, m)
-        la = lam * np.where(lam > 0, gs.auc, 0.0)
+        lam, la = self._gauc_parts(weighting)
         num, den = M @ la, M @ lam
         return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0).T
 
+    def jackknife_gauc(self, weighting: str = "pairs") -> np.ndarray:
+        """(m, G) exact gAUCs with each query left out in turn (the replicate of
+        :meth:`boot_gauc` for ``M = 1 − e_q``, in O(m G)); NaN where no other query has both
+        classes."""
+        lam, la = self._gauc_parts(weighting)
+        num, den = la.sum(axis=0) - la, lam.sum(axis=0) - lam
+        return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0).T
+
+    def _gauc_parts(self, weighting: str) -> tuple[np.ndarray, np.ndarray]:
+        """(λ, λ·AUC) (G, m): the query weights of the gAUC and their products with the
+        queries' AUCs (0 where λ is 0)."""
+        gs = self.grouped()
+        lam = gs.query_weights(weighting)  # (G, m)
+        return lam, lam * np.where(lam > 0, gs.auc, 0.0)
+
+    def jackknife_auc(self) -> np.ndarray:
+        """(m, G) exact pooled AUCs with each unit left out in turn (BCa's acceleration,
+        :func:`bipartite.diagnostics._intervals.acceleration`; docs/theory.md §2.6): the pairs
+        that unit q takes part
+        in are ``below_q + above_q − within_q`` (``within_q`` counted in both), so
+        ``θ_(q) = (U − below_q − above_q + within_q) / ((P − P_q)(N − N_q))``. With rows as
+        units ``within`` is 0 (a row is on one side of a weight pair only); with queries it
+        needs the ``within`` sums. NaN where a class loses all its weight."""
+        if self.clustered and self.within is None:
+            raise ValueError("The leave-one-query-out AUCs need 'within' sums.")
+        P, N = self.totals()
+        U = self.below.sum(axis=1, keepdims=True)
+        num = U - self.below - self.above + (0.0 if self.within is None else self.within)
+        den = (P[:, None] - self.pos) * (N[:, None] - self.neg)
+        return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
+
     def boot_auc(self, M: np.ndarray) -> np.ndarray:
         """(m, B) linearised pooled-AUC replicates for unit multiplicities ``M`` (B, G):
-        ``(Σ_q M_q (below_q + above_q) − U) / (P* N*)`` (module docstring); NaN where a class
+        ``(Σ_q M_q (below_q + above_q) − U) / (P* N*)`` (module docstring, docs/theory.md
+        §2.6); NaN where a class
         has no weight in a replicate."""
         U = self.below.sum(axis=1)
         num = M @ (self.below + self.above).T - U
