@@ -228,3 +228,46 @@ def test_progress_goes_to_stderr_only_when_asked(capsys):
     out = capsys.readouterr()
     assert out.out == "" and "report: 300 rows, 1 scorer(s), 2 label(s), bootstrap B = 20: about" \
         in out.err
+
+
+def test_a_gauc_defined_in_one_query_has_no_interval_for_any_method():
+    """Claim: when a label has both classes in a single query, its gAUC (and the paired gAUC
+    difference) has no variance: se, interval and p-value are NaN with a note, for every method
+    and with or without the bootstrap (a reviewer found a zero-width interval and p = 0)."""
+    import warnings
+
+    import pandas as pd
+
+    from bipartite.diagnostics import diagnose
+
+    rng = np.random.default_rng(0)
+    n = 500
+    a = np.zeros(n)
+    a[:5] = 1  # label a: both classes only in query 0
+    df = pd.DataFrame({"q": np.repeat(np.arange(50), 10), "a": a,
+                       "b": (rng.random(n) < 0.4).astype(int),
+                       "s": rng.normal(a, 1.0), "s2": rng.normal(a, 1.0)})
+    for interval, n_boot in [("wald", 0), ("t", 0), ("wald", 50), ("percentile", 50)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            d = diagnose(df, scores=["s", "s2"], labels=["a", "b"], qid="q", interval=interval,
+                         n_boot=n_boot)
+        row = d.tables["auc"].set_index(["scorer", "label"]).loc[("s", "a")]
+        assert np.isfinite(row.gauc) and np.isnan(row.gauc_se), (interval, n_boot)
+        assert np.isnan(row.gauc_ci_low) and np.isnan(row.gauc_ci_high)
+        assert "single query" in row.note
+        p = d.tables["paired"].set_index(["label", "metric"]).loc[("a", "gauc")]
+        assert np.isnan(p.se) and np.isnan(p.p_value) and "single query" in p.note
+        b = d.tables["auc"].set_index(["scorer", "label"]).loc[("s", "b")]
+        assert np.isfinite(b.gauc_se) and b.gauc_ci_low < b.gauc < b.gauc_ci_high
+
+
+def test_one_bootstrap_replicate_is_refused_by_name():
+    import pandas as pd
+    import pytest
+
+    from bipartite.diagnostics import diagnose
+
+    df = pd.DataFrame({"s": [0.1, 0.4, 0.3, 0.9], "y": [0, 1, 0, 1]})
+    with pytest.raises(ValueError, match=r"'n_boot'.*at least 2.*got 1"):
+        diagnose(df, scores="s", labels="y", n_boot=1)

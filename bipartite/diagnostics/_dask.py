@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
+from bipartite.diagnostics._stats import PlacementSums
 from bipartite.metrics import QuerySegments
 
 if TYPE_CHECKING:
@@ -694,6 +695,13 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
                                              *CENTRED_STATS]))
 
 
+def _ps_counts(per_query: pd.DataFrame, scorer: str, pair: str, qids: np.ndarray,
+              col: str) -> np.ndarray:
+    """Row counts ``col`` of one scorer × pair in the query order ``qids`` (0 where absent)."""
+    t = per_query[(per_query["scorer"] == scorer) & (per_query["pair"] == pair)]
+    return t.set_index("qid")[col].reindex(qids).fillna(0).to_numpy(dtype=np.int64)
+
+
 @dataclass
 class PlacementStats:
     """Sufficient statistics of the diagnostics (:func:`placement_stats`).
@@ -771,35 +779,55 @@ class PlacementStats:
         return {"auc": self._table(T, label=True), "win_rates": self._table(T, label=False),
                 "per_query": pq_rows}
 
+    def placement_sums(self, scorer: str) -> PlacementSums:
+        """The per-query table of one scorer as the report's
+        :class:`bipartite.diagnostics._stats.PlacementSums` (pairs in :attr:`pairs` order, queries
+        in sorted id order; needs ``qid``): the one home of every statistic computed from it
+        (pooled AUC, clustered DeLong, gAUCs, per-query AUCs, bootstrap and jackknife)."""
+        if self.per_query is None:
+            raise ValueError("The per-query sums need query ids (qid): this run had none.")
+        Q = self.per_query[self.per_query["scorer"] == scorer]
+        names = [name for name, _, _ in self.pairs]
+
+        def grid(col: str) -> np.ndarray:
+            t = Q.pivot(index="pair", columns="qid", values=col).reindex(names)
+            return t.sort_index(axis=1).fillna(0.0).to_numpy(dtype=np.float64)
+
+        pos, neg = grid("pos"), grid("neg")
+        n_pos, n_neg = grid("n_pos"), grid("n_neg")
+        return PlacementSums(pos=pos, neg=neg, below=grid("pos_below"), above=grid("neg_above"),
+                             within=grid("pos_below_q"),
+                             # a label's classes split every row: its masses are the query's
+                             weight=pos[0] + neg[0], n_rows=(n_pos[0] + n_neg[0]).astype(np.int64),
+                             n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True)
+
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The clustered variances, gAUCs and per-query AUCs from the per-query table."""
-        Q = self.per_query.merge(T[["scorer", "pair", "pos", "neg", "auc"]].rename(
-            columns={"pos": "P", "neg": "N", "auc": "theta"}), on=["scorer", "pair"])
-        G = self.n_queries
-        with np.errstate(invalid="ignore", divide="ignore"):
-            psi = ((Q["pos_below"] + Q["neg_above"]) / (Q["P"] * Q["N"])
-                   - Q["theta"] * (Q["pos"] / Q["P"] + Q["neg"] / Q["N"]))
-            ok = (Q["pos"] > 0) & (Q["neg"] > 0)
-            Q = Q.assign(psi2=psi**2, den=np.where(ok, Q["pos"] * Q["neg"], 0.0),
-                         num=np.where(ok, Q["pos_below_q"], 0.0), ok=ok.astype(np.int64),
-                         auc_q=np.where(ok, Q["pos_below_q"] / (Q["pos"] * Q["neg"]), np.nan))
-        agg = Q.groupby(["scorer", "pair"], sort=False).agg(
-            psi2=("psi2", "sum"), num=("num", "sum"), den=("den", "sum"), n_ok=("ok", "sum"),
-            mean_auc=("auc_q", "mean"))
-        T = T.drop(columns=["n_queries_defined"]).merge(agg.reset_index(), on=["scorer", "pair"])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            T["var_clustered"] = np.where(G > 1, T["psi2"] * G / max(G - 1, 1), np.nan)
-            T.loc[~np.isfinite(T["auc"]), "var_clustered"] = np.nan
-            T["gauc_pairs"] = np.where(T["den"] > 0, T["num"] / T["den"], np.nan)
-        T["gauc_uniform"] = T["mean_auc"]
-        T["n_queries_defined"] = T["n_ok"].astype(np.int64)
-        labels = {name for name, _, j in self.pairs if j is None}
-        L = Q[Q["pair"].isin(labels)]
-        pq_rows = pd.DataFrame({"scorer": L["scorer"].to_numpy(), "qid": L["qid"].to_numpy(),
-                                "label": L["pair"].to_numpy(),
-                                "n_pos": L["n_pos"].astype(np.int64).to_numpy(),
-                                "n_neg": L["n_neg"].astype(np.int64).to_numpy(),
-                                "auc": L["auc_q"].to_numpy()})
+        """The clustered variances, gAUCs and per-query AUCs, from each scorer's
+        :meth:`placement_sums` (the formulas of :mod:`bipartite.diagnostics._stats`)."""
+        names = [name for name, _, _ in self.pairs]
+        labels = [name for name, _, j in self.pairs if j is None]
+        parts, pq = [], []
+        for scorer in self.scores:
+            ps = self.placement_sums(scorer)
+            gs = ps.grouped()
+            ok = (ps.pos > 0) & (ps.neg > 0)
+            parts.append(pd.DataFrame({
+                "scorer": scorer, "pair": names, "var_clustered": ps.var(),
+                "gauc_pairs": gs.gauc("pairs"), "gauc_uniform": gs.gauc("uniform"),
+                "n_queries_defined": ok.sum(axis=1).astype(np.int64)}))
+            qids = np.sort(self.per_query.loc[self.per_query["scorer"] == scorer, "qid"].unique())
+            for k, name in enumerate(names):
+                if name in labels:
+                    pq.append(pd.DataFrame({"scorer": scorer, "qid": qids, "label": name,
+                                            "n_pos": _ps_counts(self.per_query, scorer, name,
+                                                               qids, "n_pos"),
+                                            "n_neg": _ps_counts(self.per_query, scorer, name,
+                                                               qids, "n_neg"),
+                                            "auc": gs.auc[:, k]}))
+        T = T.drop(columns=["var_clustered", "gauc_pairs", "gauc_uniform", "n_queries_defined"]
+                   ).merge(pd.concat(parts, ignore_index=True), on=["scorer", "pair"])
+        pq_rows = (pd.concat(pq, ignore_index=True) if pq else
+                   pd.DataFrame(columns=["scorer", "qid", "label", "n_pos", "n_neg", "auc"]))
         return T, pq_rows
 
     def _table(self, T: pd.DataFrame, label: bool) -> pd.DataFrame:

@@ -183,6 +183,11 @@ class _Ctx:
         ``jack``), else from the analytic variance ``var``; the t quantile with ``df`` degrees
         of freedom (default U − 1); clipped to [lo, 1] (Wald, t)."""
         nan = float("nan")
+        df = self.U - 1 if df is None else df
+        if df < 1 and np.isfinite(est):  # one cluster: no variance, whatever the method
+            unit = "query" if self.clustered else "row"
+            return nan, nan, nan, (f"defined in a single {unit}: no variance, no interval "
+                                   "(docs/theory.md §2.6)")
         if self.boot:
             if self.no_boot:
                 return nan, nan, nan, self.no_boot
@@ -191,8 +196,7 @@ class _Ctx:
         else:
             note = self.no_var if np.isfinite(est) and not np.isfinite(var) else None
         se = float(np.sqrt(max(var, 0.0))) if np.isfinite(var) and np.isfinite(est) else nan
-        low, high = make_interval(self.kind, est, se, self.U - 1 if df is None else df,
-                                  self.level, reps, jack, lo)
+        low, high = make_interval(self.kind, est, se, df, self.level, reps, jack, lo)
         return se, low, high, note
 
     def summary_interval(self, aucs, terms, reps, jack=None):
@@ -254,7 +258,7 @@ def diagnose(
         without it every row is independent (gAUC undefined).
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
-    n_boot : int ≥ 0 — 0 (default): analytic standard errors, DeLong's variance for the
+    n_boot : int, 0 or ≥ 2 — 0 (default): analytic standard errors, DeLong's variance for the
         AUCs, win rates and paired differences (clustered by query with ``qid``: ``G/(G − 1)
         Σ_q ψ_q²`` of the per-query influence ψ), the delta method for the gAUC (a ratio over
         queries) and for Min and Diff AUC (from the labels' DeLong covariances; at an exact tie
@@ -391,8 +395,12 @@ def _few_queries_warning(d: _Data, kind: str, n_boot: int) -> str | None:
 
 
 def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
-    """``n_boot`` within :data:`MAX_N_BOOT` and its replicates within :data:`MAX_BOOT_BYTES`."""
+    """``n_boot``: 0 or from 2 to :data:`MAX_N_BOOT`, its replicates within
+    :data:`MAX_BOOT_BYTES`."""
     n_boot = check_positive(n_boot, "n_boot", integer=True, allow_zero=True)
+    if n_boot == 1:  # one replicate has no spread: every interval would be NaN
+        raise ValueError("The 'n_boot' parameter (--n-boot) must be 0 (analytic intervals) or at "
+                         "least 2 (a bootstrap needs two replicates for a spread), got 1.")
     if n_boot > MAX_N_BOOT:
         raise ValueError(f"The 'n_boot' parameter (--n-boot) must be at most {MAX_N_BOOT:,} "
                          f"(MAX_N_BOOT), got {n_boot:,}.")

@@ -161,14 +161,15 @@ class PlacementSums:
 
     def gauc_terms(self, weighting: str = "pairs") -> np.ndarray:
         """(m, G) scaled influence of the gAUC (delta method for the ratio ``Σ λ a / Σ λ``,
-        clustered by query; docs/theory.md §2.6): ``t = λ_q (AUC_q − gAUC) / Σ λ · √(G/(G −
-        1))``."""
+        clustered by query; docs/theory.md §2.6): ``t = λ_q (AUC_q − gAUC) / Σ λ · √(G'/(G' −
+        1))`` with G' the queries that define it (λ_q > 0); NaN when fewer than two do."""
         gs = self.grouped()
         lam = gs.query_weights(weighting).T
         g = gs.gauc(weighting)[:, None]
         a = np.where(lam > 0, gs.auc.T, 0.0)
-        c = np.sqrt(self.G / (self.G - 1)) if self.G > 1 else np.nan
+        gd = np.count_nonzero(lam > 0, axis=1)[:, None]  # the queries defining each gAUC
         with np.errstate(invalid="ignore", divide="ignore"):
+            c = np.where(gd > 1, np.sqrt(gd / np.maximum(gd - 1, 1)), np.nan)
             return lam * (a - g) / lam.sum(axis=1, keepdims=True) * c
 
     # -- bootstrap replicates -------------------------------------------------------------
