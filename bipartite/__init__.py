@@ -29,7 +29,7 @@ import importlib
 
 from bipartite._utils.validation import UndefinedMetricWarning
 
-__version__ = "0.5.0"
+__version__ = "0.6.0"
 
 _SUBMODULES = (
     "labels",
