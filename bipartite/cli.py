@@ -170,7 +170,7 @@ def _add_reproduce(sub) -> None:
                     help="which paper's study set to run")
     size = rp.add_mutually_exclusive_group()
     size.add_argument("--full", action="store_true",
-                      help="the full sizes the README's tables quote (LA25: about 40 min on 2 "
+                      help="the full sizes the README's tables quote (LA25: about 16 min on 2 idle "
                            "cores, see the README) instead of the quick default")
     size.add_argument("--quick", action="store_true",
                       help="the default: small sizes, a few minutes on 2 cores (kept as a name "

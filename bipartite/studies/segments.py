@@ -70,7 +70,12 @@ from bipartite.studies.files import (
     read_task_record,
     record_problem,
 )
-from bipartite.studies.tasks import CHECKSUM_PREFIX, RECORD_FORMAT, record_body_text
+from bipartite.studies.tasks import (
+    CHECKSUM_PREFIX,
+    RECORD_FORMAT,
+    record_body_text,
+    record_checksum,
+)
 
 if TYPE_CHECKING:
     from bipartite.studies.tasks import Task
@@ -248,9 +253,12 @@ def _read_legacy(tasks_dir: Path, tasks: dict[str, Task]) -> list[Entry]:
             record, problem = read_task_record(path, task, status)
             if record is None and problem is None:  # vanished meanwhile
                 continue
+            # a record of 0.3.0 carries no checksum: its content's, so that the same record
+            # met again in a segment (a migration cut by a crash) is known as the same
             entries.append(Entry(path, None, record if record is not None else
                                  {"key": m["key"]}, problem,
-                                 checksum=record.get("checksum") if record else None))
+                                 checksum=(record.get("checksum") or record_checksum(record))
+                                 if record else None))
     return entries
 
 

@@ -30,6 +30,7 @@ from bipartite.studies import (
 )
 from bipartite.studies import execution as execution_module
 from bipartite.studies import segments as segments_module
+from bipartite.studies.errors import LegacyRecordWarning
 from bipartite.studies.segments import SegmentWriter, decode_line, encode_record
 from bipartite.studies.tasks import execute_task, expand_tasks, record_checksum
 
@@ -102,6 +103,33 @@ def test_a_crash_while_migrating_leaves_identical_copies_read_once(tmp_path):
     assert [p.name for p in (out / "tasks").iterdir()] == ["segment-000003.jsonl"]
     assert len(whole_lines(out / "tasks" / "segment-000003.jsonl")) == 6
 
+
+
+def test_a_crash_while_migrating_0_3_0_records_leaves_copies_read_once(tmp_path):
+    """The same for records of 0.3.0 (format 1, no checksum): the copy in the segment is known as
+    the same record by its content's checksum, so no DuplicateRecordWarning (a reviewer found
+    that the missing checksum made the two copies look different)."""
+    out = tmp_path / "old030"
+    shutil.copytree(LAYOUT_050, out)
+    for p in (out / "tasks").glob("*.json"):  # 0.3.0's records: format 1, no checksum
+        rec = json.loads(p.read_text())
+        rec.pop("checksum")
+        p.write_text(json.dumps({**rec, "format": 1}))
+    legacy = {p.name: p.read_text() for p in (out / "tasks").glob("*.json")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=LegacyRecordWarning)  # 0.3.0: expected
+        resume_study(out, progress=False)  # migrated: every record now in segments
+    for name, text in legacy.items():  # the crash: the old files are still there
+        (out / "tasks" / name).write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=LegacyRecordWarning)  # 0.3.0: expected
+        status = study_status(out)
+        assert (status["done"], status["failed"], status["complete"]) == (6, 0, True)
+        res = resume_study(out, progress=False)
+    assert res.n_run == 0
+    assert not list((out / "tasks").glob("*.json"))
 
 # ---------------------------------------------------------------------------------------------
 # Torn lines, duplicates
