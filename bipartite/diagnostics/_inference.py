@@ -29,43 +29,20 @@ from bipartite.diagnostics._intervals import wald
 from bipartite.metrics import QuerySegments
 
 __all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level",
-           "delong_auc_variance", "delong_paired_test", "delong_rows", "delong_terms", "holm",
-           "min_diff_delta", "paired_delong", "paired_z"]
+           "delong_auc_variance", "delong_paired_test", "delong_terms", "holm",
+           "min_diff_delta", "paired_z"]
 
 
-def delong_rows(seg: QuerySegments, pos: np.ndarray, neg: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """AUCs (m,) and the centred, weighted placement terms (m, n) of ``m`` positive / negative
-    weight rows ``pos``, ``neg`` (m, n) of one sorted scorer ``seg`` (one query), whose sums of
-    squares (products, for two scorers) give DeLong's variance: ``var = Σ a_i² + Σ b_j²`` with
-    ``a_i = pos_i (below_i/N − θ)/P · √(m/(m−1))`` over positives (m of them) and likewise ``b``
-    over negatives. With unit weights this is DeLong, DeLong & Clarke-Pearson (1988):
-    ``S10/m + S01/n``; with weights, its linearisation (sandwich) form. A row whose class is
-    empty has θ NaN; a class with a single row gives NaN terms (no variance)."""
-    below, above = seg.placements(pos, neg)
-    P, N = pos.sum(axis=1), neg.sum(axis=1)
-    ok = (P > 0) & (N > 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        theta = np.where(ok, np.einsum("mi,mi->m", pos, below) / (P * N), np.nan)
-        mp, mn = np.count_nonzero(pos, axis=1), np.count_nonzero(neg, axis=1)
-        cp = np.where(mp > 1, np.sqrt(mp / np.maximum(mp - 1, 1)), np.nan)
-        cn = np.where(mn > 1, np.sqrt(mn / np.maximum(mn - 1, 1)), np.nan)
-        a = pos * (below / N[:, None] - theta[:, None]) / P[:, None] * cp[:, None]
-        b = neg * (above / P[:, None] - theta[:, None]) / N[:, None] * cn[:, None]
-    return theta, a, b
+def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[float, np.ndarray]:
+    """AUC and DeLong's scaled placement terms (n,) of one positive / negative weight pair
+    (n,), rows as units (:meth:`bipartite.diagnostics._stats.PlacementSums.terms`, the one home
+    of DeLong's variance: ``var = Σ t²``, two scorers' ``cov = Σ t_a t_b``); NaN terms where the
+    variance is undefined, a NaN AUC when a class is empty."""
+    from bipartite.diagnostics._stats import placement_sums
 
-
-def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray,
-                 seg: QuerySegments | None = None):
-    """AUC and DeLong's placement terms (:func:`delong_rows`) of one positive / negative weight
-    pair (n,): ``(θ, a, b)``, or ``(NaN, None, None)`` when a class is empty (``seg``: the
-    scores' segments, when already sorted)."""
-    seg = QuerySegments(s, check_input=False) if seg is None else seg
-    theta, a, b = delong_rows(seg, np.asarray(pos, dtype=np.float64)[None],
-                              np.asarray(neg, dtype=np.float64)[None])
-    if not np.isfinite(theta[0]):
-        return float("nan"), None, None
-    return float(theta[0]), a[0], b[0]
+    ps = placement_sums(s, np.asarray(pos, dtype=np.float64)[None],
+                        np.asarray(neg, dtype=np.float64)[None], within=False)
+    return float(ps.auc()[0]), ps.terms()[0]
 
 
 def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
@@ -232,12 +209,12 @@ def delong_auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight:
     (0.75, 0.125)
     """
     y, (s,), w = _check_binary_scores(y_true, [("y_score", y_score)], sample_weight)
-    theta, a, b = delong_terms(s, w * y, w * (1 - y))
-    if a is None:
+    theta, t = delong_terms(s, w * y, w * (1 - y))
+    if not np.isfinite(theta):
         warnings.warn("AUC is undefined: y_true has only one class (with positive weight).",
                       UndefinedMetricWarning, stacklevel=2)
         return float("nan"), float("nan")
-    return theta, float(np.sum(a * a) + np.sum(b * b))
+    return theta, float(t @ t)
 
 
 def check_level(level: Any) -> float:
@@ -263,13 +240,15 @@ def delong_paired_test(y_true: ArrayLike, score_a: ArrayLike, score_b: ArrayLike
     check_level(level)
     y, (sa, sb), w = _check_binary_scores(
         y_true, [("score_a", score_a), ("score_b", score_b)], sample_weight)
-    ta, aa, ba = delong_terms(sa, w * y, w * (1 - y))
-    tb, ab, bb = delong_terms(sb, w * y, w * (1 - y))
-    if aa is None:
+    ta, da = delong_terms(sa, w * y, w * (1 - y))
+    tb, db = delong_terms(sb, w * y, w * (1 - y))
+    if not np.isfinite(ta):
         warnings.warn("AUC is undefined: y_true has only one class (with positive weight).",
                       UndefinedMetricWarning, stacklevel=2)
+    # a row is positive or negative, for both scorers alike: Σ (t_a − t_b)² is
+    # var_a + var_b − 2 cov_ab
     return {"auc_a": ta, "auc_b": tb, "diff": ta - tb,
-            **paired_delong((aa, ba), (ab, bb), ta - tb, level)}
+            **paired_z(ta - tb, float(np.sum((da - db) ** 2)), level)}
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
@@ -285,13 +264,6 @@ def holm(p_values: Sequence[float]) -> list[float]:
         adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
         out[order] = np.maximum.accumulate(adj)
     return out.tolist()
-
-
-def paired_delong(da: tuple, db: tuple, diff: float, level: float) -> dict[str, float]:
-    """se, interval, z and p of DeLong's paired test from two scorers' placement terms."""
-    var = float("nan") if da[0] is None or db[0] is None else float(
-        np.sum((da[0] - db[0]) ** 2) + np.sum((da[1] - db[1]) ** 2))
-    return paired_z(diff, var, level)
 
 
 def paired_z(diff: float, var: float, level: float) -> dict[str, float]:
