@@ -94,14 +94,16 @@ def _split_queries(qid, fraction: float, seed: int):
 def _mlp_params(args) -> dict:
     return dict(epochs=args.epochs, n_iter_no_change=args.n_iter_no_change,
                 batch_size=args.batch_size, n_jobs=args.mlp_threads, random_state=0,
-                device="cpu")
+                device=args.device)
 
 
 def worker(args) -> None:
     """One measurement in this (fresh) process; prints a JSON line."""
     import numpy as np
     import torch  # noqa: F401  (imported before timing: not part of load or fit)
-    import xgboost  # noqa: F401
+
+    if LEARNERS.get(args.worker, ("",))[0] == "XGBRanker":
+        import xgboost  # noqa: F401
 
     from bipartite import learners
     from bipartite.data import load_letor
@@ -124,7 +126,8 @@ def worker(args) -> None:
             params = dict(params, **_mlp_params(args))
         else:
             params = dict(params, n_estimators=args.n_estimators, n_jobs=args.n_jobs,
-                          random_state=0)
+                          random_state=0,
+                          **({"device": "cuda"} if args.device.startswith("cuda") else {}))
         est = cls(**params)
         test = _split_queries(data.qid, 0.1, args.seed)
         train = ~test
@@ -283,17 +286,22 @@ def vs_plain(args) -> None:
 
     import numpy as np
     import torch
-    import xgboost as xgb
 
     from bipartite import learners
     from bipartite.learners import mlp as mlp_module
+
+    try:
+        import xgboost as xgb
+    except ImportError as exc:  # the GPU machine's image has no xgboost: say so, run the MLPs
+        xgb, no_xgb = None, f"XGBRanker rows not run: xgboost cannot be imported ({exc})"
 
     torch.set_num_threads(args.mlp_threads)
     X, Y, qid = _vs_data(args.vs_queries)
     dev, R = args.device, args.vs_repeats
     print(f"\n# vs plain libraries: {len(qid)} rows, {args.vs_queries} queries, 136 features, "
           f"K = 2; device {dev}; torch {torch.__version__} ({args.mlp_threads} thread(s)), "
-          f"xgboost {xgb.__version__} ({args.n_jobs} thread(s)); {R} interleaved repeats; "
+          f"xgboost {xgb.__version__ if xgb else 'absent'} ({args.n_jobs} thread(s)); "
+          f"{R} interleaved repeats; "
           f"load average {_load1():.1f} on {os.cpu_count()} CPUs")
     print("| learner | ours s (median) | plain s (median) | ratio (median) | target |")
     print("|---|---|---|---|---|")
@@ -330,6 +338,10 @@ def vs_plain(args) -> None:
         print(f"| MLPRanker pairwise {objective} ({E} epochs, batch {args.batch_size}) | "
               f"{statistics.median(ours):.2f} | {statistics.median(plain):.2f} | "
               f"{ratio:.2f} | 1.3 |", flush=True)
+    if xgb is None:
+        print(no_xgb)
+        print(f"(load average after: {_load1():.1f})")
+        return
     extra = {"device": "cuda"} if dev.startswith("cuda") else {}
     T = args.vs_estimators
     for K in (1, 2):
@@ -455,6 +467,7 @@ def run_table(args, path: Path, size_mb: float) -> None:
         if name not in LEARNERS and name not in ("baseline", "load"):
             raise SystemExit(f"unknown learner {name!r}; choose from {sorted(LEARNERS)}")
         cmd = [sys.executable, __file__, "--worker", name, "--file", str(path),
+               "--device", args.device,
                "--epochs", str(args.epochs), "--n-iter-no-change", str(args.n_iter_no_change),
                "--batch-size", str(args.batch_size), "--mlp-threads", str(args.mlp_threads),
                "--n-estimators", str(args.n_estimators), "--n-jobs", str(args.n_jobs),
@@ -470,7 +483,8 @@ def run_table(args, path: Path, size_mb: float) -> None:
     base = next((r["peak_gb"] for r in rows if r["learner"] == "baseline"), float("nan"))
     n_rows = next((r.get("n_rows") for r in rows if "n_rows" in r), None)
     print()
-    print(f"n_queries={args.n_queries}  rows={n_rows}  file={size_mb:.0f} MiB  "
+    print(f"device={args.device}  n_queries={args.n_queries}  rows={n_rows}  "
+          f"file={size_mb:.0f} MiB  "
           f"xgb threads={args.n_jobs} ({args.n_estimators} rounds)  mlp threads={args.mlp_threads}"
           f" (batch {args.batch_size}, <= {args.epochs} epochs, patience "
           f"{args.n_iter_no_change})  target: load + fit < 15 min and < 12 GB")

@@ -512,7 +512,7 @@ def _lsep_dispatch(s: torch.Tensor, y: torch.Tensor, valid: torch.Tensor, num_pa
             raise ValueError(f"The 'num_pairs' parameter must be a positive int or None, "
                              f"got {num_pairs!r}.")
         pair_mask = _sample_pairs(pair_mask, int(num_pairs),
-                                  check_generator(generator, s.device))
+                                  check_generator(generator))
     per_list = _lse_pairs_kernel(s, pair_mask)
     return safe_reduce(per_list, valid.any(-1).to(s.dtype), reduction)
 
@@ -533,7 +533,8 @@ def lsep_loss(scores: torch.Tensor | ArrayLike, labels: torch.Tensor | ArrayLike
         Use a uniformly random subset of ``t = num_pairs`` positive-negative pairs per list, drawn
         without replacement (all pairs when fewer). The subset is not rescaled.
     generator : torch.Generator or int, optional
-        Randomness of the pair subset (an int seeds a fresh generator); None uses torch's global
+        Randomness of the pair subset: an int seeds a fresh CPU generator (the same subset on
+        every device); a ``torch.Generator`` draws on its own device; None uses torch's global
         generator (seed it with ``torch.manual_seed``).
     where : bool tensor [..., n_labels], optional
     reduction : {"mean", "sum", "none"}

@@ -138,11 +138,15 @@ def check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> 
         )
 
 
-def check_generator(generator: int | torch.Generator, device: torch.device) -> torch.Generator | None:
+def check_generator(generator: int | torch.Generator) -> torch.Generator | None:
+    """A torch generator, None (torch's global one), or an int seed as a fresh *CPU* generator:
+    the draws are made on the CPU and moved, so one seed gives the same random subset on every
+    device (a CUDA generator with the same seed draws other numbers). Pass a
+    ``torch.Generator(device="cuda")`` to draw on the GPU instead."""
     if generator is None or isinstance(generator, torch.Generator):
         return generator
     if isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
-        g = torch.Generator(device=device)
+        g = torch.Generator(device="cpu")
         g.manual_seed(int(generator))
         return g
     raise TypeError(

@@ -466,9 +466,19 @@ def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     1e-170 would otherwise underflow to 0 in ΣP·ΣN). All-zero rows and empty arrays are returned
     as they are.
 
+    A torch tensor (any device; ``axis=None`` only) is scaled on its device, in two power-of-two
+    steps so that neither factor overflows.
+
     >>> pow2_normalise(np.array([3.0, 1.0])).tolist()
     [0.75, 0.25]
     """
+    if check_dense_tensor(x, "x"):
+        if axis is not None:
+            raise ValueError(f"pow2_normalise: a tensor is scaled as a whole, got axis={axis!r}.")
+        if x.numel() == 0:
+            return x
+        e = math.frexp(float(x.max()))[1]
+        return x * 2.0 ** (-(e // 2)) * 2.0 ** (e // 2 - e)
     if x.size == 0:
         return x
     e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]

@@ -500,7 +500,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 batches = self._epoch_batches(tr, qid, rng)
                 # mean queries per batch (pairwise with qid; 1 otherwise), see _batch_loss
                 per_batch = sum(b.shape[0] for b in batches) / max(len(batches), 1)
-                total = 0.0
+                # summed on the device: a float() per batch would wait for the GPU every step
+                total = torch.zeros((), dtype=torch.float64, device=dev)
                 for idx_np in batches:
                     idx = torch.as_tensor(idx_np, device=dev)
                     out = net(Xt[idx[idx >= 0]] if idx.ndim == 2 else Xt[idx])
@@ -508,11 +509,12 @@ class MLPRanker(RankerMixin, TorchEstimator):
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
                     opt.step()
-                    total += float(loss.detach())
+                    total += loss.detach()
                     if dro is not None:
                         L, ok = dro.pending
                         dro.update(L.cpu().numpy(), ok.cpu().numpy())
-                record = {"epoch": epoch + 1, "train_loss": total / max(len(batches), 1),
+                record = {"epoch": epoch + 1,
+                          "train_loss": float(total) / max(len(batches), 1),
                           "train_seconds": time.perf_counter() - t_epoch}
                 if dro is not None:
                     record["dro_weights"] = dro.q.tolist()

@@ -59,6 +59,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_dense_tensor,
     check_nonnegative,
     check_option,
     check_qid,
@@ -212,7 +213,15 @@ def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = Non
     0.75
     >>> auc([0, 1], [1.0, 1.0])  # a tie counts one half
     0.5
+
+    A ``y_score`` tensor on an accelerator (``torch.device("cuda")``, ...) is ranked there, with
+    ``torch.sort`` (``bipartite/metrics/_torch.py``); the other arguments are moved to its device.
+    Any other input, a CPU tensor included, takes the NumPy kernel.
     """
+    if check_dense_tensor(y_score, "y_score") and y_score.device.type != "cpu":
+        from bipartite.metrics._torch import tensor_auc
+
+        return tensor_auc(y_true, y_score, sample_weight)
     y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y), finite=False)  # checked by the kernel
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
