@@ -47,6 +47,7 @@ from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
+from bipartite.diagnostics._scan import fused, masses, pair_result, scorer_stats
 from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
@@ -482,16 +483,31 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
     """Point estimates per scorer from two sorts (global, and by (query, score) with query ids)
     and the placement sums of the labels (:func:`bipartite.diagnostics._stats.placement_sums`):
     pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence terms; the
-    cross-pair win rates and near-tie rates (with their variances) on the same global sort."""
+    cross-pair win rates and near-tie rates (with their variances) on the same global sort. Up
+    to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, each sort order is
+    walked once for all of them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label
+    sets take the whole-array route (``label_sums``, ``pair_stats``, blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
     out = _Estimates({}, {}, {}, {}, {}, {}, {})
+    one_walk = fused(d.K)
+    if one_walk:
+        Yt = np.ascontiguousarray(d.Y.astype(bool).T)  # (K, n), 1 byte a label
+        kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)
+        ms = masses(Yt, ws, kj, d.g, d.G or None)
+        weight = np.bincount(d.g, ws, minlength=d.G) if d.g is not None else ws
+        n_rows = (np.bincount(d.g, minlength=d.G) if d.g is not None else
+                  np.ones(d.n, dtype=np.int64))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
             qseg = QuerySegments(d.S[s], d.g, check_input=False) if d.g is not None else None
         with bar.step(f"placements {s!r}", "placements"):
-            st = out.sums[s] = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg,
-                                          qseg=qseg)
+            if one_walk:
+                st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
+                                            weight, n_rows, tol)
+            else:
+                st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
+            out.sums[s] = st
             out.aucs[s] = st.auc()
             out.terms[s] = {"auc": st.terms()}
             if d.g is not None:
@@ -501,8 +517,11 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
             else:
                 out.gaucs[s] = np.full(d.K, np.nan)
         with bar.step(f"win rates {s!r}", "pairs"):
-            out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True, seg=seg,
-                                     codes=d.g, G=d.G or None)
+            if one_walk:
+                out.wins[s] = pair_result(ps, near, len(d.pairs))
+            else:
+                out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True,
+                                         seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
 
