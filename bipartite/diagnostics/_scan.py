@@ -19,8 +19,8 @@ block, and every sum the placements need is carried from block to block:
   row, kept for the near ties;
 * the **per-query order** (with query ids), in blocks of whole queries: the within-query AUC
   numerators of the labels (``within``), with the grouped engine's formulas
-  (:meth:`bipartite.metrics.QuerySegments.auc`: every weight row scaled by the same power of two,
-  :func:`bipartite.metrics._ranking.auc_terms`);
+  (:meth:`bipartite.metrics.QuerySegments.auc`: every weight row scaled by the same power of
+  two, each tie group's positives times the negatives below plus ½ the tied);
 * the **near ties** of each pair ``(k, j)``: ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` with
   ``lo``/``hi`` the first score ``≥ s_i − tol`` and the first ``> s_i + tol``
   (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), each block searched in the window of
@@ -43,9 +43,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums, _weights_t
+from bipartite.diagnostics._stats import PlacementSums, weight_rows
 from bipartite.metrics import QuerySegments
-from bipartite.metrics._ranking import auc_terms
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "Masses", "fused", "masses", "pair_result",
            "scorer_stats"]
@@ -83,10 +82,10 @@ def _blocks(starts: np.ndarray, n: int, B: int) -> Iterator[tuple[int, int, int,
 
 
 def _per_unit(out: np.ndarray, cq: np.ndarray, X: np.ndarray) -> None:
-    """``out[r, g] += Σ_{i: cq_i = g} X[r, i]`` for every row r (one ``bincount``)."""
-    m, G = out.shape
-    idx = np.arange(m)[:, None] * G + cq
-    out += np.bincount(idx.ravel(), X.ravel(), minlength=m * G).reshape(m, G)
+    """``out[r, g] += Σ_{i: cq_i = g} X[r, i]`` for every row r."""
+    G = out.shape[1]
+    for r in range(len(out)):
+        out[r] += np.bincount(cq, X[r], minlength=G)
 
 
 @dataclass
@@ -94,7 +93,10 @@ class Masses:
     """Scorer-independent sums of the m weight rows (the K labels, then the label pairs ``kj``):
     ``P``, ``N`` (m,) their positive and negative totals, ``Pq``, ``Nq`` (m, G) per unit (None
     with rows as units), ``n_pos``, ``n_neg`` (m,) the rows with weight on each side, and the
-    row weights ``w`` (n,), constant ``c`` when every row has that weight (else None)."""
+    row weights ``w`` (n,), constant ``c`` when every row has that weight (else None); ``lab``
+    (n,) the K labels of each row packed in the bits of one integer (one gather a row); ``ep``,
+    ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
+    grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`)."""
 
     K: int
     kj: np.ndarray
@@ -106,18 +108,26 @@ class Masses:
     n_neg: np.ndarray
     w: np.ndarray
     c: float | None
+    lab: np.ndarray
+    ep: np.ndarray
+    en: np.ndarray
+
+    def labels(self, idx: np.ndarray | slice) -> np.ndarray:
+        """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
+        bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
+        return (self.lab[idx] & bits[:, None]) != 0
 
     def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
-        pos, neg = _weights_t(Yb, wb, None)
+        pos, neg = weight_rows(Yb, wb, None)
         if len(self.kj):
-            pp, pn = _weights_t(Yb, wb, self.kj)
+            pp, pn = weight_rows(Yb, wb, self.kj)
             pos, neg = np.concatenate([pos, pp]), np.concatenate([neg, pn])
         return pos, neg
 
-    def weights(self, idx: np.ndarray | slice, b: int) -> np.ndarray:
-        """The row weights of the rows ``idx`` (b of them)."""
-        return np.full(b, self.c) if self.c is not None else self.w[idx]
+    def weights(self, idx: np.ndarray | slice) -> np.ndarray | float:
+        """The row weights of the rows ``idx`` (the constant, when they are)."""
+        return self.c if self.c is not None else self.w[idx]
 
 
 def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | None,
@@ -128,14 +138,26 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     K, n = Yt.shape
     m = K + len(kj)
     c = float(w[0]) if n and np.all(w == w[0]) else None
+    lab = np.zeros(n, dtype=np.uint8 if K <= 8 else np.uint16 if K <= 16 else np.uint64)
+    for k in range(K):
+        lab |= Yt[k].astype(lab.dtype) << lab.dtype.type(k)
+    ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
+    for k in range(K):
+        if c is not None:  # the constant, where the side has a row
+            has = np.count_nonzero(Yt[k])
+            ep[k] = np.frexp(c)[1] if has else 0
+            en[k] = np.frexp(c)[1] if has < n else 0
+        else:
+            ep[k] = np.frexp(np.max(w, where=Yt[k], initial=0.0))[1]
+            en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
-                 np.zeros(m, dtype=np.int64), w, c)
+                 np.zeros(m, dtype=np.int64), w, c, lab, ep, en)
     if codes is not None:
         out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
     B = _block_rows(m, G or 0)
     for a in range(0, n, B):
         b = min(n, a + B)
-        pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b), b - a))
+        pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
         out.n_pos += np.count_nonzero(pos, axis=1)
         out.n_neg += np.count_nonzero(neg, axis=1)
         if codes is not None:
@@ -146,10 +168,20 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     else:
         for a in range(0, n, B):  # the totals, summed as the whole-array route sums them
             b = min(n, a + B)
-            pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b), b - a))
+            pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
             out.P += pos.sum(axis=1)
             out.N += neg.sum(axis=1)
     return out
+
+
+def _carried_cumsum(X: np.ndarray, carry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative sums along the rows of ``X`` (m, b) after ``carry`` (m,), entered into the first
+    element (the sums of one cumulative sum over the rows before and these); the new carry."""
+    first = X[:, 0].copy()
+    X[:, 0] += carry
+    out = np.cumsum(X, axis=1)
+    X[:, 0] = first
+    return out, out[:, -1].copy()
 
 
 def _global(seg: QuerySegments, Yt: np.ndarray, ms: Masses, codes: np.ndarray | None,
@@ -168,24 +200,16 @@ def _global(seg: QuerySegments, Yt: np.ndarray, ms: Masses, codes: np.ndarray | 
     cn, cp, cc = np.zeros(m), np.zeros(m), np.zeros(p)
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
-        pos, neg = ms.rows(np.take(Yt, idx, axis=1), ms.weights(idx, b - a))
+        pos, neg = ms.rows(ms.labels(idx), ms.weights(idx))
         ties = i1 - i0 < b - a
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
-        Bt = Gn.copy()  # the carry enters the first element: one cumulative sum over all rows
-        Bt[:, 0] += cn
-        np.cumsum(Bt, axis=1, out=Bt)
-        cn = Bt[:, -1].copy()
-        At = Gp.copy()
-        At[:, 0] += cp
-        np.cumsum(At, axis=1, out=At)
-        cp = At[:, -1].copy()
+        Bt, cn = _carried_cumsum(Gn, cn)  # one cumulative sum over all rows, in blocks
+        At, cp = _carried_cumsum(Gp, cp)
         if C is not None:
             if ties:  # the rows' own cumulative sums
-                X = neg[K:].copy()
-                X[:, 0] += cc
-                C[:, a + 1:b + 1] = np.cumsum(X, axis=1)
+                C[:, a + 1:b + 1] = _carried_cumsum(neg[K:], cc)[0]
             else:
                 C[:, a + 1:b + 1] = Bt[K:]
             cc = C[:, b].copy()
@@ -212,29 +236,30 @@ def _within(qseg: QuerySegments, Yt: np.ndarray, ms: Masses, G: int
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
     :func:`bipartite.diagnostics._stats.label_sums` takes them from
     :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales)."""
-    K, w = ms.K, ms.w
-    ep = np.zeros(K, dtype=np.int64)
-    en = np.zeros(K, dtype=np.int64)
-    for k in range(K):  # the largest weight of each row: the engine's scale
-        ep[k] = np.frexp(np.max(w, where=Yt[k], initial=0.0))[1]
-        en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
+    K, ep, en = ms.K, ms.ep, ms.en
+    scaled = bool(ep.any() or en.any())  # else every scale is 2⁰
     o, starts, tq = qseg.order, qseg.starts, qseg.tie_query
     qfirst = np.flatnonzero(np.r_[True, tq[1:] != tq[:-1]])
     num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
     for a, b, j0, j1 in _blocks(starts[qfirst], qseg.n, _block_rows(K, 0)):
         i0, i1 = qfirst[j0], qfirst[j1] if j1 < len(qfirst) else len(starts)
         idx = o[a:b]
-        Yb = np.take(Yt, idx, axis=1)
-        pos, neg = _weights_t(Yb, ms.weights(idx, b - a), None)
-        st = starts[i0:i1] - a
-        Gp = np.add.reduceat(np.ldexp(pos, -ep[:, None]), st, axis=1)
-        Gn = np.add.reduceat(np.ldexp(neg, -en[:, None]), st, axis=1)
+        pos, neg = weight_rows(ms.labels(idx), ms.weights(idx), None)
+        if scaled:
+            pos, neg = np.ldexp(pos, -ep[:, None]), np.ldexp(neg, -en[:, None])
+        if i1 - i0 < b - a:  # ties: the tie groups' sums
+            st = starts[i0:i1] - a
+            Gp, Gn = np.add.reduceat(pos, st, axis=1), np.add.reduceat(neg, st, axis=1)
+        else:
+            Gp, Gn = pos, neg
         tqb = tq[i0:i1]
         qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
         Bn = np.cumsum(Gn, axis=1) - Gn  # below, within each query (QuerySegments.below)
         Bn -= np.repeat(Bn[:, qf], np.diff(np.r_[qf, len(tqb)]), axis=1)
         q = tqb[qf]
-        num[:, q] = np.add.reduceat(auc_terms(Gp, Gn, Bn), qf, axis=1)
+        Bn += 0.5 * Gn  # the positives' placements: the engine's auc_terms
+        Bn *= Gp
+        num[:, q] = np.add.reduceat(Bn, qf, axis=1)
         P[:, q] = np.add.reduceat(Gp, qf, axis=1)
         N[:, q] = np.add.reduceat(Gn, qf, axis=1)
     ok = (P > 0) & (N > 0)
@@ -253,14 +278,18 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, Yt: np.ndarray, ms: Masses, C:
     B = _block_rows(len(ms.kj), 0)
     for a in range(0, n, B):
         b = min(n, a + B)
-        lo_key, hi_key = ss[a:b] - tol, ss[a:b] + tol
+        idx = o[a:b]
+        gate, _ = weight_rows(ms.labels(idx), ms.weights(idx), ms.kj)
+        on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
+        if not len(on):
+            continue
+        key = ss[a + on]
+        lo_key, hi_key = key - tol, key + tol
         L, R = np.searchsorted(ss, lo_key[[0, -1]], side="left")
         lo = np.searchsorted(ss[L:R], lo_key, side="left") + L
         L, R = np.searchsorted(ss, hi_key[[0, -1]], side="right")
         hi = np.searchsorted(ss[L:R], hi_key, side="right") + L
-        idx = o[a:b]
-        gate, _ = _weights_t(np.take(Yt, idx, axis=1), ms.weights(idx, b - a), ms.kj)
-        num += np.einsum("pi,pi->p", gate, C[:, hi] - C[:, lo])
+        num += np.einsum("pi,pi->p", gate[:, on], C[:, hi] - C[:, lo])
     return num
 
 
@@ -278,7 +307,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, 
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
     else:  # rows as units: the weight rows themselves, in input order
-        Pq, Nq = ms.rows(Yt, ms.weights(slice(None), len(s)))
+        Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
     within, P, N = None, Pq[:K], Nq[:K]
     if qseg is not None:
         within, P, N = _within(qseg, Yt, ms, G)
