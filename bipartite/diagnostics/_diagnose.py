@@ -98,8 +98,8 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 class _Data:
     """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
     query codes ``g`` (G queries, ids ``qvalues``) or None, the number U of independent units
-    (queries, or rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
-    in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
+    (queries, or rows) and the label pairs (k < j; their cross-pair masses are built in blocks,
+    :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
     n_dropped: int
@@ -113,8 +113,6 @@ class _Data:
     G: int
     qvalues: Any
     U: int
-    pos: list[np.ndarray]
-    neg: list[np.ndarray]
     pairs: list[tuple[int, int]]
 
     @property
@@ -454,14 +452,13 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     return _Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
         S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
-        pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
         pairs=pairs)
 
 
 def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
-    prior = np.array([d.pos[k].sum() / d.w.sum() for k in range(K)])
+    prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -471,7 +468,7 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
         dd = dictator(prior[defined]) if defined.sum() >= 2 else None
         dic = None if dd is None else int(np.flatnonzero(defined)[dd])
     rows = [{
-        "label": d.label_names[k], "n_pos": int(np.count_nonzero(d.pos[k])), "prior": prior[k],
+        "label": d.label_names[k], "n_pos": int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))), "prior": prior[k],
         "alpha": alpha[k], "alpha_share": share[k], "dictator": dic == k,
         "note": None if defined[k] else f"label {d.label_names[k]!r} has a single class: α is "
                                         "undefined and it takes no part in loss aggregation",
@@ -693,10 +690,12 @@ def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     n_q = np.bincount(d.g, minlength=d.G)
     qv = [plain(v) for v in d.qvalues]
+    has = d.w > 0
+    npos_k = [np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
     parts = []
     for s in d.score_names:
         for k, lab in enumerate(d.label_names):
-            npos = np.bincount(d.g, d.Y[:, k] * (d.w > 0), minlength=d.G).astype(int)
+            npos = npos_k[k]
             a_q = est.stats[s].auc[:, k]
             note = np.where(np.isfinite(a_q), None, np.where(
                 npos == 0, f"query has no positive for {lab!r}",
