@@ -38,7 +38,7 @@ pair rows).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._stats import PlacementSums, weight_rows
 from bipartite.metrics import QuerySegments
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "Masses", "fused", "masses", "pair_result",
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses", "pair_result",
            "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
@@ -54,6 +54,9 @@ __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "Masses", "fused", "masses"
 FUSED_ROWS = 64
 #: About this many (weight row × row) cells per block (2 MiB per float64 temporary).
 BLOCK_CELLS = 1 << 18
+#: Most cells of the near ties' cumulative sums held at once (256 MiB: one per label pair and
+#: row, kept from the walk of the global order while they fit, else made in blocks of pairs).
+NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
 
@@ -184,7 +187,7 @@ def _carried_cumsum(X: np.ndarray, carry: np.ndarray) -> tuple[np.ndarray, np.nd
     return out, out[:, -1].copy()
 
 
-def _global(seg: QuerySegments, Yt: np.ndarray, ms: Masses, codes: np.ndarray | None,
+def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             G: int | None, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(below, above, C)``: the rows' placements times their weights, summed per unit (m, G),
     or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs' cumulative
@@ -230,7 +233,7 @@ def _global(seg: QuerySegments, Yt: np.ndarray, ms: Masses, codes: np.ndarray | 
     return below, above, C
 
 
-def _within(qseg: QuerySegments, Yt: np.ndarray, ms: Masses, G: int
+def _within(qseg: QuerySegments, ms: Masses, G: int
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(inner, P, N)`` (K, G) of the labels in the per-query order: each query's AUC times
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
@@ -268,10 +271,37 @@ def _within(qseg: QuerySegments, Yt: np.ndarray, ms: Masses, G: int
     return np.where(ok, auc * P * N, 0.0), P, N
 
 
-def _near_ties(seg: QuerySegments, s: np.ndarray, Yt: np.ndarray, ms: Masses, C: np.ndarray,
+def _pairs_of(ms: Masses, sl: slice) -> Masses:
+    """``ms`` restricted to the label pairs ``sl`` (the near ties read only their rows)."""
+    return replace(ms, kj=ms.kj[sl])
+
+
+def _cumsums(seg: QuerySegments, ms: Masses, kj: np.ndarray) -> np.ndarray:
+    """(p, n + 1) the cumulative "j only" weight of the pairs ``kj`` in score order (what
+    :func:`_global` keeps when it fits in :data:`NEAR_CELLS`), one walk of the order."""
+    o, n = seg.order, seg.n
+    C = np.empty((len(kj), n + 1))
+    C[:, 0] = 0.0
+    cc, B = np.zeros(len(kj)), _block_rows(len(kj), 0)
+    for a in range(0, n, B):
+        b = min(n, a + B)
+        idx = o[a:b]
+        C[:, a + 1:b + 1], cc = _carried_cumsum(weight_rows(ms.labels(idx), ms.weights(idx),
+                                                            kj)[1], cc)
+    return C
+
+
+def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | None,
                tol: float) -> np.ndarray:
     """(p,) the numerators ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` of the pairs' near-tie
-    rates (module docstring), each block's bounds searched in their window of sorted scores."""
+    rates (module docstring), each block's bounds searched in their window of sorted scores;
+    ``C``: the pairs' cumulative "j only" weights (None: made here, in blocks of pairs of at
+    most :data:`NEAR_CELLS` cells)."""
+    if C is None:
+        step = max(1, NEAR_CELLS // (seg.n + 1))
+        return np.concatenate([
+            _near_ties(seg, s, _pairs_of(ms, sl), _cumsums(seg, ms, ms.kj[sl]), tol)
+            for sl in (slice(i, i + step) for i in range(0, len(ms.kj), step))])
     o, n = seg.order, seg.n
     ss = s[o]
     num = np.zeros(len(ms.kj))
@@ -302,7 +332,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, 
     when ``qseg`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
     K, p = ms.K, len(ms.kj)
-    below, above, C = _global(seg, Yt, ms, codes, G, tol is not None)
+    keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
+    below, above, C = _global(seg, ms, codes, G, keep)
     clustered = codes is not None
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
@@ -310,7 +341,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, 
         Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
     within, P, N = None, Pq[:K], Nq[:K]
     if qseg is not None:
-        within, P, N = _within(qseg, Yt, ms, G)
+        within, P, N = _within(qseg, ms, G)
     labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,
                            weight=weight, n_rows=n_rows, n_pos=ms.n_pos[:K],
                            n_neg=ms.n_neg[:K], clustered=clustered)
@@ -321,7 +352,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, 
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        num = _near_ties(seg, s, Yt, ms, C, tol)
+        num = _near_ties(seg, s, ms, C, tol)
         den = ms.P[K:] * ms.N[K:]
         near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)
     return labels, pairs, near
