@@ -57,10 +57,11 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
     ms = scan.masses(Yt, ws, kj, codes, GG)
     seg = QuerySegments(s, check_input=False)
     qseg = QuerySegments(s, codes, check_input=False) if qid else None
+    qorder = scan.query_order(seg.order, g, G) if qid else None
     weight = np.bincount(g, ws, minlength=G) if qid else ws
     n_rows = np.bincount(g, minlength=G) if qid else np.ones(n, dtype=np.int64)
     tol = 0.15
-    lab, prs, near = scan.scorer_stats(s, seg, qseg, Yt, ms, codes, GG, weight, n_rows, tol)
+    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, GG, weight, n_rows, tol)
     ref = label_sums(s, Y, ws, codes=codes, G=GG, seg=seg, qseg=qseg)
     for a, b in zip(_fields(lab), _fields(ref), strict=True):
         if b is None:
@@ -73,6 +74,21 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
     want = pair_stats(s, Y, w, pairs, tol=tol, delong=True, seg=seg, codes=codes, G=GG)
     for f in ("win", "var", "near_tie", "n_k_only", "n_j_only"):
         np.testing.assert_allclose(getattr(got, f), getattr(want, f), rtol=1e-10, err_msg=f)
+
+
+@pytest.mark.parametrize("G", [1, 5, 300, 70_000, 2**33])
+def test_query_order_is_the_engines(G):
+    """The radix sort of the codes in the global order (one 16-bit pass, two, or a comparison
+    sort past 2³² queries) gives QuerySegments' (query, score, row) order, ties included."""
+    rng = np.random.default_rng(G % 97)
+    n = 2000
+    s = np.round(rng.normal(size=n), 1)
+    g = rng.integers(0, min(G, 70_000), n)
+    if G == 70_000:
+        g[:2] = [0, 69_999]  # both 16-bit digits used
+    seg = QuerySegments(s, check_input=False)
+    ref = QuerySegments(s, g, check_input=False).order
+    np.testing.assert_array_equal(scan.query_order(seg.order, g, G), ref)
 
 
 def test_near_tie_windows_at_exact_boundaries(monkeypatch):

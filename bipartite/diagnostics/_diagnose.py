@@ -47,7 +47,13 @@ from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._scan import fused, masses, pair_result, scorer_stats
+from bipartite.diagnostics._scan import (
+    fused,
+    masses,
+    pair_result,
+    query_order,
+    scorer_stats,
+)
 from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
@@ -477,13 +483,15 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
 
 
 def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Estimates:
-    """Point estimates per scorer from two sorts (global, and by (query, score) with query ids)
-    and the placement sums of the labels (:func:`bipartite.diagnostics._stats.placement_sums`):
-    pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence terms; the
-    cross-pair win rates and near-tie rates (with their variances) on the same global sort. Up
-    to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, each sort order is
-    walked once for all of them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label
-    sets take the whole-array route (``label_sums``, ``pair_stats``, blocked by pairs)."""
+    """Point estimates per scorer from its global sort and its (query, score) order with query
+    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._stats.
+    placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
+    terms; the cross-pair win rates and near-tie rates (with their variances) on the same
+    global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
+    per-query order comes from the global one by a radix sort of the query codes
+    (:func:`bipartite.diagnostics._scan.query_order`) and each order is walked once for all of
+    them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
+    whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
     out = _Estimates({}, {}, {}, {}, {}, {}, {})
     one_walk = fused(d.K)
@@ -497,7 +505,10 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
-            qseg = QuerySegments(d.S[s], d.g, check_input=False) if d.g is not None else None
+            qseg = None
+            if d.g is not None:  # the per-query order: from the global one, or a second sort
+                qseg = (query_order(seg.order, d.g, d.G) if one_walk else
+                        QuerySegments(d.S[s], d.g, check_input=False))
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:
                 st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,

@@ -47,7 +47,7 @@ from bipartite.diagnostics._stats import PlacementSums, weight_rows
 from bipartite.metrics import QuerySegments
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses", "pair_result",
-           "scorer_stats"]
+           "query_order", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -233,29 +233,51 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     return below, above, C
 
 
-def _within(qseg: QuerySegments, ms: Masses, G: int
+def query_order(order: np.ndarray, codes: np.ndarray, G: int) -> np.ndarray:
+    """(n,) the rows in (query, score, row) order — the order of :class:`~bipartite.metrics.
+    QuerySegments` with query ids — from the global (score, row) ``order``: a stable sort of the
+    query codes in that order, a radix sort (16-bit digits: one pass up to 2¹⁶ queries, two up
+    to 2³²), O(n) instead of a second comparison sort."""
+    c = codes[order]
+    if G <= 1 << 16:
+        return order[np.argsort(c.astype(np.uint16), kind="stable")]
+    if G <= 1 << 32:
+        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
+        return order[perm[np.argsort((c[perm] >> 16).astype(np.uint16), kind="stable")]]
+    return order[np.argsort(c, kind="stable")]
+
+
+def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(inner, P, N)`` (K, G) of the labels in the per-query order: each query's AUC times
+    """``(inner, P, N)`` (K, G) of the labels in the per-query order ``qorder``
+    (:func:`query_order`; ``n_rows`` (G,) the rows of each query): each query's AUC times
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
     :func:`bipartite.diagnostics._stats.label_sums` takes them from
-    :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales)."""
-    K, ep, en = ms.K, ms.ep, ms.en
+    :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales; the tie groups
+    are the runs of one query and one score)."""
+    K, ep, en, G = ms.K, ms.ep, ms.en, len(n_rows)
     scaled = bool(ep.any() or en.any())  # else every scale is 2⁰
-    o, starts, tq = qseg.order, qseg.starts, qseg.tie_query
-    qfirst = np.flatnonzero(np.r_[True, tq[1:] != tq[:-1]])
+    first = np.r_[0, np.cumsum(n_rows)[:-1]]  # each query's first position in qorder
     num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
-    for a, b, j0, j1 in _blocks(starts[qfirst], qseg.n, _block_rows(K, 0)):
-        i0, i1 = qfirst[j0], qfirst[j1] if j1 < len(qfirst) else len(starts)
-        idx = o[a:b]
+    for a, b, q0, q1 in _blocks(first, len(qorder), _block_rows(K, 0)):
+        if b == a:
+            continue
+        idx = qorder[a:b]
+        cq = np.repeat(np.arange(q0, q1), n_rows[q0:q1])  # the rows' queries
+        sq = s[idx]
+        new = np.empty(b - a, dtype=bool)
+        new[0] = True
+        np.not_equal(sq[1:], sq[:-1], out=new[1:])
+        new[1:] |= cq[1:] != cq[:-1]
+        st = np.flatnonzero(new)
         pos, neg = weight_rows(ms.labels(idx), ms.weights(idx), None)
         if scaled:
             pos, neg = np.ldexp(pos, -ep[:, None]), np.ldexp(neg, -en[:, None])
-        if i1 - i0 < b - a:  # ties: the tie groups' sums
-            st = starts[i0:i1] - a
+        if len(st) < b - a:  # ties: the tie groups' sums
             Gp, Gn = np.add.reduceat(pos, st, axis=1), np.add.reduceat(neg, st, axis=1)
         else:
             Gp, Gn = pos, neg
-        tqb = tq[i0:i1]
+        tqb = cq[st]
         qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
         Bn = np.cumsum(Gn, axis=1) - Gn  # below, within each query (QuerySegments.below)
         Bn -= np.repeat(Bn[:, qf], np.diff(np.r_[qf, len(tqb)]), axis=1)
@@ -323,13 +345,13 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     return num
 
 
-def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, Yt: np.ndarray,
+def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
                  ms: Masses, codes: np.ndarray | None, G: int | None, weight: np.ndarray,
                  n_rows: np.ndarray, tol: float | None
                  ) -> tuple[PlacementSums, PlacementSums | None, np.ndarray | None]:
     """``(labels, pairs, near_tie)`` of the scores ``s`` (float64, their global ``seg`` and, with
-    query codes, per-query ``qseg`` orders): the labels' :class:`PlacementSums` (with ``within``
-    when ``qseg`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
+    query codes, per-query ``qorder`` orders, :func:`query_order`): the labels'
+    :class:`PlacementSums` (with ``within`` when ``qorder`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
     K, p = ms.K, len(ms.kj)
     keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
@@ -340,8 +362,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qseg: QuerySegments | None, 
     else:  # rows as units: the weight rows themselves, in input order
         Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
     within, P, N = None, Pq[:K], Nq[:K]
-    if qseg is not None:
-        within, P, N = _within(qseg, ms, G)
+    if qorder is not None:
+        within, P, N = _within(qorder, s, n_rows, ms)
     labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,
                            weight=weight, n_rows=n_rows, n_pos=ms.n_pos[:K],
                            n_neg=ms.n_neg[:K], clustered=clustered)
