@@ -16,8 +16,11 @@ block, and every sum the placements need is carried from block to block:
   one cumulative sum over all rows), the positive weight above plus ½ the tied (from the row's
   total, :func:`masses`), the rows' placements times their weights summed per unit at once
   (``below``, ``above``); for the label pairs also the cumulative "j only" weight of every
-  row, kept for the near ties;
-* the **per-query order** (with query ids), in blocks of whole queries: the within-query AUC
+  row, kept for the near ties (while they fit in :data:`NEAR_CELLS`, else made again in
+  blocks of pairs);
+* the **per-query order** (with query ids; :func:`query_order` makes it from the global order
+  by a radix sort of the query codes, O(n), instead of a second comparison sort), in blocks of
+  whole queries, its tie groups the runs of one query and one score: the within-query AUC
   numerators of the labels (``within``), with the grouped engine's formulas
   (:meth:`bipartite.metrics.QuerySegments.auc`: every weight row scaled by the same power of
   two, each tie group's positives times the negatives below plus ½ the tied);
@@ -46,8 +49,8 @@ from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._stats import PlacementSums, weight_rows
 from bipartite.metrics import QuerySegments
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses", "pair_result",
-           "query_order", "scorer_stats"]
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
+           "pair_result", "query_order", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
