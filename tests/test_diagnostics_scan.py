@@ -35,7 +35,8 @@ def _fields(ps):
             ps.n_neg]
 
 
-@pytest.mark.parametrize("block", [(7, 3, 1), (64, 16, 1 << 25), (1 << 18, 1 << 12, 1 << 25)])
+@pytest.mark.parametrize("block", [(7, 3, 1, 20), (64, 16, 1 << 25, 1 << 24),
+                                   (1 << 18, 1 << 12, 1 << 25, 1 << 24)])
 @pytest.mark.parametrize("seed,K,ties,weights,qid", [
     (0, 2, True, "float", True), (1, 2, False, "unit", True), (2, 3, True, "unit", False),
     (3, 1, False, "float", False), (4, 3, False, "tiny", True), (5, 4, True, "float", True),
@@ -47,6 +48,7 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
     monkeypatch.setattr(scan, "BLOCK_CELLS", block[0])
     monkeypatch.setattr(scan, "MIN_BLOCK", block[1])
     monkeypatch.setattr(scan, "NEAR_CELLS", block[2])  # 1: the near ties one pair at a time
+    monkeypatch.setattr(scan, "MAX_BLOCK_CELLS", block[3])  # 20: blocks shorter than G
     n, G = 300, 17
     s, Y, w, g = _data(seed, n, G, K, ties, weights)
     codes, GG = (g, G) if qid else (None, None)

@@ -49,7 +49,7 @@ from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._stats import PlacementSums, weight_rows
 from bipartite.metrics import QuerySegments
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
            "pair_result", "query_order", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
@@ -57,6 +57,9 @@ __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fu
 FUSED_ROWS = 64
 #: About this many (weight row × row) cells per block (2 MiB per float64 temporary).
 BLOCK_CELLS = 1 << 18
+#: Most (weight row × row) cells per block when many units ask for long blocks (128 MiB per
+#: float64 temporary).
+MAX_BLOCK_CELLS = 1 << 24
 #: Most cells of the near ties' cumulative sums held at once (256 MiB: one per label pair and
 #: row, kept from the walk of the global order while they fit, else made in blocks of pairs).
 NEAR_CELLS = 1 << 25
@@ -71,8 +74,10 @@ def fused(K: int) -> bool:
 
 def _block_rows(m: int, G: int) -> int:
     """Rows per block for ``m`` weight rows and ``G`` units: about :data:`BLOCK_CELLS` cells,
-    and at least G rows (each block's per-unit sums cost O(m G))."""
-    return max(MIN_BLOCK, BLOCK_CELLS // max(m, 1), G)
+    and at least G rows (each block's per-unit sums cost O(m G)) up to
+    :data:`MAX_BLOCK_CELLS` cells."""
+    m = max(m, 1)
+    return max(MIN_BLOCK, BLOCK_CELLS // m, min(G, MAX_BLOCK_CELLS // m))
 
 
 def _blocks(starts: np.ndarray, n: int, B: int) -> Iterator[tuple[int, int, int, int]]:
