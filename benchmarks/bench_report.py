@@ -2,7 +2,8 @@
 two labels and two scorers, against one ``np.sort`` of the score column, timed in turn in one
 process (medians of the interleaved repeats), with the load average before and after.
 
-Target: the default report (analytic intervals, ``n_boot = 0``) takes at most 30 sorts. Also
+Target: the default report (analytic intervals, ``n_boot = 0``) takes at most 30 sorts (each
+repeat's sort is the faster of one timed before and one after the reports). Also
 timed, in the same run: the query bootstrap from the per-query placement sums (``n_boot =
 1000``), and, with ``--before DIR`` (a checkout of the 0.5.0 code, e.g. main before this
 change), the 0.5.0 report (its default, ``n_boot = 1000``) in a subprocess that imports that
@@ -12,7 +13,13 @@ took 25 minutes to hours at 5·10⁶ rows), beside this version on the same rows
 The data: queries of 100 rows on average (sorted by query id, as a log is), labels with
 priors 0.3 and 0.05, scores with a per-query offset; generated here, never stored.
 
+With ``--against DIR`` (a checkout of another version, e.g. main before a change), that
+version's default report runs on the same rows, interleaved with this one: each repeat times
+this version (``np.sort``, then the report) in this process, then the other in a subprocess
+that reads the same rows from a Parquet file and times its own ``np.sort`` beside its report.
+
     python benchmarks/bench_report.py [--n 5e6] [--repeats 3] [--before ../main --before-n 2e5]
+    python benchmarks/bench_report.py --n 5e6 --repeats 3 --n-boot 0 --against /path/to/main
 """
 
 from __future__ import annotations
@@ -68,6 +75,17 @@ _BEFORE = textwrap.dedent("""
 """)
 
 
+def run_other(path: str, f: str, n_boot: int) -> dict:
+    """One timing of the report of the checkout at ``path`` on the rows in the Parquet file
+    ``f``, in a subprocess, beside its own ``np.sort`` (the faster of one before and one
+    after)."""
+    r = subprocess.run([sys.executable, "-c", _BEFORE, path, f, str(n_boot)],
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path})
+    if r.returncode:
+        raise RuntimeError(r.stderr[-2000:])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def before(path: str, df: pd.DataFrame, n_boot: int, timeout: float) -> dict | None:
     """The 0.5.0 report in a subprocess importing the checkout at ``path`` (None: timed out)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,6 +112,8 @@ def main():
                     help="a checkout of the 0.5.0 code to time beside (subprocess)")
     ap.add_argument("--before-n", type=float, default=2e5)
     ap.add_argument("--before-timeout", type=float, default=300)
+    ap.add_argument("--against", default=None, metavar="DIR",
+                    help="a checkout whose default report runs on the same rows, interleaved")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     n = int(args.n)
@@ -106,11 +126,22 @@ def main():
         fns[f"diagnose, query bootstrap (n_boot={args.n_boot})"] = lambda: diagnose(
             df, n_boot=args.n_boot, **KW)
     times: dict = {k: [] for k in fns}
-    for _ in range(args.repeats):
-        for k, f in fns.items():
-            t0 = time.perf_counter()
-            f()
-            times[k].append(time.perf_counter() - t0)
+    other: list = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.against:
+            f_rows = os.path.join(tmp, "scores.parquet")
+            df.to_parquet(f_rows)
+        for _ in range(args.repeats):
+            for k, f in fns.items():
+                t0 = time.perf_counter()
+                f()
+                times[k].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()  # the sort again, after the reports: the faster counts,
+            np.sort(s)                # as in the --against subprocess
+            times["np.sort(score)"][-1] = min(times["np.sort(score)"][-1],
+                                              time.perf_counter() - t0)
+            if args.against:
+                other.append(run_other(args.against, f_rows, 0))
     med = {k: float(np.median(v)) for k, v in times.items()}
     old = None
     if args.before:
@@ -137,6 +168,14 @@ def main():
     print("| call | time (s) | × np.sort |\n|---|---|---|")
     for k, t in med.items():
         print(f"| {k} | {t:.3g} | {t / base:.3g} |")
+    if other:
+        srt = float(np.median([o["sort"] for o in other]))
+        rep = float(np.median([o["report"] for o in other]))
+        print(f"| {args.against}: np.sort(score), in its process | {srt:.3g} | 1 |")
+        print(f"| {args.against}: diagnose, default (analytic, n_boot=0) | {rep:.3g} | "
+              f"{rep / srt:.3g} |")
+        print(f"\n(each repeat: this version, then {args.against} in a subprocess; "
+              f"{other[0]['file']})")
     target = med["diagnose, default (analytic, n_boot=0)"] / base
     print(f"\ntarget: default report ≤ 30 × np.sort: {target:.1f} × "
           f"({'met' if target <= 30 else 'NOT met'})")

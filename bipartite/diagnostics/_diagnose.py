@@ -47,6 +47,13 @@ from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
+from bipartite.diagnostics._scan import (
+    fused,
+    masses,
+    pair_result,
+    query_order,
+    scorer_stats,
+)
 from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
@@ -97,8 +104,8 @@ def _boot_note(bad: float, n_boot: int) -> str | None:
 class _Data:
     """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
     query codes ``g`` (G queries, ids ``qvalues``) or None, the number U of independent units
-    (queries, or rows), the per-label masses and the label pairs (k < j; their cross-pair masses are built
-    in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
+    (queries, or rows) and the label pairs (k < j; their cross-pair masses are built in blocks,
+    :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
     n_dropped: int
@@ -112,8 +119,6 @@ class _Data:
     G: int
     qvalues: Any
     U: int
-    pos: list[np.ndarray]
-    neg: list[np.ndarray]
     pairs: list[tuple[int, int]]
 
     @property
@@ -453,14 +458,13 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     return _Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
         S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
-        pos=[w * Y[:, k] for k in range(K)], neg=[w * (1 - Y[:, k]) for k in range(K)],
         pairs=pairs)
 
 
 def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
-    prior = np.array([d.pos[k].sum() / d.w.sum() for k in range(K)])
+    prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -470,7 +474,7 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
         dd = dictator(prior[defined]) if defined.sum() >= 2 else None
         dic = None if dd is None else int(np.flatnonzero(defined)[dd])
     rows = [{
-        "label": d.label_names[k], "n_pos": int(np.count_nonzero(d.pos[k])), "prior": prior[k],
+        "label": d.label_names[k], "n_pos": int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))), "prior": prior[k],
         "alpha": alpha[k], "alpha_share": share[k], "dictator": dic == k,
         "note": None if defined[k] else f"label {d.label_names[k]!r} has a single class: α is "
                                         "undefined and it takes no part in loss aggregation",
@@ -479,19 +483,39 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
 
 
 def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Estimates:
-    """Point estimates per scorer from two sorts (global, and by (query, score) with query ids)
-    and the placement sums of the labels (:func:`bipartite.diagnostics._stats.placement_sums`):
-    pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence terms; the
-    cross-pair win rates and near-tie rates (with their variances) on the same global sort."""
+    """Point estimates per scorer from its global sort and its (query, score) order with query
+    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._stats.
+    placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
+    terms; the cross-pair win rates and near-tie rates (with their variances) on the same
+    global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
+    per-query order comes from the global one by a radix sort of the query codes
+    (:func:`bipartite.diagnostics._scan.query_order`) and each order is walked once for all of
+    them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
+    whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
     out = _Estimates({}, {}, {}, {}, {}, {}, {})
+    one_walk = fused(d.K)
+    if one_walk:
+        Yt = np.ascontiguousarray(d.Y.astype(bool).T)  # (K, n), 1 byte a label
+        kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)
+        ms = masses(Yt, ws, kj, d.g, d.G or None)
+        weight = np.bincount(d.g, ws, minlength=d.G) if d.g is not None else ws
+        n_rows = (np.bincount(d.g, minlength=d.G) if d.g is not None else
+                  np.ones(d.n, dtype=np.int64))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
-            qseg = QuerySegments(d.S[s], d.g, check_input=False) if d.g is not None else None
+            qseg = None
+            if d.g is not None:  # the per-query order: from the global one, or a second sort
+                qseg = (query_order(seg.order, d.g, d.G) if one_walk else
+                        QuerySegments(d.S[s], d.g, check_input=False))
         with bar.step(f"placements {s!r}", "placements"):
-            st = out.sums[s] = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg,
-                                          qseg=qseg)
+            if one_walk:
+                st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
+                                            weight, n_rows, tol)
+            else:
+                st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
+            out.sums[s] = st
             out.aucs[s] = st.auc()
             out.terms[s] = {"auc": st.terms()}
             if d.g is not None:
@@ -501,8 +525,11 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
             else:
                 out.gaucs[s] = np.full(d.K, np.nan)
         with bar.step(f"win rates {s!r}", "pairs"):
-            out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True, seg=seg,
-                                     codes=d.g, G=d.G or None)
+            if one_walk:
+                out.wins[s] = pair_result(ps, near, len(d.pairs))
+            else:
+                out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True,
+                                         seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
 
@@ -674,10 +701,12 @@ def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     n_q = np.bincount(d.g, minlength=d.G)
     qv = [plain(v) for v in d.qvalues]
+    has = d.w > 0
+    npos_k = [np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
     parts = []
     for s in d.score_names:
         for k, lab in enumerate(d.label_names):
-            npos = np.bincount(d.g, d.Y[:, k] * (d.w > 0), minlength=d.G).astype(int)
+            npos = npos_k[k]
             a_q = est.stats[s].auc[:, k]
             note = np.where(np.isfinite(a_q), None, np.where(
                 npos == 0, f"query has no positive for {lab!r}",

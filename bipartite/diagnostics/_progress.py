@@ -23,13 +23,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Progress", "STEP_COST"]
+from bipartite.diagnostics._scan import fused
 
-#: Cost of each step per scorer, in sorts of the n scores (profiled on the data of
-#: benchmarks/bench_report.py, 5·10⁶ rows, two labels, where the whole report is about 27
-#: sorts: sorting in two orders ≈ 3, the labels' placement sums ≈ 4, win and near-tie rates
-#: with their placement sums ≈ 6).
-STEP_COST = {"sort": 3.0, "placements": 4.0, "pairs": 6.0}
+__all__ = ["Progress", "STEP_COST", "WIDE_STEP_COST"]
+
+#: Cost of each step per scorer, in sorts of the n scores (profiled, in CPU time, on the data of
+#: benchmarks/bench_report.py, 5·10⁶ rows, two labels, where the whole report is about 10
+#: sorts: the global sort and the per-query order ≈ 2.6, the one walk of each order for the
+#: labels' and the pairs' placement sums and the near ties ≈ 2.6, the win rates from those
+#: sums ≈ 0; bipartite.diagnostics._scan).
+STEP_COST = {"sort": 2.6, "placements": 2.6, "pairs": 0.1}
+#: The same for label sets past :data:`bipartite.diagnostics._scan.FUSED_ROWS` (the
+#: whole-array route: a second sort, the placement sums and the pairs' kernel apart).
+WIDE_STEP_COST = {"sort": 3.0, "placements": 4.0, "pairs": 6.0}
 #: Seconds per byte of a CSV read (pandas' C parser, about 50 MB/s), per second of the
 #: calibration sort (about 5 ms on that machine); Parquet reads count a tenth of it.
 _READ_PER_BYTE = 2e-8 / 5e-3
@@ -78,8 +84,9 @@ class Progress:
 
         sort = self.unit * (n * max(math.log2(n), 1)) / ((1 << 17) * 17)
         m = K + K * (K - 1) // 2
+        step_cost = STEP_COST if fused(K) else WIDE_STEP_COST
         self.costs = {name: c * sort * (max(m, 2) / 3 if name != "sort" else 1)
-                      for name, c in STEP_COST.items()}
+                      for name, c in step_cost.items()}
         if not qid:
             self.costs["sort"] /= 2
         self.costs["bootstrap"] = (n_boot * U * ((2 if qid else 1) * K + K * (K - 1) // 2)

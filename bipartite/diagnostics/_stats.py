@@ -77,7 +77,8 @@ import numpy as np
 
 from bipartite.metrics import GroupedStats, QuerySegments
 
-__all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums"]
+__all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
+           "weight_rows"]
 
 
 @dataclass(frozen=True)
@@ -227,12 +228,13 @@ def label_pair_weights(Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | None = 
                        ) -> tuple[np.ndarray, np.ndarray]:
     """The weight pairs (m, n) of the labels (``pairs`` None: ``w y_k``, ``w (1 − y_k)``) or of
     the label pairs ``pairs`` (p, 2) (``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``)."""
-    return _weights_t(np.ascontiguousarray(np.asarray(Y).astype(bool).T), w, pairs)
+    return weight_rows(np.ascontiguousarray(np.asarray(Y).astype(bool).T), w, pairs)
 
 
-def _weights_t(Yt: np.ndarray, w: np.ndarray, pairs: np.ndarray | None
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`label_pair_weights` of the 0/1 labels given transposed, ``Yt`` (K, n) bool."""
+def weight_rows(Yt: np.ndarray, w: np.ndarray | float, pairs: np.ndarray | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`label_pair_weights` of the 0/1 labels given transposed, ``Yt`` (K, n) bool, with row
+    weights ``w`` (n,) or one weight for every row (a float)."""
     if pairs is None:
         pos = np.multiply(w, Yt)
         return pos, w - pos  # exact: w − w·1 = 0, w − w·0 = w
@@ -281,7 +283,7 @@ def label_sums(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | 
     w = np.asarray(w, dtype=np.float64)
 
     def pairs_in(o):
-        return _weights_t(Yt, w, pairs) if o is None else _weights_t(
+        return weight_rows(Yt, w, pairs) if o is None else weight_rows(
             np.take(Yt, o, axis=1), w[o], pairs)
 
     return _build(s, pairs_in, w, codes, G, seg, qseg, within)

@@ -1,0 +1,400 @@
+"""The report's per-scorer statistics in one walk of each sort order, a block of rows at a time
+(docs/theory.md §2.3, §2.6, §7.5).
+
+:func:`scorer_stats` gives, for one scorer, what :func:`bipartite.diagnostics._stats.label_sums`
+(the labels' :class:`~bipartite.diagnostics._stats.PlacementSums`, with their within-query sums)
+and :func:`bipartite.diagnostics._pairs.pair_stats` (the label pairs' win rates ``W_{k>j}``,
+near-tie rates and DeLong variances) give, with the same formulas on the same sort orders: the
+weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._stats.
+label_pair_weights`: ``w y_k``, ``w (1 − y_k)``; ``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``) are
+built for a block of sorted rows at a time from the 0/1 labels and the weights gathered into that
+block, and every sum the placements need is carried from block to block:
+
+* the **global order** (the scorer's :class:`~bipartite.metrics.QuerySegments` without query
+  ids), in blocks cut at tie-group starts: the negative weight below each tie group plus ½ the
+  tied (a cumulative sum whose carry enters the block's first element, so the sums are those of
+  one cumulative sum over all rows), the positive weight above plus ½ the tied (from the row's
+  total, :func:`masses`), the rows' placements times their weights summed per unit at once
+  (``below``, ``above``); for the label pairs also the cumulative "j only" weight of every
+  row, kept for the near ties (while they fit in :data:`NEAR_CELLS`, else made again in
+  blocks of pairs);
+* the **per-query order** (with query ids; :func:`query_order` makes it from the global order
+  by a radix sort of the query codes, O(n), instead of a second comparison sort), in blocks of
+  whole queries, its tie groups the runs of one query and one score: the within-query AUC
+  numerators of the labels (``within``), with the grouped engine's formulas
+  (:meth:`bipartite.metrics.QuerySegments.auc`: every weight row scaled by the same power of
+  two, each tie group's positives times the negatives below plus ½ the tied);
+* the **near ties** of each pair ``(k, j)``: ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` with
+  ``lo``/``hi`` the first score ``≥ s_i − tol`` and the first ``> s_i + tol``
+  (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), each block searched in the window of
+  sorted scores its bounds fall in (the same answers as a search of all scores).
+
+No array of the size of the input is made per weight row besides the near ties' cumulative
+sums: the temporaries of a block stay in the cache and are reused, where the whole-array route
+(:mod:`bipartite.diagnostics._stats`, kept as the tests' reference and for wide label sets)
+allocates and faults in several n-sized arrays per weight row. The scorer-independent sums (the
+weight rows' totals and per-unit sums, the rows with weight: :func:`masses`) are made once for
+all scorers. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
+pair rows).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from bipartite.diagnostics._pairs import PairStats
+from bipartite.diagnostics._stats import PlacementSums, weight_rows
+from bipartite.metrics import QuerySegments
+
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
+           "pair_result", "query_order", "scorer_stats"]
+
+#: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
+#: wider label sets take the whole-array route, blocked by pairs.
+FUSED_ROWS = 64
+#: About this many (weight row × row) cells per block (2 MiB per float64 temporary).
+BLOCK_CELLS = 1 << 18
+#: Most (weight row × row) cells per block when many units ask for long blocks (128 MiB per
+#: float64 temporary).
+MAX_BLOCK_CELLS = 1 << 24
+#: Most cells of the near ties' cumulative sums held at once (256 MiB: one per label pair and
+#: row, kept from the walk of the global order while they fit, else made in blocks of pairs).
+NEAR_CELLS = 1 << 25
+#: Fewest rows per block.
+MIN_BLOCK = 1 << 12
+
+
+def fused(K: int) -> bool:
+    """Whether ``K`` labels (and their ``K(K − 1)/2`` pairs) take the one-walk route."""
+    return K + K * (K - 1) // 2 <= FUSED_ROWS
+
+
+def _block_rows(m: int, G: int) -> int:
+    """Rows per block for ``m`` weight rows and ``G`` units: about :data:`BLOCK_CELLS` cells,
+    and at least G rows (each block's per-unit sums cost O(m G)) up to
+    :data:`MAX_BLOCK_CELLS` cells."""
+    m = max(m, 1)
+    return max(MIN_BLOCK, BLOCK_CELLS // m, min(G, MAX_BLOCK_CELLS // m))
+
+
+def _blocks(starts: np.ndarray, n: int, B: int) -> Iterator[tuple[int, int, int, int]]:
+    """``(a, b, i0, i1)``: blocks ``[a, b)`` of about ``B`` sorted positions cut at ``starts``
+    (sorted, ``starts[0] = 0``), and the ``starts[i0:i1]`` inside each."""
+    want = np.arange(B, n, B)
+    i = np.searchsorted(starts, want)
+    cuts = np.unique(i[i < len(starts)])
+    bounds_i = np.r_[0, cuts, len(starts)]
+    bounds = np.r_[starts[bounds_i[:-1]], n]
+    for t in range(len(bounds_i) - 1):
+        yield int(bounds[t]), int(bounds[t + 1]), int(bounds_i[t]), int(bounds_i[t + 1])
+
+
+def _per_unit(out: np.ndarray, cq: np.ndarray, X: np.ndarray) -> None:
+    """``out[r, g] += Σ_{i: cq_i = g} X[r, i]`` for every row r."""
+    G = out.shape[1]
+    for r in range(len(out)):
+        out[r] += np.bincount(cq, X[r], minlength=G)
+
+
+@dataclass
+class Masses:
+    """Scorer-independent sums of the m weight rows (the K labels, then the label pairs ``kj``):
+    ``P``, ``N`` (m,) their positive and negative totals, ``Pq``, ``Nq`` (m, G) per unit (None
+    with rows as units), ``n_pos``, ``n_neg`` (m,) the rows with weight on each side, and the
+    row weights ``w`` (n,), constant ``c`` when every row has that weight (else None); ``lab``
+    (n,) the K labels of each row packed in the bits of one integer (one gather a row); ``ep``,
+    ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
+    grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`)."""
+
+    K: int
+    kj: np.ndarray
+    P: np.ndarray
+    N: np.ndarray
+    Pq: np.ndarray | None
+    Nq: np.ndarray | None
+    n_pos: np.ndarray
+    n_neg: np.ndarray
+    w: np.ndarray
+    c: float | None
+    lab: np.ndarray
+    ep: np.ndarray
+    en: np.ndarray
+
+    def labels(self, idx: np.ndarray | slice) -> np.ndarray:
+        """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
+        bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
+        return (self.lab[idx] & bits[:, None]) != 0
+
+    def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
+        pos, neg = weight_rows(Yb, wb, None)
+        if len(self.kj):
+            pp, pn = weight_rows(Yb, wb, self.kj)
+            pos, neg = np.concatenate([pos, pp]), np.concatenate([neg, pn])
+        return pos, neg
+
+    def weights(self, idx: np.ndarray | slice) -> np.ndarray | float:
+        """The row weights of the rows ``idx`` (the constant, when they are)."""
+        return self.c if self.c is not None else self.w[idx]
+
+
+def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | None,
+           G: int | None) -> Masses:
+    """:class:`Masses` of the labels ``Yt`` (K, n) bool with row weights ``w`` (n,) (scaled by a
+    power of two) and the label pairs ``kj`` (p, 2), per query code (``codes``, G queries) or
+    with rows as units (``codes`` None), in blocks of input rows."""
+    K, n = Yt.shape
+    m = K + len(kj)
+    c = float(w[0]) if n and np.all(w == w[0]) else None
+    lab = np.zeros(n, dtype=np.uint8 if K <= 8 else np.uint16 if K <= 16 else np.uint64)
+    for k in range(K):
+        lab |= Yt[k].astype(lab.dtype) << lab.dtype.type(k)
+    ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
+    for k in range(K):
+        if c is not None:  # the constant, where the side has a row
+            has = np.count_nonzero(Yt[k])
+            ep[k] = np.frexp(c)[1] if has else 0
+            en[k] = np.frexp(c)[1] if has < n else 0
+        else:
+            ep[k] = np.frexp(np.max(w, where=Yt[k], initial=0.0))[1]
+            en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
+    out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
+                 np.zeros(m, dtype=np.int64), w, c, lab, ep, en)
+    if codes is not None:
+        out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
+    B = _block_rows(m, G or 0)
+    for a in range(0, n, B):
+        b = min(n, a + B)
+        pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+        out.n_pos += np.count_nonzero(pos, axis=1)
+        out.n_neg += np.count_nonzero(neg, axis=1)
+        if codes is not None:
+            _per_unit(out.Pq, codes[a:b], pos)
+            _per_unit(out.Nq, codes[a:b], neg)
+    if codes is not None:
+        out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
+    else:
+        for a in range(0, n, B):  # the totals, summed as the whole-array route sums them
+            b = min(n, a + B)
+            pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+            out.P += pos.sum(axis=1)
+            out.N += neg.sum(axis=1)
+    return out
+
+
+def _carried_cumsum(X: np.ndarray, carry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative sums along the rows of ``X`` (m, b) after ``carry`` (m,), entered into the first
+    element (the sums of one cumulative sum over the rows before and these); the new carry."""
+    first = X[:, 0].copy()
+    X[:, 0] += carry
+    out = np.cumsum(X, axis=1)
+    X[:, 0] = first
+    return out, out[:, -1].copy()
+
+
+def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
+            G: int | None, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``(below, above, C)``: the rows' placements times their weights, summed per unit (m, G),
+    or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs' cumulative
+    "j only" weight in score order (``keep``), else None."""
+    o, starts, n = seg.order, seg.starts, seg.n
+    m, K, p = len(ms.P), ms.K, len(ms.kj)
+    shape = (m, G) if codes is not None else (m, n)
+    below, above = np.zeros(shape), np.zeros(shape)
+    C = None
+    if keep and p:
+        C = np.empty((p, n + 1))
+        C[:, 0] = 0.0
+    cn, cp, cc = np.zeros(m), np.zeros(m), np.zeros(p)
+    for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
+        idx = o[a:b]
+        pos, neg = ms.rows(ms.labels(idx), ms.weights(idx))
+        ties = i1 - i0 < b - a
+        st = starts[i0:i1] - a
+        Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
+        Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
+        Bt, cn = _carried_cumsum(Gn, cn)  # one cumulative sum over all rows, in blocks
+        At, cp = _carried_cumsum(Gp, cp)
+        if C is not None:
+            if ties:  # the rows' own cumulative sums
+                C[:, a + 1:b + 1] = _carried_cumsum(neg[K:], cc)[0]
+            else:
+                C[:, a + 1:b + 1] = Bt[K:]
+            cc = C[:, b].copy()
+        Bt -= 0.5 * Gn  # negatives below + ½ tied
+        np.subtract(ms.P[:, None], At, out=At)  # positives above + ½ tied
+        At += 0.5 * Gp
+        if ties:
+            sizes = np.diff(np.r_[st, b - a])
+            Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
+        Bt *= pos
+        At *= neg
+        if codes is not None:
+            cq = codes[idx]
+            _per_unit(below, cq, Bt)
+            _per_unit(above, cq, At)
+        else:
+            below[:, idx], above[:, idx] = Bt, At
+    return below, above, C
+
+
+def query_order(order: np.ndarray, codes: np.ndarray, G: int) -> np.ndarray:
+    """(n,) the rows in (query, score, row) order — the order of :class:`~bipartite.metrics.
+    QuerySegments` with query ids — from the global (score, row) ``order``: a stable sort of the
+    query codes in that order, a radix sort (16-bit digits: one pass up to 2¹⁶ queries, two up
+    to 2³²), O(n) instead of a second comparison sort."""
+    c = codes[order]
+    if G <= 1 << 16:
+        return order[np.argsort(c.astype(np.uint16), kind="stable")]
+    if G <= 1 << 32:
+        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
+        return order[perm[np.argsort((c[perm] >> 16).astype(np.uint16), kind="stable")]]
+    return order[np.argsort(c, kind="stable")]
+
+
+def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(inner, P, N)`` (K, G) of the labels in the per-query order ``qorder``
+    (:func:`query_order`; ``n_rows`` (G,) the rows of each query): each query's AUC times
+    ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
+    :func:`bipartite.diagnostics._stats.label_sums` takes them from
+    :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales; the tie groups
+    are the runs of one query and one score)."""
+    K, ep, en, G = ms.K, ms.ep, ms.en, len(n_rows)
+    scaled = bool(ep.any() or en.any())  # else every scale is 2⁰
+    first = np.r_[0, np.cumsum(n_rows)[:-1]]  # each query's first position in qorder
+    num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
+    for a, b, q0, q1 in _blocks(first, len(qorder), _block_rows(K, 0)):
+        if b == a:
+            continue
+        idx = qorder[a:b]
+        cq = np.repeat(np.arange(q0, q1), n_rows[q0:q1])  # the rows' queries
+        sq = s[idx]
+        new = np.empty(b - a, dtype=bool)
+        new[0] = True
+        np.not_equal(sq[1:], sq[:-1], out=new[1:])
+        new[1:] |= cq[1:] != cq[:-1]
+        st = np.flatnonzero(new)
+        pos, neg = weight_rows(ms.labels(idx), ms.weights(idx), None)
+        if scaled:
+            pos, neg = np.ldexp(pos, -ep[:, None]), np.ldexp(neg, -en[:, None])
+        if len(st) < b - a:  # ties: the tie groups' sums
+            Gp, Gn = np.add.reduceat(pos, st, axis=1), np.add.reduceat(neg, st, axis=1)
+        else:
+            Gp, Gn = pos, neg
+        tqb = cq[st]
+        qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
+        Bn = np.cumsum(Gn, axis=1) - Gn  # below, within each query (QuerySegments.below)
+        Bn -= np.repeat(Bn[:, qf], np.diff(np.r_[qf, len(tqb)]), axis=1)
+        q = tqb[qf]
+        Bn += 0.5 * Gn  # the positives' placements: the engine's auc_terms
+        Bn *= Gp
+        num[:, q] = np.add.reduceat(Bn, qf, axis=1)
+        P[:, q] = np.add.reduceat(Gp, qf, axis=1)
+        N[:, q] = np.add.reduceat(Gn, qf, axis=1)
+    ok = (P > 0) & (N > 0)
+    auc = np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok)
+    P, N = np.ldexp(P, ep[:, None]), np.ldexp(N, en[:, None])
+    return np.where(ok, auc * P * N, 0.0), P, N
+
+
+def _pairs_of(ms: Masses, sl: slice) -> Masses:
+    """``ms`` restricted to the label pairs ``sl`` (the near ties read only their rows)."""
+    return replace(ms, kj=ms.kj[sl])
+
+
+def _cumsums(seg: QuerySegments, ms: Masses, kj: np.ndarray) -> np.ndarray:
+    """(p, n + 1) the cumulative "j only" weight of the pairs ``kj`` in score order (what
+    :func:`_global` keeps when it fits in :data:`NEAR_CELLS`), one walk of the order."""
+    o, n = seg.order, seg.n
+    C = np.empty((len(kj), n + 1))
+    C[:, 0] = 0.0
+    cc, B = np.zeros(len(kj)), _block_rows(len(kj), 0)
+    for a in range(0, n, B):
+        b = min(n, a + B)
+        idx = o[a:b]
+        C[:, a + 1:b + 1], cc = _carried_cumsum(weight_rows(ms.labels(idx), ms.weights(idx),
+                                                            kj)[1], cc)
+    return C
+
+
+def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | None,
+               tol: float) -> np.ndarray:
+    """(p,) the numerators ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` of the pairs' near-tie
+    rates (module docstring), each block's bounds searched in their window of sorted scores;
+    ``C``: the pairs' cumulative "j only" weights (None: made here, in blocks of pairs of at
+    most :data:`NEAR_CELLS` cells)."""
+    if C is None:
+        step = max(1, NEAR_CELLS // (seg.n + 1))
+        return np.concatenate([
+            _near_ties(seg, s, _pairs_of(ms, sl), _cumsums(seg, ms, ms.kj[sl]), tol)
+            for sl in (slice(i, i + step) for i in range(0, len(ms.kj), step))])
+    o, n = seg.order, seg.n
+    ss = s[o]
+    num = np.zeros(len(ms.kj))
+    B = _block_rows(len(ms.kj), 0)
+    for a in range(0, n, B):
+        b = min(n, a + B)
+        idx = o[a:b]
+        gate, _ = weight_rows(ms.labels(idx), ms.weights(idx), ms.kj)
+        on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
+        if not len(on):
+            continue
+        key = ss[a + on]
+        lo_key, hi_key = key - tol, key + tol
+        L, R = np.searchsorted(ss, lo_key[[0, -1]], side="left")
+        lo = np.searchsorted(ss[L:R], lo_key, side="left") + L
+        L, R = np.searchsorted(ss, hi_key[[0, -1]], side="right")
+        hi = np.searchsorted(ss[L:R], hi_key, side="right") + L
+        num += np.einsum("pi,pi->p", gate[:, on], C[:, hi] - C[:, lo])
+    return num
+
+
+def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
+                 ms: Masses, codes: np.ndarray | None, G: int | None, weight: np.ndarray,
+                 n_rows: np.ndarray, tol: float | None
+                 ) -> tuple[PlacementSums, PlacementSums | None, np.ndarray | None]:
+    """``(labels, pairs, near_tie)`` of the scores ``s`` (float64, their global ``seg`` and, with
+    query codes, per-query ``qorder`` orders, :func:`query_order`): the labels'
+    :class:`PlacementSums` (with ``within`` when ``qorder`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
+    (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
+    K, p = ms.K, len(ms.kj)
+    keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
+    below, above, C = _global(seg, ms, codes, G, keep)
+    clustered = codes is not None
+    if clustered:
+        Pq, Nq = ms.Pq, ms.Nq
+    else:  # rows as units: the weight rows themselves, in input order
+        Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
+    within, P, N = None, Pq[:K], Nq[:K]
+    if qorder is not None:
+        within, P, N = _within(qorder, s, n_rows, ms)
+    labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,
+                           weight=weight, n_rows=n_rows, n_pos=ms.n_pos[:K],
+                           n_neg=ms.n_neg[:K], clustered=clustered)
+    if not p:
+        return labels, None, None
+    pairs = PlacementSums(pos=Pq[K:], neg=Nq[K:], below=below[K:], above=above[K:],
+                          within=None, weight=weight, n_rows=n_rows, n_pos=ms.n_pos[K:],
+                          n_neg=ms.n_neg[K:], clustered=clustered)
+    near = None
+    if tol is not None:
+        num = _near_ties(seg, s, ms, C, tol)
+        den = ms.P[K:] * ms.N[K:]
+        near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)
+    return labels, pairs, near
+
+
+def pair_result(ps: PlacementSums | None, near: np.ndarray | None, m: int) -> PairStats:
+    """The :class:`~bipartite.diagnostics._pairs.PairStats` of ``m`` label pairs from their
+    placement sums ``ps`` (``W_{k>j}`` is the pairs' pooled AUC, its DeLong variance theirs) and
+    near-tie rates ``near``."""
+    if ps is None or not m:
+        return PairStats(*(np.full(m, np.nan) for _ in range(3)), np.zeros(m, dtype=np.int64),
+                         np.zeros(m, dtype=np.int64))
+    return PairStats(win=ps.auc(), var=ps.var(),
+                     near_tie=np.full(m, np.nan) if near is None else near,
+                     n_k_only=ps.n_pos.astype(np.int64), n_j_only=ps.n_neg.astype(np.int64))
