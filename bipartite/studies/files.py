@@ -216,6 +216,10 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
     return path
 
 
+#: The fields of a record that must equal its task's (and the status asked for).
+_IDENTITY_FIELDS = ("key", "status", "study", "function", "replicate", "seed")
+
+
 def record_problem(record: object, task: Task, status: str, *,
                    checksum: str | None = None) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
@@ -241,11 +245,13 @@ def record_problem(record: object, task: Task, status: str, *,
             return "no checksum"
         if (record_checksum(record) if checksum is None else checksum) != record["checksum"]:
             return "checksum mismatch: the record was changed after it was written"
-    for field, want in (("key", task.key), ("status", status), ("study", task.study),
-                        ("function", task.function), ("replicate", task.replicate),
-                        ("seed", task.seed)):
-        if record.get(field) != want:
-            return f"{field} {record.get(field)!r}, expected {want!r}"
+    get = record.get
+    wants = (task.key, status, task.study, task.function, task.replicate, task.seed)
+    if (get("key"), get("status"), get("study"), get("function"), get("replicate"),
+            get("seed")) != wants:  # (one comparison; the loop names the first field that differs)
+        for field, want in zip(_IDENTITY_FIELDS, wants, strict=True):
+            if get(field) != want:
+                return f"{field} {get(field)!r}, expected {want!r}"
     if checksum is not None and fmt == RECORD_FORMAT:
         # content proved by its checksum and key (a hash of the canonical parameters) matched:
         # the parameters are compared by value
@@ -258,7 +264,7 @@ def record_problem(record: object, task: Task, status: str, *,
     if not same:
         return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
-        rows = record.get("rows")
+        rows = get("rows")
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
             return "'rows' is not a list of objects"
     elif not isinstance(record.get("error"), str):

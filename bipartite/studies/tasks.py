@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import datetime as _dt
 import functools
+import gc
 import hashlib
 import itertools
 import json
@@ -38,6 +39,22 @@ CHECKSUM_PREFIX = "sha256:"
 # --------------------------------------------------------------------------------------------
 # Tasks: keys and seeds
 # --------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector in this block (reference counting still frees
+    everything). Reading the records of a large study builds millions of small acyclic
+    objects (dicts, strings), each allocation counting towards a collection that then walks the
+    whole growing heap: a third of the time of reading 10^5 records. Nothing of this block
+    makes reference cycles; the collector is enabled again on exit, unless it was already off."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _check_index(value: Any, name: str) -> int:
@@ -307,6 +324,12 @@ def expand_tasks(config: Mapping, *, max_tasks: int | None = None) -> list[Task]
             f"{len(config['replicates'])} replicate(s)), above the limit of {limit:,} "
             "(MAX_TASKS); check the grid, or raise the limit with [execution] max_tasks = N "
             "(or the max_tasks argument of run_study).")
+    with gc_paused():
+        return _expand(config)
+
+
+def _expand(config: Mapping) -> list[Task]:
+    """The tasks of :func:`expand_tasks`, their number checked."""
     grid_keys = list(config["grid"])
     cases = config["cases"] or [{}]
     function, paired = config["function"], config["paired_seeds"]
