@@ -257,3 +257,27 @@ def test_a_resume_of_failures_kept_and_of_0_5_0_records(tmp_path):
         res = resume_study(legacy, progress=False)
     assert res.n_run == 0 and signatures(legacy) == before
     assert parse(segments(legacy)[0].read_bytes().splitlines(keepends=True)[0]) is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=json_values | st.dictionaries(st.text(max_size=5), json_values, max_size=5),
+       special=st.sampled_from([None, float("nan"), float("inf"), -float("inf")]))
+def test_canonical_json_is_json_dumps_with_sorted_keys(value, special):
+    """Claim: canonical_json and record_body_text (made with json's C encoder, made once) give
+    json.dumps's text with sorted keys, no spaces and ASCII; canonical_json refuses NaN and
+    infinities as json.dumps(allow_nan=False) does; record_body_text writes them as JSON's
+    NaN/Infinity and leaves out the checksum."""
+    from bipartite.studies.tasks import canonical_json, record_body_text
+
+    def dumps(obj, allow_nan):
+        return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                          allow_nan=allow_nan)
+
+    obj = {"v": value, "s": special}
+    assert canonical_json(value) == dumps(value, False)
+    assert record_body_text({**obj, "checksum": "x"}) == dumps(obj, True)
+    if special is None:
+        assert canonical_json(obj) == dumps(obj, False)
+    else:
+        with pytest.raises(ValueError, match="not JSON compliant"):
+            canonical_json(obj)
