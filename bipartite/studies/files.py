@@ -43,6 +43,12 @@ RESULTS_PARQUET = "results.parquet"
 RESULTS_CSV = "results.csv"
 FAILURES_CSV = "failures.csv"
 TASK_INDEX_CSV = "task_index.csv"
+#: The tables a run writes (:func:`~bipartite.studies.collect_results`).
+TABLE_FILES = (RESULTS_PARQUET, RESULTS_CSV, TASK_INDEX_CSV, FAILURES_CSV)
+#: The stamp of a study folder's tables: the state of the records they were made from (the
+#: segments' inode, size and modification time) and the tables' own, as the run that wrote
+#: them left them (:func:`bipartite.studies.runner.tables_current`).
+TABLES_STAMP = ".tables-stamp.json"
 #: Folder of a study folder where corrupt task files are moved: ``quarantine/<file>.corrupt-<UTC
 #: time>`` (older versions moved them beside the task files, in ``tasks/``).
 QUARANTINE_DIR = "quarantine"

@@ -45,7 +45,14 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   study ran, a result never came back) the run raises
   :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
   ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
-  the same check (``complete``, ``missing``).
+  the same check (``complete``, ``missing``). Every record is read and checked (its checksum,
+  its task) by every run, including one that finds nothing to run.
+* **Tables follow the records.** After writing the tables a run leaves ``.tables-stamp.json``
+  (:data:`~bipartite.studies.files.TABLES_STAMP`): the inode, size and modification time of
+  each segment the tables were made from, and of each table. A run that runs nothing and finds the stamp true of the folder
+  (no record added, compacted or edited, no table removed or edited since; the same bipartite
+  version) does not write the tables again: they are a function of the records. Its
+  ``StudyResult.results`` is built, from the records it checked, when first asked for.
 * **Folders of bipartite 0.5.0 and earlier** (one file per task: ``tasks/<key>.json``,
   ``tasks/<key>.failed.json``) are read as they are by :func:`study_status` and
   :func:`collect_results`; a run (``resume``) moves their records into a segment (written and
@@ -143,6 +150,8 @@ from bipartite.studies.files import (
     MAX_RECORD_BYTES,
     RESULTS_CSV,
     RESULTS_PARQUET,
+    TABLE_FILES,
+    TABLES_STAMP,
     TASK_INDEX_CSV,
     TASKS_DIR,
     atomic_path,
@@ -183,8 +192,8 @@ __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "r
            "run_study", "study_status", "write_text_atomic"]
 
 # Re-exported here for compatibility (the folder layout lives in bipartite.studies.files).
-__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TASKS_DIR",
-            "TASK_INDEX_CSV"]
+__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TABLES_STAMP",
+            "TASKS_DIR", "TASK_INDEX_CSV"]
 
 
 def read_manifest(study_dir: str | os.PathLike) -> dict:
@@ -611,14 +620,6 @@ def _tables(census: _Census) -> tuple[pd.DataFrame, list[dict], list[dict]]:
         for row in ok["rows"]:
             rows.append({**base, **{k: _table_value(v) for k, v in row.items()}})
     return pd.DataFrame(rows), index, failures
-
-
-#: The stamp of a study folder's tables: the state of the records they were made from (the
-#: segments' inode, size and modification time) and the tables' own, as the run that wrote
-#: them left them.
-TABLES_STAMP = ".tables-stamp.json"
-#: The tables a run writes (:func:`collect_results`).
-TABLE_FILES = (RESULTS_PARQUET, RESULTS_CSV, TASK_INDEX_CSV, FAILURES_CSV)
 
 
 def _file_signature(path: Path) -> list[int] | None:
