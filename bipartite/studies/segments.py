@@ -130,34 +130,42 @@ def decode_line(line: bytes) -> tuple[dict | None, str | None]:
     ``(None, why)``. The record's ``checksum`` is the line's (format-2 records)."""
     if not line.endswith(b"\n"):
         return None, "not a record line (bad frame)"
-    return _decode_body(line[:-1], _loads_payload)
+    return _decode_body(line[:-1], _loads_payload)[:2]
 
 
 def _loads_payload(body: bytes) -> object:
     return json.loads(body[_START:-1])
 
 
+_BAD_FRAME = "not a record line (bad frame)"
+_DIGEST = slice(len(_PREFIX), len(_PREFIX) + _HEX)
+
+
 def _decode_body(body: bytes, parse: Callable[[bytes], object]) -> tuple[dict | None,
+                                                                          str | None,
                                                                           str | None]:
-    """:func:`decode_line` of a line without its newline; ``parse(body)`` parses the payload
+    """:func:`decode_line` of a line without its newline, and the line's checksum
+    (``"sha256:<hex>"``, ``None`` for a damaged line); ``parse(body)`` parses the payload
     ``body[_START:-1]`` (or raises ``ValueError``, ``UnicodeDecodeError``, ``RecursionError``)
     once the frame and the checksum hold."""
-    if not body.startswith(_PREFIX) or not body.endswith(b"}") or len(body) < _START + 2:
-        return None, "not a record line (bad frame)"
-    digest = body[len(_PREFIX):len(_PREFIX) + _HEX]
-    if not _HEX_RE.match(digest) or body[len(_PREFIX) + _HEX:_START] != _MIDDLE:
-        return None, "not a record line (bad frame)"
+    if (not body.startswith(_PREFIX) or not body.endswith(b"}") or len(body) < _START + 2
+            or body[_DIGEST.stop:_START] != _MIDDLE):
+        return None, _BAD_FRAME, None
+    digest = body[_DIGEST]
     if hashlib.sha256(body[_START:-1]).hexdigest().encode("ascii") != digest:
-        return None, "checksum mismatch: the record was changed after it was written"
+        # (a digest equal to a hexdigest is 64 lowercase hex digits: checked only here)
+        return None, (_BAD_FRAME if not _HEX_RE.match(digest) else
+                      "checksum mismatch: the record was changed after it was written"), None
     try:
         record = parse(body)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, f"not valid JSON ({type(exc).__name__}: {exc})"
+        return None, f"not valid JSON ({type(exc).__name__}: {exc})", None
     if not isinstance(record, dict):
-        return None, f"a JSON {type(record).__name__}, not an object"
+        return None, f"a JSON {type(record).__name__}, not an object", None
+    checksum = CHECKSUM_PREFIX + digest.decode("ascii")
     if record.get("format") == RECORD_FORMAT:
-        record["checksum"] = CHECKSUM_PREFIX + digest.decode("ascii")
-    return record, None
+        record["checksum"] = checksum
+    return record, None, checksum
 
 
 def _payload_parser(data: bytes) -> Callable[[int], Callable[[bytes], object]]:
@@ -240,15 +248,14 @@ def _read_segment(path: Path) -> _Segment | None:
     parse = _payload_parser(data)
     pos = 0  # offset of the line in data
     for number, body in enumerate(data[:end].split(b"\n")[:-1], 1):
-        record, problem = _decode_body(body, parse(pos))
+        record, problem, checksum = _decode_body(body, parse(pos))
         pos += len(body) + 1
-        if problem is not None and problem.startswith("checksum mismatch"):
+        if problem is None:
+            entries.append(Entry(path, number, record, None, None, checksum))
+            continue
+        if problem.startswith("checksum mismatch"):
             record = _parse_key(body)  # an edited record: its task is known
-        entries.append(Entry(path, number, record, problem,
-                             body + b"\n" if problem else None,
-                             None if problem else CHECKSUM_PREFIX + body[len(_PREFIX):
-                                                                         len(_PREFIX) + _HEX]
-                             .decode("ascii")))
+        entries.append(Entry(path, number, record, problem, body + b"\n"))
     return _Segment((st.st_ino, st.st_size, st.st_mtime_ns), entries, end, end < len(data))
 
 
