@@ -234,10 +234,17 @@ class StudyResult:
 
     def __init__(self, study_dir: Path, results: pd.DataFrame | Callable[[], pd.DataFrame],
                  n_tasks: int, n_skipped: int, n_run: int, failures: list[dict],
-                 elapsed_s: float):
+                 elapsed_s: float, *, n_rows: int | None = None):
         self.study_dir, self.n_tasks, self.n_skipped = study_dir, n_tasks, n_skipped
         self.n_run, self.failures, self.elapsed_s = n_run, failures, elapsed_s
-        self._results = results
+        self._results, self._n_rows = results, n_rows
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows of ``results`` (without building it)."""
+        if self._n_rows is None:
+            self._n_rows = len(self.results)
+        return self._n_rows
 
     @property
     def results(self) -> pd.DataFrame:
@@ -426,11 +433,13 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
     if not pending and tables_current(study_dir, census.store):
         _warn_legacy(study_dir, census, stacklevel=3)
         results = functools.partial(_write_results, study_dir, census, write=False, warn=False)
+        n_rows = sum(len(s.record["rows"]) for s in census.states.values() if s.status == "ok")
     else:
         results = _write_results(study_dir, census)
         stamp_tables(study_dir, census.store)
+        n_rows = len(results)
     return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), census.failures,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, n_rows=n_rows)
 
 
 def _incomplete_message(study_dir: Path, census: _Census) -> str:

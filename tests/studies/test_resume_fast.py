@@ -184,6 +184,7 @@ def test_a_resume_that_runs_nothing_keeps_the_tables_and_proves_completeness(tmp
     res = resume_study(out, progress=False)
     assert (res.n_run, res.n_skipped, res.ok) == (0, 6, True)
     assert signatures(out) == before  # not written again
+    assert res.n_rows == len(ref.results) == ref.n_rows
     pd.testing.assert_frame_equal(res.results, ref.results, check_exact=True)
     # every record is still read and checked: a damaged one is found, moved aside and rerun
     (segment,) = segments(out)
