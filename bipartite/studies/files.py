@@ -16,6 +16,7 @@ import contextlib
 import datetime as _dt
 import errno
 import json
+import operator
 import os
 import re
 import warnings
@@ -224,6 +225,7 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
 
 #: The fields of a record that must equal its task's (and the status asked for).
 _IDENTITY_FIELDS = ("key", "status", "study", "function", "replicate", "seed")
+_identity = operator.itemgetter(*_IDENTITY_FIELDS)
 
 
 def record_problem(record: object, task: Task, status: str, *,
@@ -253,8 +255,11 @@ def record_problem(record: object, task: Task, status: str, *,
             return "checksum mismatch: the record was changed after it was written"
     get = record.get
     wants = (task.key, status, task.study, task.function, task.replicate, task.seed)
-    if (get("key"), get("status"), get("study"), get("function"), get("replicate"),
-            get("seed")) != wants:  # (one comparison; the loop names the first field that differs)
+    try:  # (one lookup and one comparison; the loop names the first field that differs)
+        same = _identity(record) == wants
+    except KeyError:
+        same = False
+    if not same:
         for field, want in zip(_IDENTITY_FIELDS, wants, strict=True):
             if get(field) != want:
                 return f"{field} {get(field)!r}, expected {want!r}"
@@ -271,7 +276,8 @@ def record_problem(record: object, task: Task, status: str, *,
         return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
         rows = get("rows")
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        # (dict.__instancecheck__(r) is isinstance(r, dict))
+        if not isinstance(rows, list) or not all(map(dict.__instancecheck__, rows)):
             return "'rows' is not a list of objects"
     elif not isinstance(record.get("error"), str):
         return "'error' is not a string"
