@@ -247,7 +247,9 @@ def _read_segment(path: Path) -> _Segment | None:
     entries = []
     parse = _payload_parser(data)
     pos = 0  # offset of the line in data
-    for number, body in enumerate(data[:end].split(b"\n")[:-1], 1):
+    lines = data.split(b"\n")
+    lines.pop()  # what follows the last newline: a line cut short (torn), or nothing
+    for number, body in enumerate(lines, 1):
         record, problem, checksum = _decode_body(body, parse(pos))
         pos += len(body) + 1
         if problem is None:
