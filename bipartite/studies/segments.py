@@ -130,10 +130,10 @@ def decode_line(line: bytes) -> tuple[dict | None, str | None]:
     ``(None, why)``. The record's ``checksum`` is the line's (format-2 records)."""
     if not line.endswith(b"\n"):
         return None, "not a record line (bad frame)"
-    return _decode_body(line[:-1], _loads_payload)[:2]
+    return _decode_body(line[:-1], _loads_payload, 0)[:2]
 
 
-def _loads_payload(body: bytes) -> object:
+def _loads_payload(body: bytes, pos: int = 0) -> object:
     return json.loads(body[_START:-1])
 
 
@@ -141,13 +141,12 @@ _BAD_FRAME = "not a record line (bad frame)"
 _DIGEST = slice(len(_PREFIX), len(_PREFIX) + _HEX)
 
 
-def _decode_body(body: bytes, parse: Callable[[bytes], object]) -> tuple[dict | None,
-                                                                          str | None,
-                                                                          str | None]:
+def _decode_body(body: bytes, parse: Callable[[bytes, int], object],
+                 pos: int) -> tuple[dict | None, str | None, str | None]:
     """:func:`decode_line` of a line without its newline, and the line's checksum
-    (``"sha256:<hex>"``, ``None`` for a damaged line); ``parse(body)`` parses the payload
-    ``body[_START:-1]`` (or raises ``ValueError``, ``UnicodeDecodeError``, ``RecursionError``)
-    once the frame and the checksum hold."""
+    (``"sha256:<hex>"``, ``None`` for a damaged line); ``parse(body, pos)`` parses the payload
+    ``body[_START:-1]`` of the line at offset ``pos`` of its segment (or raises ``ValueError``,
+    ``UnicodeDecodeError``, ``RecursionError``) once the frame and the checksum hold."""
     if (not body.startswith(_PREFIX) or not body.endswith(b"}") or len(body) < _START + 2
             or body[_DIGEST.stop:_START] != _MIDDLE):
         return None, _BAD_FRAME, None
@@ -157,7 +156,7 @@ def _decode_body(body: bytes, parse: Callable[[bytes], object]) -> tuple[dict | 
         return None, (_BAD_FRAME if not _HEX_RE.match(digest) else
                       "checksum mismatch: the record was changed after it was written"), None
     try:
-        record = parse(body)
+        record = parse(body, pos)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return None, f"not valid JSON ({type(exc).__name__}: {exc})", None
     if not isinstance(record, dict):
@@ -168,27 +167,26 @@ def _decode_body(body: bytes, parse: Callable[[bytes], object]) -> tuple[dict | 
     return record, None, checksum
 
 
-def _payload_parser(data: bytes) -> Callable[[int], Callable[[bytes], object]]:
-    """``at(pos)``: the payload parser of :func:`_decode_body` for the line at offset ``pos`` of
-    the segment ``data``. The payloads of an ASCII segment are parsed in place by the C
-    scanner of :mod:`json` from one text (no copy or decoding per line); a payload the scanner
-    does not end exactly at its closing ``}`` (trailing data, bad JSON) goes to ``json.loads``,
-    whose result or error is the one given, as for any line of a segment that is not ASCII."""
+def _payload_parser(data: bytes) -> Callable[[bytes, int], object]:
+    """The payload parser of :func:`_decode_body` for the lines of the segment ``data``. The
+    payloads of an ASCII segment are parsed in place by the C scanner of :mod:`json` from one
+    text (no copy or decoding per line); a payload the scanner does not end exactly at its
+    closing ``}`` (trailing data, bad JSON) goes to ``json.loads``, whose result or error is the
+    one given, as for any line of a segment that is not ASCII."""
     if not data.isascii():
-        return lambda pos: _loads_payload
+        return _loads_payload
     text = data.decode("ascii")
     scan = json.JSONDecoder().scan_once
 
-    def at(pos: int) -> Callable[[bytes], object]:
-        def parse(body: bytes) -> object:
+    def parse(body: bytes, pos: int) -> object:
+        try:
+            record, stop = scan(text, pos + _START)
+        except (StopIteration, ValueError, RecursionError):
             stop = -1
-            with contextlib.suppress(StopIteration, ValueError, RecursionError):
-                record, stop = scan(text, pos + _START)
-            if stop != pos + len(body) - 1:
-                return _loads_payload(body)
-            return record
-        return parse
-    return at
+        if stop != pos + len(body) - 1:
+            return _loads_payload(body)
+        return record
+    return parse
 
 
 def _parse_key(body: bytes) -> dict | None:
@@ -250,7 +248,7 @@ def _read_segment(path: Path) -> _Segment | None:
     lines = data.split(b"\n")
     lines.pop()  # what follows the last newline: a line cut short (torn), or nothing
     for number, body in enumerate(lines, 1):
-        record, problem, checksum = _decode_body(body, parse(pos))
+        record, problem, checksum = _decode_body(body, parse, pos)
         pos += len(body) + 1
         if problem is None:
             entries.append(Entry(path, number, record, None, None, checksum))
