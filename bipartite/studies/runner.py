@@ -378,12 +378,13 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         check_writable(folder, study_dir)  # before any worker starts
 
     start = time.perf_counter()
-    store = read_store(study_dir, tasks)
-    states = task_states(store, tasks)
-    warn_conflicts(study_dir, states)
-    if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+    with gc_paused():  # the records of the folder: many small objects (see gc_paused)
         store = read_store(study_dir, tasks)
         states = task_states(store, tasks)
+        warn_conflicts(study_dir, states)
+        if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+            store = read_store(study_dir, tasks)
+            states = task_states(store, tasks)
     keep = {"ok"} | ({"failed"} if not retry_failed else set())
     pending = [t for t in tasks if states[t.key].status not in keep]
     n_skip = len(tasks) - len(pending)
@@ -426,18 +427,21 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
             writer.close()
         store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
         states = None
-    census = _census(study_dir, tasks, repair=True, store=store, states=states)
-    if census.missing:
-        raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
-                                   missing=census.missing)
-    if not pending and tables_current(study_dir, census.store):
-        _warn_legacy(study_dir, census, stacklevel=3)
-        results = functools.partial(_write_results, study_dir, census, write=False, warn=False)
-        n_rows = sum(len(s.record["rows"]) for s in census.states.values() if s.status == "ok")
-    else:
-        results = _write_results(study_dir, census)
-        stamp_tables(study_dir, census.store)
-        n_rows = len(results)
+    with gc_paused():
+        census = _census(study_dir, tasks, repair=True, store=store, states=states)
+        if census.missing:
+            raise StudyIncompleteError(_incomplete_message(study_dir, census),
+                                       study_dir=study_dir, missing=census.missing)
+        if not pending and tables_current(study_dir, census.store):
+            _warn_legacy(study_dir, census, stacklevel=3)
+            results = functools.partial(_write_results, study_dir, census, write=False,
+                                        warn=False)
+            n_rows = sum(len(s.record["rows"]) for s in census.states.values()
+                         if s.status == "ok")
+        else:
+            results = _write_results(study_dir, census)
+            stamp_tables(study_dir, census.store)
+            n_rows = len(results)
     return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), census.failures,
                        time.perf_counter() - start, n_rows=n_rows)
 
