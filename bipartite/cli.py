@@ -532,7 +532,7 @@ def _cmd_tables(args) -> int:
 
 def _report_study(result) -> int:
     status = (f"{result.study_dir}: {result.n_tasks} tasks ({result.n_skipped} already done, "
-              f"{result.n_run} run), {len(result.results)} result rows, "
+              f"{result.n_run} run), {result.n_rows} result rows, "
               f"{len(result.failures)} failed")
     print(status)
     for rec in result.failures[:10]:

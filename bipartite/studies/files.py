@@ -16,6 +16,7 @@ import contextlib
 import datetime as _dt
 import errno
 import json
+import operator
 import os
 import re
 import warnings
@@ -43,6 +44,12 @@ RESULTS_PARQUET = "results.parquet"
 RESULTS_CSV = "results.csv"
 FAILURES_CSV = "failures.csv"
 TASK_INDEX_CSV = "task_index.csv"
+#: The tables a run writes (:func:`~bipartite.studies.collect_results`).
+TABLE_FILES = (RESULTS_PARQUET, RESULTS_CSV, TASK_INDEX_CSV, FAILURES_CSV)
+#: The stamp of a study folder's tables: the state of the records they were made from (the
+#: segments' inode, size and modification time) and the tables' own, as the run that wrote
+#: them left them (:func:`bipartite.studies.runner.tables_current`).
+TABLES_STAMP = ".tables-stamp.json"
 #: Folder of a study folder where corrupt task files are moved: ``quarantine/<file>.corrupt-<UTC
 #: time>`` (older versions moved them beside the task files, in ``tasks/``).
 QUARANTINE_DIR = "quarantine"
@@ -216,6 +223,11 @@ def write_task_record(study_dir: Path, record: dict) -> Path:
     return path
 
 
+#: The fields of a record that must equal its task's (and the status asked for).
+_IDENTITY_FIELDS = ("key", "status", "study", "function", "replicate", "seed")
+_identity = operator.itemgetter(*_IDENTITY_FIELDS)
+
+
 def record_problem(record: object, task: Task, status: str, *,
                    checksum: str | None = None) -> str | None:
     """Why a parsed task record is not a valid record of ``task`` with ``status`` (``"ok"`` or
@@ -241,11 +253,16 @@ def record_problem(record: object, task: Task, status: str, *,
             return "no checksum"
         if (record_checksum(record) if checksum is None else checksum) != record["checksum"]:
             return "checksum mismatch: the record was changed after it was written"
-    for field, want in (("key", task.key), ("status", status), ("study", task.study),
-                        ("function", task.function), ("replicate", task.replicate),
-                        ("seed", task.seed)):
-        if record.get(field) != want:
-            return f"{field} {record.get(field)!r}, expected {want!r}"
+    get = record.get
+    wants = (task.key, status, task.study, task.function, task.replicate, task.seed)
+    try:  # (one lookup and one comparison; the loop names the first field that differs)
+        same = _identity(record) == wants
+    except KeyError:
+        same = False
+    if not same:
+        for field, want in zip(_IDENTITY_FIELDS, wants, strict=True):
+            if get(field) != want:
+                return f"{field} {get(field)!r}, expected {want!r}"
     if checksum is not None and fmt == RECORD_FORMAT:
         # content proved by its checksum and key (a hash of the canonical parameters) matched:
         # the parameters are compared by value
@@ -258,8 +275,9 @@ def record_problem(record: object, task: Task, status: str, *,
     if not same:
         return f"params {record.get('params')!r}, expected {task.params!r}"
     if status == "ok":
-        rows = record.get("rows")
-        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        rows = get("rows")
+        # (dict.__instancecheck__(r) is isinstance(r, dict))
+        if not isinstance(rows, list) or not all(map(dict.__instancecheck__, rows)):
             return "'rows' is not a list of objects"
     elif not isinstance(record.get("error"), str):
         return "'error' is not a string"

@@ -45,7 +45,14 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   study ran, a result never came back) the run raises
   :class:`~bipartite.studies.StudyIncompleteError` naming the missing tasks and the
   ``bipartite study resume`` command, and writes no results table. :func:`study_status` reports
-  the same check (``complete``, ``missing``).
+  the same check (``complete``, ``missing``). Every record is read and checked (its checksum,
+  its task) by every run, including one that finds nothing to run.
+* **Tables follow the records.** After writing the tables a run leaves ``.tables-stamp.json``
+  (:data:`~bipartite.studies.files.TABLES_STAMP`): the inode, size and modification time of
+  each segment the tables were made from, and of each table. A run that runs nothing and finds the stamp true of the folder
+  (no record added, compacted or edited, no table removed or edited since; the same bipartite
+  version) does not write the tables again: they are a function of the records. Its
+  ``StudyResult.results`` is built, from the records it checked, when first asked for.
 * **Folders of bipartite 0.5.0 and earlier** (one file per task: ``tasks/<key>.json``,
   ``tasks/<key>.failed.json``) are read as they are by :func:`study_status` and
   :func:`collect_results`; a run (``resume``) moves their records into a segment (written and
@@ -102,6 +109,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -142,6 +150,8 @@ from bipartite.studies.files import (
     MAX_RECORD_BYTES,
     RESULTS_CSV,
     RESULTS_PARQUET,
+    TABLE_FILES,
+    TABLES_STAMP,
     TASK_INDEX_CSV,
     TASKS_DIR,
     atomic_path,
@@ -166,7 +176,14 @@ from bipartite.studies.segments import (
     task_states,
     warn_conflicts,
 )
-from bipartite.studies.tasks import Task, canonical_json, expand_tasks, study_identity, study_token
+from bipartite.studies.tasks import (
+    Task,
+    canonical_json,
+    expand_tasks,
+    gc_paused,
+    study_identity,
+    study_token,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -175,8 +192,8 @@ __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "r
            "run_study", "study_status", "write_text_atomic"]
 
 # Re-exported here for compatibility (the folder layout lives in bipartite.studies.files).
-__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TASKS_DIR",
-            "TASK_INDEX_CSV"]
+__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TABLES_STAMP",
+            "TASKS_DIR", "TASK_INDEX_CSV"]
 
 
 def read_manifest(study_dir: str | os.PathLike) -> dict:
@@ -208,21 +225,42 @@ def read_manifest(study_dir: str | os.PathLike) -> dict:
 # --------------------------------------------------------------------------------------------
 
 
-@dataclasses.dataclass
 class StudyResult:
-    """What a run of a study did: the tidy results and the task counts."""
+    """What a run of a study did: the tidy results (``results``) and the task counts.
 
-    study_dir: Path
-    results: pd.DataFrame
-    n_tasks: int
-    n_skipped: int
-    n_run: int
-    failures: list[dict]
-    elapsed_s: float
+    ``results`` is the table of :func:`collect_results`. A run that ran nothing and found the
+    folder's tables current (see :func:`run_study`) did not build it: it is built from the
+    records the run read and checked, the first time it is asked for."""
+
+    def __init__(self, study_dir: Path, results: pd.DataFrame | Callable[[], pd.DataFrame],
+                 n_tasks: int, n_skipped: int, n_run: int, failures: list[dict],
+                 elapsed_s: float, *, n_rows: int | None = None):
+        self.study_dir, self.n_tasks, self.n_skipped = study_dir, n_tasks, n_skipped
+        self.n_run, self.failures, self.elapsed_s = n_run, failures, elapsed_s
+        self._results, self._n_rows = results, n_rows
+
+    @property
+    def n_rows(self) -> int:
+        """The number of rows of ``results`` (without building it)."""
+        if self._n_rows is None:
+            self._n_rows = len(self.results)
+        return self._n_rows
+
+    @property
+    def results(self) -> pd.DataFrame:
+        """The tidy results table (one row per result row of each finished task)."""
+        if callable(self._results):
+            self._results = self._results()
+        return self._results
 
     @property
     def ok(self) -> bool:
         return not self.failures
+
+    def __repr__(self) -> str:
+        return (f"StudyResult(study_dir={str(self.study_dir)!r}, n_tasks={self.n_tasks}, "
+                f"n_skipped={self.n_skipped}, n_run={self.n_run}, "
+                f"failures={len(self.failures)}, elapsed_s={self.elapsed_s:.3f})")
 
 
 def _with_overrides(config: Mapping, jobs, backend, scheduler, max_tasks) -> dict:
@@ -340,12 +378,13 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         check_writable(folder, study_dir)  # before any worker starts
 
     start = time.perf_counter()
-    store = read_store(study_dir, tasks)
-    states = task_states(store, tasks)
-    warn_conflicts(study_dir, states)
-    if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+    with gc_paused():  # the records of the folder: many small objects (see gc_paused)
         store = read_store(study_dir, tasks)
         states = task_states(store, tasks)
+        warn_conflicts(study_dir, states)
+        if repair_store(store, tasks, states):  # quarantine, compaction, 0.5.0 files migrated
+            store = read_store(study_dir, tasks)
+            states = task_states(store, tasks)
     keep = {"ok"} | ({"failed"} if not retry_failed else set())
     pending = [t for t in tasks if states[t.key].status not in keep]
     n_skip = len(tasks) - len(pending)
@@ -388,13 +427,23 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
             writer.close()
         store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
         states = None
-    census = _census(study_dir, tasks, repair=True, store=store, states=states)
-    if census.missing:
-        raise StudyIncompleteError(_incomplete_message(study_dir, census), study_dir=study_dir,
-                                   missing=census.missing)
-    results = _write_results(study_dir, census)
+    with gc_paused():
+        census = _census(study_dir, tasks, repair=True, store=store, states=states)
+        if census.missing:
+            raise StudyIncompleteError(_incomplete_message(study_dir, census),
+                                       study_dir=study_dir, missing=census.missing)
+        if not pending and tables_current(study_dir, census.store):
+            _warn_legacy(study_dir, census, stacklevel=3)
+            results = functools.partial(_write_results, study_dir, census, write=False,
+                                        warn=False)
+            n_rows = sum(len(s.record["rows"]) for s in census.states.values()
+                         if s.status == "ok")
+        else:
+            results = _write_results(study_dir, census)
+            stamp_tables(study_dir, census.store)
+            n_rows = len(results)
     return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), census.failures,
-                       time.perf_counter() - start)
+                       time.perf_counter() - start, n_rows=n_rows)
 
 
 def _incomplete_message(study_dir: Path, census: _Census) -> str:
@@ -461,6 +510,7 @@ class _Census:
     legacy: list[str]  # keys of valid records without a checksum (bipartite 0.3.0)
     failures: list[dict]  # failure records, in task order
     unreadable: int = 0  # damaged records whose task is unknown
+    store: Store | None = None  # the records read (after any repair)
 
 
 def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
@@ -491,7 +541,7 @@ def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
             legacy.append(t.key)
         if state.status == "failed":
             failures.append(state.record)
-    return _Census(tasks, states, counts, missing, legacy, failures, unreadable)
+    return _Census(tasks, states, counts, missing, legacy, failures, unreadable, store)
 
 
 def _table_value(value: Any) -> Any:
@@ -528,15 +578,40 @@ def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = 
     return _write_results(study_dir, census, write=write)
 
 
-def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> pd.DataFrame:
-    """The tidy table of a census (and, with ``write``, the files of :func:`collect_results`)."""
-    import pandas as pd
-
+def _warn_legacy(study_dir: Path, census: _Census, stacklevel: int = 4) -> None:
     if census.legacy:
         warnings.warn(f"{study_dir}: {len(census.legacy)} task record(s) written by bipartite "
                       "0.3.0 carry no checksum: their shape and task were checked, but edits "
                       "made to them cannot be detected (records written from now on carry a "
-                      "checksum).", LegacyRecordWarning, stacklevel=3)
+                      "checksum).", LegacyRecordWarning, stacklevel=stacklevel)
+
+
+def _write_results(study_dir: Path, census: _Census, *, write: bool = True,
+                   warn: bool = True) -> pd.DataFrame:
+    """The tidy table of a census (and, with ``write``, the files of :func:`collect_results`;
+    with ``warn``, the :class:`~bipartite.studies.LegacyRecordWarning` of its records)."""
+    import pandas as pd
+
+    if warn:
+        _warn_legacy(study_dir, census)
+    with gc_paused():  # (many small acyclic objects: see gc_paused)
+        df, index, failures = _tables(census)
+    if write:
+        _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV, study_dir)
+        _write_csv(pd.DataFrame(index), study_dir / TASK_INDEX_CSV, study_dir)
+        failures_path = study_dir / FAILURES_CSV
+        if failures:
+            _write_csv(pd.DataFrame(failures), failures_path, study_dir)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                failures_path.unlink()
+    return df
+
+
+def _tables(census: _Census) -> tuple[pd.DataFrame, list[dict], list[dict]]:
+    """The results table, the rows of the task index and those of the failures of a census."""
+    import pandas as pd
+
     rows, index, failures = [], [], []
     for t in census.tasks:
         state = census.states[t.key]
@@ -557,17 +632,62 @@ def _write_results(study_dir: Path, census: _Census, *, write: bool = True) -> p
         base.update({k: _table_value(v) for k, v in t.params.items()})
         for row in ok["rows"]:
             rows.append({**base, **{k: _table_value(v) for k, v in row.items()}})
-    df = pd.DataFrame(rows)
-    if write:
-        _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV, study_dir)
-        _write_csv(pd.DataFrame(index), study_dir / TASK_INDEX_CSV, study_dir)
-        failures_path = study_dir / FAILURES_CSV
-        if failures:
-            _write_csv(pd.DataFrame(failures), failures_path, study_dir)
-        else:
+    return pd.DataFrame(rows), index, failures
+
+
+def _file_signature(path: Path) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise study_io_error(exc, "reading", path) from None
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _tables_stamp(study_dir: Path, store: Store) -> dict | None:
+    """What :data:`TABLES_STAMP` holds for the folder now; None when its records are not all in
+    segments (per-task files of 0.5.0, or a segment that is not a regular file)."""
+    from bipartite import __version__
+
+    if store.legacy or any(not any(seg.signature) for seg in store.segments.values()):
+        return None
+    return {"bipartite_version": __version__,
+            "segments": {path.name: list(seg.signature) for path, seg in
+                         sorted(store.segments.items())},
+            "tables": {name: _file_signature(study_dir / name) for name in TABLE_FILES}}
+
+
+def tables_current(study_dir: Path, store: Store) -> bool:
+    """Are the folder's tables those of its records as read in ``store``? True when the stamp
+    left by the run that wrote them (:func:`stamp_tables`) names the same segments, each with
+    the same inode, size and modification time (no record added, compacted, moved or edited
+    since), the same bipartite version, and the tables as it left them (none removed, replaced
+    or edited). The tables are a function of the records (and the manifest, fixed for the
+    folder), so a run that ran nothing need not write them again."""
+    try:
+        raw = read_regular_file(study_dir / TABLES_STAMP, max_bytes=MAX_RECORD_BYTES)
+        stamp = json.loads(raw)
+    except (OSError, ValueError):  # none (yet), unreadable or damaged: the tables are written
+        return False
+    now = _tables_stamp(study_dir, store)
+    return now is not None and stamp == now
+
+
+def stamp_tables(study_dir: Path, store: Store) -> None:
+    """Record, after the tables were written from the records of ``store``, the stamp that
+    :func:`tables_current` checks (or remove a stamp when the records are not all in
+    segments)."""
+    path = study_dir / TABLES_STAMP
+    stamp = _tables_stamp(study_dir, store)
+    try:
+        if stamp is None:
             with contextlib.suppress(FileNotFoundError):
-                failures_path.unlink()
-    return df
+                path.unlink()
+        else:
+            write_text_atomic(path, json.dumps(stamp))
+    except OSError as exc:
+        raise study_io_error(exc, "writing", path, study_dir=study_dir) from None
 
 
 def _write_csv(df, path: Path, study_dir: Path) -> None:

@@ -73,6 +73,7 @@ from bipartite.studies.files import (
 from bipartite.studies.tasks import (
     CHECKSUM_PREFIX,
     RECORD_FORMAT,
+    gc_paused,
     record_body_text,
     record_checksum,
 )
@@ -127,36 +128,79 @@ def encode_record(record: dict) -> tuple[bytes, str]:
 def decode_line(line: bytes) -> tuple[dict | None, str | None]:
     """``(record, None)`` for a whole, intact segment line (with its newline), else
     ``(None, why)``. The record's ``checksum`` is the line's (format-2 records)."""
-    if not line.startswith(_PREFIX) or not line.endswith(b"}\n") or len(line) < _START + 3:
+    if not line.endswith(b"\n"):
         return None, "not a record line (bad frame)"
-    digest = line[len(_PREFIX):len(_PREFIX) + _HEX]
-    if not _HEX_RE.match(digest) or line[len(_PREFIX) + _HEX:_START] != _MIDDLE:
-        return None, "not a record line (bad frame)"
-    payload = line[_START:-2]
-    if hashlib.sha256(payload).hexdigest().encode("ascii") != digest:
-        return None, "checksum mismatch: the record was changed after it was written"
+    return _decode_body(line[:-1], _loads_payload, 0)[:2]
+
+
+def _loads_payload(body: bytes, pos: int = 0) -> object:
+    return json.loads(body[_START:-1])
+
+
+_BAD_FRAME = "not a record line (bad frame)"
+_DIGEST = slice(len(_PREFIX), len(_PREFIX) + _HEX)
+
+
+def _decode_body(body: bytes, parse: Callable[[bytes, int], object],
+                 pos: int) -> tuple[dict | None, str | None, str | None]:
+    """:func:`decode_line` of a line without its newline, and the line's checksum
+    (``"sha256:<hex>"``, ``None`` for a damaged line); ``parse(body, pos)`` parses the payload
+    ``body[_START:-1]`` of the line at offset ``pos`` of its segment (or raises ``ValueError``,
+    ``UnicodeDecodeError``, ``RecursionError``) once the frame and the checksum hold."""
+    if (not body.startswith(_PREFIX) or not body.endswith(b"}") or len(body) < _START + 2
+            or body[_DIGEST.stop:_START] != _MIDDLE):
+        return None, _BAD_FRAME, None
+    digest = body[_DIGEST]
+    if hashlib.sha256(body[_START:-1]).hexdigest().encode("ascii") != digest:
+        # (a digest equal to a hexdigest is 64 lowercase hex digits: checked only here)
+        return None, (_BAD_FRAME if not _HEX_RE.match(digest) else
+                      "checksum mismatch: the record was changed after it was written"), None
     try:
-        record = json.loads(payload)
+        record = parse(body, pos)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return None, f"not valid JSON ({type(exc).__name__}: {exc})"
+        return None, f"not valid JSON ({type(exc).__name__}: {exc})", None
     if not isinstance(record, dict):
-        return None, f"a JSON {type(record).__name__}, not an object"
+        return None, f"a JSON {type(record).__name__}, not an object", None
+    checksum = CHECKSUM_PREFIX + digest.decode("ascii")
     if record.get("format") == RECORD_FORMAT:
-        record["checksum"] = CHECKSUM_PREFIX + digest.decode("ascii")
-    return record, None
+        record["checksum"] = checksum
+    return record, None, checksum
 
 
-def _parse_key(line: bytes) -> dict | None:
-    """``{"key": ...}`` of a damaged line whose payload still parses, else None."""
+def _payload_parser(data: bytes) -> Callable[[bytes, int], object]:
+    """The payload parser of :func:`_decode_body` for the lines of the segment ``data``. The
+    payloads of an ASCII segment are parsed in place by the C scanner of :mod:`json` from one
+    text (no copy or decoding per line); a payload the scanner does not end exactly at its
+    closing ``}`` (trailing data, bad JSON) goes to ``json.loads``, whose result or error is the
+    one given, as for any line of a segment that is not ASCII."""
+    if not data.isascii():
+        return _loads_payload
+    text = data.decode("ascii")
+    scan = json.JSONDecoder().scan_once
+
+    def parse(body: bytes, pos: int) -> object:
+        try:
+            record, stop = scan(text, pos + _START)
+        except (StopIteration, ValueError, RecursionError):
+            stop = -1
+        if stop != pos + len(body) - 1:
+            return _loads_payload(body)
+        return record
+    return parse
+
+
+def _parse_key(body: bytes) -> dict | None:
+    """``{"key": ...}`` of a damaged line (without its newline) whose payload still parses,
+    else None."""
     try:
-        record = json.loads(line[_START:-2])
+        record = json.loads(body[_START:-1])
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     key = record.get("key") if isinstance(record, dict) else None
     return {"key": key} if isinstance(key, str) else None
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class Entry:
     """One record found in a study folder: a segment line or a per-task file of 0.5.0."""
 
@@ -197,21 +241,21 @@ def _read_segment(path: Path) -> _Segment | None:
         return _Segment((0, 0, 0), [Entry(path, None, None, str(exc.strerror))], 0, False)
     except OSError as exc:
         raise study_io_error(exc, "reading", path) from None
-    entries = []
-    start, number = 0, 0
     end = data.rfind(b"\n") + 1
-    while start < end:
-        stop = data.index(b"\n", start) + 1
-        number += 1
-        line = data[start:stop]
-        record, problem = decode_line(line)
-        if problem is not None and problem.startswith("checksum mismatch"):
-            record = _parse_key(line)  # an edited record: its task is known
-        entries.append(Entry(path, number, record, problem, line if problem else None,
-                             None if problem else CHECKSUM_PREFIX + line[len(_PREFIX):
-                                                                        len(_PREFIX) + _HEX]
-                             .decode("ascii")))
-        start = stop
+    entries = []
+    parse = _payload_parser(data)
+    pos = 0  # offset of the line in data
+    lines = data.split(b"\n")
+    lines.pop()  # what follows the last newline: a line cut short (torn), or nothing
+    for number, body in enumerate(lines, 1):
+        record, problem, checksum = _decode_body(body, parse, pos)
+        pos += len(body) + 1
+        if problem is None:
+            entries.append(Entry(path, number, record, None, None, checksum))
+            continue
+        if problem.startswith("checksum mismatch"):
+            record = _parse_key(body)  # an edited record: its task is known
+        entries.append(Entry(path, number, record, problem, body + b"\n"))
     return _Segment((st.st_ino, st.st_size, st.st_mtime_ns), entries, end, end < len(data))
 
 
@@ -265,6 +309,11 @@ def _read_legacy(tasks_dir: Path, tasks: dict[str, Task]) -> list[Entry]:
 def read_store(study_dir: Path, tasks: Iterable[Task], *, previous: Store | None = None) -> Store:
     """Read the records of a study folder: each segment once (one unchanged since ``previous``
     is not read again) and the per-task files of older versions."""
+    with gc_paused():
+        return _read_store(study_dir, tasks, previous)
+
+
+def _read_store(study_dir: Path, tasks: Iterable[Task], previous: Store | None) -> Store:
     tasks_dir = study_dir / TASKS_DIR
     by_task = {t.key: t for t in tasks}
     segments = {}
@@ -291,7 +340,7 @@ def read_store(study_dir: Path, tasks: Iterable[Task], *, previous: Store | None
     return Store(study_dir, segments, legacy, by_key, damaged)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(slots=True)
 class TaskState:
     """The state of one task: ``status`` (``ok``, ``failed``, ``corrupt``, ``pending``), its
     chosen record, the damaged entries of the task, and other records that differ."""
@@ -303,26 +352,44 @@ class TaskState:
     conflicts: list[Entry]
 
 
+def _entry_status(entry: Entry, task: Task) -> str | None:
+    """``"ok"`` or ``"failed"`` for an entry holding a valid record of ``task``, else ``None``
+    (and ``entry.problem`` says why). An entry is checked once (a segment read before and
+    unchanged since was checked then)."""
+    if entry.problem is not None:
+        return None
+    status = entry.record.get("status")
+    if not entry.checked:
+        problem = (record_problem(entry.record, task, status, checksum=entry.checksum)
+                   if status in ("ok", "failed") else f"status {status!r}")
+        if problem is not None:
+            entry.problem = problem
+            return None
+        entry.checked = True
+    return status
+
+
 def task_states(store: Store, tasks: Iterable[Task]) -> dict[str, TaskState]:
     """The state of every task from its records: the first valid success (the others must have
     the same checksum, else they are ``conflicts``), else the last valid failure."""
+    with gc_paused():
+        return _task_states(store.by_key, tasks)
+
+
+def _task_states(by_key: dict[str, list[Entry]], tasks: Iterable[Task]) -> dict[str, TaskState]:
     states = {}
     for task in tasks:
+        entries = by_key.get(task.key, ())
+        if len(entries) == 1:  # the usual case: one record
+            entry = entries[0]
+            status = _entry_status(entry, task)
+            states[task.key] = (TaskState(status, entry.record, entry, [], []) if status
+                                else TaskState("corrupt", None, None, [entry], []))
+            continue
         ok, failed, damaged = [], [], []
-        for entry in store.by_key.get(task.key, ()):
-            rec = entry.record
-            problem = entry.problem
-            if problem is None:
-                status = rec.get("status")
-                if not entry.checked:  # (a segment read before, unchanged, was checked then)
-                    problem = (record_problem(rec, task, status, checksum=entry.checksum)
-                               if status in ("ok", "failed") else f"status {status!r}")
-                if problem is None:
-                    entry.checked = True
-                    (ok if status == "ok" else failed).append(entry)
-                    continue
-                entry.problem = problem
-            damaged.append(entry)
+        for entry in entries:
+            status = _entry_status(entry, task)
+            (ok if status == "ok" else failed if status == "failed" else damaged).append(entry)
         if ok:
             first = ok[0]
             conflicts = [e for e in ok[1:] if e.checksum != first.checksum]

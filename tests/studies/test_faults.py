@@ -62,10 +62,16 @@ import numpy as np
 
 
 def work(*, seed: int, x: int) -> dict:
-    """A slow-enough deterministic task; appends one line per execution to $FAULT_LOG."""
+    """A slow-enough deterministic task; appends one line per execution to $FAULT_LOG. With
+    $FAULT_GATE, a task with x >= $FAULT_GATE_FROM waits (up to 30 s) for that file to exist."""
     delay = float(os.environ.get("FAULT_SLEEP", "0"))
     if delay:
         time.sleep(delay)
+    gate = os.environ.get("FAULT_GATE")
+    if gate and x >= int(os.environ.get("FAULT_GATE_FROM", "0")):
+        deadline = time.monotonic() + 30
+        while not os.path.exists(gate) and time.monotonic() < deadline:
+            time.sleep(0.01)
     rng = np.random.default_rng(seed)
     row = {"y": float(rng.normal()) + x, "z": int(rng.integers(1000))}
     log = os.environ.get("FAULT_LOG")

@@ -456,10 +456,18 @@ def test_wait_minus_one_is_refused(helpers, tmp_path, capsys):  # noqa: F811
 
 def test_scheduler_lost_during_a_run(helpers, reference, tmp_path, monkeypatch):  # noqa: F811
     """The scheduler goes away while the study runs: the run stops with a clear error (the
-    tasks that never ran are not recorded as failures) and resumes with `--backend loky`."""
+    tasks that never ran are not recorded as failures) and resumes with `--backend loky`.
+
+    The tasks with x >= 3 wait at a gate opened only once the cluster is closing, so the study
+    is still running when its scheduler goes (without the gate, a loaded machine sometimes
+    finished all 24 tasks of 0.05 s before the test thread, which shares the GIL with the
+    in-process cluster, saw 4 records and closed it: a flaky test)."""
     from distributed import LocalCluster
 
     monkeypatch.setenv("FAULT_SLEEP", "0.05")
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("FAULT_GATE", str(gate))
+    monkeypatch.setenv("FAULT_GATE_FROM", "3")  # 6 tasks run freely, 18 wait at the gate
     out = tmp_path / "s"
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                            protocol="tcp://", host="127.0.0.1", dashboard_address=None)
@@ -478,11 +486,15 @@ def test_scheduler_lost_during_a_run(helpers, reference, tmp_path, monkeypatch):
         deadline = time.monotonic() + 60
         while len(ok_files(out)) < 4 and time.monotonic() < deadline and thread.is_alive():
             time.sleep(0.02)
+        assert thread.is_alive()  # the gate holds the study: it cannot have finished
+        opener = threading.Timer(0.3, gate.touch)  # the tasks held in the closing workers go
+        opener.start()
         cluster.close()
         start = time.monotonic()
         thread.join(timeout=60)
         stopped_after = time.monotonic() - start
     finally:
+        gate.touch()
         cluster.close()
     assert not thread.is_alive()
     error = box.get("error")
