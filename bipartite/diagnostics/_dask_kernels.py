@@ -1,0 +1,268 @@
+"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+docs/theory.md §2.3, §7.5; docs/out_of_core.md): top-level functions shipped to the dask
+workers, each a NumPy pass over one partition (check, bucket masses, global and within-query
+placement sums), and the names of the statistics they return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bipartite.metrics import QuerySegments
+
+__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
+
+PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
+#: Per-query statistics of a scorer and a weight pair: sums of the global placements
+#: (``pos_below`` = Σ pos·below, ``neg_above`` = Σ neg·above) and of the within-query ones
+#: (``..._q``).
+SCORER_STATS = ("pos_below", "neg_above", "pos_below_q", "neg_above_q")
+#: Totals only (the unclustered DeLong variance needs no per-query split): second moments.
+MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above", "neg2")
+#: The same about the centres ``c_below = θ₀ N`` and ``c_above = θ₀ P`` (θ₀ the AUC binned by
+#: the buckets, within about 1/buckets of θ): ``pos2_below2_c`` = Σ pos² (below − c_below)²,
+#: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
+#: comes from these (the raw moments lose digits in the expanded square).
+CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
+_QKEY = "__qid__"
+
+
+def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
+            pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
+    Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
+    w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
+    pos = np.empty((len(pairs), len(df)))
+    neg = np.empty_like(pos)
+    for p, (k, j) in enumerate(pairs):
+        if j < 0:
+            np.multiply(w, Y[k], out=pos[p])
+            np.subtract(w, pos[p], out=neg[p])  # exact: w·y is w or 0
+        else:
+            np.multiply(w, Y[k] > Y[j], out=pos[p])
+            np.multiply(w, Y[j] > Y[k], out=neg[p])
+    return pos, neg
+
+
+def buckets(s: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Bucket of each score: ``2i`` for ``cuts[i−1] < s < cuts[i]``, ``2i + 1`` for
+    ``s = cuts[i]`` (``2 len(cuts) + 1`` buckets, ordered by score; equal scores share one)."""
+    i = np.searchsorted(cuts, s, side="left")
+    hit = cuts[np.minimum(i, len(cuts) - 1)] == s if len(cuts) else np.zeros(len(s), bool)
+    return 2 * i + (hit & (i < len(cuts)))
+
+
+def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
+    """Query codes 0..G−1 of the partition's rows (order of first appearance) and the query ids
+    (their dtype kept); one query without ``qid``."""
+    if qid is None:
+        return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
+    codes, _ = pd.factorize(df[qid], sort=False)
+    return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
+
+
+def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """One partition's check: the first problem (a message naming the column and value, with
+    ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
+    partition's row count, weight sum and largest weight."""
+    problem, row = None, -1
+    checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
+    checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
+    if spec["weight"] is not None:
+        checks.append((spec["weight"], "weight", lambda v: ~(np.isfinite(v) & (v >= 0))))
+    for col, what, bad_of in checks:
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(bad_of(v))
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
+                       f"on {{where}} ({len(bad)} such row(s) in that part).")
+            break
+    if problem is None and spec["qid"] is not None:
+        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
+                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    w_sum, w_max = float(len(df)), 1.0
+    if spec["weight"] is not None and problem is None:
+        v = df[spec["weight"]].to_numpy(dtype=np.float64)
+        w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
+    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
+                         "problem": [problem], "row": [row]})
+
+
+def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per scorer and bucket of its score: the rows and the positive and negative mass of every
+    pair (the masses built once for all scorers)."""
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    out = []
+    for si, score in enumerate(spec["scores"]):
+        b = buckets(df[score].to_numpy(dtype=np.float64), cuts[score])
+        nb = 2 * len(cuts[score]) + 1
+        cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
+        for p in range(len(pos)):
+            cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
+            cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
+        out.append(pd.DataFrame({"scorer": si, "bucket": np.arange(nb), **cols}))
+    return pd.concat(out, ignore_index=True)
+
+
+def _add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
+    """The rows with the bucket of their score in column ``_b``."""
+    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
+
+
+def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the range buckets (even ``_b``)."""
+    return df[df["_b"].to_numpy() % 2 == 0]
+
+
+def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
+              moments: dict[str, float] | None = None) -> pd.DataFrame:
+    """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
+    ``moments`` (totals only) ride on the first query's row, so that summing by query sums
+    them too."""
+    out = pd.DataFrame({_QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    for name in order:
+        if name in sums:
+            out[name] = sums[name]
+        else:
+            col = np.zeros(len(out))
+            col[:1] = (moments or {}).get(name, 0.0)
+            out[name] = col
+    return out
+
+
+def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a sorted order, the first and one-past-last position of its run (tie group or
+    query), from the runs' starts."""
+    sizes = np.diff(np.r_[starts, n])
+    return np.repeat(starts, sizes), np.repeat(np.r_[starts[1:], n], sizes)
+
+
+def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``a[:, idx]`` (numpy's 2-D fancy index is many times slower than ``take``)."""
+    return np.take(a, idx, axis=1)
+
+
+def _cum0(x: np.ndarray) -> np.ndarray:
+    """Cumulative sums with a leading 0: ``C[i]`` = Σ of the first i values."""
+    C = np.zeros(len(x) + 1)
+    np.cumsum(x, out=C[1:])
+    return C
+
+
+def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
+                 point: bool) -> pd.DataFrame:
+    """Per-query sums of the global placements of one partition's rows, and the totals of the
+    (centred) second moments: the rows of the point buckets (``point``: closed form, any
+    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
+    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
+    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
+    below the range and of the point buckets inside it below the row; likewise above)."""
+    cols_out = _global_columns(spec)
+    if point:
+        df = df[df["_b"].to_numpy() % 2 == 1]
+    codes, uniq = _qcodes(df, spec["qid"])
+    if len(df) == 0:
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    G = len(uniq)
+    sums, mom = {}, {}
+    if point:  # every row of a point bucket ties with its whole bucket
+        b = df["_b"].to_numpy()
+        below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
+        above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
+        for p in range(len(pos)):
+            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
+        return _frame_of(uniq, sums, cols_out, mom)
+    b = df.index.to_numpy()
+    lo, hi = int(b.min()), int(b.max())
+    counts = np.bincount(b - lo, minlength=hi - lo + 1)
+    if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
+        raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
+                           "range buckets")
+    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
+    o = seg.order
+    start, end = _runs(seg.starts, len(o))
+    codes = codes[o]
+    # rows in score order run through the buckets lo..hi in order: the offsets per bucket
+    npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
+    on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
+    op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
+    for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+        ps, ns = pos[p].take(o), neg[p].take(o)
+        Cn, Cp = _cum0(ns), _cum0(ps)
+        below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
+        above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
+        _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
+    return _frame_of(uniq, sums, cols_out, mom)
+
+
+def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
+                  neg: np.ndarray, below: np.ndarray, above: np.ndarray, offsets: dict) -> None:
+    """Pair ``p``'s per-query Σ pos·below, Σ neg·above and its centred second moments."""
+    sums[f"pos_below:{p}"] = np.bincount(codes, pos * below, minlength=G)
+    sums[f"neg_above:{p}"] = np.bincount(codes, neg * above, minlength=G)
+    x = pos * (below - offsets["centre_below"][p])
+    y = neg * (above - offsets["centre_above"][p])
+    mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos @ x)
+    mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
+
+
+def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
+    """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
+    this partition) the sums of the within-query placements of every scorer, by cumulative sums
+    over one (query, score) sort per scorer."""
+    codes, uniq = _qcodes(df, spec["qid"])
+    cols_out = _within_columns(spec, place)
+    G = len(uniq)
+    if len(df) == 0:
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    sums = {}
+    for p in range(len(pos)):
+        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
+            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
+    n = len(df)
+    for si, s in enumerate(spec["scores"] if place else []):
+        seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
+        o, cs = seg.order, codes[seg.order]
+        qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
+        start, end = _runs(seg.starts, n)
+        qs, qe = _runs(qfirst, n)
+        for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
+            ps, ns = pos[p].take(o), neg[p].take(o)
+            Cn, Cp = _cum0(ns), _cum0(ps)
+            below = 0.5 * (Cn.take(start) + Cn.take(end)) - Cn.take(qs)
+            above = Cp.take(qe) - 0.5 * (Cp.take(start) + Cp.take(end))
+            # every code 0..G-1 has rows here, in ascending order of the sorted codes
+            sums[f"pos_below_q:{p}|{si}"] = np.add.reduceat(ps * below, qfirst)
+            sums[f"neg_above_q:{p}|{si}"] = np.add.reduceat(ns * above, qfirst)
+    return _frame_of(uniq, sums, cols_out)
+
+
+def _within_columns(spec: dict, place: bool) -> list[str]:
+    m = len(spec["pairs"])
+    cols = [f"{n}:{p}" for p in range(m) for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
+    if place:
+        cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
+                 for n in ("pos_below_q", "neg_above_q")]
+    return cols
+
+
+def _global_columns(spec: dict) -> list[str]:
+    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
+            ("pos_below", "neg_above", *CENTRED_STATS)]
+
+
+def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
+    m = pd.DataFrame({_QKEY: pd.Series([], dtype=qmeta)})
+    for c in cols:
+        m[c] = pd.Series([], dtype=np.float64)
+    return m
+
