@@ -52,23 +52,23 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
-from bipartite.diagnostics._dask_io import _check_dtypes, _compute, _connect, _frame, parquet_files
+from bipartite.diagnostics._dask_io import check_dtypes, compute, connect, dask_frame, parquet_files
 from bipartite.diagnostics._dask_kernels import (
-    _QKEY,
     CENTRED_STATS,
     MOMENT_STATS,
     PAIR_STATS,
+    QKEY,
     SCORER_STATS,
-    _add_bucket,
-    _bucket_mass,
-    _check_part,
-    _global_columns,
-    _global_part,
-    _meta,
-    _range_rows,
-    _within_columns,
-    _within_part,
+    add_bucket,
+    bucket_mass,
     buckets,
+    check_part,
+    global_columns,
+    global_part,
+    meta_frame,
+    range_rows,
+    within_columns,
+    within_part,
 )
 from bipartite.diagnostics._stats import PlacementSums
 
@@ -150,8 +150,8 @@ def placement_stats(
                          "both as 'scores' and as 'labels'.")
     rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
     needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
-    ddf, where, pieces = _frame(data, needed, rpp)
-    _check_dtypes(ddf, where, {**{s: "score" for s in score_names},
+    ddf, where, pieces = dask_frame(data, needed, rpp)
+    check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
     nc = (max(256, 8 * ddf.npartitions) if n_cuts is None
@@ -163,7 +163,7 @@ def placement_stats(
             "must": {"score": "hold finite numbers", "label": "hold only 0 and 1",
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
-    with _connect(scheduler) as client:
+    with connect(scheduler) as client:
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
@@ -181,11 +181,11 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
                          "w_max": pd.Series([], dtype=float),
                          "problem": pd.Series([], dtype=object),
                          "row": pd.Series([], dtype=np.int64)})
-    chk = ddf.map_partitions(_check_part, spec, meta=meta)
+    chk = ddf.map_partitions(check_part, spec, meta=meta)
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = _compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
+        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
     table = res[0].reset_index(drop=True)
     for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
         if problem:
@@ -212,7 +212,7 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
     meta = pd.DataFrame({"scorer": pd.Series([], dtype=np.int64),
                          "bucket": pd.Series([], dtype=np.int64),
                          **{c: pd.Series([], dtype=float) for c in names}})
-    (tab,) = _compute(client, ddf.map_partitions(_bucket_mass, spec, cuts, meta=meta)
+    (tab,) = compute(client, ddf.map_partitions(bucket_mass, spec, cuts, meta=meta)
                       .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
     offsets = {}
     for si, s in enumerate(spec["scores"]):
@@ -243,29 +243,29 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
 
     qid = spec["qid"]
     qmeta = ddf[qid].dtype if qid is not None else np.int64
-    gmeta = _meta(qmeta, _global_columns(spec))
+    gmeta = meta_frame(qmeta, global_columns(spec))
     rmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
     rmeta["_b"] = pd.Series([], dtype=np.int64)
     objs = []
     for s in spec["scores"]:
-        bk = ddf.map_partitions(_add_bucket, s, cuts[s], meta=rmeta)
-        point = bk.map_partitions(_global_part, spec, s, offsets[s], True, meta=gmeta)
-        rng = bk.map_partitions(_range_rows, meta=rmeta).set_index(
+        bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
+        point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
+        rng = bk.map_partitions(range_rows, meta=rmeta).set_index(
             "_b", divisions=_divisions(offsets[s]["rows"], parts))
-        rng = rng.map_partitions(_global_part, spec, s, offsets[s], False, meta=gmeta)
+        rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle
-        objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(
+        objs.append(dd.concat([point, rng]).groupby(QKEY).sum(
             split_every=4, split_out=max(1, parts // 8)))
     if qid is not None:
         within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
-            _within_part, spec, True, meta=_meta(qmeta, _within_columns(spec, True)))
+            within_part, spec, True, meta=meta_frame(qmeta, within_columns(spec, True)))
     else:
-        within = ddf.map_partitions(_within_part, spec, False, meta=_meta(
-            qmeta, _within_columns(spec, False))).groupby(_QKEY).sum(split_every=8)
+        within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
+            qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
     # one shuffle at a time: concurrent shuffles each hold their buffers on every worker
-    glob_q = [_compute(client, obj, where=where)[0] for obj in objs]
-    (within,) = _compute(client, within, where=where)
-    within = within.reset_index() if _QKEY not in within.columns else within
+    glob_q = [compute(client, obj, where=where)[0] for obj in objs]
+    (within,) = compute(client, within, where=where)
+    within = within.reset_index() if QKEY not in within.columns else within
     return [g.reset_index() for g in glob_q], within
 
 
@@ -278,13 +278,13 @@ def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[s
 def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info: dict,
               offsets: dict, where: str) -> PlacementStats:
     """The per-query (long: scorer × pair × query) and total tables."""
-    W = within.set_index(_QKEY)
+    W = within.set_index(QKEY)
     with contextlib.suppress(TypeError):  # ids of mixed types keep their order
         W = W.sort_index()
     qid, names = spec["qid"], _pair_names(spec["labels"], spec["pairs"])
     per_query, totals = [], []
     for si, s in enumerate(spec["scores"]):
-        Gq = glob_q[si].set_index(_QKEY).reindex(W.index, fill_value=0.0)
+        Gq = glob_q[si].set_index(QKEY).reindex(W.index, fill_value=0.0)
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
                  **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},

@@ -75,7 +75,7 @@ def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
     return df if columns is None else df[list(columns)]
 
 
-def _frame(data: Any, needed: list[str], rows_per_partition: int):
+def dask_frame(data: Any, needed: list[str], rows_per_partition: int):
     """(dask DataFrame of the needed columns, what it is (for messages), the Parquet pieces of
     its partitions or None)."""
     import dask.dataframe as dd
@@ -105,7 +105,7 @@ def _frame(data: Any, needed: list[str], rows_per_partition: int):
     return ddf[needed], where, pieces
 
 
-def _check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
+def check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
     """Score, label and weight columns must be numbers (or booleans), from the metadata."""
     for col, what in numeric.items():
         dt = ddf[col].dtype
@@ -115,7 +115,7 @@ def _check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
 
 
 @contextlib.contextmanager
-def _connect(scheduler: Any):
+def connect(scheduler: Any):
     """The distributed client to use: None (dask's current default), a ``Client`` or the address
     of a running scheduler (connected for the call, then closed; the cluster keeps running)."""
     if scheduler is None:
@@ -133,7 +133,7 @@ def _connect(scheduler: Any):
                          f"scheduler address such as 'tcp://host:8786', got {scheduler!r}.")
 
 
-def _compute(client: Any, *objs: Any, where: str = "") -> tuple:
+def compute(client: Any, *objs: Any, where: str = "") -> tuple:
     import dask
 
     try:

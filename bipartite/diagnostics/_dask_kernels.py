@@ -26,7 +26,7 @@ MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above"
 #: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
 #: comes from these (the raw moments lose digits in the expanded square).
 CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
-_QKEY = "__qid__"
+QKEY = "__qid__"
 
 
 def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
@@ -63,7 +63,7 @@ def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
     return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
 
 
-def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
+def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
     """One partition's check: the first problem (a message naming the column and value, with
     ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
     partition's row count, weight sum and largest weight."""
@@ -94,7 +94,7 @@ def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
                          "problem": [problem], "row": [row]})
 
 
-def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
+def bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
     """Per scorer and bucket of its score: the rows and the positive and negative mass of every
     pair (the masses built once for all scorers)."""
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
@@ -110,12 +110,12 @@ def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> p
     return pd.concat(out, ignore_index=True)
 
 
-def _add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
+def add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
     """The rows with the bucket of their score in column ``_b``."""
     return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
 
 
-def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
+def range_rows(df: pd.DataFrame) -> pd.DataFrame:
     """The rows of the range buckets (even ``_b``)."""
     return df[df["_b"].to_numpy() % 2 == 0]
 
@@ -125,7 +125,7 @@ def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
     """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
     ``moments`` (totals only) ride on the first query's row, so that summing by query sums
     them too."""
-    out = pd.DataFrame({_QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    out = pd.DataFrame({QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
     for name in order:
         if name in sums:
             out[name] = sums[name]
@@ -155,7 +155,7 @@ def _cum0(x: np.ndarray) -> np.ndarray:
     return C
 
 
-def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
+def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
                  point: bool) -> pd.DataFrame:
     """Per-query sums of the global placements of one partition's rows, and the totals of the
     (centred) second moments: the rows of the point buckets (``point``: closed form, any
@@ -163,7 +163,7 @@ def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np
     (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
     its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
     below the range and of the point buckets inside it below the row; likewise above)."""
-    cols_out = _global_columns(spec)
+    cols_out = global_columns(spec)
     if point:
         df = df[df["_b"].to_numpy() % 2 == 1]
     codes, uniq = _qcodes(df, spec["qid"])
@@ -213,12 +213,12 @@ def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos:
     mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
 
 
-def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
+def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
     this partition) the sums of the within-query placements of every scorer, by cumulative sums
     over one (query, score) sort per scorer."""
     codes, uniq = _qcodes(df, spec["qid"])
-    cols_out = _within_columns(spec, place)
+    cols_out = within_columns(spec, place)
     G = len(uniq)
     if len(df) == 0:
         return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
@@ -246,7 +246,7 @@ def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     return _frame_of(uniq, sums, cols_out)
 
 
-def _within_columns(spec: dict, place: bool) -> list[str]:
+def within_columns(spec: dict, place: bool) -> list[str]:
     m = len(spec["pairs"])
     cols = [f"{n}:{p}" for p in range(m) for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
     if place:
@@ -255,13 +255,13 @@ def _within_columns(spec: dict, place: bool) -> list[str]:
     return cols
 
 
-def _global_columns(spec: dict) -> list[str]:
+def global_columns(spec: dict) -> list[str]:
     return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
             ("pos_below", "neg_above", *CENTRED_STATS)]
 
 
-def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
-    m = pd.DataFrame({_QKEY: pd.Series([], dtype=qmeta)})
+def meta_frame(qmeta: Any, cols: list[str]) -> pd.DataFrame:
+    m = pd.DataFrame({QKEY: pd.Series([], dtype=qmeta)})
     for c in cols:
         m[c] = pd.Series([], dtype=np.float64)
     return m
