@@ -287,7 +287,7 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
         Gq = glob_q[si].set_index(QKEY).reindex(W.index, fill_value=0.0)
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
-                 **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
+                 "rows": W["rows"].to_numpy(), **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
                  "pos_below": Gq[f"pos_below:{p}"].to_numpy(),
                  "neg_above": Gq[f"neg_above:{p}"].to_numpy()}
             if qid is not None:
@@ -342,7 +342,8 @@ class PlacementStats:
     weight_scale : float — the power of two the weights were multiplied by (sums of masses are
         in scaled weights; every ratio below is unchanged)
     source : str — what was read
-    per_query : DataFrame or None (without qid) — one row per scorer × pair × query: ``pos``,
+    per_query : DataFrame or None (without qid) — one row per scorer × pair × query: ``rows``
+        (the query's rows, zero weights included), ``pos``,
         ``neg`` (the masses P_q, N_q), ``n_pos``, ``n_neg`` (rows with mass), ``pos_below`` =
         Σ_{i∈q} pos_i below_i and ``neg_above`` = Σ_{i∈q} neg_i above_i (global placements),
         ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements)
@@ -423,7 +424,7 @@ class PlacementStats:
         return PlacementSums(pos=pos, neg=neg, below=grid("pos_below"), above=grid("neg_above"),
                              within=grid("pos_below_q"),
                              # a label's classes split every row: its masses are the query's
-                             weight=pos[0] + neg[0], n_rows=(n_pos[0] + n_neg[0]).astype(np.int64),
+                             weight=pos[0] + neg[0], n_rows=grid("rows").astype(np.int64)[0],
                              n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True)
 
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -223,7 +223,7 @@ def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     if len(df) == 0:
         return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    sums = {}
+    sums = {"rows": np.bincount(codes, minlength=G).astype(np.float64)}  # zero weights too
     for p in range(len(pos)):
         for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
                         ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
@@ -248,7 +248,8 @@ def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
 
 def within_columns(spec: dict, place: bool) -> list[str]:
     m = len(spec["pairs"])
-    cols = [f"{n}:{p}" for p in range(m) for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
+    cols = ["rows"] + [f"{n}:{p}" for p in range(m)
+                       for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
     if place:
         cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
                  for n in ("pos_below_q", "neg_above_q")]
