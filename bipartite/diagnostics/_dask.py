@@ -55,6 +55,7 @@ from bipartite._utils.validation import check_positive
 from bipartite.diagnostics._dask_io import check_dtypes, compute, connect, dask_frame, parquet_files
 from bipartite.diagnostics._dask_kernels import (
     CENTRED_STATS,
+    KIND,
     MOMENT_STATS,
     PAIR_STATS,
     QKEY,
@@ -244,6 +245,7 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
     qid = spec["qid"]
     qmeta = ddf[qid].dtype if qid is not None else np.int64
     gmeta = meta_frame(qmeta, global_columns(spec))
+    gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
     rmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
     rmeta["_b"] = pd.Series([], dtype=np.int64)
     objs = []
@@ -254,7 +256,7 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
             "_b", divisions=_divisions(offsets[s]["rows"], parts))
         rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle
-        objs.append(dd.concat([point, rng]).groupby(QKEY).sum(
+        objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
             split_every=4, split_out=max(1, parts // 8)))
     if qid is not None:
         within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
@@ -284,7 +286,11 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
     qid, names = spec["qid"], _pair_names(spec["labels"], spec["pairs"])
     per_query, totals = [], []
     for si, s in enumerate(spec["scores"]):
-        Gq = glob_q[si].set_index(QKEY).reindex(W.index, fill_value=0.0)
+        kind = glob_q[si][KIND].to_numpy()
+        Gq = glob_q[si][kind == 0].set_index(QKEY).reindex(W.index, fill_value=0.0)
+        # the moment rows (kinds 1, 2: _dask_kernels.KIND), one pair per partition
+        Mp = glob_q[si][kind == 1].drop(columns=[KIND, QKEY]).sum()
+        Mn = glob_q[si][kind == 2].drop(columns=[KIND, QKEY]).sum()
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
                  "rows": W["rows"].to_numpy(), **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
@@ -299,7 +305,10 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
             tot = {"scorer": s, "pair": name,
                    **{c: float(np.sum(d[c])) for c in PAIR_STATS + SCORER_STATS},
                    "pos2": float(W[f"pos2:{p}"].sum()), "neg2": float(W[f"neg2:{p}"].sum()),
-                   **{c: float(Gq[f"{c}:{p}"].sum()) for c in CENTRED_STATS},
+                   "pos2_below2_c": float(Mp[f"pos_below:{p}"]),
+                   "pos2_below_c": float(Mp[f"neg_above:{p}"]),
+                   "neg2_above2_c": float(Mn[f"pos_below:{p}"]),
+                   "neg2_above_c": float(Mn[f"neg_above:{p}"]),
                    "centre_below": float(offsets[s]["centre_below"][p]),
                    "centre_above": float(offsets[s]["centre_above"][p])}
             cb, ca = tot["centre_below"], tot["centre_above"]  # the raw moments, summed back

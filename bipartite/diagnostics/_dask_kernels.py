@@ -168,7 +168,7 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
         df = df[df["_b"].to_numpy() % 2 == 1]
     codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
-        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+        return _global_frame(uniq, dict.fromkeys(cols_out, np.zeros(0)), {}, cols_out)
     pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
     G = len(uniq)
     sums, mom = {}, {}
@@ -178,7 +178,7 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
         above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
         for p in range(len(pos)):
             _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
-        return _frame_of(uniq, sums, cols_out, mom)
+        return _global_frame(uniq, sums, mom, cols_out)
     b = df.index.to_numpy()
     lo, hi = int(b.min()), int(b.max())
     counts = np.bincount(b - lo, minlength=hi - lo + 1)
@@ -199,7 +199,34 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
         below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
         above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
         _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
-    return _frame_of(uniq, sums, cols_out, mom)
+    return _global_frame(uniq, sums, mom, cols_out)
+
+
+#: ``KIND`` of the rows of a global table: a query's sums (0); the totals of the centred
+#: second moments of the positives (1: ``pos2_below2_c`` in the ``pos_below`` column,
+#: ``pos2_below_c`` in ``neg_above``) and of the negatives (2: ``neg2_above2_c``,
+#: ``neg2_above_c``), one such row per partition (summed on the driver).
+KIND = "__kind__"
+
+
+def _global_frame(uniq: pd.Series, sums: dict[str, np.ndarray], mom: dict[str, float],
+                  cols: list[str]) -> pd.DataFrame:
+    """Per-query sums keyed by (:data:`KIND` 0, query id), then (non-empty partitions) the two
+    moment rows (kinds 1 and 2, keyed by the first query): 2 columns per pair, not 6 (the
+    moments are totals: a column each would be zeros but for one row)."""
+    G = len(uniq)
+    kind = np.zeros(G + (2 if G else 0), dtype=np.int64)
+    if G:
+        kind[G:] = (1, 2)
+        uniq = pd.concat([uniq, uniq.iloc[:1].repeat(2)], ignore_index=True)
+    out = pd.DataFrame({KIND: kind, QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    for c in cols:
+        name, p = c.split(":")
+        first, second = (("pos2_below2_c", "neg2_above2_c") if name == "pos_below" else
+                         ("pos2_below_c", "neg2_above_c"))
+        extra = [mom[f"{first}:{p}"], mom[f"{second}:{p}"]] if G else []
+        out[c] = np.concatenate([sums[c], extra]) if G else sums[c]
+    return out
 
 
 def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
@@ -257,8 +284,7 @@ def within_columns(spec: dict, place: bool) -> list[str]:
 
 
 def global_columns(spec: dict) -> list[str]:
-    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
-            ("pos_below", "neg_above", *CENTRED_STATS)]
+    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in ("pos_below", "neg_above")]
 
 
 def meta_frame(qmeta: Any, cols: list[str]) -> pd.DataFrame:

@@ -93,7 +93,10 @@ def out_of_core_sums(data: Any, score_names: list[str], label_names: list[str], 
     which checks every column and names the file and row of a bad value; ``kw``: its
     ``rows_per_partition`` and ``n_cuts``)."""
     from bipartite.diagnostics._dask import placement_stats
+    from bipartite.diagnostics._dask_io import parquet_files
 
+    if isinstance(data, str | os.PathLike | list | tuple):
+        parquet_files(data)  # a folder or glob with no Parquet file: said first
     if qid is None:
         raise ValueError("The out-of-core report needs query ids ('qid', --qid): without them "
                          "its units are the rows, and the covariances of Min and Diff AUC and "
