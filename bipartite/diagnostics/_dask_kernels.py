@@ -34,7 +34,13 @@ def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: floa
     """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
     Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
     w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
-    pos = np.empty((len(pairs), len(df)))
+    return _masses_of(Y, w, pairs)
+
+
+def _masses_of(Y: list[np.ndarray], w: np.ndarray, pairs: list[tuple[int, int]]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_masses` of the label columns ``Y`` and the scaled weights ``w``."""
+    pos = np.empty((len(pairs), len(w)))
     neg = np.empty_like(pos)
     for p, (k, j) in enumerate(pairs):
         if j < 0:
@@ -125,15 +131,15 @@ def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
     """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
     ``moments`` (totals only) ride on the first query's row, so that summing by query sums
     them too."""
-    out = pd.DataFrame({QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    cols = {}
     for name in order:
         if name in sums:
-            out[name] = sums[name]
+            cols[name] = sums[name]
         else:
-            col = np.zeros(len(out))
+            cols[name] = col = np.zeros(len(uniq))
             col[:1] = (moments or {}).get(name, 0.0)
-            out[name] = col
-    return out
+    # one constructor call: inserting column by column rebuilds the column index every time
+    return pd.DataFrame({QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array, **cols})
 
 
 def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -219,14 +225,15 @@ def _global_frame(uniq: pd.Series, sums: dict[str, np.ndarray], mom: dict[str, f
     if G:
         kind[G:] = (1, 2)
         uniq = pd.concat([uniq, uniq.iloc[:1].repeat(2)], ignore_index=True)
-    out = pd.DataFrame({KIND: kind, QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
+    out = {}
     for c in cols:
         name, p = c.split(":")
         first, second = (("pos2_below2_c", "neg2_above2_c") if name == "pos_below" else
                          ("pos2_below_c", "neg2_above_c"))
         extra = [mom[f"{first}:{p}"], mom[f"{second}:{p}"]] if G else []
         out[c] = np.concatenate([sums[c], extra]) if G else sums[c]
-    return out
+    return pd.DataFrame({KIND: kind, QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array,
+                         **out})
 
 
 def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
@@ -255,22 +262,42 @@ def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
         for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
                         ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
             sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
-    n = len(df)
+    if place:
+        Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
+        w = (None if spec["weight"] is None else
+             df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
     for si, s in enumerate(spec["scores"] if place else []):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
-        o, cs = seg.order, codes[seg.order]
-        qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
-        start, end = _runs(seg.starts, n)
-        qs, qe = _runs(qfirst, n)
-        for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
-            ps, ns = pos[p].take(o), neg[p].take(o)
-            Cn, Cp = _cum0(ns), _cum0(ps)
-            below = 0.5 * (Cn.take(start) + Cn.take(end)) - Cn.take(qs)
-            above = Cp.take(qe) - 0.5 * (Cp.take(start) + Cp.take(end))
-            # every code 0..G-1 has rows here, in ascending order of the sorted codes
-            sums[f"pos_below_q:{p}|{si}"] = np.add.reduceat(ps * below, qfirst)
-            sums[f"neg_above_q:{p}|{si}"] = np.add.reduceat(ns * above, qfirst)
+        o = seg.order
+        # the masses in (query, score) order, from the labels and weights gathered once
+        ps, ns = _masses_of([y.take(o) for y in Y], np.ones(len(o)) if w is None else w.take(o),
+                            spec["pairs"])
+        A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
+        for p in range(len(pos)):  # every code 0..G-1 has rows here, in ascending order
+            sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
     return _frame_of(uniq, sums, cols_out)
+
+
+def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, ``Σ pos·below`` and ``Σ neg·above`` with the within-query placements, from
+    the masses ``ps``, ``ns`` (m, n) in (query, score) order, the starts of its tie groups
+    (which never cross queries) and each group's query code ``gcodes``: per tie group g of
+    query q, ``below_g = (negative mass of q before g) + ½ (g's)``, ``above_g = (positive mass
+    of q after g) + ½ (g's)``, summed over the groups (no per-row gather)."""
+    ng = len(starts)
+    Gp = np.add.reduceat(ps, starts, axis=1) if ng < ps.shape[1] else ps
+    Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
+    qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
+    sizes = np.diff(np.r_[qfirst, ng])
+    En = np.cumsum(Gn, axis=1)  # inclusive: the query's part is En − (En before the query)
+    before = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
+    below = En - before - 0.5 * Gn
+    Ip = np.cumsum(Gp, axis=1)
+    end = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
+    above = end - Ip + 0.5 * Gp
+    return (np.add.reduceat(Gp * below, qfirst, axis=1),
+            np.add.reduceat(Gn * above, qfirst, axis=1))
 
 
 def within_columns(spec: dict, place: bool) -> list[str]:
