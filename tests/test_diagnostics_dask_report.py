@@ -219,3 +219,21 @@ def test_three_million_rows_in_six_parquet_files(tmp_path):
     folder = _write(df, str(tmp_path / "big"), parts=6)
     for kw in ({"n_boot": 0}, {"n_boot": 100, "interval": "percentile"}):
         _same(_run(df, **kw), _run(folder, **kw))
+
+
+@pytest.mark.parametrize("layout", ["whole", "boundaries", "shuffled"])
+def test_every_query_layout_gives_the_same_report(small, tmp_path, layout):
+    """Claim: the within-query sums are exact whether every query is whole in one partition
+    (no shuffle), a few queries straddle partitions (only their rows are shuffled) or the rows
+    are in random order (all rows shuffled by query id)."""
+    df = small[0].iloc[:12_000]
+    if layout == "whole":  # each file whole queries, one row group each
+        data = str(tmp_path / "w")
+        os.makedirs(data)
+        for i, part in enumerate(np.array_split(np.unique(df["qid"]), 3)):
+            df[df["qid"].isin(part)].to_parquet(os.path.join(data, f"p{i}.parquet"))
+    elif layout == "boundaries":
+        data = dd.from_pandas(df, npartitions=7, sort=False)
+    else:
+        data = dd.from_pandas(df.sample(frac=1.0, random_state=0), npartitions=5, sort=False)
+    _same(_run(df, n_boot=40, interval="percentile"), _run(data, n_boot=40, interval="percentile"))

@@ -68,6 +68,7 @@ from bipartite.diagnostics._dask_kernels import (
     global_part,
     meta_frame,
     range_rows,
+    split_rows,
     within_columns,
     within_part,
 )
@@ -170,7 +171,7 @@ def placement_stats(
             spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
         parts = max(1, math.ceil(info["n"] / rpp))
         offsets = _pass_count(client, ddf, spec, cuts, where)
-        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where)
+        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where, info, rpp)
     return _assemble(spec, glob_q, within, info, offsets, where)
 
 
@@ -181,7 +182,9 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
     meta = pd.DataFrame({"n": pd.Series([], dtype=np.int64), "w_sum": pd.Series([], dtype=float),
                          "w_max": pd.Series([], dtype=float),
                          "problem": pd.Series([], dtype=object),
-                         "row": pd.Series([], dtype=np.int64)})
+                         "row": pd.Series([], dtype=np.int64),
+                         "qids": pd.Series([], dtype=object),
+                         "qrows": pd.Series([], dtype=object)})
     chk = ddf.map_partitions(check_part, spec, meta=meta)
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
@@ -201,7 +204,14 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
                          "row.")
     cuts = {s: np.unique(np.asarray(q, dtype=np.float64)) for s, q in
             zip(spec["scores"], res[1:], strict=True)}
-    return {"n": n, "w_max": float(table["w_max"].max())}, cuts
+    info = {"n": n, "w_max": float(table["w_max"].max()), "split": None, "split_rows": 0}
+    if spec["qid"] is not None:  # the queries met in several partitions, and their rows
+        ids = pd.Series(np.concatenate([np.asarray(q, dtype=object) for q in table["qids"]]))
+        rows = np.concatenate(list(table["qrows"])).astype(np.int64)
+        twice = ids.duplicated(keep=False).to_numpy()
+        info["split"] = pd.unique(ids[twice].to_numpy())
+        info["split_rows"] = int(rows[twice].sum())
+    return info, cuts
 
 
 def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> dict:
@@ -237,17 +247,20 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
 
 
 def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, parts: int,
-                where: str) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """Pass 3: per scorer the per-query sums of the global placements (point buckets in place,
-    range buckets range-partitioned), and the within-query sums (one shuffle by query id)."""
+                where: str, info: dict, rpp: int) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """Pass 3, one compute: per scorer the per-query sums of the global placements (point
+    buckets in place, range buckets range-partitioned), and the within-query sums: in place for
+    the queries whole in one partition (the check pass listed every partition's queries), the
+    rows of the others shuffled by query id (all rows when most queries are split)."""
+    import dask
     import dask.dataframe as dd
 
     qid = spec["qid"]
     qmeta = ddf[qid].dtype if qid is not None else np.int64
     gmeta = meta_frame(qmeta, global_columns(spec))
     gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
-    rmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
-    rmeta["_b"] = pd.Series([], dtype=np.int64)
+    fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
+    rmeta = fmeta.assign(_b=pd.Series([], dtype=np.int64))
     objs = []
     for s in spec["scores"]:
         bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
@@ -259,14 +272,26 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
         objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
             split_every=4, split_out=max(1, parts // 8)))
     if qid is not None:
-        within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
-            within_part, spec, True, meta=meta_frame(qmeta, within_columns(spec, True)))
+        wmeta = meta_frame(qmeta, within_columns(spec, True))
+        split, n_split = info["split"], info["split_rows"]
+        if n_split > info["n"] // 2:  # most rows: shuffle them all (no filter)
+            within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
+                within_part, spec, True, meta=wmeta)
+        else:
+            # the split list travels once as a graph dependency, not copied into every task
+            sp = dask.delayed(split)
+            whole = ddf.map_partitions(split_rows, qid, sp, False, meta=fmeta)
+            within = whole.map_partitions(within_part, spec, True, meta=wmeta)
+            if n_split:
+                rest = ddf.map_partitions(split_rows, qid, sp, True, meta=fmeta).shuffle(
+                    on=qid, npartitions=max(1, math.ceil(n_split / rpp)))
+                within = dd.concat([within, rest.map_partitions(within_part, spec, True,
+                                                                meta=wmeta)])
     else:
         within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
-    # one shuffle at a time: concurrent shuffles each hold their buffers on every worker
-    glob_q = [compute(client, obj, where=where)[0] for obj in objs]
-    (within,) = compute(client, within, where=where)
+    # one compute: every input partition is read once for all of them
+    *glob_q, within = compute(client, *objs, within, where=where)
     within = within.reset_index() if QKEY not in within.columns else within
     return [g.reset_index() for g in glob_q], within
 

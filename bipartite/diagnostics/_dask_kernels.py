@@ -96,8 +96,19 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
     if spec["weight"] is not None and problem is None:
         v = df[spec["weight"]].to_numpy(dtype=np.float64)
         w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
+    qids = qrows = None
+    if spec["qid"] is not None and problem is None:  # which queries the partition holds
+        vc = df[spec["qid"]].value_counts(sort=False)
+        qids, qrows = vc.index.to_numpy(), vc.to_numpy()
     return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
-                         "problem": [problem], "row": [row]})
+                         "problem": [problem], "row": [row], "qids": [qids], "qrows": [qrows]})
+
+
+def split_rows(df: pd.DataFrame, qid: str, split: np.ndarray, keep: bool) -> pd.DataFrame:
+    """The rows of the queries ``split`` (``keep``; those met in several partitions), or the
+    others (every query whole in this partition)."""
+    inside = df[qid].isin(split).to_numpy()
+    return df[inside if keep else ~inside]
 
 
 def bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
