@@ -153,23 +153,9 @@ def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
     return pd.DataFrame({QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array, **cols})
 
 
-def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a sorted order, the first and one-past-last position of its run (tie group or
-    query), from the runs' starts."""
-    sizes = np.diff(np.r_[starts, n])
-    return np.repeat(starts, sizes), np.repeat(np.r_[starts[1:], n], sizes)
-
-
 def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """``a[:, idx]`` (numpy's 2-D fancy index is many times slower than ``take``)."""
     return np.take(a, idx, axis=1)
-
-
-def _cum0(x: np.ndarray) -> np.ndarray:
-    """Cumulative sums with a leading 0: ``C[i]`` = Σ of the first i values."""
-    C = np.zeros(len(x) + 1)
-    np.cumsum(x, out=C[1:])
-    return C
 
 
 def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
@@ -186,10 +172,10 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
     codes, uniq = _qcodes(df, spec["qid"])
     if len(df) == 0:
         return _global_frame(uniq, dict.fromkeys(cols_out, np.zeros(0)), {}, cols_out)
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
     G = len(uniq)
     sums, mom = {}, {}
     if point:  # every row of a point bucket ties with its whole bucket
+        pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
         b = df["_b"].to_numpy()
         below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
         above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
@@ -203,19 +189,31 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
         raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
                            "range buckets")
     seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
-    o = seg.order
-    start, end = _runs(seg.starts, len(o))
-    codes = codes[o]
+    o, n = seg.order, len(df)
+    codes = codes.take(o)
+    w = df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"] if spec["weight"] else None
+    # the masses in score order, from the labels and weights gathered once
+    ps, ns = _masses_of([df[c].to_numpy(dtype=np.float64).take(o) for c in spec["labels"]],
+                        np.ones(n) if w is None else w.take(o), spec["pairs"])
+    ties = len(seg.starts) < n  # per tie group, then repeated to its rows
+    Gp = np.add.reduceat(ps, seg.starts, axis=1) if ties else ps
+    Gn = np.add.reduceat(ns, seg.starts, axis=1) if ties else ns
+    below = np.cumsum(Gn, axis=1)
+    below -= 0.5 * Gn  # the negative mass before the group, plus ½ its own
+    above = np.cumsum(Gp, axis=1)
+    np.subtract(Gp.sum(axis=1, keepdims=True), above, out=above)
+    above += 0.5 * Gp  # the positive mass after the group, plus ½ its own
+    if ties:
+        sizes = np.diff(np.r_[seg.starts, n])
+        below, above = np.repeat(below, sizes, axis=1), np.repeat(above, sizes, axis=1)
     # rows in score order run through the buckets lo..hi in order: the offsets per bucket
     npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
-    on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
-    op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
-    for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
-        ps, ns = pos[p].take(o), neg[p].take(o)
-        Cn, Cp = _cum0(ns), _cum0(ps)
-        below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
-        above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
-        _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
+    below += np.repeat(offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1], counts,
+                       axis=1)
+    above += np.repeat(offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1], counts,
+                       axis=1)
+    for p in range(len(ps)):
+        _global_terms(sums, mom, p, codes, G, ps[p], ns[p], below[p], above[p], offsets)
     return _global_frame(uniq, sums, mom, cols_out)
 
 
