@@ -109,7 +109,7 @@ def placement_stats(
     qid: str | None = None,
     weight: str | None = None,
     scheduler: str | Client | None = None,
-    rows_per_partition: int = 250_000,
+    rows_per_partition: int = 500_000,
     n_cuts: int | None = None,
 ) -> PlacementStats:
     """Exact placement statistics of every scorer and weight pair, out of core on dask
@@ -265,7 +265,8 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
     for s in spec["scores"]:
         bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
         point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
-        rng = bk.map_partitions(range_rows, meta=rmeta).set_index(
+        keep = [c for c in rmeta.columns if c == s or c not in spec["scores"]]
+        rng = bk.map_partitions(range_rows, keep, meta=rmeta[keep]).set_index(
             "_b", divisions=_divisions(offsets[s]["rows"], parts))
         rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle

@@ -132,9 +132,10 @@ def add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
     return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
 
 
-def range_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the range buckets (even ``_b``)."""
-    return df[df["_b"].to_numpy() % 2 == 0]
+def range_rows(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    """The rows of the range buckets (even ``_b``), with the columns ``keep`` (what the
+    range-partitioned frame needs: one score, the labels, weight, qid and ``_b``)."""
+    return df.loc[df["_b"].to_numpy() % 2 == 0, keep]
 
 
 def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
