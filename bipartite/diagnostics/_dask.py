@@ -13,7 +13,8 @@ W_{k>j}, DeLong variances (unclustered and query-clustered), per-query AUCs and 
 The method (three passes over the data, each dask's own machinery; docs/out_of_core.md):
 
 1. **check and cut**: one pass checks every column (NaN, labels outside {0, 1}, negative
-   weights, missing query ids: the error names the column, value, file and row) and takes dask's
+   weights, missing query ids: the error names the column, value, file and row), lists each
+   partition's queries and takes dask's
    approximate quantiles of every score; their distinct values are the *cut points* c_0 < … <
    c_{m−1}. A score s falls in bucket ``2i`` when ``c_{i−1} < s < c_i`` (an open range) and in
    bucket ``2i + 1`` when ``s = c_i`` (a point): buckets are ordered by score and equal scores
@@ -28,8 +29,12 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
    the partition (ties ½) plus the mass below the run and that of the point buckets inside it
    below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
-   id (``groupby.sum``). Within-query placements come from one hash shuffle of the rows by
-   query id (``shuffle(on=qid)``) and one (query, score) sort per scorer and partition.
+   id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
+   and partition, on the input partitions for the queries whole in one of them (pass 1 lists
+   every partition's queries: no shuffle for data written by query) and on a hash shuffle by
+   query id of the rows of the others (``shuffle(on=qid)``; all rows when most queries are
+   split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
+   partition is read once for all of them.
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
