@@ -127,6 +127,7 @@ class _Data:
     #: positive weight per query and label (G, K)
     n_rows: int | None = None
     q_npos: np.ndarray | None = None
+    prior: np.ndarray | None = None  # out of core: each label's positive weight share
 
     @property
     def n(self) -> int:
@@ -495,9 +496,8 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     if d.n_rows is None:
         prior = np.array([d.pos[k].sum() / d.w.sum() for k in range(K)])
         n_pos = [int(np.count_nonzero(d.pos[k])) for k in range(K)]
-    else:  # out of core: the labels' masses and positive rows (pos[k] their totals)
-        prior = np.array([d.pos[k] / (d.pos[k] + d.neg[k]) for k in range(K)])
-        n_pos = [int(c) for c in d.q_npos.sum(axis=0)]
+    else:  # out of core: from the per-query sums
+        prior, n_pos = d.prior, [int(c) for c in d.q_npos.sum(axis=0)]
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -556,12 +556,12 @@ def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[_Data, _Estim
     DeLong variances, bootstrap and jackknife; near-tie rates not computed, NaN)."""
     K, names = len(src.label_names), src.label_names
     first = next(iter(src.sums.values()))
+    P, N = first.pos[:K].sum(axis=1), first.neg[:K].sum(axis=1)
     d = _Data(where=src.where, n_dropped=0, score_names=src.score_names, label_names=names,
               S={}, Y=np.zeros((0, K)), w=np.zeros(0), qid=src.qid, g=None, G=src.G,
-              qvalues=src.qvalues, U=src.G, pos=list(first.pos[:K].sum(axis=1)),
-              neg=list(first.neg[:K].sum(axis=1)),
+              qvalues=src.qvalues, U=src.G, pos=[], neg=[],
               pairs=[(k, j) for k in range(K) for j in range(k + 1, K)], n_rows=src.n_rows,
-              q_npos=src.q_npos)
+              q_npos=src.q_npos, prior=P / (P + N))
     est = _Estimates({}, {}, {}, {}, {}, {}, {})
     for s, st in src.sums.items():
         _point_estimates(est, s, rows_of(st, slice(0, K)), gauc_weighting)
