@@ -10,8 +10,10 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N]``
-    Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`).
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
+    Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`); FILE may be a folder or
+    a glob of Parquet files: then out of core, exact, on a local dask cluster or the running
+    one at ``--scheduler`` (docs/out_of_core.md).
 ``bipartite figures DIR`` / ``bipartite tables DIR``
     Redraw the figures / rebuild the tables of a results folder from its saved results.
 ``bipartite frontier PROBLEM [--method auto|dp|milp] [--eps E] [--time-limit S]`` / ``bipartite dictatorship PROBLEM``
@@ -30,7 +32,9 @@ usage and configuration errors.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import math
 import os
 import sys
@@ -255,9 +259,16 @@ def _add_report(sub) -> None:
             for every pair of scorers the paired differences per label with DeLong's paired
             test and Holm-adjusted p-values. A time estimate and a progress bar go to stderr. Labels
             keep their column names; with many labels the printed pair table is cut by a
-            stated rule (all pairs are in --out DIR/win_rates.csv and the JSON)."""))
+            stated rule (all pairs are in --out DIR/win_rates.csv and the JSON).
+
+            Out of core (docs/out_of_core.md): FILE a folder or a glob (quoted) of Parquet
+            files, or any FILE with --scheduler, computes the same tables exactly on dask, on a
+            local cluster of --workers processes (--memory-limit in total) or on the running
+            cluster at --scheduler; it needs --qid, and leaves the near-tie rates out (NaN,
+            with a note)."""))
     rep.add_argument("file", type=Path, metavar="FILE",
-                     help="CSV, TSV or Parquet file; - reads standard input (CSV/TSV, or Parquet)")
+                     help="CSV, TSV or Parquet file; - reads standard input (CSV/TSV, or "
+                          "Parquet); a folder or a quoted glob of Parquet files: out of core")
     rep.add_argument("--score", action="append", required=True, metavar="COL",
                      help="score column (repeat it to compare scorers: any number)")
     rep.add_argument("--label", action="append", required=True, metavar="COL",
@@ -297,6 +308,14 @@ def _add_report(sub) -> None:
                           "need --n-boot > 0; auto = the method closest to nominal coverage in "
                           "simulation for the chosen --n-boot")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    rep.add_argument("--scheduler", default=None, metavar="ADDR",
+                     help="out of core on the running dask cluster at ADDR (tcp://host:8786)")
+    rep.add_argument("--workers", type=int, default=None, metavar="N",
+                     help="out of core without --scheduler: the local cluster's worker "
+                          "processes (1 thread each; default: the CPU count, at most 4)")
+    rep.add_argument("--memory-limit", default=None, metavar="SIZE",
+                     help="out of core without --scheduler: the local cluster's worker memory "
+                          "in total, e.g. 2GB (default: dask's, the machine's memory)")
 
 
 def _add_rebuild(sub) -> None:
@@ -497,17 +516,60 @@ def _cmd_report(args) -> int:
         from bipartite._utils.files import check_output_dir
 
         check_output_dir(args.out, what="the report folder (--out)")
-    result = diagnose(str(args.file) if str(args.file) == "-" else args.file,
-                      scores=args.score, labels=args.label, qid=args.qid, weight=args.weight,
-                      seed=args.seed, n_boot=args.n_boot, level=args.level,
-                      gauc_weighting=args.gauc_weighting, positive_label=args.positive_label,
-                      dropna=args.dropna, progress=not args.no_progress,
-                      interval=args.interval)
+    data = str(args.file) if str(args.file) == "-" else args.file
+    with _report_cluster(args, data) as scheduler:
+        result = diagnose(data, scores=args.score, labels=args.label, qid=args.qid,
+                          weight=args.weight, seed=args.seed, n_boot=args.n_boot,
+                          level=args.level, gauc_weighting=args.gauc_weighting,
+                          positive_label=args.positive_label, dropna=args.dropna,
+                          progress=not args.no_progress, interval=args.interval,
+                          scheduler=scheduler)
     print(result.to_json() if args.format == "json" else result.to_markdown())
     if args.out is not None:
         for path in result.save(args.out):
             print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _report_cluster(args, data):
+    """The dask scheduler of an out-of-core report: the address of ``--scheduler``, else (a
+    folder or glob of Parquet files) a local cluster of ``--workers`` processes with
+    ``--memory-limit`` in total, closed afterwards; None in memory."""
+    from bipartite.diagnostics import is_out_of_core
+
+    local = args.workers is not None or args.memory_limit is not None
+    if args.scheduler is not None:
+        if local:
+            raise ValueError("--workers and --memory-limit size a local cluster: they do not "
+                             f"apply with --scheduler {args.scheduler!r}.")
+        yield args.scheduler
+        return
+    if not is_out_of_core(data):
+        if local:
+            raise ValueError(f"--workers and --memory-limit apply out of core only (FILE a "
+                             f"folder or glob of Parquet files, or --scheduler), got {data}.")
+        yield None
+        return
+    try:
+        from dask.utils import parse_bytes
+        from distributed import Client, LocalCluster
+    except ImportError as e:
+        raise ValueError(f"An out-of-core report needs dask[distributed] ({e}): pip install "
+                         "'dask[distributed]' pyarrow.") from None
+    workers = min(os.cpu_count() or 1, 4) if args.workers is None else args.workers
+    if workers < 1:
+        raise ValueError(f"--workers must be a positive integer, got {workers}.")
+    limit = "auto"
+    if args.memory_limit is not None:
+        try:
+            limit = max(1, int(parse_bytes(args.memory_limit)) // workers)
+        except (ValueError, TypeError):
+            raise ValueError("--memory-limit must be a size such as 2GB or 500MiB, got "
+                             f"{args.memory_limit!r}.") from None
+    with LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=limit,
+                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        yield client
 
 
 def _cmd_figures(args) -> int:

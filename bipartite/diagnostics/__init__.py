@@ -58,20 +58,24 @@ data larger than memory, on dask (a Parquet folder or a dask DataFrame; a local 
 running scheduler): per scorer, label and cross pair, the per-query sums of DeLong's placements
 (global and within the query) and their second moments; :meth:`PlacementStats.summary` gives the
 AUCs, W_{k>j}, DeLong variances (unclustered and query-clustered) and gAUCs
-(``_dask``; docs/out_of_core.md).
+(``_dask``; docs/out_of_core.md). :func:`diagnose` given such data (:func:`is_out_of_core`: a
+Parquet folder, glob or list of files, a dask DataFrame) or a ``scheduler`` builds the whole
+report from those sums, the same tables by the same steps (``_dask_report``; with query ids;
+near-tie rates not computed).
 """
 
 from __future__ import annotations
 
 from bipartite.diagnostics._dask import PlacementStats, placement_stats
+from bipartite.diagnostics._dask_report import is_out_of_core
 from bipartite.diagnostics._diagnose import MAX_BOOT_BYTES, MAX_N_BOOT, diagnose
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import load_scores
 
-__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "placement_stats"]
+__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
 
 for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test,
-             PlacementStats, placement_stats):
+             PlacementStats, placement_stats, is_out_of_core):
     _obj.__module__ = __name__  # documented, pickled and registered under bipartite.diagnostics
 del _obj

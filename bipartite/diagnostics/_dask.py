@@ -13,7 +13,8 @@ W_{k>j}, DeLong variances (unclustered and query-clustered), per-query AUCs and 
 The method (three passes over the data, each dask's own machinery; docs/out_of_core.md):
 
 1. **check and cut**: one pass checks every column (NaN, labels outside {0, 1}, negative
-   weights, missing query ids: the error names the column, value, file and row) and takes dask's
+   weights, missing query ids: the error names the column, value, file and row), lists each
+   partition's queries and takes dask's
    approximate quantiles of every score; their distinct values are the *cut points* c_0 < … <
    c_{m−1}. A score s falls in bucket ``2i`` when ``c_{i−1} < s < c_i`` (an open range) and in
    bucket ``2i + 1`` when ``s = c_i`` (a point): buckets are ordered by score and equal scores
@@ -28,8 +29,12 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
    the partition (ties ½) plus the mass below the run and that of the point buckets inside it
    below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
-   id (``groupby.sum``). Within-query placements come from one hash shuffle of the rows by
-   query id (``shuffle(on=qid)``) and one (query, score) sort per scorer and partition.
+   id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
+   and partition, on the input partitions for the queries whole in one of them (pass 1 lists
+   every partition's queries: no shuffle for data written by query) and on a hash shuffle by
+   query id of the rows of the others (``shuffle(on=qid)``; all rows when most queries are
+   split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
+   partition is read once for all of them.
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
@@ -41,7 +46,6 @@ under- nor overflow.
 from __future__ import annotations
 
 import contextlib
-import glob
 import math
 import os
 import warnings
@@ -53,8 +57,27 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
+from bipartite.diagnostics._dask_io import check_dtypes, compute, connect, dask_frame, parquet_files
+from bipartite.diagnostics._dask_kernels import (
+    CENTRED_STATS,
+    KIND,
+    MOMENT_STATS,
+    PAIR_STATS,
+    QKEY,
+    SCORER_STATS,
+    add_bucket,
+    bucket_mass,
+    buckets,
+    check_part,
+    global_columns,
+    global_part,
+    meta_frame,
+    range_rows,
+    split_rows,
+    within_columns,
+    within_part,
+)
 from bipartite.diagnostics._stats import PlacementSums
-from bipartite.metrics import QuerySegments
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -62,397 +85,6 @@ if TYPE_CHECKING:
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "PlacementStats",
            "buckets", "parquet_files", "placement_stats"]
-
-#: Per-query statistics of a weight pair, the same for every scorer: masses, rows with mass.
-PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
-#: Per-query statistics of a scorer and a weight pair: sums of the global placements
-#: (``pos_below`` = Σ pos·below, ``neg_above`` = Σ neg·above) and of the within-query ones
-#: (``..._q``).
-SCORER_STATS = ("pos_below", "neg_above", "pos_below_q", "neg_above_q")
-#: Totals only (the unclustered DeLong variance needs no per-query split): second moments.
-MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above", "neg2")
-#: The same about the centres ``c_below = θ₀ N`` and ``c_above = θ₀ P`` (θ₀ the AUC binned by
-#: the buckets, within about 1/buckets of θ): ``pos2_below2_c`` = Σ pos² (below − c_below)²,
-#: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
-#: comes from these (the raw moments lose digits in the expanded square).
-CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
-_QKEY = "__qid__"
-
-
-# --------------------------------------------------------------------------------------------
-# Per-partition kernels (top level: shipped to the workers)
-# --------------------------------------------------------------------------------------------
-def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
-            pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
-    Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
-    w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
-    pos = np.empty((len(pairs), len(df)))
-    neg = np.empty_like(pos)
-    for p, (k, j) in enumerate(pairs):
-        if j < 0:
-            np.multiply(w, Y[k], out=pos[p])
-            np.subtract(w, pos[p], out=neg[p])  # exact: w·y is w or 0
-        else:
-            np.multiply(w, Y[k] > Y[j], out=pos[p])
-            np.multiply(w, Y[j] > Y[k], out=neg[p])
-    return pos, neg
-
-
-def buckets(s: np.ndarray, cuts: np.ndarray) -> np.ndarray:
-    """Bucket of each score: ``2i`` for ``cuts[i−1] < s < cuts[i]``, ``2i + 1`` for
-    ``s = cuts[i]`` (``2 len(cuts) + 1`` buckets, ordered by score; equal scores share one)."""
-    i = np.searchsorted(cuts, s, side="left")
-    hit = cuts[np.minimum(i, len(cuts) - 1)] == s if len(cuts) else np.zeros(len(s), bool)
-    return 2 * i + (hit & (i < len(cuts)))
-
-
-def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
-    """Query codes 0..G−1 of the partition's rows (order of first appearance) and the query ids
-    (their dtype kept); one query without ``qid``."""
-    if qid is None:
-        return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
-    codes, _ = pd.factorize(df[qid], sort=False)
-    return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
-
-
-def _check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
-    """One partition's check: the first problem (a message naming the column and value, with
-    ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
-    partition's row count, weight sum and largest weight."""
-    problem, row = None, -1
-    checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
-    checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
-    if spec["weight"] is not None:
-        checks.append((spec["weight"], "weight", lambda v: ~(np.isfinite(v) & (v >= 0))))
-    for col, what, bad_of in checks:
-        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
-        bad = np.flatnonzero(bad_of(v))
-        if len(bad):
-            row = int(bad[0])
-            problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
-                       f"on {{where}} ({len(bad)} such row(s) in that part).")
-            break
-    if problem is None and spec["qid"] is not None:
-        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
-        if len(bad):
-            row = int(bad[0])
-            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
-                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
-    w_sum, w_max = float(len(df)), 1.0
-    if spec["weight"] is not None and problem is None:
-        v = df[spec["weight"]].to_numpy(dtype=np.float64)
-        w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
-    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
-                         "problem": [problem], "row": [row]})
-
-
-def _bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
-    """Per scorer and bucket of its score: the rows and the positive and negative mass of every
-    pair (the masses built once for all scorers)."""
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    out = []
-    for si, score in enumerate(spec["scores"]):
-        b = buckets(df[score].to_numpy(dtype=np.float64), cuts[score])
-        nb = 2 * len(cuts[score]) + 1
-        cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
-        for p in range(len(pos)):
-            cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
-            cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
-        out.append(pd.DataFrame({"scorer": si, "bucket": np.arange(nb), **cols}))
-    return pd.concat(out, ignore_index=True)
-
-
-def _add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
-    """The rows with the bucket of their score in column ``_b``."""
-    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
-
-
-def _range_rows(df: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the range buckets (even ``_b``)."""
-    return df[df["_b"].to_numpy() % 2 == 0]
-
-
-def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
-              moments: dict[str, float] | None = None) -> pd.DataFrame:
-    """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
-    ``moments`` (totals only) ride on the first query's row, so that summing by query sums
-    them too."""
-    out = pd.DataFrame({_QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array})
-    for name in order:
-        if name in sums:
-            out[name] = sums[name]
-        else:
-            col = np.zeros(len(out))
-            col[:1] = (moments or {}).get(name, 0.0)
-            out[name] = col
-    return out
-
-
-def _runs(starts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a sorted order, the first and one-past-last position of its run (tie group or
-    query), from the runs' starts."""
-    sizes = np.diff(np.r_[starts, n])
-    return np.repeat(starts, sizes), np.repeat(np.r_[starts[1:], n], sizes)
-
-
-def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """``a[:, idx]`` (numpy's 2-D fancy index is many times slower than ``take``)."""
-    return np.take(a, idx, axis=1)
-
-
-def _cum0(x: np.ndarray) -> np.ndarray:
-    """Cumulative sums with a leading 0: ``C[i]`` = Σ of the first i values."""
-    C = np.zeros(len(x) + 1)
-    np.cumsum(x, out=C[1:])
-    return C
-
-
-def _global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
-                 point: bool) -> pd.DataFrame:
-    """Per-query sums of the global placements of one partition's rows, and the totals of the
-    (centred) second moments: the rows of the point buckets (``point``: closed form, any
-    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
-    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
-    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
-    below the range and of the point buckets inside it below the row; likewise above)."""
-    cols_out = _global_columns(spec)
-    if point:
-        df = df[df["_b"].to_numpy() % 2 == 1]
-    codes, uniq = _qcodes(df, spec["qid"])
-    if len(df) == 0:
-        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    G = len(uniq)
-    sums, mom = {}, {}
-    if point:  # every row of a point bucket ties with its whole bucket
-        b = df["_b"].to_numpy()
-        below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
-        above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
-        for p in range(len(pos)):
-            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
-        return _frame_of(uniq, sums, cols_out, mom)
-    b = df.index.to_numpy()
-    lo, hi = int(b.min()), int(b.max())
-    counts = np.bincount(b - lo, minlength=hi - lo + 1)
-    if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
-        raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
-                           "range buckets")
-    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
-    o = seg.order
-    start, end = _runs(seg.starts, len(o))
-    codes = codes[o]
-    # rows in score order run through the buckets lo..hi in order: the offsets per bucket
-    npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
-    on = offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1]
-    op = offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1]
-    for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
-        ps, ns = pos[p].take(o), neg[p].take(o)
-        Cn, Cp = _cum0(ns), _cum0(ps)
-        below = 0.5 * (Cn.take(start) + Cn.take(end)) + np.repeat(on[p], counts)
-        above = Cp[-1] - 0.5 * (Cp.take(start) + Cp.take(end)) + np.repeat(op[p], counts)
-        _global_terms(sums, mom, p, codes, G, ps, ns, below, above, offsets)
-    return _frame_of(uniq, sums, cols_out, mom)
-
-
-def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
-                  neg: np.ndarray, below: np.ndarray, above: np.ndarray, offsets: dict) -> None:
-    """Pair ``p``'s per-query Σ pos·below, Σ neg·above and its centred second moments."""
-    sums[f"pos_below:{p}"] = np.bincount(codes, pos * below, minlength=G)
-    sums[f"neg_above:{p}"] = np.bincount(codes, neg * above, minlength=G)
-    x = pos * (below - offsets["centre_below"][p])
-    y = neg * (above - offsets["centre_above"][p])
-    mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos @ x)
-    mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
-
-
-def _within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
-    """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
-    this partition) the sums of the within-query placements of every scorer, by cumulative sums
-    over one (query, score) sort per scorer."""
-    codes, uniq = _qcodes(df, spec["qid"])
-    cols_out = _within_columns(spec, place)
-    G = len(uniq)
-    if len(df) == 0:
-        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    sums = {}
-    for p in range(len(pos)):
-        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
-                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
-            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
-    n = len(df)
-    for si, s in enumerate(spec["scores"] if place else []):
-        seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
-        o, cs = seg.order, codes[seg.order]
-        qfirst = np.flatnonzero(np.r_[True, cs[1:] != cs[:-1]])
-        start, end = _runs(seg.starts, n)
-        qs, qe = _runs(qfirst, n)
-        for p in range(len(pos)):  # one pair at a time: a few arrays of n alive
-            ps, ns = pos[p].take(o), neg[p].take(o)
-            Cn, Cp = _cum0(ns), _cum0(ps)
-            below = 0.5 * (Cn.take(start) + Cn.take(end)) - Cn.take(qs)
-            above = Cp.take(qe) - 0.5 * (Cp.take(start) + Cp.take(end))
-            # every code 0..G-1 has rows here, in ascending order of the sorted codes
-            sums[f"pos_below_q:{p}|{si}"] = np.add.reduceat(ps * below, qfirst)
-            sums[f"neg_above_q:{p}|{si}"] = np.add.reduceat(ns * above, qfirst)
-    return _frame_of(uniq, sums, cols_out)
-
-
-def _within_columns(spec: dict, place: bool) -> list[str]:
-    m = len(spec["pairs"])
-    cols = [f"{n}:{p}" for p in range(m) for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
-    if place:
-        cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
-                 for n in ("pos_below_q", "neg_above_q")]
-    return cols
-
-
-def _global_columns(spec: dict) -> list[str]:
-    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in
-            ("pos_below", "neg_above", *CENTRED_STATS)]
-
-
-def _meta(qmeta: Any, cols: list[str]) -> pd.DataFrame:
-    m = pd.DataFrame({_QKEY: pd.Series([], dtype=qmeta)})
-    for c in cols:
-        m[c] = pd.Series([], dtype=np.float64)
-    return m
-
-
-# --------------------------------------------------------------------------------------------
-# The driver
-# --------------------------------------------------------------------------------------------
-def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
-    """The Parquet files of a folder (its ``*.parquet``, ``*.parq``, ``*.pq`` files), a glob
-    pattern, one file or a list of files, sorted (each item's files)."""
-    items = [data] if isinstance(data, str | os.PathLike) else list(data)
-    files: list[str] = []
-    for item in items:
-        p = os.fspath(item)
-        if os.path.isdir(p):
-            found = sorted(f for ext in ("parquet", "parq", "pq")
-                           for f in glob.glob(os.path.join(glob.escape(p), f"*.{ext}")))
-        elif os.path.isfile(p):
-            found = [p]
-        else:
-            found = sorted(glob.glob(p))
-        if not found:
-            raise ValueError(f"The 'data' parameter names no Parquet file: {p!r} is not a file, "
-                             "a folder holding *.parquet files, or a glob that matches any.")
-        files += found
-    return files
-
-
-def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.DataFrame]:
-    """Every file's footer read (a malformed or truncated file is a ``ValueError`` naming it)
-    and its row groups cut into pieces ``(path, row groups, first row)`` of about
-    ``rows_per_partition`` rows; the (empty) frame of the first file's schema."""
-    import pyarrow.parquet as pq
-
-    pieces, schema = [], None
-    for f in files:
-        try:
-            md = pq.ParquetFile(f).metadata
-            sch = pq.read_schema(f)
-        except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
-            raise ValueError(f"The Parquet file {f!r} cannot be read (malformed or truncated): "
-                             f"{e}") from None
-        schema = sch if schema is None else schema
-        first, group, rows = 0, [], 0
-        for g in range(md.num_row_groups):
-            group.append(g)
-            rows += md.row_group(g).num_rows
-            if rows >= rows_per_partition or g == md.num_row_groups - 1:
-                pieces.append((f, tuple(group), first))
-                first, group, rows = first + rows, [], 0
-    return pieces, schema.empty_table().to_pandas()
-
-
-def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
-    """One partition: row groups of one Parquet file (errors name the file)."""
-    import pyarrow.parquet as pq
-
-    path, groups, _ = piece
-    try:
-        df = pq.ParquetFile(path).read_row_groups(list(groups), columns=columns).to_pandas()
-    except Exception as e:
-        raise ValueError(f"The Parquet file {path!r} cannot be read (row groups {groups[0]}.."
-                         f"{groups[-1]}; malformed or truncated): {e}") from None
-    return df if columns is None else df[list(columns)]
-
-
-def _frame(data: Any, needed: list[str], rows_per_partition: int):
-    """(dask DataFrame of the needed columns, what it is (for messages), the Parquet pieces of
-    its partitions or None)."""
-    import dask.dataframe as dd
-
-    pieces = None
-    if isinstance(data, dd.DataFrame):
-        ddf, where = data, "dask DataFrame"
-    elif isinstance(data, pd.DataFrame):
-        ddf = dd.from_pandas(data, npartitions=max(1, -(-len(data) // rows_per_partition)))
-        where = "DataFrame"
-    elif isinstance(data, str | os.PathLike | list | tuple):
-        files = parquet_files(data)
-        where = (f"Parquet file {files[0]!r}" if len(files) == 1 else
-                 f"{len(files)} Parquet files ({files[0]!r}, ...)")
-        pieces, meta = _pieces(files, rows_per_partition)
-        missing = [c for c in needed if c not in meta.columns]
-        if not missing:
-            ddf = dd.from_map(_read_piece, pieces, meta=meta, enforce_metadata=False)
-    else:
-        raise ValueError("The 'data' parameter must be a dask or pandas DataFrame, or a Parquet "
-                         f"folder, glob, file or list of files, got {type(data).__name__}.")
-    cols = list(meta.columns) if pieces is not None else list(ddf.columns)
-    missing = [c for c in needed if c not in cols]
-    if missing:
-        raise ValueError(f"The {where} has no column {missing[0]!r} (given as a score, label, "
-                         f"qid or weight); its columns are {cols}.")
-    return ddf[needed], where, pieces
-
-
-def _check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
-    """Score, label and weight columns must be numbers (or booleans), from the metadata."""
-    for col, what in numeric.items():
-        dt = ddf[col].dtype
-        if not (pd.api.types.is_numeric_dtype(dt) or pd.api.types.is_bool_dtype(dt)):
-            raise ValueError(f"The {what} column {col!r} of the {where} must hold numbers, got "
-                             f"dtype {dt}.")
-
-
-@contextlib.contextmanager
-def _connect(scheduler: Any):
-    """The distributed client to use: None (dask's current default), a ``Client`` or the address
-    of a running scheduler (connected for the call, then closed; the cluster keeps running)."""
-    if scheduler is None:
-        yield None
-        return
-    from distributed import Client
-
-    if isinstance(scheduler, Client):
-        yield scheduler
-    elif isinstance(scheduler, str):
-        with Client(scheduler, set_as_default=False) as client:
-            yield client
-    else:
-        raise ValueError("The 'scheduler' parameter must be None, a distributed.Client or a "
-                         f"scheduler address such as 'tcp://host:8786', got {scheduler!r}.")
-
-
-def _compute(client: Any, *objs: Any, where: str = "") -> tuple:
-    import dask
-
-    try:
-        if client is None:
-            return dask.compute(*objs)
-        return tuple(client.compute(list(objs), sync=True))
-    except (OSError, ImportError) as e:
-        raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
-    except Exception as e:
-        if type(e).__module__.startswith("pyarrow"):
-            raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
-        raise
 
 
 def _divisions(rows: np.ndarray, parts: int) -> list[int]:
@@ -482,7 +114,7 @@ def placement_stats(
     qid: str | None = None,
     weight: str | None = None,
     scheduler: str | Client | None = None,
-    rows_per_partition: int = 250_000,
+    rows_per_partition: int = 500_000,
     n_cuts: int | None = None,
 ) -> PlacementStats:
     """Exact placement statistics of every scorer and weight pair, out of core on dask
@@ -525,8 +157,8 @@ def placement_stats(
                          "both as 'scores' and as 'labels'.")
     rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
     needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
-    ddf, where, pieces = _frame(data, needed, rpp)
-    _check_dtypes(ddf, where, {**{s: "score" for s in score_names},
+    ddf, where, pieces = dask_frame(data, needed, rpp)
+    check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
     nc = (max(256, 8 * ddf.npartitions) if n_cuts is None
@@ -538,13 +170,13 @@ def placement_stats(
             "must": {"score": "hold finite numbers", "label": "hold only 0 and 1",
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
-    with _connect(scheduler) as client:
+    with connect(scheduler) as client:
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
         parts = max(1, math.ceil(info["n"] / rpp))
         offsets = _pass_count(client, ddf, spec, cuts, where)
-        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where)
+        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where, info, rpp)
     return _assemble(spec, glob_q, within, info, offsets, where)
 
 
@@ -555,12 +187,14 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
     meta = pd.DataFrame({"n": pd.Series([], dtype=np.int64), "w_sum": pd.Series([], dtype=float),
                          "w_max": pd.Series([], dtype=float),
                          "problem": pd.Series([], dtype=object),
-                         "row": pd.Series([], dtype=np.int64)})
-    chk = ddf.map_partitions(_check_part, spec, meta=meta)
+                         "row": pd.Series([], dtype=np.int64),
+                         "qids": pd.Series([], dtype=object),
+                         "qrows": pd.Series([], dtype=object)})
+    chk = ddf.map_partitions(check_part, spec, meta=meta)
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = _compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
+        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
     table = res[0].reset_index(drop=True)
     for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
         if problem:
@@ -575,7 +209,14 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
                          "row.")
     cuts = {s: np.unique(np.asarray(q, dtype=np.float64)) for s, q in
             zip(spec["scores"], res[1:], strict=True)}
-    return {"n": n, "w_max": float(table["w_max"].max())}, cuts
+    info = {"n": n, "w_max": float(table["w_max"].max()), "split": None, "split_rows": 0}
+    if spec["qid"] is not None:  # the queries met in several partitions, and their rows
+        ids = pd.Series(np.concatenate([np.asarray(q, dtype=object) for q in table["qids"]]))
+        rows = np.concatenate(list(table["qrows"])).astype(np.int64)
+        twice = ids.duplicated(keep=False).to_numpy()
+        info["split"] = pd.unique(ids[twice].to_numpy())
+        info["split_rows"] = int(rows[twice].sum())
+    return info, cuts
 
 
 def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> dict:
@@ -587,7 +228,7 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
     meta = pd.DataFrame({"scorer": pd.Series([], dtype=np.int64),
                          "bucket": pd.Series([], dtype=np.int64),
                          **{c: pd.Series([], dtype=float) for c in names}})
-    (tab,) = _compute(client, ddf.map_partitions(_bucket_mass, spec, cuts, meta=meta)
+    (tab,) = compute(client, ddf.map_partitions(bucket_mass, spec, cuts, meta=meta)
                       .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
     offsets = {}
     for si, s in enumerate(spec["scores"]):
@@ -611,36 +252,53 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
 
 
 def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, parts: int,
-                where: str) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """Pass 3: per scorer the per-query sums of the global placements (point buckets in place,
-    range buckets range-partitioned), and the within-query sums (one shuffle by query id)."""
+                where: str, info: dict, rpp: int) -> tuple[list[pd.DataFrame], pd.DataFrame]:
+    """Pass 3, one compute: per scorer the per-query sums of the global placements (point
+    buckets in place, range buckets range-partitioned), and the within-query sums: in place for
+    the queries whole in one partition (the check pass listed every partition's queries), the
+    rows of the others shuffled by query id (all rows when most queries are split)."""
+    import dask
     import dask.dataframe as dd
 
     qid = spec["qid"]
     qmeta = ddf[qid].dtype if qid is not None else np.int64
-    gmeta = _meta(qmeta, _global_columns(spec))
-    rmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
-    rmeta["_b"] = pd.Series([], dtype=np.int64)
+    gmeta = meta_frame(qmeta, global_columns(spec))
+    gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
+    fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
+    rmeta = fmeta.assign(_b=pd.Series([], dtype=np.int64))
     objs = []
     for s in spec["scores"]:
-        bk = ddf.map_partitions(_add_bucket, s, cuts[s], meta=rmeta)
-        point = bk.map_partitions(_global_part, spec, s, offsets[s], True, meta=gmeta)
-        rng = bk.map_partitions(_range_rows, meta=rmeta).set_index(
+        bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
+        point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
+        keep = [c for c in rmeta.columns if c == s or c not in spec["scores"]]
+        rng = bk.map_partitions(range_rows, keep, meta=rmeta[keep]).set_index(
             "_b", divisions=_divisions(offsets[s]["rows"], parts))
-        rng = rng.map_partitions(_global_part, spec, s, offsets[s], False, meta=gmeta)
+        rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle
-        objs.append(dd.concat([point, rng]).groupby(_QKEY).sum(
+        objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
             split_every=4, split_out=max(1, parts // 8)))
     if qid is not None:
-        within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
-            _within_part, spec, True, meta=_meta(qmeta, _within_columns(spec, True)))
+        wmeta = meta_frame(qmeta, within_columns(spec, True))
+        split, n_split = info["split"], info["split_rows"]
+        if n_split > info["n"] // 2:  # most rows: shuffle them all (no filter)
+            within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
+                within_part, spec, True, meta=wmeta)
+        else:
+            # the split list travels once as a graph dependency, not copied into every task
+            sp = dask.delayed(split)
+            whole = ddf.map_partitions(split_rows, qid, sp, False, meta=fmeta)
+            within = whole.map_partitions(within_part, spec, True, meta=wmeta)
+            if n_split:
+                rest = ddf.map_partitions(split_rows, qid, sp, True, meta=fmeta).shuffle(
+                    on=qid, npartitions=max(1, math.ceil(n_split / rpp)))
+                within = dd.concat([within, rest.map_partitions(within_part, spec, True,
+                                                                meta=wmeta)])
     else:
-        within = ddf.map_partitions(_within_part, spec, False, meta=_meta(
-            qmeta, _within_columns(spec, False))).groupby(_QKEY).sum(split_every=8)
-    # one shuffle at a time: concurrent shuffles each hold their buffers on every worker
-    glob_q = [_compute(client, obj, where=where)[0] for obj in objs]
-    (within,) = _compute(client, within, where=where)
-    within = within.reset_index() if _QKEY not in within.columns else within
+        within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
+            qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
+    # one compute: every input partition is read once for all of them
+    *glob_q, within = compute(client, *objs, within, where=where)
+    within = within.reset_index() if QKEY not in within.columns else within
     return [g.reset_index() for g in glob_q], within
 
 
@@ -653,16 +311,20 @@ def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[s
 def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info: dict,
               offsets: dict, where: str) -> PlacementStats:
     """The per-query (long: scorer × pair × query) and total tables."""
-    W = within.set_index(_QKEY)
+    W = within.set_index(QKEY)
     with contextlib.suppress(TypeError):  # ids of mixed types keep their order
         W = W.sort_index()
     qid, names = spec["qid"], _pair_names(spec["labels"], spec["pairs"])
     per_query, totals = [], []
     for si, s in enumerate(spec["scores"]):
-        Gq = glob_q[si].set_index(_QKEY).reindex(W.index, fill_value=0.0)
+        kind = glob_q[si][KIND].to_numpy()
+        Gq = glob_q[si][kind == 0].set_index(QKEY).reindex(W.index, fill_value=0.0)
+        # the moment rows (kinds 1, 2: _dask_kernels.KIND), one pair per partition
+        Mp = glob_q[si][kind == 1].drop(columns=[KIND, QKEY]).sum()
+        Mn = glob_q[si][kind == 2].drop(columns=[KIND, QKEY]).sum()
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
-                 **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
+                 "rows": W["rows"].to_numpy(), **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
                  "pos_below": Gq[f"pos_below:{p}"].to_numpy(),
                  "neg_above": Gq[f"neg_above:{p}"].to_numpy()}
             if qid is not None:
@@ -674,7 +336,10 @@ def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info
             tot = {"scorer": s, "pair": name,
                    **{c: float(np.sum(d[c])) for c in PAIR_STATS + SCORER_STATS},
                    "pos2": float(W[f"pos2:{p}"].sum()), "neg2": float(W[f"neg2:{p}"].sum()),
-                   **{c: float(Gq[f"{c}:{p}"].sum()) for c in CENTRED_STATS},
+                   "pos2_below2_c": float(Mp[f"pos_below:{p}"]),
+                   "pos2_below_c": float(Mp[f"neg_above:{p}"]),
+                   "neg2_above2_c": float(Mn[f"pos_below:{p}"]),
+                   "neg2_above_c": float(Mn[f"neg_above:{p}"]),
                    "centre_below": float(offsets[s]["centre_below"][p]),
                    "centre_above": float(offsets[s]["centre_above"][p])}
             cb, ca = tot["centre_below"], tot["centre_above"]  # the raw moments, summed back
@@ -717,7 +382,8 @@ class PlacementStats:
     weight_scale : float — the power of two the weights were multiplied by (sums of masses are
         in scaled weights; every ratio below is unchanged)
     source : str — what was read
-    per_query : DataFrame or None (without qid) — one row per scorer × pair × query: ``pos``,
+    per_query : DataFrame or None (without qid) — one row per scorer × pair × query: ``rows``
+        (the query's rows, zero weights included), ``pos``,
         ``neg`` (the masses P_q, N_q), ``n_pos``, ``n_neg`` (rows with mass), ``pos_below`` =
         Σ_{i∈q} pos_i below_i and ``neg_above`` = Σ_{i∈q} neg_i above_i (global placements),
         ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements)
@@ -798,7 +464,7 @@ class PlacementStats:
         return PlacementSums(pos=pos, neg=neg, below=grid("pos_below"), above=grid("neg_above"),
                              within=grid("pos_below_q"),
                              # a label's classes split every row: its masses are the query's
-                             weight=pos[0] + neg[0], n_rows=(n_pos[0] + n_neg[0]).astype(np.int64),
+                             weight=pos[0] + neg[0], n_rows=grid("rows").astype(np.int64)[0],
                              n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True)
 
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -28,6 +28,14 @@ from bipartite._utils.validation import (
     check_random_state,
     pow2_normalise,
 )
+from bipartite.diagnostics._dask_report import (
+    NEAR_TIE_NOTE,
+    OUT_OF_CORE_NOTE,
+    OutOfCoreSums,
+    is_out_of_core,
+    out_of_core_sums,
+    rows_of,
+)
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
 from bipartite.diagnostics._inference import (
     boot_var,
@@ -120,10 +128,15 @@ class _Data:
     qvalues: Any
     U: int
     pairs: list[tuple[int, int]]
+    #: out of core (no row arrays: ``S``, ``Y``, ``w``, ``g`` empty): the rows, and the rows with
+    #: positive weight per query and label (G, K)
+    n_rows: int | None = None
+    q_npos: np.ndarray | None = None
+    prior: np.ndarray | None = None  # out of core: each label's positive weight share
 
     @property
     def n(self) -> int:
-        return len(self.w)
+        return len(self.w) if self.n_rows is None else self.n_rows
 
     @property
     def K(self) -> int:
@@ -144,6 +157,9 @@ class _Estimates:
     sums: dict[str, PlacementSums]
     terms: dict[str, dict[str, np.ndarray]]
     segs: dict[str, QuerySegments]
+    #: out of core: per scorer the cross pairs' sums in blocks ``[(slice, PlacementSums)]``
+    #: (with their within-query sums), used by the bootstrap and the jackknife
+    pair_sums: dict[str, list] = field(default_factory=dict)
 
 
 def _kind(kind: str, clustered: bool) -> str:
@@ -246,6 +262,7 @@ def diagnose(
     positive_label: str | int | float | bool | None = None,
     dropna: bool = False,
     interval: str = "auto",
+    scheduler: Any = None,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
@@ -305,6 +322,14 @@ def diagnose(
         simulated size from there on (:func:`bipartite.diagnostics._intervals.min_queries`), a
         ``UserWarning`` is issued and the report carries the same note
         (``meta["interval_warning"]``)
+    scheduler : None, a ``distributed.Client`` or a scheduler address — **out of core**: with a
+        Parquet folder, glob or list of files, or a dask DataFrame, as ``data`` (or any
+        ``scheduler``), the per-query placement sums are computed exactly on dask
+        (:func:`bipartite.diagnostics.placement_stats`; None: dask's current scheduler, a
+        ``distributed.Client`` or the address of a running one) and every table is built from
+        them by the same steps; needs ``qid``; the near-tie rates are not computed (NaN, with a
+        note); ``positive_label``, ``dropna`` and ``progress`` are in-memory only
+        (docs/out_of_core.md)
 
     Returns
     -------
@@ -338,11 +363,17 @@ def diagnose(
     if not isinstance(dropna, bool | np.bool_):
         raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
     bar = Progress(progress)
-    with bar.reading(data):
-        d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
-    bar.plan(d.n, len(score_names), d.K, qid is not None, n_boot, d.U)
+    if scheduler is not None or is_out_of_core(data):  # docs/out_of_core.md
+        src = out_of_core_sums(data, score_names, label_names, qid=qid, weight=weight,
+                               scheduler=scheduler, positive_label=positive_label,
+                               dropna=bool(dropna))
+        d, est = _out_of_core(src, gauc_weighting)
+    else:
+        with bar.reading(data):
+            d = _read(data, score_names, label_names, qid, weight, positive_label, bool(dropna))
+        bar.plan(d.n, len(score_names), d.K, qid is not None, n_boot, d.U)
+        est = _estimates(d, tol, gauc_weighting, bar)
     label_rows, dic = _label_table(d)
-    est = _estimates(d, tol, gauc_weighting, bar)
     boot = _bootstrap(d, est, n_boot, rng, bar, gauc_weighting)
     no_boot = ("a single query: the bootstrap over queries gives no interval"
                if n_boot and d.U < 2 else None)
@@ -378,6 +409,8 @@ def diagnose(
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
             "n_labels_defined": n_defined}
+    if d.n_rows is not None:
+        meta["out_of_core"] = OUT_OF_CORE_NOTE
     return Diagnostics(tables=tables, meta=meta)
 
 
@@ -464,7 +497,11 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
 def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
-    prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
+    if d.n_rows is None:
+        prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
+        n_pos = [int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))) for k in range(K)]
+    else:  # out of core: from the per-query sums
+        prior, n_pos = d.prior, [int(c) for c in d.q_npos.sum(axis=0)]
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -474,7 +511,7 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
         dd = dictator(prior[defined]) if defined.sum() >= 2 else None
         dic = None if dd is None else int(np.flatnonzero(defined)[dd])
     rows = [{
-        "label": d.label_names[k], "n_pos": int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))), "prior": prior[k],
+        "label": d.label_names[k], "n_pos": n_pos[k], "prior": prior[k],
         "alpha": alpha[k], "alpha_share": share[k], "dictator": dic == k,
         "note": None if defined[k] else f"label {d.label_names[k]!r} has a single class: α is "
                                         "undefined and it takes no part in loss aggregation",
@@ -515,15 +552,7 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
                                             weight, n_rows, tol)
             else:
                 st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
-            out.sums[s] = st
-            out.aucs[s] = st.auc()
-            out.terms[s] = {"auc": st.terms()}
-            if d.g is not None:
-                out.stats[s] = st.grouped()
-                out.gaucs[s] = out.stats[s].gauc(gauc_weighting)
-                out.terms[s]["gauc"] = st.gauc_terms(gauc_weighting)
-            else:
-                out.gaucs[s] = np.full(d.K, np.nan)
+            _point_estimates(out, s, st, gauc_weighting)
         with bar.step(f"win rates {s!r}", "pairs"):
             if one_walk:
                 out.wins[s] = pair_result(ps, near, len(d.pairs))
@@ -532,6 +561,44 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
                                          seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
+
+
+def _point_estimates(out: _Estimates, s: str, st: PlacementSums, gauc_weighting: str) -> None:
+    """Scorer ``s``'s pooled AUCs, DeLong terms and (units: queries) gAUCs from the labels'
+    placement sums ``st``."""
+    out.sums[s] = st
+    out.aucs[s] = st.auc()
+    out.terms[s] = {"auc": st.terms()}
+    if st.clustered:
+        out.stats[s] = st.grouped()
+        out.gaucs[s] = out.stats[s].gauc(gauc_weighting)
+        out.terms[s]["gauc"] = st.gauc_terms(gauc_weighting)
+    else:
+        out.gaucs[s] = np.full(st.m, np.nan)
+
+
+def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[_Data, _Estimates]:
+    """The checked table and the estimates from the out-of-core per-query sums (no row arrays):
+    every scorer's labels (the first K pairs) and cross pairs (the rest: the win rates, their
+    DeLong variances, bootstrap and jackknife; near-tie rates not computed, NaN)."""
+    K, names = len(src.label_names), src.label_names
+    first = next(iter(src.sums.values()))
+    P, N = first.pos[:K].sum(axis=1), first.neg[:K].sum(axis=1)
+    d = _Data(where=src.where, n_dropped=0, score_names=src.score_names, label_names=names,
+              S={}, Y=np.zeros((0, K)), w=np.zeros(0), qid=src.qid, g=None, G=src.G,
+              qvalues=src.qvalues, U=src.G,
+              pairs=[(k, j) for k in range(K) for j in range(k + 1, K)], n_rows=src.n_rows,
+              q_npos=src.q_npos, prior=P / (P + N))
+    est = _Estimates({}, {}, {}, {}, {}, {}, {})
+    for s, st in src.sums.items():
+        _point_estimates(est, s, rows_of(st, slice(0, K)), gauc_weighting)
+        cross = rows_of(st, slice(K, st.m))
+        nan = np.full(cross.m, np.nan)
+        est.wins[s] = PairStats(win=cross.auc(), var=cross.var(), near_tie=nan,
+                                n_k_only=cross.n_pos.astype(np.int64),
+                                n_j_only=cross.n_neg.astype(np.int64))
+        est.pair_sums[s] = [(slice(0, cross.m), cross)]
+    return d, est
 
 
 def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
@@ -555,7 +622,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
                 for sl in pair_blocks(len(kj), d.n)]
 
     keep = 3 * 8 * len(kj) * d.U * len(d.score_names) <= 2**28
-    cache = {s: pair_tables(s) for s in d.score_names} if keep else {}
+    cache = est.pair_sums or ({s: pair_tables(s) for s in d.score_names} if keep else {})
     chunk = max(1, min(n_boot, 4_000_000 // max(d.U * max(K, 1), 1)))
     with bar.step("bootstrap", "bootstrap", total=n_boot) as tick:
         for b0 in range(0, n_boot, chunk):
@@ -564,7 +631,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
             for s in d.score_names:
                 st = est.sums[s]
                 boot[s]["auc"][:, b0:b1] = st.boot_auc(M)
-                if d.g is not None:
+                if st.clustered:
                     boot[s]["gauc"][:, b0:b1] = st.boot_gauc(M, gauc_weighting)
                 for sl, ps in cache.get(s) or pair_tables(s):
                     boot[s]["win"][sl, b0:b1] = ps.boot_auc(M)
@@ -584,11 +651,13 @@ def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
     for s in d.score_names:
         st = est.sums[s]
         win = np.full((len(kj), d.U), np.nan)
-        for sl in pair_blocks(len(kj), d.n):
+        for sl, ps in est.pair_sums.get(s, []):  # out of core: with their within sums
+            win[sl] = ps.jackknife_auc()
+        for sl in pair_blocks(len(kj), d.n) if not est.pair_sums else []:
             win[sl] = pair_sums(d.S[s], d.Y, ws, kj[sl], codes=d.g, G=d.G or None,
                                 seg=est.segs[s], within=True).jackknife_auc()
         out[s] = {"auc": st.jackknife_auc(), "win": win,
-                  "gauc": st.jackknife_gauc(gauc_weighting) if d.g is not None else None}
+                  "gauc": st.jackknife_gauc(gauc_weighting) if st.clustered else None}
     return out
 
 
@@ -648,7 +717,8 @@ def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
                          "method": ctx.method,
                          "note": _join(None if np.isfinite(Wv) else
                                        f"no row is positive for {empty!r} only: W undefined",
-                                       why)})
+                                       why, NEAR_TIE_NOTE if np.isfinite(Wv) and not
+                                       np.isfinite(ps.near_tie[i]) else None)})
     return rows
 
 
@@ -699,14 +769,15 @@ def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
     cols = ["scorer", "qid", "label", "n", "n_pos", "auc", "note"]
     if d.qid is None:
         return pd.DataFrame(columns=cols)
-    n_q = np.bincount(d.g, minlength=d.G)
     qv = [plain(v) for v in d.qvalues]
     has = d.w > 0
-    npos_k = [np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
+    npos_k = ([np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
+              if d.g is not None else None)  # out of core: d.q_npos
     parts = []
     for s in d.score_names:
+        n_q = est.stats[s].n
         for k, lab in enumerate(d.label_names):
-            npos = npos_k[k]
+            npos = npos_k[k] if d.g is not None else d.q_npos[:, k].astype(int)
             a_q = est.stats[s].auc[:, k]
             note = np.where(np.isfinite(a_q), None, np.where(
                 npos == 0, f"query has no positive for {lab!r}",

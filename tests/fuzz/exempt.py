@@ -73,6 +73,8 @@ EXEMPT: dict[str, str] = {
     "bipartite.diagnostics.placement_stats": ("takes a dask DataFrame or Parquet files and column "
                                               "names: bad input (columns, values, files) is "
                                               "tested by tests/test_diagnostics_dask.py"),
+    "bipartite.diagnostics.is_out_of_core": ("a predicate on what 'data' is (never raises, reads "
+                                             "nothing): tested by tests/test_diagnostics_dask_report.py"),
     "bipartite.diagnostics.load_scores": LOADER,
     "bipartite.dictatorship.DictatorshipReport": RESULT,
     "bipartite.metrics.GroupedStats": RESULT,

@@ -1,0 +1,332 @@
+"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+docs/theory.md §2.3, §7.5; docs/out_of_core.md): top-level functions shipped to the dask
+workers, each a NumPy pass over one partition (check, bucket masses, global and within-query
+placement sums), and the names of the statistics they return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from bipartite.metrics import QuerySegments
+
+__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
+
+PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
+#: Per-query statistics of a scorer and a weight pair: sums of the global placements
+#: (``pos_below`` = Σ pos·below, ``neg_above`` = Σ neg·above) and of the within-query ones
+#: (``..._q``).
+SCORER_STATS = ("pos_below", "neg_above", "pos_below_q", "neg_above_q")
+#: Totals only (the unclustered DeLong variance needs no per-query split): second moments.
+MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above", "neg2")
+#: The same about the centres ``c_below = θ₀ N`` and ``c_above = θ₀ P`` (θ₀ the AUC binned by
+#: the buckets, within about 1/buckets of θ): ``pos2_below2_c`` = Σ pos² (below − c_below)²,
+#: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
+#: comes from these (the raw moments lose digits in the expanded square).
+CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
+QKEY = "__qid__"
+
+
+def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
+            pairs: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative masses (m, n) of every weight pair: labels, then cross pairs."""
+    Y = [df[c].to_numpy(dtype=np.float64) for c in labels]
+    w = (np.ones(len(df)) if weight is None else df[weight].to_numpy(dtype=np.float64)) * scale
+    return _masses_of(Y, w, pairs)
+
+
+def _masses_of(Y: list[np.ndarray], w: np.ndarray, pairs: list[tuple[int, int]]
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_masses` of the label columns ``Y`` and the scaled weights ``w``."""
+    pos = np.empty((len(pairs), len(w)))
+    neg = np.empty_like(pos)
+    for p, (k, j) in enumerate(pairs):
+        if j < 0:
+            np.multiply(w, Y[k], out=pos[p])
+            np.subtract(w, pos[p], out=neg[p])  # exact: w·y is w or 0
+        else:
+            np.multiply(w, Y[k] > Y[j], out=pos[p])
+            np.multiply(w, Y[j] > Y[k], out=neg[p])
+    return pos, neg
+
+
+def buckets(s: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """Bucket of each score: ``2i`` for ``cuts[i−1] < s < cuts[i]``, ``2i + 1`` for
+    ``s = cuts[i]`` (``2 len(cuts) + 1`` buckets, ordered by score; equal scores share one)."""
+    i = np.searchsorted(cuts, s, side="left")
+    hit = cuts[np.minimum(i, len(cuts) - 1)] == s if len(cuts) else np.zeros(len(s), bool)
+    return 2 * i + (hit & (i < len(cuts)))
+
+
+def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
+    """Query codes 0..G−1 of the partition's rows (order of first appearance) and the query ids
+    (their dtype kept); one query without ``qid``."""
+    if qid is None:
+        return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
+    codes, _ = pd.factorize(df[qid], sort=False)
+    return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
+
+
+def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
+    """One partition's check: the first problem (a message naming the column and value, with
+    ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
+    partition's row count, weight sum and largest weight."""
+    problem, row = None, -1
+    checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
+    checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
+    if spec["weight"] is not None:
+        checks.append((spec["weight"], "weight", lambda v: ~(np.isfinite(v) & (v >= 0))))
+    for col, what, bad_of in checks:
+        v = df[col].to_numpy(dtype=np.float64, na_value=np.nan)
+        bad = np.flatnonzero(bad_of(v))
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
+                       f"on {{where}} ({len(bad)} such row(s) in that part).")
+            break
+    if problem is None and spec["qid"] is not None:
+        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
+        if len(bad):
+            row = int(bad[0])
+            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
+                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    w_sum, w_max = float(len(df)), 1.0
+    if spec["weight"] is not None and problem is None:
+        v = df[spec["weight"]].to_numpy(dtype=np.float64)
+        w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
+    qids = qrows = None
+    if spec["qid"] is not None and problem is None:  # which queries the partition holds
+        vc = df[spec["qid"]].value_counts(sort=False)
+        qids, qrows = vc.index.to_numpy(), vc.to_numpy()
+    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
+                         "problem": [problem], "row": [row], "qids": [qids], "qrows": [qrows]})
+
+
+def split_rows(df: pd.DataFrame, qid: str, split: np.ndarray, keep: bool) -> pd.DataFrame:
+    """The rows of the queries ``split`` (``keep``; those met in several partitions), or the
+    others (every query whole in this partition)."""
+    inside = df[qid].isin(split).to_numpy()
+    return df[inside if keep else ~inside]
+
+
+def bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Per scorer and bucket of its score: the rows and the positive and negative mass of every
+    pair (the masses built once for all scorers)."""
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    out = []
+    for si, score in enumerate(spec["scores"]):
+        b = buckets(df[score].to_numpy(dtype=np.float64), cuts[score])
+        nb = 2 * len(cuts[score]) + 1
+        cols = {"rows": np.bincount(b, minlength=nb).astype(np.float64)}
+        for p in range(len(pos)):
+            cols[f"pos:{p}"] = np.bincount(b, pos[p], minlength=nb)
+            cols[f"neg:{p}"] = np.bincount(b, neg[p], minlength=nb)
+        out.append(pd.DataFrame({"scorer": si, "bucket": np.arange(nb), **cols}))
+    return pd.concat(out, ignore_index=True)
+
+
+def add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
+    """The rows with the bucket of their score in column ``_b``."""
+    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
+
+
+def range_rows(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    """The rows of the range buckets (even ``_b``), with the columns ``keep`` (what the
+    range-partitioned frame needs: one score, the labels, weight, qid and ``_b``)."""
+    return df.loc[df["_b"].to_numpy() % 2 == 0, keep]
+
+
+def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
+              moments: dict[str, float] | None = None) -> pd.DataFrame:
+    """Per-query sums (one value per query of ``uniq``) as a frame keyed by query id;
+    ``moments`` (totals only) ride on the first query's row, so that summing by query sums
+    them too."""
+    cols = {}
+    for name in order:
+        if name in sums:
+            cols[name] = sums[name]
+        else:
+            cols[name] = col = np.zeros(len(uniq))
+            col[:1] = (moments or {}).get(name, 0.0)
+    # one constructor call: inserting column by column rebuilds the column index every time
+    return pd.DataFrame({QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array, **cols})
+
+
+def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``a[:, idx]`` (numpy's 2-D fancy index is many times slower than ``take``)."""
+    return np.take(a, idx, axis=1)
+
+
+def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
+                 point: bool) -> pd.DataFrame:
+    """Per-query sums of the global placements of one partition's rows, and the totals of the
+    (centred) second moments: the rows of the point buckets (``point``: closed form, any
+    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
+    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
+    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
+    below the range and of the point buckets inside it below the row; likewise above)."""
+    cols_out = global_columns(spec)
+    if point:
+        df = df[df["_b"].to_numpy() % 2 == 1]
+    codes, uniq = _qcodes(df, spec["qid"])
+    if len(df) == 0:
+        return _global_frame(uniq, dict.fromkeys(cols_out, np.zeros(0)), {}, cols_out)
+    G = len(uniq)
+    sums, mom = {}, {}
+    if point:  # every row of a point bucket ties with its whole bucket
+        pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+        b = df["_b"].to_numpy()
+        below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
+        above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
+        for p in range(len(pos)):
+            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
+        return _global_frame(uniq, sums, mom, cols_out)
+    b = df.index.to_numpy()
+    lo, hi = int(b.min()), int(b.max())
+    counts = np.bincount(b - lo, minlength=hi - lo + 1)
+    if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
+        raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
+                           "range buckets")
+    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
+    o, n = seg.order, len(df)
+    codes = codes.take(o)
+    w = df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"] if spec["weight"] else None
+    # the masses in score order, from the labels and weights gathered once
+    ps, ns = _masses_of([df[c].to_numpy(dtype=np.float64).take(o) for c in spec["labels"]],
+                        np.ones(n) if w is None else w.take(o), spec["pairs"])
+    ties = len(seg.starts) < n  # per tie group, then repeated to its rows
+    Gp = np.add.reduceat(ps, seg.starts, axis=1) if ties else ps
+    Gn = np.add.reduceat(ns, seg.starts, axis=1) if ties else ns
+    below = np.cumsum(Gn, axis=1)
+    below -= 0.5 * Gn  # the negative mass before the group, plus ½ its own
+    above = np.cumsum(Gp, axis=1)
+    np.subtract(Gp.sum(axis=1, keepdims=True), above, out=above)
+    above += 0.5 * Gp  # the positive mass after the group, plus ½ its own
+    if ties:
+        sizes = np.diff(np.r_[seg.starts, n])
+        below, above = np.repeat(below, sizes, axis=1), np.repeat(above, sizes, axis=1)
+    # rows in score order run through the buckets lo..hi in order: the offsets per bucket
+    npt, ppt = offsets["neg_pt_below"], offsets["pos_pt_above"]
+    below += np.repeat(offsets["neg_below"][:, [lo]] - npt[:, [lo]] + npt[:, lo:hi + 1], counts,
+                       axis=1)
+    above += np.repeat(offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1], counts,
+                       axis=1)
+    for p in range(len(ps)):
+        _global_terms(sums, mom, p, codes, G, ps[p], ns[p], below[p], above[p], offsets)
+    return _global_frame(uniq, sums, mom, cols_out)
+
+
+#: ``KIND`` of the rows of a global table: a query's sums (0); the totals of the centred
+#: second moments of the positives (1: ``pos2_below2_c`` in the ``pos_below`` column,
+#: ``pos2_below_c`` in ``neg_above``) and of the negatives (2: ``neg2_above2_c``,
+#: ``neg2_above_c``), one such row per partition (summed on the driver).
+KIND = "__kind__"
+
+
+def _global_frame(uniq: pd.Series, sums: dict[str, np.ndarray], mom: dict[str, float],
+                  cols: list[str]) -> pd.DataFrame:
+    """Per-query sums keyed by (:data:`KIND` 0, query id), then (non-empty partitions) the two
+    moment rows (kinds 1 and 2, keyed by the first query): 2 columns per pair, not 6 (the
+    moments are totals: a column each would be zeros but for one row)."""
+    G = len(uniq)
+    kind = np.zeros(G + (2 if G else 0), dtype=np.int64)
+    if G:
+        kind[G:] = (1, 2)
+        uniq = pd.concat([uniq, uniq.iloc[:1].repeat(2)], ignore_index=True)
+    out = {}
+    for c in cols:
+        name, p = c.split(":")
+        first, second = (("pos2_below2_c", "neg2_above2_c") if name == "pos_below" else
+                         ("pos2_below_c", "neg2_above_c"))
+        extra = [mom[f"{first}:{p}"], mom[f"{second}:{p}"]] if G else []
+        out[c] = np.concatenate([sums[c], extra]) if G else sums[c]
+    return pd.DataFrame({KIND: kind, QKEY: uniq.to_numpy() if uniq.dtype == object else uniq.array,
+                         **out})
+
+
+def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos: np.ndarray,
+                  neg: np.ndarray, below: np.ndarray, above: np.ndarray, offsets: dict) -> None:
+    """Pair ``p``'s per-query Σ pos·below, Σ neg·above and its centred second moments."""
+    sums[f"pos_below:{p}"] = np.bincount(codes, pos * below, minlength=G)
+    sums[f"neg_above:{p}"] = np.bincount(codes, neg * above, minlength=G)
+    x = pos * (below - offsets["centre_below"][p])
+    y = neg * (above - offsets["centre_above"][p])
+    mom[f"pos2_below2_c:{p}"], mom[f"pos2_below_c:{p}"] = float(x @ x), float(pos @ x)
+    mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
+
+
+def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
+    """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
+    this partition) the sums of the within-query placements of every scorer, by cumulative sums
+    over one (query, score) sort per scorer."""
+    codes, uniq = _qcodes(df, spec["qid"])
+    cols_out = within_columns(spec, place)
+    G = len(uniq)
+    if len(df) == 0:
+        return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    sums = {"rows": np.bincount(codes, minlength=G).astype(np.float64)}  # zero weights too
+    for p in range(len(pos)):
+        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
+            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
+    if place:
+        Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
+        w = (None if spec["weight"] is None else
+             df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
+    for si, s in enumerate(spec["scores"] if place else []):
+        seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
+        o = seg.order
+        # the masses in (query, score) order, from the labels and weights gathered once
+        ps, ns = _masses_of([y.take(o) for y in Y], np.ones(len(o)) if w is None else w.take(o),
+                            spec["pairs"])
+        A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
+        for p in range(len(pos)):  # every code 0..G-1 has rows here, in ascending order
+            sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+    return _frame_of(uniq, sums, cols_out)
+
+
+def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per query, ``Σ pos·below`` and ``Σ neg·above`` with the within-query placements, from
+    the masses ``ps``, ``ns`` (m, n) in (query, score) order, the starts of its tie groups
+    (which never cross queries) and each group's query code ``gcodes``: per tie group g of
+    query q, ``below_g = (negative mass of q before g) + ½ (g's)``, ``above_g = (positive mass
+    of q after g) + ½ (g's)``, summed over the groups (no per-row gather)."""
+    ng = len(starts)
+    Gp = np.add.reduceat(ps, starts, axis=1) if ng < ps.shape[1] else ps
+    Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
+    qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
+    sizes = np.diff(np.r_[qfirst, ng])
+    En = np.cumsum(Gn, axis=1)  # inclusive: the query's part is En − (En before the query)
+    before = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
+    below = En - before - 0.5 * Gn
+    Ip = np.cumsum(Gp, axis=1)
+    end = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
+    above = end - Ip + 0.5 * Gp
+    return (np.add.reduceat(Gp * below, qfirst, axis=1),
+            np.add.reduceat(Gn * above, qfirst, axis=1))
+
+
+def within_columns(spec: dict, place: bool) -> list[str]:
+    m = len(spec["pairs"])
+    cols = ["rows"] + [f"{n}:{p}" for p in range(m)
+                       for n in ("pos", "neg", "n_pos", "n_neg", "pos2", "neg2")]
+    if place:
+        cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
+                 for n in ("pos_below_q", "neg_above_q")]
+    return cols
+
+
+def global_columns(spec: dict) -> list[str]:
+    return [f"{n}:{p}" for p in range(len(spec["pairs"])) for n in ("pos_below", "neg_above")]
+
+
+def meta_frame(qmeta: Any, cols: list[str]) -> pd.DataFrame:
+    m = pd.DataFrame({QKEY: pd.Series([], dtype=qmeta)})
+    for c in cols:
+        m[c] = pd.Series([], dtype=np.float64)
+    return m
+
