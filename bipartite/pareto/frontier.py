@@ -150,6 +150,27 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
     return out
 
 
+#: Divisions of the weight simplex whose loss-aggregation orders seed the subset DP's bound
+#: for K ≥ 3 (``C(SEED_GRID + K − 1, K − 1)`` orders: 45 for K = 3).
+_SEED_GRID = 8
+
+
+def _seed_values(problem: FiniteProblem) -> np.ndarray | None:
+    """AUC vectors of a few achievable orders, the subset DP's ``lower`` (a prefix whose best
+    completion one of them beats is dropped, :func:`subset_dp`): the supported vertices for
+    K = 2 (:func:`supported_frontier`, exact breakpoints), the loss-aggregation orders
+    (docs/theory.md §4.2) on a grid of mixing weights for K ≥ 3; none for K = 1."""
+    from bipartite.bayes import effective_weights
+
+    if problem.K == 1:
+        return None
+    if problem.K == 2:
+        return supported_frontier(problem)
+    A = simplex_grid(problem.K, _SEED_GRID)
+    alpha = np.array([effective_weights(problem.pi, a) for a in A])
+    return problem_order_values(problem, (problem.eta @ alpha.T).T)
+
+
 def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
     """Indices of a subset of the rows of V such that every row is within eps (max-norm) of a
     chosen row: rows visited in lexicographic order, a row is chosen when no chosen row covers
@@ -309,7 +330,8 @@ def exact_frontier(
     # Every route returns the values of its orders with them (the DP's sums along the order's
     # blocks, the MILP's const + coef·z): no order is re-evaluated here.
     if method == "dp":
-        V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit)
+        V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit,
+                         lower=_seed_values(problem))
     else:
         milp = auc_milp(problem, backend, time_limit, tol)
         if problem.n == 1:
