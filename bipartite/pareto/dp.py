@@ -11,19 +11,20 @@ import numpy as np
 from bipartite.pareto.dominance import dominated_with_margin, frontier_rows
 
 # --------------------------------------------------------------------------------------------
-# Subset dynamic programme over weak orders (exact, O(3^n · frontier size))
+# Subset dynamic programme over weak orders (exact; useful tied blocks only)
 # --------------------------------------------------------------------------------------------
 #: Default resolution of the subset DP: AUC vectors within this (max-norm) are one point. The DP
 #: adds O(n²) floating terms per vector (error ~1e-15); 1e-12 is far above that noise and far
 #: below any gap that a MILP solver can resolve.
 DEFAULT_TOL_DP = 1e-12
-#: ``method="auto"`` uses the DP up to this many points for K ≥ 3 labels (its cost grows like
-#: 3^n; it beat the MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``).
+#: ``method="auto"`` uses the DP up to this many points for K ≥ 3 labels (it beat the MILP at
+#: every n measured up to this bound; n = 10 takes 1-9 s, see ``benchmarks/bench_pareto.py``).
 DP_MAX_N = 12
-#: ... and up to this many for K = 2, where the frontiers are smaller: n = 13, 14 took 2–23 s and
-#: 0.7 GB on seeds 0–2 of ``FiniteProblem.random(n, 2, seed)`` (2 shared cores), while the exact
+#: ... and up to this many for K = 2: with only the useful tied blocks and the bound
+#: (:func:`subset_dp`), ``FiniteProblem.random(16, 2, seed)`` took 4-12 s and under 0.25 GB on
+#: seeds 0-2 (2 shared cores; ``python benchmarks/bench_pareto.py --targets``), while the exact
 #: MILP did not finish n = 14 in 240 s.
-DP_MAX_N_K2 = 14
+DP_MAX_N_K2 = 16
 
 
 def dp_limit(K: int) -> int:
@@ -31,7 +32,7 @@ def dp_limit(K: int) -> int:
     :data:`DP_MAX_N` otherwise.
 
     >>> dp_limit(2), dp_limit(3)
-    (14, 12)
+    (16, 12)
     """
     if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
         raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
@@ -132,6 +133,22 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     (:func:`frontier_rows`), so every Pareto vector x has a returned y with ``y ≥ x − n·tol``
     (at most n merges along the prefixes of its order).
 
+    **Useful blocks only** (``blocks="useful"``, default): a tied block that some bipartition
+    splits without loss in every objective is never needed, so only the blocks of
+    :func:`useful_blocks` are enumerated (about 100 of the 4 095 blocks at n = 12), and the
+    frontier is the same set of vectors (the proof is in :func:`useful_blocks`).
+    ``blocks="all"`` enumerates every non-empty subset (the reference: 3^n blocks in all).
+
+    **Bound** (``lower``, optional: the values of some achievable orders, e.g. the supported
+    vertices). The rest R of the points can add at most ``b(R) = ½ Σ_{i,j∈R} max(W_ij, W_ji)``
+    inside R (each pair on its better side; the Bayes order of an AUC attains it), so a prefix x
+    of U completes to at most ``x + b(V \\ U)``. When a row e of ``lower`` has
+    ``e ≥ x + b`` everywhere and ``e > x + b + tol`` somewhere, every completion of x is
+    dominated at resolution tol by the achievable e, and x is dropped (a whole run F(U \\ B) + g
+    at once when its componentwise maximum is). No prefix of a Pareto vector is dropped this
+    way (e would dominate it), so the result is unchanged; the tests compare it with the DP
+    without the bound and with brute force.
+
     Each stored ``F(U)`` is cut into chunks of ``chunk`` rows with their componentwise maxima.
     At a state, a candidate chunk ``F(U \\ B)`` + g whose maximum is dominated with margin
     (:func:`dominated_with_margin`) by one of the candidates (the first and last rows of the
@@ -139,14 +156,20 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     that the witness does not, so the filter's result is unchanged. Most chunks go (about 80%
     for K = 2), before their rows are gathered.
 
-    Cost: ``Σ_U Σ_{B⊆U} |F(U\\B)| ≤ 3^n · max|F|`` vector additions and one Pareto filter per
-    state, at most; memory ``O(Σ_U |F(U)|)``. Returns the values (m, R) and integer scores
-    (m, n) of one weak order per point.
+    Cost: ``Σ_U Σ_{B⊆U useful} |F(U\\B)|`` vector additions (at most ``3^n · max|F|`` with
+    ``blocks="all"``) and one Pareto filter per state; memory ``O(2^n n + Σ_U |F(U)|)``.
+    ``FiniteProblem.random(16, 2, seed)``: 4-12 s (``benchmarks/bench_pareto.py --targets``).
+    Returns the values (m, R) and integer scores (m, n) of one weak order per point.
     """
     R_, n, _ = Ws.shape
     if not np.all(np.isfinite(Ws)):
         raise ValueError("The 'Ws' parameter must be finite (pair weights of labels with a prior "
                          "in (0, 1)).")
+    if lower is not None:
+        lower = np.asarray(lower, dtype=np.float64)
+        if lower.ndim != 2 or lower.shape[1] != R_ or not np.all(np.isfinite(lower)):
+            raise ValueError(f"The 'lower' parameter must be a finite (m, {R_}) array of "
+                             f"achievable values, got shape {lower.shape}.")
     N = 1 << n
     full = N - 1
     deadline = None if time_limit is None else time.monotonic() + float(time_limit)
@@ -159,7 +182,6 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     if lower is not None and len(lower):
         # bound[R]: the most any order of the points R can add inside R, per objective (every
         # pair at its better side): an upper bound on a prefix's completion.
-        lower = np.asarray(lower, dtype=np.float64).reshape(-1, R_)
         best = np.maximum(Ws, np.swapaxes(Ws, 1, 2))
         bound = 0.5 * np.einsum("bi,rij,bj->br", bits, best, bits, optimize=True)
     # Flat storage of every state's frontier: values, back-pointers (previous state's row, block),
