@@ -18,7 +18,7 @@ sweep, used as the MILP's warm start) is shown too.
 
 **Crossover** (``--part crossover``): :func:`max_min_point` with ``method="dp"`` and
 ``method="milp"`` side by side in one run on ``FiniteProblem.random(n, K, seed)`` for n = 4..14,
-K = 2, 3, seeds 0-2 (the DP up to its limit ``DP_MAX_N``; each run under ``--time-limit``), the
+K = 2, 3, seeds 0-2 (the DP up to its limit ``dp_limit(K)``; each run under ``--time-limit``), the
 ratio DP / MILP and whether both give the same value (within 1e-7). ``max_min_point(method="auto")``
 takes its rule from this table.
 
@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from bipartite.pareto import DP_MAX_N, max_min_point, max_min_supported, reachable_orders
+from bipartite.pareto import dp_limit, max_min_point, max_min_supported, reachable_orders
 from bipartite.population import FiniteProblem
 
 
@@ -123,7 +123,7 @@ def crossover(sizes: list[int], Ks: list[int], seeds: list[int], time_limit: flo
                 tm, M = _timed(lambda P=P: max_min_point(P, method="milp", time_limit=time_limit),
                                time_limit)
                 td, D = ("", None)
-                if n <= DP_MAX_N:
+                if n <= dp_limit(K):
                     td, D = _timed(lambda P=P: max_min_point(P, method="dp",
                                                              time_limit=time_limit), time_limit)
                 ratio = f"{td / tm:8.1f}" if D is not None and M is not None else ""
@@ -142,13 +142,15 @@ def main() -> None:
                     help="n of the performance table")
     ap.add_argument("--perf-seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--crossover-sizes", type=int, nargs="+", default=list(range(4, 15)),
+                    help="n of the crossover table (default 4..14)")
     args = ap.parse_args()
     if args.part in ("freq", "both"):
         frequency([(2, 6), (2, 8), (2, 10), (3, 6)], args.seeds)
     if args.part in ("perf", "both"):
         performance(args.sizes, args.perf_seeds, args.time_limit)
     if args.part == "crossover":
-        crossover(list(range(4, 15)), [2, 3], args.perf_seeds, args.time_limit)
+        crossover(args.crossover_sizes, [2, 3], args.perf_seeds, args.time_limit)
 
 
 if __name__ == "__main__":

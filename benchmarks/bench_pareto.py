@@ -23,12 +23,14 @@ Usage::
     python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
     python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
     python benchmarks/bench_pareto.py --configs 6:2 6:3 --seeds 0 1 2 --skip-eps  # enum / DP
-    python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2
+    python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2 [--before]
 
 ``--targets`` runs exactly the targets of issue 23 ("Performance, round 3"), each problem in a
 fresh process (its own peak RSS) under ``--time-limit`` (60 s) and 4 GB: ``exact_frontier``
 (subset DP, end to end) of ``FiniteProblem.random(16, 2, seed)`` and ``random(10, 3, seed)``, and
-``max_min_point`` of ``random(100, K, seed)`` for K = 2, 3, with the time per Pareto point; then
+``max_min_point`` of ``random(100, K, seed)`` for K = 2, 3, with the time per Pareto point
+(``--before``: first the same frontiers by the DP over every tied block without the bound, the
+route before the useful-block reduction, each under the same limit); then
 the DP route before issue 23 (every returned order re-evaluated through ``P.auc``,
 :func:`old_exact_frontier`) against ``exact_frontier`` now, side by side on n = 9, K = 3
 (seeds 0-2) and n = 12, K = 2.
@@ -185,6 +187,9 @@ def _target_child(kind: str, n: int, K: int, seed: int, limit: float, conn) -> N
     try:
         if kind == "frontier":
             out = len(exact_frontier(P, method="dp", time_limit=limit, dp_max_n=max(n, DP_MAX_N)))
+        elif kind == "before":  # exact_frontier(method="dp") before: every block, no bound
+            V, _ = subset_dp(pair_weight_stack(P), 1e-12, limit, blocks="all")
+            out = len(unique_rows(V, 1e-12))
         else:
             r = max_min_point(P, time_limit=limit)
             out = f"{r.value:.6f} ({r.method})"
@@ -206,10 +211,12 @@ def targets_table(args, baseline) -> None:
 
     limit = args.time_limit
     ctx = mp.get_context("spawn")
-    print(f"| problem | call | result | time s | CPU s | peak RSS MB | s per Pareto point | "
-          f"< {limit:g} s and 4 GB |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"| problem | call | route | result | time s | CPU s | peak RSS MB | "
+          f"s per Pareto point | < {limit:g} s and 4 GB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     jobs = [("frontier", 16, 2), ("frontier", 10, 3), ("maxmin", 100, 2), ("maxmin", 100, 3)]
+    if args.before:
+        jobs = [("before", 16, 2), ("before", 10, 3)] + jobs
     for kind, n, K in jobs:
         for seed in args.seeds:
             a, b = ctx.Pipe(False)
@@ -222,10 +229,13 @@ def targets_table(args, baseline) -> None:
             t, out, rss, cpu = (got if got is not None
                                 else (float("inf"), None, float("nan"), float("nan")))
             ok = out is not None and t < limit and rss < 4096
-            per = f"{t / out:.2e}" if kind == "frontier" and out else "-"
-            res = "-" if out is None else (f"{out:,} points" if kind == "frontier" else out)
-            call = "exact_frontier" if kind == "frontier" else "max_min_point"
-            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {call} | {res} | "
+            frontier = kind in ("frontier", "before")
+            per = f"{t / out:.2e}" if frontier and out else "-"
+            res = "-" if out is None else (f"{out:,} points" if frontier else out)
+            call = "exact_frontier" if frontier else "max_min_point"
+            route = {"before": "before: every block, no bound", "frontier": "now: useful blocks, "
+                     "bound"}.get(kind, "auto")
+            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {call} | {route} | {res} | "
                   f"{fmt(t, out is not None, limit).strip()} | {cpu:.1f} | {rss:.0f} | {per} | "
                   f"{'yes' if ok else 'no'} |", flush=True)
     print()
@@ -275,6 +285,9 @@ def main() -> None:
                          "5:3 6:3 8:3 9:3)")
     ap.add_argument("--skip-milp", action="store_true")
     ap.add_argument("--skip-eps", action="store_true")
+    ap.add_argument("--before", action="store_true",
+                    help="with --targets: also the frontier targets by the DP before issue 23's "
+                         "round 3 (every tied block, no bound), each under --time-limit")
     ap.add_argument("--targets", action="store_true",
                     help="only the issue-23 targets (frontier K = 2, n = 16; K = 3, n = 10; "
                          "max_min_point n = 100), with --time-limit 60 --seeds 0 1 2")

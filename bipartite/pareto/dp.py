@@ -43,8 +43,8 @@ CHUNK = 16
 #: States with at most this many candidate rows skip the chunk test (its overhead would dominate).
 _PRUNE_MIN = 4096
 
-__all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "DP_MAX_N_K2", "dp_limit", "subset_dp",
-           "useful_blocks"]
+# useful_blocks is a kernel of subset_dp (not in __all__: inputs are the caller's).
+__all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "DP_MAX_N_K2", "dp_limit", "subset_dp"]
 
 
 def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

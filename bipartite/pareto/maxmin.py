@@ -33,8 +33,14 @@ from bipartite._utils.validation import (
     check_problem_aucs_defined,
     check_time_limit,
 )
-from bipartite.pareto.dp import DP_MAX_N, problem_order_values
-from bipartite.pareto.frontier import exact_frontier
+from bipartite.pareto.dp import (
+    DEFAULT_TOL_DP,
+    dp_limit,
+    pair_weight_stack,
+    problem_order_values,
+    subset_dp,
+)
+from bipartite.pareto.frontier import _seed_values
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
 
 if TYPE_CHECKING:
@@ -228,10 +234,10 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
     time_limit = check_time_limit(time_limit)
     if method == "auto":
         method = "dp" if problem.n <= MAXMIN_DP_MAX_N[min(problem.K, 3)] else "milp"
-    if method == "dp" and problem.n > DP_MAX_N:
+    if method == "dp" and problem.n > dp_limit(problem.K):
         raise ValueError(f"The 'method' parameter is 'dp', but the subset DP is limited to "
-                         f"n <= {DP_MAX_N} points and the problem has n = {problem.n}; use "
-                         f"method='milp' or 'auto'.")
+                         f"n <= {dp_limit(problem.K)} points for K = {problem.K} and the problem "
+                         f"has n = {problem.n}; use method='milp' or 'auto'.")
     if problem.n == 1:
         scores = np.zeros(1)
     elif method == "dp":
@@ -243,7 +249,24 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
 
 
 def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
-    F, S = exact_frontier(problem, method="dp", time_limit=time_limit, return_scores=True)
+    """The subset DP (docs/theory.md §6.3) restricted to the region that can hold a maximiser.
+
+    With t0 the best ``min_k AUC_k / c_k`` of a few known orders (:func:`_seed_values`), a
+    maximiser has every ``AUC_k ≥ c_k t0``. The rows ``e_k`` (2 in every label but k, where
+    ``c_k (t0 − 2·DEFAULT_TOL)``) passed as the DP's ``lower`` drop exactly the prefixes whose
+    best completion has ``AUC_k ≤ c_k (t0 − 2·DEFAULT_TOL)`` for some k (AUCs are at most 1, so
+    2 beats any completion there): none of them completes to a point within DEFAULT_TOL of the
+    max-min value. The region ``{x ≥ c (t0 − 2·DEFAULT_TOL)}`` is an up-set, so what the DP
+    returns is the exact frontier inside it, which holds every maximiser."""
+    seed = _seed_values(problem)
+    K = problem.K
+    lower = None
+    if seed is not None and len(seed):
+        t0 = float(np.max(np.min(seed / c, axis=1)))
+        lower = np.full((K, K), 2.0)
+        lower[np.arange(K), np.arange(K)] = c * (t0 - 2.0 * DEFAULT_TOL)
+        lower = np.vstack([seed, lower])
+    F, S = subset_dp(pair_weight_stack(problem), DEFAULT_TOL_DP, time_limit, lower=lower)
     m = np.min(F / c, axis=1)
     best = np.flatnonzero(m >= m.max() - DEFAULT_TOL)
     return S[best[np.argmax(F[best].sum(axis=1))]]
