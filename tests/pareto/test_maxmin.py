@@ -376,8 +376,8 @@ def test_bad_arguments():
             fn(single)
 
 
-@pytest.mark.parametrize("n, K, expected", [(7, 2, "dp"), (8, 2, "milp"), (6, 3, "dp"),
-                                            (7, 3, "milp")])
+@pytest.mark.parametrize("n, K, expected", [(8, 2, "dp"), (9, 2, "milp"), (8, 3, "dp"),
+                                            (9, 3, "milp")])
 def test_auto_follows_the_measured_crossover(n, K, expected):
     """Claim: method='auto' takes the DP up to MAXMIN_DP_MAX_N (the crossover measured by
     benchmarks/bench_maxmin.py --part crossover) and the MILP beyond, with the same value."""
