@@ -155,11 +155,13 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
 _SEED_GRID = 8
 
 
-def _seed_values(problem: FiniteProblem) -> np.ndarray | None:
+def seed_values(problem: FiniteProblem) -> np.ndarray | None:
     """AUC vectors of a few achievable orders, the subset DP's ``lower`` (a prefix whose best
     completion one of them beats is dropped, :func:`subset_dp`): the supported vertices for
     K = 2 (:func:`supported_frontier`, exact breakpoints), the loss-aggregation orders
-    (docs/theory.md §4.2) on a grid of mixing weights for K ≥ 3; none for K = 1."""
+    (docs/theory.md §4.2) on a grid of mixing weights for K ≥ 3; none for K = 1. Shared by
+    :func:`exact_frontier` and :func:`~bipartite.pareto.max_min_point` (not in ``__all__``: the
+    problem is validated by those callers)."""
     from bipartite.bayes import effective_weights
 
     if problem.K == 1:
@@ -338,7 +340,7 @@ def exact_frontier(
     # blocks, the MILP's const + coef·z): no order is re-evaluated here.
     if method == "dp":
         V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit,
-                         lower=_seed_values(problem))
+                         lower=seed_values(problem))
     else:
         milp = auc_milp(problem, backend, time_limit, tol)
         if problem.n == 1:

@@ -40,7 +40,7 @@ from bipartite.pareto.dp import (
     problem_order_values,
     subset_dp,
 )
-from bipartite.pareto.frontier import _seed_values
+from bipartite.pareto.frontier import seed_values
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
 
 if TYPE_CHECKING:
@@ -257,14 +257,14 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
 def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
     """The subset DP (docs/theory.md §6.3) restricted to the region that can hold a maximiser.
 
-    With t0 the best ``min_k AUC_k / c_k`` of a few known orders (:func:`_seed_values`), a
+    With t0 the best ``min_k AUC_k / c_k`` of a few known orders (:func:`seed_values`), a
     maximiser has every ``AUC_k ≥ c_k t0``. The rows ``e_k`` (2 in every label but k, where
     ``c_k (t0 − 2·DEFAULT_TOL)``) passed as the DP's ``lower`` drop exactly the prefixes whose
     best completion has ``AUC_k ≤ c_k (t0 − 2·DEFAULT_TOL)`` for some k (AUCs are at most 1, so
     2 beats any completion there): none of them completes to a point within DEFAULT_TOL of the
     max-min value. The region ``{x ≥ c (t0 − 2·DEFAULT_TOL)}`` is an up-set, so what the DP
     returns is the exact frontier inside it, which holds every maximiser."""
-    seed = _seed_values(problem)
+    seed = seed_values(problem)
     K = problem.K
     lower = None
     if seed is not None and len(seed):

@@ -18,7 +18,7 @@ import pytest
 from bipartite.pareto import exact_frontier, pareto_filter
 from bipartite.pareto.dominance import unique_rows
 from bipartite.pareto.dp import order_values, pair_weight_stack, subset_dp, useful_blocks
-from bipartite.pareto.frontier import _seed_values
+from bipartite.pareto.frontier import seed_values
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
@@ -91,7 +91,7 @@ def test_useful_blocks_and_bound_give_the_previous_frontier(n, K, seed, det):
         pytest.skip("a label with prior 0 or 1 has no AUC")
     Ws = pair_weight_stack(P)
     V0, _ = subset_dp(Ws, 1e-12, blocks="all")
-    for kwargs in ({}, {"lower": _seed_values(P)}):
+    for kwargs in ({}, {"lower": seed_values(P)}):
         V, S = subset_dp(Ws, 1e-12, **kwargs)
         assert V.shape == V0.shape
         np.testing.assert_allclose(V, V0, rtol=0, atol=1e-12)
