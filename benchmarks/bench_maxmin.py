@@ -18,7 +18,7 @@ sweep, used as the MILP's warm start) is shown too.
 
 **Crossover** (``--part crossover``): :func:`max_min_point` with ``method="dp"`` and
 ``method="milp"`` side by side in one run on ``FiniteProblem.random(n, K, seed)`` for n = 4..14,
-K = 2, 3, seeds 0-2 (the DP up to its limit ``DP_MAX_N``; each run under ``--time-limit``), the
+K = 2, 3, seeds 0-2 (the DP up to its limit ``dp_limit(K)``; each run under ``--time-limit``), the
 ratio DP / MILP and whether both give the same value (within 1e-7). ``max_min_point(method="auto")``
 takes its rule from this table.
 
@@ -38,7 +38,7 @@ import time
 
 import numpy as np
 
-from bipartite.pareto import DP_MAX_N, max_min_point, max_min_supported, reachable_orders
+from bipartite.pareto import dp_limit, max_min_point, max_min_supported, reachable_orders
 from bipartite.population import FiniteProblem
 
 
@@ -112,25 +112,35 @@ def _timed(fn, time_limit: float):
 
 
 def crossover(sizes: list[int], Ks: list[int], seeds: list[int], time_limit: float) -> None:
+    """Wall and CPU seconds (``time.process_time``: less sensitive to a shared machine) of both
+    methods, side by side; the ratio is of CPU seconds."""
     print(f"max_min_point: method='dp' vs method='milp', FiniteProblem.random(n, K, seed); "
           f"time limit {time_limit:g} s per run; load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'K':>2} {'n':>3} {'seed':>4} {'dp s':>8} {'milp s':>8} {'dp/milp':>8} {'same':>5}")
+    print(f"{'K':>2} {'n':>3} {'seed':>4} {'dp s':>8} {'milp s':>8} {'dp cpu':>8} "
+          f"{'milp cpu':>8} {'dp/milp':>8} {'same':>5}")
     for K in Ks:
         for n in sizes:
             for s in seeds:
                 P = FiniteProblem.random(n, K, seed=s)
+                c0 = time.process_time()
                 tm, M = _timed(lambda P=P: max_min_point(P, method="milp", time_limit=time_limit),
                                time_limit)
+                cm, cd = time.process_time() - c0, 0.0
                 td, D = ("", None)
-                if n <= DP_MAX_N:
+                if n <= dp_limit(K):
+                    c0 = time.process_time()
                     td, D = _timed(lambda P=P: max_min_point(P, method="dp",
                                                              time_limit=time_limit), time_limit)
-                ratio = f"{td / tm:8.1f}" if D is not None and M is not None else ""
-                same = str(abs(D.value - M.value) <= 1e-7) if D is not None and M is not None else ""
+                    cd = time.process_time() - c0
+                both = D is not None and M is not None
+                ratio = f"{cd / cm:8.2f}" if both else ""
+                same = str(abs(D.value - M.value) <= 1e-7) if both else ""
                 fd = "-" if td == "" else (f"{td:8.3f}" if D is not None else ">limit")
                 fm = f"{tm:8.3f}" if M is not None else ">limit"
-                print(f"{K:>2} {n:>3} {s:>4} {fd:>8} {fm:>8} {ratio:>8} {same:>5}", flush=True)
+                fcd = "-" if td == "" else f"{cd:8.3f}"
+                print(f"{K:>2} {n:>3} {s:>4} {fd:>8} {fm:>8} {fcd:>8} {cm:8.3f} {ratio:>8} "
+                      f"{same:>5}", flush=True)
 
 
 def main() -> None:
@@ -142,13 +152,15 @@ def main() -> None:
                     help="n of the performance table")
     ap.add_argument("--perf-seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--crossover-sizes", type=int, nargs="+", default=list(range(4, 15)),
+                    help="n of the crossover table (default 4..14)")
     args = ap.parse_args()
     if args.part in ("freq", "both"):
         frequency([(2, 6), (2, 8), (2, 10), (3, 6)], args.seeds)
     if args.part in ("perf", "both"):
         performance(args.sizes, args.perf_seeds, args.time_limit)
     if args.part == "crossover":
-        crossover(list(range(4, 15)), [2, 3], args.perf_seeds, args.time_limit)
+        crossover(args.crossover_sizes, [2, 3], args.perf_seeds, args.time_limit)
 
 
 if __name__ == "__main__":

@@ -23,12 +23,14 @@ Usage::
     python benchmarks/bench_pareto.py --seeds 0 1 2 --baseline-dir /tmp/pareto_before --skip-milp
     python benchmarks/bench_pareto.py --large --skip-milp --skip-eps
     python benchmarks/bench_pareto.py --configs 6:2 6:3 --seeds 0 1 2 --skip-eps  # enum / DP
-    python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2
+    python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2 [--before]
 
 ``--targets`` runs exactly the targets of issue 23 ("Performance, round 3"), each problem in a
 fresh process (its own peak RSS) under ``--time-limit`` (60 s) and 4 GB: ``exact_frontier``
 (subset DP, end to end) of ``FiniteProblem.random(16, 2, seed)`` and ``random(10, 3, seed)``, and
-``max_min_point`` of ``random(100, K, seed)`` for K = 2, 3, with the time per Pareto point; then
+``max_min_point`` of ``random(100, K, seed)`` for K = 2, 3, with the time per Pareto point
+(``--before``: first the same frontiers by the DP over every tied block without the bound, the
+route before the useful-block reduction, each under the same limit); then
 the DP route before issue 23 (every returned order re-evaluated through ``P.auc``,
 :func:`old_exact_frontier`) against ``exact_frontier`` now, side by side on n = 9, K = 3
 (seeds 0-2) and n = 12, K = 2.
@@ -166,11 +168,19 @@ def exact_table(args, baseline) -> None:
 
 
 def old_exact_frontier(P: FiniteProblem) -> np.ndarray:
-    """The DP route before issue 23 (the baseline): the subset DP, then every returned order
-    re-evaluated one at a time through the validated ``P.auc``, then ``unique_rows``."""
+    """The DP route before issue 23 (the baseline): the subset DP over every tied block, then
+    every returned order re-evaluated one at a time through the validated ``P.auc``, then
+    ``unique_rows``."""
     Ws = np.stack([P.pair_weights(k) for k in range(P.K)])
-    _, S = subset_dp(Ws, 1e-12)
+    _, S = subset_dp(Ws, 1e-12, blocks="all")
     V = np.array([P.auc(s) for s in S])
+    return V[unique_rows(V, 1e-12)]
+
+
+def main_exact_frontier(P: FiniteProblem, time_limit: float | None = None) -> np.ndarray:
+    """``exact_frontier(method="dp")`` before the useful-block reduction and the bound: the
+    subset DP over every tied block, the values it computed, ``unique_rows``."""
+    V, _ = subset_dp(pair_weight_stack(P), 1e-12, time_limit, blocks="all")
     return V[unique_rows(V, 1e-12)]
 
 
@@ -185,6 +195,8 @@ def _target_child(kind: str, n: int, K: int, seed: int, limit: float, conn) -> N
     try:
         if kind == "frontier":
             out = len(exact_frontier(P, method="dp", time_limit=limit, dp_max_n=max(n, DP_MAX_N)))
+        elif kind == "before":  # exact_frontier(method="dp") before: every block, no bound
+            out = len(main_exact_frontier(P, limit))
         else:
             r = max_min_point(P, time_limit=limit)
             out = f"{r.value:.6f} ({r.method})"
@@ -206,10 +218,12 @@ def targets_table(args, baseline) -> None:
 
     limit = args.time_limit
     ctx = mp.get_context("spawn")
-    print(f"| problem | call | result | time s | CPU s | peak RSS MB | s per Pareto point | "
-          f"< {limit:g} s and 4 GB |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(f"| problem | call | route | result | time s | CPU s | peak RSS MB | "
+          f"s per Pareto point | < {limit:g} s and 4 GB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     jobs = [("frontier", 16, 2), ("frontier", 10, 3), ("maxmin", 100, 2), ("maxmin", 100, 3)]
+    if args.before:
+        jobs = [("before", 16, 2), ("before", 10, 3)] + jobs
     for kind, n, K in jobs:
         for seed in args.seeds:
             a, b = ctx.Pipe(False)
@@ -222,27 +236,45 @@ def targets_table(args, baseline) -> None:
             t, out, rss, cpu = (got if got is not None
                                 else (float("inf"), None, float("nan"), float("nan")))
             ok = out is not None and t < limit and rss < 4096
-            per = f"{t / out:.2e}" if kind == "frontier" and out else "-"
-            res = "-" if out is None else (f"{out:,} points" if kind == "frontier" else out)
-            call = "exact_frontier" if kind == "frontier" else "max_min_point"
-            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {call} | {res} | "
+            frontier = kind in ("frontier", "before")
+            per = f"{t / out:.2e}" if frontier and out else "-"
+            res = "-" if out is None else (f"{out:,} points" if frontier else out)
+            call = "exact_frontier" if frontier else "max_min_point"
+            route = {"before": "before: every block, no bound", "frontier": "now: useful blocks, "
+                     "bound"}.get(kind, "auto")
+            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {call} | {route} | {res} | "
                   f"{fmt(t, out is not None, limit).strip()} | {cpu:.1f} | {rss:.0f} | {per} | "
                   f"{'yes' if ok else 'no'} |", flush=True)
     print()
-    print("CPU seconds (time.process_time: less sensitive than wall time to a shared machine)")
-    print("| problem | before s (per-order P.auc) | now s | before / now | same points |")
-    print("|---|---|---|---|---|")
-    for n, K, seed in [(9, 3, 0), (9, 3, 1), (9, 3, 2), (12, 2, 0)]:
+    print("CPU seconds (time.process_time: less sensitive than wall time to a shared machine), "
+          f"one process, the routes interleaved, median of {args.repeats}; load average "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| problem | points | 0.6.0 before round 3 s (every block, per-order P.auc) | "
+          "main s (every block) | now s (useful blocks, bound) | main / now | s per point now | "
+          "same points |")
+    print("|---|---|---|---|---|---|---|---|")
+    cases = [(9, 3, 0), (9, 3, 1), (9, 3, 2), (12, 2, 0)] + [(14, 2, s) for s in args.seeds] + [
+        (10, 3, s) for s in args.seeds]
+    for n, K, seed in cases:
         P = FiniteProblem.random(n, K, seed=seed)
-        t0 = time.process_time()
-        B = old_exact_frontier(P)
-        t1 = time.process_time()
-        F = exact_frontier(P, method="dp")
-        t2 = time.process_time()
-        bt, nt = t1 - t0, t2 - t1
-        same_pts = B.shape == F.shape and bool(np.max(np.abs(B - F)) <= 4e-15)
-        print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {bt:.2f} | {nt:.2f} | "
-              f"{bt / nt:.2f} | {same_pts} |", flush=True)
+        tb, tm, tn = [], [], []
+        for _ in range(args.repeats):
+            t0 = time.process_time()
+            B = old_exact_frontier(P) if n <= 9 or n == 12 else None
+            t1 = time.process_time()
+            M = main_exact_frontier(P)
+            t2 = time.process_time()
+            F = exact_frontier(P, method="dp", dp_max_n=max(n, DP_MAX_N))
+            t3 = time.process_time()
+            tb.append(t1 - t0)
+            tm.append(t2 - t1)
+            tn.append(t3 - t2)
+        bt, mt, nt = (float(np.median(x)) for x in (tb, tm, tn))
+        same_pts = all(X is None or (X.shape == F.shape and bool(np.max(np.abs(X - F)) <= 4e-15))
+                       for X in (B, M))
+        print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {len(F):,} | "
+              f"{f'{bt:.2f}' if B is not None else '-'} | {mt:.2f} | {nt:.2f} | {mt / nt:.2f} | "
+              f"{nt / len(F):.2e} | {same_pts} |", flush=True)
 
 
 def eps_table(args) -> None:
@@ -275,6 +307,11 @@ def main() -> None:
                          "5:3 6:3 8:3 9:3)")
     ap.add_argument("--skip-milp", action="store_true")
     ap.add_argument("--skip-eps", action="store_true")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="repeats of the interleaved CPU-time table of --targets (median)")
+    ap.add_argument("--before", action="store_true",
+                    help="with --targets: also the frontier targets by the DP before issue 23's "
+                         "round 3 (every tied block, no bound), each under --time-limit")
     ap.add_argument("--targets", action="store_true",
                     help="only the issue-23 targets (frontier K = 2, n = 16; K = 3, n = 10; "
                          "max_min_point n = 100), with --time-limit 60 --seeds 0 1 2")

@@ -11,19 +11,20 @@ import numpy as np
 from bipartite.pareto.dominance import dominated_with_margin, frontier_rows
 
 # --------------------------------------------------------------------------------------------
-# Subset dynamic programme over weak orders (exact, O(3^n · frontier size))
+# Subset dynamic programme over weak orders (exact; useful tied blocks only)
 # --------------------------------------------------------------------------------------------
 #: Default resolution of the subset DP: AUC vectors within this (max-norm) are one point. The DP
 #: adds O(n²) floating terms per vector (error ~1e-15); 1e-12 is far above that noise and far
 #: below any gap that a MILP solver can resolve.
 DEFAULT_TOL_DP = 1e-12
-#: ``method="auto"`` uses the DP up to this many points for K ≥ 3 labels (its cost grows like
-#: 3^n; it beat the MILP at every n measured up to this bound, see ``benchmarks/bench_pareto.py``).
+#: ``method="auto"`` uses the DP up to this many points for K ≥ 3 labels (it beat the MILP at
+#: every n measured up to this bound; n = 10 takes 1-9 s, see ``benchmarks/bench_pareto.py``).
 DP_MAX_N = 12
-#: ... and up to this many for K = 2, where the frontiers are smaller: n = 13, 14 took 2–23 s and
-#: 0.7 GB on seeds 0–2 of ``FiniteProblem.random(n, 2, seed)`` (2 shared cores), while the exact
+#: ... and up to this many for K = 2: with only the useful tied blocks and the bound
+#: (:func:`subset_dp`), ``FiniteProblem.random(16, 2, seed)`` took 4-12 s and under 0.25 GB on
+#: seeds 0-2 (2 shared cores; ``python benchmarks/bench_pareto.py --targets``), while the exact
 #: MILP did not finish n = 14 in 240 s.
-DP_MAX_N_K2 = 14
+DP_MAX_N_K2 = 16
 
 
 def dp_limit(K: int) -> int:
@@ -31,7 +32,7 @@ def dp_limit(K: int) -> int:
     :data:`DP_MAX_N` otherwise.
 
     >>> dp_limit(2), dp_limit(3)
-    (14, 12)
+    (16, 12)
     """
     if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
         raise ValueError(f"The 'K' parameter must be a positive integer, got {K!r}.")
@@ -42,6 +43,7 @@ CHUNK = 16
 #: States with at most this many candidate rows skip the chunk test (its overhead would dominate).
 _PRUNE_MIN = 4096
 
+# useful_blocks is a kernel of subset_dp (not in __all__: inputs are the caller's).
 __all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "DP_MAX_N_K2", "dp_limit", "subset_dp"]
 
 
@@ -51,8 +53,72 @@ def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
 
 
+def useful_blocks(Ws: np.ndarray) -> np.ndarray:
+    """The tied blocks that the subset DP needs (docs/theory.md §6.3), as sorted bit masks.
+
+    Split a tied block B of a weak order into ``B1 ≻ B2`` or ``B2 ≻ B1`` (everything else
+    unchanged): only the pairs between B1 and B2 change, from ½ to 1 or 0, so the two values are
+    ``t ± d/2`` around the tied order's value t, with ``d = Σ_{i∈B1, j∈B2} D_ij`` and
+    ``D = Ω − Ωᵀ`` per objective (``Ws[r]`` = Ω). By antisymmetry the pairs inside B1 cancel:
+    ``d = Σ_{i∈B1} r_i(B)``, ``r_i(B) = Σ_{j∈B} D_ij``. If some bipartition has ``d ≥ 0`` in
+    every objective (or ``d ≤ 0``: the complement's ``d ≥ 0``), a split order is at least as good
+    as the tie everywhere. So B is **useful** only if every non-empty proper subset B1 has a sum
+    ``Σ_{i∈B1} r_i(B)`` with a positive and a negative component; singletons always are.
+    Splitting useless blocks until none is left never lowers a value (the number of blocks grows,
+    so it stops): every achievable vector is at or below the vector of an order made of useful
+    blocks only, and the two sets of vectors have the same Pareto frontier, exactly. Signs are
+    taken on the float sums (a true sum within float noise, ~1e-16, of zero is a difference below
+    any resolution the DP uses).
+
+    The test runs on every mask at once for the singletons (and their complements), then on the
+    few masks left for the other subsets. For ``FiniteProblem.random(n, 2, seed)`` about 100 of
+    the 4 095 blocks of 12 points are useful; ``subset_dp`` enumerates only those (the 3^n of
+    all blocks is what limited it to n ≈ 14).
+
+    >>> from bipartite.population import FiniteProblem
+    >>> Ws = pair_weight_stack(FiniteProblem.random(5, 2, seed=0))
+    >>> B = useful_blocks(Ws)
+    >>> bool(np.all(np.isin(1 << np.arange(5), B))), len(B) < 31
+    (True, True)
+    """
+    R_, n, _ = Ws.shape
+    D = Ws - np.swapaxes(Ws, 1, 2)
+    N = 1 << n
+    shifts = np.arange(n)
+    singles = (1 << shifts).astype(np.int64)
+    found = [singles]
+    step = max(1, (1 << 22) // max(n * R_, 1))
+    cand = []
+    for a in range(0, N, step):
+        masks = np.arange(a, min(N, a + step), dtype=np.int64)
+        inside = ((masks[:, None] >> shifts) & 1).astype(bool)
+        r = np.einsum("bj,kij->bik", inside.astype(np.float64), D, optimize=True)  # r_i(B)
+        mixed = (r > 0).any(axis=2) & (r < 0).any(axis=2)
+        ok = (mixed | ~inside).all(axis=1) & (inside.sum(axis=1) >= 2)
+        cand.append(masks[ok])
+    cand = np.concatenate(cand)
+    sub_cache: dict[int, np.ndarray] = {}
+    keep = np.ones(len(cand), dtype=bool)
+    for c, B in enumerate(cand):  # subsets of size 2 .. k − 2 (sizes 1, k − 1 are tested)
+        members = np.flatnonzero((int(B) >> shifts) & 1)
+        k = len(members)
+        if k < 4:
+            continue
+        sub = sub_cache.get(k)
+        if sub is None:
+            allsub = ((np.arange(1, (1 << k) - 1)[:, None] >> np.arange(k)) & 1)
+            size = allsub.sum(axis=1)
+            sub = sub_cache[k] = allsub[(size >= 2) & (size <= k - 2)].astype(np.float64)
+        r = D[:, members][:, :, members].sum(axis=2).T                      # (k, R_)
+        ss = sub @ r
+        keep[c] = not bool(np.any(np.all(ss >= 0, axis=1) | np.all(ss <= 0, axis=1)))
+    found.append(cand[keep])
+    return np.sort(np.concatenate(found))
+
+
 def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
-              chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
+              chunk: int = CHUNK, blocks: str = "useful", lower: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Pareto frontier of ``(Σ_ij Ws[r, i, j] S_ij)_r`` over all weak orders S of n points.
 
     A weak order is a sequence of blocks ``B_1 > B_2 > ... > B_m`` (ordered set partition). Its
@@ -67,6 +133,22 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     (:func:`frontier_rows`), so every Pareto vector x has a returned y with ``y ≥ x − n·tol``
     (at most n merges along the prefixes of its order).
 
+    **Useful blocks only** (``blocks="useful"``, default): a tied block that some bipartition
+    splits without loss in every objective is never needed, so only the blocks of
+    :func:`useful_blocks` are enumerated (about 100 of the 4 095 blocks at n = 12), and the
+    frontier is the same set of vectors (the proof is in :func:`useful_blocks`).
+    ``blocks="all"`` enumerates every non-empty subset (the reference: 3^n blocks in all).
+
+    **Bound** (``lower``, optional: the values of some achievable orders, e.g. the supported
+    vertices). The rest R of the points can add at most ``b(R) = ½ Σ_{i,j∈R} max(W_ij, W_ji)``
+    inside R (each pair on its better side; the Bayes order of an AUC attains it), so a prefix x
+    of U completes to at most ``x + b(V \\ U)``. When a row e of ``lower`` has
+    ``e ≥ x + b`` everywhere and ``e > x + b + tol`` somewhere, every completion of x is
+    dominated at resolution tol by the achievable e, and x is dropped (a whole run F(U \\ B) + g
+    at once when its componentwise maximum is). No prefix of a Pareto vector is dropped this
+    way (e would dominate it), so the result is unchanged; the tests compare it with the DP
+    without the bound and with brute force.
+
     Each stored ``F(U)`` is cut into chunks of ``chunk`` rows with their componentwise maxima.
     At a state, a candidate chunk ``F(U \\ B)`` + g whose maximum is dominated with margin
     (:func:`dominated_with_margin`) by one of the candidates (the first and last rows of the
@@ -74,14 +156,20 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     that the witness does not, so the filter's result is unchanged. Most chunks go (about 80%
     for K = 2), before their rows are gathered.
 
-    Cost: ``Σ_U Σ_{B⊆U} |F(U\\B)| ≤ 3^n · max|F|`` vector additions and one Pareto filter per
-    state, at most; memory ``O(Σ_U |F(U)|)``. Returns the values (m, R) and integer scores
-    (m, n) of one weak order per point.
+    Cost: ``Σ_U Σ_{B⊆U useful} |F(U\\B)|`` vector additions (at most ``3^n · max|F|`` with
+    ``blocks="all"``) and one Pareto filter per state; memory ``O(2^n n + Σ_U |F(U)|)``.
+    ``FiniteProblem.random(16, 2, seed)``: 4-12 s (``benchmarks/bench_pareto.py --targets``).
+    Returns the values (m, R) and integer scores (m, n) of one weak order per point.
     """
     R_, n, _ = Ws.shape
     if not np.all(np.isfinite(Ws)):
         raise ValueError("The 'Ws' parameter must be finite (pair weights of labels with a prior "
                          "in (0, 1)).")
+    if lower is not None:
+        lower = np.asarray(lower, dtype=np.float64)
+        if lower.ndim != 2 or lower.shape[1] != R_ or not np.all(np.isfinite(lower)):
+            raise ValueError(f"The 'lower' parameter must be a finite (m, {R_}) array of "
+                             f"achievable values, got shape {lower.shape}.")
     N = 1 << n
     full = N - 1
     deadline = None if time_limit is None else time.monotonic() + float(time_limit)
@@ -90,6 +178,12 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     # tie[B] = ½ Σ_{i,j∈B} W_ij ; row[R][i] = Σ_{j∈R} W_ij
     tie = 0.5 * np.einsum("bi,rij,bj->br", bits, Ws, bits, optimize=True)      # (N, R_)
     row = np.einsum("rij,bj->bir", Ws, bits, optimize=True)                    # (N, n, R_)
+    bound = None
+    if lower is not None and len(lower):
+        # bound[R]: the most any order of the points R can add inside R, per objective (every
+        # pair at its better side): an upper bound on a prefix's completion.
+        best = np.maximum(Ws, np.swapaxes(Ws, 1, 2))
+        bound = 0.5 * np.einsum("bi,rij,bj->br", bits, best, bits, optimize=True)
     # Flat storage of every state's frontier: values, back-pointers (previous state's row, block),
     # and of its chunks: componentwise maxima, first row, length.
     store = {"vals": np.zeros((1 << 16, R_)), "prev": np.full(1 << 16, -1, dtype=np.int64),
@@ -102,17 +196,33 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     cnt[0], ccnt[0], used, cused = 1, 1, 1, 1          # F(∅) = {0}: one row, one chunk
     pow2 = 1 << np.arange(n, dtype=np.int64)
     sub_cache: dict[int, np.ndarray] = {}
+    if blocks not in ("useful", "all"):
+        raise ValueError(f"The 'blocks' parameter must be 'useful' or 'all', got {blocks!r}.")
+    useful = useful_blocks(Ws) if blocks == "useful" else None
     for U in range(1, N):
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError("The subset DP ran out of its 'time_limit'.")
-        members = pow2[bits[U] > 0]
-        k = len(members)
-        combos = sub_cache.get(k)
-        if combos is None:
-            combos = sub_cache[k] = bits[1:1 << k, :k].astype(np.int64)   # nonempty subsets
-        subs = combos @ members                                             # (2^k − 1,)
+        if useful is None:
+            members = pow2[bits[U] > 0]
+            k = len(members)
+            combos = sub_cache.get(k)
+            if combos is None:
+                combos = sub_cache[k] = bits[1:1 << k, :k].astype(np.int64)  # nonempty subsets
+            subs = combos @ members                                           # (2^k − 1,)
+        else:
+            subs = useful[(useful & U) == useful]
         prev = U ^ subs
+        if bound is not None:  # states left empty by the bound test
+            live = cnt[prev] > 0
+            subs, prev = subs[live], prev[live]
+            if len(subs) == 0:
+                continue
         g = tie[subs] + bits[subs] @ row[full ^ U]                          # (2^k − 1, R_)
+        if bound is not None:  # whole runs whose best completion a known vector beats
+            live = ~dominated_with_margin(lower, ftop[prev] + g + bound[full ^ U], tol)
+            subs, prev, g = subs[live], prev[live], g[live]
+            if len(subs) == 0:
+                continue
         # candidate chunks: F(U \ B) + g(B), one run of chunks per block B
         run = np.arange(len(subs))
         if int(cnt[prev].sum()) > _PRUNE_MIN:
@@ -133,6 +243,11 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         src = _segments(first, length)
         which = np.repeat(run, length)
         C = store["vals"][src] + g[which]
+        if bound is not None:
+            alive = ~dominated_with_margin(lower, C + bound[full ^ U], tol)
+            if not alive.any():
+                continue
+            C, src, which = C[alive], src[alive], which[alive]
         keep = frontier_rows(C, tol)
         m = len(keep)
         V = C[keep]

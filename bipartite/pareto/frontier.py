@@ -150,6 +150,29 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
     return out
 
 
+#: Divisions of the weight simplex whose loss-aggregation orders seed the subset DP's bound
+#: for K ≥ 3 (``C(SEED_GRID + K − 1, K − 1)`` orders: 45 for K = 3).
+_SEED_GRID = 8
+
+
+def seed_values(problem: FiniteProblem) -> np.ndarray | None:
+    """AUC vectors of a few achievable orders, the subset DP's ``lower`` (a prefix whose best
+    completion one of them beats is dropped, :func:`subset_dp`): the supported vertices for
+    K = 2 (:func:`supported_frontier`, exact breakpoints), the loss-aggregation orders
+    (docs/theory.md §4.2) on a grid of mixing weights for K ≥ 3; none for K = 1. Shared by
+    :func:`exact_frontier` and :func:`~bipartite.pareto.max_min_point` (not in ``__all__``: the
+    problem is validated by those callers)."""
+    from bipartite.bayes import effective_weights
+
+    if problem.K == 1:
+        return None
+    if problem.K == 2:
+        return supported_frontier(problem)
+    A = simplex_grid(problem.K, _SEED_GRID)
+    alpha = np.array([effective_weights(problem.pi, a) for a in A])
+    return problem_order_values(problem, (problem.eta @ alpha.T).T)
+
+
 def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
     """Indices of a subset of the rows of V such that every row is within eps (max-norm) of a
     chosen row: rows visited in lexicographic order, a row is chosen when no chosen row covers
@@ -185,10 +208,16 @@ def exact_frontier(
     adds depends only on the block and on the set of points below it. So the Pareto set of the
     prefixes that place a set U of points is the Pareto filter of ``F(U \ B) + g(B, rest)`` over
     the non-empty blocks ``B ⊆ U``, and dominated prefixes can be pruned exactly (the rest of the
-    order adds the same vector to each). Cost ``O(3^n · |frontier|)``, memory
-    ``O(2^n · |frontier|)``: milliseconds at n = 6 and about a second at n = 10 (K = 2), where the
-    MILP needs minutes. Resolution ``tol`` (default 1e-12): vectors within ``tol`` in max-norm are
-    merged, so every Pareto point x has a returned y with ``y ≥ x − n·tol``.
+    order adds the same vector to each). Only the *useful* tied blocks are enumerated (a block
+    that some bipartition splits without loss in every label is never needed:
+    :func:`~bipartite.pareto.dp.useful_blocks`, about 100 of the 2^n − 1 at n = 12), and a
+    prefix is dropped when one of a few known achievable vectors (the supported vertices for
+    K = 2, loss-aggregation orders on a weight grid for K ≥ 3) beats its best completion. Both
+    leave the frontier unchanged (proofs in :func:`subset_dp`). Time and memory grow like 2^n
+    times the frontier sizes: milliseconds at n = 6, 4-12 s and under 0.25 GB at n = 16
+    (K = 2), 1-9 s at n = 10 (K = 3), where the MILP needs minutes. Resolution ``tol``
+    (default 1e-12): vectors within ``tol`` in max-norm are merged, so every Pareto point x has
+    a returned y with ``y ≥ x − n·tol``.
 
     **ε-constraint MILP** (``method="milp"``) over the weak-order MILP (module docstring) with
     step ``δ = tol``:
@@ -222,7 +251,7 @@ def exact_frontier(
     recursion. The tests compare both algorithms with brute-force enumeration of all weak orders
     and with each other.
 
-    ``method="auto"`` (default) uses the DP for ``n ≤ dp_max_n`` (default 14 for K = 2, 12 for
+    ``method="auto"`` (default) uses the DP for ``n ≤ dp_max_n`` (default 16 for K = 2, 12 for
     K ≥ 3) and the MILP above, or whenever a MILP ``backend`` is named.
 
     **ε-approximate mode** (``eps`` given): returns a subset of the exact frontier such that
@@ -250,10 +279,10 @@ def exact_frontier(
         (MILP, see above; default by K).
     time_limit : float > 0, optional — wall seconds; :class:`TimeoutError` when exceeded.
     dp_max_n : int, optional — the subset DP's size limit (default
-        :func:`~bipartite.pareto.dp.dp_limit`: 14 for K = 2, 12 for K ≥ 3): ``method="auto"``
+        :func:`~bipartite.pareto.dp.dp_limit`: 16 for K = 2, 12 for K ≥ 3): ``method="auto"``
         uses the DP up to this many points, and ``method="dp"`` refuses larger problems (the DP
-        costs ``O(3^n · |frontier|)`` time and ``O(2^n · |frontier|)`` memory, so each extra
-        point multiplies its time by 3 or more). Raise it deliberately.
+        holds ``O(2^n · |frontier|)`` vectors, and the frontiers grow with n too: n = 17 ran
+        past 3 minutes and 2 GB on seed 0). Raise it deliberately.
     return_scores : bool — also return one score vector per frontier point.
     method : "auto" (default), "dp" or "milp".
     backend : "highspy" or "cvxpy", optional — the MILP's solver interface (default
@@ -292,7 +321,8 @@ def exact_frontier(
     if method == "dp" and problem.n > dp_max_n:
         raise ValueError(
             f"method='dp' on n = {problem.n} points is past the subset DP's limit dp_max_n = "
-            f"{dp_max_n} (its time grows like 3^n); raise 'dp_max_n' deliberately, use "
+            f"{dp_max_n} (its time and memory grow like 2^n times the frontier size); raise "
+            f"'dp_max_n' deliberately, use "
             f"method='milp', or the ε-approximate mode ('eps').")
     if tol is None:
         if method == "dp":
@@ -309,7 +339,8 @@ def exact_frontier(
     # Every route returns the values of its orders with them (the DP's sums along the order's
     # blocks, the MILP's const + coef·z): no order is re-evaluated here.
     if method == "dp":
-        V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit)
+        V, S = subset_dp(pair_weight_stack(problem), float(tol), time_limit,
+                         lower=seed_values(problem))
     else:
         milp = auc_milp(problem, backend, time_limit, tol)
         if problem.n == 1:

@@ -4,7 +4,7 @@
 On a finite problem (docs/theory.md §1.3; ties count ½, self-pairs included) this module computes
 
 * :func:`max_min_point` — a weak order maximising ``min_k AUC_k / c_k`` over **all** weak orders,
-  made Pareto-optimal by a second stage (subset DP for n ≤ 7, one MILP beyond: the measured
+  made Pareto-optimal by a second stage (subset DP for n ≤ 8, one MILP beyond: the measured
   crossover);
 * :func:`max_min_supported` — the best ``min_k AUC_k / c_k`` over the scorers that a
   loss-aggregation weighting produces, ``f_a = Σ_k a_k η_k / (π_k (1 − π_k))`` with ``a`` on the
@@ -33,8 +33,14 @@ from bipartite._utils.validation import (
     check_problem_aucs_defined,
     check_time_limit,
 )
-from bipartite.pareto.dp import DP_MAX_N, problem_order_values
-from bipartite.pareto.frontier import exact_frontier
+from bipartite.pareto.dp import (
+    DEFAULT_TOL_DP,
+    dp_limit,
+    pair_weight_stack,
+    problem_order_values,
+    subset_dp,
+)
+from bipartite.pareto.frontier import seed_values
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp
 
 if TYPE_CHECKING:
@@ -45,8 +51,9 @@ __all__ = ["MAXMIN_DP_MAX_N", "BalancedWeights", "MaxMinPoint", "SupportedMaxMin
 
 _METHODS = ("auto", "dp", "milp")
 #: ``max_min_point(method="auto")`` uses the subset DP up to this many points (by K, 3 for
-#: K ≥ 3) and the MILP beyond: the measured crossover (see :func:`max_min_point`).
-MAXMIN_DP_MAX_N = {1: 7, 2: 7, 3: 6}
+#: K ≥ 3) and the MILP beyond: the crossover measured by ``benchmarks/bench_maxmin.py --part
+#: crossover`` (see :func:`max_min_point`).
+MAXMIN_DP_MAX_N = {1: 8, 2: 8, 3: 8}
 #: Geometric resolution of the weight-space arrangement (unit normals, weights on the simplex):
 #: two tie hyperplanes closer than this are one, a weight this close to a hyperplane is on it.
 _GEOM_TOL = 1e-10
@@ -174,10 +181,12 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
     largest ``Σ_k x_k`` is therefore dominated by nothing in A: it is Pareto-optimal, and both
     routes return such a point.
 
-    * ``method="dp"``: the exact frontier by the subset DP (:func:`exact_frontier`, docs/theory.md
-      §6.3), which holds a maximiser by the argument above; the frontier points within
-      ``1e-9`` of the best ``m`` are the maximisers, and the one with the largest ``Σ_k AUC_k``
-      is returned. Exact, solver-free; its cost grows like 3^n (about 12 s at n = 12).
+    * ``method="dp"``: the exact frontier by the subset DP (:func:`subset_dp`, docs/theory.md
+      §6.3), cut to the region that can hold a maximiser (every ``AUC_k ≥ c_k t0``, with t0 the
+      best value of a few known orders: ``_max_min_dp``), which holds a maximiser by the
+      argument above; the frontier points within ``1e-9`` of the best ``m`` are the
+      maximisers, and the one with the largest ``Σ_k AUC_k`` is returned. Exact, solver-free;
+      up to ``dp_limit(K)`` points (16 for K = 2, 12 for K ≥ 3; 0.3-3 CPU s at n = 14, K = 2).
     * ``method="milp"``: the MILP on the weak-order model (docs/theory.md §6.4), ``max t``
       subject to ``AUC_k ≥ c_k t`` for all k (:meth:`WeakOrderMILP.max_min`), then a second
       stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-10``, so the point is
@@ -188,21 +197,24 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100.
       Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
       rounded order); the tests check it against the full model, the DP and enumeration.
-    * ``method="auto"`` (default): the DP for ``n ≤ 7`` (K = 2) or ``n ≤ 6`` (K ≥ 3)
-      (``MAXMIN_DP_MAX_N``), the MILP beyond. The crossover was measured, both methods side by
+    * ``method="auto"`` (default): the DP for ``n ≤ 8`` (``MAXMIN_DP_MAX_N``; K = 1 follows
+      K = 2, unmeasured), the MILP beyond. The crossover was measured with both methods side by
       side in one run on ``FiniteProblem.random(n, K, seed)``, seeds 0-2 (same value on every
       problem), by ``python benchmarks/bench_maxmin.py --part crossover --time-limit 30``
-      (2 shared cores); total seconds over the three seeds, DP / MILP:
+      (2 shared cores, load average 8.4-8.9); total CPU seconds over the three seeds,
+      DP / MILP:
 
-      ====  =============  =============  =============  =============  ===========  ============
-      K     n = 4          n = 5          n = 6          n = 7          n = 8        n = 9
-      ====  =============  =============  =============  =============  ===========  ============
-      2     0.018 / 0.189  0.045 / 0.106  0.083 / 0.136  0.171 / 0.362  0.37 / 0.15  1.00 / 0.25
-      3     0.084 / 0.189  0.224 / 0.342  0.577 / 0.601  1.76 / 0.81    5.3 / 0.37   38.6 / 1.31
-      ====  =============  =============  =============  =============  ===========  ============
+      ====  ===========  ===========  ===========  ===========  ===========  ===========
+      K     n = 4        n = 6        n = 8        n = 9        n = 10       n = 12
+      ====  ===========  ===========  ===========  ===========  ===========  ===========
+      2     0.009/0.056  0.014/0.051  0.028/0.043  0.078/0.052  0.138/0.485  0.611/0.095
+      3     0.031/0.080  0.065/0.134  0.424/0.599  0.614/0.233  1.50/0.816   5.59/0.161
+      ====  ===========  ===========  ===========  ===========  ===========  ===========
 
-      Beyond, the MILP wins by more and more (K = 2, n = 12: 25.8 s / 1.51 s; at n = 13, 14
-      the MILP takes 0.4-1.8 s per problem).
+      (K = 3, n = 12: seeds 0, 1.) The DP wins in total up to n = 8 for both K (and at n = 10,
+      K = 2, on one slow MILP solve); the MILP from n = 9 on, by more and more (K = 2, n = 14:
+      4.37 / 0.30 CPU s). The per-problem times scatter by 10× either way, so the rule is a
+      total, not a guarantee per problem.
 
     Parameters
     ----------
@@ -228,10 +240,10 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
     time_limit = check_time_limit(time_limit)
     if method == "auto":
         method = "dp" if problem.n <= MAXMIN_DP_MAX_N[min(problem.K, 3)] else "milp"
-    if method == "dp" and problem.n > DP_MAX_N:
+    if method == "dp" and problem.n > dp_limit(problem.K):
         raise ValueError(f"The 'method' parameter is 'dp', but the subset DP is limited to "
-                         f"n <= {DP_MAX_N} points and the problem has n = {problem.n}; use "
-                         f"method='milp' or 'auto'.")
+                         f"n <= {dp_limit(problem.K)} points for K = {problem.K} and the problem "
+                         f"has n = {problem.n}; use method='milp' or 'auto'.")
     if problem.n == 1:
         scores = np.zeros(1)
     elif method == "dp":
@@ -243,7 +255,24 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
 
 
 def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
-    F, S = exact_frontier(problem, method="dp", time_limit=time_limit, return_scores=True)
+    """The subset DP (docs/theory.md §6.3) restricted to the region that can hold a maximiser.
+
+    With t0 the best ``min_k AUC_k / c_k`` of a few known orders (:func:`seed_values`), a
+    maximiser has every ``AUC_k ≥ c_k t0``. The rows ``e_k`` (2 in every label but k, where
+    ``c_k (t0 − 2·DEFAULT_TOL)``) passed as the DP's ``lower`` drop exactly the prefixes whose
+    best completion has ``AUC_k ≤ c_k (t0 − 2·DEFAULT_TOL)`` for some k (AUCs are at most 1, so
+    2 beats any completion there): none of them completes to a point within DEFAULT_TOL of the
+    max-min value. The region ``{x ≥ c (t0 − 2·DEFAULT_TOL)}`` is an up-set, so what the DP
+    returns is the exact frontier inside it, which holds every maximiser."""
+    seed = seed_values(problem)
+    K = problem.K
+    lower = None
+    if seed is not None and len(seed):
+        t0 = float(np.max(np.min(seed / c, axis=1)))
+        lower = np.full((K, K), 2.0)
+        lower[np.arange(K), np.arange(K)] = c * (t0 - 2.0 * DEFAULT_TOL)
+        lower = np.vstack([seed, lower])
+    F, S = subset_dp(pair_weight_stack(problem), DEFAULT_TOL_DP, time_limit, lower=lower)
     m = np.min(F / c, axis=1)
     best = np.flatnonzero(m >= m.max() - DEFAULT_TOL)
     return S[best[np.argmax(F[best].sum(axis=1))]]

@@ -366,8 +366,10 @@ def test_bad_arguments():
         max_min_point(np.zeros((4, 2)))
     with pytest.raises(TypeError, match="'problem'"):
         max_min_supported("P")
-    with pytest.raises(ValueError, match=r"'method'.*n = 13"):
-        max_min_point(FiniteProblem.random(13, 2, seed=0), method="dp")
+    with pytest.raises(ValueError, match=r"'method'.*n <= 16.*K = 2.*n = 17"):
+        max_min_point(FiniteProblem.random(17, 2, seed=0), method="dp")
+    with pytest.raises(ValueError, match=r"'method'.*n <= 12.*K = 3.*n = 13"):
+        max_min_point(FiniteProblem.random(13, 3, seed=0), method="dp")
     with pytest.raises(ValueError, match=r"'problem'.*K = 3"):
         balanced_weights(FiniteProblem.random(4, 3, seed=0))
     single = FiniteProblem.from_eta([0.5, 0.5], [[0.0, 0.3], [0.0, 0.6]])
@@ -376,8 +378,8 @@ def test_bad_arguments():
             fn(single)
 
 
-@pytest.mark.parametrize("n, K, expected", [(7, 2, "dp"), (8, 2, "milp"), (6, 3, "dp"),
-                                            (7, 3, "milp")])
+@pytest.mark.parametrize("n, K, expected", [(8, 2, "dp"), (9, 2, "milp"), (8, 3, "dp"),
+                                            (9, 3, "milp")])
 def test_auto_follows_the_measured_crossover(n, K, expected):
     """Claim: method='auto' takes the DP up to MAXMIN_DP_MAX_N (the crossover measured by
     benchmarks/bench_maxmin.py --part crossover) and the MILP beyond, with the same value."""
