@@ -104,13 +104,18 @@ def ranking_data(draw):
 #: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
 #: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
 #: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
-#: with 4-slot hash tables, chunks of 3 rows and a 2-row sample (collisions at every level).
+#: with 4-slot hash tables, chunks of 3 rows and a 2-row sample (collisions at every level),
+#: or with the ranks from comparisons with the sample's few values (the hash where a row holds
+#: another); the sorted compact keys of a table too large (TABLE_CELLS = 0: every table), walked
+#: in blocks of 3 rows (tie groups and queries cross blocks).
 ENGINES = {
     "default": {},
     "tiny blocks": {"BLOCK": 3, "MAX_LEVELS": 0},
     "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "MAX_LEVELS": 0},
     "table": {"TABLE_CELLS": 1e9},
-    "tiny hash": {"TABLE_CELLS": 1e9, "_HASH_BITS": 2, "_CHUNK": 3, "_SAMPLE": 2},
+    "tiny hash": {"TABLE_CELLS": 1e9, "_HASH_BITS": 2, "_CHUNK": 3, "_SAMPLE": 2, "_FEW": 0},
+    "compare": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "_SAMPLE": 2},
+    "compact keys": {"TABLE_CELLS": 0, "BLOCK": 3},
 }
 
 
@@ -172,18 +177,20 @@ EXTREMES = [-1.7e308, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 1.0 + 2.0**-52, 1.0, 1
 @settings(max_examples=80, deadline=None)
 @given(vals=st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=12)
        | st.just(EXTREMES), n=st.integers(1, 200), seed=st.integers(0, 2**32 - 1),
-       cap=st.integers(1, 15), tiny=st.booleans(), descending=st.booleans())
-def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, tiny, descending):
+       cap=st.integers(1, 15), eng=st.sampled_from(["default", "tiny hash", "compare"]),
+       descending=st.booleans())
+def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, eng, descending):
     """Claim: distinct_ranks gives the distinct scores (np.unique's: 0.0 and −0.0 are one) in
-    order and each row's exact rank among them, s == v[r]; it gives None only past ``cap``
-    distinct values, or, with 4-slot hash tables, when values still collide at the last level —
-    never a wrong rank."""
+    order and each row's exact rank among them, s == v[r], whether from the hash tables or from
+    comparisons with a sample's few values (rows holding a value the sample lacks included);
+    it gives None only past ``cap`` distinct values, or, with 4-slot hash tables, when values
+    still collide at the last level — never a wrong rank."""
     s = np.random.default_rng(seed).choice(np.array(vals, dtype=np.float64), n)
-    with engine_settings("tiny hash" if tiny else "default"):
+    with engine_settings(eng):
         got = distinct_ranks(s, cap, descending=descending)
     u = np.unique(s)
     if got is None:
-        assert len(u) > cap or tiny
+        assert len(u) > cap or eng == "tiny hash"
         return
     r, v = got
     np.testing.assert_array_equal(v, u[::-1] if descending else u)
@@ -220,7 +227,24 @@ def test_ties_take_the_table_route_and_continuous_scores_the_sort():
     np.testing.assert_array_equal(st_["P"][0], ref[:, 1])
     np.testing.assert_array_equal(st_["N"][0], ref[:, 2])
     np.testing.assert_allclose(st_["U"][0] / (st_["P"][0] * st_["N"][0]), ref[:, 0], atol=1e-12)
-    assert label_stats(ties, y, q, n) is None  # a table of n queries x 16 levels: too many cells
+    # a table of n/8 queries x 16 levels, more cells than rows: the sorted compact keys without
+    # weights, the sort of the rows with them
+    n, G = 4000, 500
+    y, ties, q2 = y[:n], ties[:n], rng.integers(0, G, n)
+    st2 = label_stats(ties, y, q2, G, auc=True, ap=True)
+    ref = ref_query_aucs(y, ties, q2, np.ones(n))
+    seen = np.bincount(q2, minlength=G) > 0
+    np.testing.assert_array_equal(st2["P"][0][seen], ref[:, 1])
+    np.testing.assert_array_equal(st2["N"][0][seen], ref[:, 2])
+    ok = (ref[:, 1] > 0) & (ref[:, 2] > 0)
+    np.testing.assert_allclose(st2["U"][0][seen][ok] / (ref[ok, 1] * ref[ok, 2]), ref[ok, 0],
+                               atol=1e-12)
+    for g in np.flatnonzero(seen):  # AP per query: sklearn's
+        m = q2 == g
+        if y[m].any():
+            assert st2["A"][0, g] / st2["P"][0, g] == pytest.approx(
+                average_precision_score(y[m], ties[m]), abs=1e-12)
+    assert label_stats(ties, y, q2, G, np.ones(n)) is None
 
 
 # -- the metrics against sklearn -----------------------------------------------------------

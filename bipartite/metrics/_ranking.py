@@ -346,9 +346,17 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
     (K, G)."""
     if not rows.descending:
         raise ValueError("ranking_stats walks the scores from the top: descending=True.")
+    groups = rows.scan(values, 2 * K, 2 * K if ap else K)
+    return _group_stats(groups, K, rows.n_codes, auc=auc, ap=ap)
+
+
+def _group_stats(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], K: int, G: int,
+                 *, auc: bool, ap: bool) -> dict[str, np.ndarray]:
+    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan` (or
+    of :func:`_cell_runs`), walked from the top score."""
     names = ["P", "N"] + ["U"] * auc + ["A"] * ap
-    out = np.zeros((len(names), K, rows.n_codes))
-    for q, S, E in rows.scan(values, 2 * K, 2 * K if ap else K):
+    out = np.zeros((len(names), K, G))
+    for q, S, E in groups:
         X = np.empty((len(names), K, S.shape[1]))
         X[:2] = S.reshape(2, K, -1)
         P, N, Pa, Na = X[0], X[1], E[:K], E[K:]
@@ -356,7 +364,7 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
             X[2] = auc_terms(N, P, Pa)
         if ap:
             X[-1] = ap_terms(P, P + N, Pa, Pa + Na)
-        per_query_add(out.reshape(-1, rows.n_codes), q, X.reshape(-1, S.shape[1]))
+        per_query_add(out.reshape(-1, G), q, X.reshape(-1, S.shape[1]))
     return dict(zip(names, out, strict=True))
 
 
@@ -366,14 +374,21 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
     ``gains(a, b)`` of sorted positions, ties averaged (:func:`dcg_terms`)."""
     if not rows.descending:
         raise ValueError("dcg_per_query walks the scores from the top: descending=True.")
-    out = np.zeros((1, rows.n_codes))
 
     def values(a: int, b: int) -> np.ndarray:
         v = np.ones((2, b - a))
         v[1] = gains(a, b)
         return v
 
-    for q, S, E in rows.scan(values, 2, 1, counts=True):
+    return _group_dcg(rows.scan(values, 2, 1, counts=True), rows.n_codes, D)
+
+
+def _group_dcg(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], G: int,
+               D: np.ndarray) -> np.ndarray:
+    """:func:`dcg_per_query` from the tie groups ``(q, S, E)``: ``S`` (2, T) the items and
+    their gain sums, ``E`` (1, T) the items above (int64), walked from the top score."""
+    out = np.zeros((1, G))
+    for q, S, E in groups:
         per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
 
@@ -387,6 +402,7 @@ _HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, i
 _HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
 _SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
 _CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
+_FEW = 4                              # most distinct values ranked by comparisons, not hashed
 
 
 def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -431,6 +447,29 @@ def _hash_levels(x: np.ndarray, cap: int, h0: np.ndarray | None = None
     return None
 
 
+def _level_values(levels: list[tuple[np.ndarray, int, np.ndarray | None]]) -> np.ndarray:
+    """The distinct values (ascending) held in the hash tables of :func:`_hash_levels`."""
+    return np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
+
+
+def _compare_ranks(s: np.ndarray, v: np.ndarray, r: np.ndarray, descending: bool) -> bool:
+    """Each row's rank among the few distinct values ``v`` (ascending) by comparisons, written
+    to ``r``: ascending, the number of values below the row's score; descending, the number
+    above. True when every row equals its value (``v[r] == s`` exactly), False when a row holds
+    a value missing from ``v`` (then ``r`` is garbage). A pass per value of ``v`` but no hash:
+    cheaper than the tables for a handful of values."""
+    vd = v[::-1] if descending else v
+    cmp, ref = (np.less, v[1:]) if descending else (np.greater, v[:-1])
+    for a in range(0, len(s), _CHUNK):
+        c, rr = s[a : a + _CHUNK], r[a : a + _CHUNK]
+        rr[:] = 0
+        for x in ref:
+            rr += cmp(c, x)
+        if not np.array_equal(vd.take(rr), c):
+            return False
+    return True
+
+
 def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
                    ) -> tuple[np.ndarray, np.ndarray] | None:
     """``(r, v)``: the distinct values ``v`` of the scores (ascending, or descending) and each
@@ -439,17 +478,23 @@ def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
     the L1 cache, written by a scatter and checked exactly by a gather (:func:`_hash_levels`),
     then a sort of the few values found and a gather of each row's rank. A strided sample of
     ``_SAMPLE`` rows is tried first, so that a continuous score is turned down at almost no
-    cost."""
+    cost; when it holds at most ``_FEW`` values, the ranks come from comparisons with them
+    (:func:`_compare_ranks`, checked exactly; the tables only if a row holds another value)."""
     n = len(s)
     if cap < 1 or n == 0:
         return None
-    if n > 4 * _SAMPLE and _hash_levels(s[:: n // _SAMPLE], cap) is None:
-        return None
     r = np.empty(n, dtype=np.intp)  # the slots of level 0, then the ranks
+    if n > 4 * _SAMPLE:
+        sample = _hash_levels(s[:: n // _SAMPLE], cap)
+        if sample is None:
+            return None
+        v = _level_values(sample)
+        if len(v) <= _FEW and _compare_ranks(s, v, r, descending):
+            return r, (v[::-1] if descending else v)
     levels = _hash_levels(s, cap, r)
     if levels is None:
         return None
-    v = np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
+    v = _level_values(levels)
     if len(v) > cap:
         return None
     for tab, mult, rows in levels:
@@ -478,27 +523,133 @@ def _cells(r: np.ndarray, U: int, codes: np.ndarray | None, low: np.ndarray | No
     return r
 
 
-def _table_levels(s: np.ndarray, G: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _table_levels(s: np.ndarray, G: int, sortable: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`distinct_ranks` (descending) when the scores have few enough distinct values for
-    a (G, U) table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None."""
-    cap = min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
+    a (G, U) table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None;
+    ``sortable``: up to ``MAX_LEVELS`` whatever the table's size (a table too large for the
+    rows then takes :func:`_cell_runs`)."""
+    cap = MAX_LEVELS if sortable else min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
     return distinct_ranks(s, cap, descending=True)
+
+
+def _cell_keys(r: np.ndarray, U: int, codes: np.ndarray | None, G: int,
+               low: np.ndarray | None = None, low_bits: int = 0) -> np.ndarray | None:
+    """The cells ``(query, score level, low)`` of :func:`_cells` as compact keys, sorted: for a
+    table too large to allocate, one sort of the keys puts each tie group (query, level) in a
+    run, from the top score. The keys hold no row index (every per-row value rides in them), so
+    they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most 32, whose
+    sort costs about half a sort of the float64 scores. ``r`` (the ranks) is overwritten. None
+    past 64 bits or 2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
+    ub, cb = _bits(U), _bits(G)
+    if cb + ub + low_bits > 64 or len(r) >= 1 << 31:
+        return None
+    dt = np.uint32 if cb + ub + low_bits <= 32 else _U
+    k = _cells(r, 1 << ub, codes, low, 1 << low_bits).astype(dt)
+    k.sort()
+    return k
+
+
+def _key_blocks(k: np.ndarray, lb: int, ub: int
+                ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Walk sorted compact keys (:func:`_cell_keys`; per-row value in the low ``lb`` bits, the
+    score level in the ``ub`` bits above) in blocks of about ``BLOCK`` rows cut at tie-group
+    boundaries: yield ``(a, kb, end, q)`` — the block's first row, its keys, the last row of
+    each of its tie groups (relative to ``a``) and the group's query code. The temporaries
+    stay small: arrays of the input's size, fresh at each call, cost page faults that at
+    10⁵–10⁶ rows weigh as much as the arithmetic (blocks of 2^16 rows take about twice the
+    time of 2^14 at 10⁵ rows, for that reason)."""
+    n, dt = len(k), k.dtype.type
+    top = (1 << (8 * k.dtype.itemsize)) - 1
+    a = 0
+    while a < n:
+        b = min(n, a + BLOCK)
+        if b < n:  # to the end of the tie group holding row b − 1
+            nxt = ((int(k[b - 1]) >> lb) + 1) << lb
+            b = n if nxt > top else int(np.searchsorted(k, dt(nxt)))
+        kb = k[a:b]
+        tk = kb >> dt(lb)
+        end = np.flatnonzero(tk[1:] != tk[:-1])
+        end = np.append(end, b - a - 1)
+        yield a, kb, end, (kb.take(end) >> dt(lb + ub)).astype(np.intp)
+        a = b
+
+
+def _key_label_stats(k: np.ndarray, ub: int, G: int, *, auc: bool, ap: bool
+                     ) -> dict[str, np.ndarray]:
+    """:func:`ranking_stats` (K = 1, no weights) from sorted compact keys carrying a binary
+    label in the low bit (:func:`_cell_keys`). With ``c`` the positives cumulated over all the
+    sorted rows, ``A_t`` and ``B_t = A_t + P_t`` its values before and after tie group t, and
+    ``a_q = Σ_{q' < q} P_q'`` its value before query q (the rows are in query order):
+    ``P_above,t = A_t − a_q``, so ``Σ_t N_t (P_above,t + ½ P_t) = ½ Σ_t N_t (A_t + B_t) − a_q
+    N_q`` (:func:`auc_terms`), all in int64 (exact). AP from :func:`ap_terms` with ``a_q`` and
+    the query's first row taken from a first pass over the blocks. Cumulative sums and gathers
+    at the group ends, in blocks (:func:`_key_blocks`): no ``np.add.reduceat`` over the tie
+    groups (slow with single-row segments) and no temporary of the input's size."""
+    one = k.dtype.type(1)
+    tot = np.zeros((3, G), dtype=np.int64)  # P, rows, Σ_t N_t (A_t + B_t) per query
+    A_ap = np.zeros(G)
+    passes = 2 if ap else 1
+    for p in range(passes):
+        base = 0
+        if p == 1:  # the AP pass: a_q and the first row of each query
+            a_q = np.cumsum(tot[0]) - tot[0]
+            row_q = np.cumsum(tot[1]) - tot[1]
+        for a, kb, end, q in _key_blocks(k, 1, ub):
+            c = np.cumsum((kb & one).astype(np.int64))
+            c += base
+            B = c.take(end)
+            A = np.empty_like(B)
+            A[0] = base  # the positives before the block
+            A[1:] = B[:-1]
+            base = int(c[-1])
+            P = B - A
+            C = np.diff(end, prepend=-1)
+            N = C - P
+            first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+            cols = q.take(first)
+            if p == 0:
+                X = A + B
+                X *= N
+                tot[0, cols] += np.add.reduceat(P, first)
+                tot[1, cols] += np.add.reduceat(C, first)
+                tot[2, cols] += np.add.reduceat(X, first)
+                continue
+            W = C.astype(np.float64)
+            Wa = (a + end + 1 - row_q.take(q)) - W
+            Pa = (A - a_q.take(q)).astype(np.float64)
+            A_ap[cols] += np.add.reduceat(ap_terms(P.astype(np.float64), W, Pa, Wa), first)
+    P, rows = tot[0], tot[1]
+    out = {"P": P.astype(np.float64)[None], "N": (rows - P).astype(np.float64)[None]}
+    if auc:
+        a_q = np.cumsum(P) - P
+        Uq = tot[2] - 2 * a_q * (rows - P)
+        out["U"] = 0.5 * Uq.astype(np.float64)[None]
+    if ap:
+        out["A"] = A_ap[None]
+    return out
 
 
 def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G: int = 1,
                 w: np.ndarray | None = None, *, auc: bool = True, ap: bool = False
                 ) -> dict[str, np.ndarray] | None:
-    """:func:`ranking_stats` for one binary label (K = 1) without a sort, when the scores have
-    few distinct values (:func:`_table_levels`; else None: take the sort). Each row adds its
-    weight (a count without ``w``, exact) to its cell (query, score level, label) of one
-    ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked from
-    the top score: ``P_above`` is a cumulative sum along the levels. ``w`` scaled by a power of
-    two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`; docs/theory.md §2, §8)."""
-    got = _table_levels(s, G)
+    """:func:`ranking_stats` for one binary label (K = 1) without a sort of the scores, when
+    they have few distinct values (:func:`_table_levels`; else None: take the sort). Each row
+    adds its weight (a count without ``w``, exact) to its cell (query, score level, label) of
+    one ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked
+    from the top score: ``P_above`` is a cumulative sum along the levels. A table of more than
+    ``TABLE_CELLS · n`` cells is not allocated: without weights its non-empty cells come from
+    one sort of compact keys (:func:`_cell_runs`), with weights the sort of the rows takes over.
+    ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
+    docs/theory.md §2, §8)."""
+    got = _table_levels(s, G, sortable=w is None)
     if got is None:
         return None
     r, v = got
     U = len(v)
+    if G * U > TABLE_CELLS * len(s):
+        k = _cell_keys(r, U, codes, G, y, 1)
+        return None if k is None else _key_label_stats(k, _bits(U), G, auc=auc, ap=ap)
     T = np.bincount(_cells(r, U, codes, y, 2), weights=w, minlength=G * U * 2).reshape(G, U, 2)
     del r
     N, P = T[..., 0], T[..., 1]
@@ -539,7 +690,12 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
             lev, L = lev8, int(rel.max()) + 1
             lut = np.arange(L, dtype=np.float64)
             lut = np.exp2(lut) - 1.0 if exponential else lut
-    got = _table_levels(s, G)
+    got = _table_levels(s, G, sortable=lev is not None)
+    if got is not None and lev is not None and G * len(got[1]) > TABLE_CELLS * n:
+        k = _cell_keys(got[0], len(got[1]), g, G, lev, _bits(L))
+        if k is not None:
+            return _key_dcg(k, _bits(len(got[1])), _bits(L), lut, G, kk)
+        got = None  # past 64 key bits: the sort
     if got is not None:
         r, v = got
         U = len(v)
@@ -574,6 +730,43 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     idcg = _ideal_dcg(gains, None, None, g, G, D)
     rows = SortedRows(s, g, G, descending=True)
     return dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D), idcg
+
+
+def _key_dcg(k: np.ndarray, ub: int, lb: int, lut: np.ndarray, G: int, kk: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(G,) DCG@kk and ideal DCG@kk from sorted compact keys carrying the integer grade in the
+    low ``lb`` bits (:func:`_cell_keys`; ``lut`` the gain of each grade), in blocks
+    (:func:`_key_blocks`): each tie group's items, its gain sum from a cumulative sum over the
+    block (integer gains in int64: exact and fast) and the items above it from its query's
+    first row (a binary search of the keys per query); the counts per (query, grade) for the
+    ideal order (:func:`dcg_terms`)."""
+    L, n, dt = len(lut), len(k), k.dtype.type
+    row_q = np.empty(G + 1, dtype=np.intp)
+    row_q[:G] = np.searchsorted(k, np.arange(G, dtype=k.dtype) << dt(lb + ub))
+    row_q[G] = n
+    D = discount_sums(kk, int(np.diff(row_q).max()))
+    exact = np.array_equal(lut, np.round(lut)) and lut.max() * n < 2.0**53
+    lut_g = lut.astype(np.int64) if exact else lut
+    dcg = np.zeros((1, G))
+    per = np.zeros(G * L, dtype=np.int64)
+    mask = dt((1 << lb) - 1)
+    for a, kb, end, q in _key_blocks(k, lb, ub):
+        grade = (kb & mask).astype(np.intp)
+        c = np.cumsum(lut_g.take(grade))
+        gain = c.take(end)
+        gain[1:] -= gain[:-1].copy()
+        C = np.diff(end, prepend=-1)
+        above = (a + 1 - row_q.take(q)) + end
+        above -= C
+        per_query_add(dcg, q, dcg_terms(gain / C, C, above, D)[None])
+        rq = (kb >> dt(lb + ub)).astype(np.intp)
+        lo = int(rq[0])
+        rq -= lo
+        rq *= L
+        rq += grade
+        per[lo * L : (int(q[-1]) + 1) * L] += np.bincount(rq, minlength=(int(q[-1]) + 1 - lo) * L)
+    per = per.reshape(G, L)
+    return dcg[0], _level_dcg(lut[::-1], per[:, ::-1], D)
 
 
 def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None,
