@@ -18,10 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 
+import bipartite.metrics._distinct as distinct
 import bipartite.metrics._ranking as ranking
 from bipartite import UndefinedMetricWarning
 from bipartite.metrics import average_precision, group_auc, grouped_stats, ndcg_at_k
-from bipartite.metrics._ranking import SortedRows, distinct_ranks, label_stats
+from bipartite.metrics._distinct import distinct_ranks
+from bipartite.metrics._ranking import SortedRows, label_stats
 
 
 # -- slow references -------------------------------------------------------------------------
@@ -100,7 +102,8 @@ def ranking_data(draw):
     return s, q, y, w, rel
 
 
-#: Engine settings (module attributes of bipartite.metrics._ranking): the default; the sort
+#: Engine settings (module attributes of bipartite.metrics._ranking and, "distinct.", of
+#: bipartite.metrics._distinct): the default; the sort
 #: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
 #: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
 #: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
@@ -113,17 +116,17 @@ ENGINES = {
     "tiny blocks": {"BLOCK": 3, "MAX_LEVELS": 0},
     "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "MAX_LEVELS": 0},
     "table": {"TABLE_CELLS": 1e9},
-    "tiny hash": {"TABLE_CELLS": 1e9, "_HASH_BITS": 2, "_CHUNK": 3, "_SAMPLE": 2, "_FEW": 0},
-    "compare": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "_SAMPLE": 2},
-    "compact keys": {"TABLE_CELLS": 0, "BLOCK": 3},
+    "tiny hash": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._HASH_BITS": 2,
+                  "distinct._CHUNK": 3, "distinct._SAMPLE": 2, "distinct._FEW": 0},
+    "compare": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
+    "compact keys": {"TABLE_CELLS": 0, "BLOCK": 3, "_CHUNK": 3},
 }
 
 
 def _targets(name):
     for key, value in ENGINES[name].items():
-        obj, attr = (SortedRows, key.split(".")[1]) if key.startswith("SortedRows.") else (
-            ranking, key)
-        yield obj, attr, value
+        mod, _, attr = key.rpartition(".")
+        yield {"": ranking, "SortedRows": SortedRows, "distinct": distinct}[mod], attr, value
 
 
 @pytest.fixture(params=list(ENGINES))
@@ -204,7 +207,7 @@ def test_distinct_ranks_turns_down_rare_extra_values_that_the_sample_misses():
     n = 40_000
     s = rng.integers(0, 16, n) / 15.0
     s[1::997] = rng.normal(size=len(s[1::997]))  # odd rows: never in the sample's stride
-    assert distinct_ranks(s[::n // ranking._SAMPLE], 20) is not None
+    assert distinct_ranks(s[::n // distinct._SAMPLE], 20) is not None
     assert distinct_ranks(s, 20) is None
     ok = distinct_ranks(s, 10_000)
     assert ok is not None and np.array_equal(ok[1][ok[0]], s)

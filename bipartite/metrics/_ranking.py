@@ -44,6 +44,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from bipartite.metrics._distinct import Ranks, distinct_ranks
+
 __all__ = ["BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows", "ap_terms",
            "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
            "distinct_ranks", "label_stats", "ndcg_parts", "per_query_add",
@@ -398,154 +400,66 @@ def _group_dcg(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], G: i
 #: cells of its (query, score level) table, as a multiple of the rows.
 MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
-_HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
-_HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
-_SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
-_CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
-_FEW = 4                              # most distinct values ranked by comparisons, not hashed
+_CHUNK = 1 << 14                      # rows per chunk of the cell passes (temporaries in the L2 cache)
 
 
-def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
-    """Hash slot (intp, below 2^_HASH_BITS) of each float64 of ``x``: the top ``_HASH_BITS``
-    bits of its bit pattern times the odd constant ``mult`` (multiplicative hashing; every bit
-    of the pattern reaches them); written to the intp array ``out`` if given."""
-    h = np.multiply(x.view(_U), _U(mult), out=None if out is None else out.view(_U))
-    h >>= _U(64 - _HASH_BITS)
-    return h.view(np.intp)
-
-
-def _hash_levels(x: np.ndarray, cap: int, h0: np.ndarray | None = None
-                 ) -> list[tuple[np.ndarray, int, np.ndarray | None]] | None:
-    """The distinct values of ``x`` in up to three hash tables, as levels ``(table, mult,
-    rows)``: ``table`` (2^_HASH_BITS,) holds one value of the rows hashed to each slot (NaN:
-    none) with the constant ``mult``, ``rows`` are the positions of ``x`` hashed at this level
-    (None: all); ``h0`` (intp, len(x)), if given, receives the slots of level 0. Each table is
-    written by a scatter and checked by a gather: the rows whose slot holds another value (a
-    hash collision) go on to the next level with another constant, so every row ends on a slot
-    holding exactly its value (``==``: 0.0 and −0.0 are one score). None past ``cap`` + 1 values
-    in the tables or after the last level's collisions."""
-    levels, rows, xs, total = [], None, x, 0
-    for mult in _HASH_MULTS:
-        tab = np.full(1 << _HASH_BITS, np.nan)
-        m = len(xs)
-        hs = h0 if rows is None and h0 is not None else np.empty(m, dtype=np.intp)
-        for a in range(0, m, _CHUNK):
-            c = xs[a : a + _CHUNK]
-            tab[_slots(c, mult, hs[a : a + _CHUNK])] = c
-        total += len(tab) - int(np.count_nonzero(np.isnan(tab)))
-        if total > cap + 1:  # +1: 0.0 and −0.0, one value, may hold two slots
-            return None
-        bad = [np.flatnonzero(tab.take(hs[a : a + _CHUNK], mode="clip") != xs[a : a + _CHUNK])
-               for a in range(0, m, _CHUNK)]
-        levels.append((tab, mult, rows))
-        bad = [b + a for a, b in zip(range(0, m, _CHUNK), bad, strict=True) if len(b)]
-        if not bad:
-            return levels
-        bad = np.concatenate(bad)
-        rows = bad if rows is None else rows[bad]
-        xs = x[rows]
-    return None
-
-
-def _level_values(levels: list[tuple[np.ndarray, int, np.ndarray | None]]) -> np.ndarray:
-    """The distinct values (ascending) held in the hash tables of :func:`_hash_levels`."""
-    return np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
-
-
-def _compare_ranks(s: np.ndarray, v: np.ndarray, r: np.ndarray, descending: bool) -> bool:
-    """Each row's rank among the few distinct values ``v`` (ascending) by comparisons, written
-    to ``r``: ascending, the number of values below the row's score; descending, the number
-    above. True when every row equals its value (``v[r] == s`` exactly), False when a row holds
-    a value missing from ``v`` (then ``r`` is garbage). A pass per value of ``v`` but no hash:
-    cheaper than the tables for a handful of values."""
-    vd = v[::-1] if descending else v
-    cmp, ref = (np.less, v[1:]) if descending else (np.greater, v[:-1])
-    for a in range(0, len(s), _CHUNK):
-        c, rr = s[a : a + _CHUNK], r[a : a + _CHUNK]
-        rr[:] = 0
-        for x in ref:
-            rr += cmp(c, x)
-        if not np.array_equal(vd.take(rr), c):
-            return False
-    return True
-
-
-def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(r, v)``: the distinct values ``v`` of the scores (ascending, or descending) and each
-    row's rank ``r`` (n,) intp among them, ``s == v[r]`` exactly; or None when ``s`` has more
-    than ``cap`` distinct values. No sort of the rows: hash tables of the distinct values in
-    the L1 cache, written by a scatter and checked exactly by a gather (:func:`_hash_levels`),
-    then a sort of the few values found and a gather of each row's rank. A strided sample of
-    ``_SAMPLE`` rows is tried first, so that a continuous score is turned down at almost no
-    cost; when it holds at most ``_FEW`` values, the ranks come from comparisons with them
-    (:func:`_compare_ranks`, checked exactly; the tables only if a row holds another value)."""
-    n = len(s)
-    if cap < 1 or n == 0:
-        return None
-    r = np.empty(n, dtype=np.intp)  # the slots of level 0, then the ranks
-    if n > 4 * _SAMPLE:
-        sample = _hash_levels(s[:: n // _SAMPLE], cap)
-        if sample is None:
-            return None
-        v = _level_values(sample)
-        if len(v) <= _FEW and _compare_ranks(s, v, r, descending):
-            return r, (v[::-1] if descending else v)
-    levels = _hash_levels(s, cap, r)
-    if levels is None:
-        return None
-    v = _level_values(levels)
-    if len(v) > cap:
-        return None
-    for tab, mult, rows in levels:
-        rk = np.searchsorted(v, tab)  # empty slots (NaN) sort last: never read
-        if descending:
-            rk = len(v) - 1 - rk
-        if rows is None:
-            for a in range(0, n, _CHUNK):
-                np.take(rk, r[a : a + _CHUNK], out=r[a : a + _CHUNK], mode="clip")  # in place
-        else:  # the collided rows, level by level: the deepest level writes last
-            r[rows] = rk.take(_slots(s[rows], mult))
-    return r, (v[::-1] if descending else v)
-
-
-def _cells(r: np.ndarray, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
-           low_levels: int = 1) -> np.ndarray:
-    """``r`` (score levels, overwritten) as cells ``(query · U + level) · low_levels + low`` of a
-    (G, U, low_levels) table, a chunk at a time."""
-    for a in range(0, len(r), _CHUNK):
-        rr = r[a : a + _CHUNK]
+def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
+                 low_levels: int = 1, rows: int = 0) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(a, b, cells)`` for consecutive chunks of about ``rows`` rows (at least ``_CHUNK``):
+    the cells ``(query · U + score rank) · low_levels + low`` of a (G, U, low_levels) table of
+    rows a..b−1 (rank 0 without ``rk``), in a scratch array that the next chunk overwrites: no
+    array of the input's size (:mod:`bipartite.metrics._distinct`)."""
+    n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
+    C = min(n, max(_CHUNK, rows))
+    buf = np.zeros(C, dtype=np.intp)
+    tmp = np.empty(C, dtype=np.intp) if codes is not None else None
+    for a in range(0, n, C):
+        b = min(n, a + C)
+        rr = buf[: b - a] if rk is None else rk.chunk(a, b, buf[: b - a])
+        if rk is None:
+            rr[:] = 0
         if codes is not None:
-            rr += codes[a : a + _CHUNK] * U
+            np.multiply(codes[a:b], U, out=tmp[: b - a], casting="unsafe")
+            rr += tmp[: b - a]
         if low is not None:
             rr *= low_levels
-            np.add(rr, low[a : a + _CHUNK], out=rr, casting="unsafe")  # 0/1 floats: exact
-    return r
+            np.add(rr, low[a:b], out=rr, casting="unsafe")  # 0/1 floats: exact
+        yield a, b, rr
 
 
-def _table_levels(s: np.ndarray, G: int, sortable: bool = False
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`distinct_ranks` (descending) when the scores have few enough distinct values for
-    a (G, U) table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None;
-    ``sortable``: up to ``MAX_LEVELS`` whatever the table's size (a table too large for the
-    rows then takes :func:`_cell_runs`)."""
+def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.ndarray | None = None,
+           low_levels: int = 1, weights: np.ndarray | None = None) -> np.ndarray:
+    """(M,) the counts (int64; or the sums of ``weights``) of the cells of :func:`_cell_chunks`,
+    one ``np.bincount`` per chunk of at least 2 M rows (each costs O(rows + M))."""
+    T = np.zeros(M, dtype=np.int64 if weights is None else np.float64)
+    for a, b, c in _cell_chunks(rk, U, codes, low, low_levels, rows=2 * M):
+        T += np.bincount(c, weights=None if weights is None else weights[a:b], minlength=M)
+    return T
+
+
+def _table_levels(s: np.ndarray, G: int, sortable: bool = False) -> Ranks | None:
+    """:class:`Ranks` (descending) when the scores have few enough distinct values for a (G, U)
+    table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None; ``sortable``:
+    up to ``MAX_LEVELS`` whatever the table's size (a table too large for the rows then takes
+    :func:`_cell_keys`)."""
     cap = MAX_LEVELS if sortable else min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
-    return distinct_ranks(s, cap, descending=True)
+    return Ranks.find(s, cap, descending=True)
 
 
-def _cell_keys(r: np.ndarray, U: int, codes: np.ndarray | None, G: int,
-               low: np.ndarray | None = None, low_bits: int = 0) -> np.ndarray | None:
-    """The cells ``(query, score level, low)`` of :func:`_cells` as compact keys, sorted: for a
-    table too large to allocate, one sort of the keys puts each tie group (query, level) in a
-    run, from the top score. The keys hold no row index (every per-row value rides in them), so
-    they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most 32, whose
-    sort costs about half a sort of the float64 scores. ``r`` (the ranks) is overwritten. None
-    past 64 bits or 2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
-    ub, cb = _bits(U), _bits(G)
-    if cb + ub + low_bits > 64 or len(r) >= 1 << 31:
+def _cell_keys(rk: Ranks, codes: np.ndarray | None, G: int, low: np.ndarray | None = None,
+               low_bits: int = 0) -> np.ndarray | None:
+    """The cells ``(query, score level, low)`` of :func:`_cell_chunks` as compact keys, sorted:
+    for a table too large to allocate, one sort of the keys puts each tie group (query, level)
+    in a run, from the top score. The keys hold no row index (every per-row value rides in
+    them), so they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most
+    32, whose sort costs about two thirds of a sort of the float64 scores. None past 64 bits or
+    2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
+    ub, cb = _bits(len(rk.values)), _bits(G)
+    if cb + ub + low_bits > 64 or len(rk.s) >= 1 << 31:
         return None
-    dt = np.uint32 if cb + ub + low_bits <= 32 else _U
-    k = _cells(r, 1 << ub, codes, low, 1 << low_bits).astype(dt)
+    k = np.empty(len(rk.s), dtype=np.uint32 if cb + ub + low_bits <= 32 else _U)
+    for a, b, c in _cell_chunks(rk, 1 << ub, codes, low, 1 << low_bits):
+        np.copyto(k[a:b], c, casting="unsafe")
     k.sort()
     return k
 
@@ -642,16 +556,14 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
     one sort of compact keys (:func:`_cell_runs`), with weights the sort of the rows takes over.
     ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
     docs/theory.md §2, §8)."""
-    got = _table_levels(s, G, sortable=w is None)
-    if got is None:
+    rk = _table_levels(s, G, sortable=w is None)
+    if rk is None:
         return None
-    r, v = got
-    U = len(v)
+    U = len(rk.values)
     if G * U > TABLE_CELLS * len(s):
-        k = _cell_keys(r, U, codes, G, y, 1)
+        k = _cell_keys(rk, codes, G, y, 1)
         return None if k is None else _key_label_stats(k, _bits(U), G, auc=auc, ap=ap)
-    T = np.bincount(_cells(r, U, codes, y, 2), weights=w, minlength=G * U * 2).reshape(G, U, 2)
-    del r
+    T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
     N, P = T[..., 0], T[..., 1]
     Pa = np.cumsum(P, axis=1)
     Pa -= P
@@ -690,18 +602,16 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
             lev, L = lev8, int(rel.max()) + 1
             lut = np.arange(L, dtype=np.float64)
             lut = np.exp2(lut) - 1.0 if exponential else lut
-    got = _table_levels(s, G, sortable=lev is not None)
-    if got is not None and lev is not None and G * len(got[1]) > TABLE_CELLS * n:
-        k = _cell_keys(got[0], len(got[1]), g, G, lev, _bits(L))
+    rk = _table_levels(s, G, sortable=lev is not None)
+    if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
+        k = _cell_keys(rk, g, G, lev, _bits(L))
         if k is not None:
-            return _key_dcg(k, _bits(len(got[1])), _bits(L), lut, G, kk)
-        got = None  # past 64 key bits: the sort
-    if got is not None:
-        r, v = got
-        U = len(v)
+            return _key_dcg(k, _bits(len(rk.values)), _bits(L), lut, G, kk)
+        rk = None  # past 64 key bits: the sort
+    if rk is not None:
+        U = len(rk.values)
         if lev is not None and G * U * L <= TABLE_CELLS * n:  # one table: (query, score, grade)
-            T = np.bincount(_cells(r, U, g, lev, L), minlength=G * U * L).reshape(G, U, L)
-            del r
+            T = _table(rk, U, g, G * U * L, lev, L).reshape(G, U, L)
             # einsum: numpy's sum over a short axis is several times slower
             counts, C, S = (np.einsum("gul->gl", T), np.einsum("gul->gu", T),
                             np.einsum("gul,l->gu", T, lut))
@@ -710,17 +620,14 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
             idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
             return _tie_group_dcg(C, S, D), idcg
         gains = lut[lev] if lev is not None else np.exp2(rel) - 1.0 if exponential else rel
-        cells = _cells(r, U, g)
-        C = np.bincount(cells, minlength=G * U).reshape(G, U)
-        S = np.bincount(cells, weights=gains, minlength=G * U).reshape(G, U)
-        del cells, r
+        C = _table(rk, U, g, G * U).reshape(G, U)
+        S = _table(rk, U, g, G * U, weights=gains).reshape(G, U)
         D = discount_sums(kk, int(C.sum(axis=1).max()))
         return _tie_group_dcg(C, S, D), _ideal_dcg(gains, lev, lut, g, G, D)
     if lev is not None:
-        del rel  # our float copy: the levels carry it now
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
-        counts = np.bincount(_cells(lev.astype(np.intp), L, g), minlength=G * L).reshape(G, L)
+        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
         D = discount_sums(kk, int(counts.sum(axis=1).max()))
         above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
         idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
@@ -776,15 +683,15 @@ def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None
     grades ``lev`` (``lut`` their gains), or the gains' own distinct values when few
     (:func:`_table_levels`); else from a sort of the gains."""
     if lev is not None:
-        vals, r = lut[::-1], (len(lut) - 1) - lev.astype(np.intp)
-    else:
-        got = _table_levels(gains, G)
-        if got is None:
-            ideal = SortedRows(gains, g, G, descending=True)
-            return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
-        r, vals = got
-    U = len(vals)
-    return _level_dcg(vals, np.bincount(_cells(r, U, g), minlength=G * U).reshape(G, U), D)
+        L = len(lut)
+        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
+        return _level_dcg(lut[::-1], counts[:, ::-1], D)
+    rk = _table_levels(gains, G)
+    if rk is None:
+        ideal = SortedRows(gains, g, G, descending=True)
+        return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
+    U = len(rk.values)
+    return _level_dcg(rk.values, _table(rk, U, g, G * U).reshape(G, U), D)
 
 
 def _level_dcg(vals: np.ndarray, counts: np.ndarray, D: np.ndarray) -> np.ndarray:
