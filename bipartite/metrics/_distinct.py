@@ -123,12 +123,17 @@ class Ranks:
         return None if len(v) > cap else cls(s, v, descending, levels)
 
     def _holds_all(self) -> bool:
-        """Whether every row holds one of the few values (their ranks read back exactly)."""
-        r = np.empty(min(len(self.s), _CHUNK), dtype=np.intp)
+        """Whether every row equals one of the few values (``==``: one pass of comparisons per
+        value, in bool scratch arrays)."""
+        m = min(len(self.s), _CHUNK)
+        ok, eq = np.empty(m, dtype=bool), np.empty(m, dtype=bool)
         for a in range(0, len(self.s), _CHUNK):
-            b = min(len(self.s), a + _CHUNK)
-            self.chunk(a, b, r[: b - a])
-            if not np.array_equal(self.values.take(r[: b - a]), self.s[a:b]):
+            c = self.s[a : a + _CHUNK]
+            o, e = ok[: len(c)], eq[: len(c)]
+            np.equal(c, self._v[0], out=o)
+            for x in self._v[1:]:
+                o |= np.equal(c, x, out=e)
+            if not o.all():
                 return False
         return True
 
