@@ -24,15 +24,24 @@ one block at a time (weights).
 **The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
 query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
 several times faster than of continuous ones; query ids are nearly all distinct per row). So
-when the scores have few distinct values, there is no sort at all: :func:`distinct_ranks` finds
-them exactly with hash tables in the L1 cache (a scatter writes each slot, a gather checks every
-row against its slot, rows that collide go on to a second and third table) and gives each row
-its rank among them; each row then adds its count or weight to one cell (query, score level,
-label or grade) of a single ``np.bincount``, and the tie groups are the table's non-empty
-(query, level) pairs, walked from the top score by cumulative sums along the levels. Exact, O(n
-+ G·U) for G queries and U distinct scores, taken while the table has at most ``TABLE_CELLS``
-cells per row (and U ≤ ``MAX_LEVELS``); otherwise the sort. A strided sample turns continuous
-scores down first, at almost no cost.
+when the scores have few distinct values, the rows are not sorted: :class:`Ranks`
+(``bipartite/metrics/_distinct.py``) finds them exactly — comparisons with a handful of values,
+or hash tables in the L1 cache — and hands out each row's rank among them a chunk at a time;
+each row then adds its count or weight to one cell (query, score level, label or grade) of a
+table (``np.add.at`` per chunk), and the tie groups are the table's non-empty (query, level)
+pairs, walked from the top score by cumulative sums along the levels. Exact, O(n + G·U) for G
+queries and U distinct scores, taken while the table has at most ``TABLE_CELLS`` cells per row
+(and U ≤ ``MAX_LEVELS``). A larger table (many queries of few rows, e.g. 256 levels and 100
+rows per query) is not allocated: without weights, its non-empty cells come from one sort of
+*compact keys* (query, level, label or grade; no row index, so uint32 up to 32 bits), walked in
+blocks with cumulative sums and gathers at the tie-group ends (:func:`_cell_keys`,
+:func:`_key_blocks`); with weights, the sort of the rows takes over. A strided sample turns
+continuous scores down first, at almost no cost.
+
+**Temporaries.** Every pass works on chunks or blocks of at most a few 10⁴ rows: on the
+virtual machine measured (benchmarks/bench_ranking_metrics.py) a fresh array of the input's
+size costs page faults (about 2 µs per 4 KiB page) that, at 10⁵–10⁶ rows, weigh as much as a
+sort of two-valued scores.
 
 The module is private to ``bipartite.metrics``; its public names carry no underscore only so
 that the package's modules may import them.
@@ -432,11 +441,16 @@ def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.nda
 
 def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.ndarray | None = None,
            low_levels: int = 1, weights: np.ndarray | None = None) -> np.ndarray:
-    """(M,) the counts (int64; or the sums of ``weights``, in row order as ``np.bincount``'s) of
-    the cells of :func:`_cell_chunks`, a chunk at a time (``np.add.at``: O(rows), whatever M)."""
+    """(M,) the counts (int64; or the sums of ``weights``, in row order) of the cells of
+    :func:`_cell_chunks`, a chunk at a time: ``np.bincount`` of the chunk added to the table
+    while the table is no larger than a chunk, else ``np.add.at`` (O(rows), whatever M)."""
     T = np.zeros(M, dtype=np.int64 if weights is None else np.float64)
     for a, b, c in _cell_chunks(rk, U, codes, low, low_levels):
-        np.add.at(T, c, 1 if weights is None else weights[a:b])
+        wc = None if weights is None else weights[a:b]
+        if M <= _CHUNK:
+            T += np.bincount(c, weights=wc, minlength=M)
+        else:
+            np.add.at(T, c, 1 if wc is None else wc)
     return T
 
 
