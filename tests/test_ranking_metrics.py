@@ -196,8 +196,21 @@ def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, eng, descending):
         assert len(u) > cap or eng == "tiny hash"
         return
     r, v = got
+    assert len(v) <= cap
     np.testing.assert_array_equal(v, u[::-1] if descending else u)
     assert r.dtype == np.intp and np.array_equal(v[r], s)
+
+
+def test_distinct_ranks_by_comparisons_keep_the_cap_and_check_every_row():
+    """Claim: the ranks from comparisons with the sample's few values are refused past ``cap``
+    values, and a row holding a value the sample lacks sends them to the hash tables (exact)."""
+    s = np.tile([0.0, 0.5, 1.0], 41)  # the strided sample of rows 0, 61, 122: all three
+    with engine_settings("compare"):
+        assert distinct_ranks(s, 2) is None
+        s[7] = 0.25  # one row the strided sample of 2 rows misses
+        r, v = distinct_ranks(s, 4, descending=True)
+    np.testing.assert_array_equal(v, [1.0, 0.5, 0.25, 0.0])
+    np.testing.assert_array_equal(v[r], s)
 
 
 def test_distinct_ranks_turns_down_rare_extra_values_that_the_sample_misses():

@@ -112,6 +112,8 @@ class Ranks:
             if sample is None:
                 return None
             v = _level_values(sample)
+            if len(v) > cap:  # the sample's values are some of the scores'
+                return None
             if len(v) <= _FEW:
                 few = cls(s, v, descending)
                 if few._holds_all():
