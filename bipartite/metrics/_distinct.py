@@ -26,7 +26,7 @@ _U = np.uint64
 _HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
 _HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
 _SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
-_CHUNK = 1 << 14                      # rows per chunk of the passes (temporaries in the L2 cache)
+_CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
 _FEW = 4                              # most distinct values ranked by comparisons, not hashed
 
 

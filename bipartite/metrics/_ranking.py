@@ -409,7 +409,7 @@ def _group_dcg(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], G: i
 #: cells of its (query, score level) table, as a multiple of the rows.
 MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
-_CHUNK = 1 << 14                      # rows per chunk of the cell passes (temporaries in the L2 cache)
+_CHUNK = 1 << 16                      # rows per chunk of the cell passes
 
 
 def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
