@@ -8,7 +8,11 @@ that release (the scores' sort order, a stable sort by query, gathers and tie-gr
 ``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort and block scan of
 ``bipartite/metrics/_ranking.py`` (the whole implementation before the table route; kept there
 for many distinct scores), forced by ``MAX_LEVELS = 0``. "after" is the public function as it
-is: few distinct scores take the table route (``distinct_ranks`` and one ``np.bincount``).
+is: few distinct scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
+(query, level, label or grade) table, or, when that table would have more cells than rows, one
+sort of compact uint32 keys of those cells). "flt" is the page faults of one "after" call (on
+a virtual machine each costs about 2 µs: 200 of them, one fresh array of 10⁵ float64, weigh
+about as much as a sort of 10⁵ two-valued scores).
 "checks" times the function's input validation alone (labels, scores, query ids: ``check_qid``
 factorises them), the part of the time that no kernel removes. The functions are timed
 interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``, in
@@ -19,6 +23,7 @@ ratios are meaningful on a shared machine.
     python benchmarks/bench_ranking_metrics.py                   # n = 1e5, 1e6
     python benchmarks/bench_ranking_metrics.py --full            # and once n = 1e7 at the end
     python benchmarks/bench_ranking_metrics.py --n 1e5 1e6 --distinct 2 64 256 4096
+    python benchmarks/bench_ranking_metrics.py --full --distinct 0 2 16 256   # issue 23's cells
 
 Target (issue 23, item 3): each after <= 2x np.sort, peak <= 4x the input, at n = 1e5..1e7.
 Data: ~100 rows per query (query ids in random order), 30 % positives, grades 0..4; scores
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import time
 import tracemalloc
@@ -146,6 +152,13 @@ def sort_route(f):
     return g
 
 
+def faults(f) -> int:
+    """Minor page faults of one call of ``f``."""
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    f()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
 def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
     d = data(n, distinct)
     s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
@@ -172,7 +185,8 @@ def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
         inp = sum(x.nbytes for x in inputs)
         out.append((name, n, f"{distinct} levels" if distinct else "continuous",
                     *(t[k] / t["np.sort"] for k in ("0.3.0", "sort", "after", "checks")),
-                    *(peak_bytes(f) / inp for f in (old, srt, new)), t["np.sort"]))
+                    *(peak_bytes(f) / inp for f in (old, srt, new)), t["np.sort"],
+                    faults(new)))
     return out
 
 
@@ -191,7 +205,7 @@ def main() -> None:
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     print(f"load average {os.getloadavg()}; numpy {np.__version__}; {args.clock} clock")
     head = (f"{'metric':18} {'n':>9} {'scores':11} {'time / np.sort':>35} "
-            f"{'peak / inputs':>22} {'np.sort':>9}")
+            f"{'peak / inputs':>22} {'np.sort':>9} {'flt':>6}")
     print(head + "\n" + f"{'':40} {'0.3.0':>8} {'sort':>8} {'after':>8} {'checks':>8} "
           f"{'0.3.0':>6} {'sort':>6} {'after':>6}")
     sizes = ([(int(n), args.repeats) for n in args.n] if args.n else
@@ -202,7 +216,7 @@ def main() -> None:
         for distinct in args.distinct:
             for r in case(n, distinct, rep, clock):
                 print(f"{r[0]:18} {r[1]:>9} {r[2]:11} {r[3]:8.2f} {r[4]:8.2f} {r[5]:8.2f} "
-                      f"{r[6]:8.2f} {r[7]:6.1f} {r[8]:6.1f} {r[9]:6.1f} {r[10]:8.4f}s",
+                      f"{r[6]:8.2f} {r[7]:6.1f} {r[8]:6.1f} {r[9]:6.1f} {r[10]:8.4f}s {r[11]:6d}",
                       flush=True)
     print(f"load average {os.getloadavg()}")
 

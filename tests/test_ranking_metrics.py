@@ -18,10 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 
+import bipartite.metrics._distinct as distinct
 import bipartite.metrics._ranking as ranking
 from bipartite import UndefinedMetricWarning
 from bipartite.metrics import average_precision, group_auc, grouped_stats, ndcg_at_k
-from bipartite.metrics._ranking import SortedRows, distinct_ranks, label_stats
+from bipartite.metrics._distinct import distinct_ranks
+from bipartite.metrics._ranking import SortedRows, label_stats
 
 
 # -- slow references -------------------------------------------------------------------------
@@ -100,25 +102,31 @@ def ranking_data(draw):
     return s, q, y, w, rel
 
 
-#: Engine settings (module attributes of bipartite.metrics._ranking): the default; the sort
+#: Engine settings (module attributes of bipartite.metrics._ranking and, "distinct.", of
+#: bipartite.metrics._distinct): the default; the sort
 #: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
 #: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
 #: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
-#: with 4-slot hash tables, chunks of 3 rows and a 2-row sample (collisions at every level).
+#: with 4-slot hash tables, chunks of 3 rows and a 2-row sample (collisions at every level),
+#: or with the ranks from comparisons with the sample's few values (the hash where a row holds
+#: another); the sorted compact keys of a table too large (TABLE_CELLS = 0: every table), walked
+#: in blocks of 3 rows (tie groups and queries cross blocks).
 ENGINES = {
     "default": {},
     "tiny blocks": {"BLOCK": 3, "MAX_LEVELS": 0},
     "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "MAX_LEVELS": 0},
     "table": {"TABLE_CELLS": 1e9},
-    "tiny hash": {"TABLE_CELLS": 1e9, "_HASH_BITS": 2, "_CHUNK": 3, "_SAMPLE": 2},
+    "tiny hash": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._HASH_BITS": 2,
+                  "distinct._CHUNK": 3, "distinct._SAMPLE": 2, "distinct._FEW": 0},
+    "compare": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
+    "compact keys": {"TABLE_CELLS": 0, "BLOCK": 3, "_CHUNK": 3},
 }
 
 
 def _targets(name):
     for key, value in ENGINES[name].items():
-        obj, attr = (SortedRows, key.split(".")[1]) if key.startswith("SortedRows.") else (
-            ranking, key)
-        yield obj, attr, value
+        mod, _, attr = key.rpartition(".")
+        yield {"": ranking, "SortedRows": SortedRows, "distinct": distinct}[mod], attr, value
 
 
 @pytest.fixture(params=list(ENGINES))
@@ -172,22 +180,37 @@ EXTREMES = [-1.7e308, -5e-324, -0.0, 0.0, 5e-324, 1e-300, 1.0 + 2.0**-52, 1.0, 1
 @settings(max_examples=80, deadline=None)
 @given(vals=st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=12)
        | st.just(EXTREMES), n=st.integers(1, 200), seed=st.integers(0, 2**32 - 1),
-       cap=st.integers(1, 15), tiny=st.booleans(), descending=st.booleans())
-def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, tiny, descending):
+       cap=st.integers(1, 15), eng=st.sampled_from(["default", "tiny hash", "compare"]),
+       descending=st.booleans())
+def test_distinct_ranks_are_exact_or_none(vals, n, seed, cap, eng, descending):
     """Claim: distinct_ranks gives the distinct scores (np.unique's: 0.0 and −0.0 are one) in
-    order and each row's exact rank among them, s == v[r]; it gives None only past ``cap``
-    distinct values, or, with 4-slot hash tables, when values still collide at the last level —
-    never a wrong rank."""
+    order and each row's exact rank among them, s == v[r], whether from the hash tables or from
+    comparisons with a sample's few values (rows holding a value the sample lacks included);
+    it gives None only past ``cap`` distinct values, or, with 4-slot hash tables, when values
+    still collide at the last level — never a wrong rank."""
     s = np.random.default_rng(seed).choice(np.array(vals, dtype=np.float64), n)
-    with engine_settings("tiny hash" if tiny else "default"):
+    with engine_settings(eng):
         got = distinct_ranks(s, cap, descending=descending)
     u = np.unique(s)
     if got is None:
-        assert len(u) > cap or tiny
+        assert len(u) > cap or eng == "tiny hash"
         return
     r, v = got
+    assert len(v) <= cap
     np.testing.assert_array_equal(v, u[::-1] if descending else u)
     assert r.dtype == np.intp and np.array_equal(v[r], s)
+
+
+def test_distinct_ranks_by_comparisons_keep_the_cap_and_check_every_row():
+    """Claim: the ranks from comparisons with the sample's few values are refused past ``cap``
+    values, and a row holding a value the sample lacks sends them to the hash tables (exact)."""
+    s = np.tile([0.0, 0.5, 1.0], 41)  # the strided sample of rows 0, 61, 122: all three
+    with engine_settings("compare"):
+        assert distinct_ranks(s, 2) is None
+        s[7] = 0.25  # one row the strided sample of 2 rows misses
+        r, v = distinct_ranks(s, 4, descending=True)
+    np.testing.assert_array_equal(v, [1.0, 0.5, 0.25, 0.0])
+    np.testing.assert_array_equal(v[r], s)
 
 
 def test_distinct_ranks_turns_down_rare_extra_values_that_the_sample_misses():
@@ -197,7 +220,7 @@ def test_distinct_ranks_turns_down_rare_extra_values_that_the_sample_misses():
     n = 40_000
     s = rng.integers(0, 16, n) / 15.0
     s[1::997] = rng.normal(size=len(s[1::997]))  # odd rows: never in the sample's stride
-    assert distinct_ranks(s[::n // ranking._SAMPLE], 20) is not None
+    assert distinct_ranks(s[::n // distinct._SAMPLE], 20) is not None
     assert distinct_ranks(s, 20) is None
     ok = distinct_ranks(s, 10_000)
     assert ok is not None and np.array_equal(ok[1][ok[0]], s)
@@ -220,7 +243,24 @@ def test_ties_take_the_table_route_and_continuous_scores_the_sort():
     np.testing.assert_array_equal(st_["P"][0], ref[:, 1])
     np.testing.assert_array_equal(st_["N"][0], ref[:, 2])
     np.testing.assert_allclose(st_["U"][0] / (st_["P"][0] * st_["N"][0]), ref[:, 0], atol=1e-12)
-    assert label_stats(ties, y, q, n) is None  # a table of n queries x 16 levels: too many cells
+    # a table of n/8 queries x 16 levels, more cells than rows: the sorted compact keys without
+    # weights, the sort of the rows with them
+    n, G = 4000, 500
+    y, ties, q2 = y[:n], ties[:n], rng.integers(0, G, n)
+    st2 = label_stats(ties, y, q2, G, auc=True, ap=True)
+    ref = ref_query_aucs(y, ties, q2, np.ones(n))
+    seen = np.bincount(q2, minlength=G) > 0
+    np.testing.assert_array_equal(st2["P"][0][seen], ref[:, 1])
+    np.testing.assert_array_equal(st2["N"][0][seen], ref[:, 2])
+    ok = (ref[:, 1] > 0) & (ref[:, 2] > 0)
+    np.testing.assert_allclose(st2["U"][0][seen][ok] / (ref[ok, 1] * ref[ok, 2]), ref[ok, 0],
+                               atol=1e-12)
+    for g in np.flatnonzero(seen):  # AP per query: sklearn's
+        m = q2 == g
+        if y[m].any():
+            assert st2["A"][0, g] / st2["P"][0, g] == pytest.approx(
+                average_precision_score(y[m], ties[m]), abs=1e-12)
+    assert label_stats(ties, y, q2, G, np.ones(n)) is None
 
 
 # -- the metrics against sklearn -----------------------------------------------------------

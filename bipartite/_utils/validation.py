@@ -378,16 +378,31 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
 
 
 def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(q, return_inverse=True)`` (codes as int64). Integer ids spanning at most 4 n
-    values skip its argsort: a bincount marks the ids present and a lookup table maps each row
-    to its code (the same ids and codes, in O(n + range))."""
+    """``np.unique(q, return_inverse=True)`` (codes as int64) without its argsort where one pass
+    decides. Integer ids spanning at most 4 n values: a bincount marks the ids present; when
+    they are all present the codes are the offsets from the smallest (one array), else a lookup
+    table maps each row to its code (in place). Other ids grouped in runs (each id in one run of
+    consecutive rows, e.g. sorted): a comparison of neighbours finds the runs, and only the
+    runs' ids are sorted. The same ids and codes, in O(n + range) or O(n + runs log runs)."""
     if q.size and q.dtype.kind in "iub":
         lo, hi = int(q.min()), int(q.max())
         if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
-            d = q.astype(np.int64) - lo
+            d = np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # in range: exact
             present = np.bincount(d, minlength=hi - lo + 1) > 0
+            if present.all():
+                return np.arange(lo, hi + 1).astype(q.dtype), d
             lut = np.cumsum(present) - 1
-            return (np.flatnonzero(present) + lo).astype(q.dtype), lut[d]
+            np.take(lut, d, out=d, mode="clip")  # in place (indices in range)
+            return (np.flatnonzero(present) + lo).astype(q.dtype), d
+    if q.size > 1:
+        start = np.flatnonzero(q[1:] != q[:-1])
+        if len(start) < q.size // 2:  # long runs: sort only the runs' ids
+            start += 1
+            start = np.concatenate([[0], start])
+            ids, inv = np.unique(q[start], return_inverse=True)
+            if len(ids) == len(start):  # each id in one run
+                return ids, np.repeat(inv.reshape(-1).astype(np.int64),
+                                      np.diff(start, append=q.size))
     ids, codes = np.unique(q, return_inverse=True)
     return ids, codes.reshape(-1).astype(np.int64)
 

@@ -24,15 +24,24 @@ one block at a time (weights).
 **The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
 query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
 several times faster than of continuous ones; query ids are nearly all distinct per row). So
-when the scores have few distinct values, there is no sort at all: :func:`distinct_ranks` finds
-them exactly with hash tables in the L1 cache (a scatter writes each slot, a gather checks every
-row against its slot, rows that collide go on to a second and third table) and gives each row
-its rank among them; each row then adds its count or weight to one cell (query, score level,
-label or grade) of a single ``np.bincount``, and the tie groups are the table's non-empty
-(query, level) pairs, walked from the top score by cumulative sums along the levels. Exact, O(n
-+ G·U) for G queries and U distinct scores, taken while the table has at most ``TABLE_CELLS``
-cells per row (and U ≤ ``MAX_LEVELS``); otherwise the sort. A strided sample turns continuous
-scores down first, at almost no cost.
+when the scores have few distinct values, the rows are not sorted: :class:`Ranks`
+(``bipartite/metrics/_distinct.py``) finds them exactly — comparisons with a handful of values,
+or hash tables in the L1 cache — and hands out each row's rank among them a chunk at a time;
+each row then adds its count or weight to one cell (query, score level, label or grade) of a
+table (``np.add.at`` per chunk), and the tie groups are the table's non-empty (query, level)
+pairs, walked from the top score by cumulative sums along the levels. Exact, O(n + G·U) for G
+queries and U distinct scores, taken while the table has at most ``TABLE_CELLS`` cells per row
+(and U ≤ ``MAX_LEVELS``). A larger table (many queries of few rows, e.g. 256 levels and 100
+rows per query) is not allocated: without weights, its non-empty cells come from one sort of
+*compact keys* (query, level, label or grade; no row index, so uint32 up to 32 bits), walked in
+blocks with cumulative sums and gathers at the tie-group ends (:func:`_cell_keys`,
+:func:`_key_blocks`); with weights, the sort of the rows takes over. A strided sample turns
+continuous scores down first, at almost no cost.
+
+**Temporaries.** Every pass works on chunks or blocks of at most a few 10⁴ rows: on the
+virtual machine measured (benchmarks/bench_ranking_metrics.py) a fresh array of the input's
+size costs page faults (about 2 µs per 4 KiB page) that, at 10⁵–10⁶ rows, weigh as much as a
+sort of two-valued scores.
 
 The module is private to ``bipartite.metrics``; its public names carry no underscore only so
 that the package's modules may import them.
@@ -43,6 +52,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import numpy as np
+
+from bipartite.metrics._distinct import Ranks, distinct_ranks
 
 __all__ = ["BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows", "ap_terms",
            "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
@@ -346,9 +357,17 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
     (K, G)."""
     if not rows.descending:
         raise ValueError("ranking_stats walks the scores from the top: descending=True.")
+    groups = rows.scan(values, 2 * K, 2 * K if ap else K)
+    return _group_stats(groups, K, rows.n_codes, auc=auc, ap=ap)
+
+
+def _group_stats(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], K: int, G: int,
+                 *, auc: bool, ap: bool) -> dict[str, np.ndarray]:
+    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan` (or
+    of :func:`_cell_runs`), walked from the top score."""
     names = ["P", "N"] + ["U"] * auc + ["A"] * ap
-    out = np.zeros((len(names), K, rows.n_codes))
-    for q, S, E in rows.scan(values, 2 * K, 2 * K if ap else K):
+    out = np.zeros((len(names), K, G))
+    for q, S, E in groups:
         X = np.empty((len(names), K, S.shape[1]))
         X[:2] = S.reshape(2, K, -1)
         P, N, Pa, Na = X[0], X[1], E[:K], E[K:]
@@ -356,7 +375,7 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
             X[2] = auc_terms(N, P, Pa)
         if ap:
             X[-1] = ap_terms(P, P + N, Pa, Pa + Na)
-        per_query_add(out.reshape(-1, rows.n_codes), q, X.reshape(-1, S.shape[1]))
+        per_query_add(out.reshape(-1, G), q, X.reshape(-1, S.shape[1]))
     return dict(zip(names, out, strict=True))
 
 
@@ -366,14 +385,21 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
     ``gains(a, b)`` of sorted positions, ties averaged (:func:`dcg_terms`)."""
     if not rows.descending:
         raise ValueError("dcg_per_query walks the scores from the top: descending=True.")
-    out = np.zeros((1, rows.n_codes))
 
     def values(a: int, b: int) -> np.ndarray:
         v = np.ones((2, b - a))
         v[1] = gains(a, b)
         return v
 
-    for q, S, E in rows.scan(values, 2, 1, counts=True):
+    return _group_dcg(rows.scan(values, 2, 1, counts=True), rows.n_codes, D)
+
+
+def _group_dcg(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], G: int,
+               D: np.ndarray) -> np.ndarray:
+    """:func:`dcg_per_query` from the tie groups ``(q, S, E)``: ``S`` (2, T) the items and
+    their gain sums, ``E`` (1, T) the items above (int64), walked from the top score."""
+    out = np.zeros((1, G))
+    for q, S, E in groups:
         per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
 
@@ -383,124 +409,180 @@ def dcg_per_query(rows: SortedRows, gains: Callable[[int, int], np.ndarray], D: 
 #: cells of its (query, score level) table, as a multiple of the rows.
 MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
-_HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
-_HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # odd: one per level
-_SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
-_CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
+_CHUNK = 1 << 16                      # rows per chunk of the cell passes
 
 
-def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
-    """Hash slot (intp, below 2^_HASH_BITS) of each float64 of ``x``: the top ``_HASH_BITS``
-    bits of its bit pattern times the odd constant ``mult`` (multiplicative hashing; every bit
-    of the pattern reaches them); written to the intp array ``out`` if given."""
-    h = np.multiply(x.view(_U), _U(mult), out=None if out is None else out.view(_U))
-    h >>= _U(64 - _HASH_BITS)
-    return h.view(np.intp)
-
-
-def _hash_levels(x: np.ndarray, cap: int, h0: np.ndarray | None = None
-                 ) -> list[tuple[np.ndarray, int, np.ndarray | None]] | None:
-    """The distinct values of ``x`` in up to three hash tables, as levels ``(table, mult,
-    rows)``: ``table`` (2^_HASH_BITS,) holds one value of the rows hashed to each slot (NaN:
-    none) with the constant ``mult``, ``rows`` are the positions of ``x`` hashed at this level
-    (None: all); ``h0`` (intp, len(x)), if given, receives the slots of level 0. Each table is
-    written by a scatter and checked by a gather: the rows whose slot holds another value (a
-    hash collision) go on to the next level with another constant, so every row ends on a slot
-    holding exactly its value (``==``: 0.0 and −0.0 are one score). None past ``cap`` + 1 values
-    in the tables or after the last level's collisions."""
-    levels, rows, xs, total = [], None, x, 0
-    for mult in _HASH_MULTS:
-        tab = np.full(1 << _HASH_BITS, np.nan)
-        m = len(xs)
-        hs = h0 if rows is None and h0 is not None else np.empty(m, dtype=np.intp)
-        for a in range(0, m, _CHUNK):
-            c = xs[a : a + _CHUNK]
-            tab[_slots(c, mult, hs[a : a + _CHUNK])] = c
-        total += len(tab) - int(np.count_nonzero(np.isnan(tab)))
-        if total > cap + 1:  # +1: 0.0 and −0.0, one value, may hold two slots
-            return None
-        bad = [np.flatnonzero(tab.take(hs[a : a + _CHUNK], mode="clip") != xs[a : a + _CHUNK])
-               for a in range(0, m, _CHUNK)]
-        levels.append((tab, mult, rows))
-        bad = [b + a for a, b in zip(range(0, m, _CHUNK), bad, strict=True) if len(b)]
-        if not bad:
-            return levels
-        bad = np.concatenate(bad)
-        rows = bad if rows is None else rows[bad]
-        xs = x[rows]
-    return None
-
-
-def distinct_ranks(s: np.ndarray, cap: int, *, descending: bool = False
-                   ) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(r, v)``: the distinct values ``v`` of the scores (ascending, or descending) and each
-    row's rank ``r`` (n,) intp among them, ``s == v[r]`` exactly; or None when ``s`` has more
-    than ``cap`` distinct values. No sort of the rows: hash tables of the distinct values in
-    the L1 cache, written by a scatter and checked exactly by a gather (:func:`_hash_levels`),
-    then a sort of the few values found and a gather of each row's rank. A strided sample of
-    ``_SAMPLE`` rows is tried first, so that a continuous score is turned down at almost no
-    cost."""
-    n = len(s)
-    if cap < 1 or n == 0:
-        return None
-    if n > 4 * _SAMPLE and _hash_levels(s[:: n // _SAMPLE], cap) is None:
-        return None
-    r = np.empty(n, dtype=np.intp)  # the slots of level 0, then the ranks
-    levels = _hash_levels(s, cap, r)
-    if levels is None:
-        return None
-    v = np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
-    if len(v) > cap:
-        return None
-    for tab, mult, rows in levels:
-        rk = np.searchsorted(v, tab)  # empty slots (NaN) sort last: never read
-        if descending:
-            rk = len(v) - 1 - rk
-        if rows is None:
-            for a in range(0, n, _CHUNK):
-                np.take(rk, r[a : a + _CHUNK], out=r[a : a + _CHUNK], mode="clip")  # in place
-        else:  # the collided rows, level by level: the deepest level writes last
-            r[rows] = rk.take(_slots(s[rows], mult))
-    return r, (v[::-1] if descending else v)
-
-
-def _cells(r: np.ndarray, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
-           low_levels: int = 1) -> np.ndarray:
-    """``r`` (score levels, overwritten) as cells ``(query · U + level) · low_levels + low`` of a
-    (G, U, low_levels) table, a chunk at a time."""
-    for a in range(0, len(r), _CHUNK):
-        rr = r[a : a + _CHUNK]
+def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
+                 low_levels: int = 1) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(a, b, cells)`` for consecutive chunks of ``_CHUNK`` rows:
+    the cells ``(query · U + score rank) · low_levels + low`` of a (G, U, low_levels) table of
+    rows a..b−1 (rank 0 without ``rk``), in a scratch array that the next chunk overwrites: no
+    array of the input's size (:mod:`bipartite.metrics._distinct`)."""
+    n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
+    C = min(n, _CHUNK)
+    buf = np.zeros(C, dtype=np.intp)
+    tmp = np.empty(C, dtype=np.intp)
+    for a in range(0, n, C):
+        b = min(n, a + C)
+        rr, t = buf[: b - a], tmp[: b - a]
+        if rk is None:
+            rr[:] = 0
+        else:
+            rk.chunk(a, b, rr)
         if codes is not None:
-            rr += codes[a : a + _CHUNK] * U
+            np.multiply(codes[a:b], U, out=t, casting="unsafe")
+            rr += t
         if low is not None:
             rr *= low_levels
-            np.add(rr, low[a : a + _CHUNK], out=rr, casting="unsafe")  # 0/1 floats: exact
-    return r
+            np.copyto(t, low[a:b], casting="unsafe")  # 0/1 floats: exact; a mixed-type add is
+            rr += t                                   # several times slower
+        yield a, b, rr
 
 
-def _table_levels(s: np.ndarray, G: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`distinct_ranks` (descending) when the scores have few enough distinct values for
-    a (G, U) table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None."""
-    cap = min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
-    return distinct_ranks(s, cap, descending=True)
+def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.ndarray | None = None,
+           low_levels: int = 1, weights: np.ndarray | None = None) -> np.ndarray:
+    """(M,) the counts (int64; or the sums of ``weights``, in row order) of the cells of
+    :func:`_cell_chunks`, a chunk at a time: ``np.bincount`` of the chunk added to the table
+    while the table is no larger than a chunk, else ``np.add.at`` (O(rows), whatever M)."""
+    T = np.zeros(M, dtype=np.int64 if weights is None else np.float64)
+    for a, b, c in _cell_chunks(rk, U, codes, low, low_levels):
+        wc = None if weights is None else weights[a:b]
+        if M <= _CHUNK:
+            T += np.bincount(c, weights=wc, minlength=M)
+        else:
+            np.add.at(T, c, 1 if wc is None else wc)
+    return T
+
+
+def _table_levels(s: np.ndarray, G: int, sortable: bool = False) -> Ranks | None:
+    """:class:`Ranks` (descending) when the scores have few enough distinct values for a (G, U)
+    table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None; ``sortable``:
+    up to ``MAX_LEVELS`` whatever the table's size (a table too large for the rows then takes
+    :func:`_cell_keys`)."""
+    cap = MAX_LEVELS if sortable else min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
+    return Ranks.find(s, cap, descending=True)
+
+
+def _cell_keys(rk: Ranks, codes: np.ndarray | None, G: int, low: np.ndarray | None = None,
+               low_bits: int = 0) -> np.ndarray | None:
+    """The cells ``(query, score level, low)`` of :func:`_cell_chunks` as compact keys, sorted:
+    for a table too large to allocate, one sort of the keys puts each tie group (query, level)
+    in a run, from the top score. The keys hold no row index (every per-row value rides in
+    them), so they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most
+    32, whose sort costs about two thirds of a sort of the float64 scores. None past 64 bits or
+    2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
+    ub, cb = _bits(len(rk.values)), _bits(G)
+    if cb + ub + low_bits > 64 or len(rk.s) >= 1 << 31:
+        return None
+    k = np.empty(len(rk.s), dtype=np.uint32 if cb + ub + low_bits <= 32 else _U)
+    for a, b, c in _cell_chunks(rk, 1 << ub, codes, low, 1 << low_bits):
+        np.copyto(k[a:b], c, casting="unsafe")
+    k.sort()
+    return k
+
+
+def _key_blocks(k: np.ndarray, lb: int, ub: int
+                ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """Walk sorted compact keys (:func:`_cell_keys`; per-row value in the low ``lb`` bits, the
+    score level in the ``ub`` bits above) in blocks of about ``BLOCK`` rows cut at tie-group
+    boundaries: yield ``(a, kb, end, q)`` — the block's first row, its keys, the last row of
+    each of its tie groups (relative to ``a``) and the group's query code. The temporaries
+    stay small: arrays of the input's size, fresh at each call, cost page faults that at
+    10⁵–10⁶ rows weigh as much as the arithmetic (blocks of 2^16 rows take about twice the
+    time of 2^14 at 10⁵ rows, for that reason); from 2^22 rows, blocks of 4 ``BLOCK`` rows
+    (there the calls per block weigh more: 0.16 s against 0.22 s for nDCG at 10⁷ rows)."""
+    n, dt = len(k), k.dtype.type
+    top = (1 << (8 * k.dtype.itemsize)) - 1
+    step = BLOCK if n < 1 << 22 else 4 * BLOCK
+    a = 0
+    while a < n:
+        b = min(n, a + step)
+        if b < n:  # to the end of the tie group holding row b − 1
+            nxt = ((int(k[b - 1]) >> lb) + 1) << lb
+            b = n if nxt > top else int(np.searchsorted(k, dt(nxt)))
+        kb = k[a:b]
+        tk = kb >> dt(lb)
+        end = np.flatnonzero(tk[1:] != tk[:-1])
+        end = np.append(end, b - a - 1)
+        yield a, kb, end, (kb.take(end) >> dt(lb + ub)).astype(np.intp)
+        a = b
+
+
+def _key_label_stats(k: np.ndarray, ub: int, G: int, *, auc: bool, ap: bool
+                     ) -> dict[str, np.ndarray]:
+    """:func:`ranking_stats` (K = 1, no weights) from sorted compact keys carrying a binary
+    label in the low bit (:func:`_cell_keys`). With ``c`` the positives cumulated over all the
+    sorted rows, ``A_t`` and ``B_t = A_t + P_t`` its values before and after tie group t, and
+    ``a_q = Σ_{q' < q} P_q'`` its value before query q (the rows are in query order):
+    ``P_above,t = A_t − a_q``, so ``Σ_t N_t (P_above,t + ½ P_t) = ½ Σ_t N_t (A_t + B_t) − a_q
+    N_q`` (:func:`auc_terms`), all in int64 (exact). AP from :func:`ap_terms` with ``a_q`` and
+    the query's first row taken from a first pass over the blocks. Cumulative sums and gathers
+    at the group ends, in blocks (:func:`_key_blocks`): no ``np.add.reduceat`` over the tie
+    groups (slow with single-row segments) and no temporary of the input's size."""
+    one = k.dtype.type(1)
+    tot = np.zeros((3, G), dtype=np.int64)  # P, rows, Σ_t N_t (A_t + B_t) per query
+    A_ap = np.zeros(G)
+    passes = 2 if ap else 1
+    for p in range(passes):
+        base = 0
+        if p == 1:  # the AP pass: a_q and the first row of each query
+            a_q = np.cumsum(tot[0]) - tot[0]
+            row_q = np.cumsum(tot[1]) - tot[1]
+        for a, kb, end, q in _key_blocks(k, 1, ub):
+            c = np.cumsum((kb & one).astype(np.int64))
+            c += base
+            B = c.take(end)
+            A = np.empty_like(B)
+            A[0] = base  # the positives before the block
+            A[1:] = B[:-1]
+            base = int(c[-1])
+            P = B - A
+            C = np.diff(end, prepend=-1)
+            N = C - P
+            first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+            cols = q.take(first)
+            if p == 0:
+                X = A + B
+                X *= N
+                tot[0, cols] += np.add.reduceat(P, first)
+                tot[1, cols] += np.add.reduceat(C, first)
+                tot[2, cols] += np.add.reduceat(X, first)
+                continue
+            W = C.astype(np.float64)
+            Wa = (a + end + 1 - row_q.take(q)) - W
+            Pa = (A - a_q.take(q)).astype(np.float64)
+            A_ap[cols] += np.add.reduceat(ap_terms(P.astype(np.float64), W, Pa, Wa), first)
+    P, rows = tot[0], tot[1]
+    out = {"P": P.astype(np.float64)[None], "N": (rows - P).astype(np.float64)[None]}
+    if auc:
+        a_q = np.cumsum(P) - P
+        Uq = tot[2] - 2 * a_q * (rows - P)
+        out["U"] = 0.5 * Uq.astype(np.float64)[None]
+    if ap:
+        out["A"] = A_ap[None]
+    return out
 
 
 def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G: int = 1,
                 w: np.ndarray | None = None, *, auc: bool = True, ap: bool = False
                 ) -> dict[str, np.ndarray] | None:
-    """:func:`ranking_stats` for one binary label (K = 1) without a sort, when the scores have
-    few distinct values (:func:`_table_levels`; else None: take the sort). Each row adds its
-    weight (a count without ``w``, exact) to its cell (query, score level, label) of one
-    ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked from
-    the top score: ``P_above`` is a cumulative sum along the levels. ``w`` scaled by a power of
-    two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`; docs/theory.md §2, §8)."""
-    got = _table_levels(s, G)
-    if got is None:
+    """:func:`ranking_stats` for one binary label (K = 1) without a sort of the scores, when
+    they have few distinct values (:func:`_table_levels`; else None: take the sort). Each row
+    adds its weight (a count without ``w``, exact) to its cell (query, score level, label) of
+    one ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked
+    from the top score: ``P_above`` is a cumulative sum along the levels. A table of more than
+    ``TABLE_CELLS · n`` cells is not allocated: without weights its non-empty cells come from
+    one sort of compact keys (:func:`_cell_runs`), with weights the sort of the rows takes over.
+    ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
+    docs/theory.md §2, §8)."""
+    rk = _table_levels(s, G, sortable=w is None)
+    if rk is None:
         return None
-    r, v = got
-    U = len(v)
-    T = np.bincount(_cells(r, U, codes, y, 2), weights=w, minlength=G * U * 2).reshape(G, U, 2)
-    del r
+    U = len(rk.values)
+    if G * U > TABLE_CELLS * len(s):
+        k = _cell_keys(rk, codes, G, y, 1)
+        return None if k is None else _key_label_stats(k, _bits(U), G, auc=auc, ap=ap)
+    T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
     N, P = T[..., 0], T[..., 1]
     Pa = np.cumsum(P, axis=1)
     Pa -= P
@@ -539,13 +621,16 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
             lev, L = lev8, int(rel.max()) + 1
             lut = np.arange(L, dtype=np.float64)
             lut = np.exp2(lut) - 1.0 if exponential else lut
-    got = _table_levels(s, G)
-    if got is not None:
-        r, v = got
-        U = len(v)
+    rk = _table_levels(s, G, sortable=lev is not None)
+    if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
+        k = _cell_keys(rk, g, G, lev, _bits(L))
+        if k is not None:
+            return _key_dcg(k, _bits(len(rk.values)), _bits(L), lut, G, kk)
+        rk = None  # past 64 key bits: the sort
+    if rk is not None:
+        U = len(rk.values)
         if lev is not None and G * U * L <= TABLE_CELLS * n:  # one table: (query, score, grade)
-            T = np.bincount(_cells(r, U, g, lev, L), minlength=G * U * L).reshape(G, U, L)
-            del r
+            T = _table(rk, U, g, G * U * L, lev, L).reshape(G, U, L)
             # einsum: numpy's sum over a short axis is several times slower
             counts, C, S = (np.einsum("gul->gl", T), np.einsum("gul->gu", T),
                             np.einsum("gul,l->gu", T, lut))
@@ -554,17 +639,14 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
             idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
             return _tie_group_dcg(C, S, D), idcg
         gains = lut[lev] if lev is not None else np.exp2(rel) - 1.0 if exponential else rel
-        cells = _cells(r, U, g)
-        C = np.bincount(cells, minlength=G * U).reshape(G, U)
-        S = np.bincount(cells, weights=gains, minlength=G * U).reshape(G, U)
-        del cells, r
+        C = _table(rk, U, g, G * U).reshape(G, U)
+        S = _table(rk, U, g, G * U, weights=gains).reshape(G, U)
         D = discount_sums(kk, int(C.sum(axis=1).max()))
         return _tie_group_dcg(C, S, D), _ideal_dcg(gains, lev, lut, g, G, D)
     if lev is not None:
-        del rel  # our float copy: the levels carry it now
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
-        counts = np.bincount(_cells(lev.astype(np.intp), L, g), minlength=G * L).reshape(G, L)
+        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
         D = discount_sums(kk, int(counts.sum(axis=1).max()))
         above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
         idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
@@ -576,6 +658,43 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     return dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D), idcg
 
 
+def _key_dcg(k: np.ndarray, ub: int, lb: int, lut: np.ndarray, G: int, kk: int
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(G,) DCG@kk and ideal DCG@kk from sorted compact keys carrying the integer grade in the
+    low ``lb`` bits (:func:`_cell_keys`; ``lut`` the gain of each grade), in blocks
+    (:func:`_key_blocks`): each tie group's items, its gain sum from a cumulative sum over the
+    block (integer gains in int64: exact and fast) and the items above it from its query's
+    first row (a binary search of the keys per query); the counts per (query, grade) for the
+    ideal order (:func:`dcg_terms`)."""
+    L, n, dt = len(lut), len(k), k.dtype.type
+    row_q = np.empty(G + 1, dtype=np.intp)
+    row_q[:G] = np.searchsorted(k, np.arange(G, dtype=k.dtype) << dt(lb + ub))
+    row_q[G] = n
+    D = discount_sums(kk, int(np.diff(row_q).max()))
+    exact = np.array_equal(lut, np.round(lut)) and lut.max() * n < 2.0**53
+    lut_g = lut.astype(np.int64) if exact else lut
+    dcg = np.zeros((1, G))
+    per = np.zeros(G * L, dtype=np.int64)
+    mask = dt((1 << lb) - 1)
+    for a, kb, end, q in _key_blocks(k, lb, ub):
+        grade = (kb & mask).astype(np.intp)
+        c = np.cumsum(lut_g.take(grade))
+        gain = c.take(end)
+        gain[1:] -= gain[:-1].copy()
+        C = np.diff(end, prepend=-1)
+        above = (a + 1 - row_q.take(q)) + end
+        above -= C
+        per_query_add(dcg, q, dcg_terms(gain / C, C, above, D)[None])
+        rq = (kb >> dt(lb + ub)).astype(np.intp)
+        lo = int(rq[0])
+        rq -= lo
+        rq *= L
+        rq += grade
+        per[lo * L : (int(q[-1]) + 1) * L] += np.bincount(rq, minlength=(int(q[-1]) + 1 - lo) * L)
+    per = per.reshape(G, L)
+    return dcg[0], _level_dcg(lut[::-1], per[:, ::-1], D)
+
+
 def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None,
                g: np.ndarray | None, G: int, D: np.ndarray) -> np.ndarray:
     """(G,) ideal DCG: the gains of each query in descending order, ties averaged (tied gains
@@ -583,15 +702,15 @@ def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None
     grades ``lev`` (``lut`` their gains), or the gains' own distinct values when few
     (:func:`_table_levels`); else from a sort of the gains."""
     if lev is not None:
-        vals, r = lut[::-1], (len(lut) - 1) - lev.astype(np.intp)
-    else:
-        got = _table_levels(gains, G)
-        if got is None:
-            ideal = SortedRows(gains, g, G, descending=True)
-            return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
-        r, vals = got
-    U = len(vals)
-    return _level_dcg(vals, np.bincount(_cells(r, U, g), minlength=G * U).reshape(G, U), D)
+        L = len(lut)
+        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
+        return _level_dcg(lut[::-1], counts[:, ::-1], D)
+    rk = _table_levels(gains, G)
+    if rk is None:
+        ideal = SortedRows(gains, g, G, descending=True)
+        return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
+    U = len(rk.values)
+    return _level_dcg(rk.values, _table(rk, U, g, G * U).reshape(G, U), D)
 
 
 def _level_dcg(vals: np.ndarray, counts: np.ndarray, D: np.ndarray) -> np.ndarray:
