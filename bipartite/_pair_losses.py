@@ -241,13 +241,21 @@ class _PairSum(torch.autograd.Function):
         total = torch.zeros((), dtype=s.dtype, device=s.device)
         wsum = torch.zeros((), dtype=s.dtype, device=s.device)
         grad = torch.zeros_like(s) if ctx.needs_input_grad[0] else None
+        # On the CPU with every difference finite (|s| <= max / 2, one O(n) check), the mask is
+        # a product with the 0/1 pattern of the weights, exactly (d · 1 = d, d · 0 = ±0 and
+        # φ(±0) = φ(0)) and ~10x cheaper there than a boolean mask (measured, 1 thread).
+        by_product = s.device.type == "cpu" and s.numel() > 0 and bool(
+            s.abs().max() <= torch.finfo(s.dtype).max / 2)
         for r0, r1, c0, c1, weights in blocks:
             w, keep = weights()
             d = s[..., r0:r1, None] - s[..., None, c0:c1]  # d[..., i, j] = s_i − s_j
             if w is not None:
                 # Pairs of weight 0 see d = 0 (finite φ), so that e^{-d} cannot overflow there
                 # and turn 0 · inf into NaN in the value or the gradient.
-                d = d.masked_fill_(w == 0, 0.0) if keep is None else torch.where(keep, d, 0.0)
+                if by_product:  # keep, where given, is w != 0
+                    d = d.mul_(w.sign().abs_())
+                else:
+                    d = d.masked_fill_(w == 0, 0.0) if keep is None else torch.where(keep, d, 0.0)
                 del keep
             if grad is None:
                 v = phi(d)
