@@ -253,7 +253,8 @@ class _PairSum(torch.autograd.Function):
                 # Pairs of weight 0 see d = 0 (finite φ), so that e^{-d} cannot overflow there
                 # and turn 0 · inf into NaN in the value or the gradient.
                 if by_product:  # keep, where given, is w != 0
-                    d = d.mul_(w.sign().abs_())
+                    m = w.sign().abs_()
+                    d = d.mul_(m) if m.shape == d.shape else d * m  # in place unless it broadcasts
                 else:
                     d = d.masked_fill_(w == 0, 0.0) if keep is None else torch.where(keep, d, 0.0)
                 del keep

@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -188,3 +189,63 @@ def test_check_qid_factorises_as_np_unique(q):
     want_ids, want_codes = np.unique(q, return_inverse=True)
     assert codes.dtype == np.int64 and codes.tolist() == want_codes.tolist()
     assert ids.dtype == want_ids.dtype and ids.tolist() == want_ids.tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# A light query after heavy ones (found by review): the running sum's offset must not swamp it
+# ---------------------------------------------------------------------------------------------
+def _brute_query_auc(y, s, w):
+    """O(n²) weighted AUC of one query, ties ½."""
+    num = den = 0.0
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] == 1 and y[j] == 0:
+                num += w[i] * w[j] * (1.0 if s[i] > s[j] else 0.5 if s[i] == s[j] else 0.0)
+                den += w[i] * w[j]
+    return num / den
+
+
+def test_a_light_query_after_heavy_ones_keeps_its_own_aucs():
+    """Counterexample pinned: weights 1e17 in query 0 and 1 in query 1 gave query 1 an AUC of 0
+    (true 0.5) in every per-query route, because each query's lower sums were a running sum
+    over all queries minus its offset."""
+    from bipartite.diagnostics import diagnose
+    from bipartite.metrics import group_auc
+
+    s = np.array([0, 1, 2, 3, 0.1, 0.2, 0.3, 0.4])
+    q = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    z = np.array([1, 0, 1, 0, 0, 1, 1, 0])
+    w = np.array([1e17] * 4 + [1.0] * 4)
+    truth = {(k, lab): _brute_query_auc(v[q == k], s[q == k], w[q == k])
+             for k in (0, 1) for lab, v in (("y", y), ("z", z))}
+    assert truth[(1, "y")] == 0.5
+    assert group_auc(y, s, qid=q, sample_weight=w, weighting="uniform") == pytest.approx(
+        (truth[(0, "y")] + truth[(1, "y")]) / 2, abs=1e-15)
+    df = pd.DataFrame({"s": s, "q": q, "y": y, "z": z, "w": w})
+    pq = diagnose(df, scores="s", labels=["y", "z"], qid="q", weight="w").tables["per_query"]
+    for row in pq.itertuples():
+        assert row.auc == pytest.approx(truth[(row.qid, row.label)], abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_segment_below_equals_a_loop_over_segments(seed):
+    """Claim: the lower sums of each segment equal a per-segment running sum (exactly for
+    integer counts; for weights spanning 30 orders of magnitude across segments, within a few
+    ``BELOW_OFFSET_RATIO · 2**-53`` ≈ 1e-10 of the segment's own mass, the documented bound)."""
+    from bipartite.metrics._ranking import BELOW_OFFSET_RATIO, segment_below
+
+    rng = np.random.default_rng(seed)
+    lens = rng.integers(1, 6, size=30)
+    first = np.r_[0, np.cumsum(lens)[:-1]]
+    G = rng.random((2, lens.sum())) * np.repeat(10.0 ** rng.integers(-15, 16, size=30), lens)
+    B = segment_below(G, first)
+    counts = rng.integers(0, 9, size=(2, lens.sum()))
+    C = segment_below(counts, first)
+    for a, n in zip(first, lens, strict=True):
+        assert np.array_equal(C[:, a:a + n], np.cumsum(counts[:, a:a + n], axis=1)
+                              - counts[:, a:a + n])
+        ref = np.concatenate([np.zeros((2, 1)), np.cumsum(G[:, a:a + n - 1], axis=1)], axis=1)
+        mass = G[:, a:a + n].sum(axis=1, keepdims=True)
+        assert np.all(np.abs(B[:, a:a + n] - ref) <= 4 * BELOW_OFFSET_RATIO * 2.0**-53 * mass)
+    assert C.dtype.kind == "i"

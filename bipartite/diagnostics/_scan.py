@@ -47,7 +47,7 @@ import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._stats import PlacementSums, weight_rows
-from bipartite.metrics import QuerySegments
+from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
            "pair_result", "query_order", "scorer_stats"]
@@ -287,8 +287,7 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
             Gp, Gn = pos, neg
         tqb = cq[st]
         qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
-        Bn = np.cumsum(Gn, axis=1) - Gn  # below, within each query (QuerySegments.below)
-        Bn -= np.repeat(Bn[:, qf], np.diff(np.r_[qf, len(tqb)]), axis=1)
+        Bn = segment_below(Gn, qf)  # below, within each query (as QuerySegments.below)
         q = tqb[qf]
         Bn += 0.5 * Gn  # the positives' placements: the engine's auc_terms
         Bn *= Gp

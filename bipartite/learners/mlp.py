@@ -508,7 +508,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 # mean queries per batch (pairwise with qid; 1 otherwise), see _batch_loss
                 per_batch = sum(b.shape[0] for b in batches) / max(len(batches), 1)
                 # summed on the device: a float() per batch would wait for the GPU every step
-                total = torch.zeros((), dtype=torch.float64, device=dev)
+                total = torch.zeros((), device=dev,  # MPS has no float64
+                                    dtype=torch.float32 if dev.type == "mps" else torch.float64)
                 for idx_np in batches:
                     idx = torch.as_tensor(idx_np, device=dev)
                     out = net(Xt[idx[idx >= 0]] if idx.ndim == 2 else Xt[idx])

@@ -79,7 +79,15 @@ from bipartite.metrics._kernels import (
     multipartite_from_weights,
     pow2_normalise,
 )
-from bipartite.metrics._ranking import SortedRows, label_stats, ndcg_parts, ranking_stats
+from bipartite.metrics._ranking import (
+    SortedRows,
+    label_stats,
+    ndcg_parts,
+    ranking_stats,
+)
+from bipartite.metrics._ranking import (
+    segment_below as segment_below,  # shared with the report (diagnostics._scan)
+)
 from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
-from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms
+from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms, segment_below
 
 __all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QuerySegments"]
 
@@ -111,12 +111,9 @@ class QuerySegments:
         return np.add.reduceat(r if presorted else r[:, self.order], self.starts, axis=1)
 
     def below(self, G: np.ndarray) -> np.ndarray:
-        """Sums of ``G`` (m, T) over the strictly lower tie groups of the same query."""
-        B = np.cumsum(G, axis=-1) - G
-        if self.n_queries > 1:
-            B -= np.repeat(B[:, self._query_first], np.diff(np.r_[self._query_first, G.shape[-1]]),
-                           axis=1)
-        return B
+        """Sums of ``G`` (m, T) over the strictly lower tie groups of the same query
+        (:func:`segment_below`)."""
+        return segment_below(G, self._query_first)
 
     def per_query(self, x: np.ndarray) -> np.ndarray:
         """(m, G) sums of tie-group values ``x`` (m, T) per query."""

@@ -55,7 +55,8 @@ import numpy as np
 
 from bipartite.metrics._distinct import Ranks, distinct_ranks
 
-__all__ = ["BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows", "ap_terms",
+__all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows",
+           "ap_terms", "segment_below",
            "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
            "distinct_ranks", "label_stats", "ndcg_parts", "per_query_add",
            "ranking_stats"]
@@ -282,20 +283,58 @@ class SortedRows:
             yield q, S, E
 
 
+#: A segment whose running-sum offset exceeds this multiple of its own mass (per row) has its
+#: lower sums recomputed alone by :func:`segment_below`: the subtraction of the offset costs
+#: about ``2**-53 · offset`` of absolute accuracy, i.e. at most ``2**20 · 2**-53 ≈ 1e-10`` of the
+#: segment's own mass below this ratio.
+BELOW_OFFSET_RATIO = 2.0 ** 20
+
+
+def segment_below(G: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Sums of ``G`` (m, T) over the strictly lower entries of the same segment (a query's tie
+    groups), the segments starting at the ascending indices ``first`` (``first[0] == 0``).
+
+    Integer ``G`` (counts) is summed in integers, exactly. Otherwise float64: one running sum
+    over all segments, shifted by one (not ``cumsum − G``, which loses a light
+    entry after a heavy one), minus each segment's starting offset. Subtracting the offset is
+    exact unless it dwarfs the segment: a light query after heavy ones (weights 1e17 in one
+    query, 1 in the next) would keep nothing of its own sums. Where the offset exceeds
+    :data:`BELOW_OFFSET_RATIO` times the segment's mass, that row of that segment is summed
+    alone instead.
+
+    >>> segment_below(np.array([[1e17, 1e17, 1.0, 2.0]]), np.array([0, 2])).tolist()
+    [[0.0, 1e+17, 0.0, 1.0]]
+    """
+    G = np.asarray(G)
+    if G.dtype.kind not in "iu":
+        G = G.astype(np.float64, copy=False)
+    B = np.zeros_like(G)
+    if G.shape[-1] > 1:
+        np.cumsum(G[:, :-1], axis=1, out=B[:, 1:])
+    if len(first) > 1:
+        off = B[:, first]  # the running sum before each segment
+        lens = np.diff(np.r_[first, G.shape[-1]])
+        B -= np.repeat(off, lens, axis=1)
+        if G.dtype.kind in "iu":  # integer counts: exact
+            return B
+        mass = np.add.reduceat(np.abs(G), first, axis=1)
+        for r, q in np.argwhere((np.abs(off) > BELOW_OFFSET_RATIO * mass) & (mass > 0)):
+            a = first[q]
+            b = a + lens[q]
+            B[r, a] = 0.0
+            np.cumsum(G[r, a:b - 1], out=B[r, a + 1:b])
+    return B
+
+
 def _earlier(S: np.ndarray, q: np.ndarray, run: np.ndarray, run_q: int
              ) -> tuple[np.ndarray, np.ndarray, int]:
-    """Sums of the rows ``S`` (r, T) over the earlier tie groups of the same query: inclusive
-    cumulative sums, less each group's own sum and the cumulative sum before its query's first
-    group (``run`` is added instead to a first query that continues ``run_q``); the new carry."""
-    C = np.cumsum(S, axis=1)
-    first = np.flatnonzero(q[1:] != q[:-1])
-    first += 1
-    E = C - S
+    """Sums of the rows ``S`` (r, T) over the earlier tie groups of the same query
+    (:func:`bipartite.metrics._grouped.segment_below`; ``run`` is added to a first query that
+    continues ``run_q``); the new carry."""
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    E = segment_below(S, starts)
     if q[0] == run_q:
-        E[:, : first[0] if len(first) else len(q)] += run[:, None]
-    if len(first):
-        ln = np.diff(np.append(first, len(q)))
-        E[:, first[0]:] -= np.repeat(C[:, first - 1], ln, axis=1)
+        E[:, : starts[1] if len(starts) > 1 else len(q)] += run[:, None]
     carry = E[:, -1] + S[:, -1]
     return E, carry, int(q[-1])
 
