@@ -98,6 +98,17 @@ def _divisions(rows: np.ndarray, parts: int) -> list[int]:
     return sorted({0, *map(int, cuts[(cuts > 0) & (cuts < nb - 1)]), nb - 1})
 
 
+def _to_partitions(frame: Any, nparts: int) -> Any:
+    """``frame``'s rows moved to the partition in their column ``_partitions`` (dropped), by
+    dask's own shuffle (the step of ``set_index`` with known divisions, without its sort)."""
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr._shuffle import Shuffle
+
+    moved = new_collection(Shuffle(frame.expr, "_partitions", npartitions_out=nparts,
+                                      ignore_index=True, method=None, options=None))
+    return moved[[c for c in frame.columns if c != "_partitions"]]
+
+
 def _as_names(x: Any, name: str) -> list[str]:
     names = [x] if isinstance(x, str) else list(x) if isinstance(x, Sequence) else None
     if not names or not all(isinstance(c, str) for c in names) or len(set(names)) != len(names):
@@ -271,8 +282,13 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
         bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
         point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
         keep = [c for c in rmeta.columns if c == s or c not in spec["scores"]]
-        rng = bk.map_partitions(range_rows, keep, meta=rmeta[keep]).set_index(
-            "_b", divisions=_divisions(offsets[s]["rows"], parts))
+        divs = _divisions(offsets[s]["rows"], parts)
+        # bucket -> partition (those of set_index(divisions=divs)); shuffled straight there,
+        # without set_index's sort of every partition by bucket (global_part sorts by score)
+        part_of = np.searchsorted(np.asarray(divs[1:-1]), np.arange(len(offsets[s]["rows"])),
+                                  side="right").astype(np.int64)
+        rng = _to_partitions(bk.map_partitions(range_rows, keep, part_of, meta=rmeta[keep].assign(
+            _partitions=pd.Series([], dtype=np.int64))), len(divs) - 1)
         rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle
         objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
