@@ -277,7 +277,7 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
     gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
     fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
     rmeta = fmeta.assign(_b=pd.Series([], dtype=np.int64))
-    objs = []
+    objs, rest = [], None
     for s in spec["scores"]:
         bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
         point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
@@ -300,22 +300,40 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
             within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
                 within_part, spec, True, meta=wmeta)
         else:
-            # the split list travels once as a graph dependency, not copied into every task
-            sp = dask.delayed(split)
-            whole = ddf.map_partitions(split_rows, qid, sp, False, meta=fmeta)
-            within = whole.map_partitions(within_part, spec, True, meta=wmeta)
+            # every partition in place (the placements of its split queries are discarded);
+            # the rows of the split queries shuffled by query id and placed again. The split
+            # list travels once as a graph dependency, not copied into every task.
+            within = ddf.map_partitions(within_part, spec, True, meta=wmeta)
             if n_split:
-                rest = ddf.map_partitions(split_rows, qid, sp, True, meta=fmeta).shuffle(
+                rest = ddf.map_partitions(split_rows, qid, dask.delayed(split), True,
+                                          meta=fmeta).shuffle(
                     on=qid, npartitions=max(1, math.ceil(n_split / rpp)))
-                within = dd.concat([within, rest.map_partitions(within_part, spec, True,
-                                                                meta=wmeta)])
+                rest = rest.map_partitions(within_part, spec, True, meta=wmeta)
     else:
         within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
     # one compute: every input partition is read once for all of them
-    *glob_q, within = compute(client, *objs, within, where=where)
+    res = compute(client, *objs, within, *([] if rest is None else [rest]), where=where)
+    glob_q, within, rest = res[:len(objs)], res[len(objs)], (res[-1] if rest is not None
+                                                             else None)
     within = within.reset_index() if QKEY not in within.columns else within
+    if rest is not None:
+        within = _replace_split(within, rest, info["split"])
     return [g.reset_index() for g in glob_q], within
+
+
+def _replace_split(within: pd.DataFrame, rest: pd.DataFrame, split: np.ndarray
+                   ) -> pd.DataFrame:
+    """The within table with one row per query: the queries whole in one partition as they are;
+    the split ones' additive sums (masses, counts, squares) summed over their partitions and
+    their within-query placement sums taken from ``rest`` (their rows together)."""
+    on = within[QKEY].isin(split).to_numpy()
+    if not on.any():
+        return within
+    placed = [c for c in within.columns if c.startswith(("pos_below_q:", "neg_above_q:"))]
+    parts = within[on].groupby(QKEY, sort=False).sum()
+    parts[placed] = rest.groupby(QKEY, sort=False)[placed].sum().reindex(parts.index).to_numpy()
+    return pd.concat([within[~on], parts.reset_index()], ignore_index=True)
 
 
 def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[str, str, Any]]:
