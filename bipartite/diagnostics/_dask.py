@@ -24,16 +24,17 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    AUC binned by the buckets is the centre of the second moments.
 3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
    the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
-   range-partitioned by bucket (``set_index`` with divisions balanced from the bucket counts):
-   a partition holds a contiguous run of whole range buckets, is sorted once
+   range-partitioned by bucket (divisions balanced from the bucket counts; each row is moved
+   by dask's shuffle straight to the partition of its bucket, without ``set_index``'s sort by
+   bucket): a partition holds a contiguous run of whole range buckets, is sorted once
    (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
    the partition (ties ½) plus the mass below the run and that of the point buckets inside it
    below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
    id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
-   and partition, on the input partitions for the queries whole in one of them (pass 1 lists
-   every partition's queries: no shuffle for data written by query) and on a hash shuffle by
-   query id of the rows of the others (``shuffle(on=qid)``; all rows when most queries are
-   split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
+   and partition, on every input partition in place (right for the queries whole in it: pass
+   1 lists every partition's queries, so data written by query is not shuffled) and on a hash
+   shuffle by query id of the rows of the others (``shuffle(on=qid)``), whose placement sums
+   replace the partial ones (all rows shuffled when most queries are split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
    partition is read once for all of them.
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
