@@ -126,6 +126,34 @@ def test_per_query_sums_equal_a_double_loop(ties, n_cuts):
                                    rtol=RTOL, atol=1e-12)
 
 
+def test_queries_split_across_partitions_equal_a_double_loop(monkeypatch):
+    """Claim: with rows written by query and a few queries split across partitions (their rows
+    fewer than half), the within-query sums of every partition are computed in place and the
+    split queries' ones replaced by those of their shuffled rows: every per-query sum equals
+    the O(n²) loop's (the split path taken: checked)."""
+    import bipartite.diagnostics._dask as D
+
+    df, Y, w, q = _data(11, 240, K=2, n_queries=30)
+    order = np.argsort(q, kind="stable")
+    df, Y, w, q = df.iloc[order].reset_index(drop=True), Y[order], w[order], q[order]
+    seen = {}
+    real = D._replace_split
+
+    def spy(within, rest, split):
+        seen["split"] = len(split)
+        return real(within, rest, split)
+
+    monkeypatch.setattr(D, "_replace_split", spy)
+    st = _stats(df, 2, npart=4)
+    assert 0 < seen["split"] <= 3
+    for score in ("a", "b"):
+        ref = _slow_per_query(df, score, Y, w, q)
+        got = st.per_query[st.per_query.scorer == score].reset_index(drop=True)
+        assert got[["pair", "qid"]].values.tolist() == ref[["pair", "qid"]].values.tolist()
+        np.testing.assert_allclose(got[COLS].to_numpy(float), ref[COLS].to_numpy(float),
+                                   rtol=RTOL, atol=1e-12)
+
+
 def test_totals_and_moments_equal_the_engine_placements():
     """Claim: the totals, with the second moments Σ pos² below², Σ pos² below, Σ pos² (and the
     negatives' likewise), equal sums over the grouped engine's per-row placements

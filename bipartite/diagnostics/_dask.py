@@ -24,16 +24,17 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    AUC binned by the buckets is the centre of the second moments.
 3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
    the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
-   range-partitioned by bucket (``set_index`` with divisions balanced from the bucket counts):
-   a partition holds a contiguous run of whole range buckets, is sorted once
+   range-partitioned by bucket (divisions balanced from the bucket counts; each row is moved
+   by dask's shuffle straight to the partition of its bucket, without ``set_index``'s sort by
+   bucket): a partition holds a contiguous run of whole range buckets, is sorted once
    (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
    the partition (ties ½) plus the mass below the run and that of the point buckets inside it
    below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
    id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
-   and partition, on the input partitions for the queries whole in one of them (pass 1 lists
-   every partition's queries: no shuffle for data written by query) and on a hash shuffle by
-   query id of the rows of the others (``shuffle(on=qid)``; all rows when most queries are
-   split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
+   and partition, on every input partition in place (right for the queries whole in it: pass
+   1 lists every partition's queries, so data written by query is not shuffled) and on a hash
+   shuffle by query id of the rows of the others (``shuffle(on=qid)``), whose placement sums
+   replace the partial ones (all rows shuffled when most queries are split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
    partition is read once for all of them.
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
@@ -96,6 +97,17 @@ def _divisions(rows: np.ndarray, parts: int) -> list[int]:
     total = cum[-1] if nb else 0
     cuts = np.searchsorted(cum, total * np.arange(1, parts) / parts, side="left") + 1
     return sorted({0, *map(int, cuts[(cuts > 0) & (cuts < nb - 1)]), nb - 1})
+
+
+def _to_partitions(frame: Any, nparts: int) -> Any:
+    """``frame``'s rows moved to the partition in their column ``_partitions`` (dropped), by
+    dask's own shuffle (the step of ``set_index`` with known divisions, without its sort)."""
+    from dask.dataframe.dask_expr._collection import new_collection
+    from dask.dataframe.dask_expr._shuffle import Shuffle
+
+    moved = new_collection(Shuffle(frame.expr, "_partitions", npartitions_out=nparts,
+                                      ignore_index=True, method=None, options=None))
+    return moved[[c for c in frame.columns if c != "_partitions"]]
 
 
 def _as_names(x: Any, name: str) -> list[str]:
@@ -266,13 +278,18 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
     gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
     fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
     rmeta = fmeta.assign(_b=pd.Series([], dtype=np.int64))
-    objs = []
+    objs, rest = [], None
     for s in spec["scores"]:
         bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
         point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
         keep = [c for c in rmeta.columns if c == s or c not in spec["scores"]]
-        rng = bk.map_partitions(range_rows, keep, meta=rmeta[keep]).set_index(
-            "_b", divisions=_divisions(offsets[s]["rows"], parts))
+        divs = _divisions(offsets[s]["rows"], parts)
+        # bucket -> partition (those of set_index(divisions=divs)); shuffled straight there,
+        # without set_index's sort of every partition by bucket (global_part sorts by score)
+        part_of = np.searchsorted(np.asarray(divs[1:-1]), np.arange(len(offsets[s]["rows"])),
+                                  side="right").astype(np.int64)
+        rng = _to_partitions(bk.map_partitions(range_rows, keep, part_of, meta=rmeta[keep].assign(
+            _partitions=pd.Series([], dtype=np.int64))), len(divs) - 1)
         rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
         # many partitions: the partial tables (each about every query) are summed by a shuffle
         objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
@@ -284,22 +301,40 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
             within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
                 within_part, spec, True, meta=wmeta)
         else:
-            # the split list travels once as a graph dependency, not copied into every task
-            sp = dask.delayed(split)
-            whole = ddf.map_partitions(split_rows, qid, sp, False, meta=fmeta)
-            within = whole.map_partitions(within_part, spec, True, meta=wmeta)
+            # every partition in place (the placements of its split queries are discarded);
+            # the rows of the split queries shuffled by query id and placed again. The split
+            # list travels once as a graph dependency, not copied into every task.
+            within = ddf.map_partitions(within_part, spec, True, meta=wmeta)
             if n_split:
-                rest = ddf.map_partitions(split_rows, qid, sp, True, meta=fmeta).shuffle(
+                rest = ddf.map_partitions(split_rows, qid, dask.delayed(split), True,
+                                          meta=fmeta).shuffle(
                     on=qid, npartitions=max(1, math.ceil(n_split / rpp)))
-                within = dd.concat([within, rest.map_partitions(within_part, spec, True,
-                                                                meta=wmeta)])
+                rest = rest.map_partitions(within_part, spec, True, meta=wmeta)
     else:
         within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
     # one compute: every input partition is read once for all of them
-    *glob_q, within = compute(client, *objs, within, where=where)
+    res = compute(client, *objs, within, *([] if rest is None else [rest]), where=where)
+    glob_q, within, rest = res[:len(objs)], res[len(objs)], (res[-1] if rest is not None
+                                                             else None)
     within = within.reset_index() if QKEY not in within.columns else within
+    if rest is not None:
+        within = _replace_split(within, rest, info["split"])
     return [g.reset_index() for g in glob_q], within
+
+
+def _replace_split(within: pd.DataFrame, rest: pd.DataFrame, split: np.ndarray
+                   ) -> pd.DataFrame:
+    """The within table with one row per query: the queries whole in one partition as they are;
+    the split ones' additive sums (masses, counts, squares) summed over their partitions and
+    their within-query placement sums taken from ``rest`` (their rows together)."""
+    on = within[QKEY].isin(split).to_numpy()
+    if not on.any():
+        return within
+    placed = [c for c in within.columns if c.startswith(("pos_below_q:", "neg_above_q:"))]
+    parts = within[on].groupby(QKEY, sort=False).sum()
+    parts[placed] = rest.groupby(QKEY, sort=False)[placed].sum().reindex(parts.index).to_numpy()
+    return pd.concat([within[~on], parts.reset_index()], ignore_index=True)
 
 
 def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[str, str, Any]]:

@@ -132,10 +132,15 @@ def add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
     return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
 
 
-def range_rows(df: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+def range_rows(df: pd.DataFrame, keep: list[str], part_of: np.ndarray) -> pd.DataFrame:
     """The rows of the range buckets (even ``_b``), with the columns ``keep`` (what the
-    range-partitioned frame needs: one score, the labels, weight, qid and ``_b``)."""
-    return df.loc[df["_b"].to_numpy() % 2 == 0, keep]
+    range-partitioned frame needs: one score, the labels, weight, qid and ``_b``) and their
+    target partition ``_partitions`` (``part_of[_b]``: a contiguous run of whole range buckets
+    per partition, moved there by one shuffle)."""
+    b = df["_b"].to_numpy()
+    sel = b % 2 == 0
+    out = df.loc[sel, keep]
+    return out.assign(_partitions=part_of.take(b[sel]))
 
 
 def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
@@ -164,7 +169,8 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
     """Per-query sums of the global placements of one partition's rows, and the totals of the
     (centred) second moments: the rows of the point buckets (``point``: closed form, any
     partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
-    (index ``_b``; a contiguous range of whole range buckets: one sort; a row's placement is
+    (column ``_b``; a contiguous range of whole range buckets, rows in any order: one sort; a
+    row's placement is
     its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
     below the range and of the point buckets inside it below the row; likewise above)."""
     cols_out = global_columns(spec)
@@ -183,7 +189,7 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
         for p in range(len(pos)):
             _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
         return _global_frame(uniq, sums, mom, cols_out)
-    b = df.index.to_numpy()
+    b = df["_b"].to_numpy()
     lo, hi = int(b.min()), int(b.max())
     counts = np.bincount(b - lo, minlength=hi - lo + 1)
     if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
