@@ -46,7 +46,7 @@ P = FiniteProblem.random(5, 2, seed=0)
     (lambda: dictatorship.label_vector_order("loss", K=30, pi=[0.5] * 30), ValueError,
      "max_labels"),
     (lambda: pareto.exact_frontier(FiniteProblem.random(20, 2, seed=0), method="dp"), ValueError,
-     "dp_max_n = 14"),
+     "dp_max_n = 16"),
     (lambda: pareto.exact_frontier(FiniteProblem.random(13, 3, seed=0), method="dp"), ValueError,
      "dp_max_n = 12"),
     (lambda: pareto.simplex_grid(30, 30), ValueError, "max_points"),

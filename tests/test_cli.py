@@ -472,14 +472,14 @@ def test_float_list_refuses_empty_fields(tmp_path, capsys):
 def test_frontier_limits_and_time_out_suggest_eps(tmp_path, capsys):
     from bipartite.population import FiniteProblem
 
-    P = FiniteProblem.random(15, 2, seed=0)
+    P = FiniteProblem.random(17, 2, seed=0)  # past the K = 2 subset DP's limit (16)
     src = tmp_path / "p.json"
     src.write_text(json.dumps({"mass": P.mass.tolist(), "label_probs": P.label_probs.tolist()}))
-    assert main(["frontier", str(src), "--max-n", "14"]) == 2
-    assert "past --max-n 14" in capsys.readouterr().err
+    assert main(["frontier", str(src), "--max-n", "16"]) == 2
+    assert "past --max-n 16" in capsys.readouterr().err
     assert main(["frontier", str(src), "--time-limit", "0.5"]) == 2
     err = capsys.readouterr().err
-    assert "warning: n = 15 > 14" in err and "--eps" in err.split("time-limit 0.5")[-1]
+    assert "warning: n = 17 > 16" in err and "--eps" in err.split("time-limit 0.5")[-1]
 
 
 def test_defaults_are_printed_once(capsys):

@@ -63,7 +63,7 @@ class OutOfCoreSums:
     sums: dict[str, PlacementSums]
 
 
-def is_out_of_core(data: Any) -> bool:
+def is_out_of_core(data: object) -> bool:
     """Whether ``data`` is read out of core: a dask DataFrame, a folder, a glob pattern that is
     not an existing file, or a list or tuple of paths (one file, a table or a mapping: in
     memory)."""

@@ -73,6 +73,7 @@ from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
 
 if TYPE_CHECKING:
     import pandas as pd
+    from distributed import Client
 
 __all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
 
@@ -262,7 +263,7 @@ def diagnose(
     positive_label: str | int | float | bool | None = None,
     dropna: bool = False,
     interval: str = "auto",
-    scheduler: Any = None,
+    scheduler: str | Client | None = None,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
