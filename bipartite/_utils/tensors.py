@@ -16,8 +16,8 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import as_plain_array, check_array, check_dense_tensor
 
 __all__ = ["as_elementwise", "as_float_array", "as_like", "as_scores", "as_where",
-           "check_binary_where", "check_finite_where", "check_generator", "first_bad",
-           "positive_strides", "safe_reduce", "show"]
+           "check_binary_where", "check_finite_where", "check_generator",
+           "check_nonnegative_where", "first_bad", "positive_strides", "safe_reduce", "show"]
 
 
 def show(t: torch.Tensor, limit: int = 8) -> str:
@@ -129,6 +129,14 @@ def check_finite_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
         raise ValueError(f"The '{name}' parameter must be finite, got {value!r} at index {idx}.")
 
 
+def check_nonnegative_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
+    bad = (x < 0) & valid
+    if bool(bad.any()):
+        value, idx = first_bad(bad, x)
+        raise ValueError(f"The '{name}' parameter must be non-negative, got {value!r} at index "
+                         f"{idx}.")
+
+
 def check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> None:
     bad = (labels != 0) & (labels != 1) & valid
     if bool(bad.any()):
@@ -185,9 +193,5 @@ def check_pair_weights(pair_weights: torch.Tensor | ArrayLike, s: torch.Tensor,
     w = w.to(dtype=s.dtype, device=s.device)
     both = valid[..., :, None] & valid[..., None, :]
     check_finite_where(w, both, "pair_weights")
-    bad = (w < 0) & both
-    if bool(bad.any()):
-        value, idx = first_bad(bad, w)
-        raise ValueError(
-            f"The 'pair_weights' parameter must be non-negative, got {value:g} at index {idx}.")
+    check_nonnegative_where(w, both, "pair_weights")
     return w

@@ -32,7 +32,11 @@ from __future__ import annotations
 
 import torch
 
-from bipartite._utils.tensors import check_binary_where, check_finite_where, first_bad
+from bipartite._utils.tensors import (
+    check_binary_where,
+    check_finite_where,
+    check_nonnegative_where,
+)
 from bipartite._utils.validation import (
     as_plain_array,
     check_array,
@@ -131,11 +135,7 @@ def tensor_auc(y_true, y_score: torch.Tensor, sample_weight=None) -> float:
     else:
         w = _on_device(sample_weight, "sample_weight", n, dev)
         check_finite_where(w, every, "sample_weight")
-        neg = w < 0
-        if bool(neg.any()):
-            value, idx = first_bad(neg, w)
-            raise ValueError(f"The 'sample_weight' parameter must be non-negative, got {value!r} "
-                             f"at index {idx}.")
+        check_nonnegative_where(w, every, "sample_weight")
         w = pow2_normalise(w)
     G = tie_group_sums(s, torch.stack([y * w, (1.0 - y) * w]))
     P, N = G[0], G[1]
