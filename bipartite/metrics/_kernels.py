@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite, pow2_normalise
 from bipartite.labels import cost_matrix, cost_potential
+from bipartite.metrics._ranking import auc_terms
 
 __all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "cost_structure",
            "finite_exponent_range", "matrix_structure", "multipartite_from_levels",
@@ -282,7 +283,7 @@ def _auc_ratio(Gp: np.ndarray, Gn: np.ndarray) -> np.ndarray:
     weight. The callers scale the weights by powers of two first (:func:`pow2_normalise`, exact)
     so that the products cannot under- or overflow. Totals come from the same tie-group sums as
     the numerator, so a constant scorer (one tie group) gives exactly ½ in floating point."""
-    num = np.einsum("kt,kt->k", Gp, below(Gn) + 0.5 * Gn)
+    num = auc_terms(Gp, Gn, below(Gn)).sum(axis=1)
     denom = Gp.sum(axis=1) * Gn.sum(axis=1)
     return np.divide(num, denom, out=np.full(len(num), np.nan), where=denom > 0)
 
