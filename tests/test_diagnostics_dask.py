@@ -108,6 +108,16 @@ def _stats(df, K, *, npart=3, **kw):
 COLS = ["pos", "neg", "n_pos", "n_neg", "pos_below", "neg_above", "pos_below_q", "neg_above_q"]
 
 
+def _assert_per_query_equals_the_loop(st, df, Y, w, q):
+    """Every scorer's per-query sums of ``st`` equal the O(n²) loop's, query by query."""
+    for score in ("a", "b"):
+        ref = _slow_per_query(df, score, Y, w, q)
+        got = st.per_query[st.per_query.scorer == score].reset_index(drop=True)
+        assert got[["pair", "qid"]].values.tolist() == ref[["pair", "qid"]].values.tolist()
+        np.testing.assert_allclose(got[COLS].to_numpy(float), ref[COLS].to_numpy(float),
+                                   rtol=RTOL, atol=1e-12)
+
+
 @pytest.mark.parametrize("ties,n_cuts", [("some", 3), ("some", 40), ("heavy", 1),
                                           ("heavy", 40), ("one value", 3)])
 def test_per_query_sums_equal_a_double_loop(ties, n_cuts):
@@ -118,12 +128,7 @@ def test_per_query_sums_equal_a_double_loop(ties, n_cuts):
     range partitions (empty ones among them)."""
     df, Y, w, q = _data(7, 90, K=3, ties=ties)
     st = _stats(df, 3, npart=4, n_cuts=n_cuts, rows_per_partition=20)
-    for score in ("a", "b"):
-        ref = _slow_per_query(df, score, Y, w, q)
-        got = st.per_query[st.per_query.scorer == score].reset_index(drop=True)
-        assert got[["pair", "qid"]].values.tolist() == ref[["pair", "qid"]].values.tolist()
-        np.testing.assert_allclose(got[COLS].to_numpy(float), ref[COLS].to_numpy(float),
-                                   rtol=RTOL, atol=1e-12)
+    _assert_per_query_equals_the_loop(st, df, Y, w, q)
 
 
 def test_queries_split_across_partitions_equal_a_double_loop(monkeypatch):
@@ -146,12 +151,7 @@ def test_queries_split_across_partitions_equal_a_double_loop(monkeypatch):
     monkeypatch.setattr(D, "_replace_split", spy)
     st = _stats(df, 2, npart=4)
     assert 0 < seen["split"] <= 3
-    for score in ("a", "b"):
-        ref = _slow_per_query(df, score, Y, w, q)
-        got = st.per_query[st.per_query.scorer == score].reset_index(drop=True)
-        assert got[["pair", "qid"]].values.tolist() == ref[["pair", "qid"]].values.tolist()
-        np.testing.assert_allclose(got[COLS].to_numpy(float), ref[COLS].to_numpy(float),
-                                   rtol=RTOL, atol=1e-12)
+    _assert_per_query_equals_the_loop(st, df, Y, w, q)
 
 
 def test_totals_and_moments_equal_the_engine_placements():
