@@ -46,11 +46,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums, weight_rows
+from bipartite.diagnostics._stats import PlacementSums, side_scales, weight_rows
 from bipartite.metrics import QuerySegments, segment_below
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
-           "pair_result", "query_order", "scorer_stats"]
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
+           "Masses", "fused", "kept", "masses", "pair_result", "query_order", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -65,11 +65,20 @@ MAX_BLOCK_CELLS = 1 << 24
 NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
+#: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
+#: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
+KEEP_BYTES = 1 << 28
 
 
 def fused(K: int) -> bool:
     """Whether ``K`` labels (and their ``K(K − 1)/2`` pairs) take the one-walk route."""
     return K + K * (K - 1) // 2 <= FUSED_ROWS
+
+
+def kept(m: int, U: int, scorers: int) -> bool:
+    """Whether the placement sums of ``m`` label pairs over ``U`` units (three (m, U) float64
+    tables each) are kept for the bootstrap for all ``scorers`` (:data:`KEEP_BYTES`)."""
+    return 0 < m and 3 * 8 * m * U * scorers <= KEEP_BYTES
 
 
 def _block_rows(m: int, G: int) -> int:
@@ -109,11 +118,7 @@ class Masses:
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
     the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
-    label pair the one that brings its largest weight on that side into [½, 1) — a pair's "k
-    only" and "j only" rows may all be light where the heavy rows have both labels or neither
-    (weights 1e-170 against 1: ``P N`` would underflow to 0 and a defined win rate read NaN);
-    every statistic of the table is a ratio, unchanged by them (:mod:`bipartite.diagnostics.
-    _stats`)."""
+    label pair's sides :func:`bipartite.diagnostics._stats.side_scales` (as ``label_sums``)."""
 
     K: int
     kj: np.ndarray
@@ -193,8 +198,7 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             _per_unit(out.Nq, codes[a:b], neg)
     # the pairs' powers of two; a sum of weights does not underflow, so scaling the sums made
     # unscaled is exact (a power of two ≥ 1 times a normal float)
-    out.sp[K:] = np.ldexp(1.0, -np.frexp(top_p[K:])[1])
-    out.sn[K:] = np.ldexp(1.0, -np.frexp(top_n[K:])[1])
+    out.sp[K:], out.sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
     if codes is not None:
         out.Pq *= out.sp[:, None]
         out.Nq *= out.sn[:, None]
