@@ -16,10 +16,18 @@ priors 0.3 and 0.05, scores with a per-query offset; generated here, never store
 With ``--against DIR`` (a checkout of another version, e.g. main before a change), that
 version's default report runs on the same rows, interleaved with this one: each repeat times
 this version (``np.sort``, then the report) in this process, then the other in a subprocess
-that reads the same rows from a Parquet file and times its own ``np.sort`` beside its report.
+that reads the same rows from a Parquet file and times its own ``np.sort`` beside its reports
+(the default, and the bootstrap with ``--n-boot``).
 
     python benchmarks/bench_report.py [--n 5e6] [--repeats 3] [--before ../main --before-n 2e5]
     python benchmarks/bench_report.py --n 5e6 --repeats 3 --n-boot 0 --against /path/to/main
+
+With ``--routes K`` (and ``--n-boot``), only the bootstrap step of the report is timed, side by
+side in this process with K labels: the win rates' replicates from the pairs' placement sums of
+the one walk (what the report does up to ten labels) against the same sums built again by the
+whole-array route (``_pairs.pair_sums``, what it did before), interleaved repeats, medians.
+
+    python benchmarks/bench_report.py --n 1e6 --repeats 5 --n-boot 200 --routes 4
 """
 
 from __future__ import annotations
@@ -102,6 +110,40 @@ def before(path: str, df: pd.DataFrame, n_boot: int, timeout: float) -> dict | N
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def routes(df: pd.DataFrame, K: int, n_boot: int, repeats: int) -> None:
+    """The bootstrap step (``_diagnose._bootstrap``) with the pairs' sums of the one walk against
+    the whole-array route's, on ``df`` with K labels (the two of :func:`make_data` and K − 2
+    more), interleaved in this process."""
+    import bipartite.diagnostics._diagnose as D
+    from bipartite.diagnostics._progress import Progress
+
+    rng, labels = np.random.default_rng(1), list(KW["labels"])
+    for k in range(2, K):
+        df[f"y{k}"] = (rng.random(len(df)) < 0.1 + 0.05 * k).astype(np.int8)
+        labels.append(f"y{k}")
+    d = D._read(df, KW["scores"], labels[:K], "qid", None, None, False)
+    bar = Progress(False)
+    est = D._estimates(d, 1e-6, "pairs", bar)
+    walk = dict(est.pair_sums)
+    if not any(walk.values()):
+        raise SystemExit("the one walk's pair sums are not kept here (too large, or K > 10)")
+    times: dict = {"one walk's pair sums": [], "whole-array pair_sums, again": []}
+    load0 = os.getloadavg()
+    for _ in range(repeats):
+        for k in times:
+            est.pair_sums = walk if k.startswith("one") else {}
+            t0 = time.perf_counter()
+            D._bootstrap(d, est, n_boot, np.random.default_rng(0), bar, "pairs")
+            times[k].append(time.perf_counter() - t0)
+    med = {k: float(np.median(v)) for k, v in times.items()}
+    print(f"n = {len(df):,} rows, {d.G:,} queries, {K} labels ({len(d.pairs)} pairs), 2 scorers; "
+          f"the report's bootstrap step, n_boot = {n_boot}; {repeats} interleaved repeats "
+          f"(medians); load average {load0[0]:.2f} before, {os.getloadavg()[0]:.2f} after\n")
+    print("| win rates' pair sums | bootstrap step (s) | × one walk |\n|---|---|---|")
+    for k, v in med.items():
+        print(f"| {k} | {v:.3g} | {v / next(iter(med.values())):.3g} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=float, default=5e6)
@@ -114,10 +156,15 @@ def main():
     ap.add_argument("--before-timeout", type=float, default=300)
     ap.add_argument("--against", default=None, metavar="DIR",
                     help="a checkout whose default report runs on the same rows, interleaved")
+    ap.add_argument("--routes", type=int, default=None, metavar="K",
+                    help="time only the bootstrap step, one walk's pair sums against the "
+                         "whole-array route's, with K labels (2..10)")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     n = int(args.n)
     df = make_data(n)
+    if args.routes:
+        return routes(df, args.routes, args.n_boot, args.repeats)
     s = df["model"].to_numpy()
     load0 = os.getloadavg()
     fns = {"np.sort(score)": lambda: np.sort(s),
@@ -140,8 +187,9 @@ def main():
             np.sort(s)                # as in the --against subprocess
             times["np.sort(score)"][-1] = min(times["np.sort(score)"][-1],
                                               time.perf_counter() - t0)
-            if args.against:
-                other.append(run_other(args.against, f_rows, 0))
+            if args.against:  # the same reports (default, and bootstrap) of the other version
+                other.append({nb: run_other(args.against, f_rows, nb)
+                              for nb in dict.fromkeys([0, args.n_boot])})
     med = {k: float(np.median(v)) for k, v in times.items()}
     old = None
     if args.before:
@@ -169,13 +217,14 @@ def main():
     for k, t in med.items():
         print(f"| {k} | {t:.3g} | {t / base:.3g} |")
     if other:
-        srt = float(np.median([o["sort"] for o in other]))
-        rep = float(np.median([o["report"] for o in other]))
+        srt = float(np.median([r["sort"] for o in other for r in o.values()]))
         print(f"| {args.against}: np.sort(score), in its process | {srt:.3g} | 1 |")
-        print(f"| {args.against}: diagnose, default (analytic, n_boot=0) | {rep:.3g} | "
-              f"{rep / srt:.3g} |")
-        print(f"\n(each repeat: this version, then {args.against} in a subprocess; "
-              f"{other[0]['file']})")
+        for nb in other[0]:
+            rep = float(np.median([o[nb]["report"] for o in other]))
+            what = "default (analytic, n_boot=0)" if nb == 0 else f"query bootstrap (n_boot={nb})"
+            print(f"| {args.against}: diagnose, {what} | {rep:.3g} | {rep / srt:.3g} |")
+        print(f"\n(each repeat: this version, then {args.against} in a subprocess, its reports "
+              f"in the same order; {other[0][0]['file']})")
     target = med["diagnose, default (analytic, n_boot=0)"] / base
     print(f"\ntarget: default report ≤ 30 × np.sort: {target:.1f} × "
           f"({'met' if target <= 30 else 'NOT met'})")

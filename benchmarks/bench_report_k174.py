@@ -9,11 +9,13 @@ solve), summed into one ranking score, ``ridge_sum``. Timed in one process, side
   :func:`~bipartite.dictatorship.near_tie_rate`, :func:`bipartite.diagnostics.delong_auc_variance`
   on the pair's rows: the route the report took before) against the report's blocked kernel
   (``bipartite.diagnostics._pairs.pair_stats``, one sort);
-* the bootstrap's AUCs of all labels, per label through the grouped engine against
-  ``boot_label_aucs`` (two matrix products per batch), B = 1000;
+* the bootstrap as the report makes it past ten labels (the whole-array route), B = 1000 row
+  resamples: the labels' placement sums (``_stats.label_sums``, one pass) and their linearised
+  replicates (``PlacementSums.boot_auc``, O(n) each), against the exact replicates per label
+  through the grouped engine (the rows reweighted, one segment pass per label and replicate
+  batch); the pairs' placement sums in blocks (``_pairs.pair_sums``) and their replicates;
 * ``diagnose`` (n_boot = 1000; also with 50 synthetic query ids, whose bootstrap resamples
-  every pair's win rate, ``boot_pair_win_rates``) and ``bipartite report`` (Markdown to a
-  buffer).
+  queries) and ``bipartite report`` (Markdown to a buffer).
 
 Each time is also given as a ratio to one ``np.sort`` of the score column, timed beside it.
 
@@ -33,11 +35,12 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from bipartite._utils.validation import pow2_normalise
 from bipartite.cli import main as cli_main
 from bipartite.data import load_mulan
 from bipartite.diagnostics import delong_auc_variance, diagnose
-from bipartite.diagnostics._inference import boot_aucs, boot_label_aucs
-from bipartite.diagnostics._pairs import pair_stats
+from bipartite.diagnostics._pairs import pair_blocks, pair_stats, pair_sums
+from bipartite.diagnostics._stats import label_sums
 from bipartite.dictatorship import cross_pair_win_rate, near_tie_rate
 from bipartite.metrics import QuerySegments
 
@@ -82,8 +85,10 @@ def main():
     labels = [str(x) for x in d.label_names]
     frame = pd.DataFrame(Y.astype(int), columns=labels).assign(ridge_sum=s)
     seg = QuerySegments(s, check_input=False)
-    R = np.random.default_rng(0).multinomial(n, np.full(n, 1 / n), size=1000).astype(float)
-    R = R[:, seg.order]
+    M = np.random.default_rng(0).multinomial(n, np.full(n, 1 / n), size=1000).astype(float)
+    R = M[:, seg.order]  # the row multiplicities in score order (the engine's reference)
+    ws = pow2_normalise(w)
+    kj = np.asarray(pairs, dtype=np.int64)
     rows = []
     base = timed(lambda: np.sort(s))
     if not args.skip_reference:
@@ -91,11 +96,15 @@ def main():
                      timed(lambda: per_pair(Y, s, w, pairs, 1e-6))))
     rows.append(("pair statistics, pair_stats (blocked)",
                  timed(lambda: pair_stats(s, Y, w, pairs, tol=1e-6, delong=True))))
-    rows.append(("bootstrap AUCs, per label (reference), B=1000",
-                 timed(lambda: [boot_aucs(seg, R, w * Y[:, k], w * (1 - Y[:, k]))
+    rows.append(("bootstrap AUCs, exact, per label through the engine (reference), B=1000",
+                 timed(lambda: [seg.auc(R * (w * Y[:, k])[seg.order],
+                                        R * (w * (1 - Y[:, k]))[seg.order], presorted=True)
                                 for k in range(K)])))
-    rows.append(("bootstrap AUCs, boot_label_aucs, B=1000",
-                 timed(lambda: boot_label_aucs(seg, R, w, Y))))
+    rows.append(("bootstrap AUCs, label_sums + PlacementSums.boot_auc (the report's), B=1000",
+                 timed(lambda: label_sums(s, Y, ws, seg=seg, within=False).boot_auc(M))))
+    rows.append(("bootstrap win rates, pair_sums + boot_auc in blocks (the report's), B=1000",
+                 timed(lambda: [pair_sums(s, Y, ws, kj[sl], seg=seg).boot_auc(M)
+                                for sl in pair_blocks(len(kj), n)])))
     rows.append(("diagnose, n_boot=1000",
                  timed(lambda: diagnose(frame, scores="ridge_sum", labels=labels, n_boot=1000))))
     q = frame.assign(q=np.random.default_rng(0).integers(0, 50, n))  # 50 synthetic queries

@@ -28,9 +28,8 @@ from bipartite.diagnostics import (
     diagnose,
     load_scores,
 )
-from bipartite.diagnostics._inference import boot_aucs
 from bipartite.dictatorship import cross_pair_win_rate
-from bipartite.metrics import QuerySegments, auc, group_auc, grouped_stats, multilabel_auc
+from bipartite.metrics import auc, group_auc, grouped_stats, multilabel_auc
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,8 +203,7 @@ def test_query_bootstrap_coverage_and_level():
 
 
 def test_kernels_match_the_metrics():
-    """Per-query AUCs == group_auc on each query; reweighted bootstrap AUCs with integer
-    multiplicities == weighted AUCs; the gAUC of the report == group_auc."""
+    """Per-query AUCs == group_auc on each query; the gAUC of the report == group_auc."""
     rng = np.random.default_rng(9)
     n, G = 300, 12
     g = rng.integers(0, G, n)
@@ -220,11 +218,6 @@ def test_kernels_match_the_metrics():
             assert a_q[q] == pytest.approx(auc(y[rows], s[rows], sample_weight=w[rows]))
         else:
             assert np.isnan(a_q[q])
-    seg = QuerySegments(s)
-    M = rng.integers(0, 3, size=(5, n)).astype(float)
-    got = boot_aucs(seg, M[:, seg.order], w * y, w * (1 - y))
-    for b in range(5):
-        assert got[b] == pytest.approx(auc(y, s, sample_weight=w * M[b]), abs=1e-12)
     d = diagnose({"s": s, "y": y, "q": g, "w": w}, scores="s", labels="y", qid="q", weight="w",
                  n_boot=50)
     assert d.tables["auc"].gauc[0] == pytest.approx(group_auc(y, s, g, sample_weight=w))

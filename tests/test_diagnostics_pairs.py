@@ -1,8 +1,7 @@
 """The report's vectorised kernels against their slow, obviously-correct references: every label
 pair's win rate, near-tie rate and DeLong variance at once (``_pairs.pair_stats``) against
 :func:`bipartite.dictatorship.cross_pair_win_rate`, :func:`~bipartite.dictatorship.near_tie_rate`
-and :func:`bipartite.diagnostics.delong_auc_variance` pair by pair; the bootstrap's all-label AUCs
-(``_inference.boot_label_aucs``) against the grouped engine per label and replicate."""
+and :func:`bipartite.diagnostics.delong_auc_variance` pair by pair."""
 
 from __future__ import annotations
 
@@ -12,9 +11,7 @@ import numpy as np
 import pytest
 
 from bipartite.diagnostics import _pairs, delong_auc_variance
-from bipartite.diagnostics._inference import boot_label_aucs
 from bipartite.dictatorship import cross_pair_win_rate, near_tie_rate
-from bipartite.metrics import QuerySegments
 
 
 def _data(seed, n=60, K=5, ties=True, weights=True):
@@ -68,60 +65,3 @@ def test_pair_stats_undefined_and_single_row_sides():
 def test_pair_stats_no_pairs():
     ps = _pairs.pair_stats(np.arange(3.0), np.ones((3, 1)), np.ones(3), [], tol=0.0, delong=True)
     assert ps.win.shape == (0,)
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_boot_label_aucs_match_the_engine_per_label(seed):
-    """Σ_t Gp_t c_t − ½ P² equals the engine's Σ_t Gp_t (N_below + ½ N_t), replicate by
-    replicate, with ties, zero-weight rows and replicates where a class is missing."""
-    s, Y, w = _data(seed, n=40, K=4, ties=seed % 2 == 0, weights=seed != 1)
-    Y[:, 3] = 0
-    Y[:2, 3] = 1  # a rare label: some replicates lose every positive
-    rng = np.random.default_rng(seed)
-    seg = QuerySegments(s, check_input=False)
-    R = rng.multinomial(40, np.full(40, 1 / 40), size=50).astype(float)[:, seg.order]
-    got = boot_label_aucs(seg, R, w, Y)
-    assert got.shape == (4, 50)
-    for k in range(4):
-        ref = seg.auc(R * (w * Y[:, k])[seg.order], R * (w * (1 - Y[:, k]))[seg.order],
-                      presorted=True)[0][:, 0]
-        np.testing.assert_array_equal(np.isnan(got[k]), np.isnan(ref))
-        np.testing.assert_allclose(got[k], ref, rtol=1e-11, atol=1e-13)
-    assert np.isnan(got[3]).any()
-
-
-def test_boot_label_aucs_exact_for_counts():
-    """Unit weights and integer multiplicities: every term is a half-integer, so the AUCs equal
-    the engine's to the last bit."""
-    s, Y, w = _data(11, n=80, K=3, ties=True, weights=False)
-    seg = QuerySegments(s, check_input=False)
-    R = np.random.default_rng(1).multinomial(80, np.full(80, 1 / 80), size=20).astype(float)
-    R = R[:, seg.order]
-    got = boot_label_aucs(seg, R, w, Y)
-    for k in range(3):
-        num_den = seg.auc(R * Y[seg.order, k], R * (1 - Y[seg.order, k]), presorted=True)[0][:, 0]
-        np.testing.assert_allclose(got[k], num_den, rtol=1e-15)
-
-
-@pytest.mark.parametrize("seed", range(5))
-def test_boot_pair_win_rates_match_the_engine_per_pair(seed):
-    """The four-term bilinear form equals the engine's AUC of the k-only against the j-only
-    rows, replicate by replicate: ties, zero weights, query multiplicities, empty sides."""
-    from bipartite.diagnostics._inference import boot_aucs, boot_pair_win_rates
-    from bipartite.diagnostics._pairs import cross_masks
-
-    s, Y, w = _data(seed, n=45, K=5, ties=seed % 2 == 0, weights=seed != 2)
-    Y[:, 4] = 0
-    Y[:3, 4] = 1  # rare: some replicates have an empty side
-    rng = np.random.default_rng(seed)
-    q = rng.integers(0, 9, 45)  # a query bootstrap: every row of a query shares its count
-    seg = QuerySegments(s, check_input=False)
-    M = rng.multinomial(9, np.full(9, 1 / 9), size=40).astype(float)
-    R = M[:, q[seg.order]]
-    pairs = np.array([(k, j) for k in range(5) for j in range(k + 1, 5)] + [(4, 0)])
-    got = boot_pair_win_rates(seg, R, w, Y, pairs[:, 0], pairs[:, 1], block=400)
-    pos, neg = cross_masks(Y, w, pairs[:, 0], pairs[:, 1])
-    for i in range(len(pairs)):
-        ref = boot_aucs(seg, R, pos[i], neg[i])
-        np.testing.assert_array_equal(np.isnan(got[i]), np.isnan(ref))
-        np.testing.assert_allclose(got[i], ref, rtol=1e-10, atol=1e-12)

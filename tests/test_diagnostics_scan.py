@@ -139,3 +139,39 @@ def test_route_choice(K):
         num = ta.select_dtypes("number").columns
         np.testing.assert_allclose(ta[num].to_numpy(float), tb[num].to_numpy(float),
                                    rtol=1e-10, atol=1e-13, err_msg=name)
+
+
+@pytest.mark.parametrize("qid", [True, False])
+@pytest.mark.parametrize("interval", ["t", "bca"])
+def test_bootstrap_and_jackknife_read_the_one_walk(qid, interval, monkeypatch):
+    """With n_boot > 0 the win rates' bootstrap reads the pairs' placement sums of the one walk
+    (and the jackknife too with rows as units; with query ids it builds them again with their
+    within-query sums): no whole-array pair sums are built for the bootstrap, and the report
+    equals the whole-array route's, replicate for replicate."""
+    import bipartite.diagnostics._diagnose as D
+
+    calls = []
+    whole = D.pair_sums
+    monkeypatch.setattr(D, "pair_sums", lambda *a, **k: calls.append(k) or whole(*a, **k))
+    rng = np.random.default_rng(5)
+    n, K = 500, 3
+    data = {"s": np.round(rng.normal(size=n), 1), "q": rng.integers(0, 40, n),
+            "w": rng.uniform(0.2, 2.0, n)}
+    for k in range(K):
+        data[f"y{k}"] = (rng.random(n) < 0.3 + 0.1 * k).astype(int)
+    kw = dict(scores="s", labels=[f"y{k}" for k in range(K)], weight="w", n_boot=200,
+              interval=interval, seed=3, qid="q" if qid else None)
+    a = diagnose(data, **kw)
+    assert [c.get("within") for c in calls] == ([True] if qid and interval == "bca" else [])
+    old = scan.FUSED_ROWS
+    try:
+        scan.FUSED_ROWS = 0
+        b = diagnose(data, **kw)
+    finally:
+        scan.FUSED_ROWS = old
+    for name in ("auc", "win_rates", "summary"):
+        ta, tb = a.tables[name], b.tables[name]
+        num = ta.select_dtypes("number").columns
+        np.testing.assert_allclose(ta[num].to_numpy(float), tb[num].to_numpy(float),
+                                   rtol=1e-9, atol=1e-12, err_msg=name)
+    assert a.tables["win_rates"]["ci_low"].notna().all()

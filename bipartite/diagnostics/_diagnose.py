@@ -55,13 +55,7 @@ from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._scan import (
-    fused,
-    masses,
-    pair_result,
-    query_order,
-    scorer_stats,
-)
+from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
 from bipartite.diagnostics._stats import PlacementSums, label_sums
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
@@ -158,8 +152,8 @@ class _Estimates:
     sums: dict[str, PlacementSums]
     terms: dict[str, dict[str, np.ndarray]]
     segs: dict[str, QuerySegments]
-    #: out of core: per scorer the cross pairs' sums in blocks ``[(slice, PlacementSums)]``
-    #: (with their within-query sums), used by the bootstrap and the jackknife
+    #: per scorer the cross pairs' sums in blocks ``[(slice, PlacementSums)]`` (out of core,
+    #: with their within-query sums; one walk: without), read by the bootstrap and the jackknife
     pair_sums: dict[str, list] = field(default_factory=dict)
 
 
@@ -557,6 +551,8 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
         with bar.step(f"win rates {s!r}", "pairs"):
             if one_walk:
                 out.wins[s] = pair_result(ps, near, len(d.pairs))
+                keep = ps is not None and kept(ps.m, d.U, len(d.score_names))
+                out.pair_sums[s] = [(slice(0, ps.m), ps)] if keep else []
             else:
                 out.wins[s] = pair_stats(d.S[s], d.Y, d.w, d.pairs, tol=tol, delong=True,
                                          seg=seg, codes=d.g, G=d.G or None)
@@ -607,7 +603,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
     the replicates of the pooled AUCs (linearised), gAUCs (exact) and win rates (linearised),
     all from the placement sums (:mod:`bipartite.diagnostics._stats`): O(units) per replicate.
-    The pairs' sums are built once when they fit in 256 MiB, else again per chunk."""
+    The pairs' sums: the one walk's, else built once when they fit (``kept``), else per chunk."""
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
                 "win": np.full((len(pairs), n_boot), np.nan)}
@@ -622,8 +618,8 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
         return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G, seg=est.segs[s]))
                 for sl in pair_blocks(len(kj), d.n)]
 
-    keep = 3 * 8 * len(kj) * d.U * len(d.score_names) <= 2**28
-    cache = est.pair_sums or ({s: pair_tables(s) for s in d.score_names} if keep else {})
+    cache = est.pair_sums or ({s: pair_tables(s) for s in d.score_names}
+                              if kept(len(kj), d.U, len(d.score_names)) else {})
     chunk = max(1, min(n_boot, 4_000_000 // max(d.U * max(K, 1), 1)))
     with bar.step("bootstrap", "bootstrap", total=n_boot) as tick:
         for b0 in range(0, n_boot, chunk):
@@ -652,9 +648,11 @@ def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
     for s in d.score_names:
         st = est.sums[s]
         win = np.full((len(kj), d.U), np.nan)
-        for sl, ps in est.pair_sums.get(s, []):  # out of core: with their within sums
+        have = [(sl, ps) for sl, ps in est.pair_sums.get(s, [])
+                if ps.within is not None or not ps.clustered]  # the one walk's lack 'within'
+        for sl, ps in have:
             win[sl] = ps.jackknife_auc()
-        for sl in pair_blocks(len(kj), d.n) if not est.pair_sums else []:
+        for sl in pair_blocks(len(kj), d.n) if not have else []:
             win[sl] = pair_sums(d.S[s], d.Y, ws, kj[sl], codes=d.g, G=d.G or None,
                                 seg=est.segs[s], within=True).jackknife_auc()
         out[s] = {"auc": st.jackknife_auc(), "win": win,

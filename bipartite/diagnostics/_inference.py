@@ -1,14 +1,12 @@
 """Inference for the diagnostics (docs/theory.md §2.3): DeLong's variance and paired test from
-the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placements`), bootstrap
-replicates of reweighted AUCs (row-level: the references of the per-unit placement sums of
-:mod:`bipartite.diagnostics._stats`, which the report uses), the delta method for Min and Diff
-AUC (:func:`min_diff_delta`, docs/theory.md §2.6), the bootstrap
+the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placements`), the delta
+method for Min and Diff AUC (:func:`min_diff_delta`, docs/theory.md §2.6), the bootstrap
 variance and the paired z test; the interval formulas themselves are
-:mod:`bipartite.diagnostics._intervals`."""
+:mod:`bipartite.diagnostics._intervals`. The bootstrap replicates are the per-unit placement
+sums' (:meth:`bipartite.diagnostics._stats.PlacementSums.boot_auc`, ``boot_gauc``)."""
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
 from collections.abc import Sequence
@@ -26,9 +24,8 @@ from bipartite._utils.validation import (
     pow2_normalise,
 )
 from bipartite.diagnostics._intervals import wald
-from bipartite.metrics import QuerySegments
 
-__all__ = ["boot_aucs", "boot_label_aucs", "boot_pair_win_rates", "boot_var", "check_level",
+__all__ = ["boot_var", "check_level",
            "delong_auc_variance", "delong_paired_test", "delong_terms", "holm",
            "min_diff_delta", "paired_z"]
 
@@ -43,94 +40,6 @@ def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[float
     ps = placement_sums(s, np.asarray(pos, dtype=np.float64)[None],
                         np.asarray(neg, dtype=np.float64)[None], within=False)
     return float(ps.auc()[0]), ps.terms()[0]
-
-
-def boot_aucs(seg: QuerySegments, R: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> np.ndarray:
-    """AUCs of one scorer for many row reweightings at once: ``R`` (B, n) holds the row
-    multiplicities **in the segment order** of ``seg`` (one query); NaN where a class has no
-    weight in a replicate (the grouped engine, :meth:`bipartite.metrics.QuerySegments.auc`)."""
-    return seg.auc(R * pos[seg.order], R * neg[seg.order], presorted=True)[0][:, 0]
-
-
-def boot_label_aucs(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndarray
-                    ) -> np.ndarray:
-    """Pooled AUCs (K, B) of one scorer for every 0/1 label column of ``Y`` (n, K) (positives
-    ``w y``, negatives ``w (1 − y)``) under ``B`` row reweightings ``R`` (B, n), given **in the
-    segment order** of ``seg`` (one query); NaN where a class has no weight in a replicate.
-
-    Two matrix products per batch instead of one segment pass per label: with the tie-group
-    sums ``G_t`` of all the weight ``R w`` and ``Gp_t`` of the positives,
-    ``Σ_t Gp_t (N_below,t + ½ Gn_t) = Σ_t Gp_t c_t − ½ P²`` where ``c_t = Σ_{u<t} G_u + ½ G_t``
-    (the positives' own pairs, below and tied, sum to ½ P²), so the numerator is
-    ``(R w c) @ Y − ½ P²`` with ``P = (R w) @ Y``. Exact for integer weights (all terms are
-    half-integers below 2**53); checked against :meth:`QuerySegments.auc` per label in the
-    tests."""
-    ws = pow2_normalise(w)
-    Rw = R * ws[seg.order]
-    G = seg.sums(Rw, presorted=True)
-    c = np.cumsum(G, axis=1) - 0.5 * G
-    crow = np.repeat(c, np.diff(np.r_[seg.starts, seg.n]), axis=1)
-    Ys = np.asarray(Y, dtype=np.float64)[seg.order]
-    P = Rw @ Ys
-    num = (Rw * crow) @ Ys - 0.5 * P * P
-    N = Rw.sum(axis=1)[:, None] - P
-    ok = (P > 0) & (N > 0)
-    return np.divide(num, P * N, out=np.full(P.shape, np.nan), where=ok).T
-
-
-def _one_blas_thread():
-    """One BLAS thread meanwhile (threadpoolctl, which scikit-learn brings): a (174 × 502) @
-    (502 × 174) product took 80 ms with OpenBLAS's default threads on a loaded 2-core machine
-    and 0.7 ms with one; a no-op when threadpoolctl is missing."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - scikit-learn depends on it
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
-
-
-def boot_pair_win_rates(seg: QuerySegments, R: np.ndarray, w: np.ndarray, Y: np.ndarray,
-                        ks: np.ndarray, js: np.ndarray, *, block: int = 1 << 20) -> np.ndarray:
-    """Cross-pair win rates W_{k>j} (len(ks), B) of one scorer for the label pairs
-    ``(ks[i], js[i])`` under ``B`` row reweightings ``R`` (B, n) **in the segment order** of
-    ``seg`` (one query); NaN where a side has no weight in a replicate.
-
-    Three (K × n) @ (n × K) products per replicate for every pair at once. With ``V = R w`` and
-    ``z = y_k y_j``, the k-only rows weigh ``V (y_k − z)`` and the j-only rows ``V (y_j − z)``;
-    the numerator ``T(k-only, j-only)`` of the engine (``T(a, b) = Σ_t G^a_t c^b_t``, ``c^b_t =
-    Σ_{u<t} G^b_u + ½ G^b_t`` over tie groups) is bilinear, and its four terms are
-    ``T(y_k, y_j) = (V Y)ᵀ C``, ``T(y_k, z) = tot_k G_kj − H_kj``, ``T(z, y_j) = H_jk`` and
-    ``T(z, z) = ½ G_kj²``, with ``C`` the rows' ``c`` of every label, ``G = (V Y)ᵀ Y``,
-    ``H = (V Y ∘ C)ᵀ Y`` and ``tot_k = Σ V y_k``. The sides' masses are ``tot_k − G_kj`` and
-    ``tot_j − G_kj``. Exact for integer weights (half-integers below 2**53); with real weights
-    the cancellation costs about ``log10(W² / (P N))`` digits; checked against the engine pair by
-    pair in the tests. Replicates are taken ``block // (n K)`` at a time."""
-    ws = pow2_normalise(w)
-    Ys = np.asarray(Y, dtype=np.float64)[seg.order]
-    n, K = Ys.shape
-    sizes = np.diff(np.r_[seg.starts, seg.n])
-    out = np.full((len(ks), R.shape[0]), np.nan)
-    step = max(1, block // (n * K))
-    for b0 in range(0, R.shape[0], step):
-        b1 = min(R.shape[0], b0 + step)
-        VY = (R[b0:b1] * ws[seg.order])[:, :, None] * Ys[None]  # (b, n, K)
-        GY = np.add.reduceat(VY, seg.starts, axis=1)
-        crow = np.repeat(np.cumsum(GY, axis=1) - 0.5 * GY, sizes, axis=1)
-        tot = GY.sum(axis=1)  # (b, K)
-        b = b1 - b0
-        VYt = np.ascontiguousarray(VY.transpose(0, 2, 1))  # (b, K, n): one GEMM for all b
-        G = (VYt.reshape(b * K, n) @ Ys).reshape(b, K, K)
-        H = (np.ascontiguousarray((VY * crow).transpose(0, 2, 1)).reshape(b * K, n) @ Ys
-             ).reshape(b, K, K)
-        with _one_blas_thread():  # many small 2-D GEMMs: numpy's stacked matmul does not
-            T1 = np.stack([VYt[i] @ crow[i] for i in range(b)])  # reach BLAS (30x slower)
-        num = T1 - tot[:, :, None] * G + H - H.transpose(0, 2, 1) + 0.5 * G * G
-        P = tot[:, ks] - G[:, ks, js]
-        N = tot[:, js] - G[:, ks, js]
-        ok = (P > 0) & (N > 0)
-        out[:, b0:b1] = np.divide(num[:, ks, js], P * N, out=np.full(P.shape, np.nan),
-                                  where=ok).T
-    return out
 
 
 def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, str | None]:

@@ -46,11 +46,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums, weight_rows
+from bipartite.diagnostics._stats import PlacementSums, side_scales, weight_rows
 from bipartite.metrics import QuerySegments, segment_below
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "Masses", "fused", "masses",
-           "pair_result", "query_order", "scorer_stats"]
+__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
+           "Masses", "fused", "kept", "masses", "pair_result", "query_order", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -65,11 +65,20 @@ MAX_BLOCK_CELLS = 1 << 24
 NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
+#: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
+#: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
+KEEP_BYTES = 1 << 28
 
 
 def fused(K: int) -> bool:
     """Whether ``K`` labels (and their ``K(K − 1)/2`` pairs) take the one-walk route."""
     return K + K * (K - 1) // 2 <= FUSED_ROWS
+
+
+def kept(m: int, U: int, scorers: int) -> bool:
+    """Whether the placement sums of ``m`` label pairs over ``U`` units (three (m, U) float64
+    tables each) are kept for the bootstrap for all ``scorers`` (:data:`KEEP_BYTES`)."""
+    return 0 < m and 3 * 8 * m * U * scorers <= KEEP_BYTES
 
 
 def _block_rows(m: int, G: int) -> int:
@@ -107,7 +116,9 @@ class Masses:
     row weights ``w`` (n,), constant ``c`` when every row has that weight (else None); ``lab``
     (n,) the K labels of each row packed in the bits of one integer (one gather a row); ``ep``,
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
-    grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`)."""
+    grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
+    the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
+    label pair's sides :func:`bipartite.diagnostics._stats.side_scales` (as ``label_sums``)."""
 
     K: int
     kj: np.ndarray
@@ -122,6 +133,8 @@ class Masses:
     lab: np.ndarray
     ep: np.ndarray
     en: np.ndarray
+    sp: np.ndarray
+    sn: np.ndarray
 
     def labels(self, idx: np.ndarray | slice) -> np.ndarray:
         """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
@@ -132,9 +145,15 @@ class Masses:
         """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
         pos, neg = weight_rows(Yb, wb, None)
         if len(self.kj):
-            pp, pn = weight_rows(Yb, wb, self.kj)
+            pp, pn = self.pair_rows(Yb, wb)
             pos, neg = np.concatenate([pos, pp]), np.concatenate([neg, pn])
         return pos, neg
+
+    def pair_rows(self, Yb: np.ndarray, wb: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+        """The label pairs' weight rows (p, b) of a block, times their powers of two."""
+        pp, pn = weight_rows(Yb, wb, self.kj)
+        K = self.K
+        return pp * self.sp[K:, None], pn * self.sn[K:, None]
 
     def weights(self, idx: np.ndarray | slice) -> np.ndarray | float:
         """The row weights of the rows ``idx`` (the constant, when they are)."""
@@ -162,19 +181,27 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             ep[k] = np.frexp(np.max(w, where=Yt[k], initial=0.0))[1]
             en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
-                 np.zeros(m, dtype=np.int64), w, c, lab, ep, en)
+                 np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
     if codes is not None:
         out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
+    top_p, top_n = np.zeros(m), np.zeros(m)  # the largest weight of each side
     B = _block_rows(m, G or 0)
-    for a in range(0, n, B):
+    for a in range(0, n, B):  # the rows unscaled (sp = sn = 1 until the loop ends)
         b = min(n, a + B)
         pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
         out.n_pos += np.count_nonzero(pos, axis=1)
         out.n_neg += np.count_nonzero(neg, axis=1)
+        np.maximum(top_p, pos.max(axis=1, initial=0.0), out=top_p)
+        np.maximum(top_n, neg.max(axis=1, initial=0.0), out=top_n)
         if codes is not None:
             _per_unit(out.Pq, codes[a:b], pos)
             _per_unit(out.Nq, codes[a:b], neg)
+    # the pairs' powers of two; a sum of weights does not underflow, so scaling the sums made
+    # unscaled is exact (a power of two ≥ 1 times a normal float)
+    out.sp[K:], out.sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
     if codes is not None:
+        out.Pq *= out.sp[:, None]
+        out.Nq *= out.sn[:, None]
         out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
     else:
         for a in range(0, n, B):  # the totals, summed as the whole-array route sums them
@@ -302,21 +329,23 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
 
 def _pairs_of(ms: Masses, sl: slice) -> Masses:
     """``ms`` restricted to the label pairs ``sl`` (the near ties read only their rows)."""
-    return replace(ms, kj=ms.kj[sl])
+    K = ms.K
+    keep = np.r_[np.arange(K), K + np.arange(len(ms.kj))[sl]]
+    return replace(ms, kj=ms.kj[sl], sp=ms.sp[keep], sn=ms.sn[keep])
 
 
-def _cumsums(seg: QuerySegments, ms: Masses, kj: np.ndarray) -> np.ndarray:
-    """(p, n + 1) the cumulative "j only" weight of the pairs ``kj`` in score order (what
+def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
+    """(p, n + 1) the cumulative "j only" weight of the pairs of ``ms`` in score order (what
     :func:`_global` keeps when it fits in :data:`NEAR_CELLS`), one walk of the order."""
-    o, n = seg.order, seg.n
-    C = np.empty((len(kj), n + 1))
+    o, n, p = seg.order, seg.n, len(ms.kj)
+    C = np.empty((p, n + 1))
     C[:, 0] = 0.0
-    cc, B = np.zeros(len(kj)), _block_rows(len(kj), 0)
+    cc, B = np.zeros(p), _block_rows(p, 0)
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        C[:, a + 1:b + 1], cc = _carried_cumsum(weight_rows(ms.labels(idx), ms.weights(idx),
-                                                            kj)[1], cc)
+        C[:, a + 1:b + 1], cc = _carried_cumsum(
+            ms.pair_rows(ms.labels(idx), ms.weights(idx))[1], cc)
     return C
 
 
@@ -329,8 +358,8 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     if C is None:
         step = max(1, NEAR_CELLS // (seg.n + 1))
         return np.concatenate([
-            _near_ties(seg, s, _pairs_of(ms, sl), _cumsums(seg, ms, ms.kj[sl]), tol)
-            for sl in (slice(i, i + step) for i in range(0, len(ms.kj), step))])
+            _near_ties(seg, s, sub, _cumsums(seg, sub), tol)
+            for sub in (_pairs_of(ms, slice(i, i + step)) for i in range(0, len(ms.kj), step))])
     o, n = seg.order, seg.n
     ss = s[o]
     num = np.zeros(len(ms.kj))
@@ -338,7 +367,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        gate, _ = weight_rows(ms.labels(idx), ms.weights(idx), ms.kj)
+        gate, _ = ms.pair_rows(ms.labels(idx), ms.weights(idx))
         on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
         if not len(on):
             continue

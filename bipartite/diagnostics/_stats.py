@@ -78,7 +78,7 @@ import numpy as np
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
-           "weight_rows"]
+           "side_scales", "weight_rows"]
 
 
 @dataclass(frozen=True)
@@ -224,6 +224,15 @@ class PlacementSums:
         return np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok).T
 
 
+def side_scales(top: np.ndarray) -> np.ndarray:
+    """The powers of two that bring the largest weights ``top`` (m,) of the sides of m weight
+    pairs into [½, 1) (1 for an empty side). The label pairs' sides take them: a pair's "k
+    only" and "j only" rows may all be light where the heavy rows have both labels or neither
+    (weights 1e-170 against 1: ``P N`` would underflow to 0 and a defined win rate read NaN);
+    every statistic of the table is a ratio of sums scaled alike, unchanged by them."""
+    return np.ldexp(1.0, -np.frexp(top)[1])
+
+
 def label_pair_weights(Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | None = None
                        ) -> tuple[np.ndarray, np.ndarray]:
     """The weight pairs (m, n) of the labels (``pairs`` None: ``w y_k``, ``w (1 − y_k)``) or of
@@ -281,10 +290,17 @@ def label_sums(s: np.ndarray, Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | 
     cost at 10⁶ rows and more)."""
     Yt = np.ascontiguousarray(np.asarray(Y).astype(bool).T)  # (K, n), 1 byte a label
     w = np.asarray(w, dtype=np.float64)
+    scales: list = []  # the label pairs' sides' powers of two (side_scales), from the first call
 
     def pairs_in(o):
-        return weight_rows(Yt, w, pairs) if o is None else weight_rows(
+        pos, neg = weight_rows(Yt, w, pairs) if o is None else weight_rows(
             np.take(Yt, o, axis=1), w[o], pairs)
+        if pairs is None:
+            return pos, neg
+        if not scales:
+            scales.extend([side_scales(pos.max(axis=1, initial=0.0))[:, None],
+                           side_scales(neg.max(axis=1, initial=0.0))[:, None]])
+        return pos * scales[0], neg * scales[1]
 
     return _build(s, pairs_in, w, codes, G, seg, qseg, within)
 

@@ -50,6 +50,13 @@ TABLE_FILES = (RESULTS_PARQUET, RESULTS_CSV, TASK_INDEX_CSV, FAILURES_CSV)
 #: segments' inode, size and modification time) and the tables' own, as the run that wrote
 #: them left them (:func:`bipartite.studies.runner.tables_current`).
 TABLES_STAMP = ".tables-stamp.json"
+#: The format of the tables a run writes from the records (their columns, order, types and
+#: file options), recorded in :data:`TABLES_STAMP`: a stamp of another format (or of none,
+#: before this constant) is not trusted and the tables are written again. Raise it with any
+#: change to what :func:`~bipartite.studies.collect_results` writes for the same records, so
+#: that a folder keeps no old-format tables even where ``bipartite.__version__`` is unchanged
+#: (a development install).
+TABLES_FORMAT = 1
 #: Folder of a study folder where corrupt task files are moved: ``quarantine/<file>.corrupt-<UTC
 #: time>`` (older versions moved them beside the task files, in ``tasks/``).
 QUARANTINE_DIR = "quarantine"

@@ -51,7 +51,7 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   (:data:`~bipartite.studies.files.TABLES_STAMP`): the inode, size and modification time of
   each segment the tables were made from, and of each table. A run that runs nothing and finds the stamp true of the folder
   (no record added, compacted or edited, no table removed or edited since; the same bipartite
-  version) does not write the tables again: they are a function of the records. Its
+  version and tables format, :data:`~bipartite.studies.files.TABLES_FORMAT`) does not write the tables again: they are a function of the records. Its
   ``StudyResult.results`` is built, from the records it checked, when first asked for.
 * **Folders of bipartite 0.5.0 and earlier** (one file per task: ``tasks/<key>.json``,
   ``tasks/<key>.failed.json``) are read as they are by :func:`study_status` and
@@ -151,6 +151,7 @@ from bipartite.studies.files import (
     RESULTS_CSV,
     RESULTS_PARQUET,
     TABLE_FILES,
+    TABLES_FORMAT,
     TABLES_STAMP,
     TASK_INDEX_CSV,
     TASKS_DIR,
@@ -192,8 +193,8 @@ __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "r
            "run_study", "study_status", "write_text_atomic"]
 
 # Re-exported here for compatibility (the folder layout lives in bipartite.studies.files).
-__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TABLES_STAMP",
-            "TASKS_DIR", "TASK_INDEX_CSV"]
+__all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TABLES_FORMAT",
+            "TABLES_STAMP", "TASKS_DIR", "TASK_INDEX_CSV"]
 
 
 def read_manifest(study_dir: str | os.PathLike) -> dict:
@@ -652,7 +653,7 @@ def _tables_stamp(study_dir: Path, store: Store) -> dict | None:
 
     if store.legacy or any(not any(seg.signature) for seg in store.segments.values()):
         return None
-    return {"bipartite_version": __version__,
+    return {"bipartite_version": __version__, "tables_format": TABLES_FORMAT,
             "segments": {path.name: list(seg.signature) for path, seg in
                          sorted(store.segments.items())},
             "tables": {name: _file_signature(study_dir / name) for name in TABLE_FILES}}
@@ -662,7 +663,7 @@ def tables_current(study_dir: Path, store: Store) -> bool:
     """Are the folder's tables those of its records as read in ``store``? True when the stamp
     left by the run that wrote them (:func:`stamp_tables`) names the same segments, each with
     the same inode, size and modification time (no record added, compacted, moved or edited
-    since), the same bipartite version, and the tables as it left them (none removed, replaced
+    since), the same bipartite version and :data:`TABLES_FORMAT`, and the tables as it left them (none removed, replaced
     or edited). The tables are a function of the records (and the manifest, fixed for the
     folder), so a run that ran nothing need not write them again."""
     try:

@@ -23,7 +23,7 @@ from segment_reader import damaged_lines, parse, rewrite_lines, segments
 from bipartite.studies import resume_study, run_study, study_status
 from bipartite.studies import segments as segments_module
 from bipartite.studies.errors import LegacyRecordWarning
-from bipartite.studies.runner import TABLE_FILES, TABLES_STAMP
+from bipartite.studies.runner import TABLE_FILES, TABLES_FORMAT, TABLES_STAMP
 from bipartite.studies.tasks import gc_paused
 
 LAYOUT_050 = Path(__file__).parent / "data" / "layout_0_5_0"
@@ -200,7 +200,8 @@ def test_a_resume_that_runs_nothing_keeps_the_tables_and_proves_completeness(tmp
 
 @pytest.mark.parametrize("change", ["remove results.csv", "edit task_index.csv",
                                     "remove the stamp", "damage the stamp",
-                                    "stamp of another version", "append a record"])
+                                    "stamp of another version", "stamp of another tables format",
+                                    "stamp without a tables format", "append a record"])
 def test_the_tables_are_written_again_when_they_or_the_records_changed(tmp_path, change):
     out = tmp_path / "s"
     run_study(demo(), out, progress=False)
@@ -217,6 +218,14 @@ def test_the_tables_are_written_again_when_they_or_the_records_changed(tmp_path,
     elif change == "stamp of another version":
         stamp = json.loads((out / TABLES_STAMP).read_text())
         (out / TABLES_STAMP).write_text(json.dumps({**stamp, "bipartite_version": "0.0.1"}))
+    elif change == "stamp of another tables format":  # same version: a dev install
+        stamp = json.loads((out / TABLES_STAMP).read_text())
+        assert stamp["tables_format"] == TABLES_FORMAT
+        (out / TABLES_STAMP).write_text(json.dumps({**stamp, "tables_format": TABLES_FORMAT + 1}))
+    elif change == "stamp without a tables format":  # a stamp written before the format
+        stamp = json.loads((out / TABLES_STAMP).read_text())
+        del stamp["tables_format"]
+        (out / TABLES_STAMP).write_text(json.dumps(stamp))
     elif change == "append a record":  # the same record again (a copy): read once
         (segment,) = segments(out)
         with open(segment, "ab") as fh:
