@@ -281,7 +281,8 @@ def near_tie_rate(
     """
     s, only_k, only_j, w, k, j = _cross_sets(Y, scores, k, j, sample_weight)
     t = _check_tol(tol)
-    wk, wj = w[only_k], w[only_j]
+    # each side scaled by its own power of two: exact, and wk.sum() * wj.sum() cannot underflow
+    wk, wj = pow2_normalise(w[only_k]), pow2_normalise(w[only_j])
     if not (wk.sum() > 0 and wj.sum() > 0):
         return warn_undefined(
             f"near-tie rate of labels {k} and {j} is undefined: one cross-pair set is empty."
@@ -312,7 +313,9 @@ def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | N
     cumulative sums in blocks of at most :data:`_PAIR_BLOCK` entries. Only ``j > k`` is computed
     (``W_{j>k} = 1 − W_{k>j}``); the near ties of ``(j, k)`` come from the same sums, with the
     tolerance applied around ``f(x')`` as :func:`near_tie_rate` ``(j, k)`` does. Returns ``(W, T or None, den)`` with
-    ``den[k, j]`` the weight of the cross pairs (0: undefined, NaN in ``W`` and ``T``).
+    ``den[k, j]`` the weight of the cross pairs (0: undefined, NaN in ``W`` and ``T``), each
+    side of the pair scaled by its own power of two (the ratios are unchanged; ``N_kj N_jk``
+    itself may underflow).
     ``order``: a stable ascending order of ``s``, when the caller has it (one sort saved). The
     rows are walked in score order, so every rank is searched with sorted keys (cache-friendly
     binary searches: 10–50x faster at 10⁶ rows than in row order) and ``lt``/``le`` are the
@@ -325,8 +328,7 @@ def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | N
     A_sorted = np.take(Yb, order, axis=0).astype(np.float64)  # take: 7x faster than Yb[order]
     w_sorted = w[order]
     wA_sorted = w_sorted[:, None] * A_sorted
-    N = wA_sorted.T @ (1.0 - A_sorted)  # N[k, j]: weight of the rows with y_k = 1, y_j = 0
-    den = N * N.T
+    den = np.zeros((K, K))  # den[k, j]: the scaled cross-pair weight, N_kj N_jk a_kj a_jk
     new = np.r_[True, ss[1:] != ss[:-1]]  # first row of each tie group
     bounds = np.r_[np.flatnonzero(new), n]
     sizes = np.diff(bounds)
@@ -352,8 +354,13 @@ def _all_pair_rates(Yb: np.ndarray, s: np.ndarray, w: np.ndarray, tol: float | N
         for j0 in range(k + 1, K, step):
             cols = slice(j0, min(j0 + step, K))
             C = np.zeros((n + 1, cols.stop - j0))
-            np.cumsum(zk[:, None] * A_sorted[:, cols], axis=0, out=C[1:])
-            gate = r[:, None] * (1.0 - A_sorted[rows, cols])  # w_i y_ik (1 − y_ij)
+            # each side of each pair scaled by its own power of two (exact; max in [½, 1)):
+            # "k only" and "j only" rows may all be light next to heavy rows with both labels
+            # or neither (1e-170 against 1), where N_kj N_jk would underflow to 0
+            np.cumsum(pow2_normalise(zk[:, None] * A_sorted[:, cols], axis=0), axis=0, out=C[1:])
+            # w_i y_ik (1 − y_ij), scaled alike
+            gate = pow2_normalise(r[:, None] * (1.0 - A_sorted[rows, cols]), axis=0)
+            den[k, cols] = den[cols, k] = gate.sum(axis=0) * C[n]
             below, upto = C[lt[rows]], C[le[rows]]
             num_w[k, cols] = np.sum(gate * (below + 0.5 * (upto - below)), axis=0)
             if num_t is not None:

@@ -7,6 +7,7 @@ aggregation with a_k = π_k(1 − π_k). Registry: papers/la25/claims_dictatorsh
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -15,12 +16,14 @@ from bipartite import UndefinedMetricWarning, bayes
 from bipartite.bayes import label_aggregation, loss_aggregation
 from bipartite.dictatorship import (
     cross_pair_win_rate,
+    cross_pair_win_rates,
     dictator,
     dictator_threshold,
     effective_weight_shares,
     effective_weights,
     label_vector_order,
     near_tie_rate,
+    near_tie_rates,
     population_win_rate,
     report,
 )
@@ -272,6 +275,38 @@ def test_near_tie_rate_against_loop():
                 assert got == pytest.approx(slow_near_tie(Y, f, k, j, tol, w), abs=1e-12)
     with pytest.raises(ValueError, match="'tol'"):
         near_tie_rate([[1, 0], [0, 1]], [1.0, 2.0], 0, 1, tol=-1.0)
+
+
+@pytest.mark.parametrize("light", [1e-170, 1e-300, 1e-307])
+def test_light_cross_sets_next_to_heavy_rows(light):
+    """Claim: a win rate or near-tie rate is defined whenever both cross sets have positive
+    weight, however light they are next to the rows with both labels or neither (which it
+    ignores). Counterexample to 0.6.0, pinned: "k only" and "j only" rows of weight 1e-170 beside
+    rows of weight 1 made ``N_kj N_jk`` underflow, and the all-pairs kernel (``report``,
+    ``cross_pair_win_rates``, ``near_tie_rates``, the report's K > 10 route) read NaN with an
+    "undefined" warning, ``near_tie_rate`` NaN without one. Expected values: the same data with
+    the ignored rows dropped and the light weights set to 1 (scale invariance), by the loops."""
+    rng = np.random.default_rng(11)
+    Y = np.array([[1, 1], [0, 0], [1, 0], [0, 1], [1, 1], [0, 0], [1, 0], [0, 1], [0, 1]])
+    f = rng.normal(size=len(Y)).round(1)
+    f[3] = f[2]  # one exact cross tie
+    cross = (Y[:, 0] != Y[:, 1])
+    w = np.where(cross, light * rng.uniform(1, 2, len(Y)), 1.0)
+    w_kept = w[cross] / light
+    W = slow_win_rate(Y[cross], f[cross], 0, 1, w_kept)
+    T = slow_near_tie(Y[cross], f[cross], 0, 1, 0.3, w_kept)
+    assert 0 < W < 1 and 0 < T < 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "undefined" warning
+        assert cross_pair_win_rate(Y, f, 0, 1, sample_weight=w) == pytest.approx(W, rel=1e-12)
+        assert near_tie_rate(Y, f, 0, 1, tol=0.3, sample_weight=w) == pytest.approx(T, rel=1e-12)
+        Wm = cross_pair_win_rates(Y, f, sample_weight=w)
+        Tm = near_tie_rates(Y, f, tol=0.3, sample_weight=w)
+        r = report(Y, f, tol=0.3, sample_weight=w)
+    for got in (Wm, r.win_rate):
+        np.testing.assert_allclose([got[0, 1], got[1, 0]], [W, 1 - W], rtol=1e-12)
+    for got in (Tm, r.near_tie):
+        np.testing.assert_allclose([got[0, 1], got[1, 0]], [T, T], rtol=1e-12)
 
 
 # ---- report -------------------------------------------------------------------------------------
