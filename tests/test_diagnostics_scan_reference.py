@@ -82,8 +82,10 @@ def _reference(s, Y, w, codes, G, tol):
                 psi = [Fraction(0)] * U
                 for i in range(n):
                     psi[unit[i]] += psi_pos[i] + psi_neg[i]
-                if U > 1:
-                    var = Fraction(U, U - 1) * sum(x * x for x in psi)
+                # G' = the units with weight in the pair (a unit without any has ψ = 0)
+                Gp = len({unit[i] for i in range(n) if pos[i] > 0 or neg[i] > 0})
+                if Gp > 1:
+                    var = Fraction(Gp, Gp - 1) * sum(x * x for x in psi)
             elif n_pos > 1 and n_neg > 1:  # DeLong et al. (1988): S10/m + S01/n
                 var = (Fraction(n_pos, n_pos - 1) * sum(x * x for x in psi_pos)
                        + Fraction(n_neg, n_neg - 1) * sum(x * x for x in psi_neg))

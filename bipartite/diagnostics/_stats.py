@@ -129,10 +129,15 @@ class PlacementSums:
         """(m, G) scaled influence ``t`` of the pooled AUC: ``var = Σ_q t²``, ``cov = Σ_q t t'``
         (DeLong; clustered by unit when ``clustered``; docs/theory.md §2.6). NaN rows where the variance is
         undefined: an empty class, a class with a single row (rows as units) or a single unit
-        (clustered)."""
+        with weight for the pair (clustered; the factor is ``√(G'/(G' − 1))`` over those G'
+        units, as rows count only the rows with weight)."""
         ip, im = self.influence()
         if self.clustered:
-            c = np.sqrt(self.G / (self.G - 1)) if self.G > 1 else np.nan
+            # G' = the units with weight for the pair (as rows count only rows with weight): a
+            # unit without any has influence 0 and does not enter the small-sample factor
+            g = np.count_nonzero((self.pos > 0) | (self.neg > 0), axis=1)[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                c = np.where(g > 1, np.sqrt(g / np.maximum(g - 1, 1)), np.nan)
             return (ip + im) * c
         with np.errstate(invalid="ignore", divide="ignore"):
             cp = np.where(self.n_pos > 1, np.sqrt(self.n_pos / np.maximum(self.n_pos - 1, 1)),
