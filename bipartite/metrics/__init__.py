@@ -473,7 +473,10 @@ def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
     if "A" in st:
         ap_q = np.divide(st["A"], P, out=np.full(P.shape, np.nan), where=P > 0).T
     P, N = np.ldexp(P, e), np.ldexp(N, e)  # the weights as given
-    counts = np.bincount(codes, minlength=G)
+    if w is None:  # unweighted: the rows of each query are its counts P + N (of any label)
+        counts = (P[0] + N[0]).astype(np.int64)
+    else:
+        counts = np.bincount(codes, minlength=G)
     weight = counts.astype(np.float64) if w is None else np.bincount(codes, w, minlength=G)
     return GroupedStats(query_ids=ids, n=counts, weight=weight, pos=P.T, neg=N.T, auc=auc_q.T,
                         ap=ap_q)
@@ -506,7 +509,7 @@ def group_auc(
     qid, qname = require_qid(qid, groups, "group_auc")
     y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    codes = check_qid(qid, len(y), qname, ref="y_true")
+    codes = check_qid(qid, len(y), qname, ref="y_true", dense=False)  # empty queries: no weight
     check_option(weighting, "weighting", GAUC_WEIGHTINGS)
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     if len(y) == 0:
@@ -592,14 +595,14 @@ def ndcg_at_k(
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
     0.735
     """
-    rel = check_array(relevance, "relevance", ndim=1)
+    rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)  # grades: no copy
     check_nonnegative(rel, "relevance")
     s = _check_scores(y_score, len(rel), labels="relevance")
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
-    g = check_qid(qid, len(rel), qname, ref="relevance")
+    g = check_qid(qid, len(rel), qname, ref="relevance", dense=False)  # an empty query: IDCG 0
     if gain == "exponential" and rel.size and rel.max() >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")

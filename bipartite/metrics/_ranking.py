@@ -645,21 +645,28 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
 def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk: int,
                exponential: bool) -> tuple[np.ndarray, np.ndarray]:
     """(G,) DCG@kk and ideal DCG@kk of each query (docs/theory.md §10.6), ties averaged
-    (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64; gain ``2^rel − 1``
-    with ``exponential``, else ``rel``) and query codes ``g`` (None: one query). Integer grades
-    below 256 ride in the keys as a level (the ideal order is by level, its counts from one
+    (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64, or integers or
+    booleans, used as they are; gain ``2^rel − 1`` with ``exponential``, else ``rel``) and query
+    codes ``g`` (None: one query). Integer grades below 256 ride in the keys as a level (the ideal order is by level, its counts from one
     ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
     table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
     table is small enough, else counts and gain sums per (query, score level) from two, and the
     ideal DCG from the counts per (query, gain level)."""
     n = len(rel)
     lev, lut = None, None
-    if rel.max() < 256:
-        lev8 = rel.astype(np.uint8)
-        if np.array_equal(lev8, rel):  # integer grades
-            lev, L = lev8, int(rel.max()) + 1
+    top = rel.max()
+    if top < 256:
+        if rel.dtype.kind in "biu":  # integer grades as given: no copy
+            lev = rel.view(np.uint8) if rel.dtype == bool else rel
+        else:
+            lev8 = rel.astype(np.uint8)
+            lev = lev8 if np.array_equal(lev8, rel) else None  # integer grades
+        if lev is not None:
+            L = int(top) + 1
             lut = np.arange(L, dtype=np.float64)
             lut = np.exp2(lut) - 1.0 if exponential else lut
+    if lev is None:
+        rel = rel.astype(np.float64, copy=False)  # the gains are floats
     rk = _table_levels(s, G, sortable=lev is not None)
     if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
         k = _cell_keys(rk, g, G, lev, _bits(L))
