@@ -13,8 +13,9 @@ is: few distinct scores take the table route (the exact ranks of ``_distinct.Ran
 sort of compact uint32 keys of those cells). "flt" is the page faults of one "after" call (on
 a virtual machine each costs about 2 µs: 200 of them, one fresh array of 10⁵ float64, weigh
 about as much as a sort of 10⁵ two-valued scores).
-"checks" times the function's input validation alone (labels, scores, query ids: ``check_qid``
-factorises them), the part of the time that no kernel removes. The functions are timed
+"checks" times the function's input validation alone (``_group_auc_input``, ``_ap_input``,
+``_ndcg_input`` of ``bipartite.metrics``: labels, scores, query ids), the part of the time that no
+kernel removes. The functions are timed
 interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``, in
 this process's CPU time (``--clock wall``: wall time, which on a machine shared by many
 processes measures mostly their load); peak memory is tracemalloc's peak during one call. Only
@@ -44,9 +45,14 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 
 import bipartite.metrics._ranking as ranking
-from bipartite._utils.validation import check_array, check_nonnegative, check_qid
-from bipartite.metrics import _check_scores, average_precision, group_auc, ndcg_at_k
-from bipartite.metrics._kernels import binary_labels
+from bipartite.metrics import (
+    _ap_input,
+    _group_auc_input,
+    _ndcg_input,
+    average_precision,
+    group_auc,
+    ndcg_at_k,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_metrics import interleaved  # noqa: E402 - the one interleaved timer of benchmarks/
@@ -164,16 +170,12 @@ def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
     s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
     pairs = {
         "group_auc": (lambda: before_group_auc(y, s, q), lambda: group_auc(y, s, q),
-                      lambda: (binary_labels(y, "y_true"), _check_scores(s, n),
-                               check_qid(q, n, "qid", ref="y_true")), (s, y, q)),
+                      lambda: _group_auc_input(y, s, q, "qid", "pairs", None), (s, y, q)),
         "average_precision": (lambda: before_average_precision(y, s),
                               lambda: average_precision(y, s),
-                              lambda: (binary_labels(y, "y_true"), _check_scores(s, n)), (s, y)),
+                              lambda: _ap_input(y, s, None), (s, y)),
         "ndcg_at_k": (lambda: before_ndcg(rel, s, q), lambda: ndcg_at_k(rel, s, qid=q),
-                      lambda: (check_nonnegative(check_array(rel, "relevance", ndim=1),
-                                                 "relevance"),
-                               _check_scores(s, n, labels="relevance"),
-                               check_qid(q, n, "qid", ref="relevance")), (s, rel, q)),
+                      lambda: _ndcg_input(rel, s, 10, q, None, "exponential"), (s, rel, q)),
     }
     out = []
     for name, (old, new, checks, inputs) in pairs.items():

@@ -507,11 +507,7 @@ def group_auc(
     0.5
     """
     qid, qname = require_qid(qid, groups, "group_auc")
-    y = binary_labels(y_true, "y_true")
-    s = _check_scores(y_score, len(y))
-    codes = check_qid(qid, len(y), qname, ref="y_true", dense=False)  # empty queries: no weight
-    check_option(weighting, "weighting", GAUC_WEIGHTINGS)
-    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    y, s, codes, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
     G = int(codes.max()) + 1
@@ -523,6 +519,19 @@ def group_auc(
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
     return float(val)
+
+
+def _group_auc_input(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike, qname: str,
+                     weighting: str, sample_weight: ArrayLike
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The input validation of :func:`group_auc` (labels, scores, query codes, weights), alone
+    (benchmarks/bench_ranking_metrics.py times it)."""
+    y = binary_labels(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    codes = check_qid(qid, len(y), qname, ref="y_true", dense=False)  # empty queries: no weight
+    check_option(weighting, "weighting", GAUC_WEIGHTINGS)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    return y, s, codes, w
 
 
 def _label_values(rows: SortedRows, w: np.ndarray | None):
@@ -560,9 +569,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
     """
-    y = binary_labels(y_true, "y_true")
-    s = _check_scores(y_score, len(y))
-    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    y, s, w = _ap_input(y_true, y_score, sample_weight)
     if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
     st = label_stats(s, y, w=None if w is None else pow2_normalise(w), auc=False, ap=True)
@@ -570,6 +577,15 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
         rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
         st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
     return float(st["A"][0, 0] / st["P"][0, 0])
+
+
+def _ap_input(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The input validation of :func:`average_precision`, alone (as :func:`_group_auc_input`)."""
+    y = binary_labels(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    return y, s, w
 
 
 def ndcg_at_k(
@@ -595,17 +611,7 @@ def ndcg_at_k(
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
     0.735
     """
-    rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)  # grades: no copy
-    check_nonnegative(rel, "relevance")
-    s = _check_scores(y_score, len(rel), labels="relevance")
-    check_option(gain, "gain", ("exponential", "linear"))
-    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
-        raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
-    qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
-    g = check_qid(qid, len(rel), qname, ref="relevance", dense=False)  # an empty query: IDCG 0
-    if gain == "exponential" and rel.size and rel.max() >= 1024:
-        raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
-                         f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
+    rel, s, g = _ndcg_input(relevance, y_score, k, qid, groups, gain)
     n = len(rel)
     if n == 0:
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
@@ -615,6 +621,25 @@ def ndcg_at_k(
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
     return float(np.mean(dcg[ok] / idcg[ok]))
+
+
+def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: ArrayLike,
+                groups: ArrayLike, gain: str
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The input validation of :func:`ndcg_at_k`, alone (as :func:`_group_auc_input`): the
+    relevance (integer grades as they are: no float64 copy), scores and query codes."""
+    rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)
+    check_nonnegative(rel, "relevance")
+    s = _check_scores(y_score, len(rel), labels="relevance")
+    check_option(gain, "gain", ("exponential", "linear"))
+    if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
+        raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
+    qid, qname = resolve_qid(qid, groups, "ndcg_at_k", stacklevel=4)
+    g = check_qid(qid, len(rel), qname, ref="relevance", dense=False)  # an empty query: IDCG 0
+    if gain == "exponential" and rel.size and rel.max() >= 1024:
+        raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
+                         f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
+    return rel, s, g
 
 
 for _obj in (GroupedStats, QuerySegments):

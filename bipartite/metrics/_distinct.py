@@ -74,6 +74,24 @@ def _hash_levels(x: np.ndarray, cap: int) -> list[tuple[np.ndarray, int, np.ndar
     return None
 
 
+def _few_values(x: np.ndarray, k: int) -> np.ndarray | None:
+    """The distinct values of ``x`` (ascending) when at most ``k``, else None: the smallest and
+    largest of the rows left, then the rows holding neither, a few passes over a small sample
+    (cheaper than its hash tables when it holds a handful of values). Its first ``4 k`` rows
+    turn a continuous score down first."""
+    if len(np.unique(x[: 4 * k])) > k:
+        return None
+    vals: list[float] = []
+    rest = x
+    while rest.size:
+        if len(vals) >= k:
+            return None
+        lo, hi = rest.min(), rest.max()
+        vals += [lo] if lo == hi else [lo, hi]
+        rest = rest[(rest != lo) & (rest != hi)]
+    return np.array(sorted(vals)) if len(vals) <= k else None
+
+
 def _level_values(levels: list[tuple[np.ndarray, int, np.ndarray | None]]) -> np.ndarray:
     """The distinct values (ascending) held in the hash tables of :func:`_hash_levels`."""
     return np.unique(np.concatenate([t[~np.isnan(t)] for t, _, _ in levels]))
@@ -108,10 +126,13 @@ class Ranks:
         if cap < 1 or n == 0:
             return None
         if n > 4 * _SAMPLE:
-            sample = _hash_levels(s[:: n // _SAMPLE], cap)
-            if sample is None:
-                return None
-            v = _level_values(sample)
+            sample = s[:: n // _SAMPLE]
+            v = _few_values(sample, _FEW)
+            if v is None:
+                levels = _hash_levels(sample, cap)
+                if levels is None:
+                    return None
+                v = _level_values(levels)
             if len(v) > cap:  # the sample's values are some of the scores'
                 return None
             if len(v) <= _FEW:
@@ -145,8 +166,11 @@ class Ranks:
         if self.levels is None:  # comparisons: the values below (ascending) or above the row
             v = self._v
             cmp, ref = (np.less, v[1:]) if self.descending else (np.greater, v[:-1])
-            out[:] = 0
-            for x in ref:
+            if not len(ref):
+                out[:] = 0
+                return out
+            cmp(c, ref[0], out=out, casting="unsafe")  # written as 0/1: no zeroing pass
+            for x in ref[1:]:
                 out += cmp(c, x)
             return out
         rk, mult, _ = self._rk[0]

@@ -461,20 +461,29 @@ def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.nda
     C = min(n, _CHUNK)
     buf = np.zeros(C, dtype=np.intp)
     tmp = np.empty(C, dtype=np.intp)
-    for a in range(0, n, C):
+    L = low_levels if low is not None else 1
+    direct = low is not None and low.dtype == np.intp  # else cast first: a mixed-type add is
+    for a in range(0, n, C):                           # several times slower
         b = min(n, a + C)
         rr, t = buf[: b - a], tmp[: b - a]
-        if rk is None:
-            rr[:] = 0
-        else:
+        # cell = query · (U L) + rank · L + low, in as few passes as the parts allow
+        if rk is not None:
             rk.chunk(a, b, rr)
-        if codes is not None:
-            np.multiply(codes[a:b], U, out=t, casting="unsafe")
-            rr += t
+            if L != 1:
+                rr *= L
+            if codes is not None:
+                np.multiply(codes[a:b], U * L, out=t, casting="unsafe")
+                rr += t
+        elif codes is not None:
+            np.multiply(codes[a:b], U * L, out=rr, casting="unsafe")
+        else:
+            rr[:] = 0
         if low is not None:
-            rr *= low_levels
-            np.copyto(t, low[a:b], casting="unsafe")  # 0/1 floats: exact; a mixed-type add is
-            rr += t                                   # several times slower
+            if direct:
+                rr += low[a:b]
+            else:
+                np.copyto(t, low[a:b], casting="unsafe")  # 0/1 floats: exact
+                rr += t
         yield a, b, rr
 
 
