@@ -5,10 +5,11 @@ memory as a ratio to all the input arrays.
 "0.3.0" is that release's implementation, copied below: ``group_auc`` on the grouped engine of
 that release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
 ``average_precision`` as scikit-learn's ``average_precision_score`` (what it called), and
-``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort and block scan of
-``bipartite/metrics/_ranking.py`` (the whole implementation before the table route; kept there
-for many distinct scores), forced by ``MAX_LEVELS = 0``. "after" is the public function as it
-is: few distinct scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
+``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort of
+``bipartite/metrics/_ranking.py`` and the walk of its rows (``_tables.sorted_label_stats``, the
+DCG of each query's first k rows; kept for many distinct scores), forced by ``MAX_LEVELS = 0``
+(``bipartite/metrics/_tables.py``). "after" is the public function as it is: few distinct
+scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
 (query, level, label or grade) table, or, when that table would have more cells than rows, one
 sort of compact uint32 keys of those cells). "flt" is the page faults of one "after" call (on
 a virtual machine each costs about 2 µs: 200 of them, one fresh array of 10⁵ float64, weigh
@@ -44,7 +45,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-import bipartite.metrics._ranking as ranking
+import bipartite.metrics._tables as tables
 from bipartite.metrics import (
     _ap_input,
     _group_auc_input,
@@ -150,11 +151,11 @@ def data(n: int, distinct: int, seed: int = 0):
 def sort_route(f):
     """``f`` with the table route off: the packed-key sort and block scan."""
     def g():
-        old, ranking.MAX_LEVELS = ranking.MAX_LEVELS, 0
+        old, tables.MAX_LEVELS = tables.MAX_LEVELS, 0
         try:
             return f()
         finally:
-            ranking.MAX_LEVELS = old
+            tables.MAX_LEVELS = old
     return g
 
 

@@ -81,13 +81,12 @@ from bipartite.metrics._kernels import (
 )
 from bipartite.metrics._ranking import (
     SortedRows,
-    label_stats,
-    ndcg_parts,
     ranking_stats,
 )
 from bipartite.metrics._ranking import (
     segment_below as segment_below,  # shared with the report (diagnostics._scan)
 )
+from bipartite.metrics._tables import label_stats, ndcg_parts, sorted_label_stats
 from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
@@ -514,7 +513,9 @@ def group_auc(
     st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w))  # few scores
     if st is None:
         rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
-        st = ranking_stats(rows, _label_values(rows, w))
+        st = sorted_label_stats(rows) if w is None else None
+        if st is None:
+            st = ranking_stats(rows, _label_values(rows, w))
     val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
@@ -575,7 +576,9 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     st = label_stats(s, y, w=None if w is None else pow2_normalise(w), auc=False, ap=True)
     if st is None:  # not few distinct scores: the sort
         rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
-        st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+        st = sorted_label_stats(rows, auc=False, ap=True) if w is None else None
+        if st is None:
+            st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
     return float(st["A"][0, 0] / st["P"][0, 0])
 
 
