@@ -40,8 +40,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 __all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms",
-           "block_length", "dcg_per_query", "dcg_terms", "discount_sums", "per_query_add",
-           "ranking_stats", "segment_below"]
+           "block_length", "dcg_per_query", "dcg_terms", "discount_sums", "key_bits",
+           "per_query_add", "ranking_stats", "segment_below"]
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
 #: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
@@ -55,7 +55,7 @@ def block_length(n: int) -> int:
 _U = np.uint64
 
 
-def _bits(m: int) -> int:
+def key_bits(m: int) -> int:
     """Bits needed for the values 0..m−1."""
     return max(0, int(m) - 1).bit_length()
 
@@ -86,8 +86,8 @@ class SortedRows:
         n = len(s)
         self.n, self.s, self.descending = n, s, descending
         self.n_codes = int(n_codes) if codes is not None else 1
-        self.b = max(1, _bits(n))
-        self.c = _bits(self.n_codes) if codes is not None else 0
+        self.b = max(1, key_bits(n))
+        self.c = key_bits(self.n_codes) if codes is not None else 0
         self.lb = int(low_bits) if low is not None else 0
         used = self.b + self.c + self.lb
         if used > 63:

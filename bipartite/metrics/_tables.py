@@ -38,12 +38,12 @@ from bipartite.metrics import _ranking
 from bipartite.metrics._distinct import Ranks
 from bipartite.metrics._ranking import (
     SortedRows,
-    _bits,
     ap_terms,
     auc_terms,
     dcg_per_query,
     dcg_terms,
     discount_sums,
+    key_bits,
     per_query_add,
 )
 
@@ -128,7 +128,7 @@ def _cell_keys(rk: Ranks, codes: np.ndarray | None, G: int, low: np.ndarray | No
     them), so they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most
     32, whose sort costs about two thirds of a sort of the float64 scores. None past 64 bits or
     2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
-    ub, cb = _bits(len(rk.values)), _bits(G)
+    ub, cb = key_bits(len(rk.values)), key_bits(G)
     if cb + ub + low_bits > 64 or len(rk.s) >= 1 << 31:
         return None
     k = np.empty(len(rk.s), dtype=np.uint32 if cb + ub + low_bits <= 32 else _U)
@@ -344,7 +344,7 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
     U = len(rk.values)
     if G * U > TABLE_CELLS * len(s):
         k = _cell_keys(rk, codes, G, y, 1)
-        return None if k is None else _key_label_stats(k, _bits(U), G, auc=auc, ap=ap)
+        return None if k is None else _key_label_stats(k, key_bits(U), G, auc=auc, ap=ap)
     T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
     N, P = T[..., 0], T[..., 1]
     Pa = np.cumsum(P, axis=1)
@@ -393,9 +393,9 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
         rel = rel.astype(np.float64, copy=False)  # the gains are floats
     rk = _table_levels(s, G, sortable=lev is not None)
     if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
-        k = _cell_keys(rk, g, G, lev, _bits(L))
+        k = _cell_keys(rk, g, G, lev, key_bits(L))
         if k is not None:
-            return _key_dcg(k, _bits(len(rk.values)), _bits(L), lut, G, kk)
+            return _key_dcg(k, key_bits(len(rk.values)), key_bits(L), lut, G, kk)
         rk = None  # past 64 key bits: the sort
     if rk is not None:
         U = len(rk.values)
