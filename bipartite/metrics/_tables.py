@@ -347,22 +347,20 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
         return None if k is None else _key_label_stats(k, key_bits(U), G, auc=auc, ap=ap)
     T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
     N, P = T[..., 0], T[..., 1]
-    Pa = np.cumsum(P, axis=1)
-    Pa -= P
-    out = {"P": P.sum(axis=1, dtype=np.float64)[None], "N": N.sum(axis=1, dtype=np.float64)[None]}
+    Pa = _before(P)
+    out = {"P": _row_sums(P)[None], "N": _row_sums(N)[None]}
     if auc:
         if w is None:  # 2 N (P_above + ½ P) in integers: exact
             X = 2 * Pa
             X += P
             X *= N
-            out["U"] = 0.5 * X.sum(axis=1, dtype=np.float64)[None]
+            out["U"] = 0.5 * _row_sums(X)[None]
         else:
-            out["U"] = auc_terms(N, P, Pa).sum(axis=1)[None]
+            out["U"] = _row_sums(auc_terms(N, P, Pa))[None]
     if ap:
-        Na = np.cumsum(N, axis=1)
-        Na -= N
+        Na = _before(N)
         Pf, Paf = P.astype(np.float64), Pa.astype(np.float64)
-        out["A"] = ap_terms(Pf, Pf + N, Paf, Paf + Na).sum(axis=1)[None]
+        out["A"] = _row_sums(ap_terms(Pf, Pf + N, Paf, Paf + Na))[None]
     return out
 
 
@@ -411,16 +409,15 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
         gains = lut[lev] if lev is not None else np.exp2(rel) - 1.0 if exponential else rel
         C = _table(rk, U, g, G * U).reshape(G, U)
         S = _table(rk, U, g, G * U, weights=gains).reshape(G, U)
-        D = discount_sums(kk, int(C.sum(axis=1).max()))
+        D = discount_sums(kk, int(_row_sums(C).max()))
         return _tie_group_dcg(C, S, D), _ideal_dcg(gains, lev, lut, g, G, D)
     if lev is not None:
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
         counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
-        n_q = counts.sum(axis=1)
+        n_q = _row_sums(counts).astype(np.int64)
         D = discount_sums(kk, int(n_q.max()))
-        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
-        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
+        idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
         dcg = _window_dcg(rows, lambda k: lut.take(((k >> _U(rows.b)) & rows.low_mask)
                                                     .view(np.intp)), n_q, kk, D)
         if dcg is None:
@@ -558,15 +555,32 @@ def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None
 def _level_dcg(vals: np.ndarray, counts: np.ndarray, D: np.ndarray) -> np.ndarray:
     """(G,) DCG of queries whose items are ranked by level, from the top: ``counts`` (G, U) items
     of each level, of gain ``vals`` (U,) (the ideal DCG: tied items have one gain)."""
-    above = np.cumsum(counts, axis=1)
-    above -= counts
-    return dcg_terms(vals[None, :], counts, above, D).sum(axis=1)
+    return _row_sums(dcg_terms(vals[None, :], counts, _before(counts), D))
 
 
 def _tie_group_dcg(C: np.ndarray, S: np.ndarray, D: np.ndarray) -> np.ndarray:
     """(G,) DCG from the items ``C`` (G, U) and their gain sums ``S`` of each (query, score
     level), levels from the top score: each tie group's mean gain over its positions."""
-    A = np.cumsum(C, axis=1)
-    A -= C
     mean = np.divide(S, C, out=np.zeros(S.shape), where=C > 0)
-    return dcg_terms(mean, C, A, D).sum(axis=1)
+    return _row_sums(dcg_terms(mean, C, _before(C), D))
+
+
+def _before(x: np.ndarray) -> np.ndarray:
+    """(G, U) sums of ``x`` over the earlier columns of each row (an exclusive cumulative sum
+    along the levels): column by column while the levels are few and the rows many (numpy's
+    cumulative sum along a short axis costs several times more), else ``np.cumsum``."""
+    if x.shape[1] > 32 or x.shape[0] < 64:
+        out = np.cumsum(x, axis=1)
+        out -= x
+        return out
+    out = np.empty_like(x)
+    out[:, :1] = 0
+    for j in range(1, x.shape[1]):
+        np.add(out[:, j - 1], x[:, j - 1], out=out[:, j])
+    return out
+
+
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """(G,) float64 sums of the rows of ``x`` (G, U): einsum (numpy's sum over a short axis is
+    several times slower)."""
+    return np.einsum("gu->g", x, dtype=np.float64)
