@@ -384,8 +384,8 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
 
 def _group_stats(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], K: int, G: int,
                  *, auc: bool, ap: bool) -> dict[str, np.ndarray]:
-    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan` (or
-    of :func:`_cell_runs`), walked from the top score."""
+    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan`,
+    walked from the top score."""
     names = ["P", "N"] + ["U"] * auc + ["A"] * ap
     out = np.zeros((len(names), K, G))
     for q, S, E in groups:

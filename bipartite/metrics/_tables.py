@@ -10,7 +10,7 @@ when the scores have few distinct values, the rows are not sorted: :class:`Ranks
 (``bipartite/metrics/_distinct.py``) finds them exactly — comparisons with a handful of values,
 or hash tables in the L1 cache — and hands out each row's rank among them a chunk at a time;
 each row then adds its count or weight to one cell (query, score level, label or grade) of a
-table (``np.add.at`` per chunk), and the tie groups are the table's non-empty (query, level)
+table (``np.bincount`` or ``np.add.at`` per chunk), and the tie groups are the table's non-empty (query, level)
 pairs, walked from the top score by cumulative sums along the levels. Exact, O(n + G·U) for G
 queries and U distinct scores, taken while the table has at most ``TABLE_CELLS`` cells per row
 (and U ≤ ``MAX_LEVELS``). A larger table (many queries of few rows, e.g. 256 levels and 100
@@ -20,9 +20,14 @@ blocks with cumulative sums and gathers at the tie-group ends (:func:`_cell_keys
 :func:`_key_blocks`); with weights, the sort of the rows takes over. A strided sample turns
 continuous scores down first, at almost no cost.
 
-**The walks of sorted keys** (:func:`_key_label_stats`, :func:`_key_dcg` and, on the sort of
-the rows, :func:`sorted_label_stats`): cumulative sums and gathers at the tie-group ends, in
-blocks of about ``BLOCK`` rows: no temporary of the input's size.
+**The walks of sorted keys.** The compact keys (:func:`_walk_label_stats`, :func:`_key_dcg`):
+cumulative sums and gathers at the tie-group ends, in blocks of about ``BLOCK`` rows: no
+temporary of the input's size. The sort of the rows (many distinct scores, no weights): the
+gAUC and AP by rows, not tie groups — a cumulative sum of the label per row and sums per
+query, the tie groups only where rows tie (:func:`sorted_label_stats`) —, and the DCG@k from
+each query's first k sorted rows alone (:func:`_window_dcg`): past the cut-off a row has no
+discount. Both need far fewer operations per row than the tie-group scan of
+:meth:`SortedRows.scan`, which stays for weights and several labels.
 
 The module is private to ``bipartite.metrics``; its public names carry no underscore only so
 that the package's modules may import them.
@@ -50,6 +55,7 @@ from bipartite.metrics._ranking import (
 __all__ = ["MAX_LEVELS", "TABLE_CELLS", "label_stats", "ndcg_parts", "sorted_label_stats"]
 
 _U = np.uint64
+_NO_SPLIT = np.zeros(0, dtype=np.int64)  # compact keys: every run of equal cells is a tie group
 
 
 # -- the table route: few distinct scores ----------------------------------------------------------
@@ -127,7 +133,7 @@ def _cell_keys(rk: Ranks, codes: np.ndarray | None, G: int, low: np.ndarray | No
     in a run, from the top score. The keys hold no row index (every per-row value rides in
     them), so they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most
     32, whose sort costs about two thirds of a sort of the float64 scores. None past 64 bits or
-    2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
+    2^31 rows (the int64 sums of :func:`_walk_label_stats`)."""
     ub, cb = key_bits(len(rk.values)), key_bits(G)
     if cb + ub + low_bits > 64 or len(rk.s) >= 1 << 31:
         return None
@@ -177,58 +183,78 @@ def _key_blocks(k: np.ndarray, lb: int, ub: int
 def sorted_label_stats(rows: SortedRows, *, auc: bool = True, ap: bool = False
                        ) -> dict[str, np.ndarray] | None:
     """:func:`ranking_stats` (K = 1, no weights) of the binary label carried as the one low bit
-    of a descending :class:`SortedRows`, by rows rather than by tie groups: with ``c_i`` the
-    positives of sorted rows 0..i (a cumulative sum), ``a_q`` those before query q, and ``S_q``,
-    ``P_q``, ``n_q`` the sum of ``c_i``, the positives and the rows of query q,
-    ``Σ_{negative i ∈ q} (c_i − a_q) = S_q − n_q a_q − P_q (P_q + 1) / 2`` (the positives of q
-    hold ``c = a_q + 1 … a_q + P_q``): the AUC numerator of :func:`auc_terms` when no two rows
-    of q tie. A tie group t (P_t positives, N_t negatives; its negatives sort first) adds
-    ``½ N_t P_t``, computed only where rows tie. AP (one query only): each positive's precision
-    ``c_i / (i + 1)``, or for a tie group its threshold's ``B_t / (e_t + 1)`` (its last row e_t,
-    ``B_t = c_{e_t}``; :func:`ap_terms`). Per-row passes over blocks cut at tie-group ends
-    (:func:`_runs_blocks`), all AUC sums in int64 (exact). None from 2^31 rows (``S_q`` could
-    pass 2^63): the caller takes :func:`ranking_stats`."""
+    of a descending :class:`SortedRows`, by rows (:func:`_walk_label_stats`). None from 2^31
+    rows: the caller takes :func:`ranking_stats`."""
     if not rows.descending or rows.lb != 1:
         raise ValueError("sorted_label_stats: a descending SortedRows carrying one label bit.")
-    if ap and rows.c:
-        raise ValueError("sorted_label_stats: AP of one query only.")
     if rows.n >= 1 << 31:
         return None
-    G, keys, dt = rows.n_codes, rows.keys, np.uint64
-    lab_sh, sh, qsh = dt(rows.b), dt(rows.shift), dt(64 - rows.c)
+    return _walk_label_stats(rows.keys, rows.b, rows.shift, 64 - rows.c if rows.c else None,
+                             rows.n_codes, rows.split, auc=auc, ap=ap)
+
+
+def _walk_label_stats(keys: np.ndarray, lab_sh: int, tie_sh: int, q_sh: int | None, G: int,
+                      split: np.ndarray, *, auc: bool, ap: bool) -> dict[str, np.ndarray]:
+    """:func:`ranking_stats` (K = 1, no weights) from sorted keys (uint64 or uint32, fewer than
+    2^31) that carry a binary label at bit ``lab_sh``, whose tie groups are the runs of equal
+    ``key >> tie_sh`` (cut further at the positions ``split``: distinct scores in one bucket),
+    the query code in the bits from ``q_sh`` up (None: one query), scores descending. By rows
+    rather than by tie groups: with ``c_i`` the positives of sorted rows 0..i (a cumulative
+    sum), ``a_q`` those before query q, ``r_q`` its first row, and ``S_q``, ``P_q``, ``n_q``
+    the sum of ``c_i``, the positives and the rows of query q, ``Σ_{negative i ∈ q} (c_i −
+    a_q) = S_q − n_q a_q − P_q (P_q + 1) / 2`` (the positives of q hold ``c = a_q + 1 …
+    a_q + P_q``): the AUC numerator of :func:`auc_terms` when no two rows of q tie. A tie
+    group t (P_t positives, N_t negatives; its negatives sort first) adds ``½ N_t P_t``,
+    computed only where rows tie. AP: each positive's precision ``(c_i − a_q) / (i + 1 −
+    r_q)``, or for a tie group its threshold's ``(B_t − a_q) / (e_t + 1 − r_q)`` (its last
+    row e_t, ``B_t = c_{e_t}``; :func:`ap_terms`). Per-row passes over blocks cut at tie-group
+    ends (:func:`_runs_blocks`), all AUC sums in int64 (exact: ``S_q < n² < 2^62``)."""
+    dt = keys.dtype.type
+    lsh, sh = dt(lab_sh), dt(tie_sh)
+    qsh = None if q_sh is None else dt(q_sh)
     tot = np.zeros((3, G), dtype=np.int64)  # S, P, rows per query
     ties = np.zeros(G, dtype=np.int64)  # Σ_t N_t P_t
-    num_ap, base, split = 0.0, 0, rows.split
-    for a, b in _runs_blocks(keys, rows.shift):
+    num_ap = np.zeros(G)
+    base, q_prev, a_prev, r_prev = 0, -1, 0, 0  # the open query: code, a_q, r_q
+    for a, b in _runs_blocks(keys, tie_sh):
         kb = keys[a:b]
-        lab = (kb >> lab_sh).view(np.int64)
-        lab &= 1
-        c = np.cumsum(lab)
+        lab = kb >> lsh if lab_sh else kb.copy()
+        lab &= dt(1)
+        c = np.cumsum(lab, dtype=np.int64)
         c += base
-        if rows.c:
+        if qsh is not None:
             qk = kb >> qsh
             st = np.flatnonzero(qk[1:] != qk[:-1])
             st += 1
             st = np.concatenate([[0], st])
-            cols = qk.take(st).view(np.int64)
+            cols = qk.take(st).astype(np.intp)
             tot[0, cols] += np.add.reduceat(c, st)
-            tot[1, cols] += np.add.reduceat(lab, st)
+            tot[1, cols] += np.add.reduceat(lab, st, dtype=np.int64)
             tot[2, cols] += np.diff(st, append=b - a)
         else:
+            st, cols = np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp)
             tot[0, 0] += int(c.sum())
             tot[1, 0] += int(c[-1]) - base
             tot[2, 0] += b - a
-        if ap:
+        seg = None
+        if ap:  # a_q and r_q of each query of the block (the first may have begun before)
+            A0 = c.take(st) - lab.take(st).astype(np.int64)
+            R0 = st + a
+            if cols[0] == q_prev:
+                A0[0], R0[0] = a_prev, r_prev
+            q_prev, a_prev, r_prev = int(cols[-1]), int(A0[-1]), int(R0[-1])
             pos = np.flatnonzero(lab)
-            num_ap += float(np.sum(c.take(pos) / (pos + (a + 1.0))))
+            seg = np.searchsorted(st, pos, side="right") - 1
+            t = (c.take(pos) - A0.take(seg)) / (pos + a + 1 - R0.take(seg))
+            num_ap[cols] += np.bincount(seg, t, minlength=len(st))
+            seg = (st, cols, A0, R0)
         tg = kb >> sh
         cont = tg[1:] == tg[:-1]  # row i + 1 continues the tie group of row i
         i, j = np.searchsorted(split, [a + 1, b])
         if i < j:
             cont[split[i:j] - a - 1] = False  # a distinct score in the same bucket
         if cont.any():
-            num_ap = _tied_groups(np.flatnonzero(cont) + 1, c, lab, kb, qsh if rows.c else None,
-                                  a, ties, num_ap if ap else None)
+            _tied_groups(np.flatnonzero(cont) + 1, c, lab, kb, qsh, a, ties, num_ap, seg)
         base = int(c[-1])
     P, n = tot[1], tot[2]
     out = {"P": P.astype(np.float64)[None], "N": (n - P).astype(np.float64)[None]}
@@ -240,91 +266,41 @@ def sorted_label_stats(rows: SortedRows, *, auc: bool = True, ap: bool = False
         X += ties
         out["U"] = 0.5 * X.astype(np.float64)[None]
     if ap:
-        out["A"] = np.array([[num_ap]])
+        out["A"] = num_ap[None]
     return out
 
 
 def _tied_groups(cont: np.ndarray, c: np.ndarray, lab: np.ndarray, kb: np.ndarray,
-                 qsh: np.uint64 | None, a: int, ties: np.ndarray, num_ap: float | None
-                 ) -> float | None:
-    """The tie groups of :func:`sorted_label_stats` in one block, from the rows ``cont`` that
+                 qsh: np.unsignedinteger | None, a: int, ties: np.ndarray, num_ap: np.ndarray,
+                 seg: tuple[np.ndarray, ...] | None) -> None:
+    """The tie groups of :func:`_walk_label_stats` in one block, from the rows ``cont`` that
     continue the group of the row before (relative to the block's first row ``a``): each run
     of them and the row before is a group ``f..e``; ``N_t P_t`` added to ``ties`` at its query
-    (``qsh``: the keys' query shift; None: one query), and with ``num_ap`` the AP terms of its
-    positives swapped for the group's."""
+    (``qsh``: the keys' query shift; None: one query), and with ``seg`` (the block's query
+    starts, codes, ``a_q`` and ``r_q``) the AP terms of its positives in ``num_ap`` swapped for
+    the group's."""
     brk = np.flatnonzero(np.diff(cont) != 1)
     f = np.concatenate([cont[:1], cont[brk + 1]]) - 1  # first row of each group
     e = np.append(cont[brk], cont[-1])  # last row
     B = c.take(e)
-    A = c.take(f) - lab.take(f)  # positives before the group
+    A = c.take(f) - lab.take(f).astype(np.int64)  # positives before the group
     P = B - A
     N = (e - f + 1) - P
     if qsh is None:
         ties[0] += int(np.dot(N, P))
     else:
-        np.add.at(ties, (kb.take(f) >> qsh).view(np.int64), N * P)
-    if num_ap is None:
-        return None
+        np.add.at(ties, (kb.take(f) >> qsh).astype(np.intp), N * P)
+    if seg is None:
+        return
+    st, cols, A0, R0 = seg
     rows = np.concatenate([f, cont])
     rows = rows[lab.take(rows) == 1]
-    num_ap -= float(np.sum(c.take(rows) / (rows + (a + 1.0))))
-    return num_ap + float(np.sum(P * (B / (e + (a + 1.0)))))
-
-
-def _key_label_stats(k: np.ndarray, ub: int, G: int, *, auc: bool, ap: bool
-                     ) -> dict[str, np.ndarray]:
-    """:func:`ranking_stats` (K = 1, no weights) from sorted compact keys carrying a binary
-    label in the low bit (:func:`_cell_keys`). With ``c`` the positives cumulated over all the
-    sorted rows, ``A_t`` and ``B_t = A_t + P_t`` its values before and after tie group t, and
-    ``a_q = Σ_{q' < q} P_q'`` its value before query q (the rows are in query order):
-    ``P_above,t = A_t − a_q``, so ``Σ_t N_t (P_above,t + ½ P_t) = ½ Σ_t N_t (A_t + B_t) − a_q
-    N_q`` (:func:`auc_terms`), all in int64 (exact). AP from :func:`ap_terms` with ``a_q`` and
-    the query's first row taken from a first pass over the blocks. Cumulative sums and gathers
-    at the group ends, in blocks (:func:`_key_blocks`): no ``np.add.reduceat`` over the tie
-    groups (slow with single-row segments) and no temporary of the input's size."""
-    one = k.dtype.type(1)
-    tot = np.zeros((3, G), dtype=np.int64)  # P, rows, Σ_t N_t (A_t + B_t) per query
-    A_ap = np.zeros(G)
-    passes = 2 if ap else 1
-    for p in range(passes):
-        base = 0
-        if p == 1:  # the AP pass: a_q and the first row of each query
-            a_q = np.cumsum(tot[0]) - tot[0]
-            row_q = np.cumsum(tot[1]) - tot[1]
-        for a, kb, end, q in _key_blocks(k, 1, ub):
-            c = np.cumsum((kb & one).astype(np.int64))
-            c += base
-            B = c.take(end)
-            A = np.empty_like(B)
-            A[0] = base  # the positives before the block
-            A[1:] = B[:-1]
-            base = int(c[-1])
-            P = B - A
-            C = np.diff(end, prepend=-1)
-            N = C - P
-            first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-            cols = q.take(first)
-            if p == 0:
-                X = A + B
-                X *= N
-                tot[0, cols] += np.add.reduceat(P, first)
-                tot[1, cols] += np.add.reduceat(C, first)
-                tot[2, cols] += np.add.reduceat(X, first)
-                continue
-            W = C.astype(np.float64)
-            Wa = (a + end + 1 - row_q.take(q)) - W
-            Pa = (A - a_q.take(q)).astype(np.float64)
-            A_ap[cols] += np.add.reduceat(ap_terms(P.astype(np.float64), W, Pa, Wa), first)
-    P, rows = tot[0], tot[1]
-    out = {"P": P.astype(np.float64)[None], "N": (rows - P).astype(np.float64)[None]}
-    if auc:
-        a_q = np.cumsum(P) - P
-        Uq = tot[2] - 2 * a_q * (rows - P)
-        out["U"] = 0.5 * Uq.astype(np.float64)[None]
-    if ap:
-        out["A"] = A_ap[None]
-    return out
-
+    s_r = np.searchsorted(st, rows, side="right") - 1
+    s_g = np.searchsorted(st, f, side="right") - 1
+    old = (c.take(rows) - A0.take(s_r)) / (rows + a + 1 - R0.take(s_r))
+    new = P * ((B - A0.take(s_g)) / (e + a + 1 - R0.take(s_g)))
+    num_ap[cols] += np.bincount(s_g, new, minlength=len(st)) - np.bincount(
+        s_r, old, minlength=len(st))
 
 def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G: int = 1,
                 w: np.ndarray | None = None, *, auc: bool = True, ap: bool = False
@@ -335,8 +311,8 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
     one ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked
     from the top score: ``P_above`` is a cumulative sum along the levels. A table of more than
     ``TABLE_CELLS · n`` cells is not allocated: without weights its non-empty cells come from
-    one sort of compact keys (:func:`_cell_runs`), with weights the sort of the rows takes over.
-    ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
+    one sort of compact keys (:func:`_cell_keys`, :func:`_walk_label_stats`), with weights the
+    sort of the rows takes over. ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
     docs/theory.md §2, §8)."""
     rk = _table_levels(s, G, sortable=w is None)
     if rk is None:
@@ -344,7 +320,10 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
     U = len(rk.values)
     if G * U > TABLE_CELLS * len(s):
         k = _cell_keys(rk, codes, G, y, 1)
-        return None if k is None else _key_label_stats(k, key_bits(U), G, auc=auc, ap=ap)
+        if k is None:
+            return None
+        q_sh = None if codes is None else 1 + key_bits(U)  # cells: (query, level, label)
+        return _walk_label_stats(k, 0, 1, q_sh, G, _NO_SPLIT, auc=auc, ap=ap)
     T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
     N, P = T[..., 0], T[..., 1]
     Pa = _before(P)
