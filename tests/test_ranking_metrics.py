@@ -436,7 +436,8 @@ def test_window_dcg_equals_the_scan_of_every_row(monkeypatch):
         rows = SortedRows(s, q, G, descending=True)
         n_q, kk = np.bincount(q, minlength=G), int(rng.integers(1, 6))
         D = discount_sums(kk, int(n_q.max()))
-        got = _window_dcg(rows, lambda k, rows=rows, g=g: g.take((k & rows.idx_mask).view(np.intp)),
+        got = _window_dcg(rows.keys, rows.shift, rows.split,
+                          lambda k, rows=rows, g=g: g.take((k & rows.idx_mask).view(np.intp)),
                           n_q, kk, D)
         want = dcg_per_query(rows, lambda a, b, rows=rows, g=g: g[rows.index(a, b)], D)
         if got is not None:
@@ -457,3 +458,42 @@ def test_few_values_are_np_uniques_or_none(vals, k):
         assert got is not None and got.tolist() == want.tolist()
     else:
         assert got is None
+
+
+def test_window_dcg_of_compact_keys_equals_their_full_walk():
+    """Claim: on the compact (query, level, grade) keys of a large table, the DCG@k of each
+    query's first k sorted keys (tie groups straddling the cut-off followed to their end, a
+    single grade: no grade bits) and the ideal DCG from the grade counts equal the walk of
+    every key (_key_dcg)."""
+    from bipartite.metrics._ranking import key_bits
+    from bipartite.metrics._tables import (
+        _NO_SPLIT,
+        _cell_keys,
+        _grade_ideal_dcg,
+        _key_dcg,
+        _table_levels,
+        _window_dcg,
+    )
+
+    rng = np.random.default_rng(3)
+    used = 0
+    for _ in range(200):
+        n = int(rng.integers(1, 500))
+        s = rng.integers(0, rng.integers(1, 40), n) / 3.0
+        q, lev = rng.integers(0, rng.integers(1, 9), n), rng.integers(0, rng.integers(1, 6), n)
+        G, L = int(q.max()) + 1, int(lev.max()) + 1
+        lut = np.exp2(np.arange(L)) - 1
+        rk = _table_levels(s, G, sortable=True)
+        k = _cell_keys(rk, q, G, lev, key_bits(L))
+        kk = int(rng.integers(1, 8))
+        want_dcg, want_idcg = _key_dcg(k, key_bits(len(rk.values)), key_bits(L), lut, G, kk)
+        n_q, D, idcg = _grade_ideal_dcg(q, G, lev, lut, kk)
+        mask = k.dtype.type((1 << key_bits(L)) - 1)
+        got = _window_dcg(k, key_bits(L), _NO_SPLIT,
+                          lambda x, lut=lut, mask=mask: lut.take((x & mask).astype(np.intp)),
+                          n_q, kk, D)
+        np.testing.assert_allclose(idcg, want_idcg, rtol=1e-13, atol=1e-13)
+        if got is not None:
+            used += 1
+            np.testing.assert_allclose(got, want_dcg, rtol=1e-13, atol=1e-13)
+    assert used > 100

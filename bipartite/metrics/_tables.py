@@ -371,8 +371,14 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     rk = _table_levels(s, G, sortable=lev is not None)
     if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
         k = _cell_keys(rk, g, G, lev, key_bits(L))
-        if k is not None:
+        if k is not None and G * kk > n // 4:  # every row counts: one walk of the keys
             return _key_dcg(k, key_bits(len(rk.values)), key_bits(L), lut, G, kk)
+        if k is not None:  # the first kk rows of each query (and the grade counts) suffice
+            n_q, D, idcg = _grade_ideal_dcg(g, G, lev, lut, kk)
+            mask = k.dtype.type((1 << key_bits(L)) - 1)
+            dcg = _window_dcg(k, key_bits(L), _NO_SPLIT,
+                              lambda x: lut.take((x & mask).astype(np.intp)), n_q, kk, D)
+            return dcg, idcg
         rk = None  # past 64 key bits: the sort
     if rk is not None:
         U = len(rk.values)
@@ -393,12 +399,10 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     if lev is not None:
         rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
                           descending=True)
-        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
-        n_q = _row_sums(counts).astype(np.int64)
-        D = discount_sums(kk, int(n_q.max()))
-        idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
-        dcg = _window_dcg(rows, lambda k: lut.take(((k >> _U(rows.b)) & rows.low_mask)
-                                                    .view(np.intp)), n_q, kk, D)
+        n_q, D, idcg = _grade_ideal_dcg(g, G, lev, lut, kk)
+        dcg = _window_dcg(rows.keys, rows.shift, rows.split,
+                          lambda k: lut.take(((k >> _U(rows.b)) & rows.low_mask).view(np.intp)),
+                          n_q, kk, D)
         if dcg is None:
             dcg = dcg_per_query(rows, lambda a, b: lut.take(rows.low(a, b).view(np.intp)), D)
         return dcg, idcg
@@ -407,24 +411,40 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     D = discount_sums(kk, int(n_q.max()))
     idcg = _ideal_dcg(gains, None, None, g, G, D)
     rows = SortedRows(s, g, G, descending=True)
-    dcg = _window_dcg(rows, lambda k: gains.take((k & rows.idx_mask).view(np.intp)), n_q, kk, D)
+    dcg = _window_dcg(rows.keys, rows.shift, rows.split,
+                      lambda k: gains.take((k & rows.idx_mask).view(np.intp)), n_q, kk, D)
     if dcg is None:
         dcg = dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D)
     return dcg, idcg
 
 
-def _window_dcg(rows: SortedRows, gain: Callable[[np.ndarray], np.ndarray], n_q: np.ndarray,
-                kk: int, D: np.ndarray) -> np.ndarray | None:
-    """(G,) DCG@kk from a descending :class:`SortedRows` read only in each query's first
-    ``min(kk, n_q)`` sorted rows, its *window* (``n_q`` the rows of each query, ``gain`` the
-    gains of sorted keys): a row past the cut-off has no discount. Ties averaged
+def _grade_ideal_dcg(g: np.ndarray | None, G: int, lev: np.ndarray, lut: np.ndarray, kk: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(n_q, D, ideal DCG@kk)`` per query from the counts per (query, integer grade) of one
+    ``np.bincount`` of the unsorted rows: the rows of each query, the discount sums
+    (:func:`discount_sums`) and the DCG of the grades in descending order."""
+    L = len(lut)
+    counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
+    n_q = _row_sums(counts).astype(np.int64)
+    D = discount_sums(kk, int(n_q.max()))
+    return n_q, D, _level_dcg(lut[::-1], counts[:, ::-1], D)
+
+
+def _window_dcg(keys: np.ndarray, tie_sh: int, split: np.ndarray,
+                gain: Callable[[np.ndarray], np.ndarray], n_q: np.ndarray, kk: int,
+                D: np.ndarray) -> np.ndarray | None:
+    """(G,) DCG@kk from sorted keys (a descending :class:`SortedRows`, or the compact keys of
+    :func:`_cell_keys`) whose tie groups are the runs of equal ``key >> tie_sh`` (cut further
+    at the positions ``split``), read only in each query's first ``min(kk, n_q)`` sorted rows,
+    its *window* (``n_q`` the rows of each query, in code order; ``gain`` the gains of sorted
+    keys): a row past the cut-off has no discount. Ties averaged
     (:func:`dcg_terms`): the tie groups are found in the windows (equal query and score bucket,
     no collision split between), and a group that runs on past its window (equal bucket at the
     first row after it) is followed to its end — the end of its bucket's run or the next
     split — for its gain sum and size. None (the caller walks every row) when the windows hold
     more than a quarter of the rows: then the scan costs no more and needs no arrays of the
     windows' size."""
-    keys, n = rows.keys, rows.n
+    n, dt = len(keys), keys.dtype.type
     m = np.minimum(n_q, kk)
     W = int(m.sum())
     if W > n // 4:
@@ -434,13 +454,12 @@ def _window_dcg(rows: SortedRows, gain: Callable[[np.ndarray], np.ndarray], n_q:
     off = np.arange(W) - np.repeat(wend - m, m)  # position in the query (0: the top)
     pos = np.repeat(row_q, m) + off  # ascending sorted positions
     kw = keys.take(pos)
-    sh = _U(rows.shift)
+    sh = dt(tie_sh)
     tg = kw >> sh
     new = np.empty(W, dtype=bool)
     new[:1] = True
     np.not_equal(tg[1:], tg[:-1], out=new[1:])
     new[off == 0] = True
-    split = rows.split
     if len(split):  # a collision split inside a window starts a group
         k = np.searchsorted(pos, split)
         ok = k < W
@@ -458,9 +477,11 @@ def _window_dcg(rows: SortedRows, gain: Callable[[np.ndarray], np.ndarray], n_q:
         run &= ~((i < len(split)) & (split.take(np.minimum(i, len(split) - 1)) == p))
     if run.any():
         qf, p = qf[run], p[run]
-        nxt = (keys.take(p - 1) >> sh) + _U(1)
-        top = nxt >= _U(1 << (64 - rows.shift))  # the last bucket of the last query
-        end = np.searchsorted(keys, np.where(top, _U(0), nxt << sh)).astype(np.int64)
+        nxt = (keys.take(p - 1) >> sh).astype(_U) + _U(1)  # uint32 keys: no wrap at tie_sh 0
+        top = nxt >= _U(1 << (8 * keys.dtype.itemsize - tie_sh))  # the last run of the keys
+        nxt <<= _U(tie_sh)
+        nxt[top] = 0
+        end = np.searchsorted(keys, nxt.astype(dt)).astype(np.int64)
         end[top] = n
         if len(split):  # a split inside the bucket's run ends the group earlier
             i = np.searchsorted(split, p, side="right")
