@@ -269,11 +269,15 @@ def check_array(
 def check_finite(arr: np.ndarray, name: str) -> None:
     """Raise if ``arr`` has NaN or inf, naming the first bad position.
 
-    First two reductions with no temporary: NaN propagates through ``min`` and ``max``, −inf
-    is the minimum and +inf the maximum, so a finite minimum and maximum clear the array; only
-    a bad array pays the elementwise pass that locates the entry."""
-    if arr.size == 0 or (np.isfinite(arr.min()) and np.isfinite(arr.max())):
+    First one reduction with no temporary: NaN and ±inf propagate through a sum (``inf − inf``
+    is NaN), so a finite sum clears the array; only a non-finite sum (a bad entry, or finite
+    entries whose sum overflowed: then nothing is found) pays the elementwise pass that locates
+    the entry."""
+    if arr.size == 0:
         return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(arr, axis=None)):
+            return
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -397,10 +401,18 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
         raise ValueError("check_qid: return_ids needs dense=True (ids and codes in one order).")
     q = check_group_ids(qid, name, allow_empty=True)
     check_consistent_length(**{ref: np.empty(n), name: q})
-    if not dense and q.size and q.dtype.kind in "biu" and q.min() >= 0 and q.max() <= 4 * q.size:
+    if not dense and q.size and q.dtype.kind in "biu" and _small_nonnegative(q, 4 * q.size):
         return _own_codes(q)
     ids, codes = _factorize(q)
     return (codes, ids) if return_ids else codes
+
+
+def _small_nonnegative(q: np.ndarray, top: int) -> bool:
+    """Whether the integers ``q`` all lie in ``[0, top]``: one bitwise OR (a negative entry sets
+    the sign bit, and the OR bounds the largest entry from above), ``max`` only when the OR
+    passes ``top``."""
+    o = int(np.bitwise_or.reduce(q, axis=None))
+    return o >= 0 and (o <= top or int(q.max()) <= top)
 
 
 def _own_codes(q: np.ndarray) -> np.ndarray:

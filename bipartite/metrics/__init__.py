@@ -52,6 +52,8 @@ Undefined values (a label with only one class, an ordinal label with one level) 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -614,12 +616,13 @@ def ndcg_at_k(
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
     0.735
     """
-    rel, s, g = _ndcg_input(relevance, y_score, k, qid, groups, gain)
+    rel, s, g, top = _ndcg_input(relevance, y_score, k, qid, groups, gain)
     n = len(rel)
     if n == 0:
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
     G = 1 if g is None else int(g.max()) + 1
-    dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential")
+    dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential",
+                           top=top)
     ok = idcg > 0
     if not ok.any():
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
@@ -628,9 +631,10 @@ def ndcg_at_k(
 
 def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: ArrayLike,
                 groups: ArrayLike, gain: str
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
     """The input validation of :func:`ndcg_at_k`, alone (as :func:`_group_auc_input`): the
-    relevance (integer grades as they are: no float64 copy), scores and query codes."""
+    relevance (integer grades as they are: no float64 copy), scores, query codes and the
+    largest relevance (None when empty)."""
     rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)
     check_nonnegative(rel, "relevance")
     s = _check_scores(y_score, len(rel), labels="relevance")
@@ -639,10 +643,11 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k", stacklevel=4)
     g = check_qid(qid, len(rel), qname, ref="relevance", dense=False)  # an empty query: IDCG 0
-    if gain == "exponential" and rel.size and rel.max() >= 1024:
+    top = rel.max() if rel.size else None
+    if gain == "exponential" and top is not None and top >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
-                         f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
-    return rel, s, g
+                         f"(2**y overflows float64), got {top:g}; use gain='linear'.")
+    return rel, s, g, top
 
 
 for _obj in (GroupedStats, QuerySegments):

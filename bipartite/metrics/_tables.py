@@ -36,6 +36,7 @@ that the package's modules may import them.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -106,15 +107,21 @@ def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.n
            low_levels: int = 1, weights: np.ndarray | None = None) -> np.ndarray:
     """(M,) the counts (int64; or the sums of ``weights``, in row order) of the cells of
     :func:`_cell_chunks`, a chunk at a time: ``np.bincount`` of the chunk added to the table
-    while the table is no larger than a chunk, else ``np.add.at`` (O(rows), whatever M)."""
-    T = np.zeros(M, dtype=np.int64 if weights is None else np.float64)
+    while the table is no larger than a chunk, else ``np.add.at`` (O(rows), whatever M) — the
+    counts then in int32 (below 2^31 rows), converted at the end: a table of 10⁶ cells hit at
+    random by 10⁷ rows takes half the time at half the bytes (fewer cache misses)."""
+    n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
+    small = M <= _CHUNK
+    narrow = not small and weights is None and n < 1 << 31
+    T = np.zeros(M, dtype=np.float64 if weights is not None else np.int32 if narrow else np.int64)
+    ones = np.ones(min(n, _CHUNK), dtype=np.int32) if narrow else None  # add.at: one dtype
     for a, b, c in _cell_chunks(rk, U, codes, low, low_levels):
         wc = None if weights is None else weights[a:b]
-        if M <= _CHUNK:
+        if small:
             T += np.bincount(c, weights=wc, minlength=M)
         else:
-            np.add.at(T, c, 1 if wc is None else wc)
-    return T
+            np.add.at(T, c, ones[: b - a] if narrow else wc)
+    return T.astype(np.int64) if narrow else T
 
 
 def _table_levels(s: np.ndarray, G: int, sortable: bool = False) -> Ranks | None:
@@ -344,7 +351,7 @@ def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G
 
 
 def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk: int,
-               exponential: bool) -> tuple[np.ndarray, np.ndarray]:
+               exponential: bool, *, top: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(G,) DCG@kk and ideal DCG@kk of each query (docs/theory.md §10.6), ties averaged
     (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64, or integers or
     booleans, used as they are; gain ``2^rel − 1`` with ``exponential``, else ``rel``) and query
@@ -352,10 +359,10 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
     table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
     table is small enough, else counts and gain sums per (query, score level) from two, and the
-    ideal DCG from the counts per (query, gain level)."""
+    ideal DCG from the counts per (query, gain level). ``top``: ``rel.max()`` if known."""
     n = len(rel)
     lev, lut = None, None
-    top = rel.max()
+    top = rel.max() if top is None else top
     if top < 256:
         if rel.dtype.kind in "biu":  # integer grades as given: no copy
             lev = rel.view(np.uint8) if rel.dtype == bool else rel
