@@ -215,7 +215,8 @@ def _walk_label_stats(keys: np.ndarray, lab_sh: int, tie_sh: int, q_sh: int | No
     computed only where rows tie. AP: each positive's precision ``(c_i − a_q) / (i + 1 −
     r_q)``, or for a tie group its threshold's ``(B_t − a_q) / (e_t + 1 − r_q)`` (its last
     row e_t, ``B_t = c_{e_t}``; :func:`ap_terms`). Per-row passes over blocks cut at tie-group
-    ends (:func:`_runs_blocks`), all AUC sums in int64 (exact: ``S_q < n² < 2^62``)."""
+    ends (:func:`_runs_blocks`), all AUC sums in int64 (exact: ``S_q < n² < 2^62``).
+    docs/theory.md §2.3, §2.5 (AUC and gAUC, ties ½), §8.5 (AP, a tie group one threshold)."""
     dt = keys.dtype.type
     lsh, sh = dt(lab_sh), dt(tie_sh)
     qsh = None if q_sh is None else dt(q_sh)
@@ -444,7 +445,7 @@ def _window_dcg(keys: np.ndarray, tie_sh: int, split: np.ndarray,
     :func:`_cell_keys`) whose tie groups are the runs of equal ``key >> tie_sh`` (cut further
     at the positions ``split``), read only in each query's first ``min(kk, n_q)`` sorted rows,
     its *window* (``n_q`` the rows of each query, in code order; ``gain`` the gains of sorted
-    keys): a row past the cut-off has no discount. Ties averaged
+    keys): a row past the cut-off has no discount (docs/theory.md §10.6). Ties averaged
     (:func:`dcg_terms`): the tie groups are found in the windows (equal query and score bucket,
     no collision split between), and a group that runs on past its window (equal bucket at the
     first row after it) is followed to its end — the end of its bucket's run or the next
