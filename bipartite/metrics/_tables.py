@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from bipartite.metrics import _ranking
-from bipartite.metrics._distinct import Ranks
+from bipartite.metrics._distinct import Ranks, chunk_rows
 from bipartite.metrics._ranking import (
     SortedRows,
     ap_terms,
@@ -64,17 +64,17 @@ _NO_SPLIT = np.zeros(0, dtype=np.int64)  # compact keys: every run of equal cell
 #: cells of its (query, score level) table, as a multiple of the rows.
 MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
-_CHUNK = 1 << 16                      # rows per chunk of the cell passes
+_CHUNK = 1 << 16                      # rows per chunk of the cell passes (chunk_rows)
 
 
 def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
                  low_levels: int = 1) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, cells)`` for consecutive chunks of ``_CHUNK`` rows:
+    """``(a, b, cells)`` for consecutive chunks of ``chunk_rows(n, _CHUNK)`` rows:
     the cells ``(query · U + score rank) · low_levels + low`` of a (G, U, low_levels) table of
     rows a..b−1 (rank 0 without ``rk``), in a scratch array that the next chunk overwrites: no
     array of the input's size (:mod:`bipartite.metrics._distinct`)."""
     n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
-    C = min(n, _CHUNK)
+    C = min(n, chunk_rows(n, _CHUNK))
     buf = np.zeros(C, dtype=np.intp)
     tmp = np.empty(C, dtype=np.intp)
     L = low_levels if low is not None else 1
@@ -111,10 +111,11 @@ def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.n
     counts then in int32 (below 2^31 rows), converted at the end: a table of 10⁶ cells hit at
     random by 10⁷ rows takes half the time at half the bytes (fewer cache misses)."""
     n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
-    small = M <= _CHUNK
+    C = min(n, chunk_rows(n, _CHUNK))
+    small = M <= C
     narrow = not small and weights is None and n < 1 << 31
     T = np.zeros(M, dtype=np.float64 if weights is not None else np.int32 if narrow else np.int64)
-    ones = np.ones(min(n, _CHUNK), dtype=np.int32) if narrow else None  # add.at: one dtype
+    ones = np.ones(C, dtype=np.int32) if narrow else None  # add.at: one dtype
     for a, b, c in _cell_chunks(rk, U, codes, low, low_levels):
         wc = None if weights is None else weights[a:b]
         if small:
