@@ -245,7 +245,7 @@ def _walk_label_stats(keys: np.ndarray, lab_sh: int, tie_sh: int, q_sh: int | No
             tot[0, 0] += int(c.sum())
             tot[1, 0] += int(c[-1]) - base
             tot[2, 0] += b - a
-        seg = None
+        queries = None
         if ap:  # a_q and r_q of each query of the block (the first may have begun before)
             A0 = c.take(st) - lab.take(st).astype(np.int64)
             R0 = st + a
@@ -253,17 +253,17 @@ def _walk_label_stats(keys: np.ndarray, lab_sh: int, tie_sh: int, q_sh: int | No
                 A0[0], R0[0] = a_prev, r_prev
             q_prev, a_prev, r_prev = int(cols[-1]), int(A0[-1]), int(R0[-1])
             pos = np.flatnonzero(lab)
-            seg = np.searchsorted(st, pos, side="right") - 1
+            seg = np.searchsorted(st, pos, side="right") - 1  # each positive's query
             t = (c.take(pos) - A0.take(seg)) / (pos + a + 1 - R0.take(seg))
             num_ap[cols] += np.bincount(seg, t, minlength=len(st))
-            seg = (st, cols, A0, R0)
+            queries = (st, cols, A0, R0)
         tg = kb >> sh
         cont = tg[1:] == tg[:-1]  # row i + 1 continues the tie group of row i
         i, j = np.searchsorted(split, [a + 1, b])
         if i < j:
             cont[split[i:j] - a - 1] = False  # a distinct score in the same bucket
         if cont.any():
-            _tied_groups(np.flatnonzero(cont) + 1, c, lab, kb, qsh, a, ties, num_ap, seg)
+            _tied_groups(np.flatnonzero(cont) + 1, c, lab, kb, qsh, a, ties, num_ap, queries)
         base = int(c[-1])
     P, n = tot[1], tot[2]
     out = {"P": P.astype(np.float64)[None], "N": (n - P).astype(np.float64)[None]}
@@ -281,11 +281,11 @@ def _walk_label_stats(keys: np.ndarray, lab_sh: int, tie_sh: int, q_sh: int | No
 
 def _tied_groups(cont: np.ndarray, c: np.ndarray, lab: np.ndarray, kb: np.ndarray,
                  qsh: np.unsignedinteger | None, a: int, ties: np.ndarray, num_ap: np.ndarray,
-                 seg: tuple[np.ndarray, ...] | None) -> None:
+                 queries: tuple[np.ndarray, ...] | None) -> None:
     """The tie groups of :func:`_walk_label_stats` in one block, from the rows ``cont`` that
     continue the group of the row before (relative to the block's first row ``a``): each run
     of them and the row before is a group ``f..e``; ``N_t P_t`` added to ``ties`` at its query
-    (``qsh``: the keys' query shift; None: one query), and with ``seg`` (the block's query
+    (``qsh``: the keys' query shift; None: one query), and with ``queries`` (the block's query
     starts, codes, ``a_q`` and ``r_q``) the AP terms of its positives in ``num_ap`` swapped for
     the group's."""
     brk = np.flatnonzero(np.diff(cont) != 1)
@@ -299,9 +299,9 @@ def _tied_groups(cont: np.ndarray, c: np.ndarray, lab: np.ndarray, kb: np.ndarra
         ties[0] += int(np.dot(N, P))
     else:
         np.add.at(ties, (kb.take(f) >> qsh).astype(np.intp), N * P)
-    if seg is None:
+    if queries is None:
         return
-    st, cols, A0, R0 = seg
+    st, cols, A0, R0 = queries
     rows = np.concatenate([f, cont])
     rows = rows[lab.take(rows) == 1]
     s_r = np.searchsorted(st, rows, side="right") - 1
