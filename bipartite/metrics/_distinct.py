@@ -31,12 +31,12 @@ _FEW = 4                              # most distinct values ranked by compariso
 
 
 def chunk_rows(n: int, chunk: int) -> int:
-    """Rows per chunk of a pass over n rows with scratch arrays: ``chunk``, or at most 2^15
+    """Rows per chunk of a pass over n rows with scratch arrays: ``chunk``, or at most 2^14
     below 2^18 rows, where the page faults of fresh scratch arrays of 2^16 rows (about 0.5 ms
     per MiB on the machine measured, after a call that freed large arrays: as much as a sort
     of 10⁵ two-valued scores) weigh more than the calls per chunk (2^13 rows: too many calls;
-    2^14 and 2^15 alike, within the noise, at 10⁵ rows)."""
-    return chunk if n >= 1 << 18 else min(chunk, 1 << 15)
+    2^15 rows: still ~30–100 faults per nDCG call in the benchmark's order, 2^14 about 1)."""
+    return chunk if n >= 1 << 18 else min(chunk, 1 << 14)
 
 
 def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
