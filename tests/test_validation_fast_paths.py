@@ -88,6 +88,21 @@ def test_sparse_codes_are_the_ids_or_the_dense_codes(name):
         check_qid(q, len(q), return_ids=True, dense=False)
 
 
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("name", list(IDS))
+def test_the_code_count_bounds_every_code(name, dense):
+    """Claim: ``return_count`` gives the codes of ``return_count=False`` and a G above every
+    code: the number of distinct ids when dense, at most twice the largest own code + 2."""
+    q = IDS[name]
+    codes, G = check_qid(q, len(q), dense=dense, return_count=True)
+    assert codes.tolist() == check_qid(q, len(q), dense=dense).tolist()
+    assert G > codes.max()
+    assert G == len(np.unique(q)) if dense else G <= 2 * int(codes.max()) + 2
+    assert check_qid(None, 3, return_count=True) == (None, 1)
+    with pytest.raises(ValueError, match="no return_count"):
+        check_qid(q, len(q), return_ids=True, return_count=True)
+
+
 def test_metrics_on_sparse_codes_equal_those_on_dense_codes():
     """Claim: group_auc and ndcg_at_k (which take the ids as their own codes, empty queries in
     between) give the value of the same queries relabelled 0..G-1."""

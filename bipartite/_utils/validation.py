@@ -378,7 +378,7 @@ def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tu
 
 
 def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", *,
-              return_ids: bool = False, dense: bool = True) -> Any:
+              return_ids: bool = False, dense: bool = True, return_count: bool = False) -> Any:
     """Query ids (any hashable values, finite if numeric, 1-D, length ``n`` = the rows of the
     argument named ``ref``) as codes ``0..G-1`` (int64, each code present), or None for None.
     With ``return_ids``, ``(codes, the sorted distinct ids)``. The one validation of a query id
@@ -387,32 +387,45 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
 
     ``dense=False`` (not with ``return_ids``), for a caller whose per-query sums ignore a query
     with no rows: non-negative integer ids up to ``4 n`` are their own codes (a code may then
-    hold no row; G − 1 is the largest id), with no pass to find which are present; other ids
-    are factorised as with ``dense=True``.
+    hold no row), with no pass to find which are present; other ids are factorised as with
+    ``dense=True``. ``return_count`` (not with ``return_ids``): ``(codes, G)`` with every code
+    below G — the number of distinct ids, or with ``dense=False`` and ids that are their own
+    codes a bound from their bitwise OR (below twice the largest id + 2), found in the pass
+    that checks them: no pass for the largest code. ``(None, 1)`` for None.
 
     >>> check_qid(["b", "a", "b"], 3).tolist()
     [1, 0, 1]
     >>> check_qid([3, 0, 3], 3, dense=False).tolist()
     [3, 0, 3]
+    >>> check_qid([3, 0, 3], 3, dense=False, return_count=True)[1]
+    4
     """
+    if return_ids and (not dense or return_count):
+        raise ValueError("check_qid: return_ids needs dense=True and no return_count (ids and "
+                         "codes in one order).")
     if qid is None:
-        return (None, None) if return_ids else None
-    if return_ids and not dense:
-        raise ValueError("check_qid: return_ids needs dense=True (ids and codes in one order).")
+        return (None, None) if return_ids else (None, 1) if return_count else None
     q = check_group_ids(qid, name, allow_empty=True)
     check_consistent_length(**{ref: np.empty(n), name: q})
-    if not dense and q.size and q.dtype.kind in "biu" and _small_nonnegative(q, 4 * q.size):
-        return _own_codes(q)
+    if not dense and q.size and q.dtype.kind in "biu":
+        top = _small_nonnegative(q, 4 * q.size)
+        if top is not None:
+            codes = _own_codes(q)
+            return (codes, top + 1) if return_count else codes
     ids, codes = _factorize(q)
-    return (codes, ids) if return_ids else codes
+    return (codes, ids) if return_ids else (codes, len(ids)) if return_count else codes
 
 
-def _small_nonnegative(q: np.ndarray, top: int) -> bool:
-    """Whether the integers ``q`` all lie in ``[0, top]``: one bitwise OR (a negative entry sets
-    the sign bit, and the OR bounds the largest entry from above), ``max`` only when the OR
-    passes ``top``."""
+def _small_nonnegative(q: np.ndarray, top: int) -> int | None:
+    """An upper bound (at most ``top``) of the integers ``q`` when they all lie in ``[0, top]``,
+    else None: one bitwise OR (a negative entry sets the sign bit, and the OR bounds the
+    largest entry from above, below twice it), ``max`` only when the OR passes ``top``."""
     o = int(np.bitwise_or.reduce(q, axis=None))
-    return o >= 0 and (o <= top or int(q.max()) <= top)
+    if o < 0:
+        return None
+    if o > top:
+        o = int(q.max())
+    return o if o <= top else None
 
 
 def _own_codes(q: np.ndarray) -> np.ndarray:

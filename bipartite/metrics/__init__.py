@@ -508,10 +508,9 @@ def group_auc(
     0.5
     """
     qid, qname = require_qid(qid, groups, "group_auc")
-    y, s, codes, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
+    y, s, codes, G, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    G = int(codes.max()) + 1
     st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w))  # few scores
     if st is None:
         rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
@@ -526,15 +525,16 @@ def group_auc(
 
 def _group_auc_input(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike, qname: str,
                      weighting: str, sample_weight: ArrayLike
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """The input validation of :func:`group_auc` (labels, scores, query codes, weights), alone
-    (benchmarks/bench_ranking_metrics.py times it)."""
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray | None]:
+    """The input validation of :func:`group_auc` (labels, scores, query codes below G, G,
+    weights), alone (benchmarks/bench_ranking_metrics.py times it)."""
     y = binary_labels(y_true, "y_true")
     s = _check_scores(y_score, len(y))
-    codes = check_qid(qid, len(y), qname, ref="y_true", dense=False)  # empty queries: no weight
+    codes, G = check_qid(qid, len(y), qname, ref="y_true", dense=False,  # empty queries: no
+                         return_count=True)                              # weight
     check_option(weighting, "weighting", GAUC_WEIGHTINGS)
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
-    return y, s, codes, w
+    return y, s, codes, G, w
 
 
 def _label_values(rows: SortedRows, w: np.ndarray | None):
@@ -616,11 +616,10 @@ def ndcg_at_k(
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
     0.735
     """
-    rel, s, g, top = _ndcg_input(relevance, y_score, k, qid, groups, gain)
+    rel, s, g, G, top = _ndcg_input(relevance, y_score, k, qid, groups, gain)
     n = len(rel)
     if n == 0:
         return warn_undefined("nDCG is undefined: no group has a relevant item.")
-    G = 1 if g is None else int(g.max()) + 1
     dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential",
                            top=top)
     ok = idcg > 0
@@ -631,23 +630,33 @@ def ndcg_at_k(
 
 def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: ArrayLike,
                 groups: ArrayLike, gain: str
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Any]:
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int, Any]:
     """The input validation of :func:`ndcg_at_k`, alone (as :func:`_group_auc_input`): the
-    relevance (integer grades as they are: no float64 copy), scores, query codes and the
-    largest relevance (None when empty)."""
+    relevance (integer grades as they are: no float64 copy), scores, query codes below G, G,
+    and a bound of the relevance from above (None when empty): integer grades are checked
+    non-negative by their bitwise OR, which bounds them too (one pass), others by ``min`` and
+    ``max``."""
     rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)
-    check_nonnegative(rel, "relevance")
+    top = None
+    if rel.size and rel.dtype.kind in "biu":
+        top = np.bitwise_or.reduce(rel, axis=None)
+        if top < 0:
+            check_nonnegative(rel, "relevance")  # raises, naming the first negative grade
+    else:
+        check_nonnegative(rel, "relevance")
     s = _check_scores(y_score, len(rel), labels="relevance")
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k", stacklevel=4)
-    g = check_qid(qid, len(rel), qname, ref="relevance", dense=False)  # an empty query: IDCG 0
-    top = rel.max() if rel.size else None
+    g, G = check_qid(qid, len(rel), qname, ref="relevance", dense=False,  # an empty query:
+                     return_count=True)                                 # IDCG 0
+    if rel.size and (top is None or top >= 1024):
+        top = rel.max()  # exact: a float, or an OR past the exponential limit
     if gain == "exponential" and top is not None and top >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {top:g}; use gain='linear'.")
-    return rel, s, g, top
+    return rel, s, g, G, top
 
 
 for _obj in (GroupedStats, QuerySegments):

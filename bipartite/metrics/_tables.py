@@ -361,7 +361,8 @@ def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk:
     ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
     table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
     table is small enough, else counts and gain sums per (query, score level) from two, and the
-    ideal DCG from the counts per (query, gain level). ``top``: ``rel.max()`` if known."""
+    ideal DCG from the counts per (query, gain level). ``top``: ``rel.max()``, or for integer
+    grades any bound from above (levels with no rows change nothing), if known."""
     n = len(rel)
     lev, lut = None, None
     top = rel.max() if top is None else top
