@@ -91,13 +91,14 @@ def test_sparse_codes_are_the_ids_or_the_dense_codes(name):
 @pytest.mark.parametrize("dense", [True, False])
 @pytest.mark.parametrize("name", list(IDS))
 def test_the_code_count_bounds_every_code(name, dense):
-    """Claim: ``return_count`` gives the codes of ``return_count=False`` and a G above every
-    code: the number of distinct ids when dense, at most twice the largest own code + 2."""
+    """Claim: ``return_count`` gives the codes of ``return_count=False`` and G = the largest
+    code + 1 (the number of distinct ids when dense)."""
     q = IDS[name]
     codes, G = check_qid(q, len(q), dense=dense, return_count=True)
     assert codes.tolist() == check_qid(q, len(q), dense=dense).tolist()
-    assert G > codes.max()
-    assert G == len(np.unique(q)) if dense else G <= 2 * int(codes.max()) + 2
+    assert G == int(codes.max()) + 1
+    if dense:
+        assert G == len(np.unique(q))
     assert check_qid(None, 3, return_count=True) == (None, 1)
     with pytest.raises(ValueError, match="no return_count"):
         check_qid(q, len(q), return_ids=True, return_count=True)

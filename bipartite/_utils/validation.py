@@ -388,10 +388,10 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
     ``dense=False`` (not with ``return_ids``), for a caller whose per-query sums ignore a query
     with no rows: non-negative integer ids up to ``4 n`` are their own codes (a code may then
     hold no row), with no pass to find which are present; other ids are factorised as with
-    ``dense=True``. ``return_count`` (not with ``return_ids``): ``(codes, G)`` with every code
-    below G — the number of distinct ids, or with ``dense=False`` and ids that are their own
-    codes a bound from their bitwise OR (below twice the largest id + 2), found in the pass
-    that checks them: no pass for the largest code. ``(None, 1)`` for None.
+    ``dense=True``. ``return_count`` (not with ``return_ids``): ``(codes, G)`` with G − 1 the
+    largest code (the number of distinct ids, or with ``dense=False`` and ids that are their
+    own codes the largest id + 1, found by the check: no further pass). ``(None, 1)`` for
+    None.
 
     >>> check_qid(["b", "a", "b"], 3).tolist()
     [1, 0, 1]
@@ -417,15 +417,14 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
 
 
 def _small_nonnegative(q: np.ndarray, top: int) -> int | None:
-    """An upper bound (at most ``top``) of the integers ``q`` when they all lie in ``[0, top]``,
-    else None: one bitwise OR (a negative entry sets the sign bit, and the OR bounds the
-    largest entry from above, below twice it), ``max`` only when the OR passes ``top``."""
-    o = int(np.bitwise_or.reduce(q, axis=None))
-    if o < 0:
+    """The largest of the integers ``q`` when they all lie in ``[0, top]``, else None: a
+    bitwise OR (a negative entry sets the sign bit) and ``max``, two passes with no temporary
+    (the exact maximum: a bound from the OR alone, up to twice it, would double the tables
+    sized by the codes)."""
+    if int(np.bitwise_or.reduce(q, axis=None)) < 0:
         return None
-    if o > top:
-        o = int(q.max())
-    return o if o <= top else None
+    m = int(q.max())
+    return m if m <= top else None
 
 
 def _own_codes(q: np.ndarray) -> np.ndarray:

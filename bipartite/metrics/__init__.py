@@ -633,17 +633,10 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int, Any]:
     """The input validation of :func:`ndcg_at_k`, alone (as :func:`_group_auc_input`): the
     relevance (integer grades as they are: no float64 copy), scores, query codes below G, G,
-    and a bound of the relevance from above (None when empty): integer grades are checked
-    non-negative by their bitwise OR, which bounds them too (one pass), others by ``min`` and
-    ``max``."""
+    and the largest relevance (None when empty; exact: a bound, e.g. the grades' bitwise OR,
+    would inflate the tables sized by the grades)."""
     rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)
-    top = None
-    if rel.size and rel.dtype.kind in "biu":
-        top = np.bitwise_or.reduce(rel, axis=None)
-        if top < 0:
-            check_nonnegative(rel, "relevance")  # raises, naming the first negative grade
-    else:
-        check_nonnegative(rel, "relevance")
+    check_nonnegative(rel, "relevance")
     s = _check_scores(y_score, len(rel), labels="relevance")
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
@@ -651,8 +644,7 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     qid, qname = resolve_qid(qid, groups, "ndcg_at_k", stacklevel=4)
     g, G = check_qid(qid, len(rel), qname, ref="relevance", dense=False,  # an empty query:
                      return_count=True)                                 # IDCG 0
-    if rel.size and (top is None or top >= 1024):
-        top = rel.max()  # exact: a float, or an OR past the exponential limit
+    top = rel.max() if rel.size else None
     if gain == "exponential" and top is not None and top >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {top:g}; use gain='linear'.")
