@@ -193,3 +193,16 @@ def test_ndcg_of_integer_grades_equals_that_of_the_same_floats(dtype, distinct):
             assert ndcg_at_k(rel, s, qid=q, k=k, gain=gain) == pytest.approx(want, abs=1e-13)
     with pytest.raises(ValueError, match=r"'relevance' parameter must be non-negative, got -1"):
         ndcg_at_k(np.array([1, -1, 0]), [0.1, 0.2, 0.3])
+
+
+def test_query_segments_keep_their_own_codes():
+    """Claim: QuerySegments, which keeps its codes, copies a read-only view of the caller's ids
+    (check_qid's no-copy codes): a later change to the caller's array changes nothing."""
+    from bipartite.metrics import QuerySegments
+
+    q = np.array([0, 1, 1, 0, 2, 2])
+    seg = QuerySegments([0.1, 0.4, 0.3, 0.2, 0.5, 0.6], q)
+    assert seg.codes.flags.writeable and not np.shares_memory(seg.codes, q)
+    want = seg.stats([0, 1, 0, 1, 1, 0], [1, 0, 1, 0, 0, 1]).n.tolist()
+    q[:] = 0
+    assert seg.stats([0, 1, 0, 1, 1, 0], [1, 0, 1, 0, 0, 1]).n.tolist() == want == [2, 2, 2]
