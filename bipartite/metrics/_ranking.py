@@ -363,8 +363,9 @@ def dcg_terms(mean_gain: np.ndarray, count: np.ndarray, count_above: np.ndarray,
     (``count_above`` ... ``count_above + count − 1``, from 0 at the top; ``D`` from
     :func:`discount_sums`), as sklearn's ``ndcg_score`` (``ignore_ties=False``: tied items share
     their mean gain)."""
-    ca = count_above.astype(np.intp)
-    return mean_gain * (D[ca + count.astype(np.intp)] - D[ca])
+    ca = np.asarray(count_above, dtype=np.intp)  # no copy of intp counts
+    hi = ca + np.asarray(count, dtype=np.intp)
+    return mean_gain * (D.take(hi) - D.take(ca))
 
 
 # -- the streaming statistics --------------------------------------------------------------------
