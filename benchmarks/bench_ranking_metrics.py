@@ -5,20 +5,26 @@ memory as a ratio to all the input arrays.
 "0.3.0" is that release's implementation, copied below: ``group_auc`` on the grouped engine of
 that release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
 ``average_precision`` as scikit-learn's ``average_precision_score`` (what it called), and
-``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort and block scan of
-``bipartite/metrics/_ranking.py`` (the whole implementation before the table route; kept there
-for many distinct scores), forced by ``MAX_LEVELS = 0``. "after" is the public function as it
-is: few distinct scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
+``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort of
+``bipartite/metrics/_ranking.py`` and the walk of its rows (``_tables.sorted_label_stats``, the
+DCG of each query's first k rows; kept for many distinct scores), forced by ``MAX_LEVELS = 0``
+(``bipartite/metrics/_tables.py``). "after" is the public function as it is: few distinct
+scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
 (query, level, label or grade) table, or, when that table would have more cells than rows, one
 sort of compact uint32 keys of those cells). "flt" is the page faults of one "after" call (on
 a virtual machine each costs about 2 µs: 200 of them, one fresh array of 10⁵ float64, weigh
 about as much as a sort of 10⁵ two-valued scores).
-"checks" times the function's input validation alone (labels, scores, query ids: ``check_qid``
-factorises them), the part of the time that no kernel removes. The functions are timed
-interleaved (np.sort, 0.3.0, sort, after, checks, np.sort, ...), median of ``--repeats``, in
+"checks" times the function's input validation alone (``_group_auc_input``, ``_ap_input``,
+``_ndcg_input`` of ``bipartite.metrics``: labels, scores, query ids), the part of the time that no
+kernel removes. The functions are timed
+interleaved (np.sort, 0.3.0, sort, checks, after, np.sort, ...), median of ``--repeats``, in
 this process's CPU time (``--clock wall``: wall time, which on a machine shared by many
 processes measures mostly their load); peak memory is tracemalloc's peak during one call. Only
-ratios are meaningful on a shared machine.
+ratios are meaningful on a shared machine. The order puts np.sort and "after" each right after a
+call that read the same inputs ("after" of the previous round, "checks"): at 10⁵ rows a call
+that follows the forced sort route (which sweeps the caches) runs up to 1.7 times slower than
+one that follows a read of its inputs, so "after" behind "sort" (the order before) was timed
+cold against a warm np.sort.
 
     python benchmarks/bench_ranking_metrics.py                   # n = 1e5, 1e6
     python benchmarks/bench_ranking_metrics.py --full            # and once n = 1e7 at the end
@@ -43,10 +49,15 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-import bipartite.metrics._ranking as ranking
-from bipartite._utils.validation import check_array, check_nonnegative, check_qid
-from bipartite.metrics import _check_scores, average_precision, group_auc, ndcg_at_k
-from bipartite.metrics._kernels import binary_labels
+import bipartite.metrics._tables as tables
+from bipartite.metrics import (
+    _ap_input,
+    _group_auc_input,
+    _ndcg_input,
+    average_precision,
+    group_auc,
+    ndcg_at_k,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_metrics import interleaved  # noqa: E402 - the one interleaved timer of benchmarks/
@@ -144,11 +155,11 @@ def data(n: int, distinct: int, seed: int = 0):
 def sort_route(f):
     """``f`` with the table route off: the packed-key sort and block scan."""
     def g():
-        old, ranking.MAX_LEVELS = ranking.MAX_LEVELS, 0
+        old, tables.MAX_LEVELS = tables.MAX_LEVELS, 0
         try:
             return f()
         finally:
-            ranking.MAX_LEVELS = old
+            tables.MAX_LEVELS = old
     return g
 
 
@@ -164,24 +175,20 @@ def case(n: int, distinct: int, repeats: int, clock) -> list[tuple]:
     s, y, q, rel = d["s"], d["y"], d["q"], d["rel"]
     pairs = {
         "group_auc": (lambda: before_group_auc(y, s, q), lambda: group_auc(y, s, q),
-                      lambda: (binary_labels(y, "y_true"), _check_scores(s, n),
-                               check_qid(q, n, "qid", ref="y_true")), (s, y, q)),
+                      lambda: _group_auc_input(y, s, q, "qid", "pairs", None), (s, y, q)),
         "average_precision": (lambda: before_average_precision(y, s),
                               lambda: average_precision(y, s),
-                              lambda: (binary_labels(y, "y_true"), _check_scores(s, n)), (s, y)),
+                              lambda: _ap_input(y, s, None), (s, y)),
         "ndcg_at_k": (lambda: before_ndcg(rel, s, q), lambda: ndcg_at_k(rel, s, qid=q),
-                      lambda: (check_nonnegative(check_array(rel, "relevance", ndim=1),
-                                                 "relevance"),
-                               _check_scores(s, n, labels="relevance"),
-                               check_qid(q, n, "qid", ref="relevance")), (s, rel, q)),
+                      lambda: _ndcg_input(rel, s, 10, q, None, "exponential"), (s, rel, q)),
     }
     out = []
     for name, (old, new, checks, inputs) in pairs.items():
         srt = sort_route(new)
         a, b, c = old(), new(), srt()
         assert abs(a - b) < 1e-9 and abs(c - b) < 1e-9, (name, a, b, c)  # the same value
-        t = interleaved({"np.sort": lambda: np.sort(s), "0.3.0": old, "sort": srt, "after": new,
-                         "checks": checks}, repeats, clock)
+        t = interleaved({"np.sort": lambda: np.sort(s), "0.3.0": old, "sort": srt,
+                         "checks": checks, "after": new}, repeats, clock)
         inp = sum(x.nbytes for x in inputs)
         out.append((name, n, f"{distinct} levels" if distinct else "continuous",
                     *(t[k] / t["np.sort"] for k in ("0.3.0", "sort", "after", "checks")),

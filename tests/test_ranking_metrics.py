@@ -1,5 +1,6 @@
 """group_auc, average_precision, ndcg_at_k and grouped_stats on the packed-key sort and block
-scan, and on the table route of few distinct scores (bipartite/metrics/_ranking.py), against
+scan or row walks, and on the table route of few distinct scores (bipartite/metrics/_ranking.py,
+_tables.py), against
 slow, obviously-correct references: a Python loop over the queries calling scikit-learn's
 roc_auc_score, average_precision_score and ndcg_score. The block length is shrunk and the score
 buckets narrowed so that tie groups and queries cross block boundaries and distinct scores
@@ -20,10 +21,12 @@ from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 
 import bipartite.metrics._distinct as distinct
 import bipartite.metrics._ranking as ranking
+import bipartite.metrics._tables as tables
 from bipartite import UndefinedMetricWarning
 from bipartite.metrics import average_precision, group_auc, grouped_stats, ndcg_at_k
 from bipartite.metrics._distinct import distinct_ranks
-from bipartite.metrics._ranking import SortedRows, label_stats
+from bipartite.metrics._ranking import SortedRows
+from bipartite.metrics._tables import label_stats
 
 
 # -- slow references -------------------------------------------------------------------------
@@ -102,8 +105,8 @@ def ranking_data(draw):
     return s, q, y, w, rel
 
 
-#: Engine settings (module attributes of bipartite.metrics._ranking and, "distinct.", of
-#: bipartite.metrics._distinct): the default; the sort
+#: Engine settings (module attributes of bipartite.metrics._ranking and, "tables." and
+#: "distinct.", of bipartite.metrics._tables and bipartite.metrics._distinct): the default; the sort
 #: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
 #: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
 #: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
@@ -113,20 +116,20 @@ def ranking_data(draw):
 #: in blocks of 3 rows (tie groups and queries cross blocks).
 ENGINES = {
     "default": {},
-    "tiny blocks": {"BLOCK": 3, "MAX_LEVELS": 0},
-    "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "MAX_LEVELS": 0},
-    "table": {"TABLE_CELLS": 1e9},
-    "tiny hash": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._HASH_BITS": 2,
+    "tiny blocks": {"BLOCK": 3, "tables.MAX_LEVELS": 0},
+    "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "tables.MAX_LEVELS": 0},
+    "table": {"tables.TABLE_CELLS": 1e9},
+    "tiny hash": {"tables.TABLE_CELLS": 1e9, "tables._CHUNK": 3, "distinct._HASH_BITS": 2,
                   "distinct._CHUNK": 3, "distinct._SAMPLE": 2, "distinct._FEW": 0},
-    "compare": {"TABLE_CELLS": 1e9, "_CHUNK": 3, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
-    "compact keys": {"TABLE_CELLS": 0, "BLOCK": 3, "_CHUNK": 3},
+    "compare": {"tables.TABLE_CELLS": 1e9, "tables._CHUNK": 3, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
+    "compact keys": {"tables.TABLE_CELLS": 0, "BLOCK": 3, "tables._CHUNK": 3},
 }
 
 
 def _targets(name):
     for key, value in ENGINES[name].items():
         mod, _, attr = key.rpartition(".")
-        yield {"": ranking, "SortedRows": SortedRows, "distinct": distinct}[mod], attr, value
+        yield {"": ranking, "SortedRows": SortedRows, "distinct": distinct, "tables": tables}[mod], attr, value
 
 
 @pytest.fixture(params=list(ENGINES))
@@ -380,3 +383,117 @@ def test_too_many_key_bits_are_refused_before_allocating():
     with pytest.raises(ValueError, match="Too many rows and queries"):
         SortedRows(np.zeros(3), np.zeros(3, dtype=np.int64), 2**40, low=np.zeros(3),
                    low_bits=30)
+
+
+# -- the row walks of the sort route against the tie-group scan --------------------------------
+def _scan_settings(rng, trial):
+    """Random block lengths and, one trial in three, 2-bit score buckets (collision splits)."""
+    return {"BLOCK": int(rng.integers(1, 40))}, (2 if trial % 3 == 0 else 53)
+
+
+def test_sorted_label_stats_equal_the_tie_group_scan(monkeypatch):
+    """Claim: the AUC numerator and per-query AP from the row walk (cumulative sums per row, tie
+    groups only where rows tie) equal those of the tie-group scan (ranking_stats), exactly for
+    the integer AUC sums, on continuous scores, heavy ties and colliding buckets, with one query
+    and many, blocks of 1 to 40 rows (queries and ties across blocks)."""
+    from bipartite.metrics import _label_values
+    from bipartite.metrics._ranking import ranking_stats
+    from bipartite.metrics._tables import sorted_label_stats
+
+    rng = np.random.default_rng(5)
+    for trial in range(150):
+        n, G = int(rng.integers(1, 300)), int(rng.integers(1, 8))
+        s = rng.integers(0, rng.integers(1, 20), n) / 7.0 if trial % 2 else rng.normal(size=n)
+        y, q = rng.integers(0, 2, n), rng.integers(0, G, n)
+        attrs, bits = _scan_settings(rng, trial)
+        monkeypatch.setattr(ranking, "BLOCK", attrs["BLOCK"])
+        monkeypatch.setattr(SortedRows, "max_bucket_bits", bits)
+        for codes, GG in ((q, G), (None, 1)):
+            rows = SortedRows(s, codes, GG, low=y, low_bits=1, descending=True)
+            got = sorted_label_stats(rows, auc=True, ap=True)
+            want = ranking_stats(rows, _label_values(rows, None), auc=True, ap=True)
+            assert set(got) == set(want)
+            for key in ("P", "N", "U"):
+                assert np.array_equal(got[key], want[key]), (trial, key)
+            np.testing.assert_allclose(got["A"], want["A"], rtol=1e-13, atol=1e-13)
+
+
+def test_window_dcg_equals_the_scan_of_every_row(monkeypatch):
+    """Claim: the DCG@k read from each query's first k sorted rows (tie groups followed past
+    the window to their end) equals the DCG of the scan over every row, on continuous scores,
+    heavy ties (groups that straddle the cut-off) and colliding buckets."""
+    from bipartite.metrics._ranking import dcg_per_query, discount_sums
+    from bipartite.metrics._tables import _window_dcg
+
+    rng = np.random.default_rng(6)
+    used = 0
+    for trial in range(200):
+        n, G = int(rng.integers(1, 300)), int(rng.integers(1, 12))
+        s = rng.integers(0, rng.integers(1, 20), n) / 7.0 if trial % 2 else rng.normal(size=n)
+        q, g = rng.integers(0, G, n), rng.uniform(0, 3, n)
+        _, bits = _scan_settings(rng, trial)
+        monkeypatch.setattr(SortedRows, "max_bucket_bits", bits)
+        rows = SortedRows(s, q, G, descending=True)
+        n_q, kk = np.bincount(q, minlength=G), int(rng.integers(1, 6))
+        D = discount_sums(kk, int(n_q.max()))
+        got = _window_dcg(rows.keys, rows.shift, rows.split,
+                          lambda k, rows=rows, g=g: g.take((k & rows.idx_mask).view(np.intp)),
+                          n_q, kk, D)
+        want = dcg_per_query(rows, lambda a, b, rows=rows, g=g: g[rows.index(a, b)], D)
+        if got is not None:
+            used += 1
+            np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert used > 100  # the windows were read, not handed back to the scan
+
+
+@settings(max_examples=100, deadline=None)
+@given(vals=st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.0, 7.0, 1e300, 3.25]), min_size=1,
+                     max_size=40), k=st.integers(1, 5))
+def test_few_values_are_np_uniques_or_none(vals, k):
+    """Claim: the few distinct values of a sample by min/max passes are np.unique's (0.0 and
+    −0.0 one value) when at most k, else None."""
+    x = np.array(vals)
+    got, want = distinct._few_values(x, k), np.unique(x)
+    if len(want) <= k:
+        assert got is not None and got.tolist() == want.tolist()
+    else:
+        assert got is None
+
+
+def test_window_dcg_of_compact_keys_equals_their_full_walk():
+    """Claim: on the compact (query, level, grade) keys of a large table, the DCG@k of each
+    query's first k sorted keys (tie groups straddling the cut-off followed to their end, a
+    single grade: no grade bits) and the ideal DCG from the grade counts equal the walk of
+    every key (_key_dcg)."""
+    from bipartite.metrics._ranking import key_bits
+    from bipartite.metrics._tables import (
+        _NO_SPLIT,
+        _cell_keys,
+        _grade_ideal_dcg,
+        _key_dcg,
+        _table_levels,
+        _window_dcg,
+    )
+
+    rng = np.random.default_rng(3)
+    used = 0
+    for _ in range(200):
+        n = int(rng.integers(1, 500))
+        s = rng.integers(0, rng.integers(1, 40), n) / 3.0
+        q, lev = rng.integers(0, rng.integers(1, 9), n), rng.integers(0, rng.integers(1, 6), n)
+        G, L = int(q.max()) + 1, int(lev.max()) + 1
+        lut = np.exp2(np.arange(L)) - 1
+        rk = _table_levels(s, G, sortable=True)
+        k = _cell_keys(rk, q, G, lev, key_bits(L))
+        kk = int(rng.integers(1, 8))
+        want_dcg, want_idcg = _key_dcg(k, key_bits(len(rk.values)), key_bits(L), lut, G, kk)
+        n_q, D, idcg = _grade_ideal_dcg(q, G, lev, lut, kk)
+        mask = k.dtype.type((1 << key_bits(L)) - 1)
+        got = _window_dcg(k, key_bits(L), _NO_SPLIT,
+                          lambda x, lut=lut, mask=mask: lut.take((x & mask).astype(np.intp)),
+                          n_q, kk, D)
+        np.testing.assert_allclose(idcg, want_idcg, rtol=1e-13, atol=1e-13)
+        if got is not None:
+            used += 1
+            np.testing.assert_allclose(got, want_dcg, rtol=1e-13, atol=1e-13)
+    assert used > 100

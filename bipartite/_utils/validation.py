@@ -199,6 +199,7 @@ def check_array(
     allow_empty: bool = False,
     finite: bool = True,
     exact_integers: str | None = None,
+    keep_integers: bool = False,
 ) -> np.ndarray:
     """Convert ``x`` to an ndarray and check dimensions and finiteness: the one conversion of
     numeric array arguments.
@@ -214,6 +215,8 @@ def check_array(
     their order, per column) replaces them by their exact ranks; ``"shift"`` (ordinal levels:
     order and differences) subtracts their minimum exactly (refused when they span 2**53 or
     more). ``None``: plain float64 conversion (weights, probabilities, features).
+    ``keep_integers``: an integer or boolean array is returned as it is (no float64 copy), for
+    an argument whose consumer takes integers (graded relevance).
 
     >>> check_array([1, 2], "y_score").dtype
     dtype('float64')
@@ -231,7 +234,12 @@ def check_array(
         raw = as_numeric_array(x, name)
         exact = None if exact_integers is None else _exact_integer_values(raw, name,
                                                                           exact_integers)
-        arr = exact if exact is not None else np.asarray(raw, dtype=dtype)
+        if exact is not None:
+            arr = exact
+        elif keep_integers and raw.dtype.kind in "biu":
+            arr = raw
+        else:
+            arr = np.asarray(raw, dtype=dtype)
     except (TypeError, ValueError) as exc:
         if str(exc).startswith(f"The '{name}' parameter"):
             raise  # ours, naming the argument
@@ -259,7 +267,17 @@ def check_array(
 
 
 def check_finite(arr: np.ndarray, name: str) -> None:
-    """Raise if ``arr`` has NaN or inf, naming the first bad position."""
+    """Raise if ``arr`` has NaN or inf, naming the first bad position.
+
+    First one reduction with no temporary: NaN and ±inf propagate through a sum (``inf − inf``
+    is NaN), so a finite sum clears the array; only a non-finite sum (a bad entry, or finite
+    entries whose sum overflowed: then nothing is found) pays the elementwise pass that locates
+    the entry."""
+    if arr.size == 0:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(arr, axis=None)):
+            return
     bad = ~np.isfinite(arr)
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -360,21 +378,65 @@ def resolve_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 3) -> tu
 
 
 def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", *,
-              return_ids: bool = False) -> Any:
+              return_ids: bool = False, dense: bool = True, return_count: bool = False) -> Any:
     """Query ids (any hashable values, finite if numeric, 1-D, length ``n`` = the rows of the
     argument named ``ref``) as codes ``0..G-1`` (int64, each code present), or None for None.
     With ``return_ids``, ``(codes, the sorted distinct ids)``. The one validation of a query id
-    at a public entry; internal calls pass the codes on unchecked.
+    at a public entry; internal calls pass the codes on unchecked. The codes may be a read-only
+    view of ``qid`` (:func:`_factorize`).
+
+    ``dense=False`` (not with ``return_ids``), for a caller whose per-query sums ignore a query
+    with no rows: non-negative integer ids up to ``4 n`` are their own codes (a code may then
+    hold no row), with no pass to find which are present; other ids are factorised as with
+    ``dense=True``. ``return_count`` (not with ``return_ids``): ``(codes, G)`` with G − 1 the
+    largest code (the number of distinct ids, or with ``dense=False`` and ids that are their
+    own codes the largest id + 1, found by the check: no further pass). ``(None, 1)`` for
+    None.
 
     >>> check_qid(["b", "a", "b"], 3).tolist()
     [1, 0, 1]
+    >>> check_qid([3, 0, 3], 3, dense=False).tolist()
+    [3, 0, 3]
+    >>> check_qid([3, 0, 3], 3, dense=False, return_count=True)[1]
+    4
     """
+    if return_ids and (not dense or return_count):
+        raise ValueError("check_qid: return_ids needs dense=True and no return_count (ids and "
+                         "codes in one order).")
     if qid is None:
-        return (None, None) if return_ids else None
+        return (None, None) if return_ids else (None, 1) if return_count else None
     q = check_group_ids(qid, name, allow_empty=True)
     check_consistent_length(**{ref: np.empty(n), name: q})
+    if not dense and q.size and q.dtype.kind in "biu":
+        top = _small_nonnegative(q, 4 * q.size)
+        if top is not None:
+            codes = _own_codes(q)
+            return (codes, top + 1) if return_count else codes
     ids, codes = _factorize(q)
-    return (codes, ids) if return_ids else codes
+    return (codes, ids) if return_ids else (codes, len(ids)) if return_count else codes
+
+
+def _small_nonnegative(q: np.ndarray, top: int) -> int | None:
+    """The largest of the integers ``q`` when they all lie in ``[0, top]``, else None: a
+    bitwise OR (a negative entry sets the sign bit) and ``max``, two passes with no temporary
+    (the exact maximum: a bound from the OR alone, up to twice it, would double the tables
+    sized by the codes)."""
+    if int(np.bitwise_or.reduce(q, axis=None)) < 0:
+        return None
+    m = int(q.max())
+    return m if m <= top else None
+
+
+def _own_codes(q: np.ndarray) -> np.ndarray:
+    """Non-negative integer ids as int64 codes: native int64 ids as a read-only view, no copy
+    (a fresh array of the input's size costs page faults that, at 10⁵ rows, weigh as much as a
+    sort of two-valued scores; the flag makes a caller's in-place write an error instead of a
+    change to the caller's ids), others converted."""
+    if q.dtype == np.int64 and q.dtype.isnative:
+        codes = q.view()
+        codes.flags.writeable = False
+        return codes
+    return q.astype(np.int64)
 
 
 def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -383,14 +445,22 @@ def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     they are all present the codes are the offsets from the smallest (one array), else a lookup
     table maps each row to its code (in place). Other ids grouped in runs (each id in one run of
     consecutive rows, e.g. sorted): a comparison of neighbours finds the runs, and only the
-    runs' ids are sorted. The same ids and codes, in O(n + range) or O(n + runs log runs)."""
+    runs' ids are sorted. The same ids and codes, in O(n + range) or O(n + runs log runs).
+    Ids that are already codes (0..G−1, each present) are their own codes (:func:`_own_codes`:
+    no copy of native int64)."""
     if q.size and q.dtype.kind in "iub":
         lo, hi = int(q.min()), int(q.max())
         if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
-            d = np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # in range: exact
-            present = np.bincount(d, minlength=hi - lo + 1) > 0
-            if present.all():
-                return np.arange(lo, hi + 1).astype(q.dtype), d
+            if lo == 0 and q.dtype == np.int64 and q.dtype.isnative:  # perhaps codes already
+                present = np.bincount(q, minlength=hi + 1) > 0
+                if present.all():
+                    return np.arange(hi + 1, dtype=q.dtype), _own_codes(q)
+                d = q.copy()
+            else:
+                d = np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # in range: exact
+                present = np.bincount(d, minlength=hi - lo + 1) > 0
+                if present.all():
+                    return np.arange(lo, hi + 1).astype(q.dtype), d
             lut = np.cumsum(present) - 1
             np.take(lut, d, out=d, mode="clip")  # in place (indices in range)
             return (np.flatnonzero(present) + lo).astype(q.dtype), d
@@ -446,7 +516,10 @@ def _check_object_ids(g: np.ndarray, name: str) -> None:
 
 
 def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
-    """Raise if any entry is negative."""
+    """Raise if any entry is negative (unsigned and boolean arrays pass unread; otherwise one
+    ``min`` first, with no temporary, and the elementwise pass only to locate a bad entry)."""
+    if arr.dtype.kind in "ub" or arr.size == 0 or arr.min() >= 0:
+        return arr
     bad = arr < 0
     if bad.any():
         idx = tuple(int(i) for i in np.argwhere(bad)[0])

@@ -52,6 +52,8 @@ Undefined values (a label with only one class, an ordinal label with one level) 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -81,13 +83,12 @@ from bipartite.metrics._kernels import (
 )
 from bipartite.metrics._ranking import (
     SortedRows,
-    label_stats,
-    ndcg_parts,
     ranking_stats,
 )
 from bipartite.metrics._ranking import (
     segment_below as segment_below,  # shared with the report (diagnostics._scan)
 )
+from bipartite.metrics._tables import label_stats, ndcg_parts, sorted_label_stats
 from bipartite.ranked_metrics import (
     ranked_accuracy,
     ranked_exact_match,
@@ -473,7 +474,10 @@ def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
     if "A" in st:
         ap_q = np.divide(st["A"], P, out=np.full(P.shape, np.nan), where=P > 0).T
     P, N = np.ldexp(P, e), np.ldexp(N, e)  # the weights as given
-    counts = np.bincount(codes, minlength=G)
+    if w is None:  # unweighted: the rows of each query are its counts P + N (of any label)
+        counts = (P[0] + N[0]).astype(np.int64)
+    else:
+        counts = np.bincount(codes, minlength=G)
     weight = counts.astype(np.float64) if w is None else np.bincount(codes, w, minlength=G)
     return GroupedStats(query_ids=ids, n=counts, weight=weight, pos=P.T, neg=N.T, auc=auc_q.T,
                         ap=ap_q)
@@ -504,22 +508,33 @@ def group_auc(
     0.5
     """
     qid, qname = require_qid(qid, groups, "group_auc")
-    y = binary_labels(y_true, "y_true")
-    s = _check_scores(y_score, len(y))
-    codes = check_qid(qid, len(y), qname, ref="y_true")
-    check_option(weighting, "weighting", GAUC_WEIGHTINGS)
-    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    y, s, codes, G, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    G = int(codes.max()) + 1
     st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w))  # few scores
     if st is None:
         rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
-        st = ranking_stats(rows, _label_values(rows, w))
+        st = sorted_label_stats(rows) if w is None else None
+        if st is None:
+            st = ranking_stats(rows, _label_values(rows, w))
     val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
     if np.isnan(val):
         return warn_undefined("group AUC is undefined: no group has both classes.")
     return float(val)
+
+
+def _group_auc_input(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike, qname: str,
+                     weighting: str, sample_weight: ArrayLike
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray | None]:
+    """The input validation of :func:`group_auc` (labels, scores, query codes below G, G,
+    weights), alone (benchmarks/bench_ranking_metrics.py times it)."""
+    y = binary_labels(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    codes, G = check_qid(qid, len(y), qname, ref="y_true", dense=False,  # empty queries: no
+                         return_count=True)                              # weight
+    check_option(weighting, "weighting", GAUC_WEIGHTINGS)
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    return y, s, codes, G, w
 
 
 def _label_values(rows: SortedRows, w: np.ndarray | None):
@@ -557,16 +572,25 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     >>> round(average_precision([0, 1, 1, 0], [0.1, 0.9, 0.4, 0.5]), 4)
     0.8333
     """
-    y = binary_labels(y_true, "y_true")
-    s = _check_scores(y_score, len(y))
-    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    y, s, w = _ap_input(y_true, y_score, sample_weight)
     if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
     st = label_stats(s, y, w=None if w is None else pow2_normalise(w), auc=False, ap=True)
     if st is None:  # not few distinct scores: the sort
         rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
-        st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+        st = sorted_label_stats(rows, auc=False, ap=True) if w is None else None
+        if st is None:
+            st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
     return float(st["A"][0, 0] / st["P"][0, 0])
+
+
+def _ap_input(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The input validation of :func:`average_precision`, alone (as :func:`_group_auc_input`)."""
+    y = binary_labels(y_true, "y_true")
+    s = _check_scores(y_score, len(y))
+    w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
+    return y, s, w
 
 
 def ndcg_at_k(
@@ -592,26 +616,39 @@ def ndcg_at_k(
     >>> round(ndcg_at_k([3, 2, 0, 1], [0.9, 0.1, 0.5, 0.4], k=3, gain="linear"), 4)
     0.735
     """
-    rel = check_array(relevance, "relevance", ndim=1)
+    rel, s, g, G, top = _ndcg_input(relevance, y_score, k, qid, groups, gain)
+    n = len(rel)
+    if n == 0:
+        return warn_undefined("nDCG is undefined: no group has a relevant item.")
+    dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential",
+                           top=top)
+    ok = idcg > 0
+    if not ok.any():
+        return warn_undefined("nDCG is undefined: no group has a relevant item.")
+    return float(np.mean(dcg[ok] / idcg[ok]))
+
+
+def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: ArrayLike,
+                groups: ArrayLike, gain: str
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int, Any]:
+    """The input validation of :func:`ndcg_at_k`, alone (as :func:`_group_auc_input`): the
+    relevance (integer grades as they are: no float64 copy), scores, query codes below G, G,
+    and the largest relevance (None when empty; exact: a bound, e.g. the grades' bitwise OR,
+    would inflate the tables sized by the grades)."""
+    rel = check_array(relevance, "relevance", ndim=1, keep_integers=True)
     check_nonnegative(rel, "relevance")
     s = _check_scores(y_score, len(rel), labels="relevance")
     check_option(gain, "gain", ("exponential", "linear"))
     if k is not None and (not isinstance(k, (int, np.integer)) or k < 1):
         raise ValueError(f"The 'k' parameter must be a positive integer or None, got {k!r}.")
-    qid, qname = resolve_qid(qid, groups, "ndcg_at_k")
-    g = check_qid(qid, len(rel), qname, ref="relevance")
-    if gain == "exponential" and rel.size and rel.max() >= 1024:
+    qid, qname = resolve_qid(qid, groups, "ndcg_at_k", stacklevel=4)
+    g, G = check_qid(qid, len(rel), qname, ref="relevance", dense=False,  # an empty query:
+                     return_count=True)                                 # IDCG 0
+    top = rel.max() if rel.size else None
+    if gain == "exponential" and top is not None and top >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
-                         f"(2**y overflows float64), got {rel.max():g}; use gain='linear'.")
-    n = len(rel)
-    if n == 0:
-        return warn_undefined("nDCG is undefined: no group has a relevant item.")
-    G = 1 if g is None else int(g.max()) + 1
-    dcg, idcg = ndcg_parts(rel, s, g, G, n if k is None else int(k), gain == "exponential")
-    ok = idcg > 0
-    if not ok.any():
-        return warn_undefined("nDCG is undefined: no group has a relevant item.")
-    return float(np.mean(dcg[ok] / idcg[ok]))
+                         f"(2**y overflows float64), got {top:g}; use gain='linear'.")
+    return rel, s, g, G, top
 
 
 for _obj in (GroupedStats, QuerySegments):

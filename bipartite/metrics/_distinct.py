@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Ranks", "distinct_ranks"]
+__all__ = ["Ranks", "chunk_rows", "distinct_ranks"]
 
 _U = np.uint64
 _HASH_BITS = 12                       # a float64 table of 2^12 slots: 32 KiB, in the L1 cache
@@ -28,6 +28,15 @@ _HASH_MULTS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F1)  # od
 _SAMPLE = 1 << 12                     # rows of the strided sample that rejects a continuous score
 _CHUNK = 1 << 16                      # rows per chunk of the passes (temporaries in the L2 cache)
 _FEW = 4                              # most distinct values ranked by comparisons, not hashed
+
+
+def chunk_rows(n: int, chunk: int) -> int:
+    """Rows per chunk of a pass over n rows with scratch arrays: ``chunk``, or at most 2^14
+    below 2^18 rows, where the page faults of fresh scratch arrays of 2^16 rows (about 0.5 ms
+    per MiB on the machine measured, after a call that freed large arrays: as much as a sort
+    of 10⁵ two-valued scores) weigh more than the calls per chunk (2^13 rows: too many calls;
+    2^15 rows: still ~30–100 faults per nDCG call in the benchmark's order, 2^14 about 1)."""
+    return chunk if n >= 1 << 18 else min(chunk, 1 << 14)
 
 
 def _slots(x: np.ndarray, mult: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -49,19 +58,20 @@ def _hash_levels(x: np.ndarray, cap: int) -> list[tuple[np.ndarray, int, np.ndar
     every row ends on a slot holding exactly its value (``==``: 0.0 and −0.0 are one score).
     None past ``cap`` + 1 values in the tables or after the last level's collisions."""
     levels, rows, xs, total = [], None, x, 0
-    h = np.empty(min(len(x), _CHUNK), dtype=np.intp)
+    C = chunk_rows(len(x), _CHUNK)
+    h = np.empty(min(len(x), C), dtype=np.intp)
     for mult in _HASH_MULTS:
         tab = np.full(1 << _HASH_BITS, np.nan)
         m = len(xs)
-        for a in range(0, m, _CHUNK):
-            c = xs[a : a + _CHUNK]
+        for a in range(0, m, C):
+            c = xs[a : a + C]
             tab[_slots(c, mult, h[: len(c)])] = c
         total += len(tab) - int(np.count_nonzero(np.isnan(tab)))
         if total > cap + 1:  # +1: 0.0 and −0.0, one value, may hold two slots
             return None
         bad = []
-        for a in range(0, m, _CHUNK):
-            c = xs[a : a + _CHUNK]
+        for a in range(0, m, C):
+            c = xs[a : a + C]
             b = np.flatnonzero(tab.take(_slots(c, mult, h[: len(c)]), mode="clip") != c)
             if len(b):
                 bad.append(b + a)
@@ -72,6 +82,24 @@ def _hash_levels(x: np.ndarray, cap: int) -> list[tuple[np.ndarray, int, np.ndar
         rows = bad if rows is None else rows[bad]
         xs = x[rows]
     return None
+
+
+def _few_values(x: np.ndarray, k: int) -> np.ndarray | None:
+    """The distinct values of ``x`` (ascending) when at most ``k``, else None: the smallest and
+    largest of the rows left, then the rows holding neither, a few passes over a small sample
+    (cheaper than its hash tables when it holds a handful of values). Its first ``4 k`` rows
+    turn a continuous score down first."""
+    if len(np.unique(x[: 4 * k])) > k:
+        return None
+    vals: list[float] = []
+    rest = x
+    while rest.size:
+        if len(vals) >= k:
+            return None
+        lo, hi = rest.min(), rest.max()
+        vals += [lo] if lo == hi else [lo, hi]
+        rest = rest[(rest != lo) & (rest != hi)]
+    return np.array(sorted(vals)) if len(vals) <= k else None
 
 
 def _level_values(levels: list[tuple[np.ndarray, int, np.ndarray | None]]) -> np.ndarray:
@@ -108,10 +136,13 @@ class Ranks:
         if cap < 1 or n == 0:
             return None
         if n > 4 * _SAMPLE:
-            sample = _hash_levels(s[:: n // _SAMPLE], cap)
-            if sample is None:
-                return None
-            v = _level_values(sample)
+            sample = s[:: n // _SAMPLE]
+            v = _few_values(sample, _FEW)
+            if v is None:
+                levels = _hash_levels(sample, cap)
+                if levels is None:
+                    return None
+                v = _level_values(levels)
             if len(v) > cap:  # the sample's values are some of the scores'
                 return None
             if len(v) <= _FEW:
@@ -127,7 +158,7 @@ class Ranks:
     def _holds_all(self) -> bool:
         """Whether every row equals one of the few values (``==``: one pass of comparisons per
         value, in bool scratch arrays)."""
-        m = min(len(self.s), _CHUNK)
+        m = min(len(self.s), _CHUNK)  # bool scratch: 64 KiB
         ok, eq = np.empty(m, dtype=bool), np.empty(m, dtype=bool)
         for a in range(0, len(self.s), _CHUNK):
             c = self.s[a : a + _CHUNK]
@@ -145,8 +176,11 @@ class Ranks:
         if self.levels is None:  # comparisons: the values below (ascending) or above the row
             v = self._v
             cmp, ref = (np.less, v[1:]) if self.descending else (np.greater, v[:-1])
-            out[:] = 0
-            for x in ref:
+            if not len(ref):
+                out[:] = 0
+                return out
+            cmp(c, ref[0], out=out, casting="unsafe")  # written as 0/1: no zeroing pass
+            for x in ref[1:]:
                 out += cmp(c, x)
             return out
         rk, mult, _ = self._rk[0]

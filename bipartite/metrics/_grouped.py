@@ -80,6 +80,8 @@ class QuerySegments:
         if check_input:
             s = check_array(y_score, "y_score", ndim=1)
             codes, ids = check_qid(qid, len(s), "qid", ref="y_score", return_ids=True)
+            if codes is not None and not codes.flags.writeable:
+                codes = codes.copy()  # a view of the caller's ids (check_qid): kept, so owned
         else:
             s, codes = np.asarray(y_score, dtype=np.float64), qid  # float32 scores: one cast
         n = len(s)

@@ -21,22 +21,8 @@ carried across blocks (:meth:`SortedRows.scan`): no array of the size of the inp
 keys, and the per-row values are read from the keys' carried bits (labels, levels) or gathered
 one block at a time (weights).
 
-**The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
-query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
-several times faster than of continuous ones; query ids are nearly all distinct per row). So
-when the scores have few distinct values, the rows are not sorted: :class:`Ranks`
-(``bipartite/metrics/_distinct.py``) finds them exactly — comparisons with a handful of values,
-or hash tables in the L1 cache — and hands out each row's rank among them a chunk at a time;
-each row then adds its count or weight to one cell (query, score level, label or grade) of a
-table (``np.add.at`` per chunk), and the tie groups are the table's non-empty (query, level)
-pairs, walked from the top score by cumulative sums along the levels. Exact, O(n + G·U) for G
-queries and U distinct scores, taken while the table has at most ``TABLE_CELLS`` cells per row
-(and U ≤ ``MAX_LEVELS``). A larger table (many queries of few rows, e.g. 256 levels and 100
-rows per query) is not allocated: without weights, its non-empty cells come from one sort of
-*compact keys* (query, level, label or grade; no row index, so uint32 up to 32 bits), walked in
-blocks with cumulative sums and gathers at the tie-group ends (:func:`_cell_keys`,
-:func:`_key_blocks`); with weights, the sort of the rows takes over. A strided sample turns
-continuous scores down first, at almost no cost.
+**The table route** of few distinct scores, and the walks of sorted keys that carry the
+label or grade: ``bipartite/metrics/_tables.py``.
 
 **Temporaries.** Every pass works on chunks or blocks of at most a few 10⁴ rows: on the
 virtual machine measured (benchmarks/bench_ranking_metrics.py) a fresh array of the input's
@@ -53,13 +39,9 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from bipartite.metrics._distinct import Ranks, distinct_ranks
-
-__all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MAX_LEVELS", "MIN_BLOCKS", "TABLE_CELLS", "SortedRows",
-           "ap_terms", "segment_below",
-           "auc_terms", "block_length", "dcg_per_query", "dcg_terms", "discount_sums",
-           "distinct_ranks", "label_stats", "ndcg_parts", "per_query_add",
-           "ranking_stats"]
+__all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms",
+           "block_length", "dcg_per_query", "dcg_terms", "discount_sums", "key_bits",
+           "per_query_add", "ranking_stats", "segment_below"]
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
 #: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
@@ -73,7 +55,7 @@ def block_length(n: int) -> int:
 _U = np.uint64
 
 
-def _bits(m: int) -> int:
+def key_bits(m: int) -> int:
     """Bits needed for the values 0..m−1."""
     return max(0, int(m) - 1).bit_length()
 
@@ -104,8 +86,8 @@ class SortedRows:
         n = len(s)
         self.n, self.s, self.descending = n, s, descending
         self.n_codes = int(n_codes) if codes is not None else 1
-        self.b = max(1, _bits(n))
-        self.c = _bits(self.n_codes) if codes is not None else 0
+        self.b = max(1, key_bits(n))
+        self.c = key_bits(self.n_codes) if codes is not None else 0
         self.lb = int(low_bits) if low is not None else 0
         used = self.b + self.c + self.lb
         if used > 63:
@@ -381,8 +363,9 @@ def dcg_terms(mean_gain: np.ndarray, count: np.ndarray, count_above: np.ndarray,
     (``count_above`` ... ``count_above + count − 1``, from 0 at the top; ``D`` from
     :func:`discount_sums`), as sklearn's ``ndcg_score`` (``ignore_ties=False``: tied items share
     their mean gain)."""
-    ca = count_above.astype(np.intp)
-    return mean_gain * (D[ca + count.astype(np.intp)] - D[ca])
+    ca = np.asarray(count_above, dtype=np.intp)  # no copy of intp counts
+    hi = ca + np.asarray(count, dtype=np.intp)
+    return mean_gain * (D.take(hi) - D.take(ca))
 
 
 # -- the streaming statistics --------------------------------------------------------------------
@@ -402,8 +385,8 @@ def ranking_stats(rows: SortedRows, values: Callable[[int, int], np.ndarray], K:
 
 def _group_stats(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], K: int, G: int,
                  *, auc: bool, ap: bool) -> dict[str, np.ndarray]:
-    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan` (or
-    of :func:`_cell_runs`), walked from the top score."""
+    """:func:`ranking_stats` from the tie groups ``(q, S, E)`` of :meth:`SortedRows.scan`,
+    walked from the top score."""
     names = ["P", "N"] + ["U"] * auc + ["A"] * ap
     out = np.zeros((len(names), K, G))
     for q, S, E in groups:
@@ -441,329 +424,3 @@ def _group_dcg(groups: Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]], G: i
     for q, S, E in groups:
         per_query_add(out, q, dcg_terms(S[1] / S[0], S[0], E[0], D)[None])
     return out[0]
-
-
-# -- the table route: few distinct scores ----------------------------------------------------------
-#: Most distinct scores of the table route (0: off, every metric takes the sort); and the most
-#: cells of its (query, score level) table, as a multiple of the rows.
-MAX_LEVELS = 1 << 10
-TABLE_CELLS = 1.0
-_CHUNK = 1 << 16                      # rows per chunk of the cell passes
-
-
-def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
-                 low_levels: int = 1) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, cells)`` for consecutive chunks of ``_CHUNK`` rows:
-    the cells ``(query · U + score rank) · low_levels + low`` of a (G, U, low_levels) table of
-    rows a..b−1 (rank 0 without ``rk``), in a scratch array that the next chunk overwrites: no
-    array of the input's size (:mod:`bipartite.metrics._distinct`)."""
-    n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
-    C = min(n, _CHUNK)
-    buf = np.zeros(C, dtype=np.intp)
-    tmp = np.empty(C, dtype=np.intp)
-    for a in range(0, n, C):
-        b = min(n, a + C)
-        rr, t = buf[: b - a], tmp[: b - a]
-        if rk is None:
-            rr[:] = 0
-        else:
-            rk.chunk(a, b, rr)
-        if codes is not None:
-            np.multiply(codes[a:b], U, out=t, casting="unsafe")
-            rr += t
-        if low is not None:
-            rr *= low_levels
-            np.copyto(t, low[a:b], casting="unsafe")  # 0/1 floats: exact; a mixed-type add is
-            rr += t                                   # several times slower
-        yield a, b, rr
-
-
-def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.ndarray | None = None,
-           low_levels: int = 1, weights: np.ndarray | None = None) -> np.ndarray:
-    """(M,) the counts (int64; or the sums of ``weights``, in row order) of the cells of
-    :func:`_cell_chunks`, a chunk at a time: ``np.bincount`` of the chunk added to the table
-    while the table is no larger than a chunk, else ``np.add.at`` (O(rows), whatever M)."""
-    T = np.zeros(M, dtype=np.int64 if weights is None else np.float64)
-    for a, b, c in _cell_chunks(rk, U, codes, low, low_levels):
-        wc = None if weights is None else weights[a:b]
-        if M <= _CHUNK:
-            T += np.bincount(c, weights=wc, minlength=M)
-        else:
-            np.add.at(T, c, 1 if wc is None else wc)
-    return T
-
-
-def _table_levels(s: np.ndarray, G: int, sortable: bool = False) -> Ranks | None:
-    """:class:`Ranks` (descending) when the scores have few enough distinct values for a (G, U)
-    table of at most ``TABLE_CELLS · n`` cells (and ``MAX_LEVELS``), else None; ``sortable``:
-    up to ``MAX_LEVELS`` whatever the table's size (a table too large for the rows then takes
-    :func:`_cell_keys`)."""
-    cap = MAX_LEVELS if sortable else min(MAX_LEVELS, int(TABLE_CELLS * len(s)) // max(G, 1))
-    return Ranks.find(s, cap, descending=True)
-
-
-def _cell_keys(rk: Ranks, codes: np.ndarray | None, G: int, low: np.ndarray | None = None,
-               low_bits: int = 0) -> np.ndarray | None:
-    """The cells ``(query, score level, low)`` of :func:`_cell_chunks` as compact keys, sorted:
-    for a table too large to allocate, one sort of the keys puts each tie group (query, level)
-    in a run, from the top score. The keys hold no row index (every per-row value rides in
-    them), so they take ``⌈log2 G⌉ + ⌈log2 U⌉ + low_bits`` bits: uint32 when that is at most
-    32, whose sort costs about two thirds of a sort of the float64 scores. None past 64 bits or
-    2^31 rows (the int64 sums of :func:`_key_label_stats`)."""
-    ub, cb = _bits(len(rk.values)), _bits(G)
-    if cb + ub + low_bits > 64 or len(rk.s) >= 1 << 31:
-        return None
-    k = np.empty(len(rk.s), dtype=np.uint32 if cb + ub + low_bits <= 32 else _U)
-    for a, b, c in _cell_chunks(rk, 1 << ub, codes, low, 1 << low_bits):
-        np.copyto(k[a:b], c, casting="unsafe")
-    k.sort()
-    return k
-
-
-def _key_blocks(k: np.ndarray, lb: int, ub: int
-                ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
-    """Walk sorted compact keys (:func:`_cell_keys`; per-row value in the low ``lb`` bits, the
-    score level in the ``ub`` bits above) in blocks of about ``BLOCK`` rows cut at tie-group
-    boundaries: yield ``(a, kb, end, q)`` — the block's first row, its keys, the last row of
-    each of its tie groups (relative to ``a``) and the group's query code. The temporaries
-    stay small: arrays of the input's size, fresh at each call, cost page faults that at
-    10⁵–10⁶ rows weigh as much as the arithmetic (blocks of 2^16 rows take about twice the
-    time of 2^14 at 10⁵ rows, for that reason); from 2^22 rows, blocks of 4 ``BLOCK`` rows
-    (there the calls per block weigh more: 0.16 s against 0.22 s for nDCG at 10⁷ rows)."""
-    n, dt = len(k), k.dtype.type
-    top = (1 << (8 * k.dtype.itemsize)) - 1
-    step = BLOCK if n < 1 << 22 else 4 * BLOCK
-    a = 0
-    while a < n:
-        b = min(n, a + step)
-        if b < n:  # to the end of the tie group holding row b − 1
-            nxt = ((int(k[b - 1]) >> lb) + 1) << lb
-            b = n if nxt > top else int(np.searchsorted(k, dt(nxt)))
-        kb = k[a:b]
-        tk = kb >> dt(lb)
-        end = np.flatnonzero(tk[1:] != tk[:-1])
-        end = np.append(end, b - a - 1)
-        yield a, kb, end, (kb.take(end) >> dt(lb + ub)).astype(np.intp)
-        a = b
-
-
-def _key_label_stats(k: np.ndarray, ub: int, G: int, *, auc: bool, ap: bool
-                     ) -> dict[str, np.ndarray]:
-    """:func:`ranking_stats` (K = 1, no weights) from sorted compact keys carrying a binary
-    label in the low bit (:func:`_cell_keys`). With ``c`` the positives cumulated over all the
-    sorted rows, ``A_t`` and ``B_t = A_t + P_t`` its values before and after tie group t, and
-    ``a_q = Σ_{q' < q} P_q'`` its value before query q (the rows are in query order):
-    ``P_above,t = A_t − a_q``, so ``Σ_t N_t (P_above,t + ½ P_t) = ½ Σ_t N_t (A_t + B_t) − a_q
-    N_q`` (:func:`auc_terms`), all in int64 (exact). AP from :func:`ap_terms` with ``a_q`` and
-    the query's first row taken from a first pass over the blocks. Cumulative sums and gathers
-    at the group ends, in blocks (:func:`_key_blocks`): no ``np.add.reduceat`` over the tie
-    groups (slow with single-row segments) and no temporary of the input's size."""
-    one = k.dtype.type(1)
-    tot = np.zeros((3, G), dtype=np.int64)  # P, rows, Σ_t N_t (A_t + B_t) per query
-    A_ap = np.zeros(G)
-    passes = 2 if ap else 1
-    for p in range(passes):
-        base = 0
-        if p == 1:  # the AP pass: a_q and the first row of each query
-            a_q = np.cumsum(tot[0]) - tot[0]
-            row_q = np.cumsum(tot[1]) - tot[1]
-        for a, kb, end, q in _key_blocks(k, 1, ub):
-            c = np.cumsum((kb & one).astype(np.int64))
-            c += base
-            B = c.take(end)
-            A = np.empty_like(B)
-            A[0] = base  # the positives before the block
-            A[1:] = B[:-1]
-            base = int(c[-1])
-            P = B - A
-            C = np.diff(end, prepend=-1)
-            N = C - P
-            first = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-            cols = q.take(first)
-            if p == 0:
-                X = A + B
-                X *= N
-                tot[0, cols] += np.add.reduceat(P, first)
-                tot[1, cols] += np.add.reduceat(C, first)
-                tot[2, cols] += np.add.reduceat(X, first)
-                continue
-            W = C.astype(np.float64)
-            Wa = (a + end + 1 - row_q.take(q)) - W
-            Pa = (A - a_q.take(q)).astype(np.float64)
-            A_ap[cols] += np.add.reduceat(ap_terms(P.astype(np.float64), W, Pa, Wa), first)
-    P, rows = tot[0], tot[1]
-    out = {"P": P.astype(np.float64)[None], "N": (rows - P).astype(np.float64)[None]}
-    if auc:
-        a_q = np.cumsum(P) - P
-        Uq = tot[2] - 2 * a_q * (rows - P)
-        out["U"] = 0.5 * Uq.astype(np.float64)[None]
-    if ap:
-        out["A"] = A_ap[None]
-    return out
-
-
-def label_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None = None, G: int = 1,
-                w: np.ndarray | None = None, *, auc: bool = True, ap: bool = False
-                ) -> dict[str, np.ndarray] | None:
-    """:func:`ranking_stats` for one binary label (K = 1) without a sort of the scores, when
-    they have few distinct values (:func:`_table_levels`; else None: take the sort). Each row
-    adds its weight (a count without ``w``, exact) to its cell (query, score level, label) of
-    one ``np.bincount``; the tie groups are the table's non-empty (query, level) pairs, walked
-    from the top score: ``P_above`` is a cumulative sum along the levels. A table of more than
-    ``TABLE_CELLS · n`` cells is not allocated: without weights its non-empty cells come from
-    one sort of compact keys (:func:`_cell_runs`), with weights the sort of the rows takes over.
-    ``w`` scaled by a power of two (exact). Same formulas (:func:`auc_terms`, :func:`ap_terms`;
-    docs/theory.md §2, §8)."""
-    rk = _table_levels(s, G, sortable=w is None)
-    if rk is None:
-        return None
-    U = len(rk.values)
-    if G * U > TABLE_CELLS * len(s):
-        k = _cell_keys(rk, codes, G, y, 1)
-        return None if k is None else _key_label_stats(k, _bits(U), G, auc=auc, ap=ap)
-    T = _table(rk, U, codes, G * U * 2, y, 2, w).reshape(G, U, 2)
-    N, P = T[..., 0], T[..., 1]
-    Pa = np.cumsum(P, axis=1)
-    Pa -= P
-    out = {"P": P.sum(axis=1, dtype=np.float64)[None], "N": N.sum(axis=1, dtype=np.float64)[None]}
-    if auc:
-        if w is None:  # 2 N (P_above + ½ P) in integers: exact
-            X = 2 * Pa
-            X += P
-            X *= N
-            out["U"] = 0.5 * X.sum(axis=1, dtype=np.float64)[None]
-        else:
-            out["U"] = auc_terms(N, P, Pa).sum(axis=1)[None]
-    if ap:
-        Na = np.cumsum(N, axis=1)
-        Na -= N
-        Pf, Paf = P.astype(np.float64), Pa.astype(np.float64)
-        out["A"] = ap_terms(Pf, Pf + N, Paf, Paf + Na).sum(axis=1)[None]
-    return out
-
-
-def ndcg_parts(rel: np.ndarray, s: np.ndarray, g: np.ndarray | None, G: int, kk: int,
-               exponential: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(G,) DCG@kk and ideal DCG@kk of each query (docs/theory.md §10.6), ties averaged
-    (:func:`dcg_terms`), for relevance ``rel`` (finite, non-negative float64; gain ``2^rel − 1``
-    with ``exponential``, else ``rel``) and query codes ``g`` (None: one query). Integer grades
-    below 256 ride in the keys as a level (the ideal order is by level, its counts from one
-    ``np.bincount``); otherwise a second sort orders the gains. Few distinct scores take the
-    table route (no sort): one ``np.bincount`` of (query, score level, grade) cells when that
-    table is small enough, else counts and gain sums per (query, score level) from two, and the
-    ideal DCG from the counts per (query, gain level)."""
-    n = len(rel)
-    lev, lut = None, None
-    if rel.max() < 256:
-        lev8 = rel.astype(np.uint8)
-        if np.array_equal(lev8, rel):  # integer grades
-            lev, L = lev8, int(rel.max()) + 1
-            lut = np.arange(L, dtype=np.float64)
-            lut = np.exp2(lut) - 1.0 if exponential else lut
-    rk = _table_levels(s, G, sortable=lev is not None)
-    if rk is not None and lev is not None and G * len(rk.values) > TABLE_CELLS * n:
-        k = _cell_keys(rk, g, G, lev, _bits(L))
-        if k is not None:
-            return _key_dcg(k, _bits(len(rk.values)), _bits(L), lut, G, kk)
-        rk = None  # past 64 key bits: the sort
-    if rk is not None:
-        U = len(rk.values)
-        if lev is not None and G * U * L <= TABLE_CELLS * n:  # one table: (query, score, grade)
-            T = _table(rk, U, g, G * U * L, lev, L).reshape(G, U, L)
-            # einsum: numpy's sum over a short axis is several times slower
-            counts, C, S = (np.einsum("gul->gl", T), np.einsum("gul->gu", T),
-                            np.einsum("gul,l->gu", T, lut))
-            del T
-            D = discount_sums(kk, int(np.einsum("gl->g", counts).max()))
-            idcg = _level_dcg(lut[::-1], counts[:, ::-1], D)
-            return _tie_group_dcg(C, S, D), idcg
-        gains = lut[lev] if lev is not None else np.exp2(rel) - 1.0 if exponential else rel
-        C = _table(rk, U, g, G * U).reshape(G, U)
-        S = _table(rk, U, g, G * U, weights=gains).reshape(G, U)
-        D = discount_sums(kk, int(C.sum(axis=1).max()))
-        return _tie_group_dcg(C, S, D), _ideal_dcg(gains, lev, lut, g, G, D)
-    if lev is not None:
-        rows = SortedRows(s, g, G, low=lev, low_bits=max(1, (L - 1).bit_length()),
-                          descending=True)
-        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
-        D = discount_sums(kk, int(counts.sum(axis=1).max()))
-        above = np.cumsum(counts[:, ::-1], axis=1)[:, ::-1] - counts
-        idcg = dcg_terms(lut[None, :], counts, above, D).sum(axis=1)
-        return dcg_per_query(rows, lambda a, b: lut.take(rows.low(a, b).view(np.intp)), D), idcg
-    gains = np.exp2(rel) - 1.0 if exponential else rel
-    D = discount_sums(kk, int(np.bincount(g).max()) if g is not None else n)
-    idcg = _ideal_dcg(gains, None, None, g, G, D)
-    rows = SortedRows(s, g, G, descending=True)
-    return dcg_per_query(rows, lambda a, b: gains[rows.index(a, b)], D), idcg
-
-
-def _key_dcg(k: np.ndarray, ub: int, lb: int, lut: np.ndarray, G: int, kk: int
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """(G,) DCG@kk and ideal DCG@kk from sorted compact keys carrying the integer grade in the
-    low ``lb`` bits (:func:`_cell_keys`; ``lut`` the gain of each grade), in blocks
-    (:func:`_key_blocks`): each tie group's items, its gain sum from a cumulative sum over the
-    block (integer gains in int64: exact and fast) and the items above it from its query's
-    first row (a binary search of the keys per query); the counts per (query, grade) for the
-    ideal order (:func:`dcg_terms`)."""
-    L, n, dt = len(lut), len(k), k.dtype.type
-    row_q = np.empty(G + 1, dtype=np.intp)
-    row_q[:G] = np.searchsorted(k, np.arange(G, dtype=k.dtype) << dt(lb + ub))
-    row_q[G] = n
-    D = discount_sums(kk, int(np.diff(row_q).max()))
-    exact = np.array_equal(lut, np.round(lut)) and lut.max() * n < 2.0**53
-    lut_g = lut.astype(np.int64) if exact else lut
-    dcg = np.zeros((1, G))
-    per = np.zeros(G * L, dtype=np.int64)
-    mask = dt((1 << lb) - 1)
-    for a, kb, end, q in _key_blocks(k, lb, ub):
-        grade = (kb & mask).astype(np.intp)
-        c = np.cumsum(lut_g.take(grade))
-        gain = c.take(end)
-        gain[1:] -= gain[:-1].copy()
-        C = np.diff(end, prepend=-1)
-        above = (a + 1 - row_q.take(q)) + end
-        above -= C
-        per_query_add(dcg, q, dcg_terms(gain / C, C, above, D)[None])
-        rq = (kb >> dt(lb + ub)).astype(np.intp)
-        lo = int(rq[0])
-        rq -= lo
-        rq *= L
-        rq += grade
-        per[lo * L : (int(q[-1]) + 1) * L] += np.bincount(rq, minlength=(int(q[-1]) + 1 - lo) * L)
-    per = per.reshape(G, L)
-    return dcg[0], _level_dcg(lut[::-1], per[:, ::-1], D)
-
-
-def _ideal_dcg(gains: np.ndarray, lev: np.ndarray | None, lut: np.ndarray | None,
-               g: np.ndarray | None, G: int, D: np.ndarray) -> np.ndarray:
-    """(G,) ideal DCG: the gains of each query in descending order, ties averaged (tied gains
-    are equal: their mean is the gain). From the counts per (query, gain level): the integer
-    grades ``lev`` (``lut`` their gains), or the gains' own distinct values when few
-    (:func:`_table_levels`); else from a sort of the gains."""
-    if lev is not None:
-        L = len(lut)
-        counts = _table(None, 1, g, G * L, lev, L).reshape(G, L)
-        return _level_dcg(lut[::-1], counts[:, ::-1], D)
-    rk = _table_levels(gains, G)
-    if rk is None:
-        ideal = SortedRows(gains, g, G, descending=True)
-        return dcg_per_query(ideal, lambda a, b: gains[ideal.index(a, b)], D)
-    U = len(rk.values)
-    return _level_dcg(rk.values, _table(rk, U, g, G * U).reshape(G, U), D)
-
-
-def _level_dcg(vals: np.ndarray, counts: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """(G,) DCG of queries whose items are ranked by level, from the top: ``counts`` (G, U) items
-    of each level, of gain ``vals`` (U,) (the ideal DCG: tied items have one gain)."""
-    above = np.cumsum(counts, axis=1)
-    above -= counts
-    return dcg_terms(vals[None, :], counts, above, D).sum(axis=1)
-
-
-def _tie_group_dcg(C: np.ndarray, S: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """(G,) DCG from the items ``C`` (G, U) and their gain sums ``S`` of each (query, score
-    level), levels from the top score: each tie group's mean gain over its positions."""
-    A = np.cumsum(C, axis=1)
-    A -= C
-    mean = np.divide(S, C, out=np.zeros(S.shape), where=C > 0)
-    return dcg_terms(mean, C, A, D).sum(axis=1)
