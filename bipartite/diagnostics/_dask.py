@@ -25,17 +25,30 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
 3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
    the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
    range-partitioned by bucket (divisions balanced from the bucket counts; each row is moved
-   by dask's shuffle straight to the partition of its bucket, without ``set_index``'s sort by
-   bucket): a partition holds a contiguous run of whole range buckets, is sorted once
-   (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
-   the partition (ties ½) plus the mass below the run and that of the point buckets inside it
-   below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
-   id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
-   and partition, on every input partition in place (right for the queries whole in it: pass
-   1 lists every partition's queries, so data written by query is not shuffled) and on a hash
-   shuffle by query id of the rows of the others (``shuffle(on=qid)``), whose placement sums
-   replace the partial ones (all rows shuffled when most queries are split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
-   partition is read once for all of them.
+   by dask's p2p shuffle, on disk, straight to the partition of its bucket, without
+   ``set_index``'s sort by bucket), narrowed first to the score, the labels as uint8, the
+   weight and the query's global code as int32 (the position of its id in the run's sorted
+   ids, listed by pass 1): a partition holds a contiguous run of whole range buckets, is
+   sorted once (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its
+   cumulative mass in the partition (ties ½) plus the mass below the run and that of the point
+   buckets inside it below the row. A range partition touches nearly every query, so its
+   per-query sums of ``pos · below`` and ``neg · above`` are a dense array indexed by the
+   global code, summed over the partitions by a tree of array sums (``reduction``, 4 at a
+   time; no groupby whose input grows with partitions × queries); the point buckets' sparse
+   per-query sums are added on the driver. Within-query placements come from one (query,
+   score) sort per scorer and partition, on every input partition in place (right for the
+   queries whole in it: pass 1 lists every partition's queries, so data written by query is
+   not shuffled) and on a p2p shuffle by query id of the rows of the others
+   (``shuffle(on=qid)``), whose placement sums replace the partial ones (all rows shuffled when
+   most queries are split). Pass 3 is one ``persist`` (both scorers and the within-query sums,
+   so every input partition is read once for all of them) whose partitions are gathered one by
+   one to the driver (no worker concatenates a table of every query).
+
+Memory on a worker is bounded by a partition's rows and a dense per-query array (8 bytes × 2
+pairs-statistics × queries) at a time, not by the data: the 10⁸-row benchmark runs in 1 GB a
+worker (docs/out_of_core.md). The local clusters of the CLI and the benchmark cap dask's p2p
+comm buffer (1 GiB a worker by default) to an eighth of a worker's memory limit
+(:func:`~bipartite.diagnostics._dask_io.local_cluster`).
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
