@@ -328,31 +328,45 @@ def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos:
 def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
     this partition) the sums of the within-query placements of every scorer, by cumulative sums
-    over one (query, score) sort per scorer."""
+    over one (query, score) sort per scorer (the per-query sums then come from the first
+    scorer's sorted masses, each query's rows a contiguous segment: no bincount)."""
     codes, uniq = _qcodes(df, spec["qid"])
     cols_out = within_columns(spec, place)
     G = len(uniq)
     if len(df) == 0:
         return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    sums = {"rows": np.bincount(codes, minlength=G).astype(np.float64)}  # zero weights too
-    for p in range(len(pos)):
-        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
-                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
-            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
-    if place:
-        Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
-        w = (None if spec["weight"] is None else
-             df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
-    for si, s in enumerate(spec["scores"] if place else []):
+    sums: dict[str, np.ndarray] = {}
+    if not place:
+        pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+        sums["rows"] = np.bincount(codes, minlength=G).astype(np.float64)  # zero weights too
+        for p in range(len(pos)):
+            for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                            ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2),
+                            ("neg2", neg[p] ** 2)):
+                sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
+        return _frame_of(uniq, sums, cols_out)
+    Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
+    w = (None if spec["weight"] is None else
+         df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
+    for si, s in enumerate(spec["scores"]):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
         o = seg.order
         # the masses in (query, score) order, from the labels and weights gathered once
         ps, ns = _masses_of([y.take(o) for y in Y], np.ones(len(o)) if w is None else w.take(o),
                             spec["pairs"])
         A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
-        for p in range(len(pos)):  # every code 0..G-1 has rows here, in ascending order
+        for p in range(len(ps)):  # every code 0..G-1 has rows here, in ascending order
             sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+        if si == 0:  # each query's rows are one segment of this order, codes 0..G-1 in turn
+            first = seg.starts[np.flatnonzero(np.r_[True, seg.tie_query[1:]
+                                                    != seg.tie_query[:-1]])]
+            sums["rows"] = np.diff(np.r_[first, len(o)]).astype(np.float64)
+            for name, v in (("pos", ps), ("neg", ns), ("n_pos", (ps > 0).astype(np.float64)),
+                            ("n_neg", (ns > 0).astype(np.float64)), ("pos2", ps * ps),
+                            ("neg2", ns * ns)):
+                r = np.add.reduceat(v, first, axis=1)
+                for p in range(len(ps)):
+                    sums[f"{name}:{p}"] = r[p]
     return _frame_of(uniq, sums, cols_out)
 
 
@@ -368,14 +382,19 @@ def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.
     Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
     qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
     sizes = np.diff(np.r_[qfirst, ng])
+    half = np.empty_like(Gn)  # one scratch array; the arithmetic in place, in the same order
     En = np.cumsum(Gn, axis=1)  # inclusive: the query's part is En − (En before the query)
-    before = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
-    below = En - before - 0.5 * Gn
-    Ip = np.cumsum(Gp, axis=1)
-    end = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
-    above = end - Ip + 0.5 * Gp
-    return (np.add.reduceat(Gp * below, qfirst, axis=1),
-            np.add.reduceat(Gn * above, qfirst, axis=1))
+    below = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
+    np.subtract(En, below, out=below)
+    below -= np.multiply(Gn, 0.5, out=half)  # below = En − before − ½ Gn
+    below *= Gp
+    A = np.add.reduceat(below, qfirst, axis=1)
+    Ip = np.cumsum(Gp, axis=1, out=En)
+    above = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
+    above -= Ip
+    above += np.multiply(Gp, 0.5, out=half)  # above = end − Ip + ½ Gp
+    above *= Gn
+    return A, np.add.reduceat(above, qfirst, axis=1)
 
 
 def within_columns(spec: dict, place: bool) -> list[str]:
