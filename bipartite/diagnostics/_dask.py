@@ -167,7 +167,9 @@ def placement_stats(
     rows_per_partition : int — target rows of every partition (Parquet row groups are read
         together up to it; the range and query partitions are sized by it)
     n_cuts : int, optional — quantile levels for the cut points (default
-        ``max(256, 8 × input partitions)``); more cuts balance the partitions better
+        ``max(2048, 8 × input partitions)``); more cuts balance the partitions better and put
+        more rows of a tied score (one rounded to a few decimals) in point buckets, computed in
+        place instead of shuffled
 
     Returns
     -------
@@ -195,7 +197,7 @@ def placement_stats(
     check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
-    nc = (max(256, 8 * ddf.npartitions) if n_cuts is None
+    nc = (max(2048, 8 * ddf.npartitions) if n_cuts is None
           else check_positive(n_cuts, "n_cuts", integer=True))
     K = len(label_names)
     pairs = [(k, -1) for k in range(K)] + [(k, j) for k in range(K) for j in range(k + 1, K)]
