@@ -5,7 +5,7 @@ Data: ``make_report_data.py`` (two labels ``rel`` and ``click``, a ``qid``, two 
 as Parquet files of 10⁶ rows into a scratch folder (never committed; reused when present).
 
 For each size, on a ``LocalCluster`` of 2 worker processes (1 thread each) whose memory limits
-total ``--memory`` (2 GB; :func:`bipartite.diagnostics._dask_io.local_cluster`, which caps the
+total ``--memory`` (2 GB; :func:`bipartite._utils.cluster.local_cluster`, which caps the
 p2p shuffle's buffers to the limit), timed side by side in one process (interleaved repeats,
 medians):
 
@@ -136,8 +136,8 @@ def bench_size(folder: str, rows: int, repeats: int, memory: str,
     import dask.dataframe as dd
     from distributed import Client, TimeoutError, wait
 
+    from bipartite._utils.cluster import local_cluster
     from bipartite.diagnostics import diagnose
-    from bipartite.diagnostics._dask_io import local_cluster
 
     with local_cluster(2, _bytes(memory) // 2, dashboard_address=":0") as cluster, \
             Client(cluster) as client:

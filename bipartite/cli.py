@@ -567,7 +567,7 @@ def _report_cluster(args, data):
         except (ValueError, TypeError):
             raise ValueError("--memory-limit must be a size such as 2GB or 500MiB, got "
                              f"{args.memory_limit!r}.") from None
-    from bipartite.diagnostics._dask_io import local_cluster
+    from bipartite._utils.cluster import local_cluster
 
     with local_cluster(workers, limit, dashboard_address=None, silence_logs=logging.ERROR
                        ) as cluster, Client(cluster) as client:

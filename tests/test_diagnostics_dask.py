@@ -353,7 +353,7 @@ def test_local_cluster_caps_the_p2p_buffer_to_the_memory_limit():
     distributed = pytest.importorskip("distributed", reason="distributed is not installed")
     import dask
 
-    from bipartite.diagnostics._dask_io import local_cluster
+    from bipartite._utils.cluster import local_cluster
 
     def limits(dask_worker):
         plugin = next(p for p in dask_worker.plugins.values()

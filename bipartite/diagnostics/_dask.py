@@ -44,11 +44,11 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
    so every input partition is read once for all of them) whose partitions are gathered one by
    one to the driver (no worker concatenates a table of every query).
 
-Memory on a worker is bounded by a partition's rows and a dense per-query array (8 bytes × 2
-pairs-statistics × queries) at a time, not by the data: the 10⁸-row benchmark runs in 1 GB a
+Memory on a worker is bounded by a partition's rows and a few dense per-query arrays (8 bytes ×
+2 × weight pairs × queries each) at a time, not by the data: the 10⁸-row benchmark runs in 1 GB a
 worker (docs/out_of_core.md). The local clusters of the CLI and the benchmark cap dask's p2p
 comm buffer (1 GiB a worker by default) to an eighth of a worker's memory limit
-(:func:`~bipartite.diagnostics._dask_io.local_cluster`).
+(:func:`bipartite._utils.cluster.local_cluster`).
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
