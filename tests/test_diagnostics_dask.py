@@ -11,6 +11,8 @@ obviously-correct references and the in-memory report:
 * heavy ties (scores with a handful of values, one value), weights with zeros, queries with one
   class, empty partitions, string query ids, no query ids, a local distributed cluster reached by
   its address, and a few million rows in several Parquet files;
+* the pieces of the scaled-out pass 3: global query codes (binary search and hashing), the dense
+  per-query sums' combine step, the local cluster's p2p buffer capped to its memory limit;
 * bad input: the error names the column, value, file and row.
 """
 
