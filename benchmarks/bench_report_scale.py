@@ -5,7 +5,9 @@ Data: ``make_report_data.py`` (two labels ``rel`` and ``click``, a ``qid``, two 
 as Parquet files of 10⁶ rows into a scratch folder (never committed; reused when present).
 
 For each size, on a ``LocalCluster`` of 2 worker processes (1 thread each) whose memory limits
-total ``--memory`` (2 GB), timed side by side in one process (interleaved repeats, medians):
+total ``--memory`` (2 GB; :func:`bipartite._utils.cluster.local_cluster`, which caps the
+p2p shuffle's buffers to the limit), timed side by side in one process (interleaved repeats,
+medians):
 
 * **ours**: the whole report out of core, :func:`bipartite.diagnostics.diagnose` on the folder
   with the cluster's client (``n_boot=0``): every table — AUC, gAUC, W_{k>j}, Min/Diff AUC,
@@ -13,7 +15,11 @@ total ``--memory`` (2 GB), timed side by side in one process (interleaved repeat
   exact per-query placement sums of :func:`bipartite.diagnostics.placement_stats` (both
   scorers, both labels and the cross pair);
 * **sort_values**: dask's own ``sort_values`` of the ``model_a`` column of the same columns
-  (read from the same files, every partition computed).
+  (read from the same files, every partition computed; the row count checked). When it fails
+  or does not finish within ``--baseline-timeout`` seconds (at 10⁸ rows in 2 GB its workers
+  may be restarted at 95 % memory again and again: it did so in one run of two) it is
+  cancelled, the workers restarted, and the table says so with the reason: ours is still
+  timed.
 
 The ratio ours / sort_values is the target (≤ 3×); ours range-partitions each of the two
 scorers (a shuffle each; the rows of tied scores stay in place) and shuffles by ``qid`` only the
@@ -28,7 +34,8 @@ percentile): the largest relative difference of every number of every table is w
     python benchmarks/bench_report_scale.py [--rows 1e6 1e7] [--rows 1e8] [--data DIR]
         [--repeats 3] [--memory 2GB] [--out benchmarks/results/quick/report_scale.md]
 
-10⁸ rows is opt-in (``--rows 1e8``: about 4 GB of Parquet and an hour or more on 2 cores).
+10⁸ rows is opt-in (``--rows 1e8``: about 4 GB of Parquet; the report takes about 10 minutes
+on the shared 2-core machine, docs/out_of_core.md).
 """
 
 from __future__ import annotations
@@ -124,16 +131,16 @@ def equality(folder: str) -> dict:
     return out
 
 
-def bench_size(folder: str, rows: int, repeats: int, memory: str) -> dict:
+def bench_size(folder: str, rows: int, repeats: int, memory: str,
+               baseline_timeout: float) -> dict:
     import dask.dataframe as dd
-    from distributed import Client, LocalCluster
+    from distributed import Client, TimeoutError, wait
 
+    from bipartite._utils.cluster import local_cluster
     from bipartite.diagnostics import diagnose
 
-    per_worker = f"{_bytes(memory) // 2}B"
-    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=per_worker,
-                      dashboard_address=":0") as cluster, Client(cluster) as client:
-        pids = list(client.run(os.getpid).values())
+    with local_cluster(2, _bytes(memory) // 2, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
         files = sorted(os.path.join(folder, f) for f in os.listdir(folder))
 
         def ours():
@@ -143,29 +150,52 @@ def bench_size(folder: str, rows: int, repeats: int, memory: str) -> dict:
                                 scheduler=client)
 
         def sort_values():
+            """dask's own sort_values, or None when it did not finish in baseline_timeout s or
+            failed (at 10⁸ rows in 2 GB: workers restarted at 95 % memory, p2p shuffles lost);
+            the workers are then restarted, so that ours starts on a clean cluster."""
             ddf = dd.read_parquet(files, columns=SCORES + LABELS + [QID, WEIGHT])
-            return ddf.sort_values("model_a").map_partitions(len).compute()
+            fut = client.compute(ddf.sort_values("model_a").map_partitions(len))
+            try:
+                wait(fut, timeout=baseline_timeout)
+                lengths = fut.result()
+                if int(lengths.sum()) != rows:
+                    raise RuntimeError(f"sort_values returned {int(lengths.sum())} rows, not "
+                                       f"{rows}")
+                return lengths
+            except Exception as e:  # recorded in the table, not hidden
+                why = ("timed out" if isinstance(e, TimeoutError) else
+                       f"failed: {type(e).__name__}: {str(e)[:200]}")
+                print(f"  sort_values {why}", flush=True)
+                failures.append(why)
+                client.cancel(fut)
+                client.restart()
+                return None
 
+        failures: list[str] = []
         times = {"ours": [], "sort_values": []}
         peaks = {"ours": [], "sort_values": []}
         driver = {"ours": [], "sort_values": []}
         for _ in range(repeats):
             for name, fn in (("sort_values", sort_values), ("ours", ours)):
+                pids = list(client.run(os.getpid).values())
                 base = _rss()
                 with PeakRSS(pids) as wk, PeakRSS([os.getpid()]) as dr:
                     t0 = time.perf_counter()
-                    fn()
-                    times[name].append(time.perf_counter() - t0)
+                    done = fn() is not None
+                    dt = time.perf_counter() - t0
+                times[name].append(dt if done else np.nan)
                 peaks[name].append(wk.peak)
                 driver[name].append(max(dr.peak - base, 0))
-                print(f"  {rows:.0e} {name}: {times[name][-1]:.1f} s, workers' peak "
-                      f"{wk.peak / 2**20:.0f} MiB, driver's growth "
-                      f"{driver[name][-1] / 2**20:.0f} MiB", flush=True)
+                print(f"  {rows:.0e} {name}: {dt:.1f} s{'' if done else ' (DID NOT FINISH)'}, "
+                      f"workers' peak {wk.peak / 2**20:.0f} MiB, driver's growth "
+                      f"{driver[name][-1] / 2**20:.0f} MiB, load {os.getloadavg()[0]:.1f}",
+                      flush=True)
     med = {k: float(np.median(v)) for k, v in times.items()}
     return {"rows": rows, "files": len(files), "ours": med["ours"],
             "sort_values": med["sort_values"], "ratio": med["ours"] / med["sort_values"],
             "peak_ours": max(peaks["ours"]), "peak_sort": max(peaks["sort_values"]),
-            "driver_ours": max(driver["ours"])}
+            "driver_ours": max(driver["ours"]), "timeout": baseline_timeout,
+            "baseline_failures": failures}
 
 
 def _rss() -> int:
@@ -196,8 +226,12 @@ def write(out: str, argv: list[str], results: list[dict], eq: dict | None, load:
              "workers' peak MiB (ours) | workers' peak MiB (sort_values) | driver's growth MiB "
              "(ours) |", "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
+        base = (f"{r['sort_values']:.1f}" if np.isfinite(r["sort_values"]) else
+                f"did not finish ({'; '.join(r['baseline_failures'])}; limit "
+                f"{r['timeout']:.0f} s)")
+        ratio = f"{r['ratio']:.2f}" if np.isfinite(r["ratio"]) else "—"
         lines.append(f"| {r['rows']:.0e} | {r['files']} | {r['ours']:.1f} | "
-                     f"{r['sort_values']:.1f} | {r['ratio']:.2f} | 3 | "
+                     f"{base} | {ratio} | 3 | "
                      f"{r['peak_ours'] / 2**20:.0f} | {r['peak_sort'] / 2**20:.0f} | "
                      f"{r['driver_ours'] / 2**20:.0f} |")
     if eq:
@@ -227,6 +261,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="scratch folder for the generated Parquet files")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--memory", default="2GB", help="worker memory in total (2 workers)")
+    ap.add_argument("--baseline-timeout", type=float, default=1800.0,
+                    help="seconds after which dask's sort_values is recorded as not finished")
     ap.add_argument("--check-rows", type=float, default=1e6,
                     help="rows of the equality check against the in-memory report (0: none)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -237,8 +273,8 @@ def main(argv: list[str] | None = None) -> None:
     if a.check_rows:
         eq = equality(data_folder(a.data, int(a.check_rows)))
         print("equality:", eq, flush=True)
-    results = [bench_size(data_folder(a.data, int(n)), int(n), a.repeats, a.memory)
-               for n in a.rows]
+    results = [bench_size(data_folder(a.data, int(n)), int(n), a.repeats, a.memory,
+                          a.baseline_timeout) for n in a.rows]
     write(a.out, argv, results, eq, load, a.memory, a.repeats)
 
 

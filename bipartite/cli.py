@@ -553,7 +553,7 @@ def _report_cluster(args, data):
         return
     try:
         from dask.utils import parse_bytes
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError as e:
         raise ValueError(f"An out-of-core report needs dask[distributed] ({e}): pip install "
                          "'dask[distributed]' pyarrow.") from None
@@ -567,8 +567,10 @@ def _report_cluster(args, data):
         except (ValueError, TypeError):
             raise ValueError("--memory-limit must be a size such as 2GB or 500MiB, got "
                              f"{args.memory_limit!r}.") from None
-    with LocalCluster(n_workers=workers, threads_per_worker=1, memory_limit=limit,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    from bipartite._utils.cluster import local_cluster
+
+    with local_cluster(workers, limit, dashboard_address=None, silence_logs=logging.ERROR
+                       ) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -11,6 +11,8 @@ obviously-correct references and the in-memory report:
 * heavy ties (scores with a handful of values, one value), weights with zeros, queries with one
   class, empty partitions, string query ids, no query ids, a local distributed cluster reached by
   its address, and a few million rows in several Parquet files;
+* the pieces of the scaled-out pass 3: global query codes (binary search and hashing), the dense
+  per-query sums' combine step, the local cluster's p2p buffer capped to its memory limit;
 * bad input: the error names the column, value, file and row.
 """
 
@@ -314,6 +316,57 @@ def test_empty_partitions_and_a_distributed_cluster_by_address():
     np.testing.assert_allclose(local.summary()["auc"]["auc"][:2],
                                multilabel_auc(sub[["y0", "y1"]].to_numpy(), sub["a"],
                                               sample_weight=sub["w"]), rtol=RTOL)
+
+
+def test_query_codes_are_positions_in_the_run_ids():
+    """Claim: a row's global query code is the position of its id in the run's ids, by binary
+    search for numbers and by hashing for anything else (strings, mixed types)."""
+    from bipartite.diagnostics._dask import _query_ids
+    from bipartite.diagnostics._dask_kernels import query_codes
+
+    rng = np.random.default_rng(0)
+    ids = rng.choice(10_000, 300, replace=False).astype(np.int64)
+    uq = _query_ids(np.r_[ids, ids[:50]])
+    np.testing.assert_array_equal(uq, np.sort(ids))
+    rows = rng.choice(ids, 1000)
+    np.testing.assert_array_equal(uq[query_codes(rows, uq)], rows)
+    for raw in (np.array(["b", "a", "c", "a"], dtype=object),
+                np.array([3, "x", 1.5, "x"], dtype=object)):
+        uq = _query_ids(raw)
+        assert sorted(map(str, uq)) == sorted(set(map(str, raw)))
+        assert [uq[c] for c in query_codes(raw, uq)] == list(raw)
+
+
+def test_dense_sums_add_every_partition_table():
+    """Claim: the tree's combine step (sum_dense) is the plain sum of the dense per-query tables
+    it is given, empty inputs aside."""
+    from bipartite.diagnostics._dask_kernels import sum_dense
+
+    rng = np.random.default_rng(1)
+    arrs = [rng.standard_normal((6, 11)) for _ in range(5)]
+    out = sum_dense(pd.DataFrame({"dense": arrs}))["dense"].iloc[0]
+    np.testing.assert_allclose(out, np.sum(arrs, axis=0), rtol=1e-15)
+    assert len(sum_dense(pd.DataFrame({"dense": pd.Series([], dtype=object)}))) == 0
+
+
+def test_local_cluster_caps_the_p2p_buffer_to_the_memory_limit():
+    """Claim: the CLI's and the benchmark's local cluster hands each worker a p2p comm buffer of
+    an eighth of its memory limit (dask's default, 1 GiB, would exceed a 1 GB worker)."""
+    distributed = pytest.importorskip("distributed", reason="distributed is not installed")
+    import dask
+
+    from bipartite._utils.cluster import local_cluster
+
+    def limits(dask_worker):
+        plugin = next(p for p in dask_worker.plugins.values()
+                      if hasattr(p, "memory_limiter_comms"))
+        return plugin.memory_limiter_comms.limit, dask.config.get("distributed.p2p.comm.buffer")
+
+    with local_cluster(1, 2**28, dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        got = list(client.run(limits).values())
+    assert got == [(2**25, 2**25)]
+    assert dask.config.get("distributed.p2p.comm.buffer") != 2**25  # the driver's unchanged
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,17 +25,30 @@ The method (three passes over the data, each dask's own machinery; docs/out_of_c
 3. **place**: rows of a point bucket are all tied, so their placements are the mass below plus ½
    the bucket's mass, in place (a heavy tie is never shuffled). Rows of the range buckets are
    range-partitioned by bucket (divisions balanced from the bucket counts; each row is moved
-   by dask's shuffle straight to the partition of its bucket, without ``set_index``'s sort by
-   bucket): a partition holds a contiguous run of whole range buckets, is sorted once
-   (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its cumulative mass in
-   the partition (ties ½) plus the mass below the run and that of the point buckets inside it
-   below the row. The per-query sums of ``pos · below`` and ``neg · above`` are reduced by query
-   id (``groupby.sum``). Within-query placements come from one (query, score) sort per scorer
-   and partition, on every input partition in place (right for the queries whole in it: pass
-   1 lists every partition's queries, so data written by query is not shuffled) and on a hash
-   shuffle by query id of the rows of the others (``shuffle(on=qid)``), whose placement sums
-   replace the partial ones (all rows shuffled when most queries are split). Pass 3 is one ``compute`` (both scorers and the within-query sums), so every input
-   partition is read once for all of them.
+   by dask's p2p shuffle, on disk, straight to the partition of its bucket, without
+   ``set_index``'s sort by bucket), narrowed first to the score, the labels as uint8, the
+   weight and the query's global code as int32 (the position of its id in the run's sorted
+   ids, listed by pass 1): a partition holds a contiguous run of whole range buckets, is
+   sorted once (:class:`~bipartite.metrics.QuerySegments`) and a row's placement is its
+   cumulative mass in the partition (ties ½) plus the mass below the run and that of the point
+   buckets inside it below the row. A range partition touches nearly every query, so its
+   per-query sums of ``pos · below`` and ``neg · above`` are a dense array indexed by the
+   global code, summed over the partitions by a tree of array sums (``reduction``, 4 at a
+   time; no groupby whose input grows with partitions × queries); the point buckets' sparse
+   per-query sums are added on the driver. Within-query placements come from one (query,
+   score) sort per scorer and partition, on every input partition in place (right for the
+   queries whole in it: pass 1 lists every partition's queries, so data written by query is
+   not shuffled) and on a p2p shuffle by query id of the rows of the others
+   (``shuffle(on=qid)``), whose placement sums replace the partial ones (all rows shuffled when
+   most queries are split). Pass 3 is one ``persist`` (both scorers and the within-query sums,
+   so every input partition is read once for all of them) whose partitions are gathered one by
+   one to the driver (no worker concatenates a table of every query).
+
+Memory on a worker is bounded by a partition's rows and a few dense per-query arrays (8 bytes ×
+2 × weight pairs × queries each) at a time, not by the data: the 10⁸-row benchmark runs in 1 GB a
+worker (docs/out_of_core.md). The local clusters of the CLI and the benchmark cap dask's p2p
+comm buffer (1 GiB a worker by default) to an eighth of a worker's memory limit
+(:func:`bipartite._utils.cluster.local_cluster`).
 
 Every statistic is a sum of exact per-row terms: with integer weights the first-moment sums are
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
@@ -58,7 +71,14 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
-from bipartite.diagnostics._dask_io import check_dtypes, compute, connect, dask_frame, parquet_files
+from bipartite.diagnostics._dask_io import (
+    check_dtypes,
+    compute,
+    compute_parts,
+    connect,
+    dask_frame,
+    parquet_files,
+)
 from bipartite.diagnostics._dask_kernels import (
     CENTRED_STATS,
     KIND,
@@ -66,15 +86,17 @@ from bipartite.diagnostics._dask_kernels import (
     PAIR_STATS,
     QKEY,
     SCORER_STATS,
-    add_bucket,
     bucket_mass,
     buckets,
     check_part,
     global_columns,
-    global_part,
     meta_frame,
+    point_part,
+    range_meta,
+    range_part,
     range_rows,
     split_rows,
+    sum_dense,
     within_columns,
     within_part,
 )
@@ -99,14 +121,14 @@ def _divisions(rows: np.ndarray, parts: int) -> list[int]:
     return sorted({0, *map(int, cuts[(cuts > 0) & (cuts < nb - 1)]), nb - 1})
 
 
-def _to_partitions(frame: Any, nparts: int) -> Any:
+def _to_partitions(frame: Any, nparts: int, method: str | None) -> Any:
     """``frame``'s rows moved to the partition in their column ``_partitions`` (dropped), by
     dask's own shuffle (the step of ``set_index`` with known divisions, without its sort)."""
     from dask.dataframe.dask_expr._collection import new_collection
     from dask.dataframe.dask_expr._shuffle import Shuffle
 
     moved = new_collection(Shuffle(frame.expr, "_partitions", npartitions_out=nparts,
-                                      ignore_index=True, method=None, options=None))
+                                      ignore_index=True, method=method, options=None))
     return moved[[c for c in frame.columns if c != "_partitions"]]
 
 
@@ -145,7 +167,9 @@ def placement_stats(
     rows_per_partition : int — target rows of every partition (Parquet row groups are read
         together up to it; the range and query partitions are sized by it)
     n_cuts : int, optional — quantile levels for the cut points (default
-        ``max(256, 8 × input partitions)``); more cuts balance the partitions better
+        ``max(2048, 8 × input partitions)``); more cuts balance the partitions better and put
+        more rows of a tied score (one rounded to a few decimals) in point buckets, computed in
+        place instead of shuffled
 
     Returns
     -------
@@ -173,7 +197,7 @@ def placement_stats(
     check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
-    nc = (max(256, 8 * ddf.npartitions) if n_cuts is None
+    nc = (max(2048, 8 * ddf.npartitions) if n_cuts is None
           else check_positive(n_cuts, "n_cuts", integer=True))
     K = len(label_names)
     pairs = [(k, -1) for k in range(K)] + [(k, j) for k in range(K) for j in range(k + 1, K)]
@@ -186,9 +210,8 @@ def placement_stats(
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
-        parts = max(1, math.ceil(info["n"] / rpp))
         offsets = _pass_count(client, ddf, spec, cuts, where)
-        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, parts, where, info, rpp)
+        glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, rpp, where, info)
     return _assemble(spec, glob_q, within, info, offsets, where)
 
 
@@ -223,12 +246,29 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
             zip(spec["scores"], res[1:], strict=True)}
     info = {"n": n, "w_max": float(table["w_max"].max()), "split": None, "split_rows": 0}
     if spec["qid"] is not None:  # the queries met in several partitions, and their rows
-        ids = pd.Series(np.concatenate([np.asarray(q, dtype=object) for q in table["qids"]]))
+        arrs = [np.asarray(q) for q in table["qids"]]
+        cat = np.concatenate(arrs) if all(a.dtype.kind in "iuf" for a in arrs) else \
+            np.concatenate([a.astype(object) for a in arrs])
+        ids = pd.Series(cat)
         rows = np.concatenate(list(table["qrows"])).astype(np.int64)
         twice = ids.duplicated(keep=False).to_numpy()
         info["split"] = pd.unique(ids[twice].to_numpy())
         info["split_rows"] = int(rows[twice].sum())
+        info["uq"] = _query_ids(cat)
+    else:
+        info["uq"] = np.zeros(1, dtype=np.int64)
     return info, cuts
+
+
+def _query_ids(ids: np.ndarray) -> np.ndarray:
+    """The run's distinct query ids: sorted (numbers: the global code of an id is found by binary
+    search), else in order of first appearance (sorted where they compare)."""
+    if ids.dtype.kind in "iuf":
+        return np.unique(ids)
+    uq = pd.unique(ids)
+    with contextlib.suppress(TypeError):  # ids of mixed types keep their order
+        uq = np.asarray(pd.Index(uq).sort_values(), dtype=object)
+    return np.asarray(uq, dtype=object)
 
 
 def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> dict:
@@ -263,43 +303,51 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
     return offsets
 
 
-def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, parts: int,
-                where: str, info: dict, rpp: int) -> tuple[list[pd.DataFrame], pd.DataFrame]:
-    """Pass 3, one compute: per scorer the per-query sums of the global placements (point
-    buckets in place, range buckets range-partitioned), and the within-query sums: in place for
-    the queries whole in one partition (the check pass listed every partition's queries), the
-    rows of the others shuffled by query id (all rows when most queries are split)."""
+def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rpp: int,
+                where: str, info: dict) -> tuple[list[np.ndarray], pd.DataFrame]:
+    """Pass 3, one compute: per scorer the dense per-query sums of the global placements (point
+    buckets in place, range buckets range-partitioned and summed as dense arrays), and the
+    within-query sums: in place for the queries whole in one partition (the check pass listed
+    every partition's queries), the rows of the others shuffled by query id (all rows when most
+    queries are split)."""
     import dask
-    import dask.dataframe as dd
 
-    qid = spec["qid"]
+    qid, uq = spec["qid"], info["uq"]
+    G = len(uq)
+    method = "p2p" if client is not None else None  # p2p: on disk, bounded memory
     qmeta = ddf[qid].dtype if qid is not None else np.int64
-    gmeta = meta_frame(qmeta, global_columns(spec))
-    gmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
+    gcols = global_columns(spec)
+    pmeta = meta_frame(np.int64, gcols)
+    pmeta.insert(0, KIND, pd.Series([], dtype=np.int64))
+    dmeta = pd.DataFrame({"dense": pd.Series([], dtype=object)})
     fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
-    rmeta = fmeta.assign(_b=pd.Series([], dtype=np.int64))
+    uq_d = dask.delayed(uq) if qid is not None else None  # travels once, as a dependency
     objs, rest = [], None
     for s in spec["scores"]:
-        bk = ddf.map_partitions(add_bucket, s, cuts[s], meta=rmeta)
-        point = bk.map_partitions(global_part, spec, s, offsets[s], True, meta=gmeta)
-        keep = [c for c in rmeta.columns if c == s or c not in spec["scores"]]
-        divs = _divisions(offsets[s]["rows"], parts)
+        point = ddf.map_partitions(point_part, spec, s, cuts[s], offsets[s], uq_d, meta=pmeta)
+        rows = offsets[s]["rows"]
+        divs = _divisions(rows, max(1, math.ceil(int(rows[::2].sum()) / rpp)))
         # bucket -> partition (those of set_index(divisions=divs)); shuffled straight there,
-        # without set_index's sort of every partition by bucket (global_part sorts by score)
-        part_of = np.searchsorted(np.asarray(divs[1:-1]), np.arange(len(offsets[s]["rows"])),
-                                  side="right").astype(np.int64)
-        rng = _to_partitions(bk.map_partitions(range_rows, keep, part_of, meta=rmeta[keep].assign(
-            _partitions=pd.Series([], dtype=np.int64))), len(divs) - 1)
-        rng = rng.map_partitions(global_part, spec, s, offsets[s], False, meta=gmeta)
-        # many partitions: the partial tables (each about every query) are summed by a shuffle
-        objs.append(dd.concat([point, rng]).groupby([KIND, QKEY]).sum(
-            split_every=4, split_out=max(1, parts // 8)))
+        # without set_index's sort of every partition by bucket (range_part sorts by score)
+        part_of = np.searchsorted(np.asarray(divs[1:-1]), np.arange(len(rows)),
+                                  side="right").astype(np.int32)
+        rng = _to_partitions(ddf.map_partitions(range_rows, spec, s, cuts[s], part_of, uq_d,
+                                                meta=range_meta(spec, s)),
+                             len(divs) - 1, method)
+        # dense per-query tables summed by a tree of array sums (no groupby that grows with
+        # partitions × queries)
+        dense = rng.reduction(range_part, aggregate=sum_dense, combine=sum_dense, meta=dmeta,
+                              split_every=4, chunk_kwargs={"spec": spec, "score": s,
+                                                           "cuts": cuts[s],
+                                                           "offsets": offsets[s], "G": G})
+        objs += [point, dense]
     if qid is not None:
         wmeta = meta_frame(qmeta, within_columns(spec, True))
         split, n_split = info["split"], info["split_rows"]
+        parts = max(1, math.ceil(info["n"] / rpp))
         if n_split > info["n"] // 2:  # most rows: shuffle them all (no filter)
-            within = ddf.shuffle(on=qid, npartitions=parts).map_partitions(
-                within_part, spec, True, meta=wmeta)
+            within = ddf.shuffle(on=qid, npartitions=parts, shuffle_method=method
+                                 ).map_partitions(within_part, spec, True, meta=wmeta)
         else:
             # every partition in place (the placements of its split queries are discarded);
             # the rows of the split queries shuffled by query id and placed again. The split
@@ -308,19 +356,33 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, pa
             if n_split:
                 rest = ddf.map_partitions(split_rows, qid, dask.delayed(split), True,
                                           meta=fmeta).shuffle(
-                    on=qid, npartitions=max(1, math.ceil(n_split / rpp)))
+                    on=qid, npartitions=max(1, math.ceil(n_split / rpp)), shuffle_method=method)
                 rest = rest.map_partitions(within_part, spec, True, meta=wmeta)
     else:
         within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
-    # one compute: every input partition is read once for all of them
-    res = compute(client, *objs, within, *([] if rest is None else [rest]), where=where)
-    glob_q, within, rest = res[:len(objs)], res[len(objs)], (res[-1] if rest is not None
-                                                             else None)
-    within = within.reset_index() if QKEY not in within.columns else within
+    # one compute: every input partition is read once for all of them; the results come back
+    # partition by partition (no worker concatenates a table of every query)
+    res = compute_parts(client, *objs, within, *([] if rest is None else [rest]), where=where)
+    dense = []
+    for si in range(len(spec["scores"])):
+        D = sum_dense(pd.concat(res[2 * si + 1]))["dense"]
+        D = D.iloc[0].T.copy() if len(D) else np.zeros((G + 2, len(gcols)))
+        P = pd.concat(res[2 * si], ignore_index=True)
+        kind, code = P[KIND].to_numpy(), P[QKEY].to_numpy(dtype=np.int64)
+        for c, name in enumerate(gcols):  # the point buckets' sparse sums added in
+            v = P[name].to_numpy()
+            D[:G, c] += np.bincount(code[kind == 0], v[kind == 0], minlength=G)
+            D[G, c] += v[kind == 1].sum()
+            D[G + 1, c] += v[kind == 2].sum()
+        dense.append(D)
+    k = 2 * len(spec["scores"])
+    within = pd.concat(res[k])
+    within = (within.reset_index() if QKEY not in within.columns else
+              within.reset_index(drop=True))
     if rest is not None:
-        within = _replace_split(within, rest, info["split"])
-    return [g.reset_index() for g in glob_q], within
+        within = _replace_split(within, pd.concat(res[k + 1], ignore_index=True), info["split"])
+    return dense, within
 
 
 def _replace_split(within: pd.DataFrame, rest: pd.DataFrame, split: np.ndarray
@@ -343,20 +405,23 @@ def _pair_names(labels: list[str], pairs: list[tuple[int, int]]) -> list[tuple[s
             (f"{labels[k]}>{labels[j]}", labels[k], labels[j]) for k, j in pairs]
 
 
-def _assemble(spec: dict, glob_q: list[pd.DataFrame], within: pd.DataFrame, info: dict,
+def _assemble(spec: dict, glob_q: list[np.ndarray], within: pd.DataFrame, info: dict,
               offsets: dict, where: str) -> PlacementStats:
-    """The per-query (long: scorer × pair × query) and total tables."""
+    """The per-query (long: scorer × pair × query) and total tables (``glob_q``: per scorer the
+    dense global sums of :func:`_pass_place`, rows in ``info["uq"]`` order, then the two moment
+    rows)."""
+    gcols = global_columns(spec)
     W = within.set_index(QKEY)
     with contextlib.suppress(TypeError):  # ids of mixed types keep their order
         W = W.sort_index()
     qid, names = spec["qid"], _pair_names(spec["labels"], spec["pairs"])
     per_query, totals = [], []
     for si, s in enumerate(spec["scores"]):
-        kind = glob_q[si][KIND].to_numpy()
-        Gq = glob_q[si][kind == 0].set_index(QKEY).reindex(W.index, fill_value=0.0)
-        # the moment rows (kinds 1, 2: _dask_kernels.KIND), one pair per partition
-        Mp = glob_q[si][kind == 1].drop(columns=[KIND, QKEY]).sum()
-        Mn = glob_q[si][kind == 2].drop(columns=[KIND, QKEY]).sum()
+        D, G = glob_q[si], len(info["uq"])
+        Gq = pd.DataFrame(D[:G], index=pd.Index(info["uq"]), columns=gcols).reindex(
+            W.index, fill_value=0.0)
+        # the moment rows (kinds 1, 2 of _dask_kernels.KIND)
+        Mp, Mn = pd.Series(D[G], index=gcols), pd.Series(D[G + 1], index=gcols)
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
                  "rows": W["rows"].to_numpy(), **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},

@@ -147,3 +147,29 @@ def compute(client: Any, *objs: Any, where: str = "") -> tuple:
             raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
         raise
 
+
+
+def compute_parts(client: Any, *objs: Any, where: str = "") -> list[list]:
+    """Every dask DataFrame of ``objs`` computed together (shared inputs read once), each as the
+    list of its partitions: on a cluster the partitions are gathered one by one to the caller,
+    so no worker concatenates a whole result (a table of every query)."""
+    import dask
+
+    try:
+        if client is None:
+            return [[r] for r in dask.compute(*objs)]
+        from distributed import futures_of
+
+        done = client.persist(list(objs))
+        out = []
+        for d in done:  # a frame's partition i is the key (name, i)
+            futs = sorted(futures_of(d), key=lambda f: f.key[1])
+            out.append(client.gather(futs))
+            del futs
+        return out
+    except (OSError, ImportError) as e:
+        raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
+    except Exception as e:
+        if type(e).__module__.startswith("pyarrow"):
+            raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
+        raise

@@ -27,6 +27,8 @@ MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above"
 #: comes from these (the raw moments lose digits in the expanded square).
 CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
 QKEY = "__qid__"
+#: The global query code (position in the run's sorted query ids) of a range-partitioned row.
+QCODE = "__qcode__"
 
 
 def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,
@@ -127,20 +129,45 @@ def bucket_mass(df: pd.DataFrame, spec: dict, cuts: dict[str, np.ndarray]) -> pd
     return pd.concat(out, ignore_index=True)
 
 
-def add_bucket(df: pd.DataFrame, score: str, cuts: np.ndarray) -> pd.DataFrame:
-    """The rows with the bucket of their score in column ``_b``."""
-    return df.assign(_b=buckets(df[score].to_numpy(dtype=np.float64), cuts))
+def query_codes(values: Any, uq: np.ndarray) -> np.ndarray:
+    """Global query codes: the positions of ``values`` in the run's query ids ``uq`` (sorted when
+    numeric: a binary search, no hash table of all ids per partition)."""
+    v = np.asarray(values)
+    if uq.dtype.kind in "iuf" and v.dtype.kind in "iuf":
+        return np.searchsorted(uq, v).astype(np.int64)
+    return pd.Index(uq).get_indexer(values).astype(np.int64)
 
 
-def range_rows(df: pd.DataFrame, keep: list[str], part_of: np.ndarray) -> pd.DataFrame:
-    """The rows of the range buckets (even ``_b``), with the columns ``keep`` (what the
-    range-partitioned frame needs: one score, the labels, weight, qid and ``_b``) and their
-    target partition ``_partitions`` (``part_of[_b]``: a contiguous run of whole range buckets
-    per partition, moved there by one shuffle)."""
-    b = df["_b"].to_numpy()
-    sel = b % 2 == 0
-    out = df.loc[sel, keep]
-    return out.assign(_partitions=part_of.take(b[sel]))
+def range_rows(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray, part_of: np.ndarray,
+               uq: np.ndarray | None) -> pd.DataFrame:
+    """The rows of the range buckets (even bucket of ``score``), narrowed to what the
+    range-partitioned frame needs (the score, each label as uint8, the weight, the global query
+    code ``QCODE`` as int32), with their target partition ``_partitions`` (``part_of[bucket]``:
+    a contiguous run of whole range buckets per partition, moved there by one shuffle)."""
+    s = df[score].to_numpy(dtype=np.float64)
+    b = buckets(s, cuts)
+    sel = np.flatnonzero(b % 2 == 0)
+    cols = {score: s.take(sel)}
+    for c in spec["labels"]:
+        cols[c] = df[c].to_numpy(dtype=np.uint8).take(sel)
+    if spec["weight"] is not None:
+        cols[spec["weight"]] = df[spec["weight"]].to_numpy(dtype=np.float64).take(sel)
+    if spec["qid"] is not None:
+        cols[QCODE] = query_codes(df[spec["qid"]].to_numpy().take(sel), uq).astype(np.int32)
+    cols["_partitions"] = part_of.take(b.take(sel))
+    return pd.DataFrame(cols)
+
+
+def range_meta(spec: dict, score: str) -> pd.DataFrame:
+    """The empty frame of :func:`range_rows`."""
+    cols = {score: pd.Series([], dtype=np.float64),
+            **{c: pd.Series([], dtype=np.uint8) for c in spec["labels"]}}
+    if spec["weight"] is not None:
+        cols[spec["weight"]] = pd.Series([], dtype=np.float64)
+    if spec["qid"] is not None:
+        cols[QCODE] = pd.Series([], dtype=np.int32)
+    cols["_partitions"] = pd.Series([], dtype=np.int32)
+    return pd.DataFrame(cols)
 
 
 def _frame_of(uniq: pd.Series, sums: dict[str, np.ndarray], order: list[str],
@@ -164,43 +191,60 @@ def _cols(a: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return np.take(a, idx, axis=1)
 
 
-def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.ndarray],
-                 point: bool) -> pd.DataFrame:
-    """Per-query sums of the global placements of one partition's rows, and the totals of the
-    (centred) second moments: the rows of the point buckets (``point``: closed form, any
-    partition, bucket in column ``_b``; the rest is dropped) or of the range-partitioned frame
-    (column ``_b``; a contiguous range of whole range buckets, rows in any order: one sort; a
-    row's placement is
-    its mass below within the partition, by cumulative sums over the sorted rows, plus the mass
-    below the range and of the point buckets inside it below the row; likewise above)."""
+def point_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
+               offsets: dict[str, np.ndarray], uq: np.ndarray | None) -> pd.DataFrame:
+    """Per-query sums of the global placements of the rows of one input partition in the point
+    buckets of ``score`` (every such row ties with its whole bucket: closed form, in place; the
+    other rows are dropped) keyed by the global query code, and the totals of the centred second
+    moments (:func:`_global_frame`)."""
     cols_out = global_columns(spec)
-    if point:
-        df = df[df["_b"].to_numpy() % 2 == 1]
+    b = buckets(df[score].to_numpy(dtype=np.float64), cuts)
+    sel = np.flatnonzero(b % 2 == 1)
+    df, b = df.iloc[sel], b.take(sel)
     codes, uniq = _qcodes(df, spec["qid"])
+    if spec["qid"] is not None:  # the partition's query ids -> the run's global codes
+        uniq = pd.Series(query_codes(uniq.to_numpy(), uq))
     if len(df) == 0:
         return _global_frame(uniq, dict.fromkeys(cols_out, np.zeros(0)), {}, cols_out)
-    G = len(uniq)
     sums, mom = {}, {}
-    if point:  # every row of a point bucket ties with its whole bucket
-        pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-        b = df["_b"].to_numpy()
-        below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
-        above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
-        for p in range(len(pos)):
-            _global_terms(sums, mom, p, codes, G, pos[p], neg[p], below[p], above[p], offsets)
-        return _global_frame(uniq, sums, mom, cols_out)
-    b = df["_b"].to_numpy()
+    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+    below = _cols(offsets["neg_below"], b) + 0.5 * _cols(offsets["neg"], b)
+    above = _cols(offsets["pos_above"], b) + 0.5 * _cols(offsets["pos"], b)
+    for p in range(len(pos)):
+        _global_terms(sums, mom, p, codes, len(uniq), pos[p], neg[p], below[p], above[p],
+                      offsets)
+    return _global_frame(uniq, sums, mom, cols_out)
+
+
+def range_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
+               offsets: dict[str, np.ndarray], G: int) -> pd.DataFrame:
+    """Dense per-query sums of the global placements of one range partition (frame of
+    :func:`range_rows`: a contiguous run of whole range buckets lo..hi, rows in any order), as
+    one (columns of :func:`global_columns`) × (G + 2) array held in a one-row frame (column
+    ``dense``): entry g < G the sums of the query with global code g, entries G and G + 1 the
+    totals of the centred second moments (the layout of the kinds 1 and 2 of
+    :func:`_global_frame`). One sort by
+    score; a row's placement is its mass below within the partition (cumulative sums over the
+    sorted rows, ½ its tie group), plus the mass below the run and that of the point buckets
+    inside it below the row; likewise above. Summed over partitions by :func:`sum_dense`."""
+    cols_out = global_columns(spec)
+    out = np.zeros((len(cols_out), G + 2))
+    if len(df) == 0:
+        return pd.DataFrame({"dense": [out]})
+    s = df[score].to_numpy(dtype=np.float64)
+    b = buckets(s, cuts)
     lo, hi = int(b.min()), int(b.max())
     counts = np.bincount(b - lo, minlength=hi - lo + 1)
     if lo % 2 or hi % 2 or not np.array_equal(counts[::2], offsets["rows"][lo:hi + 1:2]):
         raise RuntimeError(f"internal: the range partition [{lo}, {hi}] does not hold whole "
                            "range buckets")
-    seg = QuerySegments(df[score].to_numpy(dtype=np.float64), check_input=False)
+    seg = QuerySegments(s, check_input=False)
     o, n = seg.order, len(df)
-    codes = codes.take(o)
+    codes = (np.zeros(n, dtype=np.int64) if spec["qid"] is None else
+             df[QCODE].to_numpy().take(o))
     w = df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"] if spec["weight"] else None
     # the masses in score order, from the labels and weights gathered once
-    ps, ns = _masses_of([df[c].to_numpy(dtype=np.float64).take(o) for c in spec["labels"]],
+    ps, ns = _masses_of([df[c].to_numpy().take(o) for c in spec["labels"]],
                         np.ones(n) if w is None else w.take(o), spec["pairs"])
     ties = len(seg.starts) < n  # per tie group, then repeated to its rows
     Gp = np.add.reduceat(ps, seg.starts, axis=1) if ties else ps
@@ -219,9 +263,27 @@ def global_part(df: pd.DataFrame, spec: dict, score: str, offsets: dict[str, np.
                        axis=1)
     above += np.repeat(offsets["pos_above"][:, [hi]] - ppt[:, [hi]] + ppt[:, lo:hi + 1], counts,
                        axis=1)
+    sums, mom = {}, {}
     for p in range(len(ps)):
         _global_terms(sums, mom, p, codes, G, ps[p], ns[p], below[p], above[p], offsets)
-    return _global_frame(uniq, sums, mom, cols_out)
+    for c, name in enumerate(cols_out):
+        out[c, :G] = sums[name]
+        kind, p = name.split(":")
+        out[c, G:] = ((mom[f"pos2_below2_c:{p}"], mom[f"neg2_above2_c:{p}"]) if kind == "pos_below"
+                      else (mom[f"pos2_below_c:{p}"], mom[f"neg2_above_c:{p}"]))
+    return pd.DataFrame({"dense": [out]})
+
+
+def sum_dense(frame: pd.DataFrame) -> pd.DataFrame:
+    """The sum of the dense arrays of :func:`range_part` in the rows of ``frame`` (a tree
+    reduction's combine step: arrays added in place, no hashing, no stacked copy)."""
+    arrs = [a for a in frame["dense"] if isinstance(a, np.ndarray)]
+    if not arrs:
+        return pd.DataFrame({"dense": pd.Series([], dtype=object)})
+    total = arrs[0].copy()
+    for a in arrs[1:]:
+        total += a
+    return pd.DataFrame({"dense": [total]})
 
 
 #: ``KIND`` of the rows of a global table: a query's sums (0); the totals of the centred
@@ -266,31 +328,45 @@ def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos:
 def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
     this partition) the sums of the within-query placements of every scorer, by cumulative sums
-    over one (query, score) sort per scorer."""
+    over one (query, score) sort per scorer (the per-query sums then come from the first
+    scorer's sorted masses, each query's rows a contiguous segment: no bincount)."""
     codes, uniq = _qcodes(df, spec["qid"])
     cols_out = within_columns(spec, place)
     G = len(uniq)
     if len(df) == 0:
         return _frame_of(uniq, dict.fromkeys(cols_out, np.zeros(0)), cols_out)
-    pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
-    sums = {"rows": np.bincount(codes, minlength=G).astype(np.float64)}  # zero weights too
-    for p in range(len(pos)):
-        for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
-                        ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2), ("neg2", neg[p] ** 2)):
-            sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
-    if place:
-        Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
-        w = (None if spec["weight"] is None else
-             df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
-    for si, s in enumerate(spec["scores"] if place else []):
+    sums: dict[str, np.ndarray] = {}
+    if not place:
+        pos, neg = _masses(df, spec["labels"], spec["weight"], spec["scale"], spec["pairs"])
+        sums["rows"] = np.bincount(codes, minlength=G).astype(np.float64)  # zero weights too
+        for p in range(len(pos)):
+            for name, v in (("pos", pos[p]), ("neg", neg[p]), ("n_pos", pos[p] > 0),
+                            ("n_neg", neg[p] > 0), ("pos2", pos[p] ** 2),
+                            ("neg2", neg[p] ** 2)):
+                sums[f"{name}:{p}"] = np.bincount(codes, v, minlength=G)
+        return _frame_of(uniq, sums, cols_out)
+    Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
+    w = (None if spec["weight"] is None else
+         df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
+    for si, s in enumerate(spec["scores"]):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
         o = seg.order
         # the masses in (query, score) order, from the labels and weights gathered once
         ps, ns = _masses_of([y.take(o) for y in Y], np.ones(len(o)) if w is None else w.take(o),
                             spec["pairs"])
         A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
-        for p in range(len(pos)):  # every code 0..G-1 has rows here, in ascending order
+        for p in range(len(ps)):  # every code 0..G-1 has rows here, in ascending order
             sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+        if si == 0:  # each query's rows are one segment of this order, codes 0..G-1 in turn
+            first = seg.starts[np.flatnonzero(np.r_[True, seg.tie_query[1:]
+                                                    != seg.tie_query[:-1]])]
+            sums["rows"] = np.diff(np.r_[first, len(o)]).astype(np.float64)
+            for name, v in (("pos", ps), ("neg", ns), ("n_pos", (ps > 0).astype(np.float64)),
+                            ("n_neg", (ns > 0).astype(np.float64)), ("pos2", ps * ps),
+                            ("neg2", ns * ns)):
+                r = np.add.reduceat(v, first, axis=1)
+                for p in range(len(ps)):
+                    sums[f"{name}:{p}"] = r[p]
     return _frame_of(uniq, sums, cols_out)
 
 
@@ -306,14 +382,19 @@ def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.
     Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
     qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
     sizes = np.diff(np.r_[qfirst, ng])
+    half = np.empty_like(Gn)  # one scratch array; the arithmetic in place, in the same order
     En = np.cumsum(Gn, axis=1)  # inclusive: the query's part is En − (En before the query)
-    before = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
-    below = En - before - 0.5 * Gn
-    Ip = np.cumsum(Gp, axis=1)
-    end = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
-    above = end - Ip + 0.5 * Gp
-    return (np.add.reduceat(Gp * below, qfirst, axis=1),
-            np.add.reduceat(Gn * above, qfirst, axis=1))
+    below = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
+    np.subtract(En, below, out=below)
+    below -= np.multiply(Gn, 0.5, out=half)  # below = En − before − ½ Gn
+    below *= Gp
+    A = np.add.reduceat(below, qfirst, axis=1)
+    Ip = np.cumsum(Gp, axis=1, out=En)
+    above = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
+    above -= Ip
+    above += np.multiply(Gp, 0.5, out=half)  # above = end − Ip + ½ Gp
+    above *= Gn
+    return A, np.add.reduceat(above, qfirst, axis=1)
 
 
 def within_columns(spec: dict, place: bool) -> list[str]:
