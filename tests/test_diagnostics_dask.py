@@ -472,6 +472,23 @@ def test_malformed_or_truncated_parquet_names_the_file(parquet_dir, damage):
         _run(tmp)
 
 
+@pytest.mark.parametrize("parts", [False, True])
+def test_a_file_gone_while_computing_names_what_was_read(tmp_path, parts):
+    """Claim: a file that fails while the graph runs (here: removed after the frame was built) is
+    a ValueError naming what was being read, from both compute helpers, not a bare OSError."""
+    import dask.dataframe as dd
+
+    from bipartite.diagnostics._dask_io import compute, compute_parts
+
+    f = tmp_path / "p0.parquet"
+    pd.DataFrame({"a": [1.0, 2.0]}).to_parquet(f)
+    frame = dd.read_parquet(str(f))
+    f.unlink()
+    run = compute_parts if parts else compute
+    with pytest.raises(ValueError, match=r"Reading the score files failed: .*Error"):
+        run(None, frame, where="score files")
+
+
 def test_bad_arguments():
     df, _, _, _ = _data(1, 20, K=2)
     with pytest.raises(ValueError, match="names no Parquet file"):

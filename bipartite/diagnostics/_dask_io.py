@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pandas as pd
@@ -133,19 +133,26 @@ def connect(scheduler: Any):
                          f"scheduler address such as 'tcp://host:8786', got {scheduler!r}.")
 
 
-def compute(client: Any, *objs: Any, where: str = "") -> tuple:
-    import dask
-
+@contextlib.contextmanager
+def _reading(where: str) -> Iterator[None]:
+    """Errors of reading the files (OS, import, pyarrow's) become a ValueError naming ``where``."""
     try:
-        if client is None:
-            return dask.compute(*objs)
-        return tuple(client.compute(list(objs), sync=True))
+        yield
     except (OSError, ImportError) as e:
         raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
     except Exception as e:
         if type(e).__module__.startswith("pyarrow"):
             raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
         raise
+
+
+def compute(client: Any, *objs: Any, where: str = "") -> tuple:
+    import dask
+
+    with _reading(where):
+        if client is None:
+            return dask.compute(*objs)
+        return tuple(client.compute(list(objs), sync=True))
 
 
 
@@ -155,7 +162,7 @@ def compute_parts(client: Any, *objs: Any, where: str = "") -> list[list]:
     so no worker concatenates a whole result (a table of every query)."""
     import dask
 
-    try:
+    with _reading(where):
         if client is None:
             return [[r] for r in dask.compute(*objs)]
         from distributed import futures_of
@@ -167,9 +174,3 @@ def compute_parts(client: Any, *objs: Any, where: str = "") -> list[list]:
             out.append(client.gather(futs))
             del futs
         return out
-    except (OSError, ImportError) as e:
-        raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
-    except Exception as e:
-        if type(e).__module__.startswith("pyarrow"):
-            raise ValueError(f"Reading the {where} failed: {type(e).__name__}: {e}") from e
-        raise
