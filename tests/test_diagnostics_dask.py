@@ -472,6 +472,29 @@ def test_malformed_or_truncated_parquet_names_the_file(parquet_dir, damage):
         _run(tmp)
 
 
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_light_query_next_to_heavy_ones_keeps_its_within_query_auc(npartitions):
+    """Claim: each query's within-query sums are its own (a per-query segment sum), so a light
+    query next to heavy ones (weights 1e20 against 1) keeps its AUC. Counterexample found by
+    review, pinned: the within-query sums were differences of one running sum over the
+    partition's queries, and query 1 read AUC 0.000 (sklearn: 0.4957), gauc_uniform 0.253
+    (0.501). Reference: sklearn's weighted AUC of each query alone."""
+    import dask.dataframe as dd
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    q = np.repeat([0, 1, 2], 100)
+    s, y = rng.normal(size=300), rng.integers(0, 2, 300)
+    w = np.where(q == 1, 1.0, 1e20) * rng.random(300)
+    df = pd.DataFrame({"a": s, "y0": y, "w": w, "q": q})
+    sm = placement_stats(dd.from_pandas(df, npartitions=npartitions), ["a"], ["y0"], qid="q",
+                         weight="w").summary()
+    got = sm["per_query"].set_index("qid")["auc"]
+    ref = [roc_auc_score(y[q == g], s[q == g], sample_weight=w[q == g]) for g in range(3)]
+    np.testing.assert_allclose(got.loc[[0, 1, 2]].to_numpy(), ref, rtol=1e-12)
+    assert sm["auc"]["gauc_uniform"].iloc[0] == pytest.approx(np.mean(ref), rel=1e-12)
+
+
 @pytest.mark.parametrize("parts", [False, True])
 def test_a_file_gone_while_computing_names_what_was_read(tmp_path, parts):
     """Claim: a file that fails while the graph runs (here: removed after the frame was built) is

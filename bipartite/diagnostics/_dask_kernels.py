@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite.metrics import QuerySegments
+from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
 
@@ -376,25 +376,21 @@ def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.
     the masses ``ps``, ``ns`` (m, n) in (query, score) order, the starts of its tie groups
     (which never cross queries) and each group's query code ``gcodes``: per tie group g of
     query q, ``below_g = (negative mass of q before g) + ½ (g's)``, ``above_g = (positive mass
-    of q after g) + ½ (g's)``, summed over the groups (no per-row gather)."""
+    of q after g) + ½ (g's)``, summed over the groups (no per-row gather). The sums over the
+    earlier (later) groups of the same query are :func:`bipartite.metrics.segment_below`'s (on
+    the reversed order for ``above``): a light query next to heavy ones keeps its digits."""
     ng = len(starts)
     Gp = np.add.reduceat(ps, starts, axis=1) if ng < ps.shape[1] else ps
     Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
     qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
-    sizes = np.diff(np.r_[qfirst, ng])
-    half = np.empty_like(Gn)  # one scratch array; the arithmetic in place, in the same order
-    En = np.cumsum(Gn, axis=1)  # inclusive: the query's part is En − (En before the query)
-    below = np.repeat(En[:, qfirst] - Gn[:, qfirst], sizes, axis=1)
-    np.subtract(En, below, out=below)
-    below -= np.multiply(Gn, 0.5, out=half)  # below = En − before − ½ Gn
+    below = segment_below(Gn, qfirst)
+    below += 0.5 * Gn
     below *= Gp
-    A = np.add.reduceat(below, qfirst, axis=1)
-    Ip = np.cumsum(Gp, axis=1, out=En)
-    above = np.repeat(Ip[:, np.r_[qfirst[1:], ng] - 1], sizes, axis=1)
-    above -= Ip
-    above += np.multiply(Gp, 0.5, out=half)  # above = end − Ip + ½ Gp
+    first_r = ng - np.r_[qfirst[1:], ng][::-1]  # the queries' starts in the reversed order
+    above = segment_below(Gp[:, ::-1], first_r)[:, ::-1]
+    above += 0.5 * Gp
     above *= Gn
-    return A, np.add.reduceat(above, qfirst, axis=1)
+    return np.add.reduceat(below, qfirst, axis=1), np.add.reduceat(above, qfirst, axis=1)
 
 
 def within_columns(spec: dict, place: bool) -> list[str]:
