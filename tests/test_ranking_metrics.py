@@ -304,6 +304,28 @@ def test_average_precision_is_sklearns(data, weighted, eng):
                 average_precision_score(y, s, sample_weight=w), abs=1e-12)
 
 
+@pytest.mark.parametrize("k", [1, None])
+@pytest.mark.parametrize("top", [60, 120, 300])
+def test_ndcg_of_large_exponential_grades_in_many_small_queries(k, top):
+    """Claim: ndcg_at_k equals sklearn's per-query mean for integer grades up to ``top`` with
+    exponential gain, few distinct scores and many small queries (the compact-key route).
+    Counterexample found by review, pinned: the tie groups' gain sums were differences of one
+    cumulative sum over a block of queries, so a small query after a 2^60 − 1 gain lost its
+    gains (``ndcg_at_k([60, 0, 5], [0.1, 0.5, 0.3], qid=[0, 1, 1], gain="exponential")`` read
+    0.5, sklearn 0.8155)."""
+    assert ndcg_at_k([60, 0, 5], [0.1, 0.5, 0.3], qid=[0, 1, 1], gain="exponential") == \
+        pytest.approx(ref_ndcg(np.array([60, 0, 5]), np.array([0.1, 0.5, 0.3]),
+                               np.array([0, 1, 1]), None, "exponential"), rel=1e-12)
+    rng = np.random.default_rng(top)
+    n, G = 4000, 1500
+    s = rng.integers(0, 3, n) / 7.0
+    q = np.sort(rng.integers(0, G, n))
+    rel = rng.integers(0, 3, n)
+    rel[rng.integers(0, n, 8)] = top
+    got = ndcg_at_k(rel, s, qid=q, k=k, gain="exponential")
+    assert got == pytest.approx(ref_ndcg(rel, s, q, k, "exponential"), rel=1e-12)
+
+
 @settings(max_examples=60, deadline=None)
 @given(data=ranking_data(), k=st.sampled_from([1, 3, 10, None]),
        gain=st.sampled_from(["exponential", "linear"]), graded=st.booleans(),

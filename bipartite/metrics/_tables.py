@@ -511,8 +511,8 @@ def _key_dcg(k: np.ndarray, ub: int, lb: int, lut: np.ndarray, G: int, kk: int
              ) -> tuple[np.ndarray, np.ndarray]:
     """(G,) DCG@kk and ideal DCG@kk from sorted compact keys carrying the integer grade in the
     low ``lb`` bits (:func:`_cell_keys`; ``lut`` the gain of each grade), in blocks
-    (:func:`_key_blocks`): each tie group's items, its gain sum from a cumulative sum over the
-    block (integer gains in int64: exact and fast) and the items above it from its query's
+    (:func:`_key_blocks`): each tie group's items, its gain sum by ``np.add.reduceat`` over the
+    group (integer gains in int64: exact) and the items above it from its query's
     first row (a binary search of the keys per query); the counts per (query, grade) for the
     ideal order (:func:`dcg_terms`)."""
     L, n, dt = len(lut), len(k), k.dtype.type
@@ -527,9 +527,9 @@ def _key_dcg(k: np.ndarray, ub: int, lb: int, lut: np.ndarray, G: int, kk: int
     mask = dt((1 << lb) - 1)
     for a, kb, end, q in _key_blocks(k, lb, ub):
         grade = (kb & mask).astype(np.intp)
-        c = np.cumsum(lut_g.take(grade))
-        gain = c.take(end)
-        gain[1:] -= gain[:-1].copy()
+        # each tie group's own sum (not differences of a cumulative sum over the block, which
+        # lose a small query's gains after large float gains: 2^60 − 1 next to 2^5 − 1)
+        gain = np.add.reduceat(lut_g.take(grade[: end[-1] + 1]), np.r_[0, end[:-1] + 1])
         C = np.diff(end, prepend=-1)
         above = (a + 1 - row_q.take(q)) + end
         above -= C
