@@ -249,3 +249,21 @@ def test_segment_below_equals_a_loop_over_segments(seed):
         mass = G[:, a:a + n].sum(axis=1, keepdims=True)
         assert np.all(np.abs(B[:, a:a + n] - ref) <= 4 * BELOW_OFFSET_RATIO * 2.0**-53 * mass)
     assert C.dtype.kind == "i"
+
+
+def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
+    """Claim: a query with both classes whose P_q N_q underflows in float64 (weights 1e-170 next
+    to 1: a known limitation, tests/test_diagnostics_scan_reference.py's xfail) gives NaN with a
+    warning that says so, for group_auc and the report, not the false "no group has both
+    classes" (found by review). Weights of 1e-100 still give the exact gAUC, 1.0."""
+    from bipartite.diagnostics import diagnose
+
+    y, s, q = [1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2], [0, 0, 1, 1]
+    assert group_auc(y, s, qid=q, sample_weight=[1, 1, 1e-100, 1e-100]) == 1.0
+    with pytest.warns(UndefinedMetricWarning, match="underflows below 2"):
+        assert np.isnan(group_auc(y, s, qid=q, sample_weight=[1, 1, 1e-170, 1e-170]))
+    df = pd.DataFrame({"s": s, "y": y, "q": q, "w": [1, 1, 1e-170, 1e-170]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = diagnose(df, "s", "y", qid="q", weight="w").tables["auc"].iloc[0]
+    assert np.isnan(row["gauc"]) and "underflows in float64" in row["note"]

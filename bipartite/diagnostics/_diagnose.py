@@ -686,7 +686,9 @@ def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
                 df=_gauc_df(est, s, k)) if d.qid else (
                 nan, nan, nan, "no query ids (qid): gAUC undefined")
             if d.qid and not np.isfinite(gaucs[k]):
-                gwhy = f"no query has both classes of {lab!r}: gAUC undefined"
+                gwhy = (f"a query's AUC of {lab!r} underflows in float64 (weights too light): "
+                        "gAUC undefined" if est.stats[s].defined[:, k].any() else
+                        f"no query has both classes of {lab!r}: gAUC undefined")
             rows.append({
                 "scorer": s, "label": lab, "auc": aucs[k], "auc_se": se, "auc_ci_low": lo,
                 "auc_ci_high": hi, "auc_method": ctx.method, "gauc": gaucs[k], "gauc_se": gse,

@@ -469,7 +469,14 @@ def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
     """:class:`GroupedStats` from the per-query sums of :func:`ranking_stats` (K, G) of weights
     scaled by ``2^−e``."""
     P, N = st["P"], st["N"]
-    auc_q = np.divide(st["U"], P * N, out=np.full(P.shape, np.nan), where=(P > 0) & (N > 0))
+    auc_q = np.divide(st["U"], P * N, out=np.full(P.shape, np.nan), where=P * N > 0)
+    lost = (P > 0) & (N > 0) & ~(P * N > 0)
+    if lost.any():  # both classes present, but P_q N_q (and the pair sum) underflow in float64
+        warn_undefined(
+            f"the AUC of {int(lost.sum())} (label, query) cell(s) is undefined in float64: the "
+            "query has both classes, but its positive × negative weight P_q N_q underflows "
+            "below 2^-1074 (its weights are that light next to the heaviest row's); those AUCs, "
+            "and every gAUC that includes them, are NaN. Rescale the light queries' weights.")
     ap_q = None
     if "A" in st:
         ap_q = np.divide(st["A"], P, out=np.full(P.shape, np.nan), where=P > 0).T
@@ -517,8 +524,11 @@ def group_auc(
         st = sorted_label_stats(rows) if w is None else None
         if st is None:
             st = ranking_stats(rows, _label_values(rows, w))
-    val = _grouped_result(st, codes, G, w, None).gauc(weighting)[0]
+    gs = _grouped_result(st, codes, G, w, None)
+    val = gs.gauc(weighting)[0]
     if np.isnan(val):
+        if gs.defined.any():  # an AUC lost to underflow (warned above), not a missing class
+            return float("nan")
         return warn_undefined("group AUC is undefined: no group has both classes.")
     return float(val)
 
