@@ -528,3 +528,15 @@ def test_bad_arguments():
         _run(df.assign(w=0.0))
     with pytest.raises(ValueError, match="'data' parameter must be"):
         _run(3)
+
+
+def test_more_queries_than_int32_codes_is_refused(monkeypatch):
+    """Claim: more distinct query ids than the int32 codes of the range shuffle hold is a
+    ValueError naming the column and the count, before any shuffle (the limit is lowered here
+    to 2; the real one is 2**31 - 1, found by review: the codes would wrap silently)."""
+    import bipartite.diagnostics._dask_kernels as kernels
+
+    monkeypatch.setattr(kernels, "MAX_QUERIES", 2)
+    df = pd.DataFrame({"a": [0.1, 0.2, 0.3, 0.4], "y0": [0, 1, 0, 1], "q": [0, 1, 2, 2]})
+    with pytest.raises(ValueError, match=r"qid column 'q' has 3 distinct query ids.*at most 2"):
+        placement_stats(df, ["a"], ["y0"], qid="q")

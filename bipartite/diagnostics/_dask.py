@@ -71,6 +71,7 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.validation import check_positive
+from bipartite.diagnostics import _dask_kernels as _kernels
 from bipartite.diagnostics._dask_io import (
     check_dtypes,
     compute,
@@ -314,6 +315,9 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rp
 
     qid, uq = spec["qid"], info["uq"]
     G = len(uq)
+    if G > _kernels.MAX_QUERIES:  # checked before any shuffle allocates codes
+        raise ValueError(f"The qid column {qid!r} has {G} distinct query ids; the out-of-core "
+                         f"report takes at most {_kernels.MAX_QUERIES} (int32 query codes).")
     method = "p2p" if client is not None else None  # p2p: on disk, bounded memory
     qmeta = ddf[qid].dtype if qid is not None else np.int64
     gcols = global_columns(spec)
@@ -511,7 +515,8 @@ class PlacementStats:
           ``c_P S_P / P² + c_N S_N / N²`` with ``S_P = Σ pos² (below/N − θ)²`` (expanded in the
           three moment sums), ``c_P = m/(m − 1)`` over the m rows with positive mass (as
           :func:`bipartite.diagnostics.delong_auc_variance`); ``var_clustered``, the
-          query-clustered (sandwich) variance ``G/(G − 1) Σ_q ψ_q²`` with the query's influence
+          query-clustered (sandwich) variance ``G'/(G' − 1) Σ_q ψ_q²`` (G': the queries with weight
+          in the pair) with the query's influence
           ``ψ_q = (A_q + B_q)/(P N) − θ (P_q/P + N_q/N)`` (A_q, B_q its ``pos_below``,
           ``neg_above``); ``gauc_pairs`` = Σ_q A^w_q / Σ_q P_q N_q and ``gauc_uniform`` the
           mean of ``A^w_q / (P_q N_q)`` over the queries with both classes (A^w_q: within-query
@@ -520,7 +525,8 @@ class PlacementStats:
         * per scorer × query × label: the query's AUC (NaN without both classes).
 
         Undefined quantities are NaN: AUC without both classes, DeLong with a single row in a
-        class, the clustered variance with fewer than 2 queries, gAUCs without qid.
+        class, the clustered variance with fewer than 2 queries with weight in the pair, gAUCs
+        without qid.
         """
         T = self.totals.copy()
         nan = np.nan

@@ -29,6 +29,8 @@ CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c
 QKEY = "__qid__"
 #: The global query code (position in the run's sorted query ids) of a range-partitioned row.
 QCODE = "__qcode__"
+#: The most distinct query ids out of core: the range shuffle carries their codes as int32.
+MAX_QUERIES = 2**31 - 1
 
 
 def _masses(df: pd.DataFrame, labels: list[str], weight: str | None, scale: float,

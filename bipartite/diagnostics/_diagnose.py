@@ -276,7 +276,7 @@ def diagnose(
     weight : column name of non-negative row weights, optional (a pair weighs ``w_i w_j``)
     seed : int, None or numpy Generator — the bootstrap's resampling
     n_boot : int, 0 or ≥ 2 — 0 (default): analytic standard errors, DeLong's variance for the
-        AUCs, win rates and paired differences (clustered by query with ``qid``: ``G/(G − 1)
+        AUCs, win rates and paired differences (clustered by query with ``qid``: ``G'/(G' − 1)
         Σ_q ψ_q²`` of the per-query influence ψ), the delta method for the gAUC (a ratio over
         queries) and for Min and Diff AUC (from the labels' DeLong covariances; at an exact tie
         of the smallest or largest AUCs see

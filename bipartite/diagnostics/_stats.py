@@ -44,7 +44,8 @@ What follows from the table (O(m G) each, no sort)
   ``P_p = Σ_q P_pq``, ``N_p = Σ_q N_pq`` (:meth:`PlacementSums.auc`);
 * its influence per unit (the Hájek projection of the two-sample U-statistic)
   ``ψ_pq = (below_pq + above_pq) / (P_p N_p) − θ_p (P_pq / P_p + N_pq / N_p)``, ``Σ_q ψ_pq = 0``;
-  DeLong's variance is ``Σ_q ψ_pq² · G/(G − 1)`` clustered by query (Obuchowski 1997), and with
+  DeLong's variance is ``Σ_q ψ_pq² · G'/(G' − 1)`` clustered by query (Obuchowski 1997; G':
+  the units with weight in the pair, docs/theory.md §2.6), and with
   rows as units DeLong, DeLong & Clarke-Pearson (1988)'s ``S10/m + S01/n``, i.e. the positive
   and negative parts of ψ with their own ``m/(m − 1)`` factors. :meth:`PlacementSums.terms`
   returns the scaled ψ, so that a variance is ``Σ_q t_pq²`` and a covariance (two labels, two

@@ -505,11 +505,14 @@ def group_auc(
     ``weighting``: ``"pairs"`` (default) — its number of positive–negative pairs (weighted:
     ``Σ_pos w · Σ_neg w``), which makes gAUC the AUC over within-query pairs; ``"uniform"`` — 1
     per query; ``"impressions"`` — its total sample weight (number of rows when unweighted).
-    One sort of packed (query, score, label) keys serves all queries, streamed in blocks
+    Few distinct scores (a (query, score, label) table of at most one cell per row) are
+    counted without a sort (``bipartite/metrics/_tables.py``); otherwise one sort of packed
+    (query, score, label) keys serves all queries, streamed in blocks
     (``bipartite/metrics/_ranking.py``). ``groups`` is a deprecated alias of ``qid``
     (FutureWarning).
 
-    Returns NaN (with a warning) if no query has both classes.
+    Returns NaN (with a warning) if no query has both classes, or if a query's ``P_q N_q``
+    underflows in float64 (its weights below about 1e-162 of the heaviest row's).
 
     >>> group_auc([0, 1, 0, 1], [0.2, 0.1, 0.3, 0.9], qid=[0, 0, 1, 1])
     0.5
