@@ -27,6 +27,7 @@ __all__ = [
     "check_positive",
     "check_problem",
     "pow2_normalise",
+    "pow2_scale",
     "check_real",
     "check_time_limit",
     "check_tolerance",
@@ -546,6 +547,18 @@ def check_probabilities(
     return np.clip(arr, 0.0, 1.0)
 
 
+def pow2_scale(top: ArrayLike) -> np.ndarray:
+    """The powers of two ``2^−e`` with ``2^(e−1) ≤ top < 2^e`` (1 where ``top`` is 0): scaling
+    by them brings the largest weights ``top`` into [½, 1), exactly (the one home of that
+    factor; :func:`pow2_normalise` scales an array by the same exponent). A subnormal ``top``
+    (below 2^−1022) has no finite factor: inf.
+
+    >>> pow2_scale(np.array([3.0, 0.0])).tolist()
+    [0.25, 1.0]
+    """
+    return np.ldexp(1.0, -np.frexp(top)[1])
+
+
 def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     """``x · 2^−e`` with ``2^(e−1) ≤ max x < 2^e`` (over ``axis``): exact, and then ``max x ∈ [½, 1)``.
 
@@ -569,6 +582,7 @@ def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
         return x * 2.0 ** (-(e // 2)) * 2.0 ** (e // 2 - e)
     if x.size == 0:
         return x
+    # ldexp, not x * pow2_scale(max): for a subnormal maximum the factor 2^−e overflows
     e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]
     return np.ldexp(x, -e)
 

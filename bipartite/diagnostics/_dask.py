@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from bipartite._utils.validation import check_positive
+from bipartite._utils.validation import check_positive, pow2_scale
 from bipartite.diagnostics import _dask_kernels as _kernels
 from bipartite.diagnostics._dask_io import (
     check_dtypes,
@@ -210,7 +210,7 @@ def placement_stats(
     with connect(scheduler) as client:
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
-            spec["scale"] = math.ldexp(1.0, -math.frexp(info["w_max"])[1])
+            spec["scale"] = float(pow2_scale(info["w_max"]))
         offsets = _pass_count(client, ddf, spec, cuts, where)
         glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, rpp, where, info)
     return _assemble(spec, glob_q, within, info, offsets, where)

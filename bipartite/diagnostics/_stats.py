@@ -76,6 +76,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bipartite._utils.validation import pow2_scale
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
@@ -236,7 +237,7 @@ def side_scales(top: np.ndarray) -> np.ndarray:
     only" and "j only" rows may all be light where the heavy rows have both labels or neither
     (weights 1e-170 against 1: ``P N`` would underflow to 0 and a defined win rate read NaN);
     every statistic of the table is a ratio of sums scaled alike, unchanged by them."""
-    return np.ldexp(1.0, -np.frexp(top)[1])
+    return pow2_scale(top)
 
 
 def label_pair_weights(Y: np.ndarray, w: np.ndarray, pairs: np.ndarray | None = None
