@@ -191,15 +191,15 @@ def main(argv: list[str] | None = None) -> int:
         previous = {r["name"]: r for r in json.loads((out / "machine.json").read_text())["runs"]
                     if r["name"] not in args.only and (out / f"{r['name']}.md").is_file()}
     order = [b.name for b in BENCHES]
+    runs = dict(previous)  # one run per benchmark: the earlier ones, replaced as each reruns
     for bench in BENCHES:
         if bench.name not in args.only:
             continue
         print(f"[run_all] {bench.name}: {bench.what} ...", file=sys.stderr, flush=True)
         run = run_one(bench, args.mode, out, args.timeout)
-        info["runs"] = sorted([*previous.values(), *[r for r in info["runs"]
-                                                      if r["name"] != run["name"]], run],
+        runs[run["name"]] = run
+        info["runs"] = sorted(runs.values(),
                               key=lambda r: order.index(r["name"]) if r["name"] in order else 99)
-        previous.pop(run["name"], None)
         print(f"[run_all] {bench.name}: exit {run['rc']} in {run['seconds']} s "
               f"(load {run['load_before'][0]:.2f} -> {run['load_after'][0]:.2f})",
               file=sys.stderr, flush=True)

@@ -56,6 +56,16 @@ def test_tables_load_and_failures_are_recorded(run_all, tmp_path, monkeypatch, c
     runs = json.loads((out / "machine.json").read_text())["runs"]
     assert [r["name"] for r in runs] == ["good", "bad"]  # --only keeps the other runs
     assert "boom: no kernel" in (out / "summary.md").read_text()
+    # two benchmarks rerun together keep one run each (the earlier runs were added once per
+    # rerun benchmark: five copies of each after a five-benchmark --only)
+    monkeypatch.setattr(run_all, "BENCHES", (
+        *run_all.BENCHES, run_all.Bench("good2", str(good), ("--q2",), ("--f2",), "another"),
+        run_all.Bench("kept", str(good), ("--k",), ("--k",), "kept from before")))
+    assert run_all.main(["--quick", "--only", "kept", "--out", str(out)]) == 0
+    assert run_all.main(["--quick", "--only", "good", "good2", "--out", str(out)]) == 0
+    runs = json.loads((out / "machine.json").read_text())["runs"]
+    assert [r["name"] for r in runs] == ["good", "bad", "good2", "kept"]
+    assert (out / "summary.md").read_text().count("## kept:") == 1
     capsys.readouterr()
 
 
