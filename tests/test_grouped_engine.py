@@ -253,7 +253,7 @@ def test_segment_below_equals_a_loop_over_segments(seed):
 
 def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
     """Claim: a query with both classes whose P_q N_q underflows in float64 (weights 1e-170 next
-    to 1: a known limitation, tests/test_diagnostics_scan_reference.py's xfail) gives NaN with a
+    to 1: a known limitation, pinned in tests/test_diagnostics_scan_reference.py) gives NaN with a
     warning that says so, for group_auc and the report, not the false "no group has both
     classes" (found by review). Weights of 1e-100 still give the exact gAUC, 1.0."""
     from bipartite.diagnostics import diagnose
