@@ -18,6 +18,22 @@ from bipartite.diagnostics._stats import label_sums
 from bipartite.metrics import QuerySegments
 
 
+def run_one_walk(s, Y, ws, codes, G, tol):
+    """The one-walk route run as the report runs it, on scaled weights ``ws`` (codes None: rows
+    as units): ``(lab, prs, near, ms, seg, pairs)``."""
+    n, K = Y.shape
+    Yt = np.ascontiguousarray(Y.astype(bool).T)
+    pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
+    kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    ms = scan.masses(Yt, ws, kj, codes, G)
+    seg = QuerySegments(s, check_input=False)
+    qorder = scan.query_order(seg.order, codes, G) if codes is not None else None
+    weight = np.bincount(codes, ws, minlength=G) if codes is not None else ws
+    n_rows = np.bincount(codes, minlength=G) if codes is not None else np.ones(n, dtype=np.int64)
+    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, G, weight, n_rows, tol)
+    return lab, prs, near, ms, seg, pairs
+
+
 def _data(seed, n, G, K, ties, weights):
     rng = np.random.default_rng(seed)
     g = rng.integers(0, G, n)
@@ -53,17 +69,9 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
     s, Y, w, g = _data(seed, n, G, K, ties, weights)
     codes, GG = (g, G) if qid else (None, None)
     ws = pow2_normalise(w)
-    Yt = np.ascontiguousarray(Y.astype(bool).T)
-    pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
-    kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    ms = scan.masses(Yt, ws, kj, codes, GG)
-    seg = QuerySegments(s, check_input=False)
-    qseg = QuerySegments(s, codes, check_input=False) if qid else None
-    qorder = scan.query_order(seg.order, g, G) if qid else None
-    weight = np.bincount(g, ws, minlength=G) if qid else ws
-    n_rows = np.bincount(g, minlength=G) if qid else np.ones(n, dtype=np.int64)
     tol = 0.15
-    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, GG, weight, n_rows, tol)
+    lab, prs, near, ms, seg, pairs = run_one_walk(s, Y, ws, codes, GG, tol)
+    qseg = QuerySegments(s, codes, check_input=False) if qid else None
     ref = label_sums(s, Y, ws, codes=codes, G=GG, seg=seg, qseg=qseg)
     for a, b in zip(_fields(lab), _fields(ref), strict=True):
         if b is None:

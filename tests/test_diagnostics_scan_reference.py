@@ -27,6 +27,7 @@ import bipartite.diagnostics._scan as scan
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
 from bipartite.metrics import QuerySegments
+from tests.test_diagnostics_scan import run_one_walk
 
 HALF = Fraction(1, 2)
 
@@ -105,15 +106,7 @@ def _check(s, Y, w, codes, G, tol):
     reference."""
     n, K = Y.shape
     ws = pow2_normalise(w)
-    Yt = np.ascontiguousarray(Y.astype(bool).T)
-    pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
-    kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    ms = scan.masses(Yt, ws, kj, codes, G)
-    seg = QuerySegments(s, check_input=False)
-    qorder = scan.query_order(seg.order, codes, G) if codes is not None else None
-    weight = np.bincount(codes, ws, minlength=G) if codes is not None else ws
-    n_rows = np.bincount(codes, minlength=G) if codes is not None else np.ones(n, dtype=np.int64)
-    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, G, weight, n_rows, tol)
+    lab, prs, near, ms, seg, pairs = run_one_walk(s, Y, ws, codes, G, tol)
     ps = scan.pair_result(prs, near, len(pairs))
     ref = _reference(s, Y, ws, codes, G, tol)
     for r, R in enumerate(ref):
