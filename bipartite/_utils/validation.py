@@ -452,16 +452,13 @@ def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if q.size and q.dtype.kind in "iub":
         lo, hi = int(q.min()), int(q.max())
         if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
-            if lo == 0 and q.dtype == np.int64 and q.dtype.isnative:  # perhaps codes already
-                present = np.bincount(q, minlength=hi + 1) > 0
-                if present.all():
-                    return np.arange(hi + 1, dtype=q.dtype), _own_codes(q)
-                d = q.copy()
-            else:
-                d = np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # in range: exact
-                present = np.bincount(d, minlength=hi - lo + 1) > 0
-                if present.all():
-                    return np.arange(lo, hi + 1).astype(q.dtype), d
+            own = lo == 0 and q.dtype == np.int64 and q.dtype.isnative  # perhaps codes already
+            d = q if own else np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # exact
+            present = np.bincount(d, minlength=hi - lo + 1) > 0
+            if present.all():
+                return np.arange(lo, hi + 1).astype(q.dtype), _own_codes(q) if own else d
+            if own:
+                d = q.copy()  # the lookup below writes in place
             lut = np.cumsum(present) - 1
             np.take(lut, d, out=d, mode="clip")  # in place (indices in range)
             return (np.flatnonzero(present) + lo).astype(q.dtype), d
