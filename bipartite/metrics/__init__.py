@@ -521,13 +521,7 @@ def group_auc(
     y, s, codes, G, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w))  # few scores
-    if st is None:
-        rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
-        st = sorted_label_stats(rows) if w is None else None
-        if st is None:
-            st = ranking_stats(rows, _label_values(rows, w))
-    gs = _grouped_result(st, codes, G, w, None)
+    gs = _grouped_result(_binary_stats(s, y, codes, G, w), codes, G, w, None)
     val = gs.gauc(weighting)[0]
     if np.isnan(val):
         if gs.defined.any():  # an AUC lost to underflow (warned above), not a missing class
@@ -548,6 +542,21 @@ def _group_auc_input(y_true: ArrayLike, y_score: ArrayLike, qid: ArrayLike, qnam
     check_option(weighting, "weighting", GAUC_WEIGHTINGS)
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(y))
     return y, s, codes, G, w
+
+
+def _binary_stats(s: np.ndarray, y: np.ndarray, codes: np.ndarray | None, G: int,
+                  w: np.ndarray | None, *, auc: bool = True, ap: bool = False) -> dict:
+    """Per-query sums of :func:`ranking_stats` (K = 1) of a binary label, by the one dispatch of
+    group_auc and average_precision: few distinct scores by the table (no sort); else one sort
+    of packed (query, score) keys with the label as the low bit, walked by rows without weights
+    or through the weighted block scan."""
+    st = label_stats(s, y, codes, G, None if w is None else pow2_normalise(w), auc=auc, ap=ap)
+    if st is None:
+        rows = SortedRows(s, codes, G, low=y, low_bits=1, descending=True)  # label rides along
+        st = sorted_label_stats(rows, auc=auc, ap=ap) if w is None else None
+        if st is None:
+            st = ranking_stats(rows, _label_values(rows, w), auc=auc, ap=ap)
+    return st
 
 
 def _label_values(rows: SortedRows, w: np.ndarray | None):
@@ -588,12 +597,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: A
     y, s, w = _ap_input(y_true, y_score, sample_weight)
     if not (np.any(y) if w is None else np.any(w[y != 0] > 0)):
         return warn_undefined("average precision is undefined: no positive label.")
-    st = label_stats(s, y, w=None if w is None else pow2_normalise(w), auc=False, ap=True)
-    if st is None:  # not few distinct scores: the sort
-        rows = SortedRows(s, low=y, low_bits=1, descending=True)  # the label rides along
-        st = sorted_label_stats(rows, auc=False, ap=True) if w is None else None
-        if st is None:
-            st = ranking_stats(rows, _label_values(rows, w), auc=False, ap=True)
+    st = _binary_stats(s, y, None, 1, w, auc=False, ap=True)
     return float(st["A"][0, 0] / st["P"][0, 0])
 
 
