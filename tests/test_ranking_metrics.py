@@ -119,10 +119,10 @@ ENGINES = {
     "tiny blocks": {"BLOCK": 3, "tables.MAX_LEVELS": 0},
     "collisions": {"SortedRows.max_bucket_bits": 2, "BLOCK": 5, "tables.MAX_LEVELS": 0},
     "table": {"tables.TABLE_CELLS": 1e9},
-    "tiny hash": {"tables.TABLE_CELLS": 1e9, "tables._CHUNK": 3, "distinct._HASH_BITS": 2,
+    "tiny hash": {"tables.TABLE_CELLS": 1e9, "distinct._HASH_BITS": 2,
                   "distinct._CHUNK": 3, "distinct._SAMPLE": 2, "distinct._FEW": 0},
-    "compare": {"tables.TABLE_CELLS": 1e9, "tables._CHUNK": 3, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
-    "compact keys": {"tables.TABLE_CELLS": 0, "BLOCK": 3, "tables._CHUNK": 3},
+    "compare": {"tables.TABLE_CELLS": 1e9, "distinct._CHUNK": 3, "distinct._SAMPLE": 2},
+    "compact keys": {"tables.TABLE_CELLS": 0, "BLOCK": 3, "distinct._CHUNK": 3},
 }
 
 

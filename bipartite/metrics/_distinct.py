@@ -30,12 +30,14 @@ _CHUNK = 1 << 16                      # rows per chunk of the passes (temporarie
 _FEW = 4                              # most distinct values ranked by comparisons, not hashed
 
 
-def chunk_rows(n: int, chunk: int) -> int:
+def chunk_rows(n: int, chunk: int | None = None) -> int:
     """Rows per chunk of a pass over n rows with scratch arrays: ``chunk``, or at most 2^14
     below 2^18 rows, where the page faults of fresh scratch arrays of 2^16 rows (about 0.5 ms
     per MiB on the machine measured, after a call that freed large arrays: as much as a sort
     of 10⁵ two-valued scores) weigh more than the calls per chunk (2^13 rows: too many calls;
-    2^15 rows: still ~30–100 faults per nDCG call in the benchmark's order, 2^14 about 1)."""
+    2^15 rows: still ~30–100 faults per nDCG call in the benchmark's order, 2^14 about 1).
+    ``chunk`` None: ``_CHUNK``, the one chunk length of the table passes (read at each call)."""
+    chunk = _CHUNK if chunk is None else chunk
     return chunk if n >= 1 << 18 else min(chunk, 1 << 14)
 
 

@@ -64,17 +64,16 @@ _NO_SPLIT = np.zeros(0, dtype=np.int64)  # compact keys: every run of equal cell
 #: cells of its (query, score level) table, as a multiple of the rows.
 MAX_LEVELS = 1 << 10
 TABLE_CELLS = 1.0
-_CHUNK = 1 << 16                      # rows per chunk of the cell passes (chunk_rows)
 
 
 def _cell_chunks(rk: Ranks | None, U: int, codes: np.ndarray | None, low: np.ndarray | None = None,
                  low_levels: int = 1) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, cells)`` for consecutive chunks of ``chunk_rows(n, _CHUNK)`` rows:
+    """``(a, b, cells)`` for consecutive chunks of ``chunk_rows(n)`` rows:
     the cells ``(query · U + score rank) · low_levels + low`` of a (G, U, low_levels) table of
     rows a..b−1 (rank 0 without ``rk``), in a scratch array that the next chunk overwrites: no
     array of the input's size (:mod:`bipartite.metrics._distinct`)."""
     n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
-    C = min(n, chunk_rows(n, _CHUNK))
+    C = min(n, chunk_rows(n))
     buf = np.zeros(C, dtype=np.intp)
     tmp = np.empty(C, dtype=np.intp)
     L = low_levels if low is not None else 1
@@ -111,7 +110,7 @@ def _table(rk: Ranks | None, U: int, codes: np.ndarray | None, M: int, low: np.n
     counts then in int32 (below 2^31 rows), converted at the end: a table of 10⁶ cells hit at
     random by 10⁷ rows takes half the time at half the bytes (fewer cache misses)."""
     n = len(rk.s) if rk is not None else len(codes) if codes is not None else len(low)
-    C = min(n, chunk_rows(n, _CHUNK))
+    C = min(n, chunk_rows(n))
     small = M <= C
     narrow = not small and weights is None and n < 1 << 31
     T = np.zeros(M, dtype=np.float64 if weights is not None else np.int32 if narrow else np.int64)
