@@ -269,7 +269,9 @@ def test_counterexample_lexicographic_uniform_costs_can_move_to_its_second_label
 def test_bad_input_is_refused_by_name():
     P3 = FiniteProblem.random(4, 3, seed=0)
     with pytest.raises(ValueError, match="K = 2"):
-        balance_condition(P3)
+        aggregation_tilt(P3)  # balance_condition takes any K >= 2 (§12.11-§12.14)
+    with pytest.raises(ValueError, match="K >= 2"):
+        balance_condition(FiniteProblem.random(4, 1, seed=0))
     with pytest.raises(ValueError, match="'pi'"):
         weighted_sum_tilt([0.5, 0.1, 0.2], [1, 1])
     with pytest.raises(ValueError, match="'w'"):
