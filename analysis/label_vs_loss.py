@@ -4,6 +4,7 @@ docs/theory.md §12 on plug-in populations, saved under ``papers/la25/results/``
     python analysis/label_vs_loss.py                      # both files below
     python analysis/label_vs_loss.py --only multilabel    # or: --only section7
     python analysis/label_vs_loss.py --only multilabel --datasets enron --splits 5 6 7
+    python analysis/label_vs_loss.py --figure             # redraw the README figure only
 
 * ``multilabel_predictions.csv``: for each Mulan set and split of the multi-label study
   (``la25.multilabel``: the standard split -1 and re-splits 0..4 by default), each label
@@ -16,6 +17,11 @@ docs/theory.md §12 on plug-in populations, saved under ``papers/la25/results/``
   :func:`~bipartite.experiments.la25.studies.aggregation_theory.bank_marketing_predictions`,
   :func:`~bipartite.experiments.la25.studies.aggregation_theory.letor_predictions`; their splits
   are their own, not the learners' rows).
+
+``--figure`` redraws ``docs/figures/la25_when_label_aggregation.png`` (the condition's
+prediction against the learners' effect, every (dataset, ψ, learner):
+:func:`bipartite.experiments.la25.figures.label_vs_loss.plot_label_vs_loss`) from the saved
+results, through ``analysis/readme_tables.py``'s ``label_vs_loss_rows``, and fits nothing.
 
 Rows of a rerun with ``--datasets`` / ``--splits`` replace those (dataset, split) rows and keep
 the others. Each file's run (command, time, version, row count, SHA-256 of the code that made it)
@@ -78,7 +84,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", nargs="+", choices=MULTILABEL_DATASETS,
                     default=list(MULTILABEL_DATASETS))
     ap.add_argument("--splits", nargs="+", type=int, default=[-1, 0, 1, 2, 3, 4])
+    ap.add_argument("--figure", action="store_true", help="only redraw the README figure")
     args = ap.parse_args(argv)
+    if args.figure:
+        from readme_tables import label_vs_loss_rows, load_results
+
+        from bipartite.experiments.la25.figures.label_vs_loss import plot_label_vs_loss
+
+        for path in plot_label_vs_loss(label_vs_loss_rows(load_results()),
+                                       ROOT / "docs" / "figures", formats=("png",)):
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
     warnings.simplefilter("ignore")
     if args.only in (None, "multilabel"):
         rows = []
