@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sys
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +43,7 @@ TOL = 1e-10
 KINDS = ("random", "deterministic", "independent")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _win_tensor(n: int) -> np.ndarray:
     """``S[o, i, j]``: 1 if order ``o`` ranks ``i`` above ``j``, ½ on ties (diagonal included)."""
     f = np.array(list(enumerate_weak_orders(n)))
