@@ -242,10 +242,10 @@ def test_closed_form_necessary_conditions_equal_the_linear_program(seed, K, kind
 
 def test_k2_necessary_condition_is_the_tilt_verdict():
     """§12.12 at K = 2 is §12.7: for weighted sums, can_win (tilt toward the under-served label)
-    equals the necessary condition `necessary`, on 150 random problems × 5 weight ratios."""
+    equals the necessary condition `necessary`, on 100 random problems × 5 weight ratios."""
     rng = np.random.default_rng(0)
     seen = set()
-    for _ in range(150):
+    for _ in range(100):
         P = BK.draw_problem(5, 2, "random", rng)
         for ratio in (0.25, 0.5, 1.0, 2.0, 4.0):
             r = balance_condition(P, "sum", w=[1.0, ratio])
@@ -263,7 +263,7 @@ def problems(draw, K_values=(3, 4, 5)):
                            draw(st.sampled_from(BK.KINDS)), rng), rng
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(case=problems())
 def test_propositions_hold_on_random_problems(case):
     """§12.11–§12.13 for K = 3..5: (P1) a·d ≤ 0 for every aggregation, (P2) b·d ≥ 0 for weighted
@@ -293,28 +293,31 @@ def _failures(rows):
 
 
 @pytest.mark.parametrize("K", [3, 4, 5])
-def test_propositions_by_enumeration_on_1000_problems(K):
-    """§12.11–§12.13 on 1 000 random problems of 4 points per K (a third each arbitrary joints,
+def test_propositions_by_enumeration_on_random_problems(K):
+    """§12.11–§12.13 on 300 random problems of 4 points per K (a third each arbitrary joints,
     deterministic labels, independent labels), 9 aggregations each, the optimality premises
     checked against all 75 weak orders: 0 failures. The conditions are exercised: some
-    problems are ruled out (Min and spread) and some wins are guaranteed by `sufficient`."""
-    rows = [r for i, kind in enumerate(BK.KINDS)
-            for r in BK.check_problems(K, 4, 334 if i == 0 else 333, kind=kind, seed=7)]
-    assert len({(r["kind"], r["problem"]) for r in rows}) == 1000
+    problems are ruled out and some wins are guaranteed by `sufficient`. (The 1 000-problem runs
+    are the slow tests below.)"""
+    rows = [r for kind in BK.KINDS for r in BK.check_problems(K, 4, 100, kind=kind, seed=7)]
+    assert len({(r["kind"], r["problem"]) for r in rows}) == 300
     fails, table = _failures(rows)
     assert fails == 0, table.to_string()
-    assert table.ruled_out.sum() > 0 and table.ruled_out_spread.sum() > 0
-    assert table.sufficient.sum() > 0
+    assert table.ruled_out.sum() > 0 and table.sufficient.sum() > 0
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("n", [4, 5])
 @pytest.mark.parametrize("K", [3, 4, 5])
-def test_propositions_by_enumeration_on_3000_problems_of_5_points(K):
-    """As above with 5 points (541 weak orders) and 1 000 problems per kind (docs/theory.md
-    §12.14 records these counts from analysis/balance_k.py)."""
-    rows = [r for kind in BK.KINDS for r in BK.check_problems(K, 5, 1000, kind=kind, seed=1)]
+def test_propositions_by_enumeration_on_1000_problems_per_kind(K, n):
+    """As above with 1 000 problems per kind (3 000 per K), on 4 points (75 weak orders) and on
+    5 points (541 weak orders; the run whose counts docs/theory.md §12.14 records, from
+    analysis/balance_k.py): 0 failures."""
+    rows = [r for kind in BK.KINDS for r in BK.check_problems(K, n, 1000, kind=kind, seed=1)]
+    assert len({(r["kind"], r["problem"]) for r in rows}) == 3000
     fails, table = _failures(rows)
     assert fails == 0, table.to_string()
+    assert table.ruled_out.sum() > 0 and table.sufficient.sum() > 0
 
 
 def test_the_verifier_can_fail(monkeypatch):
