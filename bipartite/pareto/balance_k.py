@@ -132,7 +132,7 @@ def _equal(x: np.ndarray, y: float | np.ndarray, scale: float) -> np.ndarray:
     return np.abs(x - y) <= G_RTOL * scale
 
 
-def min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
+def _min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
     """§12.12: whether (P1), (P2) rule out ``min(L + d) > min(L) + tol``."""
     W = L <= L.min() + tol
     if W.all():
@@ -145,7 +145,7 @@ def min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float
     return bool(np.all(_equal(gN, gN.max(), scale)) and g[W].max() <= gN.max() + G_RTOL * scale)
 
 
-def spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
+def _spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
     """§12.12: whether (P1), (P2) rule out ``spread(L + d) < spread(L) − tol``."""
     lo, hi = L.min(), L.max()
     if hi - lo <= tol:
@@ -161,7 +161,7 @@ def spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: fl
                 and np.all(g[T] >= gbar - G_RTOL * scale))
 
 
-def min_guaranteed(L: np.ndarray, d: np.ndarray, b: np.ndarray, tol: float) -> bool:
+def _min_guaranteed(L: np.ndarray, d: np.ndarray, b: np.ndarray, tol: float) -> bool:
     """§12.13: whether (P2), ``d ≤ 1 − L`` and the worst labels' gains ``d_W`` guarantee
     ``min(L + d) > min(L) + tol`` (whatever the other labels' ``d``)."""
     lo = L.min()
@@ -283,9 +283,9 @@ def compare_aucs(L: np.ndarray, A: np.ndarray, a: np.ndarray, b: np.ndarray | No
         W[wl] = True
         row["tilt_toward_worst"] = bool(not W.all() and g[W].max()
                                         > g[~W].max() + G_RTOL * g.max())
-    row["can_win"] = not min_ruled_out(L, a, b, tol)
-    row["can_win_spread"] = not spread_ruled_out(L, a, b, tol)
-    row["sufficient"] = None if b is None else min_guaranteed(L, d, b, tol)
+    row["can_win"] = not _min_ruled_out(L, a, b, tol)
+    row["can_win_spread"] = not _spread_ruled_out(L, a, b, tol)
+    row["sufficient"] = None if b is None else _min_guaranteed(L, d, b, tol)
     row["a_dot_d"] = float(a / a.max() @ d)
     row["b_dot_d"] = None if b is None else float(b / b.max() @ d)
     holds = row["a_dot_d"] <= tol * K

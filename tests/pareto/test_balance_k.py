@@ -27,7 +27,7 @@ from bipartite.pareto import (
     lexicographic_weights,
     typical_point_weights,
 )
-from bipartite.pareto.balance_k import min_ruled_out, spread_ruled_out
+from bipartite.pareto.balance_k import _min_ruled_out, _spread_ruled_out
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 SCRIPT = Path(__file__).resolve().parents[2] / "analysis" / "balance_k.py"
@@ -236,8 +236,8 @@ def test_closed_form_necessary_conditions_equal_the_linear_program(seed, K, kind
         b = a.copy()
         b[rng.integers(K)] *= rng.choice([0.5, 2.0])
     tol = 1e-12
-    assert (not min_ruled_out(L, a, b, tol)) == _lp_can_win(L, a, b)
-    assert (not spread_ruled_out(L, a, b, tol)) == _lp_can_win(L, a, b, spread=True)
+    assert (not _min_ruled_out(L, a, b, tol)) == _lp_can_win(L, a, b)
+    assert (not _spread_ruled_out(L, a, b, tol)) == _lp_can_win(L, a, b, spread=True)
 
 
 def test_k2_necessary_condition_is_the_tilt_verdict():
