@@ -47,9 +47,10 @@ from bipartite._utils.validation import (
 )
 from bipartite.pareto.balance_k import (
     G_RTOL,
-    balance_from_aucs,
+    compare_aucs,
     equivalent_loss_weights,
     loss_weights,
+    typical_point_weights,
 )
 
 if TYPE_CHECKING:
@@ -333,7 +334,8 @@ def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum",
         L = A if same else problem.auc(loss_aggregation(problem.eta, pi, a_arr))
     # AUCs can exceed 1 by a rounding ulp; the checks refuse that.
     L, A = np.clip(L, 0.0, 1.0), np.clip(A, 0.0, 1.0)
-    row = balance_from_aucs(L, A, pi=pi, a=a_arr, b=b, aggregate=typical, tol=tol)
+    row = compare_aucs(L, A, a_arr, b, None if typical is None else
+                       typical_point_weights(pi, typical), tol)  # = balance_from_aucs
     row["necessary"] = row["can_win"]
     if tilt is not None:
         row.update(_two_label_fields(L, A, a_arr, tilt, tol))

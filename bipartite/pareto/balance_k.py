@@ -132,7 +132,7 @@ def _equal(x: np.ndarray, y: float | np.ndarray, scale: float) -> np.ndarray:
     return np.abs(x - y) <= G_RTOL * scale
 
 
-def min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
+def _min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
     """§12.12: whether (P1), (P2) rule out ``min(L + d) > min(L) + tol``."""
     W = L <= L.min() + tol
     if W.all():
@@ -145,7 +145,7 @@ def min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float
     return bool(np.all(_equal(gN, gN.max(), scale)) and g[W].max() <= gN.max() + G_RTOL * scale)
 
 
-def spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
+def _spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
     """§12.12: whether (P1), (P2) rule out ``spread(L + d) < spread(L) − tol``."""
     lo, hi = L.min(), L.max()
     if hi - lo <= tol:
@@ -161,7 +161,7 @@ def spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: fl
                 and np.all(g[T] >= gbar - G_RTOL * scale))
 
 
-def min_guaranteed(L: np.ndarray, d: np.ndarray, b: np.ndarray, tol: float) -> bool:
+def _min_guaranteed(L: np.ndarray, d: np.ndarray, b: np.ndarray, tol: float) -> bool:
     """§12.13: whether (P2), ``d ≤ 1 − L`` and the worst labels' gains ``d_W`` guarantee
     ``min(L + d) > min(L) + tol`` (whatever the other labels' ``d``)."""
     lo = L.min()
@@ -229,8 +229,6 @@ def balance_from_aucs(loss_aucs: ArrayLike, label_aucs: ArrayLike, *, pi: ArrayL
     >>> r["min_winner"], r["worst_loss"], r["worst_label"], r["can_win"]
     ('label', [0], [0], True)
     """
-    from bipartite.metrics import diff_auc, min_auc
-
     tol = check_tolerance(tol, "tol")
     p = check_probabilities(pi, "pi", ndim=1)
     K = len(p)
@@ -247,8 +245,19 @@ def balance_from_aucs(loss_aucs: ArrayLike, label_aucs: ArrayLike, *, pi: ArrayL
         if b_arr.shape != (K,) or not np.any(b_arr > 0):
             raise ValueError(f"The 'b' parameter must have {K} non-negative entries, not all 0, "
                              f"got {b_arr.tolist()}.")
+    typical = None if aggregate is None else typical_point_weights(p, aggregate)
+    return compare_aucs(L, A, a_arr, b_arr, typical, tol)
+
+
+def compare_aucs(L: np.ndarray, A: np.ndarray, a: np.ndarray, b: np.ndarray | None,
+                 typical: np.ndarray | None, tol: float) -> dict:
+    """The kernel of :func:`balance_from_aucs` on checked arrays (its one home; also called by
+    :func:`bipartite.pareto.balance_condition`): ``L``, ``A`` in [0, 1], ``a > 0``, ``b ≥ 0``
+    (not all 0) or None, ``typical`` the typical-point weights of AND / OR or None."""
+    from bipartite.metrics import diff_auc, min_auc
+
+    K = len(L)
     d = A - L
-    an = a_arr / a_arr.max()
     row: dict = {"K": K, "loss_aucs": L.tolist(), "label_aucs": A.tolist(), "d": d.tolist()}
     wl = np.flatnonzero(L <= L.min() + tol)
     wa = np.flatnonzero(A <= A.min() + tol)
@@ -259,10 +268,10 @@ def balance_from_aucs(loss_aucs: ArrayLike, label_aucs: ArrayLike, *, pi: ArrayL
     row["min_winner"] = _winner(row["min_label"], row["min_loss"], higher_is_better=True, tol=tol)
     row["spread_winner"] = _winner(row["spread_label"], row["spread_loss"],
                                    higher_is_better=False, tol=tol)
-    if b_arr is not None:
-        g, rule = b_arr / a_arr, "weighted_sum"
-    elif aggregate is not None:
-        g, rule = typical_point_weights(p, aggregate) / a_arr, "typical_point"
+    if b is not None:
+        g, rule = b / a, "weighted_sum"
+    elif typical is not None:
+        g, rule = typical / a, "typical_point"
     else:
         g, rule = None, "none"
     row.update(tilt_weights=None if g is None else (g / g.max()).tolist(), tilt_rule=rule,
@@ -274,13 +283,13 @@ def balance_from_aucs(loss_aucs: ArrayLike, label_aucs: ArrayLike, *, pi: ArrayL
         W[wl] = True
         row["tilt_toward_worst"] = bool(not W.all() and g[W].max()
                                         > g[~W].max() + G_RTOL * g.max())
-    row["can_win"] = not min_ruled_out(L, a_arr, b_arr, tol)
-    row["can_win_spread"] = not spread_ruled_out(L, a_arr, b_arr, tol)
-    row["sufficient"] = None if b_arr is None else min_guaranteed(L, d, b_arr, tol)
-    row["a_dot_d"] = float(an @ d)
-    row["b_dot_d"] = None if b_arr is None else float(b_arr / b_arr.max() @ d)
+    row["can_win"] = not _min_ruled_out(L, a, b, tol)
+    row["can_win_spread"] = not _spread_ruled_out(L, a, b, tol)
+    row["sufficient"] = None if b is None else _min_guaranteed(L, d, b, tol)
+    row["a_dot_d"] = float(a / a.max() @ d)
+    row["b_dot_d"] = None if b is None else float(b / b.max() @ d)
     holds = row["a_dot_d"] <= tol * K
-    if b_arr is not None:
+    if b is not None:
         holds &= row["b_dot_d"] >= -tol * K
     row["premises_hold"] = bool(holds)
     return row
