@@ -18,11 +18,6 @@ docs/theory.md §12 on plug-in populations, saved under ``papers/la25/results/``
   :func:`~bipartite.experiments.la25.studies.aggregation_theory.letor_predictions`; their splits
   are their own, not the learners' rows).
 
-``--collect-splits FOLDER`` saves the results of a ``bipartite study run`` of the multi-label
-study on more re-splits (``papers/la25/multilabel_more_splits.toml``: splits 5..9, the linear
-scorer and XGBoost, the objectives macro, sum and OR, the full run's seed and sizes) as
-``multilabel_more_splits.csv``, reduced as ``papers/collect.py`` reduces the study's rows.
-
 ``--figure`` redraws ``docs/figures/la25_when_label_aggregation.png`` (the condition's
 prediction against the learners' effect, every (dataset, ψ, learner):
 :func:`bipartite.experiments.la25.figures.label_vs_loss.plot_label_vs_loss`) from the saved
@@ -89,24 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", nargs="+", choices=MULTILABEL_DATASETS,
                     default=list(MULTILABEL_DATASETS))
     ap.add_argument("--splits", nargs="+", type=int, default=[-1, 0, 1, 2, 3, 4])
+    ap.add_argument("--models", nargs="+", choices=at.PLUGIN_MODELS, default=list(at.PLUGIN_MODELS),
+                    help="the plug-in models of the K = 2 predictions")
     ap.add_argument("--figure", action="store_true", help="only redraw the README figure")
-    ap.add_argument("--collect-splits", type=Path, metavar="FOLDER",
-                    help="only save a study folder's rows as multilabel_more_splits.csv")
     args = ap.parse_args(argv)
-    if args.collect_splits is not None:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("_collect", ROOT / "papers" / "collect.py")
-        collect = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(collect)
-        frame = collect.reduce_results(pd.read_csv(args.collect_splits / "results.csv"),
-                                       "multilabel")
-        frame = frame.drop(columns=[c for c in ("path", "data") if c in frame.columns])
-        dest = RESULTS / "multilabel_more_splits.csv"
-        frame.to_csv(dest, index=False, float_format=f"%.{collect.SIGNIFICANT}g")
-        _record("multilabel_more_splits", frame, argv)
-        print(f"wrote {dest.relative_to(ROOT)} ({len(frame)} rows)")
-        return 0
     if args.figure:
         from readme_tables import label_vs_loss_rows, load_results
 
@@ -126,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             _save("multilabel_predictions", pd.DataFrame(rows), ["dataset", "split"], argv)
     if args.only in (None, "section7"):
         rows = []
-        for model in at.PLUGIN_MODELS:
+        for model in args.models:
             rows += at.bank_marketing_predictions(model=model)
             rows += at.letor_predictions(str(data_dir() / "letor"), model=model)
         _save("section7_predictions", pd.DataFrame(rows), ["dataset", "model", "split"], argv)

@@ -298,7 +298,7 @@ def multilabel_predictions_markdown(results: dict[str, pd.DataFrame]) -> str:
     rows = rows[rows["dataset"].isin(list(MULTILABEL_SETS))]
     out = [[MULTILABEL_SETS[r.dataset], r.K, PSI[r.psi][1], LEARNERS[r.learner],
             _effect(r.effect, r.se, r.agree, r.units), r.verdict,
-            _effect(r.m_effect, r.m_se, r.m_agree, r.m_units), r.m_verdict,
+            _effect(r.m_effect, r.m_se, int(r.m_agree), int(r.m_units)), r.m_verdict,
             f"{r.pred_ahead}/{r.pred_splits}", _num(r.pred_dmin),
             f"{r.pred_can_win}/{r.pred_splits}", f"{int(r.pred_agree)}/{r.units}"]
            for r in rows.itertuples()]
@@ -308,7 +308,7 @@ def multilabel_predictions_markdown(results: dict[str, pd.DataFrame]) -> str:
               "plug-in sign = learner's sign"]
     settled = rows[rows["verdict"] != "inconclusive"]
     hit = settled[(settled["pred_dmin"] > 0) == (settled["verdict"] == "holds")]
-    total = (f"\nPrediction and learner agree in sign on {int(rows['pred_agree'].sum())} of "
+    total = (f"\n\nPrediction and learner agree in sign on {int(rows['pred_agree'].sum())} of "
              f"{int(rows['units'].sum())} (set, ψ, learner, split) cells; the plug-in mean "
              f"ΔMin has the sign of the verdict in {len(hit)} of the {len(settled)} contrasts "
              "the rules settle.\n")

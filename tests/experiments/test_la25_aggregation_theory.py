@@ -167,3 +167,20 @@ def test_multilabel_predictions_run_what_the_study_runs():
     assert [r["aggregation"] for r in rows] == ["sum"]
     assert rows[0]["n_kept"] == 6 and rows[0]["K"] == 6
     assert rows[0]["tilt_proven"] and rows[0]["min_winner"] in ("label", "loss", "tie")
+
+
+def test_plot_label_vs_loss_draws_every_row(tmp_path):
+    """The README figure (issue 33): one file per format, and a frame without the needed
+    columns is refused by name."""
+    import pandas as pd
+
+    from bipartite.experiments.la25.figures.label_vs_loss import plot_label_vs_loss
+
+    rows = pd.DataFrame({"dataset": ["a", "b"], "psi": ["sum", "or"], "learner": ["xgb", "mlp"],
+                         "pred_dmin": [0.01, -0.02], "effect": [0.02, -0.01],
+                         "se": [0.005, 0.004], "stand_in": [False, True]})
+    paths = plot_label_vs_loss(rows, tmp_path, formats=("png",))
+    assert [p.name for p in paths] == ["la25_when_label_aggregation.png"]
+    assert paths[0].stat().st_size > 0
+    with pytest.raises(ValueError, match=r"\['se'\]"):
+        plot_label_vs_loss(rows.drop(columns="se"), tmp_path)
