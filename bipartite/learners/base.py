@@ -75,27 +75,13 @@ def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> Objective:
                 "method='pointwise' regresses on Ȳ, whose minimiser E[Ȳ|x] is Bayes-optimal only "
                 f"for linear costs (docs/theory.md §5); got costs={est.costs!r}. Use method='pairwise'."
             )
-    if est.method == "plugin" and obj.kind == "label_aggregation" and not closed_form:
+    if est.method == "plugin" and not closed_form:
         raise ValueError(
             "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
             f"aggregate='sum' has one for linear costs only (docs/theory.md §3, §5), got "
             f"costs={est.costs!r}. Use method='pairwise'."
         )
     return obj
-
-
-def mixing_weights(a: ArrayLike, K: int) -> np.ndarray:
-    """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones), checked
-    by :class:`~bipartite.objectives.Objective` (non-negative, a positive entry, K entries)."""
-    weights = Objective("loss_aggregation", a=a).mixing_weights(K)
-    return np.ones(K) if weights is None else weights
-
-
-def needs_joint(objective: Objective | str, aggregate: str = "sum") -> bool:
-    """Whether the plug-in head must model the joint ``P(Y = v | x)``:
-    :attr:`Objective.needs_joint <bipartite.objectives.Objective.needs_joint>` of ``objective``
-    (an Objective, or its name with ``aggregate``)."""
-    return as_objective(objective, aggregate=aggregate).needs_joint
 
 
 #: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or
@@ -204,7 +190,7 @@ def trained_labels(prior: np.ndarray, spec: Objective, who: str) -> np.ndarray:
     """
     K = len(prior)
     keep = (prior > 0) & (prior < 1)
-    if spec.kind == "label_aggregation" or keep.all():
+    if not spec.uses_priors or keep.all():
         return np.ones(K, dtype=bool)
     single = np.flatnonzero(~keep)
     shown = ", ".join(f"{k} (prior {prior[k]:g})" for k in single[:10])
@@ -300,9 +286,8 @@ class RankerMixin:
     def _plugin_spec(self) -> Objective:
         """The closed form of the plug-in route: the objective's, or, for ``"max_min"``, loss
         aggregation with the fitted mixing weights ``a_`` (docs/theory.md §13.6)."""
-        if self.objective == "max_min":
-            return Objective("loss_aggregation", a=self.a_)
-        return self._spec()
+        spec = self._spec()
+        return spec if spec.fixed_weights else Objective("loss_aggregation", a=self.a_)
 
     def _record_max_min(self, choice: Any) -> None:
         """Max-min plug-in: keep the search (a :class:`~bipartite.learners.maxmin.MaxMinChoice`)

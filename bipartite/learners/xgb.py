@@ -23,7 +23,7 @@ from bipartite._utils.validation import (
 )
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
-from bipartite.labels import aggregate_labels, cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
     NO_COMPARABLE_PAIR,
@@ -33,8 +33,6 @@ from bipartite.learners.base import (
     check_joint_labels,
     check_objective,
     label_codes,
-    mixing_weights,
-    needs_joint,
     plugin_ranking_scores,
     split_validation,
 )
@@ -483,16 +481,16 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
         self._label_support(self.prior_)  # before any training: single-class labels left out
-        if self.method == "plugin" and needs_joint(self.objective, self.aggregate):
+        spec = self._spec()
+        self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
+        if self.joint_head_:
             check_joint_labels(K, self.max_joint_labels)  # the size limit first, by name
-        if self.objective == "label_aggregation":  # before any training: something to rank
+        ybar = spec.aggregated_labels(Y)  # None: the K labels themselves are ranked
+        if ybar is not None:  # before any training: something to rank
             rows = slice(None) if sw is None else sw > 0
-            check_comparable_levels(aggregate_labels(Y, self.aggregate, self.w)[rows],
-                                    None if codes is None else codes[rows])
+            check_comparable_levels(ybar[rows], None if codes is None else codes[rows])
         params = self._booster_params(seed)
-        self.joint_head_ = False
         if self.method == "plugin":
-            self.joint_head_ = needs_joint(self.objective, self.aggregate)
             if self.joint_head_:
                 p = {**params, "objective": "multi:softprob", "num_class": 2**K}
                 self._check_xgb_params(p, X.shape[1])
@@ -507,7 +505,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 p = {**params, "objective": "binary:logistic"}
                 self._check_xgb_params(p, X.shape[1])
                 tr = np.arange(n)
-                if self.objective == "max_min":
+                if not spec.fixed_weights:
                     tr, va = split_validation(n, codes, float(self.validation_fraction), rng)
                     if len(va) == 0:
                         raise ValueError(
@@ -523,7 +521,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 for k in range(K):
                     d.set_label(Y[tr, k])
                     self.boosters_.append(self._train(p, d, f"XGB label {k + 1}"))
-                if self.objective == "max_min":
+                if not spec.fixed_weights:
                     self._choose_weights(X[va], Y[va], None if codes is None else codes[va],
                                          None if sw is None else sw[va])
             return self
@@ -537,14 +535,14 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self._check_xgb_params(p, X.shape[1])
         g = codes if codes is not None else np.zeros(n, dtype=np.int64)
         wq = self._query_weights(sw, g, qname, raw_qid)
-        if self.objective == "max_min":
+        if not spec.fixed_weights:
             self.boosters_ = [self._train_dro(p, X, Y, g, wq, rng)]
             return self
-        if self.objective == "loss_aggregation":
-            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K), wq)
-        else:
-            ybar = aggregate_labels(Y, self.aggregate, self.w)
+        if ybar is not None:  # the pairs of the levels of Ȳ, weighted by the costs
             parts = _stacked_label_aggregation(ybar, g, self.costs, wq)
+        else:  # each label's pairs, weighted by the mixing weights
+            a = spec.mixing_weights(K)
+            parts = _stacked_loss_aggregation(Y, g, np.ones(K) if a is None else a, wq)
         idx, labels, qid_stacked, gw = parts
         if not len(gw):
             raise ValueError(NO_COMPARABLE_PAIR)
