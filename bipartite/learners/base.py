@@ -27,6 +27,7 @@ from bipartite._utils.validation import (
     resolve_qid,
 )
 from bipartite.bayes import OBJECTIVES
+from bipartite.metrics import QueryRows
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.objectives import Objective, as_objective, label_aucs
@@ -223,10 +224,8 @@ def check_comparable_levels(ybar: np.ndarray, qid: np.ndarray | None = None) -> 
         if len(ybar) == 0 or np.ptp(ybar) == 0:
             raise ValueError(NO_COMPARABLE_PAIR)
         return
-    order = np.argsort(qid, kind="stable")
-    q, y = np.asarray(qid)[order], np.asarray(ybar)[order]
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    if not np.any(np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)):
+    rows = QueryRows(qid, check_input=False)
+    if not np.any(rows.reduce(np.maximum, ybar) > rows.reduce(np.minimum, ybar)):
         raise ValueError(NO_COMPARABLE_PAIR)
 
 

@@ -35,6 +35,7 @@ from bipartite.learners.maxmin import (
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
+from bipartite.metrics import QueryRows
 from bipartite.population import label_vectors
 
 
@@ -53,12 +54,9 @@ def _group_batches(
     (MSLR-shaped queries range from 2 to ~400 rows: without bucketing, a 4096-row batch is ~3x
     padding in rows and ~6x in pairs). Every group appears in exactly one batch per call.
     """
-    groups = np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
-    counts = np.bincount(groups)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rows_of = QueryRows(groups, check_input=False)  # the groups holding a row: 0..Q-1 below
+    order, counts, starts = rows_of.order, rows_of.sizes, rows_of.starts
     perm = rng.permutation(len(counts))
-    perm = perm[counts[perm] > 0]
     # pools of consecutive shuffled groups, each sorted by size (stable: ties keep the shuffle)
     pool_id = np.cumsum(counts[perm]) // max(int(pool) * int(batch_size), 1)
     perm = perm[np.lexsort((counts[perm], pool_id))]
@@ -563,10 +561,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
         bs = int(self.batch_size)
         if self.method == "pairwise":
             if groups is not None:
-                sub = groups[tr]
-                codes = np.unique(sub, return_inverse=True)[1]
                 return [np.where(b >= 0, tr[np.maximum(b, 0)], -1)
-                        for b in _group_batches(codes, bs, rng)]
+                        for b in _group_batches(groups[tr], bs, rng)]
             perm = tr[rng.permutation(len(tr))]
             # one pseudo-group per batch: [1, B]; drop a tail too small to hold pairs
             return [perm[i : i + bs][None, :] for i in range(0, len(perm), bs)

@@ -43,6 +43,7 @@ from bipartite.learners.maxmin import (
     sample_group_pairs,
     sampled_pair_losses,
 )
+from bipartite.metrics import QueryRows
 from bipartite.population import label_vectors
 
 
@@ -67,13 +68,12 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     (the stacked rows' indices into X), ``labels`` and ``qid`` (per stacked row; qid sorted, as
     XGBoost needs) and ``gw`` (per group). Vectorised over queries and labels (no Python loop).
     """
-    order = np.argsort(groups, kind="stable")
-    first = np.r_[0, np.flatnonzero(np.diff(groups[order])) + 1]  # each query's first position
-    size = np.diff(np.r_[first, len(order)])
+    rows = QueryRows(groups, check_input=False)
+    order, first, size = rows.order, rows.starts, rows.sizes  # each query's first position
     Yo = np.asarray(Y, dtype=np.float64)[order]
     npos = np.add.reduceat(Yo, first, axis=0) if len(order) else np.zeros((0, Y.shape[1]))
     wq = np.ones(len(first)) if query_weight is None else \
-        np.asarray(query_weight, dtype=np.float64)[groups[order[first]]]
+        np.asarray(query_weight, dtype=np.float64)[rows.query]
     keep = (np.asarray(a)[None, :] > 0) & (wq[:, None] > 0) & (npos > 0) & (npos < size[:, None])
     gq, gk = np.nonzero(keep)  # row-major: query-major, then label, as XGBoost's sorted qid
     lengths = size[gq]
@@ -105,11 +105,10 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str 
     C = cost_matrix(levels, costs)
     lev = np.searchsorted(levels, ybar)
     rows, labels, qid, gw = [], [], [], []
-    order = np.argsort(groups, kind="stable")
-    bounds = np.flatnonzero(np.diff(groups[order])) + 1
+    queries = QueryRows(groups, check_input=False)
     g_id = 0
-    for members in np.split(order, bounds):
-        wq = 1.0 if query_weight is None else float(query_weight[groups[members[0]]])
+    for q, members in zip(queries.query, queries.split(), strict=True):
+        wq = 1.0 if query_weight is None else float(query_weight[q])
         present = np.unique(lev[members]) if wq > 0 else []
         for ia, la in enumerate(present):
             for lb in present[:ia]:
