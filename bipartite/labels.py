@@ -320,7 +320,7 @@ def aggregate_labels(
     ----------
     Y : array-like of shape (n, K)
         Binary label matrix (or label vectors).
-    aggregate : {"sum", "product", "or"} or callable
+    aggregate : str or callable
         A name of :data:`AGGREGATIONS` — ``"sum"``: ``Σ_k w_k Y_k`` (``w`` defaults to 1);
         ``"product"``: AND of the labels; ``"or"``: max of the labels — or a callable that
         receives one label vector (K,) and returns a number.

@@ -110,8 +110,10 @@ class Objective:
     kind : {"loss_aggregation", "label_aggregation", "max_min", "single_label"}
     a : array-like of shape (K,), optional
         Mixing weights of loss aggregation (non-negative, a positive entry; default all ones).
-    aggregate : {"sum", "product", "or"} or callable
-        The aggregation map ψ of label aggregation (docs/theory.md §5.1).
+    aggregate : str or callable
+        The aggregation map ψ of label aggregation: a name of
+        :data:`~bipartite.labels.AGGREGATIONS` or a callable of one label vector (docs/theory.md
+        §5.1).
     w : array-like of shape (K,), optional
         Label weights of ``aggregate="sum"`` (non-negative, a positive entry; default all ones).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) matrix
@@ -268,7 +270,8 @@ class Objective:
     @property
     def fixed_weights(self) -> bool:
         """Whether the objective is one fixed linear form ``Σ W_ij S_ij`` of the win matrix, with
-        pair weights it states itself (:meth:`pair_factors`, :meth:`batch_pair_weights`): every
+        pair weights it states itself (:meth:`pair_factors`; on data, those of the labels
+        :meth:`aggregated_labels` names, or of the K labels with :meth:`mixing_weights`): every
         kind but max-min, whose label weights the learner chooses (the fitted ``a_`` of the
         plug-in route, ``dro_weights_`` of the pairwise one; docs/theory.md §13.6)."""
         return self.kind != "max_min"
@@ -285,31 +288,6 @@ class Objective:
         if self.kind != "label_aggregation":
             return None
         return aggregate_labels(Y, self.aggregate, None if self.w is None else np.asarray(self.w))
-
-    def batch_pair_weights(self, Y: Any, ybar: Any, *, where: Any, a: Any = None,
-                           levels: ArrayLike | None = None, costs: ArrayLike | None = None) -> Any:
-        """The factored pair weights of a training batch (docs/theory.md §8.2), the objective's
-        :meth:`pair_factors` on data: :func:`bipartite.surrogates.label_aggregation_pair_weights`
-        of the batch's ``ybar`` (:meth:`aggregated_labels`; ``levels`` and the cost matrix
-        ``costs`` of the whole training set, so a batch holding a subset of the levels gets the
-        same weights), or :func:`bipartite.surrogates.loss_aggregation_pair_weights` of its labels
-        ``Y`` with the mixing weights (``a``: the objective's, or a tensor of them already on the
-        batch's device). Unmaterialised (``dense=False``) and unchecked: the learners validated
-        the data at ``fit``. Max-min has none (:attr:`fixed_weights`)."""
-        import torch
-
-        from bipartite import surrogates
-
-        if not self.fixed_weights:
-            raise self._no_linear_form("pair weights")
-        if self.kind == "label_aggregation":
-            return surrogates.label_aggregation_pair_weights(
-                ybar, costs=self._label_options()["costs"] if costs is None else costs,
-                where=where, levels=levels, dense=False, check_input=False)
-        if a is None and self.mixing_weights(Y.shape[-1]) is not None:
-            a = torch.as_tensor(self.mixing_weights(Y.shape[-1]), device=Y.device)
-        return surrogates.loss_aggregation_pair_weights(Y, a=a, where=where, dense=False,
-                                                        check_input=False)
 
     @property
     def linear_costs(self) -> bool:

@@ -8,6 +8,7 @@ Query ids are passed as ``qid=`` (XGBoost's name) to ``fit``, ``score`` and
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -85,8 +86,8 @@ def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> Objective:
     return obj
 
 
-#: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or
-#: label aggregation): K <= 12 labels (4,096 classes); raise it with ``max_joint_labels=``.
+#: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, label
+#: aggregation whose ψ needs the joint): K <= 12 labels (4,096 classes); raise it with ``max_joint_labels=``.
 JOINT_MAX_LABELS = 12
 
 
@@ -95,11 +96,30 @@ def check_joint_labels(K: int, max_joint_labels: int) -> None:
     limit = check_positive(max_joint_labels, "max_joint_labels", integer=True)
     if K > limit:
         raise ValueError(
-            f"The plug-in joint head for product/or label aggregation has 2**{K} = {2**K} classes "
+            f"The plug-in joint head for label aggregation by a ψ that needs the joint (not affine "
+            f"in Y) has 2**{K} = {2**K} classes "
             f"(K={K} labels in 'Y'), more than the limit max_joint_labels = {limit} "
             f"(2**{limit} classes); use aggregate='sum', method='pairwise', or raise "
             f"'max_joint_labels' deliberately."
         )
+
+
+def batch_pair_weights(Y: Any, ybar: Any, *, where: Any, a: Any = None, levels: Any = None,
+                       costs: Any = None) -> Any:
+    """The objective's pair weights on a training batch (docs/theory.md §8.2), factored
+    (``dense=False``) and unchecked (the data were validated at ``fit``): the pairs of the levels
+    of ``ybar`` weighted by the costs when the objective aggregates labels
+    (:meth:`Objective.aggregated_labels <bipartite.objectives.Objective.aggregated_labels>` gave
+    ``ybar``; ``levels`` and the cost matrix ``costs`` of the whole training set, so a batch
+    holding a subset of the levels gets the same weights), else each label's pairs of ``Y``
+    weighted by the mixing weights ``a`` (a tensor on the batch's device; None: ones)."""
+    from bipartite import surrogates
+
+    if ybar is not None:
+        return surrogates.label_aggregation_pair_weights(
+            ybar, costs=costs, where=where, levels=levels, dense=False, check_input=False)
+    return surrogates.loss_aggregation_pair_weights(Y, a=a, where=where, dense=False,
+                                                    check_input=False)
 
 
 class MissingQueryIdWarning(UserWarning):
@@ -113,7 +133,7 @@ def ranking_criterion(
     objective: str = "loss_aggregation",
     a: ArrayLike | None = None,
     w: ArrayLike | None = None,
-    aggregate: str = "sum",
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
     costs: str | ArrayLike = "linear",
     qid: ArrayLike | None = None,
     groups: ArrayLike | None = None,

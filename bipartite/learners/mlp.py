@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import time
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,6 +19,7 @@ from bipartite.learners.base import (
     MLP_METHODS,
     SURROGATES,
     RankerMixin,
+    batch_pair_weights,
     check_comparable_levels,
     check_joint_labels,
     check_objective,
@@ -158,8 +160,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
     w : array-like of shape (K,), optional
         Label weights of the sum ``Ȳ = Σ_k w_k Y_k`` (default all ones); only with
         ``objective="label_aggregation"`` and ``aggregate="sum"``.
-    aggregate : {"sum", "product", "or"}
-        ψ for label aggregation.
+    aggregate : str or callable
+        ψ for label aggregation: a name of :data:`bipartite.labels.AGGREGATIONS` or a callable of
+        one label vector (docs/theory.md §5.1).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array
         Multipartite costs for label aggregation (docs/theory.md §3).
     surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
@@ -200,7 +203,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
     verbose : bool
         tqdm progress bar over epochs.
     max_joint_labels : int
-        Size limit of the plug-in joint head (product/or label aggregation, ``2**K`` outputs),
+        Size limit of the plug-in joint head (a ψ that needs the joint, ``2**K`` outputs),
         checked before building the net; default ``JOINT_MAX_LABELS = 12``.
 
     Pairwise batches: without ``qid``, a batch is ``batch_size`` random rows and every pair in it
@@ -267,7 +270,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         method: str = "pairwise",
         a: ArrayLike | None = None,
         w: ArrayLike | None = None,
-        aggregate: str = "sum",
+        aggregate: str | Callable[[np.ndarray], float] = "sum",
         costs: str | ArrayLike = "linear",
         surrogate: str = "logistic",
         dro_step: float = DRO_STEP,
@@ -385,9 +388,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
         # data validated once in fit; the costs over the training set's levels (a batch holds a
         # subset of them: the same weights).
         ybar = tensors["ybar"]
-        W = spec.batch_pair_weights(tensors["Y"][safe], None if ybar is None else ybar[safe],
-                                    where=where, a=tensors["a"], levels=tensors["levels"],
-                                    costs=tensors["costs"])
+        W = batch_pair_weights(tensors["Y"][safe], None if ybar is None else ybar[safe],
+                               where=where, a=tensors["a"], levels=tensors["levels"],
+                               costs=tensors["costs"])
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
         loss = surrogates.pairwise_loss(
             s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum",

@@ -8,6 +8,7 @@ import difflib
 import json
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -179,7 +180,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
         aggregation) or ``L-1``..``L(L-1)/2`` times in total size (label aggregation).
     ``method="plugin"``
         One ``binary:logistic`` booster per label (η̂_k), combined by the Bayes closed form with π̂ =
-        training label means; for product/or label aggregation one ``multi:softprob`` booster over
+        training label means; for label aggregation whose ψ needs the joint (not affine in Y:
+        product, or; :attr:`bipartite.labels.Aggregation.needs_joint`) one ``multi:softprob`` booster over
         the ``2**K`` label vectors (the joint). ``qid`` does not enter the (pointwise) heads.
 
     ``objective="max_min"`` (maximise ``min_k AUC_k``, docs/theory.md §13.6)
@@ -229,7 +231,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         machine pass 1 too.
     random_state : None, int or numpy Generator — XGBoost ``seed``.
     verbose : bool — tqdm progress bar over boosting rounds.
-    max_joint_labels : int — size limit of the plug-in joint head (product/or label aggregation,
+    max_joint_labels : int — size limit of the plug-in joint head (a ψ that needs the joint,
         ``2**K`` classes), checked before training; default ``JOINT_MAX_LABELS = 12``.
     **xgb_params : further XGBoost booster parameters (e.g. ``min_child_weight``, ``subsample``,
         ``tree_method``, ``device``); they appear in ``get_params`` and survive ``clone``. At fit,
@@ -274,7 +276,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         method: str = "pairwise",
         a: ArrayLike | None = None,
         w: ArrayLike | None = None,
-        aggregate: str = "sum",
+        aggregate: str | Callable[[np.ndarray], float] = "sum",
         costs: str | ArrayLike = "linear",
         n_estimators: int = 200,
         learning_rate: float = 0.1,
