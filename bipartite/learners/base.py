@@ -271,7 +271,7 @@ MAX_CODE_LABELS = 62
 def label_codes(Y: np.ndarray) -> np.ndarray:
     """Index of each row's label vector (label 1 = most significant bit).
 
-    Same order as :func:`bipartite.population.label_vectors`. Only the joint head uses it, after
+    Same order as :func:`bipartite.labels.label_vectors`. Only the joint head uses it, after
     its own 2**K limit (:func:`check_joint_labels`); an int64 holds K <= 62 labels.
     """
     K = Y.shape[1]
