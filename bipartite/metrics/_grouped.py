@@ -163,7 +163,6 @@ class QuerySegments:
         if n == 0:
             raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
         self.n_queries = G = 1 if codes is None else int(codes.max()) + 1
-        self.queries = QueryRows(codes, n, check_input=False)  # score-free; sorts at first use
         # one sort of packed (query, score bucket, row) keys: the order of
         # np.lexsort((row, s, codes)) (bipartite/metrics/_ranking.py)
         rows = SortedRows(s, codes, G)
@@ -177,6 +176,11 @@ class QuerySegments:
         self._query_first = np.flatnonzero(qnew)  # first tie group of each non-empty query
         # every code 0..G-1 present: per-query sums are reduceat segments, else a bincount
         self._dense = len(self._query_first) == self.n_queries
+
+    @cached_property
+    def queries(self) -> QueryRows:
+        """The same rows without the scores (:class:`QueryRows`), built at first use."""
+        return QueryRows(self.codes, check_input=False)
 
     # -- segment sums -----------------------------------------------------------------------
     def sums(self, rows: ArrayLike, *, presorted: bool = False) -> np.ndarray:
