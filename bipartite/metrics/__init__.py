@@ -70,7 +70,7 @@ from bipartite._utils.validation import (
     resolve_qid,
     warn_undefined,
 )
-from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
+from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QueryRows, QuerySegments
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
@@ -116,6 +116,7 @@ __all__ = [
     "group_auc",
     "grouped_stats",
     "GroupedStats",
+    "QueryRows",
     "QuerySegments",
     "average_precision",
     "ndcg_at_k",
@@ -668,6 +669,6 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     return rel, s, g, G, top
 
 
-for _obj in (GroupedStats, QuerySegments):
+for _obj in (GroupedStats, QueryRows, QuerySegments):
     _obj.__module__ = __name__  # public here; defined in the private _grouped module
 del _obj
