@@ -21,6 +21,8 @@ __all__ = ["exact_bound", "level_total", "ordered_pairs", "polynomial_costs", "t
 
 #: Highest degree the matrix detection tries (the kernel's passes grow with it).
 _MAX_DEGREE = 4
+#: Rows per block of :func:`ordered_pairs`: its dozen block arrays stay in the L2/L3 caches.
+_ROWS = 1 << 15
 
 
 def polynomial_costs(levels: np.ndarray, C: np.ndarray) -> np.ndarray | None:
@@ -114,14 +116,25 @@ def ordered_pairs(seq: np.ndarray, w: np.ndarray | None, v: np.ndarray, alpha, b
     need0 = sorted({r for r, s in beta if s > r})           # ... and over the bit-0 rows
     num, dt = (int, np.int64) if exact else (float, np.float64)
     identity = exact and np.array_equal(v, np.arange(len(v)))
-    buf = {k: np.empty(n, dtype=dt) for k in ("v", "one", "t", "u")}
-    rows = {e: np.empty(n, dtype=dt) for e in range(2, P + 1)}   # ω v^e; 0, 1 below
-    rows[1] = buf["v"] if w is None else np.empty(n, dtype=dt)
-    rows[0] = None if w is None else np.empty(n, dtype=dt)
-    cs1 = {e: np.empty(n, dtype=dt) for e in need1}
-    cs0 = {e: np.empty(n, dtype=dt) for e in need0}
-    pos = np.arange(1, n + 1, dtype=dt) if w is None and 0 in cs0 else None
-    sh, mk = np.empty_like(seq), np.empty(n, dtype=bool)
+    B = min(n, _ROWS)
+    vb, one, t, u = (np.empty(B, dtype=dt) for _ in range(4))
+    rows = {e: np.empty(B, dtype=dt) for e in range(2, P + 1)}   # ω v^e; 0, 1 below
+    rows[1] = vb if w is None else np.empty(B, dtype=dt)
+    rows[0] = None if w is None else np.empty(B, dtype=dt)
+    cs1 = {e: np.empty(B, dtype=dt) for e in need1}
+    cs0 = {e: np.empty(B, dtype=dt) for e in need0}
+    # the one-side rows each term reads: ω v^e of the bit-1 rows (running sums over them for
+    # s <= r, dotted for s > r) and of the bit-0 rows (dotted for s <= r, summed for s > r)
+    sides1 = sorted({e for e in need1 if rows[e] is not None}
+                    | {s for r, s in beta if s > r})
+    sides0 = sorted({e for e in need0 if rows[e] is not None}
+                    | {r for r, s in beta if s <= r and rows[r] is not None})
+    oe = {e: np.empty(B, dtype=dt) for e in sides1}
+    ze = {e: np.empty(B, dtype=dt) for e in sides0}
+    pos = np.arange(1, B + 1, dtype=dt)
+    sh, mk = np.empty(B, dtype=seq.dtype), np.empty(B, dtype=bool)
+    cnt = np.zeros(1 << bits, dtype=np.int64)
+    cnt[: len(v)] = np.bincount(seq, minlength=len(v))       # rows per level: the partition
     seq, out = seq.copy(), np.empty_like(seq)
     wseq, wout = (None, None) if w is None else (w.copy(), np.empty_like(w))
     gorder, total = np.zeros(1, dtype=np.int64), 0
@@ -129,60 +142,72 @@ def ordered_pairs(seq: np.ndarray, w: np.ndarray | None, v: np.ndarray, alpha, b
         G = 1 << (bits - 1 - b)
         Mg = mom.reshape(P + 1, G, 2, 1 << b).sum(axis=3)[:, gorder]   # (e, group, bit)
         M0, M1 = Mg[:, :, 0], Mg[:, :, 1]
-        np.right_shift(seq, b, out=sh)
-        sh &= 1
-        one, t, u = buf["one"], buf["t"], buf["u"]
-        np.copyto(one, sh)
-        if identity:
-            np.copyto(buf["v"], seq)
-        else:
-            np.take(v, seq, out=buf["v"])
-        if w is not None:
-            np.copyto(rows[0], wseq)
-            np.multiply(buf["v"], wseq, out=rows[1])
-        for e in range(2, P + 1):
-            np.multiply(rows[e - 1], buf["v"], out=rows[e])
-        for e in need1:
-            if rows[e] is None:   # unweighted count
-                np.cumsum(one, out=cs1[e])
-            else:
-                np.multiply(one, rows[e], out=t)
-                np.cumsum(t, out=cs1[e])
-        for e in need0:
-            if rows[e] is None:   # unweighted count: positions less ones (exact)
-                np.cumsum(one, out=cs0[e])
-                np.subtract(pos, cs0[e], out=cs0[e])
-            else:
-                np.multiply(one, rows[e], out=t)
-                np.subtract(rows[e], t, out=t)
-                np.cumsum(t, out=cs0[e])
         T = X = 0
-        for (r, s), beta_rs in beta.items():
+        for (r, s), beta_rs in beta.items():   # the level totals' terms
             T += beta_rs * num((M0[r] * M1[s]).sum())
-            if s <= r:            # Σ_{q bit 0} ω v_q^r · (ω v^s of the bit-1 rows before q)
-                if rows[r] is None:
-                    np.subtract(1, one, out=u)
-                else:
-                    np.multiply(one, rows[r], out=u)
-                    np.subtract(rows[r], u, out=u)
-                ob = np.cumsum(M1[s]) - M1[s]                   # bit-1 rows of earlier groups
-                X += beta_rs * (num(np.dot(u, cs1[s])) - num(np.dot(M0[r], ob)))
-            else:                 # Σ_{p bit 1} ω v_p^s · (ω v^r of the bit-0 rows after p)
-                zb = np.cumsum(M0[r]) - M0[r]                   # bit-0 rows of earlier groups
-                np.multiply(one, rows[s], out=u)
-                X += beta_rs * (num(np.dot(M1[s], M0[r] + zb)) - num(np.dot(u, cs0[r])))
+            if s <= r:                          # less the bit-1 rows of earlier groups
+                X -= beta_rs * num(np.dot(M0[r], np.cumsum(M1[s]) - M1[s]))
+            else:                               # the bit-0 rows of the group and of the earlier
+                X += beta_rs * num(np.dot(M1[s], M0[r] + np.cumsum(M0[r]) - M0[r]))
+        carry1, carry0 = dict.fromkeys(need1, 0), dict.fromkeys(need0, 0)
+        zp = 0
+        op = int(cnt.reshape(G, 2, 1 << b)[:, 0].sum())   # rows with bit b = 0
+        for lo in range(0, n, B):   # blocks: a dozen arrays of B rows stay in the cache
+            hi = min(n, lo + B)
+            m, sq, o, vv, sm, mm = hi - lo, seq[lo:hi], one[: hi - lo], vb[: hi - lo], \
+                sh[: hi - lo], mk[: hi - lo]
+            np.right_shift(sq, b, out=sm)
+            sm &= 1
+            np.copyto(o, sm)
+            if identity:
+                np.copyto(vv, sq)
+            else:
+                np.take(v, sq, out=vv)
+            if w is not None:
+                np.copyto(rows[0][:m], wseq[lo:hi])
+                np.multiply(vv, wseq[lo:hi], out=rows[1][:m])
+            for e in range(2, P + 1):
+                np.multiply(rows[e - 1][:m], vv, out=rows[e][:m])
+            ow, zw = {}, {}   # ω v^e of the bit-1 rows and of the bit-0 rows (0 elsewhere)
+            for e in sides1:
+                ow[e] = np.multiply(o, rows[e][:m], out=oe[e][:m])
+            for e in sides0:
+                zw[e] = np.subtract(rows[e][:m], ow[e], out=ze[e][:m]) if e in ow else \
+                    np.subtract(rows[e][:m], np.multiply(o, rows[e][:m], out=t[:m]),
+                                out=ze[e][:m])
+            if w is None and (0 in need1 or 0 in need0):
+                bc = np.cumsum(o, out=t[:m])                     # bit-1 rows up to each row
+            for e, c, carry, side in [(e, cs1[e][:m], carry1, ow) for e in need1] + \
+                    [(e, cs0[e][:m], carry0, zw) for e in need0]:
+                if rows[e] is not None:
+                    np.cumsum(side[e], out=c)
+                elif carry is carry1:
+                    np.copyto(c, bc)
+                else:                                            # bit-0 rows: positions less
+                    np.subtract(pos[:m], bc, out=c)
+                c += carry[e]
+                carry[e] = c[-1]
+            for (r, s), beta_rs in beta.items():
+                if s <= r:    # Σ_{q bit 0} ω v_q^r · (ω v^s of the bit-1 rows before q)
+                    zr = np.subtract(1, o, out=u[:m]) if rows[r] is None else zw[r]
+                    X += beta_rs * num(np.dot(zr, cs1[s][:m]))
+                else:         # Σ_{p bit 1} ω v_p^s · (ω v^r of the bit-0 rows after p)
+                    X -= beta_rs * num(np.dot(ow[s], cs0[r][:m]))
+            if b:             # the stable partition, block by block into its two halves
+                np.not_equal(sm, 0, out=mm)
+                n1 = int(np.count_nonzero(mm))
+                np.compress(mm, sq, out=out[op : op + n1])
+                if wseq is not None:
+                    np.compress(mm, wseq[lo:hi], out=wout[op : op + n1])
+                np.logical_not(mm, out=mm)
+                np.compress(mm, sq, out=out[zp : zp + m - n1])
+                if wseq is not None:
+                    np.compress(mm, wseq[lo:hi], out=wout[zp : zp + m - n1])
+                op, zp = op + n1, zp + m - n1
         total += T - 2 * X
         if b:
-            np.not_equal(sh, 0, out=mk)
-            k = n - int(np.count_nonzero(mk))
-            np.compress(mk, seq, out=out[k:])
-            if wseq is not None:
-                np.compress(mk, wseq, out=wout[k:])
-            np.logical_not(mk, out=mk)
-            np.compress(mk, seq, out=out[:k])
             seq, out = out, seq
             if wseq is not None:
-                np.compress(mk, wseq, out=wout[:k])
                 wseq, wout = wout, wseq
             gorder = np.concatenate([2 * gorder, 2 * gorder + 1])
     return total
