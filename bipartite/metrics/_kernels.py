@@ -510,10 +510,10 @@ def cost_structure(levels: np.ndarray, costs: str | ArrayLike) -> tuple[str, obj
     g = cost_potential(levels, costs)
     if g is not None:
         return "difference", np.diff(g)
-    C = cost_matrix(levels, costs)
     v = levels - levels[0]
-    if isinstance(costs, str):   # "squared" (cost_matrix checked it is finite)
+    if isinstance(costs, str) and np.isfinite(v[-1] ** 2):   # "squared", without its matrix
         return "polynomial", (v, np.array([0.0, 0.0, 1.0]))
+    C = cost_matrix(levels, costs)   # checks the matrix (and names an overflow)
     kind, par = matrix_structure(C)
     alpha = polynomial_costs(levels, C) if kind == "general" else None
     return (kind, par) if alpha is None else ("polynomial", (v, alpha))

@@ -216,19 +216,28 @@ def ordered_pairs(seq: np.ndarray, w: np.ndarray | None, v: np.ndarray, alpha, b
 def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
     """``Σ c(ℓ_q, ℓ_p)`` over the pairs ``p < q`` of different levels in each tie group, ``T`` of
     them (``vt``: the values of the rows in tie groups, ascending inside each; ``gnew``: where
-    each group starts): ``α_0 T`` plus, per degree m ≥ 1 (pairs of one level add 0),
-    ``Σ_q Σ_j C(m, j) v_q^{m−j} (−1)^j Σ_{p < q in the group} v_p^j``."""
+    each group starts): ``α_0 T`` plus, per degree m ≥ 1 (pairs of one level add 0), for even m
+    half the group's ``Σ_{p,q} (v_q − v_p)^m`` from its moments (no order needed), for odd m
+    ``Σ_q Σ_j C(m, j) v_q^{m−j} (−1)^j Σ_{p < q in the group} v_p^j`` (running sums)."""
     total = alpha[0] * T
-    if len(vt) == 0:
+    if len(vt) == 0 or not any(alpha[1:]):
         return total
-    start = np.maximum.accumulate(np.where(gnew, np.arange(len(vt)), 0))
+    starts = np.flatnonzero(gnew)
     vp = _powers(vt, len(alpha) - 1)
-    pre = []
-    for j in range(len(alpha)):
-        c = np.concatenate([np.zeros(1, vt.dtype), np.cumsum(vp[j])])
-        pre.append(c[:-1] - c[start])                      # Σ_{p < q in q's group} v_p^j
+    mom = [np.add.reduceat(x, starts) for x in vp]          # per tie group
+    start = None
     for m in range(1, len(alpha)):
-        for j in range(m + 1) if alpha[m] else ():
-            t = np.dot(vp[m - j], pre[j])
-            total += alpha[m] * comb(m, j) * (-1) ** j * (int(t) if t.dtype.kind == "i" else t)
+        if not alpha[m]:
+            continue
+        if m % 2 == 0:
+            t = sum(comb(m, j) * (-1) ** j * np.dot(mom[m - j], mom[j]) for j in range(m + 1))
+            total += alpha[m] * (int(t) // 2 if vt.dtype.kind == "i" else t / 2)
+            continue
+        if start is None:
+            start = np.maximum.accumulate(np.where(gnew, np.arange(len(vt)), 0))
+        for j in range(m + 1):
+            c = np.concatenate([np.zeros(1, vt.dtype), np.cumsum(vp[j])])
+            tj = np.dot(vp[m - j], c[:-1] - c[start])         # Σ_{p < q in q's group} v_p^j
+            total += alpha[m] * comb(m, j) * (-1) ** j * (int(tj) if tj.dtype.kind == "i"
+                                                          else tj)
     return total
