@@ -65,7 +65,11 @@ def _monomials(alpha) -> dict:
 
 
 def _powers(v: np.ndarray, P: int) -> list:
-    return [np.ones_like(v)] + [v**e for e in range(1, P + 1)]
+    """``[1, v, v², ..., v^P]`` by products (integer ``**`` is several times slower)."""
+    out = [np.ones_like(v)]
+    for _ in range(P):
+        out.append(out[-1] * v if len(out) > 1 else v)
+    return out
 
 
 def level_total(W: np.ndarray, v: np.ndarray, alpha: np.ndarray):
@@ -223,8 +227,8 @@ def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
     if len(vt) == 0 or not any(alpha[1:]):
         return total
     starts = np.flatnonzero(gnew)
-    vp = _powers(vt, len(alpha) - 1)
-    mom = [np.add.reduceat(x, starts) for x in vp]          # per tie group
+    vp = [None, *_powers(vt, len(alpha) - 1)[1:]]
+    mom = [np.diff(np.append(starts, len(vt)))] + [np.add.reduceat(x, starts) for x in vp[1:]]
     start = None
     for m in range(1, len(alpha)):
         if not alpha[m]:
@@ -235,6 +239,7 @@ def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
             continue
         if start is None:
             start = np.maximum.accumulate(np.where(gnew, np.arange(len(vt)), 0))
+        vp[0] = np.ones_like(vt) if vp[0] is None else vp[0]
         for j in range(m + 1):
             c = np.concatenate([np.zeros(1, vt.dtype), np.cumsum(vp[j])])
             tj = np.dot(vp[m - j], c[:-1] - c[start])         # Σ_{p < q in q's group} v_p^j
