@@ -167,3 +167,19 @@ def test_tiny_level_mass_keeps_precision_with_polynomial_matrices():
         w = np.where(y == heavy, 1.0, 1e-100) * (0.5 + rng.random(n))
         assert multipartite_auc(levels[y], s, costs=C, sample_weight=w) == pytest.approx(
             pair_count(y, s, C, w), abs=1e-13)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 7)), min_size=1, max_size=60),
+       st.sampled_from([[0, 0, 1], [2, 0, 3], [1, 0, 0, 0, 2]]))
+def test_coded_tied_cost_is_the_tied_pairs_cost(rows, alpha):
+    """Claim: from sorted coded keys (score above 3 level bits), the cost of the tied pairs of
+    different levels, Σ_{f_p = f_q, ℓ_p < ℓ_q} p(v_q − v_p), exactly."""
+    s = np.array([r[0] for r in rows], dtype=float)
+    lev = np.array([r[1] for r in rows], dtype=np.int64)
+    keys = np.sort(((s.astype(np.int64) + 8) << 3) | lev)
+    lev_sorted = keys & 7
+    v = np.arange(8, dtype=np.int64) * 3
+    want = sum(sum(a * int(v[b] - v[c]) ** m for m, a in enumerate(alpha))
+               for (sa, b) in rows for (sb, c) in rows if sa == sb and b > c)
+    assert P.coded_tied_cost(keys, 3, lev_sorted, v, alpha) == want

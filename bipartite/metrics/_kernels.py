@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import check_binary, check_finite, pow2_normalise
 from bipartite.labels import cost_matrix, cost_potential
 from bipartite.metrics._polynomial import (
+    coded_tied_cost,
     exact_bound,
     level_total,
     ordered_pairs,
@@ -787,7 +788,9 @@ def _polynomial_ratio(lev, keys, mask, L, ws, W, v, alpha) -> float:
     else:
         alpha = [float(a) for a in alpha]
     bits = max(1, (L - 1).bit_length())
-    if ws is None:
+    if ws is None and mask and not any(alpha[1::2]):   # coded keys, even p: runs of the keys
+        A = ordered_pairs(lev, None, v, alpha, bits) - coded_tied_cost(keys, bits, lev, v, alpha)
+    elif ws is None:
         T, idx, gnew = _tied_pairs(lev, keys, mask, L, None, groups=True)
         A = ordered_pairs(lev, None, v, alpha, bits) - tied_cost(v[lev[idx]], gnew, T, alpha)
     else:

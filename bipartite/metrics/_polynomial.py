@@ -17,7 +17,8 @@ from math import comb
 
 import numpy as np
 
-__all__ = ["exact_bound", "level_total", "ordered_pairs", "polynomial_costs", "tied_cost"]
+__all__ = ["coded_tied_cost", "exact_bound", "level_total", "ordered_pairs", "polynomial_costs",
+           "tied_cost"]
 
 #: Highest degree the matrix detection tries (the kernel's passes grow with it).
 _MAX_DEGREE = 4
@@ -245,4 +246,30 @@ def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
             tj = np.dot(vp[m - j], c[:-1] - c[start])         # Σ_{p < q in q's group} v_p^j
             total += alpha[m] * comb(m, j) * (-1) ** j * (int(tj) if tj.dtype.kind == "i"
                                                           else tj)
+    return total
+
+
+def coded_tied_cost(keys: np.ndarray, bits: int, lev: np.ndarray, v: np.ndarray, alpha):
+    """:func:`tied_cost` for even polynomials from sorted coded keys (the score's key above
+    ``bits`` low bits that hold the level, ascending inside each tie group): the tie groups are
+    the runs of equal score keys and their pairs of one level the runs of equal keys, so
+    ``T = Σ_G C(|G|, 2) − Σ_cells C(c, 2)`` and the moments come from per-group sums; a few
+    passes over the keys instead of the tie-group gathers."""
+    n = len(keys)
+    head = keys >> bits
+    starts = np.flatnonzero(np.concatenate([[True], head[1:] != head[:-1]]))
+    if len(starts) == n:
+        return 0
+    cells = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]]))
+    size = np.diff(np.append(starts, n))
+    cell = np.diff(np.append(cells, n))
+    T = int((size * (size - 1) // 2).sum()) - int((cell * (cell - 1) // 2).sum())
+    total = alpha[0] * T
+    vt = v[lev]
+    vp = [None, *_powers(vt, len(alpha) - 1)[1:]]
+    mom = [size] + [np.add.reduceat(x, starts) for x in vp[1:]]
+    for m in range(2, len(alpha), 2):   # ½ Σ_{p,q in a group} (v_q − v_p)^m
+        if alpha[m]:
+            t = sum(comb(m, j) * (-1) ** j * np.dot(mom[m - j], mom[j]) for j in range(m + 1))
+            total += alpha[m] * (int(t) // 2 if vt.dtype.kind == "i" else t / 2)
     return total
