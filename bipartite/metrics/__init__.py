@@ -323,8 +323,9 @@ def multipartite_auc(
     ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
     pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
     One sort, then O(n) for the linear and gain costs (and any matrix ``g_a − g_b``) whatever
-    the number of levels L, O(n log L) for uniform costs, O(n L) for other costs (in chunks);
-    O(n) memory.
+    the number of levels L, O(n log L) for uniform costs and for polynomial costs
+    ``p(y − y')`` (squared, and any matrix of that form: O(n log L) per monomial), O(n L) for
+    other costs (in chunks); O(n) memory.
 
     Parameters
     ----------
