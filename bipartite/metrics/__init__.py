@@ -81,6 +81,7 @@ from bipartite.metrics._kernels import (
     multipartite_from_weights,
     pow2_normalise,
 )
+from bipartite.metrics._partial import partial_auc
 from bipartite.metrics._ranking import (
     SortedRows,
     ranking_stats,
@@ -113,6 +114,7 @@ __all__ = [
     "auc",
     "multilabel_auc",
     "multipartite_auc",
+    "partial_auc",
     "group_auc",
     "grouped_stats",
     "GroupedStats",
