@@ -482,6 +482,39 @@ def test_frontier_limits_and_time_out_suggest_eps(tmp_path, capsys):
     assert "warning: n = 17 > 16" in err and "--eps" in err.split("time-limit 0.5")[-1]
 
 
+def test_frontier_plot_draws_the_frontier(tmp_path, capsys):
+    """``--plot FILE`` writes a non-blank PNG of the frontier; a problem it cannot draw (K = 3)
+    or a suffix it cannot write is refused before the work."""
+    import matplotlib.image
+
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA, "labels": ["rel", "click"]}))
+    png = tmp_path / "plots" / "frontier.png"
+    assert main(["frontier", str(src), "--plot", str(png), "--format", "csv"]) == 0
+    assert f"wrote {png}" in capsys.readouterr().err
+    img = matplotlib.image.imread(png)[..., :3]
+    assert img.shape[0] > 200 and img.shape[1] > 200
+    ink = (img.min(axis=2) < 0.9).mean()  # share of pixels that are not (near) white
+    assert 0.01 < ink < 0.5, ink
+    three = tmp_path / "k3.json"
+    three.write_text(json.dumps({"mass": MASS, "eta": [row + [0.5] for row in ETA]}))
+    assert main(["frontier", str(three), "--plot", str(tmp_path / "k3.png")]) == 2
+    assert "K = 2 labels" in capsys.readouterr().err and not (tmp_path / "k3.png").exists()
+    assert main(["frontier", str(src), "--plot", str(tmp_path / "f.jpg")]) == 2
+    assert "--plot must end in .png, .pdf or .svg" in capsys.readouterr().err
+
+
+def test_frontier_help_states_the_dp_limits(capsys):
+    """The help's exact-method limits are the ones :func:`bipartite.pareto.dp_limit` applies."""
+    from bipartite.pareto import dp_limit
+
+    with pytest.raises(SystemExit):
+        main(["frontier", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"n <= {dp_limit(2)} with K = 2 labels and n <= {dp_limit(3)} with K >= 3" in out
+    assert f"the subset DP for n <= {dp_limit(2)} (K = 2)" in out
+
+
 def test_defaults_are_printed_once(capsys):
     with pytest.raises(SystemExit):
         main(["study", "run", "--help"])

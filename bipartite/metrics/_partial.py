@@ -76,8 +76,9 @@ def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, max_fpr: float,
     0.5 is a random ranking's value, 1 a perfect one's; a ranking worse than random at the top
     gives less than 0.5. Equal to scikit-learn's ``roc_auc_score(y_true, y_score,
     max_fpr=m, sample_weight=w)`` and, unweighted, to pROC's ``auc(roc,
-    partial.auc=c(1, 1 - m), partial.auc.focus="specificity", partial.auc.correct=TRUE)``.
-    O(n log n) from one sort.
+    partial.auc=c(1, 1 - m), partial.auc.focus="specificity", partial.auc.correct=TRUE)``
+    (tests/test_proc_reference.py), except where the area is below the diagonal's: pROC returns
+    NA there, this function (as scikit-learn) McClish's value below 0.5. O(n log n) from one sort.
 
     Parameters
     ----------
