@@ -696,8 +696,11 @@ def _cmd_study(args) -> int:
             named = {p.stem: p for p in example_configs()}
             if config.suffix in ("", ".toml") and config.stem in named and config.parent == Path():
                 config = named[config.stem]
-        result = studies.run_study(config, args.out, **kwargs)
+        config = studies.load_config(config)
+        args.saved_in = args.out if args.out is not None else Path("results") / config["name"]
+        result = studies.run_study(config, args.saved_in, **kwargs)
     else:
+        args.saved_in = args.dir
         result = studies.resume_study(args.dir, retry_failed=not args.skip_failed, **kwargs)
     return _report_study(result)
 
@@ -708,6 +711,7 @@ def _cmd_reproduce(args) -> int:
     paper = get_paper(args.paper)
     size = "smoke" if args.smoke else "full" if args.full else "quick"
     out = args.out or Path("results") / (args.paper if size == "full" else f"{args.paper}-{size}")
+    args.saved_in = out
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     options = {"banking": args.banking, "letor": args.letor, "real_data": args.real_data,
                "backend": _backend(args) or "loky",
@@ -740,6 +744,17 @@ _INTERRUPTED = {
 }
 
 
+def _resume_hint(args) -> str:
+    """What a stopped ``reproduce`` or ``study`` run kept and how to continue, naming the
+    folder (``args.saved_in``, set by the command once it knows it)."""
+    folder = getattr(args, "saved_in", None)
+    if folder is None:
+        return "no task had started: nothing was saved (rerun the command)."
+    if args.command == "reproduce":
+        return f"finished tasks are saved under {folder} (rerun the same command to continue)."
+    return f"finished tasks are saved in {folder} (`bipartite study resume {folder}` continues)."
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bipartite`` console script; returns the exit status."""
     from bipartite._utils.files import OutputError
@@ -757,8 +772,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except StudyTerminated:
-        print("terminated; finished tasks are saved (rerun the command or `bipartite study "
-              "resume DIR` to continue).", file=sys.stderr)
+        print(f"terminated; {_resume_hint(args)}", file=sys.stderr)
         return 143
     except (ConfigError, StudyError, OutputError, FileNotFoundError, ValueError, TypeError,
             TimeoutError) as exc:
@@ -777,8 +791,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print(_INTERRUPTED.get(args.command, "interrupted; finished tasks are saved (`bipartite "
-                                             "study resume DIR`)."), file=sys.stderr)
+        print(_INTERRUPTED.get(args.command, f"interrupted; {_resume_hint(args)}"),
+              file=sys.stderr)
         return 130
 
 

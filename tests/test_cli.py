@@ -117,6 +117,40 @@ def test_study_errors_exit_2_with_file_and_key(tmp_path, capsys):
     assert "manifest.json is missing" in capsys.readouterr().err
 
 
+def test_ctrl_c_names_the_folder_that_keeps_the_work(tmp_path, capsys, monkeypatch):
+    """Ctrl-C (exit 130) and SIGTERM (143) say where the finished tasks are and how to go on,
+    with the real folder: --out, the default results/<study name>, resume's DIR, reproduce's
+    --out (no literal ``DIR``)."""
+    import bipartite.experiments
+    from bipartite import studies
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(studies, "run_study", interrupted)
+    monkeypatch.setattr(studies, "resume_study", interrupted)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONFIG)
+    out = tmp_path / "o"
+    assert main(["study", "run", str(cfg), "--out", str(out)]) == 130
+    assert f"saved in {out} (`bipartite study resume {out}` continues)" in capsys.readouterr().err
+    assert main(["study", "run", str(cfg)]) == 130
+    default = Path("results") / "cli-demo"
+    assert f"`bipartite study resume {default}`" in capsys.readouterr().err
+    assert main(["study", "resume", str(out)]) == 130
+    assert f"`bipartite study resume {out}`" in capsys.readouterr().err
+
+    class Paper:
+        def run(self, *args, **kwargs):
+            raise studies.StudyTerminated("terminated by SIGTERM; finished tasks are saved")
+
+    monkeypatch.setattr(bipartite.experiments, "get_paper", lambda name: Paper())
+    assert main(["reproduce", "--smoke", "--out", str(out)]) == 143
+    err = capsys.readouterr().err
+    assert f"saved under {out} (rerun the same command to continue)" in err
+    assert "DIR" not in err
+
+
 def test_study_with_failures_exits_1(tmp_path, capsys, monkeypatch):
     # a study whose tasks fail inside (demo.binormal_auc's declared constraints refuse n = 0
     # before any task runs)
