@@ -177,8 +177,8 @@ def _add_reproduce(sub) -> None:
                       help="the full sizes the README's tables quote (LA25: about 16 min on 2 idle "
                            "cores, see the README) instead of the quick default")
     size.add_argument("--quick", action="store_true",
-                      help="the default: small sizes, a few minutes on 2 cores (kept as a name "
-                           "for scripts)")
+                      help="the default: small sizes (LA25: 42 s on 2 idle cores, peak 0.54 GB, "
+                           "see the README; kept as a name for scripts)")
     size.add_argument("--smoke", action="store_true",
                       help="tiny sizes that only check the pipeline end to end (tests)")
     rp.add_argument("--out", type=Path, default=None,

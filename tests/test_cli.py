@@ -51,6 +51,20 @@ def test_every_command_has_help(argv, words, capsys):
         assert word in out, (argv, word)
 
 
+def test_reproduce_help_quotes_the_readme_times(capsys):
+    """The --quick and --full times in ``reproduce --help`` are the README's measured ones."""
+    import re
+
+    readme = " ".join((REPO / "README.md").read_text().split())
+    quick = re.search(r"no external data needed; (\d+ s) on 2 idle cores", readme).group(1)
+    full = re.search(r"(\d+) min (\d+) s for LA25 on 2 cores", readme).groups()
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"LA25: {quick} on 2 idle cores" in out and "a few minutes" not in out
+    assert f"about {round(int(full[0]) + int(full[1]) / 60)} min on 2 idle cores" in out
+
+
 def test_reproduce_defaults_to_the_quick_main_job_on_every_core():
     """The README's first command: quick sizes, every usable core; --full is one flag away."""
     import os
