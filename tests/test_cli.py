@@ -594,6 +594,42 @@ def test_figures_and_tables_commands(tmp_path, capsys):
     assert main(["tables", str(tmp_path / "nothing")]) == 2
 
 
+def test_figures_of_a_custom_study_are_labelled_with_a_readable_legend(tmp_path, capsys):
+    """``bipartite figures`` on a study with 2 x 6 x 3 grid points: 18 lines against n would
+    crowd one legend over the axes; the figure splits them into panels (one per shift, titled),
+    3 lines each (prior), with one legend beside the panels, not over any of them; every panel
+    keeps its x tick labels, and the axes name the parameter and the result."""
+    from bipartite.studies import read_manifest, read_results
+    from bipartite.studies.report import _line_figure
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[study]\nfunction = "demo.binormal_auc"\nname = "g"\nreplicates = 1\n'
+                   '[grid]\nn = [30, 60]\nshift = [0.0, 0.25, 0.5, 1.0, 1.5, 2.0]\n'
+                   'prior = [0.1, 0.3, 0.5]\n')
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    assert main(["figures", str(tmp_path / "s")]) == 0
+    assert (tmp_path / "s" / "figures" / "g_auc.png").is_file()
+    assert list(read_manifest(tmp_path / "s")["grid"]) == ["n", "shift", "prior"]
+    fig = _line_figure(read_results(tmp_path / "s"), "n", ["shift", "prior"], "auc")
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert sorted(ax.get_title() for ax in panels) == sorted(
+        f"shift = {v}" for v in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0))
+    assert {ax.get_xlabel() for ax in panels} <= {"n", ""} and any(ax.get_ylabel() == "auc"
+                                                                   for ax in panels)
+    for ax in panels:
+        assert any(t.get_text() for t in ax.get_xticklabels()), ax.get_title()
+        assert not ax.get_legend()
+    (legend,) = fig.legends
+    assert legend.get_title().get_text() == "prior"
+    assert [t.get_text() for t in legend.get_texts()] == ["0.1", "0.3", "0.5"]
+    box = legend.get_window_extent()
+    for ax in panels:
+        assert not box.overlaps(ax.get_window_extent()), ax.get_title()
+    few = _line_figure(read_results(tmp_path / "s").query("shift == 1.0"), "n", ["prior"], "auc")
+    assert len(few.axes) == 1 and few.axes[0].get_legend() is not None  # 3 lines: inside
+
+
 def test_study_module_found_in_the_current_directory(tmp_path, monkeypatch, capsys):
     (tmp_path / "my_local_study.py").write_text(
         "def twice(*, seed: int, x: float = 1.0):\n    return {'y': 2 * x}\n")
