@@ -1,5 +1,5 @@
 """Partial AUC: the area under the ROC curve up to a false positive rate, McClish-standardised
-(docs/theory.md §2).
+(docs/theory.md §2.7).
 
 The ROC curve is walked from the top score, one point per tie group (a tie group is one
 threshold, so its segment is the diagonal between its two corners: ties count ½, as in every AUC
@@ -68,7 +68,7 @@ def standardised_partial_auc(P: np.ndarray, N: np.ndarray, max_fpr: float) -> fl
 def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, max_fpr: float,
                 sample_weight: ArrayLike = None) -> float:
     """Partial area under the ROC curve up to the false positive rate ``max_fpr``, standardised
-    by McClish's formula (docs/theory.md §2; ``bipartite/metrics/_partial.py``).
+    by McClish's formula (docs/theory.md §2.7; ``bipartite/metrics/_partial.py``).
 
     ``pAUC = ½ (1 + (A − m²/2) / (m − m²/2))`` with ``A`` the area under the ROC curve between
     false positive rates 0 and ``m = max_fpr``, the curve linearly interpolated at ``m``. Ties
