@@ -29,6 +29,8 @@ from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     InvalidParameterError,
+    check_array,
+    check_consistent_length,
     check_sample_weight,
     pow2_normalise,
     warn_undefined,
@@ -103,13 +105,11 @@ def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, max_fpr: float,
     >>> partial_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], max_fpr=1.0)  # the AUC
     0.75
     """
-    from bipartite.metrics import _check_scores, auc  # the face's score check and AUC (one home)
-
     m = _check_max_fpr(max_fpr)
-    if m == 1.0:
-        return auc(y_true, y_score, sample_weight=sample_weight)
     y = binary_labels(y_true, "y_true")
-    s = _check_scores(y_score, len(y))
+    # ranked by order only: integers past 2**53 stay distinct (as every metric of the package)
+    s = check_array(y_score, "y_score", ndim=1, exact_integers="order")
+    check_consistent_length(y_true=y, y_score=s)
     w = pow2_normalise(check_sample_weight(sample_weight, len(y)))  # exact: no under/overflow
     pos = y != 0
     G = ranked_sums(s, np.stack([np.where(pos, w, 0.0), np.where(pos, 0.0, w)]))[:, ::-1]
