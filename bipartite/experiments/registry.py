@@ -142,7 +142,9 @@ def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: in
                   progress: bool, max_tasks: int | None = None):
     """One tqdm bar over every task of ``configs`` (on stderr), each task weighted by its
     study's measured seconds (:attr:`Paper.task_seconds`), with the a-priori time estimate
-    (work / workers) shown from the start; returns the bar and the weights by study."""
+    (work / workers) shown from the start and redone from the measured rate as tasks finish
+    (:class:`_TimeLeft`: the one estimate shown; tqdm's own, which would count the tasks of an
+    earlier run as instant progress, is left out); returns the bar and the weights by study."""
     from tqdm.auto import tqdm
 
     from bipartite.studies.config import resolve_config
@@ -156,7 +158,7 @@ def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: in
     workers = max(1, int(jobs or 1))
     bar = tqdm(total=round(work, 2), desc=f"{paper.name} {size}", unit="task-s",
                disable=not progress, dynamic_ncols=True, smoothing=0.05,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
     bar.set_postfix_str(f"estimate {work / workers / 60:.1f} min on {workers} worker(s)")
     return bar, weights
 
