@@ -670,6 +670,6 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     return rel, s, g, G, top
 
 
-for _obj in (GroupedStats, QuerySegments):
-    _obj.__module__ = __name__  # public here; defined in the private _grouped module
+for _obj in (GroupedStats, QuerySegments, partial_auc):
+    _obj.__module__ = __name__  # public here; defined in the private _grouped, _partial modules
 del _obj
