@@ -156,9 +156,9 @@ def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) ->
     against the first numeric grid parameter, one line per combination of the other grid keys
     and text result columns (e.g. a method name).
 
-    Readable at any grid size: up to :data:`MAX_LEGEND` lines share one panel with the legend
+    Readable at any grid size: up to ``MAX_LEGEND`` lines share one panel with the legend
     inside; more lines are split into panels, one per value of the key with the most values (at
-    most :data:`MAX_PANELS`; shared axes, each panel titled ``key = value``), and a longer
+    most ``MAX_PANELS``; shared axes, each panel titled ``key = value``), and a longer
     legend is drawn beside the panels, titled with the keys its entries name, never over them.
     Axes carry the parameter and the result column's names."""
     study_dir = Path(study_dir)
@@ -201,8 +201,8 @@ def _bar_figure(df: pd.DataFrame, group_keys: list[str], value: str):
 
 
 def _facet_key(df: pd.DataFrame, group_keys: list[str]) -> str | None:
-    """The key to split into panels: None for at most :data:`MAX_LEGEND` lines or a single
-    key, else the key with the most values among those with at most :data:`MAX_PANELS`."""
+    """The key to split into panels: None for at most ``MAX_LEGEND`` lines or a single
+    key, else the key with the most values among those with at most ``MAX_PANELS``."""
     n_lines = len(df.groupby(group_keys, dropna=False)) if group_keys else 1
     if n_lines <= MAX_LEGEND or len(group_keys) < 2:
         return None
