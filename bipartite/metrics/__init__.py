@@ -81,6 +81,7 @@ from bipartite.metrics._kernels import (
     multipartite_from_weights,
     pow2_normalise,
 )
+from bipartite.metrics._partial import partial_auc
 from bipartite.metrics._ranking import (
     SortedRows,
     ranking_stats,
@@ -113,6 +114,7 @@ __all__ = [
     "auc",
     "multilabel_auc",
     "multipartite_auc",
+    "partial_auc",
     "group_auc",
     "grouped_stats",
     "GroupedStats",
@@ -670,6 +672,6 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     return rel, s, g, G, top
 
 
-for _obj in (GroupedStats, QueryRows, QuerySegments):
-    _obj.__module__ = __name__  # public here; defined in the private _grouped module
+for _obj in (GroupedStats, QueryRows, QuerySegments, partial_auc):
+    _obj.__module__ = __name__  # public here; defined in the private _grouped, _partial modules
 del _obj
