@@ -17,7 +17,10 @@ self-pairs included, docs/theory.md §2). This module computes
   all weak orders and over the loss-aggregation scorers (docs/theory.md §13);
 * :func:`balance_condition`, :func:`aggregation_tilt`, :func:`weighted_sum_tilt`,
   :func:`exchange_rates`, :func:`lexicographic_weights` — which objective's Bayes scorer is the
-  more balanced, loss aggregation or a label aggregation (docs/theory.md §12);
+  more balanced, loss aggregation or a label aggregation (docs/theory.md §12); for any K,
+  :func:`balance_from_aucs` compares two given AUC vectors (K up to hundreds, no finite
+  problem needed), with :func:`equivalent_loss_weights` (a weighted sum as loss aggregation) and
+  :func:`typical_point_weights` (AND / OR linearised at η = π, a heuristic) (§12.11–§12.14);
 * :func:`weight_sweep` — per-label AUCs along a path of loss-aggregation weights (samples or
   exact populations).
 
@@ -46,6 +49,11 @@ from bipartite.pareto.balance import (
     lexicographic_weights,
     weighted_sum_tilt,
 )
+from bipartite.pareto.balance_k import (
+    balance_from_aucs,
+    equivalent_loss_weights,
+    typical_point_weights,
+)
 from bipartite.pareto.dominance import dominates, hypervolume, pareto_filter
 from bipartite.pareto.dp import DP_MAX_N, DP_MAX_N_K2, dp_limit, subset_dp
 from bipartite.pareto.frontier import (
@@ -73,6 +81,9 @@ __all__ = [
     "Tilt",
     "aggregation_tilt",
     "balance_condition",
+    "balance_from_aucs",
+    "equivalent_loss_weights",
+    "typical_point_weights",
     "exchange_rates",
     "lexicographic_weights",
     "weighted_sum_tilt",

@@ -45,6 +45,13 @@ from bipartite._utils.validation import (
     check_tolerance,
     warn_undefined,
 )
+from bipartite.pareto.balance_k import (
+    G_RTOL,
+    compare_aucs,
+    equivalent_loss_weights,
+    loss_weights,
+    typical_point_weights,
+)
 
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
@@ -81,14 +88,11 @@ class Tilt:
 
 
 def _loss_rate(pi: np.ndarray, a: ArrayLike | None) -> tuple[np.ndarray, float]:
-    """``(a, α₂/α₁)``: loss aggregation's mixing weights and its exchange rate."""
+    """``(a, α₂/α₁)``: loss aggregation's mixing weights and its exchange rate (K = 2)."""
     from bipartite.bayes import effective_weights
 
+    a_arr = loss_weights(pi, a)
     alpha = effective_weights(pi, a)
-    a_arr = alpha * pi * (1.0 - pi)
-    if not np.all(alpha > 0):
-        raise ValueError(f"The 'a' parameter must be positive for both labels here (a weight 0 "
-                         f"makes loss aggregation a single label), got {a_arr.tolist()}.")
     return a_arr, float(alpha[1] / alpha[0])
 
 
@@ -120,15 +124,10 @@ def weighted_sum_tilt(pi: ArrayLike, w: ArrayLike, *, a: ArrayLike | None = None
     >>> weighted_sum_tilt([0.5, 0.1], [1.0, 4.0]).label
     1
     """
-    from bipartite.labels import sum_weights
-
     p = _check_two(pi)
     a_arr, _ = _loss_rate(p, a)
-    w_arr = sum_weights(w, 2)
-    if not np.any(w_arr > 0):
-        raise ValueError(f"The 'w' parameter must have a positive entry, got {w_arr.tolist()}.")
-    g = w_arr * p * (1.0 - p) / a_arr
-    if abs(g[0] - g[1]) <= 1e-12 * g.max():  # equal to rounding: the same objective
+    g = equivalent_loss_weights(p, w) / a_arr
+    if abs(g[0] - g[1]) <= G_RTOL * g.max():  # equal to rounding: the same objective
         return Tilt(-1, 1.0, True, "weighted_sum")
     t = int(np.argmax(g))
     ratio = float("inf") if g[1 - t] == 0 else float(g[t] / g[1 - t])
@@ -239,12 +238,7 @@ def aggregation_tilt(problem: FiniteProblem, aggregate: str | Callable = "sum", 
                          f"K = {problem.K}.")
     pi = problem.pi
     a_arr, rate = _loss_rate(pi, a)
-    if isinstance(costs, str):
-        from bipartite.labels import COST_FAMILIES
-        check_option(costs, "costs", COST_FAMILIES)
-    else:
-        check_array(costs, "costs", ndim=2)
-    linear = isinstance(costs, str) and costs == "linear"
+    linear = _check_costs(costs)
     if callable(aggregate) or (aggregate == "sum" and not linear):
         return Tilt(None, float("nan"), False, "none")
     check_option(aggregate, "aggregate", RATE_AGGREGATES)
@@ -265,50 +259,71 @@ def aggregation_tilt(problem: FiniteProblem, aggregate: str | Callable = "sum", 
     return Tilt(label, float("nan"), False, "typical_point")
 
 
-def _winner(label: float, loss: float, *, higher_is_better: bool, tol: float) -> str:
-    if abs(label - loss) <= tol:
-        return "tie"
-    return "label" if (label > loss) == higher_is_better else "loss"
-
-
 def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum", *,
                       w: ArrayLike | None = None, costs: str | ArrayLike = "linear",
                       a: ArrayLike | None = None, tol: float = 1e-12) -> dict:
     """Every quantity of the §12 comparison between loss aggregation (weights ``a``) and one label
-    aggregation, on a K = 2 finite problem (docs/theory.md §12.6–§12.9).
+    aggregation, on a finite problem with any ``K ≥ 2`` labels (docs/theory.md §12.6–§12.14).
 
     The label-aggregation scorer is :func:`bipartite.bayes.label_aggregation` (``aggregate``,
     ``w``, ``costs``); where its Bayes preference is cyclic, the best weak order
     (:func:`bipartite.pareto.optimal_ranking`). The loss-aggregation scorer is
-    :func:`bipartite.bayes.loss_aggregation`; when the two objectives coincide
-    (``tilt == −1`` for a weighted sum) it is the label scorer itself, so rounding cannot split
-    its ties.
+    :func:`bipartite.bayes.loss_aggregation`; when the two objectives coincide (a weighted sum
+    with linear costs whose equivalent weights ``b`` are proportional to ``a``) it is the label
+    scorer itself, so rounding cannot split its ties. The comparison of the two AUC vectors is
+    :func:`bipartite.pareto.balance_from_aucs`, with ``b`` =
+    :func:`~bipartite.pareto.equivalent_loss_weights` for a weighted sum (or lexicographic
+    weights) with linear costs, and the typical-point tilt for AND / OR.
 
-    Returns a dict: ``loss_1, loss_2, label_1, label_2`` (the AUCs); ``d_1, d_2``
+    Returns a dict: every key of :func:`bipartite.pareto.balance_from_aucs` (any ``K``:
+    ``loss_aucs``, ``label_aucs``, ``d``, ``worst_loss``, ``worst_label``, ``min_*``,
+    ``spread_*``, ``tilt_weights``, ``can_win``, ``can_win_spread``, ``sufficient``, ...), and
+    for ``K = 2`` also: ``loss_1, loss_2, label_1, label_2`` (the AUCs); ``d_1, d_2``
     (label − loss); ``underserved`` (the label with the lower loss AUC, −1 if equal to ``tol``);
     ``gap`` (``|loss_1 − loss_2|``); ``tilt, tilt_ratio, tilt_proven, tilt_rule``
     (:func:`aggregation_tilt`); ``moved_toward`` (the label with ``d_k > tol``; −1 if neither
-    moves, ``None`` if both lose); ``can_win`` (the closed-form verdict of §12.6: False when the
-    tilt is away from the under-served label, or nothing is under-served, or the objectives
-    coincide; None when no tilt rule applies); ``chain_holds`` (``Σ a_k d_k ≤ tol`` always, plus
+    moves, ``None`` if both lose); ``chain_holds`` (``Σ a_k d_k ≤ tol`` always, plus
     ``0 ≤ D ≤ −d_o`` with ``D = (a_t/a_o) d_t`` for a proven tilt and ``−d_o ≤ r D`` for a weighted
-    sum, all to
-    ``tol``); ``no_overshoot`` (``−d_o < gap`` with ``o`` the label that is not under-served);
-    ``min_loss, min_label, diff_loss, diff_label`` and ``min_winner, diff_winner`` (``"label"``,
-    ``"loss"`` or ``"tie"``).
+    sum, all to ``tol``); ``no_overshoot`` (``−d_o < gap`` with ``o`` the label that is not
+    under-served); ``diff_loss, diff_label, diff_winner`` (the spread, named as in LA25 §7).
+
+    ``can_win`` is False when a proven condition rules a strictly higher Min AUC out. For
+    ``K ≥ 3`` it is §12.12's (premises (P1), (P2)); for ``K = 2`` it is §12.6–§12.8's tilt
+    verdict (False when the tilt is away from the under-served label, nothing is under-served,
+    or the objectives coincide; None when no tilt rule applies), which equals §12.12's for
+    weighted sums and is proven only with ``tilt_proven`` (AND / OR without a proof: the
+    typical-point heuristic). ``necessary`` is §12.12's verdict for every ``K``.
 
     >>> from bipartite.population import FiniteProblem
     >>> r = balance_condition(FiniteProblem.random(6, 2, seed=1), "product")
     >>> r["chain_holds"], r["min_winner"] in ("label", "loss", "tie")
     (True, True)
+    >>> r = balance_condition(FiniteProblem.random(6, 3, seed=1), "sum")
+    >>> len(r["loss_aucs"]), r["premises_hold"], r["min_winner"] in ("label", "loss", "tie")
+    (3, True, True)
     """
     from bipartite.bayes import NotRepresentableError, label_aggregation, loss_aggregation
-    from bipartite.metrics import diff_auc, min_auc
     from bipartite.pareto.milp import optimal_ranking
 
     tol = check_tolerance(tol, "tol")
-    tilt = aggregation_tilt(problem, aggregate, w=w, costs=costs, a=a)
-    a_arr, _ = _loss_rate(problem.pi, a)
+    check_problem_aucs_defined(problem, "the balance condition")
+    if problem.K < 2:
+        raise ValueError(f"The 'problem' must have K >= 2 labels (docs/theory.md §12), got "
+                         f"K = {problem.K}.")
+    pi = problem.pi
+    linear = _check_costs(costs)
+    a_arr = loss_weights(pi, a)
+    b = typical = None
+    if not callable(aggregate):
+        check_option(aggregate, "aggregate", RATE_AGGREGATES)
+        if aggregate == "sum" and linear:
+            b = equivalent_loss_weights(pi, w)
+        elif aggregate != "sum":
+            if w is not None:
+                raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
+            typical = aggregate
+    tilt = aggregation_tilt(problem, aggregate, w=w, costs=costs, a=a) if problem.K == 2 else None
+    same = b is not None and bool(np.ptp(b / a_arr) <= G_RTOL * (b / a_arr).max())
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -316,18 +331,38 @@ def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum",
         except NotRepresentableError:
             scores = optimal_ranking(problem, aggregate=aggregate, w=w, costs=costs)
         A = problem.auc(scores)
-        same = tilt.rule == "weighted_sum" and tilt.label == -1
-        L = A if same else problem.auc(loss_aggregation(problem.eta, problem.pi, a_arr))
-    # AUCs can exceed 1 by a rounding ulp; diff_auc / min_auc refuse that.
+        L = A if same else problem.auc(loss_aggregation(problem.eta, pi, a_arr))
+    # AUCs can exceed 1 by a rounding ulp; the checks refuse that.
     L, A = np.clip(L, 0.0, 1.0), np.clip(A, 0.0, 1.0)
+    row = compare_aucs(L, A, a_arr, b, None if typical is None else
+                       typical_point_weights(pi, typical), tol)  # = balance_from_aucs
+    row["necessary"] = row["can_win"]
+    if tilt is not None:
+        row.update(_two_label_fields(L, A, a_arr, tilt, tol))
+        row.update(diff_loss=row["spread_loss"], diff_label=row["spread_label"],
+                   diff_winner=row["spread_winner"])
+    return row
+
+
+def _check_costs(costs: str | ArrayLike) -> bool:
+    """Whether ``costs`` is ``"linear"`` (after checking it by name)."""
+    if isinstance(costs, str):
+        from bipartite.labels import COST_FAMILIES
+        check_option(costs, "costs", COST_FAMILIES)
+        return costs == "linear"
+    check_array(costs, "costs", ndim=2)
+    return False
+
+
+def _two_label_fields(L: np.ndarray, A: np.ndarray, a_arr: np.ndarray, tilt: Tilt,
+                      tol: float) -> dict:
+    """The K = 2 quantities of §12.6–§12.8 (chain, overshoot, tilt verdict)."""
     d = A - L
     m = -1 if abs(L[0] - L[1]) <= tol else int(np.argmin(L))
     row = {"loss_1": float(L[0]), "loss_2": float(L[1]), "label_1": float(A[0]),
            "label_2": float(A[1]), "d_1": float(d[0]), "d_2": float(d[1]), "underserved": m,
            "gap": float(abs(L[0] - L[1])), "tilt": tilt.label, "tilt_ratio": tilt.ratio,
-           "tilt_proven": tilt.proven, "tilt_rule": tilt.rule,
-           "min_loss": min_auc(L), "min_label": min_auc(A), "diff_loss": diff_auc(L),
-           "diff_label": diff_auc(A)}
+           "tilt_proven": tilt.proven, "tilt_rule": tilt.rule}
     up = np.flatnonzero(d > tol)
     row["moved_toward"] = (int(up[0]) if up.size else -1 if np.all(d >= -tol) else None)
     t = tilt.label
@@ -343,7 +378,4 @@ def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum",
         holds &= bool(np.all(np.abs(d) <= tol))
     row["chain_holds"] = holds
     row["no_overshoot"] = bool(m >= 0 and -d[1 - m] < row["gap"] - tol)
-    row["min_winner"] = _winner(row["min_label"], row["min_loss"], higher_is_better=True, tol=tol)
-    row["diff_winner"] = _winner(row["diff_label"], row["diff_loss"], higher_is_better=False,
-                                 tol=tol)
     return row

@@ -354,6 +354,14 @@ CASES: dict[str, Case] = {
     "bipartite.pareto.balance.balance_condition": C(
         pareto.balance_condition, dict(problem=P, aggregate="or"),
         dict(problem="problem", aggregate="opt", costs="opt", a="w", tol="tol")),
+    "bipartite.pareto.balance_k.balance_from_aucs": C(
+        pareto.balance_from_aucs, dict(loss_aucs=[0.7, 0.8], label_aucs=[0.75, 0.7], pi=pi2),
+        dict(loss_aucs="prob", label_aucs="prob", pi="prob", a="w", b="w", tol="tol")),
+    "bipartite.pareto.balance_k.equivalent_loss_weights": C(
+        pareto.equivalent_loss_weights, dict(pi=pi2, w=[1.0, 2.0]), dict(pi="prob", w="w")),
+    "bipartite.pareto.balance_k.typical_point_weights": C(
+        pareto.typical_point_weights, dict(pi=pi2, aggregate="or"),
+        dict(pi="prob", aggregate="opt")),
     "bipartite.experiments.la25.studies.aggregation_theory.plugin_joint": C(
         la25_aggregation_theory.plugin_joint,
         dict(X_train=np.vstack([s1, 1 - s1]).T, Y_train=Y2, X_test=np.vstack([s1, s1]).T),

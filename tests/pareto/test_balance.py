@@ -269,7 +269,9 @@ def test_counterexample_lexicographic_uniform_costs_can_move_to_its_second_label
 def test_bad_input_is_refused_by_name():
     P3 = FiniteProblem.random(4, 3, seed=0)
     with pytest.raises(ValueError, match="K = 2"):
-        balance_condition(P3)
+        aggregation_tilt(P3)  # balance_condition takes any K >= 2 (§12.11-§12.14)
+    with pytest.raises(ValueError, match="K >= 2"):
+        balance_condition(FiniteProblem.random(4, 1, seed=0))
     with pytest.raises(ValueError, match="'pi'"):
         weighted_sum_tilt([0.5, 0.1, 0.2], [1, 1])
     with pytest.raises(ValueError, match="'w'"):
@@ -286,3 +288,20 @@ def test_bad_input_is_refused_by_name():
         warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match="prior"):
             balance_condition(FiniteProblem.from_eta([0.5, 0.5], [[1.0, 0.5], [1.0, 0.2]]))
+
+
+def test_printed_tilt_ratios_of_section_12_7_match_weighted_sum_tilt():
+    """docs/theory.md §12.7 prints r for Bank Marketing (π = (0.556, 0.160)) at
+    w₂/w₁ = ¼, ½, 1, 2, 4 with three significant digits: each printed value is
+    weighted_sum_tilt's ratio so rounded (r = 3.67 was once printed as 3.6)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "theory.md").read_text()
+    sec = text[text.index("### 12.7"):text.index("### 12.8")]
+    mortgage = re.search(r"mortgage label \(\$r=([\d.]+)\$, ([\d.]+),\s+([\d.]+)\)", sec)
+    loan = re.search(r"loan label \(\$r=([\d.]+)\$, ([\d.]+)\)", sec)
+    printed = [*mortgage.groups(), *loan.groups()]
+    pi = [0.556, 0.160]
+    expected = [f"{weighted_sum_tilt(pi, [1.0, r]).ratio:.3g}" for r in RATIOS]
+    assert printed == expected

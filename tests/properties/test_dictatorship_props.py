@@ -47,20 +47,31 @@ def _away_from_ties(problem: FiniteProblem, a: np.ndarray) -> bool:
     return bool(np.all(np.abs(margin) > 1e-9 * alpha.sum()))
 
 
+def _alpha_by_hand(problem: FiniteProblem, a: np.ndarray) -> np.ndarray:
+    """``α_k = a_k / (π_k (1 − π_k))`` (LA25 Prop 5.2; docs/theory.md §4) written out, with
+    ``π_k = Σ_i p_i y_ik`` summed over the deterministic support: independent of
+    :func:`~bipartite.dictatorship.effective_weights`, which the scorer uses."""
+    Y = problem.label_probs @ problem.label_vectors  # one label vector per point
+    pi = np.array([sum(p * y[k] for p, y in zip(problem.mass, Y, strict=True)) for k in range(problem.K)])
+    return np.array([a[k] / (pi[k] * (1.0 - pi[k])) for k in range(problem.K)])
+
+
 @given(deterministic_problems())
 def test_prop_6_1_dictator_iff_alpha_exceeds_the_rest(case):
     """Claim (LA25 §6, Prop 6.1; docs/theory.md §7): with deterministic labels, the loss-aggregation Bayes
     scorer ``Σ_k α_k η_k`` makes label k a dictator — every instance with y_k = 1 ranked strictly
-    above every instance with y_k = 0 — exactly when ``α_k > Σ_{j≠k} α_j``.
+    above every instance with y_k = 0 — exactly when ``α_k > Σ_{j≠k} α_j``, with
+    ``α_k = a_k / (π_k (1 − π_k))`` computed here by hand (so a wrong α in the package, e.g.
+    ``a/π``, fails the test).
 
     Scope: K in 2..4, every label combination with positive mass (both directions), priors implied
     by masses spanning e^-6..1, mixing weights a in [0.05, 4]; α-margins within a relative 1e-9
     of a tie are excluded (at exact equality the two sides tie: no dictator). Verdict: holds.
     """
     P, a = case
-    assume(_away_from_ties(P, a))
+    alpha = _alpha_by_hand(P, a)
+    assume(np.all(np.abs(2 * alpha - alpha.sum()) > 1e-9 * alpha.sum()))
     f = loss_aggregation(P.eta, P.pi, a)
-    alpha = effective_weights(P.pi, a)
     for k in range(P.K):
         assert dictates(P, f, k) == (alpha[k] > alpha.sum() - alpha[k])
         assert dictates(P, f, k) == (dictator(P.pi, a) == k)
