@@ -64,6 +64,15 @@ class Data:
     def K(self) -> int:
         return len(self.label_names)
 
+    def class_counts(self) -> tuple[list[int], list[int] | None]:
+        """Per label the rows with positive weight that are positive, and those that are
+        negative (None out of core, where only the positives are counted)."""
+        if self.n_rows is not None:
+            return [int(c) for c in self.q_npos.sum(axis=0)], None
+        has = self.w > 0
+        pos = [int(np.count_nonzero(has & (self.Y[:, k] > 0))) for k in range(self.K)]
+        return pos, [int(np.count_nonzero(has)) - c for c in pos]
+
 
 @dataclass
 class Estimates:

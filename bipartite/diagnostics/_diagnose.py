@@ -25,6 +25,7 @@ from bipartite._utils.validation import (
     check_random_state,
     pow2_normalise,
 )
+from bipartite.diagnostics._choice import paired_min_table, recommend, scorers_table
 from bipartite.diagnostics._context import Ctx, Data, Estimates, kind_label
 from bipartite.diagnostics._dask_report import (
     OUT_OF_CORE_NOTE,
@@ -237,9 +238,12 @@ def diagnose(
     few = _few_queries_warning(d, kind, n_boot)
     auc_rows = auc_table(d, est, boot, ctx)
     win_rows = win_table(d, est, boot, ctx)
-    tables = frames(label_rows, auc_rows, win_rows, summary_table(d, est, boot, ctx),
-                     per_query_table(d, est), paired_table(d, est, boot, ctx),
-                     dictatorship_rows(label_rows, win_rows, score_names))
+    summary_rows = summary_table(d, est, boot, ctx)
+    scorer_rows = scorers_table(auc_rows, summary_rows)
+    pmin_rows = paired_min_table(d, est, boot, ctx)
+    tables = frames(label_rows, auc_rows, win_rows, summary_rows, per_query_table(d, est),
+                    paired_table(d, est, boot, ctx),
+                    dictatorship_rows(label_rows, win_rows, score_names), scorer_rows, pmin_rows)
     bar.close()
     n_defined = sum(1 for r in label_rows if np.isfinite(r["alpha"]))
     meta = {"source": d.where, "n_rows": d.n, "n_dropped": d.n_dropped,
@@ -256,7 +260,8 @@ def diagnose(
             "n_labels_defined": n_defined}
     if d.n_rows is not None:
         meta["out_of_core"] = OUT_OF_CORE_NOTE
-    return Diagnostics(tables=tables, meta=meta)
+    return Diagnostics(tables=tables, meta=meta,
+                       recommendation=recommend(scorer_rows, pmin_rows, level))
 
 
 def _few_queries_warning(d: Data, kind: str, n_boot: int) -> str | None:
@@ -342,11 +347,9 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
 def _label_table(d: Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
-    if d.n_rows is None:
-        prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
-        n_pos = [int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))) for k in range(K)]
-    else:  # out of core: from the per-query sums
-        prior, n_pos = d.prior, [int(c) for c in d.q_npos.sum(axis=0)]
+    # each label's positive weight share (out of core: from the per-query sums)
+    prior = (d.w @ d.Y) / d.w.sum() if d.n_rows is None else d.prior
+    n_pos, _ = d.class_counts()
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bipartite.diagnostics._choice import PAIRED_MIN_COLUMNS, SCORER_COLUMNS
 from bipartite.diagnostics._context import Ctx, Data, Estimates, join_notes, kind_label
 from bipartite.diagnostics._dask_report import NEAR_TIE_NOTE
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS
@@ -21,7 +22,7 @@ from bipartite.diagnostics._tables import plain
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["auc_table", "frames", "gauc_df", "influence_var", "paired_table", "per_query_table",
+__all__ = ["auc_table", "degenerate_note", "frames", "gauc_df", "influence_var", "paired_table", "per_query_table",
            "summary_table", "win_table"]
 
 def gauc_df(est: Estimates, s: str, k: int) -> int:
@@ -35,9 +36,31 @@ def influence_var(t: np.ndarray) -> np.ndarray:
     return np.einsum("ku,ku->k", t, t)
 
 
+def degenerate_note(label: str, auc: float, gauc: float, n_pos: int,
+                    n_neg: int | None) -> str | None:
+    """Why an interval of label ``label`` is degenerate or unreliable (as pROC warns): an AUC or
+    gAUC of exactly 0 or 1 (every pair ranked the same way: DeLong's variance and the bootstrap
+    spread are 0, the interval a point) or a class with a single row (the AUC rests on it)."""
+    notes = []
+    for v in (0.0, 1.0):
+        names = [n for n, x in (("AUC", auc), ("gAUC", gauc)) if x == v]
+        if names:
+            notes.append(f"{' and '.join(names)} of {label!r} {'is' if len(names) == 1 else 'are'}"
+                         f" {v:g} (every positive ranked {'above' if v else 'below'} every "
+                         "negative): the interval is degenerate (zero variance) and "
+                         "understates the uncertainty")
+    for cls, c in (("positive", n_pos), ("negative", n_neg)):
+        if c == 1:
+            notes.append(f"label {label!r} has a single {cls} row: its AUC rests on that row "
+                         "and its interval is unreliable")
+    return join_notes(*notes)
+
+
 def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
-    """Per scorer × label: AUC and gAUC with intervals."""
+    """Per scorer × label: AUC and gAUC with intervals; a degenerate interval carries a note
+    (:func:`degenerate_note`)."""
     rows, nan = [], float("nan")
+    n_pos, n_neg = d.class_counts()
     for s in d.score_names:
         aucs, gaucs = est.aucs[s], est.gaucs[s]
         var = influence_var(est.terms[s]["auc"])
@@ -59,8 +82,10 @@ def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
                 "gauc_ci_low": glo, "gauc_ci_high": ghi,
                 "n_queries_defined": int(est.stats[s].defined[:, k].sum()) if d.qid else 0,
                 "note": join_notes(None if np.isfinite(aucs[k]) else
-                              f"label {lab!r} has a single class (with positive weight)",
-                              why, gwhy)})
+                                   f"label {lab!r} has a single class (with positive weight)",
+                                   degenerate_note(lab, aucs[k], gaucs[k], n_pos[k],
+                                                   None if n_neg is None else n_neg[k]),
+                                   why, gwhy)})
     return rows
 
 
@@ -195,8 +220,9 @@ def paired_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
     return rows
 
 
-def frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, dic_rows
-            ) -> dict[str, pd.DataFrame]:
+def frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, dic_rows,
+           scorer_rows, paired_min_rows) -> dict[str, pd.DataFrame]:
+    """The tables as DataFrames, in the report's order."""
     import pandas as pd
 
     return {
@@ -211,4 +237,6 @@ def frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, d
             "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
             "ci_low", "ci_high", "z", "p_value", "p_holm", "method", "note"]),
         "dictatorship": pd.DataFrame(dic_rows, columns=DICTATORSHIP_COLUMNS),
+        "scorers": pd.DataFrame(scorer_rows, columns=SCORER_COLUMNS),
+        "paired_min": pd.DataFrame(paired_min_rows, columns=PAIRED_MIN_COLUMNS),
     }
