@@ -32,6 +32,8 @@ h3 { font-size: 1.1em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.6em 0 1em; font-size: 0.88em; display: block;
         overflow-x: auto; }
 th, td { border: 1px solid #d5d5d5; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+td { white-space: nowrap; }
+td:last-child { white-space: normal; }
 th { background: #f0f2f5; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.92em;

@@ -84,8 +84,10 @@ def _choice_blocks(m: dict, t: dict, rec: dict | None, pct: str, digits: int) ->
     pm = t.get("paired_min")
     if pm is not None and len(pm):
         out += [("h", 3, "Paired differences of Min AUC (a − b)"), ("p",
-            "Each scorer's minimum is taken over its own labels; the interval accounts for "
-            "which label is the minimum (docs/theory.md §2.6; its coverage: docs/coverage.md)."),
+            "Each scorer's minimum is taken over its own labels, so the two minima may be "
+            "different labels: the interval is the delta method at each scorer's minimum, or "
+            "with the bootstrap (n_boot > 0) the minimum recomputed in every replicate "
+            "(docs/theory.md §2.6; its measured coverage: docs/coverage.md)."),
             ("table", ["a", "b", "Min AUC a", "Min AUC b", "a − b", f"{pct} CI", "method"],
              [[r.scorer_a, r.scorer_b, _fmt(r.min_auc_a, digits), _fmt(r.min_auc_b, digits),
                _fmt(r.difference, digits), _ci(r.ci_low, r.ci_high, digits), r.method]
