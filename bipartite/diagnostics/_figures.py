@@ -56,7 +56,8 @@ def _label_ticks(ax: Axes, names: list[str], axis: str = "x") -> None:
     if len(names) > FIGURE_MAX_TICK_LABELS:
         getattr(ax, f"set_{axis}ticks")([])
         return
-    getattr(ax, f"set_{axis}ticks")(range(len(names)), names, fontsize=6 if many else 9,
+    size = 9 if not many else 7 if len(names) <= 20 else 5
+    getattr(ax, f"set_{axis}ticks")(range(len(names)), names, fontsize=size,
                                     rotation=90 if many and axis == "x" else 0)
 
 

@@ -214,8 +214,14 @@ class Diagnostics:
     (per scorer × label: ``theory_alpha_share`` and ``theory_dictator`` — what loss aggregation
     with a = 1 *would* favour — beside ``observed_mean_win_rate``, ``observed_min_win_rate``,
     ``observed_favoured`` and ``observed_dictator`` — what the scorer does favour, from its
-    W_{k>j}). In a notebook the object shows itself as the report (``_repr_html_``,
-    ``_repr_markdown_``)."""
+    W_{k>j}); ``scorers`` (per scorer: ``min_auc``, ``min_auc_label``, ``min_auc_ci_low/high``,
+    ``diff_auc`` with its interval, ``macro_auc``); ``paired_min`` (per scorer pair:
+    ``difference`` = Min AUC of a − Min AUC of b, ``se``, ``ci_low/high``, ``method``). And
+    ``recommendation``: the scorer with the highest Min AUC and a sentence with the evidence,
+    which says when its lead is within noise. :meth:`to_html` is the self-contained page with
+    the figures (:meth:`figures`); :meth:`save` writes it with the JSON, the Markdown, the
+    figures and the tables. In a notebook the object shows itself as the report
+    (``_repr_html_``, ``_repr_markdown_``)."""
 
     tables: dict[str, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
