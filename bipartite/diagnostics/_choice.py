@@ -101,7 +101,18 @@ def recommend(scorer_rows: list[dict], paired_rows: list[dict], level: float) ->
     """The scorer with the highest Min AUC (its weakest label is the best served), and a
     sentence with the evidence: its Min AUC with interval, and the paired differences against
     the others — beyond noise when the paired interval excludes 0, else said to be within
-    noise. ``{"scorer": name or None, "reason": sentence}``."""
+    noise. ``{"scorer": name or None, "reason": sentence}``.
+
+    >>> rows = [{"scorer": "a", "min_auc": 0.70, "min_auc_label": "click",
+    ...          "min_auc_ci_low": 0.65, "min_auc_ci_high": 0.75},
+    ...         {"scorer": "b", "min_auc": 0.68, "min_auc_label": "rel",
+    ...          "min_auc_ci_low": 0.63, "min_auc_ci_high": 0.73}]
+    >>> pairs = [{"scorer_a": "a", "scorer_b": "b", "difference": 0.02, "ci_low": -0.01,
+    ...           "ci_high": 0.05}]
+    >>> r = recommend(rows, pairs, 0.95)
+    >>> r["scorer"], "within noise" in r["reason"]
+    ('a', True)
+    """
     pct = f"{100 * level:g}%"
     ok = [r for r in scorer_rows if np.isfinite(r["min_auc"])]
     if not ok:
@@ -109,8 +120,8 @@ def recommend(scorer_rows: list[dict], paired_rows: list[dict], level: float) ->
                                           "no Min AUC to choose by."}
     best = max(ok, key=lambda r: r["min_auc"])  # the first of equals, in the order given
     s = best["scorer"]
-    head = (f"`{s}` has the highest Min AUC, {_fmt(best['min_auc'])} {pct} CI "
-            f"{_ci(best['min_auc_ci_low'], best['min_auc_ci_high'])} (its weakest label: "
+    head = (f"`{s}` has the highest Min AUC, {_fmt(best['min_auc'])} ({pct} CI "
+            f"{_ci(best['min_auc_ci_low'], best['min_auc_ci_high'])}; its weakest label: "
             f"`{best['min_auc_label']}`)")
     if len(scorer_rows) == 1:
         return {"scorer": s, "reason": head + "; it is the only scorer."}
