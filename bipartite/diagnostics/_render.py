@@ -1,7 +1,8 @@
 """The report's blocks as Markdown and as HTML (:class:`bipartite.diagnostics.Diagnostics`).
 
 A report is a list of blocks — ``("h", level, text)``, ``("p", text)``, ``("table", header,
-rows)``, ``("list", items)``, ``("figure", name)`` — whose text may hold Markdown's
+rows)``, ``("list", items)``, ``("figure", name)`` or ``("figure", name, heading)`` (a level-2 heading
+shown with the figure only) — whose text may hold Markdown's
 inline marks: code spans in backticks, ``**strong**`` and ``*emphasis*``. Markdown writes them
 as they are (tables through the one table writer, :func:`bipartite._utils.markdown.table_lines`,
 which escapes ``|``); HTML renders the marks as ``<code>``, ``<strong>`` and ``<em>`` and escapes
@@ -85,6 +86,7 @@ def markdown_blocks(blocks: list[tuple], fmt: Callable[[Any], str],
         elif b[0] == "figure":
             if figures and b[1] in figures:
                 src, cap = figures[b[1]]
+                lines += [f"## {b[2]}", ""] if len(b) > 2 else []
                 lines += [f"![{b[1]}]({src})", "", cap, ""]
         else:
             lines += [f"- {x}" for x in b[1]] + [""]
@@ -111,6 +113,8 @@ def html_blocks(blocks: list[tuple], fmt: Callable[[Any], str],
         elif b[0] == "figure":
             if figures and b[1] in figures:
                 src, cap = figures[b[1]]
+                if len(b) > 2:
+                    out.append(f"<h2>{inline_html(b[2])}</h2>")
                 out.append(f'<figure id="fig-{html.escape(b[1])}"><img src="{src}" '
                            f'alt="{html.escape(re.sub(r"[`*]", "", cap))}"/>'
                            f"<figcaption>{inline_html(cap)}</figcaption></figure>")

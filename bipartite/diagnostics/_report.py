@@ -316,7 +316,7 @@ class Diagnostics:
         for s in m["scores"]:
             out += _scorer_blocks(m, t, s, pct, digits, max_rows, max_pairs)
         if m["qid"]:
-            out += [("h", 2, "Per-query AUCs"), ("figure", "per_query")]
+            out.append(("figure", "per_query", "Per-query AUCs"))
         if len(t["paired"]):
             out += [("h", 2, "Paired differences (a − b)"),
                     ("p", f"p: the test's own p-value; p (Holm): {m.get('multiple_testing')}.")]
