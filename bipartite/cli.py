@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json|html] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`); FILE may be a folder or
     a glob of Parquet files: then out of core, exact, on a local dask cluster or the running
     one at ``--scheduler`` (docs/out_of_core.md).
@@ -257,7 +257,10 @@ def _add_report(sub) -> None:
             weights and the label that loss aggregation with a = 1 would favour (theory) beside
             the labels each scorer favours (observed, from its W_{k>j}), Diff and Min AUC, and
             for every pair of scorers the paired differences per label with DeLong's paired
-            test and Holm-adjusted p-values. A time estimate and a progress bar go to stderr. Labels
+            test and Holm-adjusted p-values. To choose a scorer: each scorer's Min, Diff and
+            Macro AUC, the paired difference of Min AUC of every pair with an interval, and a
+            recommendation that says when the difference is within noise. --out DIR writes a
+            self-contained report.html with the figures. A time estimate and a progress bar go to stderr. Labels
             keep their column names; with many labels the printed pair table is cut by a
             stated rule (all pairs are in --out DIR/win_rates.csv and the JSON).
 
@@ -289,11 +292,13 @@ def _add_report(sub) -> None:
     rep.add_argument("--dropna", action="store_true",
                      help="drop rows with a missing value in a column used (and say how many); "
                           "default: such a row is an error naming it")
-    rep.add_argument("--format", choices=["markdown", "json"], default="markdown",
-                     help="stdout format (JSON is strict: null with a note, never NaN)")
+    rep.add_argument("--format", choices=["markdown", "json", "html"], default="markdown",
+                     help="stdout format (JSON is strict: null with a note, never NaN; html: "
+                          "the self-contained page with its figures)")
     rep.add_argument("--out", type=Path, default=None, metavar="DIR",
-                     help="also write the tables (CSV), report.md, report.json and the figure "
-                          "(PNG + PDF) there")
+                     help="also write there report.html (self-contained: figures inline, no "
+                          "network), report.json, report.md, the figures (figure_*.png, and "
+                          "the summary report.png + .pdf) and the tables (CSV)")
     rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
     rep.add_argument("--n-boot", type=int, default=0, metavar="B",
                      help="bootstrap replicates (default 0: analytic intervals, DeLong "
@@ -564,7 +569,8 @@ def _cmd_report(args) -> int:
                           positive_label=args.positive_label, dropna=args.dropna,
                           progress=not args.no_progress, interval=args.interval,
                           scheduler=scheduler)
-    print(result.to_json() if args.format == "json" else result.to_markdown())
+    print({"json": result.to_json, "html": result.to_html}.get(args.format,
+                                                                result.to_markdown)())
     if args.out is not None:
         for path in result.save(args.out):
             print(f"wrote {path}", file=sys.stderr)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bipartite._utils.markdown import table_lines
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import STUDIES
 from bipartite.studies.runner import read_manifest, read_results
@@ -283,7 +284,8 @@ def study_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> l
 
 
 def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
-    """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``).
+    """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``; ``|`` in
+    a name or a cell escaped by the one table writer, :func:`bipartite._utils.markdown.table_lines`).
 
     >>> import pandas as pd
     >>> print(markdown_table(pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")]})))
@@ -299,13 +301,10 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
             if v != 0 and abs(v) < 10.0 ** -(digits - 1):
                 return f"{v:.2e}"
             return f"{v:.{digits}f}"
-        return str(v).replace("|", "\\|")
+        return str(v)
 
-    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(fmt(v) for v in row) + " |"
-            for row in df.itertuples(index=False, name=None)]
-    return "\n".join([head, rule, *body])
+    return "\n".join(table_lines(list(df.columns), ([fmt(v) for v in row] for row in
+                                                     df.itertuples(index=False, name=None))))
 
 
 def study_summary_table(study_dir: str | os.PathLike) -> pd.DataFrame:
