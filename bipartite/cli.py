@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json|html] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--max-fpr X] [--format markdown|json|html] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`); FILE may be a folder or
     a glob of Parquet files: then out of core, exact, on a local dask cluster or the running
     one at ``--scheduler`` (docs/out_of_core.md).
@@ -312,6 +312,11 @@ def _add_report(sub) -> None:
                           "t = est +- t(G-1) se (analytic or bootstrap se); percentile and bca "
                           "need --n-boot > 0; auto = the method closest to nominal coverage in "
                           "simulation for the chosen --n-boot")
+    rep.add_argument("--max-fpr", type=float, default=None, metavar="X",
+                     help="add to the per-label AUC table the partial AUC up to false positive "
+                          "rate X in (0, 1], McClish-standardised (as scikit-learn's "
+                          "roc_auc_score(max_fpr=X)), pooled over rows with their weights; in "
+                          "memory only")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rep.add_argument("--scheduler", default=None, metavar="ADDR",
                      help="out of core on the running dask cluster at ADDR (tcp://host:8786)")
@@ -555,20 +560,22 @@ def _cmd_dictatorship(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from bipartite.diagnostics import diagnose
+    from bipartite.diagnostics import MAX_FPR_OUT_OF_CORE, diagnose, is_out_of_core
 
     if args.out is not None:  # before the work: a file in the path, read-only, no permission
         from bipartite._utils.files import check_output_dir
 
         check_output_dir(args.out, what="the report folder (--out)")
     data = str(args.file) if str(args.file) == "-" else args.file
+    if args.max_fpr is not None and (args.scheduler is not None or is_out_of_core(data)):
+        raise ValueError(MAX_FPR_OUT_OF_CORE)  # before a local cluster starts
     with _report_cluster(args, data) as scheduler:
         result = diagnose(data, scores=args.score, labels=args.label, qid=args.qid,
                           weight=args.weight, seed=args.seed, n_boot=args.n_boot,
                           level=args.level, gauc_weighting=args.gauc_weighting,
                           positive_label=args.positive_label, dropna=args.dropna,
                           progress=not args.no_progress, interval=args.interval,
-                          scheduler=scheduler)
+                          scheduler=scheduler, max_fpr=args.max_fpr)
     print({"json": result.to_json, "html": result.to_html}.get(args.format,
                                                                 result.to_markdown)())
     if args.out is not None:

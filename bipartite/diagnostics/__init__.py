@@ -15,7 +15,9 @@ Diff and Macro AUC (``tables["scorers"]``), the paired difference of Min AUC of 
 minimum over that scorer's own labels, with an interval (``tables["paired_min"]``), and a
 recommendation that states the evidence and says when it is within noise
 (``Diagnostics.recommendation``). A degenerate interval (an AUC of 0 or 1, a class with one row)
-carries a note. ``Diagnostics.to_html()`` is a self-contained page with five figures inline;
+carries a note. With ``max_fpr`` the per-label table gains the partial AUC up to that false
+positive rate, McClish-standardised (``pauc``, :func:`bipartite.metrics.partial_auc`; in memory
+only). ``Diagnostics.to_html()`` is a self-contained page with five figures inline;
 ``Diagnostics.save`` (``bipartite report --out``) writes it beside the JSON, the Markdown, the
 figures and the tables.
 
@@ -78,12 +80,17 @@ from __future__ import annotations
 
 from bipartite.diagnostics._dask import PlacementStats, placement_stats
 from bipartite.diagnostics._dask_report import is_out_of_core
-from bipartite.diagnostics._diagnose import MAX_BOOT_BYTES, MAX_N_BOOT, diagnose
+from bipartite.diagnostics._diagnose import (
+    MAX_BOOT_BYTES,
+    MAX_FPR_OUT_OF_CORE,
+    MAX_N_BOOT,
+    diagnose,
+)
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import load_scores
 
-__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
+__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_FPR_OUT_OF_CORE", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
 
 for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test,
              PlacementStats, placement_stats, is_out_of_core):

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
+    check_max_fpr,
     check_option,
     check_positive,
     check_random_state,
@@ -67,7 +68,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
 
-__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_FPR_OUT_OF_CORE", "MAX_N_BOOT",
+           "diagnose"]
 
 #: What the gAUC of each weighting is, as the report prints it.
 GAUC_DEFINITIONS = {
@@ -84,6 +86,11 @@ GAUC_DEFINITIONS = {
 HOLM = ("Holm (1979) step-down adjustment of the paired tests' p-values, one family per metric "
         "(every scorer pair × label): column p_holm, family-wise error ≤ α")
 
+#: Why ``max_fpr`` (``--max-fpr``) is refused out of core, raised before any work.
+MAX_FPR_OUT_OF_CORE = (
+    "The 'max_fpr' parameter (--max-fpr) is in-memory only: out of core the report has the "
+    "per-query placement sums, not the pooled ROC curve's per-tie-group sums that a partial AUC "
+    "needs; leave it out, or run the report in memory (docs/out_of_core.md).")
 #: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
 #: intervals stop changing).
 MAX_N_BOOT = 1_000_000
@@ -109,6 +116,7 @@ def diagnose(
     dropna: bool = False,
     interval: str = "auto",
     scheduler: str | Client | None = None,
+    max_fpr: float | None = None,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
@@ -176,6 +184,13 @@ def diagnose(
         them by the same steps; needs ``qid``; the near-tie rates are not computed (NaN, with a
         note); ``positive_label``, ``dropna`` and ``progress`` are in-memory only
         (docs/out_of_core.md)
+    max_fpr : float in (0, 1], optional — adds to the ``auc`` table the column ``pauc``: per
+        scorer and label the partial AUC up to the false positive rate ``max_fpr``,
+        McClish-standardised (:func:`bipartite.metrics.partial_auc`, docs/theory.md §2.7; 0.5
+        random, 1 perfect), pooled over all rows with the row weights (with query ids too: the
+        queries are not separated), a point estimate without interval; ``meta["max_fpr"]``
+        records it. In memory only: out of core a ``ValueError``
+        (:data:`MAX_FPR_OUT_OF_CORE`) is raised before any work
 
     Returns
     -------
@@ -206,10 +221,13 @@ def diagnose(
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
     rng = check_random_state(seed)
+    max_fpr = None if max_fpr is None else check_max_fpr(max_fpr)
     if not isinstance(dropna, bool | np.bool_):
         raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
     bar = Progress(progress)
     if scheduler is not None or is_out_of_core(data):  # docs/out_of_core.md
+        if max_fpr is not None:
+            raise ValueError(MAX_FPR_OUT_OF_CORE)
         src = out_of_core_sums(data, score_names, label_names, qid=qid, weight=weight,
                                scheduler=scheduler, positive_label=positive_label,
                                dropna=bool(dropna))
@@ -236,7 +254,7 @@ def diagnose(
     jack = _jackknife(d, est, gauc_weighting) if kind == "bca" and n_boot and d.U > 1 else {}
     ctx = Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None, kind, jack)
     few = _few_queries_warning(d, kind, n_boot)
-    auc_rows = auc_table(d, est, boot, ctx)
+    auc_rows = auc_table(d, est, boot, ctx, max_fpr)
     win_rows = win_table(d, est, boot, ctx)
     summary_rows = summary_table(d, est, boot, ctx)
     scorer_rows = scorers_table(auc_rows, summary_rows)
@@ -257,7 +275,7 @@ def diagnose(
             "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
-            "n_labels_defined": n_defined}
+            "n_labels_defined": n_defined, "max_fpr": max_fpr}
     if d.n_rows is not None:
         meta["out_of_core"] = OUT_OF_CORE_NOTE
     return Diagnostics(tables=tables, meta=meta,

@@ -18,6 +18,7 @@ from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS
 from bipartite.diagnostics._inference import holm, paired_z
 from bipartite.diagnostics._intervals import t_p_value
 from bipartite.diagnostics._tables import plain
+from bipartite.metrics import partial_auc
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,9 +57,12 @@ def degenerate_note(label: str, auc: float, gauc: float, n_pos: int,
     return join_notes(*notes)
 
 
-def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
+def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx,
+              max_fpr: float | None = None) -> list[dict]:
     """Per scorer × label: AUC and gAUC with intervals; a degenerate interval carries a note
-    (:func:`degenerate_note`)."""
+    (:func:`degenerate_note`). With ``max_fpr`` also ``pauc``, the McClish-standardised partial
+    AUC up to that false positive rate (:func:`bipartite.metrics.partial_auc`), pooled over the
+    rows with their weights (in memory only: it needs the rows)."""
     rows, nan = [], float("nan")
     n_pos, n_neg = d.class_counts()
     for s in d.score_names:
@@ -76,12 +80,16 @@ def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
                 gwhy = (f"a query's AUC of {lab!r} underflows in float64 (weights too light): "
                         "gAUC undefined" if est.stats[s].defined[:, k].any() else
                         f"no query has both classes of {lab!r}: gAUC undefined")
+            # the partial AUC: NaN where the AUC is (a single class), whose note says so
+            part = {} if max_fpr is None else {"pauc": partial_auc(
+                d.Y[:, k], d.S[s], max_fpr=max_fpr, sample_weight=d.w) if np.isfinite(aucs[k])
+                else nan}
             rows.append({
                 "scorer": s, "label": lab, "auc": aucs[k], "auc_se": se, "auc_ci_low": lo,
                 "auc_ci_high": hi, "auc_method": ctx.method, "gauc": gaucs[k], "gauc_se": gse,
                 "gauc_ci_low": glo, "gauc_ci_high": ghi,
                 "n_queries_defined": int(est.stats[s].defined[:, k].sum()) if d.qid else 0,
-                "note": join_notes(None if np.isfinite(aucs[k]) else
+                **part, "note": join_notes(None if np.isfinite(aucs[k]) else
                                    f"label {lab!r} has a single class (with positive weight)",
                                    degenerate_note(lab, aucs[k], gaucs[k], n_pos[k],
                                                    None if n_neg is None else n_neg[k]),

@@ -157,14 +157,20 @@ def shown_pairs(wr: pd.DataFrame, labels: pd.DataFrame, max_pairs: int) -> tuple
                       "tables['win_rates'] (win_rates.csv).")
 
 
+def _pauc_header(m: dict) -> str:
+    """The per-label table's partial AUC column, ``pAUC (FPR ≤ max_fpr)``."""
+    return f"pAUC (FPR ≤ {m['max_fpr']:g})"
+
+
 def _scorer_blocks(m: dict, t: dict, s: str, pct: str, digits: int, max_rows: int,
                    max_pairs: int) -> list[tuple]:
     a = t["auc"][t["auc"].scorer == s]
+    part = m.get("max_fpr") is not None  # the partial AUC column (diagnose's max_fpr)
     out: list[tuple] = [("h", 2, f"Scorer `{s}`"), ("h", 3, "Per-label AUC"), ("table",
-        ["label", "AUC", f"{pct} CI", "gAUC", f"{pct} CI"],
+        ["label", "AUC", f"{pct} CI", "gAUC", f"{pct} CI"] + ([_pauc_header(m)] if part else []),
         [[r.label, _fmt(r.auc, digits), _ci(r.auc_ci_low, r.auc_ci_high, digits),
           _fmt(r.gauc, digits), _ci(r.gauc_ci_low, r.gauc_ci_high, digits)]
-         for r in a.itertuples()])]
+         + ([_fmt(r.pauc, digits)] if part else []) for r in a.itertuples()])]
     wr = t["win_rates"][t["win_rates"].scorer == s]
     if len(wr):
         shown, left = shown_pairs(wr, t["labels"], max_pairs)
@@ -204,7 +210,8 @@ class Diagnostics:
     """The result of :func:`diagnose`: ``meta`` (data, options, interval method) and ``tables``,
     pandas DataFrames whose ``note`` column explains every NaN of its row — ``labels`` (``n_pos``,
     ``prior``, ``alpha`` = 1/(π(1−π)), ``alpha_share``, ``dictator``); ``auc`` (per scorer ×
-    label: ``auc``, ``gauc``, each with ``_se``, ``_ci_low``, ``_ci_high``); ``win_rates`` (per
+    label: ``auc``, ``gauc``, each with ``_se``, ``_ci_low``, ``_ci_high``; with ``max_fpr``
+    also ``pauc``, the McClish-standardised partial AUC); ``win_rates`` (per
     scorer × label pair k before j: ``win_rate`` = W_{k>j}, ``se``, ``ci_low/high``,
     ``near_tie_rate``, ``n_k_only``, ``n_j_only``); ``summary`` (per scorer: Min AUC and its
     label, Diff AUC, percentile intervals, dictatorship index ``max |2W − 1|``); ``per_query``
@@ -311,6 +318,12 @@ class Diagnostics:
             out.append(("p", f"**Warning: {m['interval_warning']}.**"))
         if m["qid"]:
             out.append(("p", f"gAUC = {m.get('gauc_definition') or m['gauc_weighting']}."))
+        if m.get("max_fpr") is not None:
+            out.append(("p", f"{_pauc_header(m)}: the partial AUC up to a false positive rate of "
+                        f"{m['max_fpr']:g}, McClish-standardised (0.5 random, 1 perfect; "
+                        "`bipartite.metrics.partial_auc`, scikit-learn's "
+                        "`roc_auc_score(max_fpr=)`), pooled over all rows with their weights; "
+                        "a point estimate, without interval."))
         out += _choice_blocks(m, t, self.recommendation, pct, digits)
         out += _label_blocks(m, t, digits)
         for s in m["scores"]:

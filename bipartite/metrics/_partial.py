@@ -22,15 +22,13 @@ which is scikit-learn's ``roc_auc_score(max_fpr=m)`` and pROC's
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
-    InvalidParameterError,
     check_array,
     check_consistent_length,
+    check_max_fpr,
     check_sample_weight,
     pow2_normalise,
     warn_undefined,
@@ -39,16 +37,6 @@ from bipartite.metrics._kernels import below, binary_labels, ranked_sums
 from bipartite.metrics._ranking import auc_terms
 
 __all__ = ["partial_auc", "standardised_partial_auc"]
-
-
-def _check_max_fpr(max_fpr: Any) -> float:
-    """``max_fpr`` as a float in (0, 1] (NaN, inf, bools and strings refused by name)."""
-    real = (isinstance(max_fpr, int | float | np.integer | np.floating)
-            and not isinstance(max_fpr, bool | np.bool_))
-    if not (real and 0.0 < float(max_fpr) <= 1.0):
-        raise InvalidParameterError(f"The 'max_fpr' parameter must be a number in (0, 1], got "
-                                    f"{max_fpr!r}.")
-    return float(max_fpr)
 
 
 def standardised_partial_auc(P: np.ndarray, N: np.ndarray, max_fpr: float) -> float:
@@ -105,7 +93,7 @@ def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, max_fpr: float,
     >>> partial_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], max_fpr=1.0)  # the AUC
     0.75
     """
-    m = _check_max_fpr(max_fpr)
+    m = check_max_fpr(max_fpr)
     y = binary_labels(y_true, "y_true")
     # ranked by order only: integers past 2**53 stay distinct (as every metric of the package)
     s = check_array(y_score, "y_score", ndim=1, exact_integers="order")
