@@ -184,11 +184,33 @@ def _plain_pairwise(s, y):
     return (-torch.nn.functional.logsigmoid(d) * m).sum() / m.sum()
 
 
+def _plain_smooth_ap(s, y, tau=0.01):
+    """Plain torch Smooth-AP (Brown et al. 2020, as their reference code): the sigmoid of every
+    score difference once, the self pair masked, positive and all rankings by row sums, the loss
+    1 − mean over the positives of rank⁺ / rank (= the mean of N / (1 + P + N))."""
+    import torch
+
+    n = s.shape[-1]
+    G = torch.sigmoid((s[..., None, :] - s[..., :, None]) / tau)   # G[..., i, j]: j above i
+    G = G * (1 - torch.eye(n, dtype=s.dtype, device=s.device))
+    P = (G * y[..., None, :]).sum(-1)
+    A = G.sum(-1)
+    ap = ((1 + P) / (1 + A) * y).sum(-1) / y.sum(-1)
+    return 1 - ap.mean()
+
+
+#: The plain-torch comparisons: (ours, plain) for each loss.
+VS = {"pairwise": ("pairwise_loss", "plain torch"), "smooth_ap": ("smooth_ap_loss",
+                                                                 "plain smooth_ap")}
+
+
 def _vs_fns():
     from bipartite import surrogates
 
     return {"pairwise_loss": lambda s, y: surrogates.pairwise_loss(s, y, kind="logistic"),
-            "plain torch": _plain_pairwise}
+            "plain torch": _plain_pairwise,
+            "smooth_ap_loss": lambda s, y: surrogates.smooth_ap_loss(s, y, tau=0.01),
+            "plain smooth_ap": _plain_smooth_ap}
 
 
 def _vs_inputs(n: int, device: str, grades: int = 2):
@@ -237,14 +259,20 @@ def vs_worker(name: str, n: int, device: str, threads: int, grades: int = 2) -> 
     return {"peak_bytes": peak, "pairs": batch * n * n, "memory_probe": how}
 
 
-def vs_torch(sizes: list[int], repeats: int, device: str, threads: int, grades: int = 2) -> None:
-    """pairwise_loss against plain torch, side by side in this process; memory in subprocesses."""
+def vs_torch(sizes: list[int], repeats: int, device: str, threads: int, grades: int = 2,
+             loss: str = "pairwise") -> None:
+    """``loss`` (pairwise_loss or smooth_ap_loss) against plain torch, side by side in this
+    process; memory in subprocesses."""
     import torch
 
     torch.set_num_threads(threads)
-    fns = _vs_fns()
+    fns = {k: _vs_fns()[k] for k in VS[loss]}
+    ours, plain = VS[loss]
+    if loss == "smooth_ap":
+        torch.testing.assert_close(*(f(*_vs_inputs(64, device, grades)[:2]) for f in fns.values()))
     labels = "binary labels (25% positive)" if grades == 2 else f"{grades} grades (uniform)"
-    print(f"# pairwise_loss (logistic) vs plain torch, forward+backward, float32, {device}, "
+    title = "pairwise_loss (logistic)" if loss == "pairwise" else "smooth_ap_loss (tau 0.01)"
+    print(f"# {title} vs plain torch, forward+backward, float32, {device}, "
           f"torch {torch.__version__}, {threads} thread(s), {repeats} interleaved repeats, "
           f"{labels}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
@@ -264,8 +292,7 @@ def vs_torch(sizes: list[int], repeats: int, device: str, threads: int, grades: 
                 fn(s, y).backward()
                 _sync(device)
                 times[k].append(time.perf_counter() - t0)
-        ratio = statistics.median(a / b for a, b in zip(times["pairwise_loss"],
-                                                        times["plain torch"], strict=True))
+        ratio = statistics.median(a / b for a, b in zip(times[ours], times[plain], strict=True))
         mem = {}
         for k in fns:
             cmd = [sys.executable, __file__, "--threads", str(threads), "--device", device,
@@ -277,9 +304,9 @@ def vs_torch(sizes: list[int], repeats: int, device: str, threads: int, grades: 
             r = json.loads(out.stdout.strip().splitlines()[-1])
             mem[k] = r["peak_bytes"] / r["pairs"]
         print(f"| {n} | {batch} | {batch * n * n} | "
-              f"{1e3 * statistics.median(times['pairwise_loss']):.1f} | "
-              f"{1e3 * statistics.median(times['plain torch']):.1f} | {ratio:.2f} | "
-              f"{mem['pairwise_loss']:.1f} | {mem['plain torch']:.1f} |", flush=True)
+              f"{1e3 * statistics.median(times[ours]):.1f} | "
+              f"{1e3 * statistics.median(times[plain]):.1f} | {ratio:.2f} | "
+              f"{mem[ours]:.1f} | {mem[plain]:.1f} |", flush=True)
     print(f"(load average after: {os.getloadavg()[0]:.1f}; target ratio <= 1.3, "
           "<= 16 bytes per pair)")
 
@@ -307,6 +334,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--vs-grades", type=int, default=2,
                    help="labels of the plain-torch comparison: 2 (default) binary, 25%% "
                         "positive; G > 2: grades drawn uniformly from 0..G-1")
+    p.add_argument("--vs-losses", nargs="+", choices=tuple(VS), default=["pairwise"],
+                   help="losses of the plain-torch comparison (default pairwise; smooth_ap: "
+                        "smooth_ap_loss against a direct torch Smooth-AP)")
     p.add_argument("--worker", nargs=3, metavar=("LOSS", "N", "REPEATS"), help=argparse.SUPPRESS)
     p.add_argument("--vs-worker", nargs=2, metavar=("FN", "N"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -318,8 +348,9 @@ def main(argv: list[str] | None = None) -> int:
                                    args.threads, args.vs_grades)))
         return 0
     if args.quick or args.vs_torch:
-        vs_torch(args.vs_sizes, 5 if args.quick else args.repeats, args.device, args.threads,
-                 args.vs_grades)
+        for loss in args.vs_losses:
+            vs_torch(args.vs_sizes, 5 if args.quick else args.repeats, args.device, args.threads,
+                     args.vs_grades, loss)
         if args.quick:
             return 0
     if args.worker:

@@ -30,9 +30,9 @@ from bipartite._utils.validation import (
 from bipartite.labels import (
     aggregate_labels,
     find_cycle,
+    get_aggregation,
     pairwise_preference,
     preference_scores,
-    sum_weights,
 )
 from bipartite.population import label_vectors
 
@@ -154,8 +154,9 @@ def label_aggregation_scores(
 ) -> np.ndarray:
     """Closed-form Bayes scorer of label aggregation on arrays (docs/theory.md §5).
 
-    * ``costs="linear"``: ``f* = E[Ȳ | x]`` — ``Σ_k w_k η_k`` for a weighted sum (needs only
-      ``eta``), ``joint @ ψ(V)`` otherwise (LA25 Prop 5.4).
+    * ``costs="linear"``: ``f* = E[Ȳ | x]`` — ``c + Σ_k b_k η_k`` for a ψ affine in Y, such as
+      the weighted sum (needs only ``eta``; :attr:`bipartite.labels.Aggregation.affine`),
+      ``joint @ ψ(V)`` otherwise (LA25 Prop 5.4).
     * ``Ȳ`` binary (``"product"``, ``"or"``, or a callable with two values): ``f* = P(Ȳ = top | x)``
       for any positive costs (needs ``joint``).
 
@@ -188,12 +189,14 @@ def label_aggregation_scores(
         raise ValueError(f"The 'eta' and 'joint' parameters must have one row per point each, "
                          f"got {len(E)} and {len(J)} rows.")
     linear = isinstance(costs, str) and costs == "linear"
-    if linear and isinstance(aggregate, str) and aggregate == "sum" and E is not None:
-        # Needs only the marginals: no 2**K label vectors, so any K (CAL500 has K = 174).
-        w = sum_weights(w, K)
-        if not np.any(w > 0):
+    psi = get_aggregation(aggregate, K) if linear and E is not None else None
+    if psi is not None and psi.affine is not None:
+        # ψ(Y) = c + Σ b_k Y_k: E[ψ(Y) | x] = c + Σ b_k η_k needs only the marginals; for a
+        # tabled ψ no 2**K label vectors either, so any K (CAL500 has K = 174).
+        c, b = psi.affine(K, w)
+        if not np.any(b != 0):
             raise ValueError(_CONSTANT_AGGREGATE)
-        return E @ w
+        return E @ b + c
     V = label_vectors(K)
     psi = aggregate_labels(V, aggregate, w)
     levels = np.unique(psi)

@@ -10,7 +10,7 @@ Commands
     (schema in ``simulations/README.md``).
 ``bipartite study resume DIR`` / ``bipartite study status DIR`` / ``bipartite study list``
     Continue a study from its folder alone; count its tasks; list the registered study functions.
-``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--format markdown|json] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
+``bipartite report FILE|- --score COL [--score COL ...] --label COL [--label COL ...] [--positive-label V] [--qid COL] [--weight COL] [--gauc-weighting pairs|uniform|impressions] [--level L] [--dropna] [--n-boot B] [--interval auto|wald|t|percentile|bca] [--max-fpr X] [--format markdown|json|html] [--out DIR] [--seed N] [--scheduler ADDR] [--workers N] [--memory-limit SIZE]``
     Diagnose your own scores (:func:`bipartite.diagnostics.diagnose`); FILE may be a folder or
     a glob of Parquet files: then out of core, exact, on a local dask cluster or the running
     one at ``--scheduler`` (docs/out_of_core.md).
@@ -177,8 +177,8 @@ def _add_reproduce(sub) -> None:
                       help="the full sizes the README's tables quote (LA25: about 16 min on 2 idle "
                            "cores, see the README) instead of the quick default")
     size.add_argument("--quick", action="store_true",
-                      help="the default: small sizes, a few minutes on 2 cores (kept as a name "
-                           "for scripts)")
+                      help="the default: small sizes (LA25: 42 s on 2 idle cores, peak 0.54 GB, "
+                           "see the README; kept as a name for scripts)")
     size.add_argument("--smoke", action="store_true",
                       help="tiny sizes that only check the pipeline end to end (tests)")
     rp.add_argument("--out", type=Path, default=None,
@@ -257,7 +257,10 @@ def _add_report(sub) -> None:
             weights and the label that loss aggregation with a = 1 would favour (theory) beside
             the labels each scorer favours (observed, from its W_{k>j}), Diff and Min AUC, and
             for every pair of scorers the paired differences per label with DeLong's paired
-            test and Holm-adjusted p-values. A time estimate and a progress bar go to stderr. Labels
+            test and Holm-adjusted p-values. To choose a scorer: each scorer's Min, Diff and
+            Macro AUC, the paired difference of Min AUC of every pair with an interval, and a
+            recommendation that says when the difference is within noise. --out DIR writes a
+            self-contained report.html with the figures. A time estimate and a progress bar go to stderr. Labels
             keep their column names; with many labels the printed pair table is cut by a
             stated rule (all pairs are in --out DIR/win_rates.csv and the JSON).
 
@@ -289,11 +292,13 @@ def _add_report(sub) -> None:
     rep.add_argument("--dropna", action="store_true",
                      help="drop rows with a missing value in a column used (and say how many); "
                           "default: such a row is an error naming it")
-    rep.add_argument("--format", choices=["markdown", "json"], default="markdown",
-                     help="stdout format (JSON is strict: null with a note, never NaN)")
+    rep.add_argument("--format", choices=["markdown", "json", "html"], default="markdown",
+                     help="stdout format (JSON is strict: null with a note, never NaN; html: "
+                          "the self-contained page with its figures)")
     rep.add_argument("--out", type=Path, default=None, metavar="DIR",
-                     help="also write the tables (CSV), report.md, report.json and the figure "
-                          "(PNG + PDF) there")
+                     help="also write there report.html (self-contained: figures inline, no "
+                          "network), report.json, report.md, the figures (figure_*.png, and "
+                          "the summary report.png + .pdf) and the tables (CSV)")
     rep.add_argument("--seed", type=int, default=0, metavar="N", help="bootstrap seed")
     rep.add_argument("--n-boot", type=int, default=0, metavar="B",
                      help="bootstrap replicates (default 0: analytic intervals, DeLong "
@@ -307,6 +312,11 @@ def _add_report(sub) -> None:
                           "t = est +- t(G-1) se (analytic or bootstrap se); percentile and bca "
                           "need --n-boot > 0; auto = the method closest to nominal coverage in "
                           "simulation for the chosen --n-boot")
+    rep.add_argument("--max-fpr", type=float, default=None, metavar="X",
+                     help="add to the per-label AUC table the partial AUC up to false positive "
+                          "rate X in (0, 1], McClish-standardised (as scikit-learn's "
+                          "roc_auc_score(max_fpr=X)), pooled over rows with their weights; in "
+                          "memory only")
     rep.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     rep.add_argument("--scheduler", default=None, metavar="ADDR",
                      help="out of core on the running dask cluster at ADDR (tcp://host:8786)")
@@ -340,20 +350,24 @@ _PROBLEM_HELP = ("finite problem: JSON or NPZ with 'mass' (n,) and either 'label
 
 def _add_frontier(sub) -> None:
     """``bipartite frontier``."""
+    from bipartite.pareto import DP_MAX_N, DP_MAX_N_K2  # the limits dp_limit applies
+
     fr = sub.add_parser(
         "frontier", formatter_class=_Formatter, epilog=_EPILOG,
         help="Pareto frontier of per-label AUCs of a finite problem",
-        description=textwrap.dedent("""\
+        description=textwrap.dedent(f"""\
             Print the Pareto frontier of per-label population AUCs (docs/theory.md §6): every
             Pareto-optimal AUC vector over all weak orders of the n points, whether each is
             supported (reached by a weight sweep), and the AUC vectors of the loss-aggregation
             (a = 1) and label-aggregation (sum, linear costs) Bayes scorers.
-            Exact by the subset dynamic programme for n <= 12 (seconds), by the MILP above
-            (minutes to hours: use --eps for an ε-approximate frontier). A progress line goes to
-            stderr; a time-out suggests --eps."""))
+            Exact by the subset dynamic programme for n <= {DP_MAX_N_K2} with K = 2 labels and
+            n <= {DP_MAX_N} with K >= 3 (seconds), by the MILP above (minutes to hours: use
+            --eps for an ε-approximate frontier). A progress line goes to stderr; a time-out
+            suggests --eps. --plot FILE draws the frontier (K = 2)."""))
     fr.add_argument("problem", type=Path, metavar="PROBLEM", help=_PROBLEM_HELP)
     fr.add_argument("--method", choices=["auto", "dp", "milp"], default="auto",
-                    help="auto: the subset DP for n <= 12, the MILP above")
+                    help=f"auto: the subset DP for n <= {DP_MAX_N_K2} (K = 2) or n <= "
+                         f"{DP_MAX_N} (K >= 3), the MILP above")
     fr.add_argument("--eps", type=_positive_float, default=None, metavar="E",
                     help="ε-approximate frontier: every Pareto point within E of a returned one")
     fr.add_argument("--time-limit", type=_positive_float, default=600.0, metavar="S",
@@ -362,6 +376,9 @@ def _add_frontier(sub) -> None:
                     help="refuse problems with more points (the exact MILP grows like n^3)")
     fr.add_argument("--format", choices=["table", "csv", "json"], default="table",
                     help="output format")
+    fr.add_argument("--plot", type=Path, default=None, metavar="FILE",
+                    help="also draw the frontier (K = 2) into FILE (.png, .pdf or .svg): the "
+                         "exact Pareto points, the supported hull and the two Bayes scorers")
 
 
 def _add_dictatorship(sub) -> None:
@@ -449,6 +466,8 @@ def _cmd_frontier(args) -> int:
     from bipartite.pareto import dp_limit, frontier_table
 
     problem, names = load_problem(args.problem, return_labels=True)
+    if args.plot is not None:  # before the work
+        _check_frontier_plot(args.plot, problem.K)
     if problem.n > args.max_n:
         raise ValueError(f"{args.problem}: n = {problem.n} points is past --max-n {args.max_n} "
                          f"(the exact MILP has n(n-1) = {problem.n * (problem.n - 1)} binaries); "
@@ -478,12 +497,43 @@ def _cmd_frontier(args) -> int:
                            f"{args.time_limit:g} s; {advice}.") from None
     print(f"done in {time.perf_counter() - start:.1f} s: {int(df['point'].str.startswith('frontier').sum())} "
           "Pareto points", file=sys.stderr)
+    if args.plot is not None:
+        print(f"wrote {_plot_frontier_table(df, names, args.plot, args.problem.name)}",
+              file=sys.stderr)
     df = _named_columns(df, names)
     if args.format == "table":
         print(f"# {args.problem}: n = {problem.n} points, K = {problem.K} labels "
               f"{names}, pi = {[round(float(p), 6) for p in problem.pi]}")
     _print_table(df, args.format)
     return 0
+
+
+def _check_frontier_plot(path: Path, K: int) -> None:
+    """Refuse a ``--plot`` that cannot be drawn, before the frontier is computed."""
+    from bipartite._utils.files import check_output_dir
+
+    if K != 2:
+        raise ValueError(f"--plot draws the frontier of K = 2 labels (one axis each), got K = {K}.")
+    if path.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise ValueError(f"--plot must end in .png, .pdf or .svg, got {str(path)!r}.")
+    check_output_dir(path.parent, what="the --plot folder")
+
+
+def _plot_frontier_table(df, names: list[str], path: Path, title: str) -> Path:
+    """Draw the rows of :func:`bipartite.pareto.frontier_table` (K = 2) with
+    :func:`bipartite.plots.plot_frontier` into ``path``."""
+    from bipartite.plots import new_figure, plot_frontier
+
+    front = df[df["point"].str.startswith("frontier")]
+    cols = ["AUC_1", "AUC_2"]
+    fig, ax = new_figure(figsize=(5.0, 4.2), layout="constrained")
+    plot_frontier(exact=front[cols].to_numpy(),
+                  supported=front.loc[front["supported"].astype(bool), cols].to_numpy(),
+                  label_points={row["point"]: [row["AUC_1"], row["AUC_2"]]
+                                for _, row in df[~df.index.isin(front.index)].iterrows()},
+                  ax=ax, labels=(f"AUC of {names[0]}", f"AUC of {names[1]}"), title=title,
+                  path=path)
+    return path
 
 
 def _cmd_dictatorship(args) -> int:
@@ -510,21 +560,24 @@ def _cmd_dictatorship(args) -> int:
 
 
 def _cmd_report(args) -> int:
-    from bipartite.diagnostics import diagnose
+    from bipartite.diagnostics import MAX_FPR_OUT_OF_CORE, diagnose, is_out_of_core
 
     if args.out is not None:  # before the work: a file in the path, read-only, no permission
         from bipartite._utils.files import check_output_dir
 
         check_output_dir(args.out, what="the report folder (--out)")
     data = str(args.file) if str(args.file) == "-" else args.file
+    if args.max_fpr is not None and (args.scheduler is not None or is_out_of_core(data)):
+        raise ValueError(MAX_FPR_OUT_OF_CORE)  # before a local cluster starts
     with _report_cluster(args, data) as scheduler:
         result = diagnose(data, scores=args.score, labels=args.label, qid=args.qid,
                           weight=args.weight, seed=args.seed, n_boot=args.n_boot,
                           level=args.level, gauc_weighting=args.gauc_weighting,
                           positive_label=args.positive_label, dropna=args.dropna,
                           progress=not args.no_progress, interval=args.interval,
-                          scheduler=scheduler)
-    print(result.to_json() if args.format == "json" else result.to_markdown())
+                          scheduler=scheduler, max_fpr=args.max_fpr)
+    print({"json": result.to_json, "html": result.to_html}.get(args.format,
+                                                                result.to_markdown)())
     if args.out is not None:
         for path in result.save(args.out):
             print(f"wrote {path}", file=sys.stderr)
@@ -656,8 +709,11 @@ def _cmd_study(args) -> int:
             named = {p.stem: p for p in example_configs()}
             if config.suffix in ("", ".toml") and config.stem in named and config.parent == Path():
                 config = named[config.stem]
-        result = studies.run_study(config, args.out, **kwargs)
+        config = studies.load_config(config)
+        args.saved_in = args.out if args.out is not None else Path("results") / config["name"]
+        result = studies.run_study(config, args.saved_in, **kwargs)
     else:
+        args.saved_in = args.dir
         result = studies.resume_study(args.dir, retry_failed=not args.skip_failed, **kwargs)
     return _report_study(result)
 
@@ -668,6 +724,7 @@ def _cmd_reproduce(args) -> int:
     paper = get_paper(args.paper)
     size = "smoke" if args.smoke else "full" if args.full else "quick"
     out = args.out or Path("results") / (args.paper if size == "full" else f"{args.paper}-{size}")
+    args.saved_in = out
     only = [s.strip() for s in args.only.split(",") if s.strip()] if args.only else None
     options = {"banking": args.banking, "letor": args.letor, "real_data": args.real_data,
                "backend": _backend(args) or "loky",
@@ -700,6 +757,17 @@ _INTERRUPTED = {
 }
 
 
+def _resume_hint(args) -> str:
+    """What a stopped ``reproduce`` or ``study`` run kept and how to continue, naming the
+    folder (``args.saved_in``, set by the command once it knows it)."""
+    folder = getattr(args, "saved_in", None)
+    if folder is None:
+        return "no task had started: nothing was saved (rerun the command)."
+    if args.command == "reproduce":
+        return f"finished tasks are saved under {folder} (rerun the same command to continue)."
+    return f"finished tasks are saved in {folder} (`bipartite study resume {folder}` continues)."
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bipartite`` console script; returns the exit status."""
     from bipartite._utils.files import OutputError
@@ -717,8 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return handlers[args.command](args)
     except StudyTerminated:
-        print("terminated; finished tasks are saved (rerun the command or `bipartite study "
-              "resume DIR` to continue).", file=sys.stderr)
+        print(f"terminated; {_resume_hint(args)}", file=sys.stderr)
         return 143
     except (ConfigError, StudyError, OutputError, FileNotFoundError, ValueError, TypeError,
             TimeoutError) as exc:
@@ -737,8 +804,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print(_INTERRUPTED.get(args.command, "interrupted; finished tasks are saved (`bipartite "
-                                             "study resume DIR`)."), file=sys.stderr)
+        print(_INTERRUPTED.get(args.command, f"interrupted; {_resume_hint(args)}"),
+              file=sys.stderr)
         return 130
 
 

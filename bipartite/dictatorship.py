@@ -41,8 +41,8 @@ from bipartite._utils.validation import (
     warn_undefined,
 )
 from bipartite.bayes import effective_weights, label_aggregation_scores
+from bipartite.labels import AGGREGATES, label_vectors
 from bipartite.metrics import auc, multilabel_auc, weighted_auc
-from bipartite.population import label_vectors
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,7 +65,9 @@ __all__ = [
     "ORDER_KINDS",
 ]
 
-ORDER_KINDS = ("loss", "sum", "product", "or")
+#: The kinds of :func:`label_vector_order`: loss aggregation and every tabled ψ
+#: (:data:`bipartite.labels.AGGREGATIONS`).
+ORDER_KINDS = ("loss", *AGGREGATES)
 
 # Relative tolerance for "equal" sums of effective weights: α_k and Σ_{j≠k} α_j (or two tier
 # scores) that agree to this relative precision are treated as tied, so that rounding in the
@@ -703,7 +705,7 @@ def label_vector_order(
 
     * ``"loss"`` — loss aggregation, ``f* = Σ_k α_k y_k`` with ``α = effective_weights(pi, a)``
       (:func:`bipartite.bayes.effective_weights`);
-    * ``"sum"``, ``"product"``, ``"or"`` (or a callable ψ) — label aggregation with linear costs,
+    * a ψ of :data:`bipartite.labels.AGGREGATIONS` (or a callable ψ) — label aggregation with linear costs,
       ``f* = E[ψ(Y) | x] = ψ(y)`` (:func:`bipartite.bayes.label_aggregation_scores`; ``w``
       for a weighted sum). For the binary aggregates any positive costs give the same scorer.
 
@@ -711,7 +713,7 @@ def label_vector_order(
 
     Parameters
     ----------
-    kind : {"loss", "sum", "product", "or"} or callable
+    kind : "loss", a name of :data:`bipartite.labels.AGGREGATIONS` (:data:`ORDER_KINDS`) or callable
     pi : array-like (K,), required for ``"loss"``
     a : array-like (K,), optional mixing weights for ``"loss"``
     K : int, optional — number of labels (default ``len(pi)``, or 2)

@@ -1,7 +1,10 @@
 """Multipartite costs, label aggregation maps and the Bayes pairwise preference (docs/theory.md §3, §5).
 
 * :func:`cost_matrix` — the cost families of docs/theory.md §3 over sorted ordinal levels.
-* :func:`aggregate_labels` — the aggregation map ψ of docs/theory.md §5 (weighted sum, product, or, callable).
+* :data:`AGGREGATIONS` — the table of the named aggregation maps ψ of docs/theory.md §5.1, each
+  with its properties; :func:`get_aggregation` — an entry, or a callable ψ's properties from its values.
+* :func:`aggregate_labels` — the aggregated label ``Ȳ = ψ(Y)`` (a tabled ψ or a callable).
+* :func:`label_vectors` — the ``2**K`` label vectors, the domain of ψ.
 * :func:`pairwise_preference` — the Bayes pairwise preference Δ(x_i, x_j) of docs/theory.md §3.
 * :func:`is_transitive`, :func:`find_cycle`, :func:`preference_scores` — whether Δ is induced by a
   scorer, a witness cycle when it is not, and a scorer when it is.
@@ -11,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -21,13 +25,20 @@ from bipartite._utils.validation import (
     check_binary,
     check_nonnegative,
     check_option,
+    check_positive,
     check_problem,
     check_tolerance,
 )
 
 __all__ = [
     "COST_FAMILIES",
+    "AGGREGATIONS",
     "AGGREGATES",
+    "Aggregation",
+    "get_aggregation",
+    "MAX_LABELS",
+    "check_n_labels",
+    "label_vectors",
     "cost_matrix",
     "cost_potential",
     "aggregate_labels",
@@ -39,7 +50,39 @@ __all__ = [
 ]
 
 COST_FAMILIES = ("uniform", "linear", "squared", "gain")
-AGGREGATES = ("sum", "product", "or")
+
+
+#: The default limit on the number of labels K wherever the ``2**K`` label vectors are enumerated
+#: (joints, finite problems, label-vector orders): 2**20 ≈ 10⁶ vectors. Raise it with the
+#: ``max_labels`` argument of :func:`label_vectors`, :func:`~bipartite.population.independent_joint`,
+#: :func:`~bipartite.population.gaussian_copula_joint` and
+#: :class:`~bipartite.population.FiniteProblem`'s constructors.
+MAX_LABELS = 20
+
+
+def check_n_labels(K: int, name: str = "K", *, max_labels: int = MAX_LABELS) -> int:
+    """A number of labels ``1 <= K <= max_labels``, checked before anything of size ``2**K`` is
+    allocated; the error names the argument, the size and the limit."""
+    if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
+        raise ValueError(f"The '{name}' parameter must be a positive integer, got {K!r}.")
+    max_labels = check_positive(max_labels, "max_labels", integer=True)
+    if K > max_labels:
+        raise ValueError(f"'{name}' = {int(K)} labels means 2**{int(K)} label vectors, past the "
+                         f"limit max_labels = {max_labels} (bipartite.labels.MAX_LABELS); "
+                         f"pass a larger 'max_labels' deliberately.")
+    return int(K)
+
+
+def label_vectors(K: int, *, max_labels: int = MAX_LABELS) -> np.ndarray:
+    """The ``2**K`` label vectors in ``itertools.product([0, 1], repeat=K)`` order (docs/theory.md §1).
+
+    ``K`` is checked against ``max_labels`` (:data:`MAX_LABELS`) before allocating.
+
+    >>> label_vectors(2).tolist()
+    [[0, 0], [0, 1], [1, 0], [1, 1]]
+    """
+    K = check_n_labels(K, max_labels=max_labels)
+    return ((np.arange(2**K, dtype=np.int64)[:, None] >> np.arange(K - 1, -1, -1)) & 1)
 
 
 def _cost_overflow(costs: str, lv: np.ndarray) -> None:
@@ -130,20 +173,157 @@ def cost_matrix(levels: ArrayLike, costs: str | ArrayLike = "linear") -> np.ndar
     return np.where(lower, C, 0.0)
 
 
+Aggregate = str | Callable[[np.ndarray], float]
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """One aggregation map ``ψ: {0,1}^K → ℝ`` of label aggregation and what the package derives
+    from it (docs/theory.md §5.1). The named ones are the entries of :data:`AGGREGATIONS`; a
+    callable ψ gets the same properties from its values (:func:`get_aggregation`).
+
+    Attributes
+    ----------
+    name : str
+        Its name (the key in :data:`AGGREGATIONS`; a callable's ``__name__``).
+    map : callable ``(Y, w) -> ndarray``
+        ``Ȳ`` (n,) of a checked 0/1 float64 label matrix ``Y`` (n, K) and the label weights ``w``
+        (None unless :attr:`weighted`).
+    binary : bool
+        ``Ȳ`` takes two values for every K (else it has levels): the Bayes scorer is
+        ``P(Ȳ = top | x)`` for any positive costs (docs/theory.md §5.2).
+    affine : callable ``(K, w) -> (c, b)``, or None
+        ``ψ(Y) = c + Σ_k b_k Y_k``: with linear costs the Bayes scorer ``c + Σ_k b_k η_k`` needs
+        only the marginals η. None when ψ is not affine in Y: the closed form then needs the
+        joint ``P(Y = v | x)`` (:attr:`needs_joint`).
+    weighted : bool
+        It takes the label weights ``w`` (``aggregate_labels(..., w=...)``).
+    tilt : {"weighted_sum", "exchange_rate", "none"}
+        The rule of :func:`bipartite.pareto.aggregation_tilt` (K = 2, docs/theory.md §12.7–§12.8):
+        a weighted sum with linear costs is loss aggregation with ``a_k = w_k π_k(1 − π_k)``; AND
+        and OR move by their exchange rate; ``"none"``: no rule.
+    rate : callable ``(eta, w) -> (num, den)``, or None
+        The exchange rate ``ρ = ∂₂h / ∂₁h = num / den`` of its Bayes scorer ``h(η₁, η₂)`` with
+        conditionally independent labels, at the rows of ``eta`` (n, 2) (docs/theory.md §12.8;
+        :func:`bipartite.pareto.exchange_rates`).
+
+    The costs are not a property of ψ: every function that takes ``aggregate`` defaults to
+    ``costs="linear"`` (docs/theory.md §3.1) whatever the map, and a binary ψ has one Bayes scorer
+    for any positive costs.
+
+    >>> AGGREGATIONS["or"].binary, AGGREGATIONS["or"].needs_joint
+    (True, True)
+    >>> AGGREGATIONS["sum"].affine(2, None)
+    (0.0, array([1., 1.]))
+    """
+
+    name: str
+    map: Callable[[np.ndarray, np.ndarray | None], np.ndarray]
+    binary: bool
+    affine: Callable[[int, ArrayLike | None], tuple[float, np.ndarray]] | None
+    weighted: bool = False
+    tilt: str = "none"
+    rate: Callable[[np.ndarray, ArrayLike | None], tuple[np.ndarray, np.ndarray]] | None = None
+
+    @property
+    def needs_joint(self) -> bool:
+        """Whether its Bayes scorer needs the conditional joint ``P(Y = v | x)`` and not only the
+        marginals η: ψ is not affine in Y (docs/theory.md §5.2)."""
+        return self.affine is None
+
+
+def _sum_rate(eta: np.ndarray, w: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
+    wv = sum_weights(w, 2)
+    if not np.any(wv > 0):
+        raise ValueError(f"The 'w' parameter must have a positive entry, got {wv.tolist()}.")
+    return np.full(len(eta), wv[1]), np.full(len(eta), wv[0])
+
+
+#: The named aggregation maps ψ of label aggregation (docs/theory.md §5.1), one
+#: :class:`Aggregation` each: ``"sum"`` (``Σ_k w_k Y_k``, ``w ≥ 0`` default 1), ``"product"``
+#: (AND) and ``"or"``. Every option check, learner, Bayes scorer and tilt rule reads this table;
+#: adding an aggregation is one entry here plus its line in the test that iterates the table
+#: (docs/theory.md §5.1, "Adding an aggregation").
+AGGREGATIONS: dict[str, Aggregation] = {
+    "sum": Aggregation(
+        "sum", map=lambda Y, w: Y @ sum_weights(w, Y.shape[1]), binary=False,
+        affine=lambda K, w: (0.0, sum_weights(w, K)), weighted=True, tilt="weighted_sum",
+        rate=_sum_rate),
+    "product": Aggregation(
+        "product", map=lambda Y, w: np.prod(Y, axis=1), binary=True, affine=None,
+        tilt="exchange_rate", rate=lambda E, w: (E[:, 0], E[:, 1])),
+    "or": Aggregation(
+        "or", map=lambda Y, w: np.max(Y, axis=1), binary=True, affine=None,
+        tilt="exchange_rate", rate=lambda E, w: (1.0 - E[:, 0], 1.0 - E[:, 1])),
+}
+
+#: The names of the tabled aggregation maps (the keys of :data:`AGGREGATIONS`).
+AGGREGATES = tuple(AGGREGATIONS)
+
+
+def _weights_only_for(aggregate: Aggregate) -> ValueError:
+    names = " or ".join(repr(n) for n, g in AGGREGATIONS.items() if g.weighted)
+    return ValueError(f"The 'w' parameter is only used with aggregate={names}, got "
+                      f"aggregate={getattr(aggregate, '__name__', aggregate)!r}.")
+
+
+def _callable_values(aggregate: Callable[[np.ndarray], float], Y: np.ndarray) -> np.ndarray:
+    out = np.empty(len(Y))
+    for i, row in enumerate(Y):
+        value = aggregate(row)
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer
+                                                     | np.floating):
+            raise TypeError(f"The 'aggregate' callable must return a real number, got "
+                            f"{value!r} for the label vector {row.astype(int).tolist()}.")
+        out[i] = float(value)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("The 'aggregate' callable must return finite numbers.")
+    return out
+
+
+def get_aggregation(aggregate: Aggregate, K: int | None = None) -> Aggregation:
+    """The :class:`Aggregation` of ``aggregate``: the entry of :data:`AGGREGATIONS` for a name;
+    for a callable ψ, its properties computed from its values on the ``2**K`` label vectors
+    (:func:`label_vectors`; ``K`` required): binary when it takes two values, affine when
+    ``ψ(v) = ψ(0) + Σ_k (ψ(e_k) − ψ(0)) v_k`` on every vector (to a relative 1e-12), no tilt
+    rule (docs/theory.md §5.1).
+
+    >>> get_aggregation(lambda v: float(v[0] or v[1]), K=2).binary
+    True
+    >>> get_aggregation(lambda v: 2.0 * v[0] - v[1] + 1.0, K=2).affine(2, None)
+    (1.0, array([ 2., -1.]))
+    """
+    if not callable(aggregate):
+        return AGGREGATIONS[check_option(aggregate, "aggregate", AGGREGATES)]
+    if K is None:
+        raise ValueError("The properties of a callable 'aggregate' come from its values on the "
+                         "2**K label vectors: pass the number of labels K.")
+    V = label_vectors(K).astype(np.float64)
+    values = _callable_values(aggregate, V)
+    c, b = values[0], values[2 ** np.arange(K - 1, -1, -1)] - values[0]  # ψ(0), ψ(e_k) − ψ(0)
+    scale = max(1.0, float(np.max(np.abs(values))))
+    affine = np.max(np.abs(c + V @ b - values)) <= 1e-12 * scale * max(K, 1)
+    name = getattr(aggregate, "__name__", "callable")
+    return Aggregation(name, map=lambda Y, w: _callable_values(aggregate, Y),
+                       binary=len(np.unique(values)) == 2,
+                       affine=(lambda K_, w: (float(c), b.copy())) if affine else None)
+
+
 def aggregate_labels(
     Y: ArrayLike,
-    aggregate: str | Callable[[np.ndarray], float] = "sum",
+    aggregate: Aggregate = "sum",
     w: ArrayLike | None = None,
 ) -> np.ndarray:
-    """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (docs/theory.md §5).
+    """The aggregated ordinal label ``Ȳ = ψ(Y_1, ..., Y_K)`` (docs/theory.md §5.1).
 
     Parameters
     ----------
     Y : array-like of shape (n, K)
         Binary label matrix (or label vectors).
-    aggregate : {"sum", "product", "or"} or callable
-        ``"sum"``: ``Σ_k w_k Y_k`` (``w`` defaults to 1); ``"product"``: AND of the labels;
-        ``"or"``: max of the labels; a callable receives one label vector (K,) and returns a number.
+    aggregate : str or callable
+        A name of :data:`AGGREGATIONS` — ``"sum"``: ``Σ_k w_k Y_k`` (``w`` defaults to 1);
+        ``"product"``: AND of the labels; ``"or"``: max of the labels — or a callable that
+        receives one label vector (K,) and returns a number.
     w : array-like of shape (K,), optional
         Non-negative weights of the sum. Only for ``aggregate="sum"``.
 
@@ -157,32 +337,14 @@ def aggregate_labels(
     [0.0, 1.0]
     """
     Y = check_binary(Y, "Y", ndim=2).astype(np.float64)
-    K = Y.shape[1]
     if callable(aggregate):
         if w is not None:
-            raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
-        out = np.empty(len(Y))
-        for i, row in enumerate(Y):
-            value = aggregate(row)
-            if isinstance(value, bool) or not isinstance(value, int | float | np.integer
-                                                         | np.floating):
-                raise TypeError(f"The 'aggregate' callable must return a real number, got "
-                                f"{value!r} for the label vector {row.astype(int).tolist()}.")
-            out[i] = float(value)
-        if not np.all(np.isfinite(out)):
-            raise ValueError("The 'aggregate' callable must return finite numbers.")
-        return out
-    check_option(aggregate, "aggregate", AGGREGATES)
-    if aggregate == "sum":
-        w = sum_weights(w, K)
-        return Y @ w
-    if w is not None:
-        raise ValueError(
-            f"The 'w' parameter is only used with aggregate='sum', got aggregate={aggregate!r}."
-        )
-    if aggregate == "product":
-        return np.prod(Y, axis=1)
-    return np.max(Y, axis=1)
+            raise _weights_only_for(aggregate)
+        return _callable_values(aggregate, Y)
+    psi = get_aggregation(aggregate)
+    if w is not None and not psi.weighted:
+        raise _weights_only_for(aggregate)
+    return psi.map(Y, w)
 
 
 def sum_weights(w: ArrayLike | None, K: int) -> np.ndarray:

@@ -44,7 +44,14 @@ from bipartite.bayes import (
     label_aggregation_scores,
     loss_aggregation,
 )
-from bipartite.labels import AGGREGATES, COST_FAMILIES, aggregate_labels
+from bipartite.labels import (
+    AGGREGATES,
+    AGGREGATIONS,
+    COST_FAMILIES,
+    Aggregation,
+    aggregate_labels,
+    get_aggregation,
+)
 from bipartite.population import MAX_LABELS
 
 if TYPE_CHECKING:
@@ -103,8 +110,10 @@ class Objective:
     kind : {"loss_aggregation", "label_aggregation", "max_min", "single_label"}
     a : array-like of shape (K,), optional
         Mixing weights of loss aggregation (non-negative, a positive entry; default all ones).
-    aggregate : {"sum", "product", "or"} or callable
-        The aggregation map ψ of label aggregation (docs/theory.md §5.1).
+    aggregate : str or callable
+        The aggregation map ψ of label aggregation: a name of
+        :data:`~bipartite.labels.AGGREGATIONS` or a callable of one label vector (docs/theory.md
+        §5.1).
     w : array-like of shape (K,), optional
         Label weights of ``aggregate="sum"`` (non-negative, a positive entry; default all ones).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) matrix
@@ -157,9 +166,10 @@ class Objective:
         if self.a is not None:
             set_(self, "a", _weights(self.a, "a"))
         if self.w is not None:
-            if self.aggregate != "sum":
-                raise ValueError("The 'w' parameter is only used with aggregate='sum' for label "
-                                 f"aggregation, got aggregate={self.aggregate!r}.")
+            if callable(self.aggregate) or not AGGREGATIONS[self.aggregate].weighted:
+                names = " or ".join(repr(n) for n, g in AGGREGATIONS.items() if g.weighted)
+                raise ValueError(f"The 'w' parameter is only used with aggregate={names} for "
+                                 f"label aggregation, got aggregate={self.aggregate!r}.")
             set_(self, "w", _weights(self.w, "w"))
         if self.kind == "single_label":
             k = self.label
@@ -214,17 +224,70 @@ class Objective:
         AUC_k normalisations (§13)."""
         return self.kind != "label_aggregation"
 
+    def aggregation(self, K: int | None = None) -> Aggregation:
+        """The aggregation map ψ of label aggregation with its properties
+        (:func:`bipartite.labels.get_aggregation`: the entry of
+        :data:`~bipartite.labels.AGGREGATIONS`, or for a callable ψ its properties from its
+        values on the ``2**K`` label vectors, ``K`` then required; docs/theory.md §5.1).
+
+        >>> Objective("label_aggregation", aggregate="or").aggregation().binary
+        True
+        """
+        if self.kind != "label_aggregation":
+            raise ValueError(f"The objective {self.name} aggregates no labels: only "
+                             "objective='label_aggregation' has an aggregation map.")
+        return get_aggregation(self.aggregate, K)
+
+    def joint_needed(self, K: int | None = None) -> bool:
+        """Whether the closed form of :meth:`plugin_scores` for ``K`` labels needs the conditional
+        joint ``P(Y = v | x)`` and not only the marginals η (docs/theory.md §5.2): label
+        aggregation unless ψ is affine in Y (:attr:`bipartite.labels.Aggregation.affine`) and
+        the costs linear; e.g. product and or, ``f* = P(Ȳ = 1 | x)``. A callable ψ is affine or
+        not by its values at ``K`` labels; without ``K`` it counts as needing the joint.
+
+        >>> Objective("label_aggregation", aggregate=lambda v: v[0] + 2 * v[1]).joint_needed(2)
+        False
+        """
+        if self.kind != "label_aggregation":
+            return False
+        if callable(self.aggregate) and K is None:
+            return True
+        return not self.linear_costs or self.aggregation(K).needs_joint
+
     @property
     def needs_joint(self) -> bool:
-        """Whether the plug-in closed form needs the conditional joint ``P(Y = v | x)`` and not
-        only the marginals η (label aggregation by product or or: ``f* = P(Ȳ = 1 | x)``,
-        docs/theory.md §5.2)."""
-        return self.kind == "label_aggregation" and self.aggregate in ("product", "or")
+        """:meth:`joint_needed` without K (a callable ψ counts as needing the joint)."""
+        return self.joint_needed()
 
     @property
     def binary_aggregate(self) -> bool:
-        """Label aggregation to a binary ``Ȳ`` (product or or)."""
-        return self.needs_joint
+        """Label aggregation to a binary ``Ȳ`` (:attr:`bipartite.labels.Aggregation.binary`:
+        product or or); a callable ψ counts as not binary here (its values at K labels tell:
+        ``aggregation(K).binary``)."""
+        return (self.kind == "label_aggregation" and not callable(self.aggregate)
+                and self.aggregation().binary)
+
+    @property
+    def fixed_weights(self) -> bool:
+        """Whether the objective is one fixed linear form ``Σ W_ij S_ij`` of the win matrix, with
+        pair weights it states itself (:meth:`pair_factors`; on data, those of the labels
+        :meth:`aggregated_labels` names, or of the K labels with :meth:`mixing_weights`): every
+        kind but max-min, whose label weights the learner chooses (the fitted ``a_`` of the
+        plug-in route, ``dro_weights_`` of the pairwise one; docs/theory.md §13.6)."""
+        return self.kind != "max_min"
+
+    # -- training (the learners ask these; docs/theory.md §8.2, §10.2) ------------------------
+    def aggregated_labels(self, Y: ArrayLike) -> np.ndarray | None:
+        """Which labels training ranks: the aggregated label ``Ȳ = ψ(Y)`` (n,) for label
+        aggregation, whose pairs are those of its levels weighted by the costs; None for the other
+        kinds, which rank the K binary labels themselves (docs/theory.md §8.2).
+
+        >>> Objective("label_aggregation", aggregate="or").aggregated_labels([[0, 1], [0, 0]])
+        array([1., 0.])
+        """
+        if self.kind != "label_aggregation":
+            return None
+        return aggregate_labels(Y, self.aggregate, None if self.w is None else np.asarray(self.w))
 
     @property
     def linear_costs(self) -> bool:
@@ -300,16 +363,14 @@ class Objective:
         if self.kind == "max_min":
             raise self._no_linear_form("closed-form scorer")
         if self.kind == "label_aggregation":
-            marginal = self.linear_costs and isinstance(self.aggregate, str) \
-                and self.aggregate == "sum"
-            if joint is None and not marginal and np.ndim(eta) == 2 \
+            if joint is None and self.needs_joint and np.ndim(eta) == 2 \
                     and np.shape(eta)[1] > MAX_LABELS:
                 raise ValueError(
                     f"The objective {self.name} has no closed form on the marginals: it needs the "
                     f"conditional joint over the 2**K label vectors, and 'eta' has K = "
                     f"{np.shape(eta)[1]} columns, past the limit bipartite.population.MAX_LABELS "
-                    f"= {MAX_LABELS}. Use aggregate='sum' with linear costs or loss aggregation "
-                    "(marginals only), or a pairwise learner.")
+                    f"= {MAX_LABELS}. Use an affine aggregate ('sum') with linear costs or loss "
+                    "aggregation (marginals only), or a pairwise learner.")
             return np.asarray(label_aggregation_scores(eta=eta, joint=joint,
                                                        **self._label_options()))
         K = len(np.atleast_1d(np.asarray(pi)))

@@ -18,12 +18,19 @@ from scipy import stats
 from bipartite._utils.validation import (
     check_array,
     check_nonnegative,
-    check_positive,
     check_probabilities,
     check_random_state,
     warn_undefined,
 )
-from bipartite.labels import aggregate_labels, cost_matrix
+
+# the label vectors are the domain of ψ: their home is bipartite.labels (re-exported here)
+from bipartite.labels import (
+    MAX_LABELS,
+    aggregate_labels,
+    check_n_labels,
+    cost_matrix,
+    label_vectors,
+)
 from bipartite.metrics import weighted_auc, weighted_multipartite_auc
 
 __all__ = [
@@ -37,38 +44,6 @@ __all__ = [
     "enumerate_weak_orders",
     "ENUMERATION_MAX_N",
 ]
-
-
-#: The default limit on the number of labels K wherever the ``2**K`` label vectors are enumerated
-#: (joints, finite problems, label-vector orders): 2**20 ≈ 10⁶ vectors. Raise it with the
-#: ``max_labels`` argument of :func:`label_vectors`, :func:`independent_joint`,
-#: :func:`gaussian_copula_joint` and :class:`FiniteProblem`'s constructors.
-MAX_LABELS = 20
-
-
-def check_n_labels(K: int, name: str = "K", *, max_labels: int = MAX_LABELS) -> int:
-    """A number of labels ``1 <= K <= max_labels``, checked before anything of size ``2**K`` is
-    allocated; the error names the argument, the size and the limit."""
-    if isinstance(K, bool) or not isinstance(K, int | np.integer) or K < 1:
-        raise ValueError(f"The '{name}' parameter must be a positive integer, got {K!r}.")
-    max_labels = check_positive(max_labels, "max_labels", integer=True)
-    if K > max_labels:
-        raise ValueError(f"'{name}' = {int(K)} labels means 2**{int(K)} label vectors, past the "
-                         f"limit max_labels = {max_labels} (bipartite.population.MAX_LABELS); "
-                         f"pass a larger 'max_labels' deliberately.")
-    return int(K)
-
-
-def label_vectors(K: int, *, max_labels: int = MAX_LABELS) -> np.ndarray:
-    """The ``2**K`` label vectors in ``itertools.product([0, 1], repeat=K)`` order (docs/theory.md §1).
-
-    ``K`` is checked against ``max_labels`` (:data:`MAX_LABELS`) before allocating.
-
-    >>> label_vectors(2).tolist()
-    [[0, 0], [0, 1], [1, 0], [1, 1]]
-    """
-    K = check_n_labels(K, max_labels=max_labels)
-    return ((np.arange(2**K, dtype=np.int64)[:, None] >> np.arange(K - 1, -1, -1)) & 1)
 
 
 def independent_joint(eta: ArrayLike, *, max_labels: int = MAX_LABELS) -> np.ndarray:
@@ -382,7 +357,7 @@ class FiniteProblem:
         ``2**K`` label vectors (arbitrary label dependence), or, with ``deterministic=True``, a
         single label vector per point drawn uniformly (η ∈ {0, 1}).
 
-        ``K`` is checked against ``max_labels`` (:data:`MAX_LABELS`, 20) before the (n, 2**K)
+        ``K`` is checked against ``max_labels`` (:data:`~bipartite.labels.MAX_LABELS`, 20) before the (n, 2**K)
         joint is allocated: ``K = 30`` would need 8 GiB per point, ``K = 2**31`` never ends.
 
         >>> FiniteProblem.random(4, 2, seed=0).n

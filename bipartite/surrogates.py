@@ -657,11 +657,16 @@ def _ap_kernel(
     # masked copy of an n x n matrix, and the backward is a mat-vec too. The steps are finite
     # everywhere (padded scores were zeroed by prepare_inputs), so excluded j carry exact zeros in
     # value and gradient.
-    N = (neg_step(d) @ neg[..., None]).squeeze(-1)
     S = pos_step(d)
-    # The self pair (d_ii = 0 exactly) is the "1 +" of the rank, not a P term: subtract it. All
-    # terms are >= 0 and the sum contains S_ii, so the rounded difference is still >= 0.
-    P = (S @ pos[..., None]).squeeze(-1) - torch.diagonal(S, dim1=-2, dim2=-1) * pos
+    if neg_step is pos_step:   # one step matrix and one mat-mat product (AP risk, Smooth-AP)
+        NP = S @ torch.stack([neg, pos], dim=-1)
+        N, P = NP[..., 0], NP[..., 1]
+    else:
+        N, P = (neg_step(d) @ neg[..., None]).squeeze(-1), (S @ pos[..., None]).squeeze(-1)
+    # The self pair (d_ii = s_i − s_i = 0 exactly: no gradient) is the "1 +" of the rank, not a P
+    # term: subtract it, detached (its backward would be an n x n zero matrix). All terms are
+    # >= 0 and the sum contains S_ii, so the rounded difference is still >= 0.
+    P = P - torch.diagonal(S, dim1=-2, dim2=-1).detach() * pos
     # N, P >= 0 and rho >= 0, so the denominator is >= 1: no division hazard, and the written
     # form N / (1 + ρP + N) equals h(N / (1 + ρP)) without a nested division.
     risk = N / (1 + rho * P + N)

@@ -30,9 +30,12 @@ SHARED_DATA = data_dir().resolve()
 
 @pytest.fixture
 def shared_data() -> Path:
-    """The read-only real data folder ``../shared/data`` (skip, with the reason, if absent)."""
+    """The read-only real data folder ``../shared/data`` (skip, with the reason, if absent or
+    empty; tests/test_data_skips.py checks it)."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real data folder {SHARED_DATA} is absent (CI has it beside the clone)")
+    if not any(SHARED_DATA.iterdir()):
+        pytest.skip(f"real data folder {SHARED_DATA} is empty (CI has it beside the clone)")
     return SHARED_DATA
 
 

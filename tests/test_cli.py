@@ -51,6 +51,20 @@ def test_every_command_has_help(argv, words, capsys):
         assert word in out, (argv, word)
 
 
+def test_reproduce_help_quotes_the_readme_times(capsys):
+    """The --quick and --full times in ``reproduce --help`` are the README's measured ones."""
+    import re
+
+    readme = " ".join((REPO / "README.md").read_text().split())
+    quick = re.search(r"no external data needed; (\d+ s) on 2 idle cores", readme).group(1)
+    full = re.search(r"(\d+) min (\d+) s for LA25 on 2 cores", readme).groups()
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"LA25: {quick} on 2 idle cores" in out and "a few minutes" not in out
+    assert f"about {round(int(full[0]) + int(full[1]) / 60)} min on 2 idle cores" in out
+
+
 def test_reproduce_defaults_to_the_quick_main_job_on_every_core():
     """The README's first command: quick sizes, every usable core; --full is one flag away."""
     import os
@@ -115,6 +129,40 @@ def test_study_errors_exit_2_with_file_and_key(tmp_path, capsys):
     assert "unknown key 'replicates_typo' in [study]" in capsys.readouterr().err
     assert main(["study", "resume", str(tmp_path / "missing")]) == 2
     assert "manifest.json is missing" in capsys.readouterr().err
+
+
+def test_ctrl_c_names_the_folder_that_keeps_the_work(tmp_path, capsys, monkeypatch):
+    """Ctrl-C (exit 130) and SIGTERM (143) say where the finished tasks are and how to go on,
+    with the real folder: --out, the default results/<study name>, resume's DIR, reproduce's
+    --out (no literal ``DIR``)."""
+    import bipartite.experiments
+    from bipartite import studies
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(studies, "run_study", interrupted)
+    monkeypatch.setattr(studies, "resume_study", interrupted)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(CONFIG)
+    out = tmp_path / "o"
+    assert main(["study", "run", str(cfg), "--out", str(out)]) == 130
+    assert f"saved in {out} (`bipartite study resume {out}` continues)" in capsys.readouterr().err
+    assert main(["study", "run", str(cfg)]) == 130
+    default = Path("results") / "cli-demo"
+    assert f"`bipartite study resume {default}`" in capsys.readouterr().err
+    assert main(["study", "resume", str(out)]) == 130
+    assert f"`bipartite study resume {out}`" in capsys.readouterr().err
+
+    class Paper:
+        def run(self, *args, **kwargs):
+            raise studies.StudyTerminated("terminated by SIGTERM; finished tasks are saved")
+
+    monkeypatch.setattr(bipartite.experiments, "get_paper", lambda name: Paper())
+    assert main(["reproduce", "--smoke", "--out", str(out)]) == 143
+    err = capsys.readouterr().err
+    assert f"saved under {out} (rerun the same command to continue)" in err
+    assert "DIR" not in err
 
 
 def test_study_with_failures_exits_1(tmp_path, capsys, monkeypatch):
@@ -482,6 +530,39 @@ def test_frontier_limits_and_time_out_suggest_eps(tmp_path, capsys):
     assert "warning: n = 17 > 16" in err and "--eps" in err.split("time-limit 0.5")[-1]
 
 
+def test_frontier_plot_draws_the_frontier(tmp_path, capsys):
+    """``--plot FILE`` writes a non-blank PNG of the frontier; a problem it cannot draw (K = 3)
+    or a suffix it cannot write is refused before the work."""
+    import matplotlib.image
+
+    src = tmp_path / "p.json"
+    src.write_text(json.dumps({"mass": MASS, "eta": ETA, "labels": ["rel", "click"]}))
+    png = tmp_path / "plots" / "frontier.png"
+    assert main(["frontier", str(src), "--plot", str(png), "--format", "csv"]) == 0
+    assert f"wrote {png}" in capsys.readouterr().err
+    img = matplotlib.image.imread(png)[..., :3]
+    assert img.shape[0] > 200 and img.shape[1] > 200
+    ink = (img.min(axis=2) < 0.9).mean()  # share of pixels that are not (near) white
+    assert 0.01 < ink < 0.5, ink
+    three = tmp_path / "k3.json"
+    three.write_text(json.dumps({"mass": MASS, "eta": [row + [0.5] for row in ETA]}))
+    assert main(["frontier", str(three), "--plot", str(tmp_path / "k3.png")]) == 2
+    assert "K = 2 labels" in capsys.readouterr().err and not (tmp_path / "k3.png").exists()
+    assert main(["frontier", str(src), "--plot", str(tmp_path / "f.jpg")]) == 2
+    assert "--plot must end in .png, .pdf or .svg" in capsys.readouterr().err
+
+
+def test_frontier_help_states_the_dp_limits(capsys):
+    """The help's exact-method limits are the ones :func:`bipartite.pareto.dp_limit` applies."""
+    from bipartite.pareto import dp_limit
+
+    with pytest.raises(SystemExit):
+        main(["frontier", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"n <= {dp_limit(2)} with K = 2 labels and n <= {dp_limit(3)} with K >= 3" in out
+    assert f"the subset DP for n <= {dp_limit(2)} (K = 2)" in out
+
+
 def test_defaults_are_printed_once(capsys):
     with pytest.raises(SystemExit):
         main(["study", "run", "--help"])
@@ -511,6 +592,42 @@ def test_figures_and_tables_commands(tmp_path, capsys):
     assert main(["tables", str(tmp_path / "s")]) == 0
     assert "auc_mean" in capsys.readouterr().out
     assert main(["tables", str(tmp_path / "nothing")]) == 2
+
+
+def test_figures_of_a_custom_study_are_labelled_with_a_readable_legend(tmp_path, capsys):
+    """``bipartite figures`` on a study with 2 x 6 x 3 grid points: 18 lines against n would
+    crowd one legend over the axes; the figure splits them into panels (one per shift, titled),
+    3 lines each (prior), with one legend beside the panels, not over any of them; every panel
+    keeps its x tick labels, and the axes name the parameter and the result."""
+    from bipartite.studies import read_manifest, read_results
+    from bipartite.studies.report import _line_figure
+
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[study]\nfunction = "demo.binormal_auc"\nname = "g"\nreplicates = 1\n'
+                   '[grid]\nn = [30, 60]\nshift = [0.0, 0.25, 0.5, 1.0, 1.5, 2.0]\n'
+                   'prior = [0.1, 0.3, 0.5]\n')
+    assert main(["study", "run", str(cfg), "--out", str(tmp_path / "s"), "--no-progress"]) == 0
+    assert main(["figures", str(tmp_path / "s")]) == 0
+    assert (tmp_path / "s" / "figures" / "g_auc.png").is_file()
+    assert list(read_manifest(tmp_path / "s")["grid"]) == ["n", "shift", "prior"]
+    fig = _line_figure(read_results(tmp_path / "s"), "n", ["shift", "prior"], "auc")
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert sorted(ax.get_title() for ax in panels) == sorted(
+        f"shift = {v}" for v in (0.0, 0.25, 0.5, 1.0, 1.5, 2.0))
+    assert {ax.get_xlabel() for ax in panels} <= {"n", ""} and any(ax.get_ylabel() == "auc"
+                                                                   for ax in panels)
+    for ax in panels:
+        assert any(t.get_text() for t in ax.get_xticklabels()), ax.get_title()
+        assert not ax.get_legend()
+    (legend,) = fig.legends
+    assert legend.get_title().get_text() == "prior"
+    assert [t.get_text() for t in legend.get_texts()] == ["0.1", "0.3", "0.5"]
+    box = legend.get_window_extent()
+    for ax in panels:
+        assert not box.overlaps(ax.get_window_extent()), ax.get_title()
+    few = _line_figure(read_results(tmp_path / "s").query("shift == 1.0"), "n", ["prior"], "auc")
+    assert len(few.axes) == 1 and few.axes[0].get_legend() is not None  # 3 lines: inside
 
 
 def test_study_module_found_in_the_current_directory(tmp_path, monkeypatch, capsys):

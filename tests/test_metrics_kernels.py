@@ -144,7 +144,7 @@ def test_multipartite_user_matrices_take_the_right_route():
     assert K.cost_structure(np.arange(4.0), "linear")[0] == "difference"
     assert K.cost_structure(np.arange(4.0), "gain")[0] == "difference"
     assert K.cost_structure(np.arange(4.0), "uniform")[0] == "uniform"
-    assert K.cost_structure(np.arange(4.0), "squared")[0] == "general"
+    assert K.cost_structure(np.arange(4.0), "squared")[0] == "polynomial"
 
 
 @pytest.mark.parametrize("L", [5, 40, 300])

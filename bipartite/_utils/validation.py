@@ -690,6 +690,25 @@ def check_tolerance(value: Any, name: str, *, allow_zero: bool = True) -> float:
     return check_positive(value, name, allow_zero=allow_zero)
 
 
+def check_max_fpr(max_fpr: Any) -> float:
+    """``max_fpr`` of a partial AUC as a float in (0, 1]: NaN, inf, bools and strings refused by
+    name (:func:`bipartite.metrics.partial_auc` and the report's ``max_fpr``, ``--max-fpr``).
+
+    >>> check_max_fpr(0.1)
+    0.1
+    >>> check_max_fpr(0)
+    Traceback (most recent call last):
+    ...
+    bipartite._utils.validation.InvalidParameterError: The 'max_fpr' parameter must be a number in (0, 1], got 0.
+    """
+    real = (isinstance(max_fpr, int | float | np.integer | np.floating)
+            and not isinstance(max_fpr, bool | np.bool_))
+    if not (real and 0.0 < float(max_fpr) <= 1.0):
+        raise InvalidParameterError(f"The 'max_fpr' parameter must be a number in (0, 1], got "
+                                    f"{max_fpr!r}.")
+    return float(max_fpr)
+
+
 def check_time_limit(value: Any, name: str = "time_limit") -> float | None:
     """``None`` (no limit) or a finite number of seconds ``> 0``."""
     if value is None:

@@ -40,6 +40,7 @@ from bipartite._utils.validation import (
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
+from bipartite.metrics import QueryRows
 
 __all__ = [
     "AP_LOSSES",
@@ -331,14 +332,13 @@ class ListwiseMLP(TorchEstimator):
             q = (np.zeros(len(y), dtype=np.int64) if qid is None
                  else check_group_ids(qid, "qid", allow_empty=True))
             check_consistent_length(X=X, y=y, qid=q)
-            _, inv = np.unique(q, return_inverse=True)
-            n_pos = np.bincount(inv, weights=y)
-            n_all = np.bincount(inv)
-            keep = (n_pos > 0) & (n_pos < n_all)
+            rows = QueryRows(q)
+            n_pos = rows.reduce(np.add, y)
+            keep = (n_pos > 0) & (n_pos < rows.sizes)
             if not keep.any():
                 raise ValueError("No query has both a positive and a negative item: nothing to "
                                  "rank.")
-            lists = _padded_queries(q, keep)
+            lists = [r for r, k in zip(rows.split(), keep, strict=True) if k]
             self._train(X, y, lists, eval_set, fit.device, fit.torch_seed(), fit.rng)
         return self
 
@@ -410,14 +410,6 @@ class ListwiseMLP(TorchEstimator):
                 rep = ranking_report(ye, self.decision_function(Xe), qe)
                 self.epoch_history_.append({"epoch": epoch + 1, "step": step, **rep})
         net.eval()
-
-def _padded_queries(qid: np.ndarray, keep: np.ndarray) -> list[np.ndarray]:
-    """Row indices of each kept query, in order of first appearance."""
-    _, inv = np.unique(qid, return_inverse=True)
-    order = np.argsort(inv, kind="stable")
-    bounds = np.flatnonzero(np.diff(inv[order])) + 1
-    return [rows for rows in np.split(order, bounds) if keep[inv[rows[0]]]]
-
 
 def _pad(lists: list[np.ndarray]) -> np.ndarray:
     m = max(len(r) for r in lists)

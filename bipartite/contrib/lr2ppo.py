@@ -68,6 +68,7 @@ from bipartite.learners.torch_estimator import (
     one_of,
     positive,
 )
+from bipartite.metrics import QueryRows
 
 if TYPE_CHECKING:
     import torch
@@ -123,11 +124,8 @@ def _pairs_within(gid: np.ndarray, max_pairs: int, name: str = "qid") -> np.ndar
         raise ValueError(f"The '{name}' parameter gives {n_pairs} within-group pairs (largest "
                          f"group: {int(sizes.max())} items), more than the limit max_pairs = "
                          f"{limit}; subsample the groups or raise 'max_pairs' deliberately.")
-    order = np.argsort(gid, kind="stable")
-    bounds = np.r_[0, np.flatnonzero(np.diff(gid[order])) + 1, len(gid)]
     out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
-        members = np.sort(order[lo:hi])
+    for members in QueryRows(gid, check_input=False).split():  # each ascending
         i, j = np.triu_indices(len(members), k=1)
         out.append(np.stack([members[i], members[j]], axis=1))
     pairs = np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)

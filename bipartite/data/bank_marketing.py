@@ -203,10 +203,9 @@ def load_bank_marketing(path: str | os.PathLike | None = None, *, features: str 
     ``file``. ``p`` is 22 for ``"client"`` and 47 for ``"all"``.
 
     >>> from bipartite.data import data_file
-    >>> p = data_file("bank_marketing_full.csv")
-    >>> d = load_bank_marketing(p) if p is not None else None
-    >>> d is None or (d.X.shape, d.Y.sum(axis=0).tolist()) == ((45211, 22), [25130, 7244])
-    True
+    >>> d = load_bank_marketing(data_file("bank_marketing_full.csv", required=True))
+    >>> d.X.shape, d.Y.sum(axis=0).tolist()
+    ((45211, 22), [25130, 7244])
     """
     if features not in BANK_MARKETING_FEATURE_SETS:
         raise ValueError(f"The 'features' parameter must be one of "

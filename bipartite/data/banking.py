@@ -66,11 +66,10 @@ def load_banking(path: str | os.PathLike) -> Bunch:
     ``Y_all`` (n, 6) int64, ``all_label_names``, ``X_all`` (n, 7) float64, ``all_feature_names``,
     ``ids`` (n,) int64, ``mortgage`` (n,) float64.
 
-    >>> from bipartite.data import data_dir
-    >>> p = data_dir() / "bank_personal_loan.csv"
-    >>> d = load_banking(p) if p.exists() else None
-    >>> d is None or (d.X.shape, d.Y.sum(axis=0).tolist()) == ((5000, 11), [480, 1538])
-    True
+    >>> from bipartite.data import data_file
+    >>> d = load_banking(data_file("bank_personal_loan.csv", required=True))
+    >>> d.X.shape, d.Y.sum(axis=0).tolist()
+    ((5000, 11), [480, 1538])
     """
     path = Path(path)
     if not path.is_file():

@@ -446,11 +446,10 @@ def load_letor(
     A missing file raises ``FileNotFoundError`` saying where to get the data; a malformed line
     raises ``ValueError`` naming ``file:line``.
 
-    >>> from bipartite.data import data_dir
-    >>> p = data_dir() / "letor" / "mq2008_S1.txt"
-    >>> d = load_letor(p) if p.exists() else None
-    >>> d is None or (d.X.shape, len(set(d.qid)), d.Y[:, 0].sum()) == ((2933, 46), 157, 617)
-    True
+    >>> from bipartite.data import data_file
+    >>> d = load_letor(data_file("letor/mq2008_S1.txt", required=True))
+    >>> d.X.shape, len(set(d.qid)), int(d.Y[:, 0].sum())
+    ((2933, 46), 157, 617)
     """
     thr, click, dt, nf, noise = _check_options(
         relevance_threshold, click, dtype, n_features, base_feature, base_noise
@@ -517,11 +516,10 @@ def load_letor_query(
     files otherwise). ``qid`` is the group index ``0 … G−1``. Labels, options and the returned
     Bunch are those of :func:`load_letor`, plus ``group_sizes`` (G,).
 
-    >>> from bipartite.data import data_dir
-    >>> root = data_dir() / "letor"
-    >>> f, q = root / "lightgbm_yahoo_rank_test.txt", root / "lightgbm_yahoo_rank_test_query.txt"
-    >>> d = load_letor_query(f, q) if f.exists() else None
-    >>> d is None or (d.X.shape[0], len(d.group_sizes), d.click_source.split(":")[0])
+    >>> from bipartite.data import data_file
+    >>> d = load_letor_query(data_file("letor/lightgbm_yahoo_rank_test.txt", required=True),
+    ...                      data_file("letor/lightgbm_yahoo_rank_test_query.txt", required=True))
+    >>> d.X.shape[0], len(d.group_sizes), d.click_source.split(":")[0]
     (768, 50, 'simulated')
     """
     thr, click, dt, nf, noise = _check_options(

@@ -584,10 +584,9 @@ def load_mulan(name_or_path: str | os.PathLike, *, split: str = "all",
     ``file_index`` (n,) (which of ``paths`` each row came from), ``relation`` (the
     ``@relation`` of each file, informational only) and ``DESCR``.
 
-    >>> from bipartite.data import data_dir
-    >>> have = (data_dir() / "multilabel" / "emotions.arff").exists()
-    >>> d = load_mulan("emotions") if have else None
-    >>> d is None or (d.X.shape, d.Y.shape, round(float(d.Y.sum(1).mean()), 4))
+    >>> from bipartite.data import data_file
+    >>> d = load_mulan(data_file("multilabel/emotions.arff", required=True))
+    >>> d.X.shape, d.Y.shape, round(float(d.Y.sum(1).mean()), 4)
     ((593, 72), (593, 6), 1.8685)
     """
     if not isinstance(name_or_path, str | os.PathLike):

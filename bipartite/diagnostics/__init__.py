@@ -10,7 +10,16 @@ AUCs; the **cross-pair win rates** ``W_{k>j}`` (docs/theory.md §7.5: who wins t
 with intervals. For the labels: the priors π̂_k, the effective weights ``α_k = 1/(π_k(1−π_k))``
 of loss aggregation with ``a = 1``, their shares and the dictator it would produce
 (:func:`bipartite.dictatorship.dictator`). For each pair of scorers: the paired AUC (and gAUC)
-difference per label, with its interval and test.
+difference per label, with its interval and test. **To choose a scorer**: each scorer's Min,
+Diff and Macro AUC (``tables["scorers"]``), the paired difference of Min AUC of every pair, each
+minimum over that scorer's own labels, with an interval (``tables["paired_min"]``), and a
+recommendation that states the evidence and says when it is within noise
+(``Diagnostics.recommendation``). A degenerate interval (an AUC of 0 or 1, a class with one row)
+carries a note. With ``max_fpr`` the per-label table gains the partial AUC up to that false
+positive rate, McClish-standardised (``pauc``, :func:`bipartite.metrics.partial_auc`; in memory
+only). ``Diagnostics.to_html()`` is a self-contained page with five figures inline;
+``Diagnostics.save`` (``bipartite report --out``) writes it beside the JSON, the Markdown, the
+figures and the tables.
 
 **Intervals** (docs/theory.md §2.6; their measured coverage: docs/coverage.md). By default
 (``n_boot=0``) they are analytic: DeLong's variance (:func:`delong_auc_variance`) for the AUCs,
@@ -51,7 +60,10 @@ per-unit placement sums (variances, bootstrap replicates, jackknife), ``_inferen
 public entry points, the delta method for Min and Diff AUC and the paired test, ``_intervals``
 the interval methods and their measured coverage, ``_pairs`` the statistics of all label
 pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps of
-:func:`diagnose`, ``_report`` the result (:class:`Diagnostics`).
+:func:`diagnose`, ``_context`` what they share (the checked table, the estimates, the one place
+intervals are made), ``_outputs`` one function per table, ``_choice`` the choice of a scorer,
+``_report`` the result (:class:`Diagnostics`), ``_render`` its Markdown and HTML, ``_figures``
+its figures.
 
 **Out of core.** :func:`placement_stats` computes the report's sufficient statistics exactly on
 data larger than memory, on dask (a Parquet folder or a dask DataFrame; a local cluster or a
@@ -68,12 +80,17 @@ from __future__ import annotations
 
 from bipartite.diagnostics._dask import PlacementStats, placement_stats
 from bipartite.diagnostics._dask_report import is_out_of_core
-from bipartite.diagnostics._diagnose import MAX_BOOT_BYTES, MAX_N_BOOT, diagnose
+from bipartite.diagnostics._diagnose import (
+    MAX_BOOT_BYTES,
+    MAX_FPR_OUT_OF_CORE,
+    MAX_N_BOOT,
+    diagnose,
+)
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._tables import load_scores
 
-__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
+__all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_FPR_OUT_OF_CORE", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
 
 for _obj in (Diagnostics, diagnose, load_scores, delong_auc_variance, delong_paired_test,
              PlacementStats, placement_stats, is_out_of_core):

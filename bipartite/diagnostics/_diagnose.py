@@ -3,73 +3,73 @@
 steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
 estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._stats`),
 the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``; the jackknife for
-BCa, :func:`_jackknife`), then one function per output table. Every interval is made in one
-place, :meth:`_Ctx.interval` (a standard error, analytic or from bootstrap replicates, or the
-replicates themselves, turned into an interval by the method ``interval`` names:
-:func:`bipartite.diagnostics._intervals.interval`) and :meth:`_Ctx.summary_interval` (Min and
-Diff AUC). docs/theory.md §2.6 gives the variances, docs/coverage.md
-their measured coverage."""
+BCa, :func:`_jackknife`), then one function per output table
+(:mod:`bipartite.diagnostics._outputs`) and the choice among the scorers
+(:mod:`bipartite.diagnostics._choice`). Every interval is made in one place,
+:class:`bipartite.diagnostics._context.Ctx`. docs/theory.md §2.6 gives the variances,
+docs/coverage.md their measured coverage."""
 
 from __future__ import annotations
 
-import itertools
 import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
+    check_max_fpr,
     check_option,
     check_positive,
     check_random_state,
     pow2_normalise,
 )
+from bipartite.diagnostics._choice import paired_min_table, recommend, scorers_table
+from bipartite.diagnostics._context import Ctx, Data, Estimates, kind_label
 from bipartite.diagnostics._dask_report import (
-    NEAR_TIE_NOTE,
     OUT_OF_CORE_NOTE,
     OutOfCoreSums,
     is_out_of_core,
     out_of_core_sums,
     rows_of,
 )
-from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS, dictatorship_rows
-from bipartite.diagnostics._inference import (
-    boot_var,
-    check_level,
-    holm,
-    min_diff_delta,
-    paired_z,
-)
+from bipartite.diagnostics._dictator import dictatorship_rows
+from bipartite.diagnostics._inference import check_level
 from bipartite.diagnostics._intervals import (
     COVERAGE_TARGET,
     check_interval,
     configuration,
     queries_needed,
-    t_p_value,
 )
-from bipartite.diagnostics._intervals import interval as make_interval
+from bipartite.diagnostics._outputs import (
+    auc_table,
+    frames,
+    paired_table,
+    per_query_table,
+    summary_table,
+    win_table,
+)
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
 from bipartite.diagnostics._stats import PlacementSums, label_sums
-from bipartite.diagnostics._tables import as_names, column, frame, plain
+from bipartite.diagnostics._tables import as_names, column, frame
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
     effective_weights,
 )
-from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
+from bipartite.metrics import GAUC_WEIGHTINGS, QuerySegments
 
 if TYPE_CHECKING:
     import pandas as pd
     from distributed import Client
 
-__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_N_BOOT", "diagnose"]
+__all__ = ["GAUC_DEFINITIONS", "HOLM", "MAX_BOOT_BYTES", "MAX_FPR_OUT_OF_CORE", "MAX_N_BOOT",
+           "diagnose"]
 
 #: What the gAUC of each weighting is, as the report prints it.
 GAUC_DEFINITIONS = {
@@ -86,159 +86,17 @@ GAUC_DEFINITIONS = {
 HOLM = ("Holm (1979) step-down adjustment of the paired tests' p-values, one family per metric "
         "(every scorer pair × label): column p_holm, family-wise error ≤ α")
 
+#: Why ``max_fpr`` (``--max-fpr``) is refused out of core, raised before any work.
+MAX_FPR_OUT_OF_CORE = (
+    "The 'max_fpr' parameter (--max-fpr) is in-memory only: out of core the report has the "
+    "per-query placement sums, not the pooled ROC curve's per-tie-group sums that a partial AUC "
+    "needs; leave it out, or run the report in memory (docs/out_of_core.md).")
 #: Largest ``n_boot`` :func:`diagnose` accepts (a million replicates: far past where the
 #: intervals stop changing).
 MAX_N_BOOT = 1_000_000
 #: Largest memory the bootstrap replicates may take (bytes): per scorer, 8 bytes × n_boot × (2 K
 #: + K(K − 1)/2) for the AUCs, gAUCs and win rates of K labels. Checked before anything is read.
 MAX_BOOT_BYTES = 2 * 2**30
-
-
-def _join(*notes: str | None) -> str | None:
-    return "; ".join(dict.fromkeys(n for n in notes if n)) or None  # each reason once
-
-
-def _boot_note(bad: float, n_boot: int) -> str | None:
-    return (f"{100 * bad:.1f}% of the {n_boot} bootstrap replicates were undefined and left out"
-            if n_boot and bad > 0 else None)
-
-
-@dataclass
-class _Data:
-    """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
-    query codes ``g`` (G queries, ids ``qvalues``) or None, the number U of independent units
-    (queries, or rows) and the label pairs (k < j; their cross-pair masses are built in blocks,
-    :func:`bipartite.diagnostics._pairs.cross_masks`)."""
-
-    where: str
-    n_dropped: int
-    score_names: list[str]
-    label_names: list[str]
-    S: dict[str, np.ndarray]
-    Y: np.ndarray
-    w: np.ndarray
-    qid: str | None
-    g: np.ndarray | None
-    G: int
-    qvalues: Any
-    U: int
-    pairs: list[tuple[int, int]]
-    #: out of core (no row arrays: ``S``, ``Y``, ``w``, ``g`` empty): the rows, and the rows with
-    #: positive weight per query and label (G, K)
-    n_rows: int | None = None
-    q_npos: np.ndarray | None = None
-    prior: np.ndarray | None = None  # out of core: each label's positive weight share
-
-    @property
-    def n(self) -> int:
-        return len(self.w) if self.n_rows is None else self.n_rows
-
-    @property
-    def K(self) -> int:
-        return len(self.label_names)
-
-
-@dataclass
-class _Estimates:
-    """Per scorer: pooled AUCs and gAUCs (K,), the per-query statistics, the pair statistics
-    (win rates, near ties, variances), the labels' placement sums (the bootstrap's input), the
-    scaled influence terms (K, U) of the AUCs and gAUCs (``var = Σ t²``, ``cov = Σ t t'``) and
-    the global sort (the bootstrap's pair blocks reuse it)."""
-
-    aucs: dict[str, np.ndarray]
-    gaucs: dict[str, np.ndarray]
-    stats: dict[str, GroupedStats]
-    wins: dict[str, PairStats]
-    sums: dict[str, PlacementSums]
-    terms: dict[str, dict[str, np.ndarray]]
-    segs: dict[str, QuerySegments]
-    #: per scorer the cross pairs' sums in blocks ``[(slice, PlacementSums)]`` (out of core,
-    #: with their within-query sums; one walk: without), read by the bootstrap and the jackknife
-    pair_sums: dict[str, list] = field(default_factory=dict)
-
-
-def _kind(kind: str, clustered: bool) -> str:
-    """How an interval method reads in the report's method columns."""
-    return {"wald": "est ± z·se", "t": f"est ± t({'G' if clustered else 'n'}−1)·se",
-            "percentile": "percentile", "bca": "BCa (jackknife acceleration)"}[kind]
-
-
-@dataclass
-class _Ctx:
-    """What every interval needs: the level, the units U (queries or rows), the bootstrap size,
-    why there is no bootstrap interval (``no_boot``), why an analytic variance can be missing
-    (``no_var``), the method's name, whether the units are queries, the interval method
-    ``kind`` (resolved: wald, t, percentile, bca) and BCa's jackknife values ``jack``
-    (scorer → metric → (rows, U)). ``boot``: whether the intervals come from the bootstrap
-    (``n_boot > 0``: every interval, over queries or rows), else analytic (DeLong, clustered by
-    query with query ids; the delta method for the gAUC, Min and Diff AUC)."""
-
-    level: float
-    U: int
-    n_boot: int
-    no_boot: str | None
-    no_var: str
-    method: str
-    clustered: bool
-    kind: str = "wald"
-    jack: dict = field(default_factory=dict)
-
-    @property
-    def boot(self) -> bool:
-        """Bootstrap intervals (every table's)."""
-        return self.n_boot > 0
-
-    def jk(self, s: str, metric: str, i) -> np.ndarray | None:
-        """The jackknife values of scorer ``s``'s ``metric`` row(s) ``i`` (BCa only)."""
-        return self.jack[s][metric][i] if self.jack else None
-
-    def interval(self, est, var=None, reps=None, lo=0.0, jack=None, df=None):
-        """(se, low, high, note) of ``est`` by the method :attr:`kind`
-        (:func:`bipartite.diagnostics._intervals.interval`): se from the bootstrap replicates
-        ``reps`` (:attr:`boot`; percentile and BCa read them, BCa with the jackknife values
-        ``jack``), else from the analytic variance ``var``; the t quantile with ``df`` degrees
-        of freedom (default U − 1); clipped to [lo, 1] (Wald, t)."""
-        nan = float("nan")
-        df = self.U - 1 if df is None else df
-        if df < 1 and np.isfinite(est):  # one cluster: no variance, whatever the method
-            unit = "query" if self.clustered else "row"
-            return nan, nan, nan, (f"defined in a single {unit}: no variance, no interval "
-                                   "(docs/theory.md §2.6)")
-        if self.boot:
-            if self.no_boot:
-                return nan, nan, nan, self.no_boot
-            var, bad = boot_var(reps, self.U)
-            note = _boot_note(bad, self.n_boot) if np.isfinite(est) else None
-        else:
-            note = self.no_var if np.isfinite(est) and not np.isfinite(var) else None
-        se = float(np.sqrt(max(var, 0.0))) if np.isfinite(var) and np.isfinite(est) else nan
-        low, high = make_interval(self.kind, est, se, df, self.level, reps, jack, lo)
-        return se, low, high, note
-
-    def summary_interval(self, aucs, terms, reps, jack=None):
-        """Min and Diff AUC of the defined labels' AUCs ``aucs`` (k,): ``(min_lo, min_hi,
-        diff_lo, diff_hi, notes)``; from the bootstrap replicates ``reps`` (k, B) with
-        ``n_boot > 0`` (the jackknife ``jack`` (k, U) for BCa), else the delta method from the
-        terms (k, U) (:func:`bipartite.diagnostics._inference.min_diff_delta`, which says what
-        is done at ties; docs/theory.md §2.6)."""
-        unit = "queries" if self.clustered else "rows"
-        kind = _kind(self.kind, self.clustered)
-        mn, dd = float(aucs.min()), float(np.ptp(aucs))
-        if self.boot:
-            _, mlo, mhi, mwhy = self.interval(mn, reps=reps.min(axis=0),
-                                              jack=None if jack is None else jack.min(axis=0))
-            _, dlo, dhi, _ = self.interval(dd, reps=np.ptp(reps, axis=0),
-                                           jack=None if jack is None else np.ptp(jack, axis=0))
-            notes = [mwhy] if self.no_boot else [mwhy, f"intervals: {kind}, bootstrap over {unit}"]
-        else:
-            mvar, dvar, tie = min_diff_delta(aucs, terms)
-            _, mlo, mhi, _ = self.interval(mn, var=mvar)
-            _, dlo, dhi, _ = self.interval(dd, var=dvar)
-            delong = "DeLong clustered by query" if self.clustered else "DeLong"
-            notes = [tie, f"intervals: delta method ({delong} covariances), {kind}"]
-            if not np.isfinite(mvar):
-                notes.append(self.no_var)
-        return mlo, mhi, dlo, dhi, notes
 
 
 def diagnose(
@@ -258,6 +116,7 @@ def diagnose(
     dropna: bool = False,
     interval: str = "auto",
     scheduler: str | Client | None = None,
+    max_fpr: float | None = None,
 ) -> Diagnostics:
     """Diagnose one or more scorers against binary labels (docs/theory.md §2, §4, §7).
 
@@ -325,6 +184,13 @@ def diagnose(
         them by the same steps; needs ``qid``; the near-tie rates are not computed (NaN, with a
         note); ``positive_label``, ``dropna`` and ``progress`` are in-memory only
         (docs/out_of_core.md)
+    max_fpr : float in (0, 1], optional — adds to the ``auc`` table the column ``pauc``: per
+        scorer and label the partial AUC up to the false positive rate ``max_fpr``,
+        McClish-standardised (:func:`bipartite.metrics.partial_auc`, docs/theory.md §2.7; 0.5
+        random, 1 perfect), pooled over all rows with the row weights (with query ids too: the
+        queries are not separated), a point estimate without interval; ``meta["max_fpr"]``
+        records it. In memory only: out of core a ``ValueError``
+        (:data:`MAX_FPR_OUT_OF_CORE`) is raised before any work
 
     Returns
     -------
@@ -355,10 +221,13 @@ def diagnose(
     level = check_level(level)
     check_option(gauc_weighting, "gauc_weighting", GAUC_WEIGHTINGS)
     rng = check_random_state(seed)
+    max_fpr = None if max_fpr is None else check_max_fpr(max_fpr)
     if not isinstance(dropna, bool | np.bool_):
         raise ValueError(f"The 'dropna' parameter must be True or False, got {dropna!r}.")
     bar = Progress(progress)
     if scheduler is not None or is_out_of_core(data):  # docs/out_of_core.md
+        if max_fpr is not None:
+            raise ValueError(MAX_FPR_OUT_OF_CORE)
         src = out_of_core_sums(data, score_names, label_names, qid=qid, weight=weight,
                                scheduler=scheduler, positive_label=positive_label,
                                dropna=bool(dropna))
@@ -374,7 +243,7 @@ def diagnose(
                if n_boot and d.U < 2 else None)
     no_var = ("a single query: no variance clustered by query" if qid is not None else
               "a class has a single row: no DeLong variance")
-    how = _kind(kind, qid is not None)
+    how = kind_label(kind, qid is not None)
     if n_boot:
         method = (f"bootstrap over {d.G} queries" if qid is not None else
                   f"bootstrap over {d.n} rows") + f" (B={n_boot}), {how}"
@@ -383,13 +252,16 @@ def diagnose(
     else:
         method = f"DeLong clustered by query ({d.G} queries; gAUC: delta method), {how}"
     jack = _jackknife(d, est, gauc_weighting) if kind == "bca" and n_boot and d.U > 1 else {}
-    ctx = _Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None, kind, jack)
+    ctx = Ctx(level, d.U, n_boot, no_boot, no_var, method, qid is not None, kind, jack)
     few = _few_queries_warning(d, kind, n_boot)
-    auc_rows = _auc_table(d, est, boot, ctx)
-    win_rows = _win_table(d, est, boot, ctx)
-    tables = _frames(label_rows, auc_rows, win_rows, _summary_table(d, est, boot, ctx),
-                     _per_query_table(d, est), _paired_table(d, est, boot, ctx),
-                     dictatorship_rows(label_rows, win_rows, score_names))
+    auc_rows = auc_table(d, est, boot, ctx, max_fpr)
+    win_rows = win_table(d, est, boot, ctx)
+    summary_rows = summary_table(d, est, boot, ctx)
+    scorer_rows = scorers_table(auc_rows, summary_rows)
+    pmin_rows = paired_min_table(d, est, boot, ctx)
+    tables = frames(label_rows, auc_rows, win_rows, summary_rows, per_query_table(d, est),
+                    paired_table(d, est, boot, ctx),
+                    dictatorship_rows(label_rows, win_rows, score_names), scorer_rows, pmin_rows)
     bar.close()
     n_defined = sum(1 for r in label_rows if np.isfinite(r["alpha"]))
     meta = {"source": d.where, "n_rows": d.n, "n_dropped": d.n_dropped,
@@ -403,13 +275,14 @@ def diagnose(
             "gauc_definition": GAUC_DEFINITIONS[gauc_weighting] if qid is not None else None,
             "multiple_testing": HOLM, "near_tie_tol": tol,
             "dictator": None if dic is None else label_names[dic],
-            "n_labels_defined": n_defined}
+            "n_labels_defined": n_defined, "max_fpr": max_fpr}
     if d.n_rows is not None:
         meta["out_of_core"] = OUT_OF_CORE_NOTE
-    return Diagnostics(tables=tables, meta=meta)
+    return Diagnostics(tables=tables, meta=meta,
+                       recommendation=recommend(scorer_rows, pmin_rows, level))
 
 
-def _few_queries_warning(d: _Data, kind: str, n_boot: int) -> str | None:
+def _few_queries_warning(d: Data, kind: str, n_boot: int) -> str | None:
     """A ``UserWarning`` (and its text, for the report) when there are fewer queries than the
     simulated size from which on ``kind`` in this configuration (analytic or bootstrap) covers
     :data:`COVERAGE_TARGET` (docs/coverage.md)."""
@@ -448,7 +321,7 @@ def _check_n_boot(n_boot: Any, n_scores: int, K: int) -> int:
 
 
 def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
-          weight: str | None, positive_label=None, dropna: bool = False) -> _Data:
+          weight: str | None, positive_label=None, dropna: bool = False) -> Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
     ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
     import pandas as pd
@@ -483,20 +356,18 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
         g, qvalues = pd.factorize(df[qid], sort=True)
         g, G = g.astype(np.int64), len(qvalues)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
-    return _Data(
+    return Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
         S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
         pairs=pairs)
 
 
-def _label_table(d: _Data) -> tuple[list[dict], int | None]:
+def _label_table(d: Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
-    if d.n_rows is None:
-        prior = (d.w @ d.Y) / d.w.sum()  # each label's positive weight share
-        n_pos = [int(np.count_nonzero((d.w > 0) & (d.Y[:, k] > 0))) for k in range(K)]
-    else:  # out of core: from the per-query sums
-        prior, n_pos = d.prior, [int(c) for c in d.q_npos.sum(axis=0)]
+    # each label's positive weight share (out of core: from the per-query sums)
+    prior = (d.w @ d.Y) / d.w.sum() if d.n_rows is None else d.prior
+    n_pos, _ = d.class_counts()
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -514,7 +385,7 @@ def _label_table(d: _Data) -> tuple[list[dict], int | None]:
     return rows, dic
 
 
-def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Estimates:
+def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estimates:
     """Point estimates per scorer from its global sort and its (query, score) order with query
     ids, and the placement sums of the labels (:func:`bipartite.diagnostics._stats.
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
@@ -525,7 +396,7 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
     them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
     whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
-    out = _Estimates({}, {}, {}, {}, {}, {}, {})
+    out = Estimates({}, {}, {}, {}, {}, {}, {})
     one_walk = fused(d.K)
     if one_walk:
         Yt = np.ascontiguousarray(d.Y.astype(bool).T)  # (K, n), 1 byte a label
@@ -560,7 +431,7 @@ def _estimates(d: _Data, tol: float, gauc_weighting: str, bar: Progress) -> _Est
     return out
 
 
-def _point_estimates(out: _Estimates, s: str, st: PlacementSums, gauc_weighting: str) -> None:
+def _point_estimates(out: Estimates, s: str, st: PlacementSums, gauc_weighting: str) -> None:
     """Scorer ``s``'s pooled AUCs, DeLong terms and (units: queries) gAUCs from the labels'
     placement sums ``st``."""
     out.sums[s] = st
@@ -574,19 +445,19 @@ def _point_estimates(out: _Estimates, s: str, st: PlacementSums, gauc_weighting:
         out.gaucs[s] = np.full(st.m, np.nan)
 
 
-def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[_Data, _Estimates]:
+def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[Data, Estimates]:
     """The checked table and the estimates from the out-of-core per-query sums (no row arrays):
     every scorer's labels (the first K pairs) and cross pairs (the rest: the win rates, their
     DeLong variances, bootstrap and jackknife; near-tie rates not computed, NaN)."""
     K, names = len(src.label_names), src.label_names
     first = next(iter(src.sums.values()))
     P, N = first.pos[:K].sum(axis=1), first.neg[:K].sum(axis=1)
-    d = _Data(where=src.where, n_dropped=0, score_names=src.score_names, label_names=names,
+    d = Data(where=src.where, n_dropped=0, score_names=src.score_names, label_names=names,
               S={}, Y=np.zeros((0, K)), w=np.zeros(0), qid=src.qid, g=None, G=src.G,
               qvalues=src.qvalues, U=src.G,
               pairs=[(k, j) for k in range(K) for j in range(k + 1, K)], n_rows=src.n_rows,
               q_npos=src.q_npos, prior=P / (P + N))
-    est = _Estimates({}, {}, {}, {}, {}, {}, {})
+    est = Estimates({}, {}, {}, {}, {}, {}, {})
     for s, st in src.sums.items():
         _point_estimates(est, s, rows_of(st, slice(0, K)), gauc_weighting)
         cross = rows_of(st, slice(K, st.m))
@@ -598,7 +469,7 @@ def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[_Data, _Estim
     return d, est
 
 
-def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
+def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
                bar: Progress, gauc_weighting: str) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
     the replicates of the pooled AUCs (linearised), gAUCs (exact) and win rates (linearised),
@@ -636,7 +507,7 @@ def _bootstrap(d: _Data, est: _Estimates, n_boot: int, rng: np.random.Generator,
     return boot
 
 
-def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
+def _jackknife(d: Data, est: Estimates, gauc_weighting: str) -> dict:
     """Exact leave-one-unit-out values (each query left out in turn, or each row without query
     ids) of the AUCs, gAUCs and win rates, for BCa's acceleration, from the placement sums
     (:meth:`bipartite.diagnostics._stats.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
@@ -658,193 +529,3 @@ def _jackknife(d: _Data, est: _Estimates, gauc_weighting: str) -> dict:
         out[s] = {"auc": st.jackknife_auc(), "win": win,
                   "gauc": st.jackknife_gauc(gauc_weighting) if st.clustered else None}
     return out
-
-
-def _gauc_df(est: _Estimates, s: str, k: int) -> int:
-    """Degrees of freedom of a gAUC's t interval: the queries where label k's AUC is defined
-    (the clusters of the ratio), less one."""
-    return int(est.stats[s].defined[:, k].sum()) - 1
-
-
-def _var(t: np.ndarray) -> np.ndarray:
-    """Variances ``Σ_u t²`` of scaled influence terms (k, U) (NaN rows stay NaN)."""
-    return np.einsum("ku,ku->k", t, t)
-
-
-def _auc_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer × label: AUC and gAUC with intervals."""
-    rows, nan = [], float("nan")
-    for s in d.score_names:
-        aucs, gaucs = est.aucs[s], est.gaucs[s]
-        var = _var(est.terms[s]["auc"])
-        gvar = _var(est.terms[s]["gauc"]) if d.qid else np.full(d.K, np.nan)
-        for k, lab in enumerate(d.label_names):
-            se, lo, hi, why = ctx.interval(aucs[k], var[k], boot[s]["auc"][k],
-                                           jack=ctx.jk(s, "auc", k))
-            gse, glo, ghi, gwhy = ctx.interval(
-                gaucs[k], gvar[k], boot[s]["gauc"][k], jack=ctx.jk(s, "gauc", k),
-                df=_gauc_df(est, s, k)) if d.qid else (
-                nan, nan, nan, "no query ids (qid): gAUC undefined")
-            if d.qid and not np.isfinite(gaucs[k]):
-                gwhy = (f"a query's AUC of {lab!r} underflows in float64 (weights too light): "
-                        "gAUC undefined" if est.stats[s].defined[:, k].any() else
-                        f"no query has both classes of {lab!r}: gAUC undefined")
-            rows.append({
-                "scorer": s, "label": lab, "auc": aucs[k], "auc_se": se, "auc_ci_low": lo,
-                "auc_ci_high": hi, "auc_method": ctx.method, "gauc": gaucs[k], "gauc_se": gse,
-                "gauc_ci_low": glo, "gauc_ci_high": ghi,
-                "n_queries_defined": int(est.stats[s].defined[:, k].sum()) if d.qid else 0,
-                "note": _join(None if np.isfinite(aucs[k]) else
-                              f"label {lab!r} has a single class (with positive weight)",
-                              why, gwhy)})
-    return rows
-
-
-def _win_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer × label pair: the cross-pair win rate W_{k>j} with its interval (DeLong from
-    the pair statistics, clustered by query with query ids, or the query bootstrap)."""
-    rows, L = [], d.label_names
-    for s in d.score_names:
-        ps = est.wins[s]
-        for i, (k, j) in enumerate(d.pairs):
-            Wv = float(ps.win[i])
-            se, lo, hi, why = ctx.interval(Wv, float(ps.var[i]), boot[s]["win"][i],
-                                           jack=ctx.jk(s, "win", i))
-            empty = L[k] if ps.n_k_only[i] == 0 else L[j]
-            rows.append({"scorer": s, "label_k": L[k], "label_j": L[j],
-                         "win_rate": Wv, "se": se, "ci_low": lo, "ci_high": hi,
-                         "near_tie_rate": float(ps.near_tie[i]),
-                         "n_k_only": int(ps.n_k_only[i]), "n_j_only": int(ps.n_j_only[i]),
-                         "method": ctx.method,
-                         "note": _join(None if np.isfinite(Wv) else
-                                       f"no row is positive for {empty!r} only: W undefined",
-                                       why, NEAR_TIE_NOTE if np.isfinite(Wv) and not
-                                       np.isfinite(ps.near_tie[i]) else None)})
-    return rows
-
-
-def _summary_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer: Diff and Min AUC with intervals (:meth:`_Ctx.summary_interval`) and the
-    dictatorship index."""
-    rows, nan = [], float("nan")
-    for s in d.score_names:
-        aucs = est.aucs[s]
-        ok = np.isfinite(aucs)
-        row = {"scorer": s, "n_labels_defined": int(ok.sum()), "min_auc": nan,
-               "min_auc_label": None, "min_ci_low": nan, "min_ci_high": nan, "diff_auc": nan,
-               "diff_ci_low": nan, "diff_ci_high": nan}
-        notes = [None if ok.all() else "labels with a single class are left out",
-                 None if ok.any() else "no label has both classes"]
-        if ok.any():
-            mlo, mhi, dlo, dhi, more = ctx.summary_interval(aucs[ok], est.terms[s]["auc"][ok],
-                                                            boot[s]["auc"][ok],
-                                                            ctx.jk(s, "auc", ok))
-            kmin = int(np.flatnonzero(ok)[np.argmin(aucs[ok])])
-            row.update(min_auc=aucs[kmin], min_auc_label=d.label_names[kmin], min_ci_low=mlo,
-                       min_ci_high=mhi, diff_auc=float(np.ptp(aucs[ok])), diff_ci_low=dlo,
-                       diff_ci_high=dhi)
-            notes += more
-            if ctx.boot and not ctx.no_boot and not dlo <= row["diff_auc"] <= dhi:
-                notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
-                             "close: its interval excludes the estimate; compare the labels' "
-                             "AUC intervals instead")
-            elif not ctx.boot and ok.sum() > 1 and dlo <= 0:
-                notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
-                             "close, and its interval reaches 0: compare the labels' AUC "
-                             "intervals instead")
-        Wall = est.wins[s].win
-        row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
-            Wall).any() else nan
-        if not np.isfinite(row["dictatorship_index"]):
-            notes.append("no cross-pair win rate is defined" if d.K > 1 else "one label: no "
-                         "cross pairs")
-        rows.append({**row, "note": _join(*notes)})
-    return rows
-
-
-def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
-    """Per scorer × query × label: rows, positives and the query's AUC (the engine's), built
-    column-wise (10⁵ queries and more)."""
-    import pandas as pd
-
-    cols = ["scorer", "qid", "label", "n", "n_pos", "auc", "note"]
-    if d.qid is None:
-        return pd.DataFrame(columns=cols)
-    qv = [plain(v) for v in d.qvalues]
-    has = d.w > 0
-    npos_k = ([np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
-              if d.g is not None else None)  # out of core: d.q_npos
-    parts = []
-    for s in d.score_names:
-        n_q = est.stats[s].n
-        for k, lab in enumerate(d.label_names):
-            npos = npos_k[k] if d.g is not None else d.q_npos[:, k].astype(int)
-            a_q = est.stats[s].auc[:, k]
-            note = np.where(np.isfinite(a_q), None, np.where(
-                npos == 0, f"query has no positive for {lab!r}",
-                f"query has no negative for {lab!r}"))
-            parts.append(pd.DataFrame({"scorer": s, "qid": qv, "label": lab, "n": n_q,
-                                       "n_pos": npos, "auc": a_q, "note": note}))
-    return pd.concat(parts, ignore_index=True)[cols]
-
-
-def _paired_table(d: _Data, est: _Estimates, boot: dict, ctx: _Ctx) -> list[dict]:
-    """Per scorer pair × label × metric: the difference a − b with its interval
-    (:meth:`_Ctx.interval`) and test: DeLong's paired variance (the difference of the two
-    scorers' influence terms on the same units: rows, or queries; the delta method for the
-    gAUC) or the paired bootstrap over the same resampled units. The test is the interval's:
-    z, or t with the interval's degrees of freedom when ``interval`` is "t"."""
-    rows = []
-    kind = _kind(ctx.kind, ctx.clustered)
-    over = f"{d.G} queries" if d.qid else f"{d.n} rows"
-    for ia, sa in enumerate(d.score_names):
-        for sb, k, metric in itertools.product(d.score_names[ia + 1:], range(d.K),
-                                               ["auc", "gauc"] if d.qid else ["auc"]):
-            vals = est.aucs if metric == "auc" else est.gaucs
-            va, vb = vals[sa][k], vals[sb][k]
-            row = {"scorer_a": sa, "scorer_b": sb, "label": d.label_names[k], "metric": metric,
-                   "value_a": va, "value_b": vb, "diff": va - vb}
-            why = None if np.isfinite(va - vb) else f"{metric} of {d.label_names[k]!r} undefined"
-            df = _gauc_df(est, sa, k) if metric == "gauc" else ctx.U - 1
-            if ctx.boot:
-                ja, jb = ctx.jk(sa, metric, k), ctx.jk(sb, metric, k)
-                se, lo, hi, note = ctx.interval(
-                    va - vb, reps=boot[sa][metric][k] - boot[sb][metric][k], lo=-1.0,
-                    jack=None if ja is None else ja - jb, df=df)
-                method = f"paired bootstrap over {over} (B={ctx.n_boot}), {kind}"
-            else:
-                dt = est.terms[sa][metric][k] - est.terms[sb][metric][k]
-                se, lo, hi, note = ctx.interval(va - vb, var=float(dt @ dt), lo=-1.0, df=df)
-                method = (("DeLong paired" if metric == "auc" else "delta method paired")
-                          + ("" if d.qid is None else f", clustered by {d.G} queries")
-                          + f", {kind}")
-            test = paired_z(va - vb, se * se, ctx.level)
-            if ctx.kind == "t":  # the p-value that matches the t interval
-                test["p_value"] = t_p_value(test["z"], df)
-            row.update(test, ci_low=lo, ci_high=hi,
-                       method=method + ("; t test" if ctx.kind == "t" else "; z test"))
-            rows.append({**row, "note": _join(why, note)})
-    for metric in ("auc", "gauc"):  # one family per metric: every scorer pair × label
-        idx = [i for i, r in enumerate(rows) if r["metric"] == metric]
-        for i, p in zip(idx, holm([rows[i]["p_value"] for i in idx]), strict=True):
-            rows[i]["p_holm"] = p
-    return rows
-
-
-def _frames(label_rows, auc_rows, win_rows, summary_rows, pq_rows, paired_rows, dic_rows
-            ) -> dict[str, pd.DataFrame]:
-    import pandas as pd
-
-    return {
-        "labels": pd.DataFrame(label_rows),
-        "auc": pd.DataFrame(auc_rows),
-        "win_rates": pd.DataFrame(win_rows, columns=[
-            "scorer", "label_k", "label_j", "win_rate", "se", "ci_low", "ci_high",
-            "near_tie_rate", "n_k_only", "n_j_only", "method", "note"]),
-        "summary": pd.DataFrame(summary_rows),
-        "per_query": pq_rows,
-        "paired": pd.DataFrame(paired_rows, columns=[
-            "scorer_a", "scorer_b", "label", "metric", "value_a", "value_b", "diff", "se",
-            "ci_low", "ci_high", "z", "p_value", "p_holm", "method", "note"]),
-        "dictatorship": pd.DataFrame(dic_rows, columns=DICTATORSHIP_COLUMNS),
-    }

@@ -27,7 +27,7 @@ from bipartite.diagnostics._intervals import wald
 
 __all__ = ["boot_var", "check_level",
            "delong_auc_variance", "delong_paired_test", "delong_terms", "holm",
-           "min_diff_delta", "paired_z"]
+           "min_diff_delta", "paired_min_delta", "paired_z"]
 
 
 def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[float, np.ndarray]:
@@ -65,9 +65,7 @@ def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, 
     there. A single label: Diff is 0 with variance 0."""
     theta = np.asarray(theta, dtype=np.float64)
     T = np.asarray(terms, dtype=np.float64)
-    lo, hi = theta.min(), theta.max()
-    at_min = np.flatnonzero(np.abs(theta - lo) <= 1e-12)
-    at_max = np.flatnonzero(np.abs(theta - hi) <= 1e-12)
+    at_min, at_max = _tied(theta, theta.min()), _tied(theta, theta.max())
     var = np.einsum("ku,ku->k", T, T)
     vmin = float(np.max(var[at_min]))
     D = T[at_max][:, None, :] - T[at_min][None, :, :]  # (max label, min label, units)
@@ -79,6 +77,37 @@ def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, 
             + ": Min/Diff AUC are not differentiable there; the delta method takes the tied "
             "label with the largest variance (widest), and the limit law is not normal")
     return vmin, vdiff, note
+
+
+def _tied(theta: np.ndarray, value: float) -> np.ndarray:
+    """The labels whose AUC equals ``value`` to 1e-12 (the tie rule of :func:`min_diff_delta`)."""
+    return np.flatnonzero(np.abs(theta - value) <= 1e-12)
+
+
+def paired_min_delta(theta_a: np.ndarray, terms_a: np.ndarray, theta_b: np.ndarray,
+                     terms_b: np.ndarray) -> tuple[float, str | None]:
+    """Delta-method variance (docs/theory.md §2.6) of the paired difference of Min AUC,
+    ``min_k θ_ak − min_j θ_bj``, of two scorers' defined AUCs ``theta_a`` (k,) and ``theta_b``
+    (j,) from their scaled influence terms (k, U) and (j, U) on the same units (rows, or
+    queries): with the minima at labels k and j the gradient is ``e_ak − e_bj`` and
+    ``var = Σ_u (t_ak,u − t_bj,u)²`` (the minimum of each scorer is found on its own labels, so
+    the two may differ). At a tie for a minimum (to 1e-12) the pair of tied labels whose
+    linearisation has the largest variance is taken, as :func:`min_diff_delta` does, and
+    ``note`` says so. Returns ``(var, note)``.
+
+    >>> t = np.array([[0.1, -0.1], [0.2, 0.0]])
+    >>> var, note = paired_min_delta(np.array([0.7, 0.9]), t, np.array([0.8, 0.6]), t)
+    >>> round(var, 12), note  # a's minimum at label 0, b's at label 1: (0.1 − 0.2)² + (−0.1)²
+    (0.02, None)
+    """
+    Ta, Tb = np.asarray(terms_a, dtype=np.float64), np.asarray(terms_b, dtype=np.float64)
+    ka, kb = _tied(theta_a, np.min(theta_a)), _tied(theta_b, np.min(theta_b))
+    D = Ta[ka][:, None, :] - Tb[kb][None, :, :]  # (a's tied labels, b's tied labels, units)
+    var = float(np.max(np.einsum("abu,abu->ab", D, D)))
+    note = None if len(ka) == 1 and len(kb) == 1 else (
+        "AUCs tie for a scorer's minimum: the paired Min AUC difference is not differentiable "
+        "there; the delta method takes the tied labels with the largest variance (widest)")
+    return var, note
 
 
 def boot_var(reps: np.ndarray, units: int) -> tuple[float, float]:

@@ -1,9 +1,11 @@
-"""The result of :func:`bipartite.diagnostics.diagnose`: tables, Markdown, strict JSON, a figure."""
+"""The result of :func:`bipartite.diagnostics.diagnose`: tables, the choice of a scorer, Markdown,
+strict JSON, a self-contained HTML page with its figures (:mod:`bipartite.diagnostics._render`,
+:mod:`bipartite.diagnostics._figures`)."""
 
 from __future__ import annotations
 
-import html
-import itertools
+import base64
+import io
 import json
 import math
 import os
@@ -14,19 +16,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import OutputError, check_writable, explain_os_error, prepare_output_dir
+from bipartite.diagnostics._figures import overview, report_figures
+from bipartite.diagnostics._render import html_blocks, markdown_blocks, page
 from bipartite.diagnostics._tables import plain
 
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-__all__ = ["Diagnostics", "FIGURE_MAX_LABELS", "FIGURE_MAX_TICK_LABELS", "shown_pairs"]
-
-#: Past this many labels the report's figure draws the win-rate matrix instead of one error bar
-#: per label pair, and names only the scorers (:meth:`Diagnostics.figure`).
-FIGURE_MAX_LABELS = 8
-#: Past this many labels the per-label panel drops its tick names (they would overprint).
-FIGURE_MAX_TICK_LABELS = 40
+__all__ = ["Diagnostics", "shown_pairs"]
 
 
 def _record(row: dict) -> dict:
@@ -55,44 +53,6 @@ def _ci(lo: Any, hi: Any, digits: int) -> str:
         f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
-def _markdown(blocks: list[tuple]) -> list[str]:
-    lines: list[str] = []
-    for b in blocks:
-        if b[0] == "h":
-            lines += ["#" * b[1] + " " + b[2], ""]
-        elif b[0] == "p":
-            lines += [b[1], ""]
-        elif b[0] == "table":
-            lines += ["| " + " | ".join(b[1]) + " |", "|" + "---|" * len(b[1])]
-            lines += ["| " + " | ".join(_fmt(v, 3) for v in r) + " |" for r in b[2]] + [""]
-        else:
-            lines += [f"- {x}" for x in b[1]] + [""]
-    return lines
-
-
-def _inline(text: str) -> str:
-    """Markdown's inline code spans as HTML, the rest escaped."""
-    parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
-
-
-def _html(blocks: list[tuple]) -> str:
-    out = ['<div class="bipartite-diagnostics">']
-    for b in blocks:
-        if b[0] == "h":
-            out.append(f"<h{b[1] + 1}>{_inline(b[2])}</h{b[1] + 1}>")
-        elif b[0] == "p":
-            out.append(f"<p>{_inline(b[1])}</p>")
-        elif b[0] == "table":
-            head = "".join(f"<th>{_inline(str(h))}</th>" for h in b[1])
-            body = "".join("<tr>" + "".join(f"<td>{_inline(_fmt(v, 3))}</td>" for v in r)
-                           + "</tr>" for r in b[2])
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
-        else:
-            out.append("<ul>" + "".join(f"<li>{_inline(x)}</li>" for x in b[1]) + "</ul>")
-    return "\n".join(out + ["</div>"])
-
-
 def _theory_sentence(m: dict) -> str:
     """What loss aggregation with a = 1 would do, true to the number of labels it can weigh."""
     if m.get("n_labels_defined", 2) < 2:
@@ -107,6 +67,36 @@ def _theory_sentence(m: dict) -> str:
             "≤ ½).")
 
 
+def _choice_blocks(m: dict, t: dict, rec: dict | None, pct: str, digits: int) -> list[tuple]:
+    """Choosing a scorer: Min, Diff and Macro AUC per scorer, the paired Min AUC differences and
+    the recommendation (:mod:`bipartite.diagnostics._choice`)."""
+    sc = t.get("scorers")
+    if sc is None:
+        return []
+    out: list[tuple] = [("h", 2, "Choosing a scorer"), ("p",
+        "Min AUC: a scorer's lowest per-label AUC (its weakest label); Diff AUC: highest minus "
+        "lowest; Macro AUC: their mean."), ("table",
+        ["scorer", "Min AUC", "weakest label", f"{pct} CI", "Diff AUC", f"{pct} CI", "Macro AUC"],
+        [[r.scorer, _fmt(r.min_auc, digits), r.min_auc_label,
+          _ci(r.min_auc_ci_low, r.min_auc_ci_high, digits), _fmt(r.diff_auc, digits),
+          _ci(r.diff_auc_ci_low, r.diff_auc_ci_high, digits), _fmt(r.macro_auc, digits)]
+         for r in sc.itertuples()]), ("figure", "auc_plane")]
+    pm = t.get("paired_min")
+    if pm is not None and len(pm):
+        out += [("h", 3, "Paired differences of Min AUC (a − b)"), ("p",
+            "Each scorer's minimum is taken over its own labels, so the two minima may be "
+            "different labels: the interval is the delta method at each scorer's minimum, or "
+            "with the bootstrap (n_boot > 0) the minimum recomputed in every replicate "
+            "(docs/theory.md §2.6; its measured coverage: docs/coverage.md)."),
+            ("table", ["a", "b", "Min AUC a", "Min AUC b", "a − b", f"{pct} CI", "method"],
+             [[r.scorer_a, r.scorer_b, _fmt(r.min_auc_a, digits), _fmt(r.min_auc_b, digits),
+               _fmt(r.difference, digits), _ci(r.ci_low, r.ci_high, digits), r.method]
+              for r in pm.itertuples()])]
+    if rec is not None:
+        out.append(("p", f"**Recommendation:** {rec['reason']}"))
+    return out + [("figure", "auc_intervals")]
+
+
 def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
     """The label table and the dictatorship section: theory (what loss aggregation with a = 1
     would favour) beside the observed win rates of each scorer."""
@@ -114,7 +104,7 @@ def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
         ["label", "positives", "prior π", "α (a = 1)", "α share", "would dictate (theory)"],
         [[r.label, r.n_pos, _fmt(r.prior, digits), _fmt(r.alpha, digits),
           _fmt(r.alpha_share, digits), "yes" if r.dictator else ""]
-         for r in t["labels"].itertuples()]), ("p", _theory_sentence(m))]
+         for r in t["labels"].itertuples()]), ("p", _theory_sentence(m)), ("figure", "weights")]
     dic = t.get("dictatorship")
     if dic is None or len(m["labels"]) < 2:
         return out
@@ -138,7 +128,7 @@ def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
                     " / ".join(x for x, on in (("favoured", r.observed_favoured),
                                                ("dictates", r.observed_dictator)) if on)]
         rows.append(row)
-    return out + [("table", header, rows)]
+    return out + [("table", header, rows), ("figure", "win_rates")]
 
 
 def shown_pairs(wr: pd.DataFrame, labels: pd.DataFrame, max_pairs: int) -> tuple[pd.DataFrame,
@@ -167,14 +157,20 @@ def shown_pairs(wr: pd.DataFrame, labels: pd.DataFrame, max_pairs: int) -> tuple
                       "tables['win_rates'] (win_rates.csv).")
 
 
+def _pauc_header(m: dict) -> str:
+    """The per-label table's partial AUC column, ``pAUC (FPR ≤ max_fpr)``."""
+    return f"pAUC (FPR ≤ {m['max_fpr']:g})"
+
+
 def _scorer_blocks(m: dict, t: dict, s: str, pct: str, digits: int, max_rows: int,
                    max_pairs: int) -> list[tuple]:
     a = t["auc"][t["auc"].scorer == s]
+    part = m.get("max_fpr") is not None  # the partial AUC column (diagnose's max_fpr)
     out: list[tuple] = [("h", 2, f"Scorer `{s}`"), ("h", 3, "Per-label AUC"), ("table",
-        ["label", "AUC", f"{pct} CI", "gAUC", f"{pct} CI"],
+        ["label", "AUC", f"{pct} CI", "gAUC", f"{pct} CI"] + ([_pauc_header(m)] if part else []),
         [[r.label, _fmt(r.auc, digits), _ci(r.auc_ci_low, r.auc_ci_high, digits),
           _fmt(r.gauc, digits), _ci(r.gauc_ci_low, r.gauc_ci_high, digits)]
-         for r in a.itertuples()])]
+         + ([_fmt(r.pauc, digits)] if part else []) for r in a.itertuples()])]
     wr = t["win_rates"][t["win_rates"].scorer == s]
     if len(wr):
         shown, left = shown_pairs(wr, t["labels"], max_pairs)
@@ -203,12 +199,19 @@ def _scorer_blocks(m: dict, t: dict, s: str, pct: str, digits: int, max_rows: in
     return out
 
 
+def _data_uris(pngs: dict[str, tuple[bytes, str]]) -> dict[str, tuple[str, str]]:
+    """PNG bytes as ``data:`` URIs (the page embeds its figures: no file beside it needed)."""
+    return {k: ("data:image/png;base64," + base64.b64encode(png).decode("ascii"), cap)
+            for k, (png, cap) in pngs.items()}
+
+
 @dataclass
 class Diagnostics:
     """The result of :func:`diagnose`: ``meta`` (data, options, interval method) and ``tables``,
     pandas DataFrames whose ``note`` column explains every NaN of its row — ``labels`` (``n_pos``,
     ``prior``, ``alpha`` = 1/(π(1−π)), ``alpha_share``, ``dictator``); ``auc`` (per scorer ×
-    label: ``auc``, ``gauc``, each with ``_se``, ``_ci_low``, ``_ci_high``); ``win_rates`` (per
+    label: ``auc``, ``gauc``, each with ``_se``, ``_ci_low``, ``_ci_high``; with ``max_fpr``
+    also ``pauc``, the McClish-standardised partial AUC); ``win_rates`` (per
     scorer × label pair k before j: ``win_rate`` = W_{k>j}, ``se``, ``ci_low/high``,
     ``near_tie_rate``, ``n_k_only``, ``n_j_only``); ``summary`` (per scorer: Min AUC and its
     label, Diff AUC, percentile intervals, dictatorship index ``max |2W − 1|``); ``per_query``
@@ -218,18 +221,30 @@ class Diagnostics:
     (per scorer × label: ``theory_alpha_share`` and ``theory_dictator`` — what loss aggregation
     with a = 1 *would* favour — beside ``observed_mean_win_rate``, ``observed_min_win_rate``,
     ``observed_favoured`` and ``observed_dictator`` — what the scorer does favour, from its
-    W_{k>j}). In a notebook the object shows itself as the report (``_repr_html_``,
-    ``_repr_markdown_``)."""
+    W_{k>j}); ``scorers`` (per scorer: ``min_auc``, ``min_auc_label``, ``min_auc_ci_low/high``,
+    ``diff_auc`` with its interval, ``macro_auc``); ``paired_min`` (per scorer pair:
+    ``difference`` = Min AUC of a − Min AUC of b, ``se``, ``ci_low/high``, ``method``). And
+    ``recommendation``: the scorer with the highest Min AUC and a sentence with the evidence,
+    which says when its lead is within noise. :meth:`to_html` is the self-contained page with
+    the figures (:meth:`figures`); :meth:`save` writes it with the JSON, the Markdown, the
+    figures and the tables. In a notebook the object shows itself as the report
+    (``_repr_html_``, ``_repr_markdown_``)."""
 
     tables: dict[str, pd.DataFrame]
     meta: dict[str, Any] = field(default_factory=dict)
+    #: ``{"scorer", "reason"}``: the scorer with the highest Min AUC and the evidence
+    #: (:func:`bipartite.diagnostics._choice.recommend`)
+    recommendation: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python (JSON-ready): ``{"format", "meta", <table>: [records]}``."""
+        """Plain Python (JSON-ready): ``{"format", "meta", <table>: [records],
+        "recommendation"}``."""
         out: dict[str, Any] = {"format": "bipartite.diagnostics/1",
                                "meta": {k: plain(v) for k, v in self.meta.items()}}
         for name, df in self.tables.items():
             out[name] = [_record(r) for r in df.to_dict("records")]
+        out["recommendation"] = None if self.recommendation is None else {
+            k: plain(v) for k, v in self.recommendation.items()}
         return out
 
     def to_json(self, *, indent: int | None = 2) -> str:
@@ -241,22 +256,49 @@ class Diagnostics:
         """A Markdown report. The per-query table is cut to ``max_rows`` queries per scorer;
         the cross-pair win rates to the pairs :func:`shown_pairs` keeps when a scorer has more
         than ``max_pairs`` of them (the report says how many were left out; every pair is in
-        ``tables["win_rates"]``)."""
-        return "\n".join(_markdown(self._blocks(digits, max_rows, max_pairs)))
+        ``tables["win_rates"]``). No figures (``save`` writes a ``report.md`` that links
+        them)."""
+        return self._markdown(digits, max_rows, max_pairs, None)
 
-    def to_html(self, *, digits: int = 3, max_rows: int = 10, max_pairs: int = 30) -> str:
-        """The report of :meth:`to_markdown` as an HTML fragment (the notebook display)."""
-        return _html(self._blocks(digits, max_rows, max_pairs))
+    def _markdown(self, digits, max_rows, max_pairs, figures) -> str:
+        return "\n".join(markdown_blocks(self._blocks(digits, max_rows, max_pairs),
+                                          lambda v: _fmt(v, 3), figures))
+
+    def to_html(self, *, digits: int = 3, max_rows: int = 10, max_pairs: int = 30,
+                figures: bool = True) -> str:
+        """The report as one self-contained HTML page, the ``report.html`` that ``save`` (and
+        ``bipartite report --out``) writes: the text and tables of :meth:`to_markdown` with
+        Markdown's marks rendered (never shown literally), every figure of :meth:`figures`
+        inline as a PNG ``data:`` URI (without them with ``figures=False``), an inline style
+        sheet, no script and no network access."""
+        return self._page(digits, max_rows, max_pairs, _data_uris(self._pngs()) if figures
+                          else None)
+
+    def _page(self, digits, max_rows, max_pairs, imgs) -> str:
+        return page(html_blocks(self._blocks(digits, max_rows, max_pairs),
+                                lambda v: _fmt(v, 3), imgs), "Ranking diagnostics")
+
+    def _pngs(self) -> dict[str, tuple[bytes, str]]:
+        """Every figure of :meth:`figures` as PNG bytes (110 dpi), with its caption."""
+        out = {}
+        for name, (fig, cap) in self.figures().items():
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+            out[name] = (buf.getvalue(), cap)
+        return out
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        """The notebook display: the page's body without figures (fast; ``to_html()`` has
+        them)."""
+        return html_blocks(self._blocks(3, 10, 30), lambda v: _fmt(v, 3))
 
     def _blocks(self, digits: int, max_rows: int, max_pairs: int) -> list[tuple]:
         """The report as blocks — ``("h", level, text)``, ``("p", text)``, ``("table", header,
-        rows)``, ``("list", items)`` — rendered as Markdown or HTML."""
+        rows)``, ``("list", items)``, ``("figure", name)`` — rendered as Markdown or HTML
+        (:mod:`bipartite.diagnostics._render`)."""
         m, t = self.meta, self.tables
         pct = f"{100 * m['level']:g}%"
         dropped = m.get("n_dropped") or 0
@@ -276,9 +318,18 @@ class Diagnostics:
             out.append(("p", f"**Warning: {m['interval_warning']}.**"))
         if m["qid"]:
             out.append(("p", f"gAUC = {m.get('gauc_definition') or m['gauc_weighting']}."))
+        if m.get("max_fpr") is not None:
+            out.append(("p", f"{_pauc_header(m)}: the partial AUC up to a false positive rate of "
+                        f"{m['max_fpr']:g}, McClish-standardised (0.5 random, 1 perfect; "
+                        "`bipartite.metrics.partial_auc`, scikit-learn's "
+                        "`roc_auc_score(max_fpr=)`), pooled over all rows with their weights; "
+                        "a point estimate, without interval."))
+        out += _choice_blocks(m, t, self.recommendation, pct, digits)
         out += _label_blocks(m, t, digits)
         for s in m["scores"]:
             out += _scorer_blocks(m, t, s, pct, digits, max_rows, max_pairs)
+        if m["qid"]:
+            out.append(("figure", "per_query", "Per-query AUCs"))
         if len(t["paired"]):
             out += [("h", 2, "Paired differences (a − b)"),
                     ("p", f"p: the test's own p-value; p (Holm): {m.get('multiple_testing')}.")]
@@ -294,103 +345,26 @@ class Diagnostics:
         return out
 
     def figure(self) -> Figure:
-        """A matplotlib Figure: per-label AUC (filled) and gAUC (open) with their intervals,
-        the cross-pair win rates with theirs, and (with query ids) the ECDF of the per-query
-        AUCs. Colour = scorer, line style and marker = label; error bars = the intervals.
+        """A matplotlib Figure summing the report up in one
+        (:func:`bipartite.diagnostics._figures.overview`): per-label AUC (filled) and gAUC
+        (open) with their intervals, the cross-pair win rates with theirs, and (with query ids)
+        the ECDF of the per-query AUCs; legible at many labels (CAL500: 174 labels). The report's
+        separate figures are :meth:`figures`."""
+        return overview(self.tables, self.meta)
 
-        With more than :data:`FIGURE_MAX_LABELS` labels (CAL500: 174 labels, 15 051 pairs) the
-        figure stays legible: markers and the legend name only the scorers, the win-rate panel
-        is the K × K matrix W(k > j) of the first scorer (labels by prior, rarest first), and
-        the ECDF pools each scorer's per-query AUCs over the labels."""
-        from bipartite.plots import new_figure
-
-        m, t = self.meta, self.tables
-        S, L, has_q = m["scores"], m["labels"], m["qid"] is not None
-        many = len(L) > FIGURE_MAX_LABELS
-        styles, marks = ["-", "--", ":", "-."], ["o", "s", "^", "D", "v"]
-        fig, axes = new_figure(1, 2 + has_q, figsize=(4.4 * (2 + has_q) + 2 * many, 3.6 + many),
-                               layout="constrained")
-
-        def bar(ax, x, val, lo, hi, i, k, fill=True):
-            if np.isfinite(val):
-                err = [[val - lo], [hi - val]] if np.isfinite(lo) else None
-                eb = ax.errorbar(x + (i - (len(S) - 1) / 2) * 0.15, val, yerr=err,
-                                 capsize=0 if many else 3, color=f"C{i % 10}",
-                                 marker="o" if many else marks[k % 5], ms=3 if many else 6,
-                                 lw=0.6 if many else 1.5, mfc=f"C{i % 10}" if fill else "white")
-                if eb[-1] and not many:
-                    eb[-1][0].set_linestyle(styles[k % 4])
-
-        for i, s in enumerate(S):
-            for k, r in enumerate(t["auc"][t["auc"].scorer == s].itertuples()):
-                bar(axes[0], k, r.auc, r.auc_ci_low, r.auc_ci_high, i, k)
-                bar(axes[0], k + 0.06, r.gauc, r.gauc_ci_low, r.gauc_ci_high, i, k, fill=False)
-            if not many:
-                for p, r in enumerate(t["win_rates"][t["win_rates"].scorer == s].itertuples()):
-                    bar(axes[1], p, r.win_rate, r.ci_low, r.ci_high, i, L.index(r.label_k))
-            axes[0].plot([], [], color=f"C{i % 10}", label=s)
-        if not many:
-            for k, lab in enumerate(L):
-                axes[0].plot([], [], color="grey", ls=styles[k % 4], marker=marks[k % 5],
-                             label=lab)
-        axes[0].set(xticks=range(len(L)), xlim=(-0.5, len(L) - 0.5),
-                    ylabel="AUC (filled) / gAUC (open)", title="Per-label AUC")
-        if len(L) > FIGURE_MAX_TICK_LABELS:  # names would overprint: the order is the table's
-            axes[0].set(xticks=[], xlabel=f"the {len(L)} labels, in the order of tables['auc']")
-        else:
-            axes[0].set_xticklabels(L, rotation=90 if many else 0, fontsize=6 if many else None)
-        axes[0].axhline(0.5, color="grey", lw=0.8, ls=":")
-        axes[0].legend(fontsize=7)
-        if many:
-            self._win_matrix(fig, axes[1])
-        else:
-            wr = t["win_rates"]
-            pairs = list(dict.fromkeys(zip(wr.label_k, wr.label_j, strict=True)))
-            axes[1].set(xticks=range(len(pairs)), xticklabels=[f"W({k}>{j})" for k, j in pairs],
-                        xlim=(-0.5, max(len(pairs), 1) - 0.5), ylim=(-0.02, 1.02),
-                        title="Cross-pair win rates (½ = even-handed)")
-            axes[1].axhline(0.5, color="grey", lw=0.8, ls=":")
-        if has_q:
-            pq = t["per_query"]
-            for (i, s), (k, lab) in itertools.product(enumerate(S), enumerate([None] if many
-                                                                            else L)):
-                sel = (pq.scorer == s) & ((pq.label == lab) if lab is not None else True)
-                v = np.sort(pq[sel].auc.dropna().to_numpy())
-                if len(v):
-                    axes[2].step(v, np.arange(1, len(v) + 1) / len(v), where="post",
-                                 color=f"C{i % 10}", ls=styles[k % 4],
-                                 label=s if many else f"{s} · {lab}")
-            axes[2].set(xlabel="per-query AUC" + (" (all labels)" if many else ""),
-                        ylabel="share of queries", xlim=(-0.02, 1.02),
-                        title="Per-query AUC (ECDF)")
-            axes[2].legend(fontsize=7)
-        return fig
-
-    def _win_matrix(self, fig: Figure, ax) -> None:
-        """The K × K matrix of W(k > j) of the first scorer, labels by prior (rarest first)."""
-        m, t = self.meta, self.tables
-        s0, L = m["scores"][0], m["labels"]
-        order = t["labels"].sort_values("prior", kind="stable").label.tolist()
-        at = {lab: i for i, lab in enumerate(order)}
-        W = np.full((len(L), len(L)), np.nan)
-        wr = t["win_rates"][t["win_rates"].scorer == s0]
-        k = wr.label_k.map(at).to_numpy()
-        j = wr.label_j.map(at).to_numpy()
-        v = wr.win_rate.to_numpy(dtype=float)
-        W[k, j], W[j, k] = v, 1 - v
-        im = ax.imshow(W, vmin=0, vmax=1, cmap="RdBu_r", interpolation="nearest")
-        fig.colorbar(im, ax=ax, shrink=0.8, label="W(k > j); ½ = even-handed")
-        ax.set(title=f"Win rates W(k > j) of `{s0}`",
-               xlabel="label j (by prior, rarest first)", ylabel="label k (same order)")
-        if len(L) > FIGURE_MAX_TICK_LABELS:
-            ax.set(xticks=[], yticks=[])
-        else:
-            ax.set_xticks(range(len(L)), order, rotation=90, fontsize=5)
-            ax.set_yticks(range(len(L)), order, fontsize=5)
+    def figures(self) -> dict[str, tuple[Figure, str]]:
+        """The report's figures that apply, ``{name: (figure, caption)}``
+        (:func:`bipartite.diagnostics._figures.report_figures`): ``auc_plane`` (K ≥ 2),
+        ``auc_intervals``, ``weights``, ``win_rates`` (K ≥ 2) and ``per_query`` (with query
+        ids)."""
+        return report_figures(self.tables, self.meta)
 
     def save(self, directory: str | os.PathLike, *, figure: bool = True) -> list[Path]:
-        """Write ``report.md``, ``report.json``, one CSV per table and ``report.png`` and
-        ``report.pdf`` (with ``figure``) into ``directory`` (created); return the paths.
+        """Write into ``directory`` (created) ``report.md``, ``report.json``, one CSV per table
+        and, with ``figure``, ``report.html`` (the self-contained page of :meth:`to_html`), each
+        of :meth:`figures` as ``figure_<name>.png`` (``report.md`` links them) and the
+        one-figure summary :meth:`figure` as ``report.png`` and ``report.pdf``; return the
+        paths.
 
         A folder that cannot be used (a part of its path is a file, a read-only file system, no
         permission, a full disk) raises :class:`bipartite._utils.files.OutputError` (an
@@ -399,13 +373,21 @@ class Diagnostics:
 
         out = prepare_output_dir(directory, what="the report folder")
         check_writable(out)
+        pngs = self._pngs() if figure else {}
         paths = [out / "report.md", out / "report.json"] + [out / f"{t}.csv" for t in self.tables]
         try:
-            paths[0].write_text(self.to_markdown() + "\n", encoding="utf-8")
+            paths[0].write_text(self._markdown(3, 10, 30, {
+                k: (f"figure_{k}.png", cap) for k, (_, cap) in pngs.items()}) + "\n",
+                encoding="utf-8")
             paths[1].write_text(self.to_json() + "\n", encoding="utf-8")
             for name, df in self.tables.items():
                 df.to_csv(out / f"{name}.csv", index=False)
             if figure:
+                for k, (png, _) in pngs.items():
+                    paths.append(out / f"figure_{k}.png")
+                    paths[-1].write_bytes(png)
+                paths.append(out / "report.html")
+                paths[-1].write_text(self._page(3, 10, 30, _data_uris(pngs)), encoding="utf-8")
                 paths += save_figures(self.figure(), out, "report")
         except OutputError:
             raise

@@ -112,6 +112,7 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
     written: list[Path] = []
     bar, weights = _progress_bar(paper, configs, size, jobs, options.get("progress", True),
                                  (options.get("runner") or {}).get("max_tasks"))
+    eta = _TimeLeft(bar, max(1, int(jobs or 1)))
     with reuse_workers(), contextlib.closing(bar):  # one worker pool for every study
         for name, cfg in configs.items():
             w = weights[name]
@@ -119,9 +120,9 @@ def run_paper(paper: Paper, out_dir: str | os.PathLike, *, quick: bool = False, 
             result = run_study(cfg, out / "studies" / name, jobs=jobs,
                                backend=options.get("backend") or "loky",
                                scheduler=options.get("scheduler"), progress=False,
-                               on_task=lambda _record, w=w: bar.update(w),
+                               on_task=lambda _record, w=w: eta.done(w),
                                **(options.get("runner") or {}))
-            bar.update(result.n_skipped * w)  # finished by an earlier run into this folder
+            eta.skipped(result.n_skipped * w)  # finished by an earlier run into this folder
             cpu = pd.read_csv(result.study_dir / TASK_INDEX_CSV).get("cpu_s")
             record[name] = {"tasks": result.n_tasks, "run": result.n_run,
                             "failed": len(result.failures), "elapsed_s": round(result.elapsed_s, 2),
@@ -141,7 +142,9 @@ def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: in
                   progress: bool, max_tasks: int | None = None):
     """One tqdm bar over every task of ``configs`` (on stderr), each task weighted by its
     study's measured seconds (:attr:`Paper.task_seconds`), with the a-priori time estimate
-    (work / workers) shown from the start; returns the bar and the weights by study."""
+    (work / workers) shown from the start and redone from the measured rate as tasks finish
+    (:class:`_TimeLeft`: the one estimate shown; tqdm's own, which would count the tasks of an
+    earlier run as instant progress, is left out); returns the bar and the weights by study."""
     from tqdm.auto import tqdm
 
     from bipartite.studies.config import resolve_config
@@ -155,9 +158,49 @@ def _progress_bar(paper: Paper, configs: Mapping[str, dict], size: str, jobs: in
     workers = max(1, int(jobs or 1))
     bar = tqdm(total=round(work, 2), desc=f"{paper.name} {size}", unit="task-s",
                disable=not progress, dynamic_ncols=True, smoothing=0.05,
-               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}{postfix}]")
+               bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}{postfix}]")
     bar.set_postfix_str(f"estimate {work / workers / 60:.1f} min on {workers} worker(s)")
     return bar, weights
+
+
+class _TimeLeft:
+    """The time-left estimate of the :func:`run_paper` bar, updated as tasks finish.
+
+    It starts a priori (the tasks' measured seconds, :attr:`Paper.task_seconds`, over the
+    workers: right on an idle machine). Once this run has done ``MIN_SHARE`` of its own work
+    and ``MIN_SECONDS`` have passed, it is the work left over the rate measured in this run
+    (work done / wall time since the start), so a busy or a faster machine shows in it. Tasks
+    finished by an earlier run into the folder (:meth:`skipped`) move the bar but not the rate.
+    """
+
+    #: Share of this run's work, and wall seconds, measured before the estimate is switched.
+    MIN_SHARE, MIN_SECONDS = 0.02, 2.0
+
+    def __init__(self, bar: Any, workers: int, clock: Callable[[], float] = time.perf_counter):
+        self.bar, self.workers, self.clock = bar, workers, clock
+        self.start, self.done_here, self.skipped_work = clock(), 0.0, 0.0
+
+    def skipped(self, work: float) -> None:
+        """``work`` task-seconds finished by an earlier run."""
+        self.skipped_work += work
+        self.bar.update(work)
+
+    def done(self, work: float) -> None:
+        """``work`` task-seconds finished now: the bar moves and the estimate is redone."""
+        self.done_here += work
+        self.bar.set_postfix_str(self.text(), refresh=False)  # drawn by the update
+        self.bar.update(work)
+
+    def text(self) -> str:
+        """``estimate M min on W worker(s)`` (a priori) or ``about M min left, measured``."""
+        total = float(self.bar.total or 0.0)
+        left = max(0.0, total - self.done_here - self.skipped_work)
+        elapsed = self.clock() - self.start
+        to_do = max(total - self.skipped_work, 1e-12)
+        if self.done_here >= self.MIN_SHARE * to_do and elapsed >= self.MIN_SECONDS:
+            rate = self.done_here / elapsed  # task-seconds per wall second, as measured here
+            return f"about {left / rate / 60:.1f} min left, measured ({rate:.2g} task-s/s)"
+        return f"estimate {left / self.workers / 60:.1f} min on {self.workers} worker(s)"
 
 
 def study_results(results_dir: str | os.PathLike, names: Iterable[str]) -> dict[str, Any]:

@@ -7,9 +7,16 @@ Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:
     ``"loss_aggregation"`` (docs/theory.md §4): maximise ``Σ_k a_k AUC_k(f)`` with mixing weights
     ``a`` (default all ones). Bayes scorer ``Σ_k α_k η_k``, ``α_k = a_k/(π_k(1-π_k))``.
 
-    ``"label_aggregation"`` (docs/theory.md §5): aggregate ``Ȳ = ψ(Y)`` (``aggregate`` in
-    ``{"sum", "product", "or"}``, label weights ``w`` of the weighted sum), then maximise the
-    multipartite AUC with ``costs``. Bayes scorer ``E[Ȳ|x]`` for linear costs.
+    ``"label_aggregation"`` (docs/theory.md §5): aggregate ``Ȳ = ψ(Y)`` (``aggregate``: a name of
+    :data:`bipartite.labels.AGGREGATIONS` or a callable ψ; label weights ``w`` of the weighted
+    sum), then maximise the multipartite AUC with ``costs``. Bayes scorer ``E[Ȳ|x]`` for linear
+    costs.
+
+    The keyword form (``objective``, ``a``, ``aggregate``, ``w``, ``costs``) is the rankers'
+    spelling of an :class:`~bipartite.objectives.Objective`, kept on purpose: plain parameters
+    are what ``get_params``, ``clone`` and parameter grids need; ``fit`` builds the Objective
+    from them (validated once) and asks it which labels to aggregate and which pair weights to
+    use.
 
     ``"max_min"`` (docs/theory.md §13.6): maximise ``min_k AUC_k``. Plug-in: the heads of loss
     aggregation, then the mixing weights ``a_`` that maximise the held-out min AUC; pairwise:
@@ -28,7 +35,8 @@ Two scikit-learn compatible estimators, :class:`MLPRanker` (PyTorch) and :class:
     ``"plugin"``: per-label probability heads trained with a proper loss (binary cross-entropy),
     combined by the closed form of the objective — :func:`bipartite.bayes.loss_aggregation` with
     ``π`` estimated by the training label means, or
-    :func:`bipartite.bayes.label_aggregation_scores`. Product/or aggregation needs the conditional
+    :func:`bipartite.bayes.label_aggregation_scores`. A ψ that is not affine in Y (product, or;
+    :attr:`bipartite.labels.Aggregation.needs_joint`) needs the conditional
     joint ``P(Y = v | x)``: the plug-in route then trains one ``2**K``-way softmax head over label
     vectors (cross-entropy, also proper) and derives both ``η̂ = P̂ V`` and the joint from it.
 

@@ -8,6 +8,7 @@ Query ids are passed as ``qid=`` (XGBoost's name) to ``fit``, ``score`` and
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from bipartite._utils.validation import (
     resolve_qid,
 )
 from bipartite.bayes import OBJECTIVES
+from bipartite.metrics import QueryRows
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.objectives import Objective, as_objective, label_aucs
@@ -75,7 +77,7 @@ def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> Objective:
                 "method='pointwise' regresses on Ȳ, whose minimiser E[Ȳ|x] is Bayes-optimal only "
                 f"for linear costs (docs/theory.md §5); got costs={est.costs!r}. Use method='pairwise'."
             )
-    if est.method == "plugin" and obj.kind == "label_aggregation" and not closed_form:
+    if est.method == "plugin" and not closed_form:
         raise ValueError(
             "method='plugin' needs a closed-form Bayes scorer: label aggregation with "
             f"aggregate='sum' has one for linear costs only (docs/theory.md §3, §5), got "
@@ -84,22 +86,8 @@ def check_objective(est: RankerMixin, methods: tuple[str, ...]) -> Objective:
     return obj
 
 
-def mixing_weights(a: ArrayLike, K: int) -> np.ndarray:
-    """The mixing weights ``a`` of loss aggregation as a (K,) array (default all ones), checked
-    by :class:`~bipartite.objectives.Objective` (non-negative, a positive entry, K entries)."""
-    weights = Objective("loss_aggregation", a=a).mixing_weights(K)
-    return np.ones(K) if weights is None else weights
-
-
-def needs_joint(objective: Objective | str, aggregate: str = "sum") -> bool:
-    """Whether the plug-in head must model the joint ``P(Y = v | x)``:
-    :attr:`Objective.needs_joint <bipartite.objectives.Objective.needs_joint>` of ``objective``
-    (an Objective, or its name with ``aggregate``)."""
-    return as_objective(objective, aggregate=aggregate).needs_joint
-
-
-#: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, product/or
-#: label aggregation): K <= 12 labels (4,096 classes); raise it with ``max_joint_labels=``.
+#: Size limit of the plug-in joint head (a ``2**K``-way softmax over label vectors, label
+#: aggregation whose ψ needs the joint): K <= 12 labels (4,096 classes); raise it with ``max_joint_labels=``.
 JOINT_MAX_LABELS = 12
 
 
@@ -108,11 +96,30 @@ def check_joint_labels(K: int, max_joint_labels: int) -> None:
     limit = check_positive(max_joint_labels, "max_joint_labels", integer=True)
     if K > limit:
         raise ValueError(
-            f"The plug-in joint head for product/or label aggregation has 2**{K} = {2**K} classes "
+            f"The plug-in joint head for label aggregation by a ψ that needs the joint (not affine "
+            f"in Y) has 2**{K} = {2**K} classes "
             f"(K={K} labels in 'Y'), more than the limit max_joint_labels = {limit} "
             f"(2**{limit} classes); use aggregate='sum', method='pairwise', or raise "
             f"'max_joint_labels' deliberately."
         )
+
+
+def batch_pair_weights(Y: Any, ybar: Any, *, where: Any, a: Any = None, levels: Any = None,
+                       costs: Any = None) -> Any:
+    """The objective's pair weights on a training batch (docs/theory.md §8.2), factored
+    (``dense=False``) and unchecked (the data were validated at ``fit``): the pairs of the levels
+    of ``ybar`` weighted by the costs when the objective aggregates labels
+    (:meth:`Objective.aggregated_labels <bipartite.objectives.Objective.aggregated_labels>` gave
+    ``ybar``; ``levels`` and the cost matrix ``costs`` of the whole training set, so a batch
+    holding a subset of the levels gets the same weights), else each label's pairs of ``Y``
+    weighted by the mixing weights ``a`` (a tensor on the batch's device; None: ones)."""
+    from bipartite import surrogates
+
+    if ybar is not None:
+        return surrogates.label_aggregation_pair_weights(
+            ybar, costs=costs, where=where, levels=levels, dense=False, check_input=False)
+    return surrogates.loss_aggregation_pair_weights(Y, a=a, where=where, dense=False,
+                                                    check_input=False)
 
 
 class MissingQueryIdWarning(UserWarning):
@@ -126,7 +133,7 @@ def ranking_criterion(
     objective: str = "loss_aggregation",
     a: ArrayLike | None = None,
     w: ArrayLike | None = None,
-    aggregate: str = "sum",
+    aggregate: str | Callable[[np.ndarray], float] = "sum",
     costs: str | ArrayLike = "linear",
     qid: ArrayLike | None = None,
     groups: ArrayLike | None = None,
@@ -204,7 +211,7 @@ def trained_labels(prior: np.ndarray, spec: Objective, who: str) -> np.ndarray:
     """
     K = len(prior)
     keep = (prior > 0) & (prior < 1)
-    if spec.kind == "label_aggregation" or keep.all():
+    if not spec.uses_priors or keep.all():
         return np.ones(K, dtype=bool)
     single = np.flatnonzero(~keep)
     shown = ", ".join(f"{k} (prior {prior[k]:g})" for k in single[:10])
@@ -237,10 +244,8 @@ def check_comparable_levels(ybar: np.ndarray, qid: np.ndarray | None = None) -> 
         if len(ybar) == 0 or np.ptp(ybar) == 0:
             raise ValueError(NO_COMPARABLE_PAIR)
         return
-    order = np.argsort(qid, kind="stable")
-    q, y = np.asarray(qid)[order], np.asarray(ybar)[order]
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    if not np.any(np.maximum.reduceat(y, starts) > np.minimum.reduceat(y, starts)):
+    rows = QueryRows(qid, check_input=False)
+    if not np.any(rows.reduce(np.maximum, ybar) > rows.reduce(np.minimum, ybar)):
         raise ValueError(NO_COMPARABLE_PAIR)
 
 
@@ -266,7 +271,7 @@ MAX_CODE_LABELS = 62
 def label_codes(Y: np.ndarray) -> np.ndarray:
     """Index of each row's label vector (label 1 = most significant bit).
 
-    Same order as :func:`bipartite.population.label_vectors`. Only the joint head uses it, after
+    Same order as :func:`bipartite.labels.label_vectors`. Only the joint head uses it, after
     its own 2**K limit (:func:`check_joint_labels`); an int64 holds K <= 62 labels.
     """
     K = Y.shape[1]
@@ -300,9 +305,8 @@ class RankerMixin:
     def _plugin_spec(self) -> Objective:
         """The closed form of the plug-in route: the objective's, or, for ``"max_min"``, loss
         aggregation with the fitted mixing weights ``a_`` (docs/theory.md §13.6)."""
-        if self.objective == "max_min":
-            return Objective("loss_aggregation", a=self.a_)
-        return self._spec()
+        spec = self._spec()
+        return spec if spec.fixed_weights else Objective("loss_aggregation", a=self.a_)
 
     def _record_max_min(self, choice: Any) -> None:
         """Max-min plug-in: keep the search (a :class:`~bipartite.learners.maxmin.MaxMinChoice`)

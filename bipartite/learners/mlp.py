@@ -7,23 +7,23 @@ from __future__ import annotations
 import copy
 import time
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
-from bipartite.labels import aggregate_labels, cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
     MLP_METHODS,
     SURROGATES,
     RankerMixin,
+    batch_pair_weights,
     check_comparable_levels,
     check_joint_labels,
     check_objective,
     label_codes,
-    mixing_weights,
-    needs_joint,
     plugin_ranking_scores,
     quiet_criterion,
     split_validation,
@@ -37,6 +37,7 @@ from bipartite.learners.maxmin import (
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
+from bipartite.metrics import QueryRows
 from bipartite.population import label_vectors
 
 
@@ -55,12 +56,9 @@ def _group_batches(
     (MSLR-shaped queries range from 2 to ~400 rows: without bucketing, a 4096-row batch is ~3x
     padding in rows and ~6x in pairs). Every group appears in exactly one batch per call.
     """
-    groups = np.asarray(groups)
-    order = np.argsort(groups, kind="stable")
-    counts = np.bincount(groups)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rows_of = QueryRows(groups, check_input=False)  # the groups holding a row: 0..Q-1 below
+    order, counts, starts = rows_of.order, rows_of.sizes, rows_of.starts
     perm = rng.permutation(len(counts))
-    perm = perm[counts[perm] > 0]
     # pools of consecutive shuffled groups, each sorted by size (stable: ties keep the shuffle)
     pool_id = np.cumsum(counts[perm]) // max(int(pool) * int(batch_size), 1)
     perm = perm[np.lexsort((counts[perm], pool_id))]
@@ -162,8 +160,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
     w : array-like of shape (K,), optional
         Label weights of the sum ``Ȳ = Σ_k w_k Y_k`` (default all ones); only with
         ``objective="label_aggregation"`` and ``aggregate="sum"``.
-    aggregate : {"sum", "product", "or"}
-        ψ for label aggregation.
+    aggregate : str or callable
+        ψ for label aggregation: a name of :data:`bipartite.labels.AGGREGATIONS` or a callable of
+        one label vector (docs/theory.md §5.1).
     costs : {"uniform", "linear", "squared", "gain"} or (L, L) array
         Multipartite costs for label aggregation (docs/theory.md §3).
     surrogate : {"logistic", "exponential", "hinge", "squared_hinge"}
@@ -204,7 +203,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
     verbose : bool
         tqdm progress bar over epochs.
     max_joint_labels : int
-        Size limit of the plug-in joint head (product/or label aggregation, ``2**K`` outputs),
+        Size limit of the plug-in joint head (a ψ that needs the joint, ``2**K`` outputs),
         checked before building the net; default ``JOINT_MAX_LABELS = 12``.
 
     Pairwise batches: without ``qid``, a batch is ``batch_size`` random rows and every pair in it
@@ -271,7 +270,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         method: str = "pairwise",
         a: ArrayLike | None = None,
         w: ArrayLike | None = None,
-        aggregate: str = "sum",
+        aggregate: str | Callable[[np.ndarray], float] = "sum",
         costs: str | ArrayLike = "linear",
         surrogate: str = "logistic",
         dro_step: float = DRO_STEP,
@@ -324,9 +323,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
     }
 
     def _check_param_relations(self) -> None:
-        check_objective(self, MLP_METHODS)
-        if (self.objective == "max_min" and self.method == "plugin"
-                and self.validation_fraction == 0):
+        spec = check_objective(self, MLP_METHODS)
+        if not spec.fixed_weights and self.method == "plugin" and self.validation_fraction == 0:
             raise ValueError(
                 "The 'validation_fraction' parameter must be > 0 with objective='max_min' and "
                 "method='plugin': the mixing weights a_ are chosen on the validation split.")
@@ -377,7 +375,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
         s = torch.zeros(idx.shape, dtype=out.dtype, device=out.device).masked_scatter(
             where, out[:, 0]
         )
-        if self.objective == "max_min":
+        spec = tensors["spec"]
+        if not spec.fixed_weights:
             # group DRO: K Σ_k q_k L_k with q fixed during the step (updated after it, in fit)
             L, ok = per_label_pair_losses(s, tensors["Y"][safe], where,
                                           surrogates.make_pair_loss(self.surrogate))
@@ -385,18 +384,13 @@ class MLPRanker(RankerMixin, TorchEstimator):
             dro.pending = (L.detach(), ok)
             q = torch.as_tensor(dro.q, dtype=L.dtype, device=L.device)
             return len(q) * torch.sum(q * L)
-        # The data were validated once in fit: no per-batch checks (check_input=False), and the
-        # pair weights stay factored (dense=False): no n x n matrix beyond the loss's chunks.
-        if self.objective == "loss_aggregation":
-            W = surrogates.loss_aggregation_pair_weights(
-                tensors["Y"][safe], a=tensors["a"], where=where, dense=False, check_input=False
-            )
-        else:
-            # the costs over the training set's levels (a batch holds a subset: same weights)
-            W = surrogates.label_aggregation_pair_weights(
-                tensors["ybar"][safe], costs=tensors["costs"], where=where, levels=tensors["levels"],
-                dense=False, check_input=False,
-            )
+        # The objective's pair weights, factored (no n x n matrix beyond the loss's chunks), on
+        # data validated once in fit; the costs over the training set's levels (a batch holds a
+        # subset of them: the same weights).
+        ybar = tensors["ybar"]
+        W = batch_pair_weights(tensors["Y"][safe], None if ybar is None else ybar[safe],
+                               where=where, a=tensors["a"], levels=tensors["levels"],
+                               costs=tensors["costs"])
         # W sums to the objective's mass per group: sum over pairs, mean over groups.
         loss = surrogates.pairwise_loss(
             s, None, kind=self.surrogate, pair_weights=W, where=where, reduction="sum",
@@ -441,7 +435,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
         """Validation criterion of an epoch: the objective's (:func:`ranking_criterion`), or, for
         the max-min plug-in heads (whose mixing weights are chosen after training), the mean of
         the heads' own AUCs."""
-        if self.objective == "max_min" and self.method == "plugin":
+        if not spec.fixed_weights and self.method == "plugin":
             return head_criterion(Y, 1.0 / (1.0 + np.exp(-raw)), qid)
         return quiet_criterion(Y, self._combine(raw), spec, qid)
 
@@ -463,37 +457,33 @@ class MLPRanker(RankerMixin, TorchEstimator):
             self._label_support(self.prior_)  # single-class labels: left out, with a warning
             self.mean_, scale = _column_moments(X)
             self.scale_ = np.where(scale > 0, scale, 1.0)
-            self.joint_head_ = self.method == "plugin" and needs_joint(
-                self.objective, self.aggregate
-            )
+            spec = self._spec()
+            self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
             if self.joint_head_:
                 check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
             tr, va = split_validation(n, qid, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)
-            spec = self._spec()
-            ybar = (
-                aggregate_labels(Y, self.aggregate, self.w)
-                if self.objective == "label_aggregation"
-                else Y.sum(axis=1)
-            )
-            if self.objective == "label_aggregation":
+            ybar = spec.aggregated_labels(Y)  # None: the K labels themselves are ranked
+            levels = costs = a = None
+            if ybar is not None:
                 check_comparable_levels(ybar, qid)
-            levels, costs = _stored_levels(ybar, self.costs) \
-                if self.objective == "label_aggregation" else (np.unique(ybar), None)
+                levels, costs = _stored_levels(ybar, self.costs)
+            elif spec.fixed_weights and spec.mixing_weights(K) is not None:  # None: all ones
+                a = torch.as_tensor(spec.mixing_weights(K), dtype=torch.float32, device=dev)
             tensors = {
+                "spec": spec,
                 "Y": torch.as_tensor(Y, dtype=torch.float32, device=dev),
-                "ybar": torch.as_tensor(ybar, dtype=torch.float32, device=dev),
+                "ybar": None if ybar is None else torch.as_tensor(ybar, dtype=torch.float32,
+                                                                   device=dev),
                 "codes": torch.as_tensor(label_codes(Y), device=dev) if self.joint_head_ else None,
                 "joint": self.joint_head_,
                 "levels": levels,
                 "costs": costs,
-                "a": torch.as_tensor(
-                    mixing_weights(self.a, K), dtype=torch.float32, device=dev
-                ),
+                "a": a,
             }
             dro = None
-            if self.objective == "max_min" and self.method == "pairwise":
+            if not spec.fixed_weights and self.method == "pairwise":
                 dro = tensors["dro"] = MultiplicativeWeights(K, self.dro_step)
             net = self._build(X.shape[1], n_out, seed).to(dev)
             opt = torch.optim.Adam(net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
@@ -551,7 +541,7 @@ class MLPRanker(RankerMixin, TorchEstimator):
                 self.best_epoch_, self.best_score_ = self.n_epochs_, float("nan")
             if dro is not None:
                 self.dro_weights_, self.dro_weights_mean_ = dro.q.copy(), dro.mean
-            if self.objective == "max_min" and self.method == "plugin":
+            if not spec.fixed_weights and self.method == "plugin":
                 self._choose_weights(net, Xt, Y, tr, va, qid)
             self.net_ = net.cpu()
         return self
@@ -574,10 +564,8 @@ class MLPRanker(RankerMixin, TorchEstimator):
         bs = int(self.batch_size)
         if self.method == "pairwise":
             if groups is not None:
-                sub = groups[tr]
-                codes = np.unique(sub, return_inverse=True)[1]
                 return [np.where(b >= 0, tr[np.maximum(b, 0)], -1)
-                        for b in _group_batches(codes, bs, rng)]
+                        for b in _group_batches(groups[tr], bs, rng)]
             perm = tr[rng.permutation(len(tr))]
             # one pseudo-group per batch: [1, B]; drop a tail too small to hold pairs
             return [perm[i : i + bs][None, :] for i in range(0, len(perm), bs)

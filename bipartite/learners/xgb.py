@@ -8,6 +8,7 @@ import difflib
 import json
 import re
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from bipartite._utils.validation import (
 )
 
 # MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
-from bipartite.labels import aggregate_labels, cost_matrix
+from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
     NO_COMPARABLE_PAIR,
@@ -33,8 +34,6 @@ from bipartite.learners.base import (
     check_joint_labels,
     check_objective,
     label_codes,
-    mixing_weights,
-    needs_joint,
     plugin_ranking_scores,
     split_validation,
 )
@@ -45,6 +44,7 @@ from bipartite.learners.maxmin import (
     sample_group_pairs,
     sampled_pair_losses,
 )
+from bipartite.metrics import QueryRows
 from bipartite.population import label_vectors
 
 
@@ -69,13 +69,12 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     (the stacked rows' indices into X), ``labels`` and ``qid`` (per stacked row; qid sorted, as
     XGBoost needs) and ``gw`` (per group). Vectorised over queries and labels (no Python loop).
     """
-    order = np.argsort(groups, kind="stable")
-    first = np.r_[0, np.flatnonzero(np.diff(groups[order])) + 1]  # each query's first position
-    size = np.diff(np.r_[first, len(order)])
+    rows = QueryRows(groups, check_input=False)
+    order, first, size = rows.order, rows.starts, rows.sizes  # each query's first position
     Yo = np.asarray(Y, dtype=np.float64)[order]
     npos = np.add.reduceat(Yo, first, axis=0) if len(order) else np.zeros((0, Y.shape[1]))
     wq = np.ones(len(first)) if query_weight is None else \
-        np.asarray(query_weight, dtype=np.float64)[groups[order[first]]]
+        np.asarray(query_weight, dtype=np.float64)[rows.query]
     keep = (np.asarray(a)[None, :] > 0) & (wq[:, None] > 0) & (npos > 0) & (npos < size[:, None])
     gq, gk = np.nonzero(keep)  # row-major: query-major, then label, as XGBoost's sorted qid
     lengths = size[gq]
@@ -107,11 +106,10 @@ def _stacked_label_aggregation(ybar: np.ndarray, groups: np.ndarray, costs: str 
     C = cost_matrix(levels, costs)
     lev = np.searchsorted(levels, ybar)
     rows, labels, qid, gw = [], [], [], []
-    order = np.argsort(groups, kind="stable")
-    bounds = np.flatnonzero(np.diff(groups[order])) + 1
+    queries = QueryRows(groups, check_input=False)
     g_id = 0
-    for members in np.split(order, bounds):
-        wq = 1.0 if query_weight is None else float(query_weight[groups[members[0]]])
+    for q, members in zip(queries.query, queries.split(), strict=True):
+        wq = 1.0 if query_weight is None else float(query_weight[q])
         present = np.unique(lev[members]) if wq > 0 else []
         for ia, la in enumerate(present):
             for lb in present[:ia]:
@@ -182,7 +180,8 @@ class XGBRanker(RankerMixin, BaseEstimator):
         aggregation) or ``L-1``..``L(L-1)/2`` times in total size (label aggregation).
     ``method="plugin"``
         One ``binary:logistic`` booster per label (η̂_k), combined by the Bayes closed form with π̂ =
-        training label means; for product/or label aggregation one ``multi:softprob`` booster over
+        training label means; for label aggregation whose ψ needs the joint (not affine in Y:
+        product, or; :attr:`bipartite.labels.Aggregation.needs_joint`) one ``multi:softprob`` booster over
         the ``2**K`` label vectors (the joint). ``qid`` does not enter the (pointwise) heads.
 
     ``objective="max_min"`` (maximise ``min_k AUC_k``, docs/theory.md §13.6)
@@ -232,7 +231,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         machine pass 1 too.
     random_state : None, int or numpy Generator — XGBoost ``seed``.
     verbose : bool — tqdm progress bar over boosting rounds.
-    max_joint_labels : int — size limit of the plug-in joint head (product/or label aggregation,
+    max_joint_labels : int — size limit of the plug-in joint head (a ψ that needs the joint,
         ``2**K`` classes), checked before training; default ``JOINT_MAX_LABELS = 12``.
     **xgb_params : further XGBoost booster parameters (e.g. ``min_child_weight``, ``subsample``,
         ``tree_method``, ``device``); they appear in ``get_params`` and survive ``clone``. At fit,
@@ -277,7 +276,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
         method: str = "pairwise",
         a: ArrayLike | None = None,
         w: ArrayLike | None = None,
-        aggregate: str = "sum",
+        aggregate: str | Callable[[np.ndarray], float] = "sum",
         costs: str | ArrayLike = "linear",
         n_estimators: int = 200,
         learning_rate: float = 0.1,
@@ -483,16 +482,16 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self.n_labels_ = K
         self.prior_ = np.average(Y, axis=0, weights=sw)
         self._label_support(self.prior_)  # before any training: single-class labels left out
-        if self.method == "plugin" and needs_joint(self.objective, self.aggregate):
+        spec = self._spec()
+        self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
+        if self.joint_head_:
             check_joint_labels(K, self.max_joint_labels)  # the size limit first, by name
-        if self.objective == "label_aggregation":  # before any training: something to rank
+        ybar = spec.aggregated_labels(Y)  # None: the K labels themselves are ranked
+        if ybar is not None:  # before any training: something to rank
             rows = slice(None) if sw is None else sw > 0
-            check_comparable_levels(aggregate_labels(Y, self.aggregate, self.w)[rows],
-                                    None if codes is None else codes[rows])
+            check_comparable_levels(ybar[rows], None if codes is None else codes[rows])
         params = self._booster_params(seed)
-        self.joint_head_ = False
         if self.method == "plugin":
-            self.joint_head_ = needs_joint(self.objective, self.aggregate)
             if self.joint_head_:
                 p = {**params, "objective": "multi:softprob", "num_class": 2**K}
                 self._check_xgb_params(p, X.shape[1])
@@ -507,7 +506,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 p = {**params, "objective": "binary:logistic"}
                 self._check_xgb_params(p, X.shape[1])
                 tr = np.arange(n)
-                if self.objective == "max_min":
+                if not spec.fixed_weights:
                     tr, va = split_validation(n, codes, float(self.validation_fraction), rng)
                     if len(va) == 0:
                         raise ValueError(
@@ -523,7 +522,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                 for k in range(K):
                     d.set_label(Y[tr, k])
                     self.boosters_.append(self._train(p, d, f"XGB label {k + 1}"))
-                if self.objective == "max_min":
+                if not spec.fixed_weights:
                     self._choose_weights(X[va], Y[va], None if codes is None else codes[va],
                                          None if sw is None else sw[va])
             return self
@@ -537,14 +536,14 @@ class XGBRanker(RankerMixin, BaseEstimator):
         self._check_xgb_params(p, X.shape[1])
         g = codes if codes is not None else np.zeros(n, dtype=np.int64)
         wq = self._query_weights(sw, g, qname, raw_qid)
-        if self.objective == "max_min":
+        if not spec.fixed_weights:
             self.boosters_ = [self._train_dro(p, X, Y, g, wq, rng)]
             return self
-        if self.objective == "loss_aggregation":
-            parts = _stacked_loss_aggregation(Y, g, mixing_weights(self.a, K), wq)
-        else:
-            ybar = aggregate_labels(Y, self.aggregate, self.w)
+        if ybar is not None:  # the pairs of the levels of Ȳ, weighted by the costs
             parts = _stacked_label_aggregation(ybar, g, self.costs, wq)
+        else:  # each label's pairs, weighted by the mixing weights
+            a = spec.mixing_weights(K)
+            parts = _stacked_loss_aggregation(Y, g, np.ones(K) if a is None else a, wq)
         idx, labels, qid_stacked, gw = parts
         if not len(gw):
             raise ValueError(NO_COMPARABLE_PAIR)

@@ -70,7 +70,7 @@ from bipartite._utils.validation import (
     resolve_qid,
     warn_undefined,
 )
-from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QuerySegments
+from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QueryRows, QuerySegments
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
@@ -81,6 +81,7 @@ from bipartite.metrics._kernels import (
     multipartite_from_weights,
     pow2_normalise,
 )
+from bipartite.metrics._partial import partial_auc
 from bipartite.metrics._ranking import (
     SortedRows,
     ranking_stats,
@@ -113,9 +114,11 @@ __all__ = [
     "auc",
     "multilabel_auc",
     "multipartite_auc",
+    "partial_auc",
     "group_auc",
     "grouped_stats",
     "GroupedStats",
+    "QueryRows",
     "QuerySegments",
     "average_precision",
     "ndcg_at_k",
@@ -322,8 +325,9 @@ def multipartite_auc(
     ``AUC_MP = Σ_{y>y'} c(y,y') [#{f(x)>f(x')} + ½ #{ties}] / Σ_{y>y'} c(y,y') n_y n_{y'}`` over
     pairs with ``Ȳ = y``, ``Ȳ' = y'``. A perfect ranking scores 1 and a constant scorer ½.
     One sort, then O(n) for the linear and gain costs (and any matrix ``g_a − g_b``) whatever
-    the number of levels L, O(n log L) for uniform costs, O(n L) for other costs (in chunks);
-    O(n) memory.
+    the number of levels L, O(n log L) for uniform costs and for polynomial costs
+    ``p(y − y')`` (squared, and any matrix of that form: O(n log L) per monomial), O(n L) for
+    other costs (in chunks); O(n) memory.
 
     Parameters
     ----------
@@ -668,6 +672,6 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     return rel, s, g, G, top
 
 
-for _obj in (GroupedStats, QuerySegments):
-    _obj.__module__ = __name__  # public here; defined in the private _grouped module
+for _obj in (GroupedStats, QueryRows, QuerySegments, partial_auc):
+    _obj.__module__ = __name__  # public here; defined in the private _grouped, _partial modules
 del _obj

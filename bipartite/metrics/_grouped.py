@@ -20,13 +20,18 @@ one query. The sort is one ``np.sort`` of packed (query, score bucket, row) keys
 nDCG without these tie-group arrays); the per-group formulas are that module's
 (``auc_terms``, ``ap_terms``).
 
-The module is private to ``bipartite.metrics``; :class:`QuerySegments`, :class:`GroupedStats`
-and :func:`grouped_stats` are public there.
+Without the scores, the same query vocabulary is :class:`QueryRows`: the rows of each query
+(order, starts, sizes, split), the one place that sorts rows by query; a :class:`QuerySegments`
+holds its rows' :class:`QueryRows` and adds the score sort.
+
+The module is private to ``bipartite.metrics``; :class:`QueryRows`, :class:`QuerySegments`,
+:class:`GroupedStats` and :func:`grouped_stats` are public there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -34,7 +39,7 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
 from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms, segment_below
 
-__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QuerySegments"]
+__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments"]
 
 #: The query weightings of the gAUC (:func:`bipartite.metrics.group_auc`).
 GAUC_WEIGHTINGS = ("pairs", "uniform", "impressions")
@@ -44,6 +49,73 @@ def _rows(x: ArrayLike) -> np.ndarray:
     """A weight vector (n,) or weight rows (m, n) as a 2-D float64 array."""
     a = np.asarray(x, dtype=np.float64)
     return a[None, :] if a.ndim == 1 else a
+
+
+class QueryRows:
+    """The rows of each query, without scores: the one stable sort of rows by query id.
+
+    Parameters
+    ----------
+    qid : array-like of shape (n,), optional
+        Query ids (any hashable values); None: one query holding every row.
+    n : int, optional
+        The number of rows; required without ``qid``, checked against it otherwise.
+    check_input : bool, default True
+        False skips the validation: ``qid`` is then None or non-negative int codes
+        (:func:`bipartite._utils.validation.check_qid`'s, or a subset of them: a code with no
+        row is a query with no rows, which ``query``, ``starts``, ``sizes`` and :meth:`split`
+        leave out).
+
+    Attributes
+    ----------
+    n, n_queries : int — rows, and codes ``0..G-1``
+    codes : ndarray (n,) int64 — the query code of each row
+    query_ids : ndarray (G,) of the sorted distinct ids (None without ``qid`` or unchecked)
+    order : ndarray (n,) — the rows sorted by query, stably (a query's rows in input order)
+    query : ndarray (Q,) — the code of each query holding a row, ascending
+    starts, sizes : ndarray (Q,) — where each of those queries starts in ``order``, its rows
+
+    >>> rows = QueryRows(["b", "a", "b", "c"])
+    >>> [r.tolist() for r in rows.split()], rows.sizes.tolist()
+    ([[1], [0, 2], [3]], [1, 2, 1])
+    """
+
+    def __init__(self, qid: ArrayLike | None = None, n: int | None = None, *,
+                 check_input: bool = True):
+        ids = None
+        if qid is None and n is None:
+            raise ValueError("QueryRows needs 'qid' or the number of rows 'n'.")
+        if check_input:
+            codes, ids = check_qid(qid, np.size(qid) if n is None else n, "qid", ref="n",
+                                   return_ids=True)
+        else:
+            codes = None if qid is None else np.asarray(qid)
+        self.n = len(codes) if codes is not None else int(n)
+        self.query_ids = ids
+        self.codes = np.zeros(self.n, dtype=np.int64) if codes is None else codes
+        counts = np.array([self.n]) if codes is None else np.bincount(codes, minlength=1)
+        self.n_queries = len(counts)
+        self.query = np.flatnonzero(counts)
+        self.sizes = counts[self.query]
+        self.starts = np.cumsum(self.sizes) - self.sizes
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """(n,) the rows sorted by query, stably (computed at first use)."""
+        if self.n_queries == 1:
+            return np.arange(self.n)
+        return np.argsort(self.codes, kind="stable")
+
+    def split(self, values: ArrayLike | None = None) -> list[np.ndarray]:
+        """The rows of each query (``query`` order; a query's rows ascending), or with
+        ``values`` (n, ...) their values."""
+        x = self.order if values is None else np.asarray(values)[self.order]
+        return np.split(x, self.starts[1:])
+
+    def reduce(self, ufunc: np.ufunc, values: ArrayLike) -> np.ndarray:
+        """``ufunc`` reduced over the rows of each query: (Q, ...) from ``values`` (n, ...),
+        e.g. ``reduce(np.add, Y)`` the positives of each label per query."""
+        return ufunc.reduceat(np.asarray(values)[self.order], self.starts, axis=0)
 
 
 class QuerySegments:
@@ -65,6 +137,7 @@ class QuerySegments:
     n, n_queries : int
     query_ids : ndarray (G,) of the sorted distinct query ids (``None`` without ``qid``, or
         when the codes were passed unchecked)
+    queries : :class:`QueryRows` — the same rows without the scores
     order : ndarray (n,) — rows in (query, score) order
     starts : ndarray (T,) — start of each tie group in that order
     tie_query : ndarray (T,) — query code of each tie group (non-decreasing)
@@ -104,6 +177,11 @@ class QuerySegments:
         # every code 0..G-1 present: per-query sums are reduceat segments, else a bincount
         self._dense = len(self._query_first) == self.n_queries
 
+    @cached_property
+    def queries(self) -> QueryRows:
+        """The same rows without the scores (:class:`QueryRows`), built at first use."""
+        return QueryRows(self.codes, check_input=False)
+
     # -- segment sums -----------------------------------------------------------------------
     def sums(self, rows: ArrayLike, *, presorted: bool = False) -> np.ndarray:
         """(m, T) sums of each weight row ``rows`` (m, n) or (n,) over each tie group (float64:
@@ -138,9 +216,8 @@ class QuerySegments:
         return out
 
     def rows_per_query(self) -> list[np.ndarray]:
-        """The rows of each non-empty query, in ascending row index."""
-        bounds = self.starts[self._query_first[1:]]
-        return [np.sort(r) for r in np.split(self.order, bounds)]
+        """The rows of each non-empty query, in ascending row index (:meth:`QueryRows.split`)."""
+        return self.queries.split()
 
     # -- statistics -------------------------------------------------------------------------
     def auc(self, pos: ArrayLike, neg: ArrayLike, *, presorted: bool = False

@@ -16,6 +16,14 @@ from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_binary, check_finite, pow2_normalise
 from bipartite.labels import cost_matrix, cost_potential
+from bipartite.metrics._polynomial import (
+    coded_tied_cost,
+    exact_bound,
+    level_total,
+    ordered_pairs,
+    polynomial_costs,
+    tied_cost,
+)
 from bipartite.metrics._ranking import auc_terms
 
 __all__ = ["auc_from_labels", "auc_from_weights", "below", "binary_labels", "cost_structure",
@@ -493,15 +501,23 @@ def matrix_structure(C: np.ndarray) -> tuple[str, np.ndarray | None]:
     return "general", C
 
 
-def cost_structure(levels: np.ndarray, costs: str | ArrayLike) -> tuple[str, np.ndarray | None]:
+def cost_structure(levels: np.ndarray, costs: str | ArrayLike) -> tuple[str, object]:
     """:func:`matrix_structure` of ``cost_matrix(levels, costs)``, without building the matrix
-    for the uniform and the difference families (Δg from :func:`bipartite.labels.cost_potential`)."""
+    for the uniform and the difference families (Δg from :func:`bipartite.labels.cost_potential`);
+    ``("polynomial", (v, α))`` for ``"squared"`` and for other matrices ``C_ab = p(y_a − y_b)``
+    (``_polynomial.polynomial_costs``), with ``v`` the levels less the lowest."""
     if isinstance(costs, str) and costs == "uniform":
         return "uniform", None
     g = cost_potential(levels, costs)
     if g is not None:
         return "difference", np.diff(g)
-    return matrix_structure(cost_matrix(levels, costs))
+    v = levels - levels[0]
+    if isinstance(costs, str) and np.isfinite(v[-1] ** 2):   # "squared", without its matrix
+        return "polynomial", (v, np.array([0.0, 0.0, 1.0]))
+    C = cost_matrix(levels, costs)   # checks the matrix (and names an overflow)
+    kind, par = matrix_structure(C)
+    alpha = polynomial_costs(levels, C) if kind == "general" else None
+    return (kind, par) if alpha is None else ("polynomial", (v, alpha))
 
 
 def _tie_bounds(keys: np.ndarray, mask: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -602,19 +618,20 @@ def _difference_ratio(R: np.ndarray, W: np.ndarray, dg: np.ndarray) -> float:
 
 
 def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None,
-                descending: bool = False):
+                descending: bool = False, groups: bool = False):
     """T = Σ ω_i ω_j over the tied pairs of different levels (an exact int unweighted). Puts the
     levels (and weights) of each tie group in ascending order first, as the coded keys have them,
     so that no tied pair counts as an inversion (:func:`_inversions`); ``descending``: in
     descending order, so that every tied pair of different levels does (then T is not
-    computed: 0 is returned)."""
+    computed: 0 is returned). ``groups``: also the positions in tie groups and where each group
+    starts among them."""
     parts = []
     for lo in range(0, len(keys), _SCAN):
         tb = _tie_bounds(keys, mask, lo, min(len(keys), lo + _SCAN))
         if tb is not None:
             parts.append(np.flatnonzero(tb[1] - tb[0] > 1) + lo)
     if not parts:
-        return 0
+        return (0, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=bool)) if groups else 0
     idx = np.concatenate(parts)
     h = keys[idx] | mask
     gnew = np.concatenate([[True], h[1:] != h[:-1]])
@@ -636,7 +653,8 @@ def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.nda
     gstart = np.maximum.accumulate(np.where(gnew, pos, 0))
     rstart = np.maximum.accumulate(np.where(np.concatenate([[True], key[1:] != key[:-1]]), pos, 0))
     if ws is None:
-        return int((rstart - gstart).sum())
+        T = int((rstart - gstart).sum())
+        return (T, idx, gnew) if groups else T
     cw = _prefix_sums(ws[idx])
     return float((ws[idx] * (cw[rstart] - cw[gstart])).sum())
 
@@ -736,6 +754,8 @@ def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
     W = np.bincount(lev, minlength=L) if ws is None else np.bincount(lev, ws, minlength=L)
     if kind == "difference":
         return _difference_ratio(_level_rank_sums(lev, keys, mask, L, ws), W, par)
+    if kind == "polynomial":
+        return _polynomial_ratio(lev, keys, mask, L, ws, W, *par)
     if kind == "general":
         Z = float(W @ par @ W)
         return _half_plus(_general_numerator(lev, keys, mask, L, ws, par - par.T), Z)
@@ -754,6 +774,31 @@ def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
     loss = 0.5 * (_inversions(lev, bits, ws) + _inversions(lev_d, bits, ws_d))
     Z = float((below(W) * W).sum())
     return 1.0 - loss / Z if Z > 0 else float("nan")
+
+
+def _polynomial_ratio(lev, keys, mask, L, ws, W, v, alpha) -> float:
+    """``½ + ½ A / Z`` for polynomial costs (``_polynomial``), A summed over the pairs in score
+    order with the levels ascending inside the tie groups, where each tied pair of different
+    levels then counts its cost once: unweighted that is subtracted (exact integers under
+    ``exact_bound``); weighted, A is the mean of the ascending and the descending order (as the
+    uniform route: nothing subtracted)."""
+    if ws is None and np.all(v == np.round(v)) and np.all(alpha == np.round(alpha)) \
+            and exact_bound(len(lev), v, alpha):
+        v, alpha, W = v.astype(np.int64), [int(a) for a in alpha], W.astype(np.int64)
+    else:
+        alpha = [float(a) for a in alpha]
+    bits = max(1, (L - 1).bit_length())
+    if ws is None and mask and not any(alpha[1::2]):   # coded keys, even p: runs of the keys
+        A = ordered_pairs(lev, None, v, alpha, bits) - coded_tied_cost(keys, bits, lev, v, alpha)
+    elif ws is None:
+        T, idx, gnew = _tied_pairs(lev, keys, mask, L, None, groups=True)
+        A = ordered_pairs(lev, None, v, alpha, bits) - tied_cost(v[lev[idx]], gnew, T, alpha)
+    else:
+        lev_d, ws_d = lev.copy(), ws.copy()
+        _tied_pairs(lev_d, keys, mask, L, ws_d, descending=True)
+        _tied_pairs(lev, keys, mask, L, ws)
+        A = 0.5 * (ordered_pairs(lev, ws, v, alpha, bits) + ordered_pairs(lev_d, ws_d, v, alpha, bits))
+    return _half_plus(A, level_total(W, v, alpha))
 
 
 def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,

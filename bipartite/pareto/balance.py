@@ -59,8 +59,11 @@ if TYPE_CHECKING:
 __all__ = ["Tilt", "aggregation_tilt", "balance_condition", "exchange_rates",
            "lexicographic_weights", "weighted_sum_tilt"]
 
-#: The aggregations with an exchange rate under conditional independence (docs/theory.md §12.8).
-RATE_AGGREGATES = ("sum", "product", "or")
+from bipartite.labels import AGGREGATIONS
+
+#: The aggregations with an exchange rate under conditional independence (docs/theory.md §12.8):
+#: the entries of :data:`bipartite.labels.AGGREGATIONS` that carry a ``rate``.
+RATE_AGGREGATES = tuple(name for name, g in AGGREGATIONS.items() if g.rate is not None)
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,8 @@ def exchange_rates(eta: ArrayLike, aggregate: str = "sum", *, w: ArrayLike | Non
     Parameters
     ----------
     eta : array-like of shape (n, 2)
-    aggregate : {"sum", "product", "or"}
+    aggregate : str — an entry of :data:`bipartite.labels.AGGREGATIONS` with a ``rate``
+        (``RATE_AGGREGATES``: ``"sum"``, ``"product"``, ``"or"``)
     w : array-like of shape (2,), optional — the weights of ``"sum"`` (default 1)
 
     >>> exchange_rates([[0.6, 0.2], [0.3, 0.3]], "product").round(3).tolist()
@@ -156,24 +160,14 @@ def exchange_rates(eta: ArrayLike, aggregate: str = "sum", *, w: ArrayLike | Non
     >>> exchange_rates([[0.6, 0.2], [0.3, 0.3]], "or").round(3).tolist()
     [0.5, 1.0]
     """
-    from bipartite.labels import sum_weights
-
     E = check_probabilities(eta, "eta", ndim=2)
     if E.shape[1] != 2:
         raise ValueError(f"The 'eta' parameter must have two columns (K = 2, docs/theory.md "
                          f"§12), got shape {E.shape}.")
     check_option(aggregate, "aggregate", RATE_AGGREGATES)
-    if aggregate != "sum" and w is not None:
+    if not AGGREGATIONS[aggregate].weighted and w is not None:
         raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
-    if aggregate == "sum":
-        wv = sum_weights(w, 2)
-        if not np.any(wv > 0):
-            raise ValueError(f"The 'w' parameter must have a positive entry, got {wv.tolist()}.")
-        num, den = np.full(len(E), wv[1]), np.full(len(E), wv[0])
-    elif aggregate == "product":
-        num, den = E[:, 0], E[:, 1]
-    else:
-        num, den = 1.0 - E[:, 0], 1.0 - E[:, 1]
+    num, den = AGGREGATIONS[aggregate].rate(E, w)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = num / den
     if np.isnan(rho).any():

@@ -39,8 +39,13 @@ from bipartite._utils.validation import (
     check_probabilities,
     check_tolerance,
 )
+from bipartite.labels import AGGREGATIONS
 
 __all__ = ["balance_from_aucs", "equivalent_loss_weights", "typical_point_weights"]
+
+#: The aggregations whose tilt is an exchange rate (AND, OR): the typical-point rule applies to
+#: them (docs/theory.md §12.8, §12.13); read from :data:`bipartite.labels.AGGREGATIONS`.
+_TYPICAL_POINT = tuple(name for name, g in AGGREGATIONS.items() if g.tilt == "exchange_rate")
 
 #: Relative tolerance under which two tilt weights count as equal (the same objective; as
 #: :func:`bipartite.pareto.weighted_sum_tilt`).
@@ -110,7 +115,7 @@ def typical_point_weights(pi: ArrayLike, aggregate: str) -> np.ndarray:
     """
     p = check_probabilities(pi, "pi", ndim=1)
     loss_weights(p, None)
-    check_option(aggregate, "aggregate", ("product", "or"))
+    check_option(aggregate, "aggregate", _TYPICAL_POINT)
     return 1.0 - p if aggregate == "product" else p.copy()
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bipartite._utils.markdown import table_lines
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import STUDIES
 from bipartite.studies.runner import read_manifest, read_results
@@ -147,9 +148,23 @@ def _is_text(col) -> bool:
     return col.dtype == object or pd.api.types.is_string_dtype(col.dtype)
 
 
+#: Most legend entries drawn inside the axes; more go beside them, and more than this many lines
+#: are split into panels (one per value of a grid key) when the grid has a second key.
+MAX_LEGEND = 6
+#: Most panels of one figure (a key with more values is drawn as lines, not panels).
+MAX_PANELS = 12
+
+
 def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
     """One figure per numeric result column of any study folder: mean ± s.e. over replicates
-    against the first numeric grid parameter, one line per combination of the other grid keys."""
+    against the first numeric grid parameter, one line per combination of the other grid keys
+    and text result columns (e.g. a method name).
+
+    Readable at any grid size: up to ``MAX_LEGEND`` lines share one panel with the legend
+    inside; more lines are split into panels, one per value of the key with the most values (at
+    most ``MAX_PANELS``; shared axes, each panel titled ``key = value``), and a longer
+    legend is drawn beside the panels, titled with the keys its entries name, never over them.
+    Axes carry the parameter and the result column's names."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
     df = read_results(study_dir)
@@ -166,31 +181,98 @@ def generic_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) ->
     labels = [c for c in df.columns if c not in skip and _is_text(df[c])]
     paths = []
     for value in values:
-        fig, ax = new_figure(figsize=(5.5, 3.8))
-        group_keys = others + labels
+        title = f"{manifest['name']}: {value} (mean ± s.e.)"
         if x is None:
-            stats = mean_and_se(df, group_keys or ["study"], value)
-            names = stats[group_keys or ["study"]].astype(str).agg(", ".join, axis=1)
-            ax.bar(range(len(stats)), stats["mean"], yerr=stats["se"])
-            ax.set_xticks(range(len(stats)), names, rotation=45, ha="right")
+            fig = _bar_figure(df, others + labels, value)
         else:
-            for key, sub in (df.groupby(group_keys, sort=True, dropna=False) if group_keys
-                             else [((), df)]):
-                stats = mean_and_se(sub, [x], value)
-                key = key if isinstance(key, tuple) else (key,)
-                label = ", ".join(f"{k}={v}" for k, v in zip(group_keys, key, strict=True))
-                ax.errorbar(stats[x], stats["mean"], yerr=stats["se"], marker="o", ms=3,
-                            capsize=2, label=label or None)
-            ax.set_xlabel(x)
-            if (df[x] > 0).all() and df[x].max() / max(df[x].min(), 1e-300) >= 50:
-                ax.set_xscale("log")
-            if group_keys:
-                ax.legend(fontsize=7)
-        ax.set_ylabel(value)
-        ax.set_title(f"{manifest['name']}: {value} (mean ± s.e.)", fontsize=9)
-        ax.grid(alpha=0.3)
+            fig = _line_figure(df, x, others + labels, value)
+        fig.suptitle(title, fontsize=9)
         paths += save_figures(fig, fig_dir, f"{manifest['name']}_{value}".replace("/", "_"))
     return paths
+
+
+def _bar_figure(df: pd.DataFrame, group_keys: list[str], value: str):
+    """Mean ± s.e. of ``value`` per group, one bar each, the groups named under the bars."""
+    fig, ax = new_figure(figsize=(5.5, 3.8), layout="constrained")
+    stats = mean_and_se(df, group_keys or ["study"], value)
+    names = stats[group_keys or ["study"]].astype(str).agg(", ".join, axis=1)
+    ax.bar(range(len(stats)), stats["mean"], yerr=stats["se"])
+    ax.set_xticks(range(len(stats)), names, rotation=45, ha="right", fontsize=7)
+    ax.set_xlabel(", ".join(group_keys) if group_keys else "study")
+    ax.set_ylabel(value)
+    ax.grid(alpha=0.3, axis="y")
+    return fig
+
+
+def _facet_key(df: pd.DataFrame, group_keys: list[str]) -> str | None:
+    """The key to split into panels: None for at most ``MAX_LEGEND`` lines or a single
+    key, else the key with the most values among those with at most ``MAX_PANELS``."""
+    n_lines = len(df.groupby(group_keys, dropna=False)) if group_keys else 1
+    if n_lines <= MAX_LEGEND or len(group_keys) < 2:
+        return None
+    counts = {k: df[k].nunique(dropna=False) for k in group_keys}
+    fits = [k for k in group_keys if 1 < counts[k] <= MAX_PANELS]
+    return max(fits, key=lambda k: counts[k]) if fits else None
+
+
+def _line_figure(df: pd.DataFrame, x: str, group_keys: list[str], value: str):
+    """Mean ± s.e. of ``value`` against ``x``, one line per group, in panels by
+    :func:`_facet_key`; colours follow the line's group in every panel."""
+    facet = _facet_key(df, group_keys)
+    line_keys = [k for k in group_keys if k != facet]
+    panels = (sorted(df[facet].dropna().unique().tolist()) + ([None] * bool(df[facet].isna().any()))
+              if facet else [None])
+    lines = ([k if isinstance(k, tuple) else (k,) for k, _ in df.groupby(line_keys, dropna=False)]
+             if line_keys else [()])
+    colour = {k: f"C{i % 10}" if len(lines) <= 10 else _tab20(i) for i, k in enumerate(lines)}
+    outside = len(lines) > MAX_LEGEND or facet is not None
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, axes = new_figure(nrows, ncols, figsize=(3.6 * ncols + (2.2 if outside else 1.9),
+                                                  2.9 * nrows + 0.9),
+                           layout="constrained", sharex=True, sharey=True, squeeze=False)
+    log_x = (df[x] > 0).all() and df[x].max() / max(df[x].min(), 1e-300) >= 50
+    handles = {}
+    for i, panel in enumerate(panels):
+        ax = axes.flat[i]
+        sub = df if facet is None else df[df[facet].isna() if panel is None else df[facet] == panel]
+        groups = sub.groupby(line_keys, sort=True, dropna=False) if line_keys else [((), sub)]
+        for key, part in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            stats = mean_and_se(part, [x], value)
+            h = ax.errorbar(stats[x], stats["mean"], yerr=stats["se"], marker="o", ms=3,
+                            capsize=2, color=colour[key], lw=1.1)
+            handles.setdefault(key, h)
+        if facet is not None:
+            ax.set_title(f"{facet} = {panel}", fontsize=8)
+        if log_x:
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+        ax.tick_params(labelsize=7)
+        ax.tick_params(labelbottom=True)  # every panel keeps its x tick labels
+        if i // ncols == nrows - 1 or i + ncols >= len(panels):
+            ax.set_xlabel(x)
+        if i % ncols == 0:
+            ax.set_ylabel(value)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    if line_keys:
+        names = [", ".join(str(v) for v in k) for k in handles]
+        legend_title = ", ".join(line_keys)
+        if outside:
+            fig.legend(list(handles.values()), names, title=legend_title, loc="outside right upper",
+                       fontsize=7, title_fontsize=7, ncols=1 if len(names) <= 18 else 2)
+        else:
+            axes.flat[0].legend(list(handles.values()), names, title=legend_title, fontsize=7,
+                                title_fontsize=7, loc="best")
+    return fig
+
+
+def _tab20(i: int) -> tuple:
+    """Colour i of matplotlib's 20-colour qualitative map (cycled)."""
+    import matplotlib
+
+    return matplotlib.colormaps["tab20"](i % 20)
 
 
 def study_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
@@ -205,7 +287,8 @@ def study_figures(study_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> l
 
 
 def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
-    """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``).
+    """A GitHub-flavoured Markdown table of a DataFrame (floats rounded to ``digits``; ``|`` in
+    a name or a cell escaped by the one table writer, :func:`bipartite._utils.markdown.table_lines`).
 
     >>> import pandas as pd
     >>> print(markdown_table(pd.DataFrame({"a": [1, 2], "b": [0.5, float("nan")]})))
@@ -221,13 +304,10 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
             if v != 0 and abs(v) < 10.0 ** -(digits - 1):
                 return f"{v:.2e}"
             return f"{v:.{digits}f}"
-        return str(v).replace("|", "\\|")
+        return str(v)
 
-    head = "| " + " | ".join(str(c) for c in df.columns) + " |"
-    rule = "|" + "|".join("---" for _ in df.columns) + "|"
-    body = ["| " + " | ".join(fmt(v) for v in row) + " |"
-            for row in df.itertuples(index=False, name=None)]
-    return "\n".join([head, rule, *body])
+    return "\n".join(table_lines(list(df.columns), ([fmt(v) for v in row] for row in
+                                                     df.itertuples(index=False, name=None))))
 
 
 def study_summary_table(study_dir: str | os.PathLike) -> pd.DataFrame:

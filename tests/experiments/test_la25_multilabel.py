@@ -187,3 +187,20 @@ def test_an_explicit_letor_path_keeps_its_table_at_the_quick_size():
         pytest.skip("letor/mq2008_S1.txt is not in the data folder")
     quick = configs("quick", {"letor": folder})
     assert "section7_letor" in quick and "section7_bank_marketing" not in quick
+
+
+@pytest.mark.parametrize("lo, hi", [(0.22, 0.45), (0.02, 0.5), (0.001, 0.6)])
+def test_log_prior_axis_is_labelled_in_any_range(lo, hi):
+    """The per-label figures' log x axis labels at least two ticks inside the data's range,
+    also when the priors lie inside one decade (emotions, 0.22–0.45, had none)."""
+    from bipartite.experiments.la25.figures.multilabel import _log_x
+    from bipartite.plots import new_figure
+
+    fig, ax = new_figure()
+    ax.scatter(np.geomspace(lo, hi, 6), np.linspace(0.4, 0.9, 6))
+    _log_x(ax)
+    fig.canvas.draw()
+    a, b = ax.get_xlim()
+    shown = [t.get_text() for t in ax.get_xticklabels()
+             if t.get_text() and a <= t.get_position()[0] <= b]
+    assert len(shown) >= 2, shown

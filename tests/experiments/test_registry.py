@@ -10,12 +10,19 @@ import pytest
 from bipartite import experiments
 
 
-def test_every_registered_paper_resolves():
+def test_every_registered_paper_resolves(tmp_path):
+    """Every paper resolves and configures its studies at every size; a paper whose studies all
+    need real data (LR2PPO: MQ2008) configures none without it — a clone without the data folder
+    — and its studies once the data is named (empty stand-in files: nothing is read here)."""
+    letor = tmp_path / "letor"
+    letor.mkdir()
+    for k in range(1, 6):
+        (letor / f"mq2008_S{k}.txt").touch()
     for name in list(experiments.PAPERS):
         paper = experiments.get_paper(name)
         assert isinstance(paper, experiments.Paper) and paper.name == name
         for size in experiments.SIZES:
-            configs = paper.configs(size, {})
+            configs = paper.configs(size, {}) or paper.configs(size, {"letor": letor})
             assert configs and all("study" in cfg for cfg in configs.values()), (name, size)
         params = inspect.signature(paper.run).parameters
         assert any(p.kind is p.VAR_KEYWORD for p in params.values()), name
@@ -181,3 +188,35 @@ def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch, capsys):
         err = capsys.readouterr().err
         assert "estimate 2.0 min on 1 worker(s)" in err  # 4 tasks x 30 s / 1 worker
         assert "throwaway smoke: coin: 100%" in err
+
+
+def test_reproduce_time_left_follows_the_measured_rate():
+    """The bar's estimate starts a priori (work / workers) and, once 2 % of this run's work is
+    done and 2 s have passed, is the work left over the rate measured in this run; work finished
+    by an earlier run moves the bar but not the rate."""
+    from bipartite.experiments.registry import _TimeLeft
+
+    class Bar:
+        total, n, postfix = 1200.0, 0.0, ""
+
+        def update(self, work):
+            self.n += work
+
+        def set_postfix_str(self, text, refresh=True):
+            self.postfix = text
+
+    now = [0.0]
+    bar = Bar()
+    eta = _TimeLeft(bar, workers=2, clock=lambda: now[0])
+    eta.skipped(200.0)  # an earlier run's tasks: 1000 task-s left to do here
+    assert eta.text() == "estimate 8.3 min on 2 worker(s)"  # 1000 / 2 / 60
+    now[0] = 1.0
+    eta.done(30.0)  # 3 % done but only 1 s: still a priori
+    assert bar.postfix == "estimate 8.1 min on 2 worker(s)" and bar.n == 230.0
+    now[0] = 30.0  # a busy machine: 60 task-s in 30 s = 2 task-s/s, not the 2 workers' 2
+    eta.done(30.0)
+    left = 1200.0 - 260.0
+    assert bar.postfix == f"about {left / 2.0 / 60:.1f} min left, measured (2 task-s/s)"
+    now[0] = 90.0  # slower still: 90 task-s in 90 s
+    eta.done(30.0)
+    assert bar.postfix == f"about {(left - 30.0) / 1.0 / 60:.1f} min left, measured (1 task-s/s)"

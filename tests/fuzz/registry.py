@@ -113,6 +113,10 @@ CASES: dict[str, Case] = {
     "bipartite.metrics.auc": C(metrics.auc, dict(y_true=y1, y_score=s1, sample_weight=w1),
                                dict(y_true="bin", y_score="arr", sample_weight="w"),
                                alt_forms=True, weight="sample_weight", exact={"y_score": "order"}),
+    "bipartite.metrics.partial_auc": C(
+        metrics.partial_auc, dict(y_true=y1, y_score=s1, max_fpr=0.5, sample_weight=w1),
+        dict(y_true="bin", y_score="arr", max_fpr="unit", sample_weight="w"), alt_forms=True,
+        weight="sample_weight", exact={"y_score": "order"}),
     "bipartite.metrics.average_precision": C(
         metrics.average_precision, dict(y_true=y1, y_score=s1, sample_weight=w1),
         dict(y_true="bin", y_score="arr", sample_weight="w"), alt_forms=True,

@@ -392,7 +392,8 @@ def test_pairwise_epoch_weighs_every_group_equally():
     f = rng.normal(size=n)
     a = np.array([1.0, 3.0])
     est = MLPRanker(method="pairwise", a=a, batch_size=64)
-    tensors = {"Y": torch.as_tensor(Y, dtype=torch.float32), "a": torch.as_tensor(a)}
+    tensors = {"spec": est._spec(), "Y": torch.as_tensor(Y, dtype=torch.float32),
+               "a": torch.as_tensor(a), "ybar": None, "levels": None, "costs": None}
     batches = est._epoch_batches(np.arange(n), groups, np.random.default_rng(0))
     g_bar = sum(b.shape[0] for b in batches) / len(batches)
     total = 0.0
@@ -430,8 +431,9 @@ def test_pairwise_label_aggregation_weights_survive_float32_levels(w):
     est = MLPRanker(objective="label_aggregation", w=w, method="pairwise")
     ybar = aggregate_labels(Y, "sum", w)
     levels, costs = LM._stored_levels(ybar, "linear")
-    tensors = {"Y": torch.as_tensor(Y, dtype=torch.float32), "costs": costs,
-               "ybar": torch.as_tensor(ybar, dtype=torch.float32), "levels": levels}
+    tensors = {"spec": est._spec(), "Y": torch.as_tensor(Y, dtype=torch.float32),
+               "costs": costs, "ybar": torch.as_tensor(ybar, dtype=torch.float32),
+               "levels": levels, "a": None}
     idx = torch.arange(n)[None]
     got = float(est._batch_loss(torch.as_tensor(f, dtype=torch.float32)[:, None], idx,
                                 tensors, 1.0))

@@ -208,10 +208,18 @@ def identity_table(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _log_x(ax) -> None:
-    """A log x axis with labelled decades only (minor ticks unlabelled)."""
-    from matplotlib.ticker import NullFormatter
+    """A log x axis, called after the data is drawn, with labelled ticks: the decades past two
+    decades, 1, 2 and 5 times them past one, and about six round values inside one decade (the
+    emotions priors, 0.22–0.45, had no decade and so no label); minor ticks are unlabelled."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
     ax.set_xscale("log")
+    lo, hi = ax.get_xlim()
+    decades = np.log10(hi / lo) if lo > 0 else np.inf
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=6, steps=[1, 2, 2.5, 5, 10]) if decades <= 1
+                               else LogLocator(base=10.0, subs=(1.0,) if decades > 2
+                                               else (1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 

@@ -1,0 +1,185 @@
+"""The polynomial-cost route of ``multipartite_auc`` (``bipartite/metrics/_polynomial.py``;
+docs/theory.md §3.2): squared costs and user matrices ``C_ab = p(y_a − y_b)`` against the O(n²)
+pair count, the general O(n L) route, and exact rational arithmetic, and its pieces against
+brute force."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bipartite.labels import cost_matrix
+from bipartite.metrics import _kernels as K
+from bipartite.metrics import _polynomial as P
+from bipartite.metrics import multipartite_auc
+
+
+def pair_count(y, s, C, w=None):
+    """docs/theory.md §3.2 vectorised: pairs with ȳ_i > ȳ_j weigh C ω_i ω_j, ties count ½."""
+    w = np.ones(len(y)) if w is None else w
+    cost = np.tril(C, -1)[y[:, None], y[None, :]] * w[:, None] * w[None, :]
+    win = (s[:, None] > s[None, :]) + 0.5 * (s[:, None] == s[None, :])
+    return float((cost * win).sum() / cost.sum())
+
+
+def general_route(y, s, C, w=None):
+    """The same value from the general O(n L) route, the polynomial detection bypassed."""
+    return K.multipartite_from_levels(s.astype(float), y, len(C), w, ("general", C))
+
+
+def poly_matrix(levels, alpha):
+    d = levels[:, None] - levels[None, :]
+    return np.tril(sum(a * d**m for m, a in enumerate(alpha)), -1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_polynomial_route_equals_pair_count_and_general_route(data):
+    """Claim: for any polynomial costs of degree ≤ 4 with non-negative values (integer or real
+    coefficients, integer or real levels), tie-heavy scores and optional weights, the
+    polynomial route equals the O(n²) pair count and the general route."""
+    L = data.draw(st.sampled_from([3, 4, 7, 17, 70, 300]))
+    n = data.draw(st.integers(2, 60))
+    y = np.array(data.draw(st.lists(st.integers(0, L - 1), min_size=n, max_size=n)))
+    y[:2] = [0, L - 1]
+    s = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n)), dtype=float)
+    alpha = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 0.5, 3.25]), min_size=3,
+                               max_size=5))
+    alpha[2] = alpha[2] or 1.0                                   # degree ≥ 2: not difference form
+    step = data.draw(st.sampled_from([1.0, 0.25, 3.0]))
+    present, y = np.unique(y, return_inverse=True)             # C is indexed by the levels present
+    levels = present * step - 1.0
+    C = poly_matrix(levels, alpha)
+    w = None
+    if data.draw(st.booleans()):
+        w = np.array(data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n)), float)
+        w[:2] = 1.0
+    got = multipartite_auc(levels[y], s, costs=C, sample_weight=w)
+    assert got == pytest.approx(pair_count(y, s, C, w), abs=1e-12)
+    assert got == pytest.approx(general_route(y, s, C, w), abs=1e-12)
+
+
+@pytest.mark.parametrize("L", [2, 4, 64, 65, 256, 1024])
+@pytest.mark.parametrize("kind", ["continuous", "ties"])
+def test_squared_costs_match_general_route(L, kind):
+    """Every route of the sort (coded keys up to 64 levels, a sort order beyond; weights) on
+    random tied data: the general route's value."""
+    rng = np.random.default_rng(L)
+    n = 3000
+    y = rng.integers(0, L, n)
+    y[:L] = np.arange(L)
+    s = rng.normal(size=n) if kind == "continuous" else rng.integers(-5, 6, n).astype(float)
+    C = cost_matrix(np.arange(float(L)), "squared")
+    for w in (None, rng.random(n)):
+        want = general_route(y, s, C, w)
+        assert multipartite_auc(y, s, costs="squared", sample_weight=w) == pytest.approx(
+            want, abs=1e-12)
+        rows, P._ROWS = P._ROWS, 257          # many blocks, some tie groups across them
+        try:
+            assert multipartite_auc(y, s, costs="squared", sample_weight=w) == pytest.approx(
+                want, abs=1e-12)
+        finally:
+            P._ROWS = rows
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties"])
+def test_squared_costs_unweighted_are_exact_beyond_2_53(kind):
+    """Unweighted integer levels: A and Z are exact integers in int64 (here up to ~1e17, beyond
+    float64's 2^53), so the value is the exact rational rounded."""
+    rng = np.random.default_rng(5)
+    n, L = 2000, 64
+    levels = np.arange(L) * 3000
+    y = rng.integers(0, L, n)
+    y[:L] = np.arange(L)
+    s = rng.normal(size=n) if kind == "continuous" else rng.integers(-5, 6, n).astype(float)
+    assert P.exact_bound(n, levels - levels[0], np.array([0, 0, 1]))
+    cost = ((levels[:, None] - levels[None, :]) ** 2 * np.tri(L, k=-1, dtype=np.int64))[
+        y[:, None], y[None, :]]
+    win2 = 2 * (s[:, None] > s[None, :]) + (s[:, None] == s[None, :])
+    num, den = int((cost * win2).sum()), 2 * int(cost.sum())
+    assert den > 2**53
+    want = Fraction(num, den)
+    assert abs(multipartite_auc(levels[y], s, costs="squared") - float(want)) <= 4e-16
+
+
+def test_polynomial_detection_only_where_it_holds():
+    """"squared" and user matrices p(y_a − y_b) take the polynomial route; a bent entry, a
+    matrix not of that form, and difference-form or constant matrices keep their routes."""
+    lv = np.array([0.0, 1.0, 2.5, 4.0, 7.0, 7.5])
+    assert K.cost_structure(lv, "squared")[0] == "polynomial"
+    C = poly_matrix(lv, [1.5, 0.0, 2.0, 1.0])
+    kind, (v, alpha) = K.cost_structure(lv, C)
+    assert kind == "polynomial"
+    np.testing.assert_allclose(alpha, [1.5, 0.0, 2.0, 1.0], atol=1e-9)
+    np.testing.assert_array_equal(v, lv - lv[0])
+    assert K.cost_structure(lv, poly_matrix(lv, [0, 0, 3]))[1][1].tolist() == [0, 0, 3]  # ints
+    bent = C.copy()
+    bent[4, 1] *= 1 + 1e-9
+    assert K.cost_structure(lv, bent)[0] == "general"
+    rng = np.random.default_rng(0)
+    assert K.cost_structure(lv, np.tril(rng.random((6, 6)), -1))[0] == "general"
+    assert K.cost_structure(lv, poly_matrix(lv, [0, 2.0]))[0] == "difference"
+    assert K.cost_structure(lv, poly_matrix(lv, [2.0]))[0] == "uniform"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(0, 37), min_size=1, max_size=50), st.booleans(),
+       st.lists(st.integers(0, 3), min_size=1, max_size=5))
+def test_ordered_pairs_is_the_pair_sum(seq, weighted, alpha):
+    """Claim: the bit-by-bit sum equals Σ_{p<q} ω_p ω_q K_{ℓ_q ℓ_p}, K_ab = ±p(|v_a − v_b|)
+    (+ when the lower level comes first), for integer (exact) and float values, in one block
+    or in many."""
+    lev = np.array(seq, dtype=np.uint8)
+    w = np.arange(1.0, len(seq) + 1) if weighted else None
+    ww = np.ones(len(seq)) if w is None else w
+    v = np.arange(38, dtype=np.int64) * 2
+
+    def p(d):
+        return sum(a * d**m for m, a in enumerate(alpha))
+    want = sum(ww[i] * ww[j] * np.sign(seq[j] - seq[i]) * p(abs(int(v[seq[j]] - v[seq[i]])))
+               for i in range(len(seq)) for j in range(i + 1, len(seq)) if seq[i] != seq[j])
+    rows = P._ROWS
+    try:
+        for P._ROWS in (rows, 7):   # one block, and blocks of 7 rows (sums carried across)
+            got = P.ordered_pairs(lev, w, v if w is None else v.astype(float), alpha, 6)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-9)
+            if w is None:
+                assert isinstance(got, int) and got == want
+    finally:
+        P._ROWS = rows
+
+
+def test_tiny_level_mass_keeps_precision_with_polynomial_matrices():
+    """One heavy level beside levels of weight 1e-100: every running sum of the weighted route is
+    of one side's rows, so nothing of the heavy level's own pairs cancels (the reference sums
+    non-negative pair weights only)."""
+    rng = np.random.default_rng(1)
+    n, L = 400, 40
+    y = rng.integers(0, L, n)
+    s = rng.integers(-6, 7, n).astype(float)
+    levels = np.arange(float(L)) / 100
+    C = poly_matrix(levels, [0.5, 0.0, 1.0, 2.0])
+    for heavy in (0, L // 2, L - 1):
+        w = np.where(y == heavy, 1.0, 1e-100) * (0.5 + rng.random(n))
+        assert multipartite_auc(levels[y], s, costs=C, sample_weight=w) == pytest.approx(
+            pair_count(y, s, C, w), abs=1e-13)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(0, 7)), min_size=1, max_size=60),
+       st.sampled_from([[0, 0, 1], [2, 0, 3], [1, 0, 0, 0, 2]]))
+def test_coded_tied_cost_is_the_tied_pairs_cost(rows, alpha):
+    """Claim: from sorted coded keys (score above 3 level bits), the cost of the tied pairs of
+    different levels, Σ_{f_p = f_q, ℓ_p < ℓ_q} p(v_q − v_p), exactly."""
+    s = np.array([r[0] for r in rows], dtype=float)
+    lev = np.array([r[1] for r in rows], dtype=np.int64)
+    keys = np.sort(((s.astype(np.int64) + 8) << 3) | lev)
+    lev_sorted = keys & 7
+    v = np.arange(8, dtype=np.int64) * 3
+    want = sum(sum(a * int(v[b] - v[c]) ** m for m, a in enumerate(alpha))
+               for (sa, b) in rows for (sb, c) in rows if sa == sb and b > c)
+    assert P.coded_tied_cost(keys, 3, lev_sorted, v, alpha) == want
