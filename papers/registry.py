@@ -36,8 +36,11 @@ A claim with ``evidence = "effect"`` also has, all required:
                   ``column``, default ``"objective"``; ``baseline`` may be a list: per unit the
                   best of them in the claimed direction), ``direction`` (``"higher"`` or
                   ``"lower"``: what the claim says of the treatment), ``pair_by`` (the unit
-                  that pairs rows, default ``"split"``) and ``where`` (a table of
-                  column = value filters)
+                  that pairs rows, default ``"split"``), ``where`` (a table of
+                  column = value filters) and ``values`` (a table arm = value: the value of
+                  ``column`` that an arm named differently in the results file has there, e.g.
+                  ``{ label_aggregation = "sum", loss_aggregation = "macro" }``: the claims of
+                  every study name the arms alike)
 ``effect``, ``se``  mean and standard error over the units of treatment minus baseline
 ``splits_agree``  how many units have a difference in the claimed direction
 ``splits``        how many units there are
@@ -91,7 +94,8 @@ REQUIRED = ("id", "statement", "source", "test", "verdict", "evidence")
 TEXT = ("scope", "notes", "code", "figure")
 EFFECT_FIELDS = ("setting", "results", "contrast", "effect", "se", "splits_agree", "splits")
 OPTIONAL = (*TEXT, *EFFECT_FIELDS)
-CONTRAST_FIELDS = ("metric", "treatment", "baseline", "direction", "column", "pair_by", "where")
+CONTRAST_FIELDS = ("metric", "treatment", "baseline", "direction", "column", "pair_by", "where",
+                   "values")
 TOP_LEVEL = ("claim", "paper")
 #: Decimals to which ``effect`` and ``se`` are recorded (and compared).
 DECIMALS = 4
@@ -108,7 +112,8 @@ class ClaimsError(ValueError):
 @dataclass(frozen=True)
 class Contrast:
     """How an effect is computed from a results file: ``treatment`` minus ``baseline`` rows (values
-    of ``column``) on ``metric``, paired by ``pair_by``, on the rows matching ``where``."""
+    of ``column``) on ``metric``, paired by ``pair_by``, on the rows matching ``where``. An arm
+    named in ``values`` has that value of ``column`` in the results file instead of its name."""
 
     metric: str
     treatment: str
@@ -117,6 +122,11 @@ class Contrast:
     column: str = "objective"
     pair_by: str = "split"
     where: tuple[tuple[str, object], ...] = ()
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value(self, arm: str) -> str:
+        """The value of ``column`` that the arm ``arm`` has in the results file."""
+        return dict(self.values).get(arm, arm)
 
 
 @dataclass(frozen=True)
@@ -208,9 +218,18 @@ def _contrast(value: object, where: str) -> Contrast:
             isinstance(v, str | int | float) and not isinstance(v, bool) for v in filters.values()):
         raise ClaimsError(f"{where}: contrast 'where' must be a table of column = string or "
                           f"number, got {filters!r}.")
+    values = value.get("values", {})
+    arms = (value["treatment"], *base)
+    if (not isinstance(values, dict) or not set(values) <= set(arms)
+            or not all(isinstance(v, str) and v.strip() for v in values.values())):
+        raise ClaimsError(f"{where}: contrast 'values' must be a table arm = string whose arms "
+                          f"are the treatment or a baseline {list(arms)}, got {values!r}.")
+    if len({values.get(a, a) for a in arms}) != len(arms):
+        raise ClaimsError(f"{where}: contrast 'values' gives two arms the same value: {values!r}.")
     return Contrast(metric=value["metric"], treatment=value["treatment"], baseline=tuple(base),
                     direction=value["direction"], column=value.get("column", "objective"),
-                    pair_by=value.get("pair_by", "split"), where=tuple(sorted(filters.items())))
+                    pair_by=value.get("pair_by", "split"), where=tuple(sorted(filters.items())),
+                    values=tuple(sorted(values.items())))
 
 
 def _validate_effect(entry: dict, where: str) -> dict:
@@ -351,8 +370,8 @@ def paired_effect(frame, contrast: Contrast, *, source: str = "results") -> tupl
                                                                                 int, int]:
     """``(effect, se, splits_agree, splits)`` of ``contrast`` on a results frame: per unit of
     ``pair_by``, treatment minus baseline (the best baseline in the claimed direction when there
-    are several); mean and standard error (sample s.d. / sqrt(n)) over the units that have all of
-    them. The contrast is computed by its one home in the package,
+    are several; each arm selected by its value, :meth:`Contrast.value`); mean and standard error
+    (sample s.d. / sqrt(n)) over the units that have all of them. The contrast is computed by its one home in the package,
     :func:`bipartite.studies.report.paired_contrast`.
 
     Raises :class:`ClaimsError`, naming ``source``, when a column is missing, a unit holds two
@@ -362,7 +381,8 @@ def paired_effect(frame, contrast: Contrast, *, source: str = "results") -> tupl
 
     c = contrast
     try:
-        out = paired_contrast(frame, c.metric, c.treatment, c.baseline, direction=c.direction,
+        out = paired_contrast(frame, c.metric, c.value(c.treatment),
+                              tuple(c.value(b) for b in c.baseline), direction=c.direction,
                               column=c.column, pair_by=c.pair_by, where=c.where)
     except ValueError as exc:
         raise ClaimsError(f"{source}: {exc}") from None
@@ -471,6 +491,9 @@ def evidence_summary(c: Claim) -> str:
     if len(k.baseline) > 1:
         base = f"best of ({base})"
     where = ", ".join(f"{a} = {b}" for a, b in k.where)
+    if k.values:
+        named = ", ".join(f"{a} = {k.column} {b}" for a, b in k.values)
+        where = f"{where}; {named}" if where else named
     text = (f"{k.treatment} − {base}, {k.metric}{f' ({where})' if where else ''}: "
             f"{c.effect:+.{DECIMALS}f} ± {c.se:.{DECIMALS}f}, {c.splits_agree}/{c.splits} "
             f"{k.pair_by}s {k.direction} as claimed; setting {c.setting}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,12 +52,14 @@ def standard_error(x: ArrayLike) -> float:
 class PairedContrast:
     """A paired contrast (:func:`paired_contrast`): the mean and standard error of treatment minus
     baseline over the paired units, how many units lie in the claimed direction (``agree``) and
-    how many units there are (``units``)."""
+    how many units there are (``units``); ``differences``: the per-unit differences, indexed by
+    the unit (for comparing their signs with another quantity of the same units)."""
 
     effect: float
     se: float
     agree: int
     units: int
+    differences: pd.Series | None = field(default=None, compare=False, repr=False)
 
 
 def paired_contrast(frame: pd.DataFrame, metric: str, treatment: str,
@@ -116,9 +118,10 @@ def paired_contrast(frame: pd.DataFrame, metric: str, treatment: str,
         raise ValueError(f"no {pair_by} has every arm {arms}.")
     base = wide[list(baseline)]
     best = base.max(axis=1) if direction == "higher" else base.min(axis=1)
-    diff = (wide[treatment] - best).to_numpy()
+    per_unit = (wide[treatment] - best).rename(metric)
+    diff = per_unit.to_numpy()
     agree = int((diff > 0).sum() if direction == "higher" else (diff < 0).sum())
-    return PairedContrast(float(diff.mean()), standard_error(diff), agree, len(diff))
+    return PairedContrast(float(diff.mean()), standard_error(diff), agree, len(diff), per_unit)
 
 
 def format_mean_se(mean: float, se: float) -> str:

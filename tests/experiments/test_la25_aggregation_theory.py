@@ -86,3 +86,101 @@ def test_bank_marketing_predictions_match_the_known_winners():
     for name in ("and", "sum_w2/w1=2", "lex_2_first"):
         assert rows[name]["can_win"] and rows[name]["min_winner"] == "label", name
     assert rows["sum_w2/w1=2"]["tilt_ratio"] == pytest.approx(1.10, abs=0.02)
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 33: the condition on the Mulan sets (any K), plug-in populations with independent labels
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "aggregate"), [("sum", "sum"), ("or", "or"),
+                                                 ("and", "product")])
+def test_independent_aggregate_scores_rank_as_the_joint_scorer(name, aggregate):
+    """For K = 4 the scores are an increasing map of the closed-form Bayes scorer computed from
+    the full 2^K independent joint (bipartite.bayes.label_aggregation_scores): exp for AND,
+    1 − exp(−s) for OR, the identity for the sum."""
+    from scipy.special import logit
+
+    from bipartite.bayes import label_aggregation_scores
+    from bipartite.experiments.la25.studies.aggregation_theory import (
+        MULTILABEL_AGGREGATIONS,
+        independent_aggregate_scores,
+    )
+    from bipartite.population import independent_joint
+
+    assert MULTILABEL_AGGREGATIONS[name] == aggregate
+    eta = np.random.default_rng(0).uniform(0.01, 0.99, (50, 4))
+    ref = label_aggregation_scores(eta, independent_joint(eta), aggregate=aggregate)
+    s = independent_aggregate_scores(logit(eta), aggregate)
+    back = {"sum": s, "product": np.exp(s), "or": -np.expm1(-s)}[aggregate]
+    np.testing.assert_allclose(back, ref, rtol=1e-10, atol=1e-14)
+
+
+def test_independent_aggregate_scores_do_not_underflow():
+    """AND of 200 labels at η = 0.01: Π η underflows to 0 for every row, the log scores still
+    order the rows (a row with a higher logit on every label ranks higher)."""
+    from bipartite.experiments.la25.studies.aggregation_theory import independent_aggregate_scores
+
+    z = np.full((2, 200), np.log(0.01 / 0.99))
+    z[1] += 0.5
+    s = independent_aggregate_scores(z, "product")
+    assert np.all(np.isfinite(s)) and s[1] > s[0]
+    with pytest.raises(ValueError, match="aggregate"):
+        independent_aggregate_scores(z, "xor")
+
+
+def test_plugin_balance_rows_equal_the_exact_finite_problem():
+    """On a K = 3 plug-in population, Min AUCs and the winner equal those of the explicit
+    FiniteProblem with the independent joint (its own AUC rule and the joint Bayes scorers of
+    bipartite.bayes), and the row's tilt verdict is balance_condition's."""
+    from scipy.special import expit
+
+    from bipartite.bayes import label_aggregation, loss_aggregation
+    from bipartite.experiments.la25.studies.aggregation_theory import plugin_balance_rows
+
+    rng = np.random.default_rng(5)
+    Z = rng.normal(0.0, 1.5, (40, 3)) + [0.0, -1.5, 0.5]
+    P = FiniteProblem.from_eta(np.full(40, 1 / 40), expit(Z))
+    rows = plugin_balance_rows(Z, ["sum", "or", "and"])
+    loss = P.auc(loss_aggregation(P.eta, P.pi))
+    for row, aggregate in zip(rows, ["sum", "or", "product"], strict=True):
+        label = P.auc(label_aggregation(P, aggregate=aggregate))
+        assert row["min_loss"] == pytest.approx(loss.min(), abs=1e-12)
+        assert row["min_label"] == pytest.approx(label.min(), abs=1e-12)
+        assert row["dmin"] == pytest.approx(label.min() - loss.min(), abs=1e-12)
+        assert row["dmacro"] == pytest.approx(label.mean() - loss.mean(), abs=1e-12)
+        want = "label" if label.min() > loss.min() + 1e-12 else (
+            "loss" if label.min() < loss.min() - 1e-12 else "tie")
+        assert row["min_winner"] == want
+    # loss aggregation (a = 1) maximises the macro-AUC: no aggregation beats it there
+    assert all(r["dmacro"] <= 1e-12 for r in rows)
+
+
+@pytest.mark.skipif(not (data_dir() / "multilabel" / "emotions-train.arff").exists(),
+                    reason="the Mulan emotions files are not in the data folder")
+def test_multilabel_predictions_run_what_the_study_runs():
+    """emotions, standard split: the study runs the sum only (every row has a label, none has
+    all six), so the prediction has one row, on the 6 kept labels."""
+    from bipartite.experiments.la25.studies.aggregation_theory import multilabel_predictions
+
+    rows = multilabel_predictions("emotions", -1)
+    assert [r["aggregation"] for r in rows] == ["sum"]
+    assert rows[0]["n_kept"] == 6 and rows[0]["K"] == 6
+    assert rows[0]["tilt_proven"] and rows[0]["min_winner"] in ("label", "loss", "tie")
+
+
+def test_plot_label_vs_loss_draws_every_row(tmp_path):
+    """The README figure (issue 33): one file per format, and a frame without the needed
+    columns is refused by name."""
+    import pandas as pd
+
+    from bipartite.experiments.la25.figures.label_vs_loss import plot_label_vs_loss
+
+    rows = pd.DataFrame({"dataset": ["a", "b"], "psi": ["sum", "or"], "learner": ["xgb", "mlp"],
+                         "pred_dmin": [0.01, -0.02], "effect": [0.02, -0.01],
+                         "se": [0.005, 0.004], "stand_in": [False, True]})
+    paths = plot_label_vs_loss(rows, tmp_path, formats=("png",))
+    assert [p.name for p in paths] == ["la25_when_label_aggregation.png"]
+    assert paths[0].stat().st_size > 0
+    with pytest.raises(ValueError, match=r"\['se'\]"):
+        plot_label_vs_loss(rows.drop(columns="se"), tmp_path)

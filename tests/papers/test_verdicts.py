@@ -62,18 +62,22 @@ def _same(cell: str, value) -> bool:
 
 
 def reference_effect(path: Path, k) -> tuple[float, float, int, int]:
-    """Treatment minus (best) baseline per unit, mean, sample s.d./sqrt(n), agreeing units."""
+    """Treatment minus (best) baseline per unit, mean, sample s.d./sqrt(n), agreeing units; an
+    arm named in the contrast's ``values`` is the rows with that value."""
+    named = dict(k.values)
+    treatment = named.get(k.treatment, k.treatment)
+    baseline = [named.get(b, b) for b in k.baseline]
     arms: dict[str, dict[str, float]] = {}
     with path.open(newline="", encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
             if all(_same(row[col], val) for col, val in k.where) and \
-                    row[k.column] in (k.treatment, *k.baseline) and row[k.metric] != "":
+                    row[k.column] in (treatment, *baseline) and row[k.metric] != "":
                 unit = arms.setdefault(row[k.pair_by], {})
                 assert row[k.column] not in unit, f"two rows for one arm in {row[k.pair_by]}"
                 unit[row[k.column]] = float(row[k.metric])
     pick = max if k.direction == "higher" else min
-    diffs = [u[k.treatment] - pick(u[b] for b in k.baseline) for u in arms.values()
-             if all(a in u for a in (k.treatment, *k.baseline))]
+    diffs = [u[treatment] - pick(u[b] for b in baseline) for u in arms.values()
+             if all(a in u for a in (treatment, *baseline))]
     n = len(diffs)
     se = statistics.stdev(diffs) / math.sqrt(n) if n > 1 else 0.0
     agree = sum(d > 0 if k.direction == "higher" else d < 0 for d in diffs)
@@ -232,6 +236,35 @@ def test_a_list_of_baselines_takes_the_best_per_split(tmp_path):
     assert g.effect == pytest.approx(0.70 - (0.65 + 0.66 + 0.64) / 3)
     assert g.se == pytest.approx(statistics.stdev([0.05, 0.04, 0.06]) / math.sqrt(3))
     assert registry.grade_problems(claim, tmp_path) == []
+
+
+def test_values_name_the_arms_as_the_results_file_does(tmp_path):
+    """An arm named in ``values`` is read from the rows with that value: the same grade as the
+    results file's own names, and the evidence line says which rows were read."""
+    rows = [(d, lr, s, {"label": "sum", "loss": "macro"}.get(o, o), v)
+            for d, lr, s, o, v in ROWS]
+    entry = ('values = { label_aggregation = "sum", loss_aggregation = "macro" }, '
+             'where = { dataset = "d", learner = "lin" }')
+    d = tmp_path / "papers" / "demo"
+    (d / "results").mkdir(parents=True)
+    _results(d / "results" / "demo.csv", rows)
+    text = ENTRY.format(verdict="holds", baseline='"loss_aggregation"', effect=0.02, se=0.0,
+                        agree=3)
+    text = text.replace('treatment = "label"', 'treatment = "label_aggregation"').replace(
+        'where = { dataset = "d", learner = "lin" }', entry)
+    (d / "claims.toml").write_text(text, encoding="utf-8")
+    (claim,) = registry.load_claims(tmp_path / "papers")
+    assert claim.contrast.value("label_aggregation") == "sum"
+    assert reference_effect(d / "results" / "demo.csv", claim.contrast)[2:] == (3, 3)
+    assert registry.grade_problems(claim, tmp_path) == []
+    assert "loss_aggregation = objective macro" in registry.evidence_summary(claim)
+    for bad, message in [('label_aggregation = "sum", other = "x"', "'values' must be a table"),
+                         ('label_aggregation = "macro", loss_aggregation = "macro"',
+                          "two arms the same value")]:
+        (d / "claims.toml").write_text(text.replace(
+            'label_aggregation = "sum", loss_aggregation = "macro"', bad), encoding="utf-8")
+        with pytest.raises(registry.ClaimsError, match=message):
+            registry.load_claims(tmp_path / "papers")
 
 
 @pytest.mark.parametrize(("rows", "message"), [

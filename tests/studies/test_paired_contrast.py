@@ -51,6 +51,10 @@ def test_paired_contrast_equals_a_loop_over_units(direction, baselines, dataset)
     assert (got.agree, got.units) == ref[2:]
     assert got.units == (4 if dataset == "a" and len(baselines) == 2 else
                          5 if dataset == "a" else 6)
+    # the per-unit differences, indexed by split: their mean is the effect
+    assert len(got.differences) == got.units
+    assert got.differences.mean() == pytest.approx(ref[0], abs=1e-12)
+    assert set(got.differences.index) <= set(range(6))
 
 
 def test_paired_contrast_refuses_what_cannot_give_a_contrast():

@@ -36,9 +36,10 @@ if TYPE_CHECKING:
 
     from bipartite.population import FiniteProblem
 
-__all__ = ["AGGREGATIONS", "PLUGIN_MODELS", "aggregation_predictions",
-           "bank_marketing_predictions", "letor_predictions", "plugin_joint",
-           "plugin_predictions", "random_problem_predictions", "synthetic_predictions"]
+__all__ = ["AGGREGATIONS", "MULTILABEL_AGGREGATIONS", "PLUGIN_MODELS", "aggregation_predictions",
+           "bank_marketing_predictions", "independent_aggregate_scores", "letor_predictions",
+           "multilabel_plugin_logits", "multilabel_predictions", "plugin_balance_rows",
+           "plugin_joint", "plugin_predictions", "random_problem_predictions", "synthetic_predictions"]
 
 #: The §7 label-aggregation family (issue 24), as keyword arguments of
 #: :func:`bipartite.pareto.balance_condition` (linear costs). ``lex_1_first``: label 1 first,
@@ -54,6 +55,9 @@ AGGREGATIONS: dict[str, dict] = {
 }
 #: The plug-in models of the joint label cell (:func:`plugin_joint`).
 PLUGIN_MODELS = ("logistic", "hgb")
+#: The label aggregations of the multi-label study (its ``objective`` values, docs/theory.md §5),
+#: as the ``aggregate`` of :func:`independent_aggregate_scores`.
+MULTILABEL_AGGREGATIONS = {"sum": "sum", "or": "or", "and": "product"}
 
 
 def aggregation_predictions(problem: FiniteProblem, *, tol: float = 1e-12) -> list[dict]:
@@ -233,3 +237,157 @@ def synthetic_predictions(regimes: list[str] | None = None,
             for row in aggregation_predictions(m.finite_problem(X)):
                 rows.append({"dataset": "synthetic", "regime": name, "pi2": float(pi2), **row})
     return rows
+
+
+def independent_aggregate_scores(logits: ArrayLike, aggregate: str = "sum") -> np.ndarray:
+    """Bayes scorer of label aggregation (linear costs for the sum; any positive costs for AND /
+    OR) on conditionally independent labels with ``η_k = σ(z_k)``, for any K, up to an increasing
+    map (which leaves every AUC unchanged): docs/theory.md §5 and §12.8.
+
+    * ``"sum"``: ``Σ_k η_k``;
+    * ``"product"`` (AND): ``log P(Y = 1 | x) = Σ_k log η_k``;
+    * ``"or"``: ``−log P(Y = 0 | x) = −Σ_k log(1 − η_k)``, increasing in ``1 − Π_k (1 − η_k)``.
+
+    Taking logits ``z`` (not η) keeps AND and OR exact where ``Π η_k`` or ``Π (1 − η_k)`` would
+    underflow (CAL500 keeps about 100 labels): ``log σ(z) = −log(1 + e^{−z})``. Without the
+    independence assumption AND and OR need the joint over ``2^K`` label vectors
+    (:func:`bipartite.bayes.label_aggregation_scores`), which K = 174 does not allow.
+
+    >>> independent_aggregate_scores([[0.0, 0.0], [2.0, -2.0]], "sum").round(3).tolist()
+    [1.0, 1.0]
+    >>> np.exp(independent_aggregate_scores([[0.0, 0.0]], "product")).tolist()
+    [0.25]
+    """
+    from bipartite._utils.validation import check_array, check_option
+
+    z = check_array(logits, "logits", ndim=2)
+    check_option(aggregate, "aggregate", tuple(MULTILABEL_AGGREGATIONS.values()))
+    if aggregate == "sum":
+        from scipy.special import expit
+
+        from bipartite.bayes import label_aggregation_scores
+
+        return label_aggregation_scores(expit(z))
+    if aggregate == "product":
+        return -np.logaddexp(0.0, -z).sum(axis=1)
+    return np.logaddexp(0.0, z).sum(axis=1)
+
+
+def multilabel_plugin_logits(X_train: ArrayLike, Y_train: ArrayLike, X_test: ArrayLike, *,
+                             C: float = 1.0) -> np.ndarray:
+    """Plug-in logits ``ẑ_k(x) = logit η̂_k(x)`` on the test rows, shape (n_test, K): one
+    :class:`~sklearn.linear_model.LogisticRegression` per label (lbfgs, ``C``, 2000 iterations)
+    on features standardised with the training rows. Every label needs both classes in
+    ``Y_train``."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    from bipartite._utils.validation import check_array, check_binary
+
+    Xtr = check_array(X_train, "X_train", ndim=2)
+    Xte = check_array(X_test, "X_test", ndim=2)
+    Ytr = check_binary(Y_train, "Y_train", ndim=2)
+    if len(Ytr) != len(Xtr):
+        raise ValueError(f"The 'Y_train' parameter must have {len(Xtr)} rows, got {len(Ytr)}.")
+    single = np.flatnonzero(Ytr.min(axis=0) == Ytr.max(axis=0))
+    if single.size:
+        raise ValueError(f"The 'Y_train' parameter has a single class in label(s) "
+                         f"{single.tolist()}.")
+    scaler = StandardScaler().fit(Xtr)
+    Ztr, Zte = scaler.transform(Xtr), scaler.transform(Xte)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # lbfgs convergence chatter on small, wide sets
+        return np.column_stack([
+            LogisticRegression(C=C, max_iter=2000).fit(Ztr, Ytr[:, k]).decision_function(Zte)
+            for k in range(Ytr.shape[1])])
+
+
+def plugin_balance_rows(logits: ArrayLike, aggregations: list[str], Y_test: ArrayLike | None = None
+                        ) -> list[dict]:
+    """:func:`bipartite.pareto.balance_from_aucs` for each label aggregation named in
+    ``aggregations`` (keys of :data:`MULTILABEL_AGGREGATIONS`) against loss aggregation (a = 1),
+    on the plug-in population of ``n`` points with equal mass and conditionally independent
+    labels ``η̂ = σ(logits)`` (shape (n, K), any K).
+
+    Each label's exact AUC on it is :func:`bipartite.metrics.weighted_auc` with masses
+    ``η̂ / n`` and ``(1 − η̂) / n`` (docs/theory.md §2.2, self-pairs as ties), for loss
+    aggregation's Bayes scorer ``Σ_k η̂_k / (π̂_k (1 − π̂_k))`` (``π̂`` the population's mean η̂)
+    and the aggregation's (:func:`independent_aggregate_scores`). The sum gets ``b`` =
+    :func:`bipartite.pareto.equivalent_loss_weights` (it is loss aggregation with
+    ``b_k = π̂_k (1 − π̂_k)``), AND / OR the typical-point tilt.
+
+    One row per aggregation: ``aggregation``, the scalar keys of ``balance_from_aucs`` (the label
+    lists ``worst_loss`` / ``worst_label`` joined by ``/``), ``dmin = min_label − min_loss``,
+    ``dmacro`` (the macro-AUC difference), and with ``Y_test`` the plug-in scorers' Min AUC on
+    those labels (``emp_min_loss``, ``emp_min_label``).
+    """
+    from scipy.special import expit
+
+    from bipartite._utils.validation import check_array
+    from bipartite.bayes import loss_aggregation
+    from bipartite.metrics import min_auc, multilabel_auc, weighted_auc
+    from bipartite.pareto import balance_from_aucs, equivalent_loss_weights
+
+    Z = check_array(logits, "logits", ndim=2)
+    E = expit(Z)
+    p = np.full((len(E), 1), 1.0 / len(E))
+    pos, neg = p * E, p * (1.0 - E)
+    pi = E.mean(axis=0)
+    loss_scores = loss_aggregation(E, pi)
+    loss = weighted_auc(loss_scores, pos, neg)
+    rows = []
+    for name in aggregations:
+        scores = independent_aggregate_scores(Z, MULTILABEL_AGGREGATIONS[name])
+        label = weighted_auc(scores, pos, neg)
+        if name == "sum":
+            cond = balance_from_aucs(loss, label, pi=pi, b=equivalent_loss_weights(pi))
+        else:
+            cond = balance_from_aucs(loss, label, pi=pi, aggregate=MULTILABEL_AGGREGATIONS[name])
+        row = {"aggregation": name}
+        row.update({k: ("/".join(map(str, v)) if isinstance(v, list) else v)
+                    for k, v in cond.items()
+                    if k not in ("loss_aucs", "label_aucs", "d", "tilt_weights")})
+        row.update(dmin=float(label.min() - loss.min()), dmacro=float(label.mean() - loss.mean()))
+        if Y_test is not None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                row.update(emp_min_loss=min_auc(multilabel_auc(Y_test, loss_scores)),
+                           emp_min_label=min_auc(multilabel_auc(Y_test, scores)))
+        rows.append(row)
+    return rows
+
+
+def multilabel_predictions(dataset: str, split: int, *, data: str | None = None,
+                           C: float = 1.0) -> list[dict]:
+    """The condition of docs/theory.md §12 (:func:`bipartite.pareto.balance_from_aucs`) for each
+    label aggregation of the multi-label study against loss aggregation (a = 1), on a plug-in
+    population of one split of a Mulan set (issue 33).
+
+    The split, its kept labels and the aggregations run on it are the study's
+    (:func:`~bipartite.experiments.la25.studies.multilabel.multilabel_split`,
+    :func:`~bipartite.experiments.la25.studies.multilabel.kept_labels`,
+    :func:`~bipartite.experiments.la25.studies.multilabel.skip_reason`: AND and OR only where
+    their label is not almost constant). η̂ comes from :func:`multilabel_plugin_logits` fitted on
+    the split's training rows; the plug-in population is the test rows with equal mass and η̂ on
+    them, the labels conditionally independent given x (a joint over ``2^K`` label vectors is out
+    of reach for K up to 174, and the per-label logistic models give no dependence):
+    :func:`plugin_balance_rows`, scored also on the true test labels.
+
+    One row per aggregation run on the split: ``dataset, split, n_kept`` and the columns of
+    :func:`plugin_balance_rows`.
+    """
+    from bipartite.experiments.la25.studies.multilabel import (
+        kept_labels,
+        multilabel_split,
+        skip_reason,
+    )
+
+    Xtr, Ytr, Xte, Yte, _, _ = multilabel_split(dataset, split, data=data)
+    keep = kept_labels(Ytr, Yte)
+    Ytr, Yte = Ytr[:, keep], Yte[:, keep]
+    run = [name for name in MULTILABEL_AGGREGATIONS if skip_reason(name, Ytr, Yte) is None]
+    if not run:
+        return []
+    Z = multilabel_plugin_logits(Xtr, Ytr, Xte, C=C)
+    return [{"dataset": dataset, "split": int(split), "n_kept": len(keep), **row}
+            for row in plugin_balance_rows(Z, run, Yte)]

@@ -47,8 +47,8 @@ from bipartite.studies.config import register_study
 from bipartite.studies.constraints import OneOf, Range
 
 __all__ = ["MIN_POSITIVES", "MULTILABEL_DATASETS", "MULTILABEL_LEARNERS",
-           "MULTILABEL_OBJECTIVES", "SINGLE_LABEL_MAX_K", "la25_multilabel", "multilabel_config",
-           "multilabel_split"]
+           "MULTILABEL_OBJECTIVES", "SINGLE_LABEL_MAX_K", "kept_labels", "la25_multilabel",
+           "multilabel_config", "multilabel_split", "skip_reason"]
 
 #: The seven Mulan benchmarks, by number of labels.
 MULTILABEL_DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron", "cal500")
@@ -109,6 +109,28 @@ def kept_labels(Y_train: np.ndarray, Y_test: np.ndarray, min_count: int = MIN_PO
     return np.flatnonzero(np.all(np.stack(counts) >= min_count, axis=0))
 
 
+def skip_reason(objective: str, Y_train: np.ndarray, Y_test: np.ndarray) -> str | None:
+    """Why ``objective`` is not run on a split whose kept labels are the columns of ``Y_train``
+    and ``Y_test`` (module docstring), or None: no kept label; ``single`` past
+    :data:`SINGLE_LABEL_MAX_K` kept labels; ``and`` / ``or`` whose binary label has fewer than
+    :data:`MIN_POSITIVES` positive or negative rows in a part."""
+    n_kept = Y_train.shape[1]
+    if n_kept == 0:
+        return f"no label has {MIN_POSITIVES} positive and negative rows in both parts"
+    if objective == "single" and n_kept > SINGLE_LABEL_MAX_K:
+        return f"{n_kept} kept labels > SINGLE_LABEL_MAX_K = {SINGLE_LABEL_MAX_K}"
+    if objective in ("and", "or"):
+        binary = [Y.all(axis=1) if objective == "and" else Y.any(axis=1)
+                  for Y in (Y_train, Y_test)]
+        pos = min(int(b.sum()) for b in binary)
+        neg = min(int((~b).sum()) for b in binary)
+        if min(pos, neg) < MIN_POSITIVES:
+            return (f"{objective.upper()} of the {n_kept} kept labels has "
+                    f"{pos if pos < MIN_POSITIVES else neg} < {MIN_POSITIVES} "
+                    f"{'positive' if pos < MIN_POSITIVES else 'negative'} rows in a part")
+    return None
+
+
 def _learner(learner: str, objective: str, seed: int, epochs: int, n_estimators: int):
     """The §7 learner (:func:`~bipartite.experiments.la25.studies.section7.make_learner`: the
     same hyperparameters) set to ``objective``."""
@@ -159,19 +181,7 @@ def la25_multilabel(*, seed: int, dataset: str, split: int, learner: str, object
             "learner": learner, "objective": objective, "n_labels": K, "n_kept": len(keep),
             "n_dropped": K - len(keep)}
     Ytr, Yte = Ytr[:, keep], Yte[:, keep]
-    skipped = None
-    if len(keep) == 0:
-        skipped = f"no label has {MIN_POSITIVES} positive and negative rows in both parts"
-    elif objective == "single" and len(keep) > SINGLE_LABEL_MAX_K:
-        skipped = f"{len(keep)} kept labels > SINGLE_LABEL_MAX_K = {SINGLE_LABEL_MAX_K}"
-    elif objective in ("and", "or"):
-        binary = [Y.all(axis=1) if objective == "and" else Y.any(axis=1) for Y in (Ytr, Yte)]
-        pos = min(int(b.sum()) for b in binary)
-        neg = min(int((~b).sum()) for b in binary)
-        if min(pos, neg) < MIN_POSITIVES:
-            skipped = (f"{objective.upper()} of the {len(keep)} kept labels has "
-                       f"{pos if pos < MIN_POSITIVES else neg} < {MIN_POSITIVES} "
-                       f"{'positive' if pos < MIN_POSITIVES else 'negative'} rows in a part")
+    skipped = skip_reason(objective, Ytr, Yte)
     if skipped is not None:
         return [{**base, "skipped": skipped}]
     pi = Ytr.mean(axis=0)
