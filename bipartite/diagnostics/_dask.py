@@ -91,6 +91,7 @@ from bipartite.diagnostics._dask_kernels import (
     buckets,
     check_part,
     global_columns,
+    integer_scores,
     meta_frame,
     point_part,
     range_meta,
@@ -198,6 +199,11 @@ def placement_stats(
     check_dtypes(ddf, where, {**{s: "score" for s in score_names},
                                **{c: "label" for c in label_names},
                                **({weight: "weight"} if weight else {})})
+    ints = [s for s in score_names if pd.api.types.is_integer_dtype(ddf[s].dtype)
+            and ddf[s].dtype.itemsize == 8]
+    if ints:  # 64-bit integers ranked exactly, not rounded to float64 (docs/out_of_core.md)
+        ddf = ddf.map_partitions(integer_scores, ints,
+                                 meta=ddf._meta.astype(dict.fromkeys(ints, np.float64)))
     nc = (max(2048, 8 * ddf.npartitions) if n_cuts is None
           else check_positive(n_cuts, "n_cuts", integer=True))
     K = len(label_names)

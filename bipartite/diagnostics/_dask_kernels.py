@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bipartite._utils.validation import integer_order_key
 from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -71,6 +72,21 @@ def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
         return np.zeros(len(df), dtype=np.int64), pd.Series([0] * (len(df) > 0), dtype=np.int64)
     codes, _ = pd.factorize(df[qid], sort=False)
     return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
+
+
+def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """The 64-bit integer score columns ``cols`` as float64 keys in their exact order
+    (:func:`bipartite._utils.validation.integer_order_key`: integers beyond 2**53, which a
+    float64 conversion would round into ties, stay distinct; every statistic uses the scores
+    only through their order). A missing value stays missing (:func:`check_part` names it)."""
+    keys = {}
+    for c in cols:
+        na = df[c].isna().to_numpy()
+        v = df[c].to_numpy(dtype=np.uint64 if df[c].dtype.kind == "u" else np.int64, na_value=0)
+        k = integer_order_key(v, c)
+        k[na] = np.nan
+        keys[c] = k
+    return df.assign(**keys)
 
 
 def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:

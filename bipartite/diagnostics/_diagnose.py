@@ -56,7 +56,7 @@ from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pai
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
-from bipartite.diagnostics._stats import PlacementSums, label_sums
+from bipartite.diagnostics._stats import PlacementSums, label_sums, query_notes
 from bipartite.diagnostics._tables import as_names, column, frame, plain
 from bipartite.dictatorship import (
     dictator,
@@ -772,17 +772,16 @@ def _per_query_table(d: _Data, est: _Estimates) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     qv = [plain(v) for v in d.qvalues]
     has = d.w > 0
-    npos_k = ([np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
-              if d.g is not None else None)  # out of core: d.q_npos
+    npos_k, nneg_k = ([[np.bincount(d.g, (y if c else 1 - y) * has, minlength=d.G).astype(int)
+                        for y in d.Y.T] for c in (1, 0)]
+                      if d.g is not None else (None, None))  # out of core: d.q_npos
     parts = []
     for s in d.score_names:
         n_q = est.stats[s].n
         for k, lab in enumerate(d.label_names):
             npos = npos_k[k] if d.g is not None else d.q_npos[:, k].astype(int)
             a_q = est.stats[s].auc[:, k]
-            note = np.where(np.isfinite(a_q), None, np.where(
-                npos == 0, f"query has no positive for {lab!r}",
-                f"query has no negative for {lab!r}"))
+            note = query_notes(a_q, npos, None if nneg_k is None else nneg_k[k], lab)
             parts.append(pd.DataFrame({"scorer": s, "qid": qv, "label": lab, "n": n_q,
                                        "n_pos": npos, "auc": a_q, "note": note}))
     return pd.concat(parts, ignore_index=True)[cols]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import first_non_utf8, open_maybe_gzip
+from bipartite._utils.validation import check_array
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -286,11 +287,19 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
            positive_label: Any = None) -> np.ndarray:
     """A numeric column as float64; errors name the column, its role and the first bad row (its
     file line, for a CSV/TSV file). A label column with ``positive_label`` is read as 0/1 by
-    that value (:func:`_positive`)."""
+    that value (:func:`_positive`). A score column of 64-bit integers beyond 2**53 (which
+    float64 would round into ties) is read as its exact dense ranks, as the metrics read scores
+    (``check_array(exact_integers="order")``): every statistic of the report uses scores only
+    through their order (the near-tie tolerance then counts in ranks)."""
     import pandas as pd
 
     if role == "label" and positive_label is not None:
         return _positive(df, col, positive_label, source)
+    dt = df[col].dtype
+    if (role == "score" and pd.api.types.is_integer_dtype(dt) and getattr(dt, "itemsize", 8) == 8
+            and not df[col].isna().any()):
+        raw = df[col].to_numpy(dtype=np.uint64 if dt.kind == "u" else np.int64)
+        return check_array(raw, col, ndim=1, exact_integers="order")
     v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(v))
     subject = f"the {role} column {col!r}"
