@@ -73,7 +73,9 @@ import pandas as pd
 from bipartite._utils.validation import check_positive, pow2_scale
 from bipartite.diagnostics import _dask_kernels as _kernels
 from bipartite.diagnostics._dask_io import (
+    InputChanged,
     check_dtypes,
+    check_unchanged,
     compute,
     compute_parts,
     connect,
@@ -214,12 +216,29 @@ def placement_stats(
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
     with connect(scheduler) as client:
+        # every input file is checked against its identity recorded by dask_frame before each
+        # later pass and at the end, and by every read (docs/out_of_core.md)
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = float(pow2_scale(info["w_max"]))
+        check_unchanged(pieces)
         offsets = _pass_count(client, ddf, spec, cuts, where)
+        for s in score_names:
+            _same_rows(int(offsets[s]["rows"].sum()), info["n"], "second", where)
+        check_unchanged(pieces)
         glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, rpp, where, info)
+        _same_rows(int(within["rows"].sum()), info["n"], "third", where)
+        check_unchanged(pieces)
     return _assemble(spec, glob_q, within, info, offsets, where)
+
+
+def _same_rows(n: int, n_first: int, which: str, where: str) -> None:
+    """The rows a later pass read must be those of the first (a dask DataFrame that changed
+    between passes: the files are checked one by one, :func:`check_unchanged`)."""
+    if n != n_first:
+        raise InputChanged(f"The {where} changed while the report was reading it: the {which} "
+                           f"pass read {n} rows, the first {n_first}; stopped rather than mix "
+                           "two versions of the data (docs/out_of_core.md).")
 
 
 def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, where: str,

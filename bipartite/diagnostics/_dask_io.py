@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["parquet_files"]
+__all__ = ["InputChanged", "check_unchanged", "file_identity", "parquet_files"]
 
 
 def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
@@ -37,15 +38,93 @@ def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list
     return files
 
 
+class InputChanged(ValueError):
+    """An input file of an out-of-core run changed while the run read it (docs/out_of_core.md,
+    "Inputs that change"): the run stops instead of mixing two versions of the data."""
+
+
+def _stat(path: str) -> tuple[int, int]:
+    """(size in bytes, modification time in ns) of ``path``; (-1, -1) when it is gone."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return -1, -1
+    return st.st_size, st.st_mtime_ns
+
+
+def _footer_digest(path: str) -> str:
+    """A digest of the Parquet footer's bytes (the schema, every row group's row count, sizes
+    and column statistics): the file's content as its footer describes it."""
+    with open(path, "rb") as fh:
+        fh.seek(-8, os.SEEK_END)
+        tail = fh.read(8)
+        size = int.from_bytes(tail[:4], "little")
+        fh.seek(-8 - size, os.SEEK_END)
+        return hashlib.blake2b(fh.read(size), digest_size=16).hexdigest()
+
+
+def file_identity(path: str) -> tuple:
+    """``(size, mtime_ns, footer rows, footer digest)`` of a Parquet file: what the run
+    records of each input at the start and checks before each later pass and at the end
+    (:func:`check_unchanged`); the footer's schema and row groups are in its digest."""
+    import pyarrow.parquet as pq
+
+    size, mtime = _stat(path)
+    md = pq.ParquetFile(path).metadata
+    return size, mtime, md.num_rows, _footer_digest(path)
+
+
+def _when(stat: tuple[int, int]) -> str:
+    """A (size, mtime_ns) pair for messages."""
+    import datetime
+
+    if stat[0] < 0:
+        return "gone"
+    t = datetime.datetime.fromtimestamp(stat[1] / 1e9, datetime.timezone.utc)
+    return f"{stat[0]} bytes, modified {t.isoformat(timespec='milliseconds')}"
+
+
+def _changed(path: str, what: str, then: Any, now: Any) -> InputChanged:
+    return InputChanged(
+        f"The Parquet file {path!r} changed while the report was reading it ({what}: "
+        f"{then} when the run started, {now} now): stopped rather than mix two versions of the "
+        "data. Run it again on files that stay unchanged while it runs (docs/out_of_core.md).")
+
+
+def check_unchanged(pieces: list[tuple] | None) -> None:
+    """Every input file of ``pieces`` as recorded at the start (:func:`file_identity`): size,
+    modification time, the footer's row count and digest; else :class:`InputChanged` naming the
+    file. Nothing to check for a dask or pandas DataFrame (``pieces`` None)."""
+    import pyarrow.parquet as pq
+
+    for path, ident in {p[0]: p[4] for p in pieces or []}.items():
+        size, mtime = _stat(path)
+        if size < 0:
+            raise _changed(path, "existence", "present", "gone")
+        if (size, mtime) != ident[:2]:
+            raise _changed(path, "size and modification time", _when(ident[:2]),
+                           _when((size, mtime)))
+        try:
+            rows, digest = pq.ParquetFile(path).metadata.num_rows, _footer_digest(path)
+        except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
+            raise _changed(path, "footer", "readable", f"unreadable ({e})") from None
+        if rows != ident[2]:
+            raise _changed(path, "rows", ident[2], rows)
+        if digest != ident[3]:
+            raise _changed(path, "footer (schema, row groups, statistics)", "one", "another")
+
+
 def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.DataFrame]:
     """Every file's footer read (a malformed or truncated file is a ``ValueError`` naming it)
-    and its row groups cut into pieces ``(path, row groups, first row)`` of about
-    ``rows_per_partition`` rows; the (empty) frame of the first file's schema."""
+    and its row groups cut into pieces ``(path, row groups, first row, rows, identity)`` of
+    about ``rows_per_partition`` rows (identity: :func:`file_identity`, recorded now); the
+    (empty) frame of the first file's schema."""
     import pyarrow.parquet as pq
 
     pieces, schema = [], None
     for f in files:
         try:
+            ident = file_identity(f)
             md = pq.ParquetFile(f).metadata
             sch = pq.read_schema(f)
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
@@ -57,21 +136,29 @@ def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.
             group.append(g)
             rows += md.row_group(g).num_rows
             if rows >= rows_per_partition or g == md.num_row_groups - 1:
-                pieces.append((f, tuple(group), first))
+                pieces.append((f, tuple(group), first, rows, ident))
                 first, group, rows = first + rows, [], 0
     return pieces, schema.empty_table().to_pandas()
 
 
 def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
-    """One partition: row groups of one Parquet file (errors name the file)."""
+    """One partition: row groups of one Parquet file (errors name the file). The file must be
+    the one recorded at the start (size and modification time, before and after the read) and
+    give the piece's row count (:class:`InputChanged` otherwise), in every pass."""
     import pyarrow.parquet as pq
 
-    path, groups, _ = piece
+    path, groups, _, n_rows, ident = piece
+    if _stat(path) != ident[:2]:
+        raise _changed(path, "size and modification time", _when(ident[:2]), _when(_stat(path)))
     try:
         df = pq.ParquetFile(path).read_row_groups(list(groups), columns=columns).to_pandas()
     except Exception as e:
         raise ValueError(f"The Parquet file {path!r} cannot be read (row groups {groups[0]}.."
                          f"{groups[-1]}; malformed or truncated): {e}") from None
+    if _stat(path) != ident[:2]:  # replaced while it was read
+        raise _changed(path, "size and modification time", _when(ident[:2]), _when(_stat(path)))
+    if len(df) != n_rows:
+        raise _changed(path, f"rows of row groups {groups[0]}..{groups[-1]}", n_rows, len(df))
     return df if columns is None else df[list(columns)]
 
 
