@@ -104,6 +104,7 @@ from bipartite.diagnostics._dask_kernels import (
     within_columns,
     within_part,
 )
+from bipartite.diagnostics._dask_wait import check_memory
 from bipartite.diagnostics._stats import PlacementSums
 
 if TYPE_CHECKING:
@@ -154,6 +155,7 @@ def placement_stats(
     scheduler: str | Client | None = None,
     rows_per_partition: int = 500_000,
     n_cuts: int | None = None,
+    progress: bool = False,
 ) -> PlacementStats:
     """Exact placement statistics of every scorer and weight pair, out of core on dask
     (docs/theory.md §2.3, §7.5; the method: this module's docstring and docs/out_of_core.md).
@@ -174,6 +176,8 @@ def placement_stats(
         ``max(2048, 8 × input partitions)``); more cuts balance the partitions better and put
         more rows of a tied score (one rounded to a few decimals) in point buckets, computed in
         place instead of shuffled
+    progress : bool — each pass's progress on stderr (a tqdm bar over its tasks, whose remaining
+        time is measured as they finish; docs/out_of_core.md)
 
     Returns
     -------
@@ -211,11 +215,13 @@ def placement_stats(
     K = len(label_names)
     pairs = [(k, -1) for k in range(K)] + [(k, j) for k in range(K) for j in range(k + 1, K)]
     spec = {"scores": score_names, "labels": label_names, "weight": weight, "qid": qid,
-            "pairs": pairs, "scale": 1.0,
+            "pairs": pairs, "scale": 1.0, "progress": bool(progress),
             "must": {"score": "hold finite numbers", "label": "hold only 0 and 1",
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
     with connect(scheduler) as client:
+        if pieces:  # refused up front when a piece cannot fit under the workers' limit
+            check_memory(client, max(p[3] for p in pieces), len(needed), len(pairs))
         # every input file is checked against its identity recorded by dask_frame before each
         # later pass and at the end, and by every read (docs/out_of_core.md)
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
@@ -255,7 +261,8 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
+        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where,
+                      step="pass 1 of 3 (check and cut)", progress=spec["progress"])
     table = res[0].reset_index(drop=True)
     for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
         if problem:
@@ -307,7 +314,8 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
                          "bucket": pd.Series([], dtype=np.int64),
                          **{c: pd.Series([], dtype=float) for c in names}})
     (tab,) = compute(client, ddf.map_partitions(bucket_mass, spec, cuts, meta=meta)
-                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
+                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where,
+                     step="pass 2 of 3 (count)", progress=spec["progress"])
     offsets = {}
     for si, s in enumerate(spec["scores"]):
         nb = 2 * len(cuts[s]) + 1
@@ -392,7 +400,8 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rp
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
     # one compute: every input partition is read once for all of them; the results come back
     # partition by partition (no worker concatenates a table of every query)
-    res = compute_parts(client, *objs, within, *([] if rest is None else [rest]), where=where)
+    res = compute_parts(client, *objs, within, *([] if rest is None else [rest]), where=where,
+                        step="pass 3 of 3 (place)", progress=spec["progress"])
     dense = []
     for si in range(len(spec["scores"])):
         D = sum_dense(pd.concat(res[2 * si + 1]))["dense"]

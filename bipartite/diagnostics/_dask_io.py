@@ -233,28 +233,56 @@ def _reading(where: str) -> Iterator[None]:
         raise
 
 
-def compute(client: Any, *objs: Any, where: str = "") -> tuple:
+@contextlib.contextmanager
+def _worker_deaths(client: Any) -> Iterator[None]:
+    """``KilledWorker`` (a worker restarted past its memory limit, or killed) as one line
+    naming the limit and the fix (:func:`bipartite.diagnostics._dask_wait.killed`)."""
+    try:
+        yield
+    except Exception as e:
+        if type(e).__name__ == "KilledWorker":
+            from bipartite.diagnostics._dask_wait import killed
+
+            raise killed(e, client) from None
+        raise
+
+
+def compute(client: Any, *objs: Any, where: str = "", step: str | None = None,
+            progress: bool = False) -> tuple:
+    """``objs`` computed together (shared inputs read once); ``step`` names the pass on its
+    progress bar (stderr, with ``progress``); on a cluster, the watchdog and the memory errors
+    of :mod:`bipartite.diagnostics._dask_wait`."""
     import dask
 
-    with _reading(where):
+    from bipartite.diagnostics._dask_wait import LocalProgress, wait
+
+    with _reading(where), _worker_deaths(client):
         if client is None:
-            return dask.compute(*objs)
-        return tuple(client.compute(list(objs), sync=True))
+            with LocalProgress(step, progress):
+                return dask.compute(*objs)
+        futs = client.compute(list(objs))
+        wait(client, futs, step, progress)
+        return tuple(client.gather(futs))
 
 
-
-def compute_parts(client: Any, *objs: Any, where: str = "") -> list[list]:
+def compute_parts(client: Any, *objs: Any, where: str = "", step: str | None = None,
+                  progress: bool = False) -> list[list]:
     """Every dask DataFrame of ``objs`` computed together (shared inputs read once), each as the
     list of its partitions: on a cluster the partitions are gathered one by one to the caller,
-    so no worker concatenates a whole result (a table of every query)."""
+    so no worker concatenates a whole result (a table of every query). ``step``, ``progress``
+    and the watchdog as :func:`compute`."""
     import dask
 
-    with _reading(where):
+    from bipartite.diagnostics._dask_wait import LocalProgress, wait
+
+    with _reading(where), _worker_deaths(client):
         if client is None:
-            return [[r] for r in dask.compute(*objs)]
+            with LocalProgress(step, progress):
+                return [[r] for r in dask.compute(*objs)]
         from distributed import futures_of
 
         done = client.persist(list(objs))
+        wait(client, [f for d in done for f in futures_of(d)], step, progress)
         out = []
         for d in done:  # a frame's partition i is the key (name, i)
             futs = sorted(futures_of(d), key=lambda f: f.key[1])

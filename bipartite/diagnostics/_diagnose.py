@@ -323,8 +323,8 @@ def diagnose(
         (:func:`bipartite.diagnostics.placement_stats`; None: dask's current scheduler, a
         ``distributed.Client`` or the address of a running one) and every table is built from
         them by the same steps; needs ``qid``; the near-tie rates are not computed (NaN, with a
-        note); ``positive_label``, ``dropna`` and ``progress`` are in-memory only
-        (docs/out_of_core.md)
+        note); ``positive_label`` and ``dropna`` are in-memory only; ``progress`` shows a bar
+        per pass (docs/out_of_core.md)
 
     Returns
     -------
@@ -361,7 +361,7 @@ def diagnose(
     if scheduler is not None or is_out_of_core(data):  # docs/out_of_core.md
         src = out_of_core_sums(data, score_names, label_names, qid=qid, weight=weight,
                                scheduler=scheduler, positive_label=positive_label,
-                               dropna=bool(dropna))
+                               dropna=bool(dropna), progress=bool(progress))
         d, est = _out_of_core(src, gauc_weighting)
     else:
         with bar.reading(data):
