@@ -376,7 +376,12 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
         raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "
                         f"got {groups!r}.")
     plain = as_plain_array(groups, name)
-    g = np.asarray(plain)
+    try:
+        g = np.asarray(plain)
+    except ValueError as e:  # ragged sequences
+        raise ValueError(f"The '{name}' parameter must be a 1-D array-like of group ids "
+                         f"(numbers or strings), got {type(groups).__name__} that numpy "
+                         f"cannot read as one: {e}") from None
     if g.dtype.kind in "US" and not isinstance(plain, np.ndarray):
         _check_object_ids(np.asarray(plain, dtype=object).ravel(), name)  # [0, '0'] -> '0', '0'
     if g.dtype.kind in "cMmV":
@@ -521,6 +526,11 @@ def require_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 4) -> tu
         raise TypeError(f"{owner} missing the required argument 'qid' (the query ids).")
     return q, name
 
+def _short(v: Any, limit: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
 def _id_kind(t: type) -> str:
     return "number" if issubclass(t, int | float | np.integer | np.floating) else t.__name__
 
@@ -529,12 +539,18 @@ _MISSING_ID_TYPES = ("NoneType", "NAType", "NaTType")
 
 
 def _check_object_ids(g: np.ndarray, name: str) -> None:
-    """Object group ids must be comparable with each other (they are sorted): all numbers or all
-    of one other type, none missing (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
+    """Object group ids must be hashable (a dict, list or set is refused by name) and comparable
+    with each other (they are sorted): all numbers or all of one other type, none missing
+    (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
     reader and two to the code, and cannot be sorted together. One pass over the types; the
     offending index is looked for only on error."""
     vals = g.tolist()
     types = set(map(type, vals))
+    if any(t.__hash__ is None for t in types):  # dicts, lists, sets: not ids (equal dicts
+        i, v = next((i, v) for i, v in enumerate(vals)  # would be one query, others a crash)
+                    if type(v).__hash__ is None)
+        raise TypeError(f"The '{name}' parameter must hold hashable ids (numbers or strings), "
+                        f"got {_short(v)} ({type(v).__name__}) at index {i}.")
     missing = [t for t in types if t.__name__ in _MISSING_ID_TYPES]
     floats = [v for v in vals if isinstance(v, float)] if float in types else []
     if missing or (floats and not np.isfinite(np.array(floats)).all()):

@@ -74,6 +74,7 @@ from bipartite._utils.validation import check_positive, pow2_scale
 from bipartite.diagnostics import _dask_kernels as _kernels
 from bipartite.diagnostics._dask_io import (
     InputChanged,
+    check_address,
     check_dtypes,
     check_unchanged,
     compute,
@@ -199,12 +200,14 @@ def placement_stats(
     if set(score_names) & set(label_names):
         raise ValueError(f"The columns {sorted(set(score_names) & set(label_names))} are given "
                          "both as 'scores' and as 'labels'.")
+    if isinstance(scheduler, str):
+        check_address(scheduler)  # before anything is read
     rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
     needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
-    ddf, where, pieces = dask_frame(data, needed, rpp)
-    check_dtypes(ddf, where, {**{s: "score" for s in score_names},
-                               **{c: "label" for c in label_names},
-                               **({weight: "weight"} if weight else {})})
+    numeric = {**{s: "score" for s in score_names}, **{c: "label" for c in label_names},
+               **({weight: "weight"} if weight else {})}
+    ddf, where, pieces = dask_frame(data, needed, rpp, numeric)
+    check_dtypes(ddf, where, numeric)
     ints = [s for s in score_names if pd.api.types.is_integer_dtype(ddf[s].dtype)
             and ddf[s].dtype.itemsize == 8]
     if ints:  # 64-bit integers ranked exactly, not rounded to float64 (docs/out_of_core.md)

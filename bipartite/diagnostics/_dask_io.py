@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["InputChanged", "check_unchanged", "file_identity", "parquet_files"]
+__all__ = ["InputChanged", "check_address", "check_unchanged", "file_identity", "parquet_files"]
 
 
 def parquet_files(data: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
@@ -114,14 +114,16 @@ def check_unchanged(pieces: list[tuple] | None) -> None:
             raise _changed(path, "footer (schema, row groups, statistics)", "one", "another")
 
 
-def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.DataFrame]:
+def _pieces(files: list[str], rows_per_partition: int
+            ) -> tuple[list[tuple], pd.DataFrame, dict[str, Any]]:
     """Every file's footer read (a malformed or truncated file is a ``ValueError`` naming it)
     and its row groups cut into pieces ``(path, row groups, first row, rows, identity)`` of
     about ``rows_per_partition`` rows (identity: :func:`file_identity`, recorded now); the
-    (empty) frame of the first file's schema."""
+    (empty) frame of the first file's schema; every file's schema. A file with duplicate
+    column names is refused by name."""
     import pyarrow.parquet as pq
 
-    pieces, schema = [], None
+    pieces, schema, schemas = [], None, {}
     for f in files:
         try:
             ident = file_identity(f)
@@ -130,6 +132,11 @@ def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
             raise ValueError(f"The Parquet file {f!r} cannot be read (malformed or truncated): "
                              f"{e}") from None
+        dup = sorted({c for c in sch.names if sch.names.count(c) > 1})
+        if dup:
+            raise ValueError(f"The Parquet file {f!r} has duplicate column names {dup}: each "
+                             "column must have its own name.")
+        schemas[f] = sch
         schema = sch if schema is None else schema
         first, group, rows = 0, [], 0
         for g in range(md.num_row_groups):
@@ -138,7 +145,7 @@ def _pieces(files: list[str], rows_per_partition: int) -> tuple[list[tuple], pd.
             if rows >= rows_per_partition or g == md.num_row_groups - 1:
                 pieces.append((f, tuple(group), first, rows, ident))
                 first, group, rows = first + rows, [], 0
-    return pieces, schema.empty_table().to_pandas()
+    return pieces, schema.empty_table().to_pandas(), schemas
 
 
 def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
@@ -162,9 +169,11 @@ def _read_piece(piece: tuple, columns: list[str] | None = None) -> pd.DataFrame:
     return df if columns is None else df[list(columns)]
 
 
-def dask_frame(data: Any, needed: list[str], rows_per_partition: int):
+def dask_frame(data: Any, needed: list[str], rows_per_partition: int,
+               numeric: dict[str, str] | None = None):
     """(dask DataFrame of the needed columns, what it is (for messages), the Parquet pieces of
-    its partitions or None)."""
+    its partitions or None). ``numeric``: column → role of the columns that must hold numbers
+    (:func:`check_dtypes`), checked in every file's schema, not only the first's."""
     import dask.dataframe as dd
 
     pieces = None
@@ -177,7 +186,15 @@ def dask_frame(data: Any, needed: list[str], rows_per_partition: int):
         files = parquet_files(data)
         where = (f"Parquet file {files[0]!r}" if len(files) == 1 else
                  f"{len(files)} Parquet files ({files[0]!r}, ...)")
-        pieces, meta = _pieces(files, rows_per_partition)
+        pieces, meta, schemas = _pieces(files, rows_per_partition)
+        for f, sch in schemas.items():
+            gone = [c for c in needed if c not in sch.names]
+            if gone:
+                raise ValueError(f"The Parquet file {f!r} has no column {gone[0]!r} (given as a "
+                                 f"score, label, qid or weight); its columns are {sch.names}.")
+            for col, what in (numeric or {}).items():
+                _check_type(sch.field(col).type, f"{what} column {col!r}",
+                            f"Parquet file {f!r}")
         missing = [c for c in needed if c not in meta.columns]
         if not missing:
             ddf = dd.from_map(_read_piece, pieces, meta=meta, enforce_metadata=False)
@@ -190,6 +207,15 @@ def dask_frame(data: Any, needed: list[str], rows_per_partition: int):
         raise ValueError(f"The {where} has no column {missing[0]!r} (given as a score, label, "
                          f"qid or weight); its columns are {cols}.")
     return ddf[needed], where, pieces
+
+
+def _check_type(typ: Any, what: str, where: str) -> None:
+    """A pyarrow column type must be numbers or booleans."""
+    import pyarrow as pa
+
+    if not (pa.types.is_integer(typ) or pa.types.is_floating(typ) or pa.types.is_boolean(typ)
+            or pa.types.is_decimal(typ) or pa.types.is_null(typ)):
+        raise ValueError(f"The {what} of the {where} must hold numbers, got type {typ}.")
 
 
 def check_dtypes(ddf: Any, where: str, numeric: dict[str, str]) -> None:
@@ -213,11 +239,48 @@ def connect(scheduler: Any):
     if isinstance(scheduler, Client):
         yield scheduler
     elif isinstance(scheduler, str):
-        with Client(scheduler, set_as_default=False) as client:
+        address = check_address(scheduler)
+        try:
+            client = Client(address, set_as_default=False, timeout=CONNECT_SECONDS)
+        except Exception as e:  # OSError, TimeoutError, or garbage from a non-dask server
+            raise ValueError(f"The 'scheduler' parameter {scheduler!r}: no dask scheduler "
+                             f"answered there within {CONNECT_SECONDS} s ({type(e).__name__}). "
+                             "Start one (dask scheduler) or give its address, such as "
+                             "'tcp://host:8786'.") from None
+        with client:
             yield client
     else:
         raise ValueError("The 'scheduler' parameter must be None, a distributed.Client or a "
                          f"scheduler address such as 'tcp://host:8786', got {scheduler!r}.")
+
+
+#: Seconds to wait for a scheduler at a given address.
+CONNECT_SECONDS = 10
+
+
+def check_address(scheduler: str) -> str:
+    """A scheduler address (``tcp://host:port``, ``host:port``, ``tls://``, ``inproc://``...)
+    checked before connecting: dask's local scheduler names (``"synchronous"``, ``"threads"``,
+    ``"processes"``) and text without a port are refused by name."""
+    from distributed.comm import parse_address
+
+    local = ("synchronous", "sync", "single-threaded", "threads", "threading", "processes",
+             "multiprocessing")
+    if scheduler.strip().lower() in local:
+        raise ValueError(f"The 'scheduler' parameter must be the address of a running dask "
+                         f"scheduler, such as 'tcp://host:8786', got {scheduler!r}: dask's local "
+                         "schedulers are not addresses (pass scheduler=None to use dask's "
+                         "current scheduler; dask.config.set(scheduler='synchronous') sets it).")
+    try:
+        proto, loc = parse_address(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+        if proto in ("tcp", "tls", "ws", "wss", "ucx"):
+            host, _, port = loc.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError("no port")
+    except (ValueError, TypeError):
+        raise ValueError(f"The 'scheduler' parameter must be a dask scheduler address such as "
+                         f"'tcp://host:8786' (with its port), got {scheduler!r}.") from None
+    return scheduler
 
 
 @contextlib.contextmanager

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite._utils.validation import integer_order_key
+from bipartite._utils.validation import check_group_ids, integer_order_key
 from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -112,6 +112,17 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
             row = int(bad[0])
             problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
                        f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    if problem is None and spec["qid"] is not None:  # the metrics' query-id check
+        q = df[spec["qid"]]
+        if pd.api.types.is_float_dtype(q.dtype) and not np.isfinite(q.to_numpy(float)).all():
+            row = int(np.flatnonzero(~np.isfinite(q.to_numpy(float)))[0])
+            problem = (f"The qid column {spec['qid']!r} must hold finite ids, got "
+                       f"{float(q.iloc[row])!r} on {{where}}.")
+        elif q.dtype == object:
+            try:
+                check_group_ids(q.to_numpy(), "qid")
+            except (TypeError, ValueError) as e:
+                row, problem = 0, f"The qid column {spec['qid']!r} on {{where}} and after: {e}"
     w_sum, w_max = float(len(df)), 1.0
     if spec["weight"] is not None and problem is None:
         v = df[spec["weight"]].to_numpy(dtype=np.float64)

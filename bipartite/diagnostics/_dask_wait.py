@@ -3,14 +3,14 @@ docs/out_of_core.md, "Memory, progress and stalls"): a floor on the workers' mem
 before any pass, the progress of each pass on stderr, a watchdog that stops a run whose paused
 workers make no progress, and worker deaths reported as one line that says what to do.
 
-* **Memory floor** (:func:`check_memory`): a worker holds its idle memory (measured: the
-  interpreter, NumPy, pandas, pyarrow and dask, about 250 MB) plus, while it runs a task, a
-  piece's rows at :data:`BYTES_PER_CELL` bytes per row and column of the working set (the
-  columns read, the positive and negative masses of every weight pair, the sort and the
-  placements), plus the p2p shuffle buffer (an eighth of its limit on the CLI's cluster); dask
-  pauses a worker at ``distributed.worker.memory.pause`` (80 %) of its limit. A limit below
-  ``(idle + working set) / (pause − 1/8)`` is refused before the first pass, naming the smallest
-  limit that holds.
+* **Memory floor** (:func:`check_memory`): a worker holds its idle memory (its reported
+  memory, at least :data:`IDLE_BYTES`: the interpreter, NumPy, pandas, pyarrow and dask, about
+  200 MB) plus, in the third pass, about :data:`BYTES_PER_CELL` bytes per row of the largest
+  piece and per column read or weight pair (the piece, its masses, sorts and placements, the
+  shuffle's buffers and the results held for the driver; measured); dask pauses a worker at
+  ``distributed.worker.memory.pause`` (80 %) of its limit. A limit below
+  ``(idle + working set) / pause`` is refused before the first pass, naming the smallest limit
+  that holds.
 * **Progress**: each pass is one tqdm bar on stderr whose total is the pass's tasks and whose
   rate, hence its remaining time, is measured as they finish (the scheduler's task states,
   polled every :data:`POLL_SECONDS`).
@@ -37,12 +37,16 @@ __all__ = ["BYTES_PER_CELL", "IDLE_BYTES", "MemoryStall", "POLL_SECONDS", "STALL
 STALL_SECONDS = 120.0
 #: Seconds between two looks at the scheduler (progress and watchdog).
 POLL_SECONDS = 1.0
-#: Bytes of a worker's working set per row and column (float64 columns, masses, sort keys and
-#: placements; measured 250 to 340 bytes a row with 6 columns and 3 weight pairs, rounded up).
-BYTES_PER_CELL = 16
-#: A worker's memory before its first task where the workers report none (MB: measured 240 MB
-#: for a worker that imported NumPy, pandas, pyarrow, dask and bipartite).
-IDLE_BYTES = 250 * 2**20
+#: Bytes of a worker's peak working set per row of a piece and per column read or weight pair
+#: (2 in the measure per weight pair: masses and placements). Measured: a worker's resident
+#: memory peaked at 357 MB, 160 MB over its idle 195 MB, on 4·10⁵ rows in pieces of 10⁵ rows
+#: with 7 columns and 3 weight pairs (benchmarks/make_report_data.py; 2 workers, no memory
+#: pressure): 84 bytes a row and cell, rounded up.
+BYTES_PER_CELL = 88
+#: A worker's memory once it has loaded the modules of the tasks (NumPy, pandas, pyarrow, dask,
+#: bipartite): measured 195 MB on the CLI's local cluster (62 MB before them), rounded up. The
+#: floor counts a worker's reported memory, or this where that is less.
+IDLE_BYTES = 200 * 2**20
 _MB = 2**20
 
 
@@ -51,17 +55,16 @@ class MemoryStall(ValueError):
 
 
 def _mb(x: float) -> str:
-    return f"{math.ceil(x / _MB)}MB"
+    """Bytes as the size ``--memory-limit`` reads back (dask's ``parse_bytes``: MiB = 2^20)."""
+    return f"{math.ceil(x / _MB)}MiB"
 
 
-def memory_floor(rows: int, n_cols: int, n_pairs: int, idle: float, pause: float,
-                 buffer_share: float = 1 / 8) -> float:
+def memory_floor(rows: int, n_cols: int, n_pairs: int, idle: float, pause: float) -> float:
     """The smallest per-worker memory limit (bytes) under which a worker holding ``idle`` bytes
-    runs a piece of ``rows`` rows (``n_cols`` columns read, ``n_pairs`` weight pairs) without
-    reaching dask's pause threshold ``pause`` (a share of the limit), ``buffer_share`` of the
-    limit going to the p2p shuffle buffer."""
+    runs the pieces of ``rows`` rows (``n_cols`` columns read, ``n_pairs`` weight pairs)
+    without reaching dask's pause threshold ``pause`` (a share of the limit)."""
     work = rows * BYTES_PER_CELL * (n_cols + 4 * n_pairs)
-    return (idle + work) / max(pause - buffer_share, 0.05)
+    return (idle + work) / max(pause, 0.05)
 
 
 def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
@@ -78,10 +81,10 @@ def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
     limits = [w.get("memory_limit") or 0 for w in workers.values()]
     if not limits or min(limits) <= 0:
         return
-    try:  # measured on every worker, after the imports its tasks need
-        idle = max(client.run(_idle_memory).values())
-    except Exception:  # a worker that cannot run it: the measured default
-        idle = IDLE_BYTES
+    # a worker's memory now (its last heartbeat), at least what one holds once the modules of
+    # the tasks are loaded (a fresh worker reports about 60 MB before them)
+    idle = max([(w.get("metrics") or {}).get("memory") or 0 for w in workers.values()]
+               + [IDLE_BYTES])
     floor = memory_floor(max_rows, n_cols, n_pairs, idle, pause)
     low = min(limits)
     if low < floor:
@@ -89,20 +92,11 @@ def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
         raise MemoryStall(
             f"The dask workers' memory limit, {_mb(low)} a worker, is below what this data "
             f"needs: a worker holds about {_mb(idle)} idle, and a piece of {max_rows:,} rows "
-            f"needs about {_mb(floor * max(pause - 1 / 8, 0.05) - idle)} more, under dask's "
-            f"pause threshold ({pause:.0%} of the limit) less the shuffle buffer. Give at least "
-            f"{_mb(floor)} a worker: --memory-limit {_mb(floor * n)} for {n} worker(s) (or "
+            f"needs about {_mb(floor * max(pause, 0.05) - idle)} more, under dask's pause "
+            f"threshold ({pause:.0%} of the limit). Give at least "
+            f"{_mb(floor)} a worker: --memory-limit {math.ceil(floor / _MB) * n}MiB for {n} "
+            "worker(s) (or "
             "fewer --workers, or files with smaller row groups).")
-
-
-def _idle_memory() -> int:
-    """Run on a worker: its resident memory (bytes) once the modules of the tasks are loaded."""
-    import psutil
-    import pyarrow.parquet  # noqa: F401
-
-    import bipartite.diagnostics._dask_kernels  # noqa: F401  (pandas, pyarrow, the kernels)
-
-    return int(psutil.Process().memory_info().rss)
 
 
 def _takes_n(client: Any) -> bool:
@@ -140,12 +134,15 @@ def killed(e: BaseException, client: Any) -> MemoryStall:
     except Exception:  # the cluster may be gone: the message without the limit
         pass
     lim = f" (memory limit {_mb(limit)} a worker)" if limit else ""
+    try:
+        first = str(e).splitlines()[0] if str(e) else ""
+    except Exception:  # KilledWorker's text needs its worker's state
+        first = ""
     return MemoryStall(
         f"A dask worker died while running a task{lim}, most likely out of memory: dask restarts "
         "a worker that passes 95% of its limit, and the system kills one that exhausts the "
         "machine. Give the workers more memory (--memory-limit), use fewer --workers with the "
-        f"same total, or write files with smaller row groups. ({type(e).__name__}: "
-        f"{str(e).splitlines()[0] if str(e) else ''})")
+        f"same total, or write files with smaller row groups. ({type(e).__name__}: {first})")
 
 
 def wait(client: Any, futures: Sequence[Any], step: str | None, progress: bool) -> None:

@@ -57,7 +57,7 @@ from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
 from bipartite.diagnostics._stats import PlacementSums, label_sums, query_notes
-from bipartite.diagnostics._tables import as_names, column, frame, plain
+from bipartite.diagnostics._tables import as_names, column, frame, plain, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
@@ -451,7 +451,6 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
           weight: str | None, positive_label=None, dropna: bool = False) -> _Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
     ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
-    import pandas as pd
 
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
     df, source = frame(data, needed)
@@ -474,14 +473,8 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
-    if qid is not None:
-        if df[qid].isna().any():
-            i = int(df.index[np.flatnonzero(df[qid].isna().to_numpy())[0]])
-            raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
-                                            "missing value", "an empty field or NaN")
-                             + " (dropna=True, --dropna, drops such rows).")
-        g, qvalues = pd.factorize(df[qid], sort=True)
-        g, G = g.astype(np.int64), len(qvalues)
+    if qid is not None:  # the metrics' query-id check (bipartite._utils.validation)
+        g, G, qvalues = query_ids(df, qid, source)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return _Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import first_non_utf8, open_maybe_gzip
-from bipartite._utils.validation import check_array
+from bipartite._utils.validation import check_array, check_group_ids
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain"]
+__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain", "query_ids"]
 
 #: The path that means standard input (``bipartite report - ...``).
 STDIN = "-"
@@ -323,3 +323,33 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
         raise ValueError(source.problem(_row(df, int(off[0])), subject, must, f"{v[off[0]]:g}")
                          + hint + ".")
     return v
+
+
+def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, int, Any]:
+    """The query id column as codes 0..G−1 (int64, in sorted id order), G and the sorted ids.
+    The ids are checked by the package's one query-id check
+    (:func:`bipartite._utils.validation.check_group_ids`: hashable, finite if numbers, one type,
+    none missing), so that the report and the metrics accept the same ids; errors name the
+    column and the first bad row."""
+    import pandas as pd
+
+    v = df[col]
+    bad = v.isna().to_numpy()
+    if not bad.any() and pd.api.types.is_float_dtype(v.dtype):
+        bad = ~np.isfinite(v.to_numpy(dtype=np.float64))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raw = v.iloc[i]
+        missing = bool(pd.isna(raw))
+        raise ValueError(source.problem(_row(df, i), f"the qid column {col!r}",
+                                        "must have no missing value" if missing else
+                                        "must hold finite ids",
+                                        "an empty field or NaN" if missing else repr(plain(raw)))
+                         + (" (dropna=True, --dropna, drops such rows)." if missing else "."))
+    try:
+        check_group_ids(v.to_numpy(), "qid")
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"The qid column {col!r} of the {source.where}: {e}") from None
+    g, qvalues = pd.factorize(v, sort=True)
+    return g.astype(np.int64), len(qvalues), qvalues
+
