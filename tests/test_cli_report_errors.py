@@ -415,3 +415,19 @@ def test_query_ids_one_check_for_metrics_and_report(bad):
         group_auc(y, s, bad)
     with pytest.raises(type(metric.value), match="qid column 'q'"):
         diagnose(pd.DataFrame({"s": s, "y": y, "q": bad}), "s", "y", qid="q")
+
+
+def test_cli_warnings_are_one_line(tmp_path, capsys):
+    """A warning of the report (few queries) is printed as ``bipartite report: warning: ...``,
+    one line, not in Python's ``file:line: Category: message`` form with the source line."""
+    import warnings
+
+    pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8], "y1": [0, 0, 1, 1], "y2": [1, 0, 1, 0],
+                  "q": [0, 0, 1, 1]}).to_csv(tmp_path / "t.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        code, err = report(capsys, tmp_path / "t.csv", "--qid", "q")
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if "Only 2 queries" in ln]
+    assert len(lines) == 1 and lines[0].startswith("bipartite report: warning: Only 2 queries")
+    assert "UserWarning:" not in err and ".py:" not in err
