@@ -211,8 +211,9 @@ def placement_stats(
     ints = [s for s in score_names if pd.api.types.is_integer_dtype(ddf[s].dtype)
             and ddf[s].dtype.itemsize == 8]
     if ints:  # 64-bit integers ranked exactly, not rounded to float64 (docs/out_of_core.md)
-        ddf = ddf.map_partitions(integer_scores, ints,
-                                 meta=ddf._meta.astype(dict.fromkeys(ints, np.float64)))
+        meta = pd.DataFrame({c: pd.Series([], dtype=np.float64 if c in ints else dt)
+                             for c, dt in ddf.dtypes.items()})
+        ddf = ddf.map_partitions(integer_scores, ints, meta=meta)
     nc = (max(2048, 8 * ddf.npartitions) if n_cuts is None
           else check_positive(n_cuts, "n_cuts", integer=True))
     K = len(label_names)
