@@ -83,7 +83,14 @@ def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     for c in cols:
         na = df[c].isna().to_numpy()
         v = df[c].to_numpy(dtype=np.uint64 if df[c].dtype.kind == "u" else np.int64, na_value=0)
-        k = integer_order_key(v, c)
+        try:
+            k = integer_order_key(v, c)
+        except ValueError:
+            i = int(np.flatnonzero(np.abs(v.astype(np.float64)) >= 2.0**63 - 2.0**52)[0])
+            raise ValueError(f"The score column {c!r} holds the integer {int(v[i])}: out of "
+                             "core, 64-bit integer scores must lie strictly between "
+                             "-(2**63 - 2**52) and 2**63 - 2**52 to be ranked exactly (in memory "
+                             "any int64 or uint64 is; or subtract a constant first).") from None
         k[na] = np.nan
         keys[c] = k
     return df.assign(**keys)

@@ -67,13 +67,15 @@ def query_scaled(w: np.ndarray, codes: np.ndarray | None, G: int
     return np.ldexp(w, -exp[codes]), exp
 
 
-def _scaled_log2(x: np.ndarray, exp: np.ndarray) -> np.ndarray:
-    """``x · 2^exp`` (x ≥ 0, (G, K); exp (G, K) int) brought to one power of two per column,
-    the largest entry in [½, 1), without forming the values that over- or underflow."""
+def _scaled_log2(x: np.ndarray, exp: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``x · 2^exp`` (x ≥ 0, (G, K); exp (G, K) int) where ``keep``, else 0, brought to one
+    power of two per column, the largest kept entry in [½, 1), without forming the values that
+    over- or underflow (the entries not kept do not set the scale)."""
     m, e = np.frexp(x)
-    e = np.where(x > 0, e + exp, np.iinfo(np.int32).min)
+    on = (x > 0) & keep
+    e = np.where(on, e + exp, np.iinfo(np.int32).min)
     top = e.max(axis=0, keepdims=True)
-    return np.where(x > 0, np.ldexp(m, np.maximum(e - top, -1100)), 0.0)
+    return np.where(on, np.ldexp(m, np.maximum(e - top, -1100)), 0.0)
 
 
 def _rows(x: ArrayLike) -> np.ndarray:
@@ -289,8 +291,10 @@ class GroupedStats:
             lam = np.ones_like(self.pos)
         elif self.exp is not None:  # per-query scales: each λ_q as mantissa and exponent
             ex = np.broadcast_to(self.exp[:, None], self.pos.shape)
-            lam = (_scaled_log2(self.pos * self.neg, 2 * ex) if weighting == "pairs" else
-                   _scaled_log2(np.broadcast_to(self.weight[:, None], self.pos.shape), ex))
+            lam = (_scaled_log2(self.pos * self.neg, 2 * ex, self.defined)
+                   if weighting == "pairs" else
+                   _scaled_log2(np.broadcast_to(self.weight[:, None], self.pos.shape), ex,
+                                self.defined))
         elif weighting == "pairs":
             lam = pow2_normalise(self.pos, 0) * pow2_normalise(self.neg, 0)
         else:

@@ -124,8 +124,11 @@ def test_objective_criterion_extreme_a(seed):
 # --------------------------------------------------------------------------------------------
 # Integer scores beyond 2**53 (int64, uint64), NumPy and torch
 # --------------------------------------------------------------------------------------------
-def big_scores(rng: np.random.Generator, n: int, unsigned: bool) -> np.ndarray:
-    base = 2**63 if unsigned else 2**62
+def big_scores(rng: np.random.Generator, n: int, unsigned: bool, top: bool = True
+               ) -> np.ndarray:
+    """Integers beyond 2**53 with ties and neighbours 1 apart; unsigned ones from 2**63 (past
+    int64) unless ``top`` is False (out of core takes |x| < 2**63 − 2**52)."""
+    base = 2**63 if unsigned and top else 2**62
     step = rng.integers(0, 4, n)  # ties, and neighbours 1 apart (equal in float64)
     vals = [base + int(k) for k in step] if unsigned else [
         (base + int(k)) * (1 if rng.random() < 0.7 else -1) for k in step]
@@ -176,7 +179,8 @@ def test_torch_tensors_exact(seed):
 @pytest.mark.parametrize("seed", cases(2))
 def test_out_of_core_folder_exact(seed, tmp_path):
     """Claim: a random Parquet folder (files and row groups of random sizes, float or 64-bit
-    integer scores, integer or string query ids) gives the exact pooled AUC and gAUC."""
+    integer scores below 2**63 − 2**52 in magnitude, integer or string query ids) gives the
+    exact pooled AUC and gAUC; uint64 scores past that are refused naming the column."""
     pytest.importorskip("dask.dataframe")
     from bipartite.diagnostics import diagnose
 
@@ -184,7 +188,7 @@ def test_out_of_core_folder_exact(seed, tmp_path):
     n = int(rng.integers(12, 30))
     y, s, q = table(rng, n, int(rng.integers(2, 5)))
     if rng.random() < 0.5:
-        s = big_scores(rng, n, bool(rng.random() < 0.5))
+        s = big_scores(rng, n, bool(rng.random() < 0.5), top=False)
     qid = q if rng.random() < 0.5 else np.array([f"q{v}" for v in q])
     df = pd.DataFrame({"s": s, "y": y, "q": qid})
     cuts = np.sort(rng.choice(np.arange(1, n), size=int(rng.integers(0, 3)), replace=False))
@@ -196,6 +200,12 @@ def test_out_of_core_folder_exact(seed, tmp_path):
         t = diagnose(str(tmp_path), "s", "y", qid="q").tables["auc"]
     assert t["auc"].iloc[0] == pytest.approx(float(ref_auc(y, s)), abs=1e-12)
     assert t["gauc"].iloc[0] == pytest.approx(float(ref_gauc(y, s, q, None, "pairs")), abs=1e-12)
+    if seed == 0:
+        df.assign(s=big_scores(rng, n, True)).to_parquet(tmp_path / "p0.parquet")
+        for p in tmp_path.glob("p[1-9]*.parquet"):
+            p.unlink()
+        with pytest.raises(ValueError, match=r"score column 's' holds the integer 92233"):
+            diagnose(str(tmp_path), "s", "y", qid="q")
 
 
 # --------------------------------------------------------------------------------------------
