@@ -39,7 +39,7 @@ def client_of():
     def make(limit):
         cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
                                            memory_limit=limit, dashboard_address=None)
-        client = distributed.Client(cluster)
+        client = distributed.Client(cluster, set_as_default=False)
         clients.append((client, cluster))
         return client
 
