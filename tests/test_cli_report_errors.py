@@ -431,3 +431,17 @@ def test_cli_warnings_are_one_line(tmp_path, capsys):
     lines = [ln for ln in err.splitlines() if "Only 2 queries" in ln]
     assert len(lines) == 1 and lines[0].startswith("bipartite report: warning: Only 2 queries")
     assert "UserWarning:" not in err and ".py:" not in err
+
+
+def test_cli_worker_error_is_one_line_without_the_worker_log(tmp_path, capfd):
+    """An error raised in a dask worker's task (a uint64 score past the out-of-core range)
+    reaches the CLI as its one error line; the worker's "Compute Failed" log block and the
+    dashboard's port warning are not printed (file descriptors captured: the workers are
+    processes)."""
+    pd.DataFrame({"s": np.array([1, 2, 3, np.iinfo(np.int64).max]), "y1": [0, 1, 0, 1],
+                  "q": [0, 0, 1, 1]}).to_parquet(tmp_path / "a.parquet")
+    code = main(["report", str(tmp_path), "--score", "s", "--label", "y1", "--qid", "q",
+                 "--no-progress", "--workers", "1"])
+    err = capfd.readouterr().err
+    assert code == 2 and "score column 's' holds the integer" in one_error(err)
+    assert "Compute Failed" not in err and "Traceback" not in err and "8787" not in err
