@@ -39,6 +39,7 @@ import math
 import os
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 __all__ = ["build_parser", "main"]
@@ -782,6 +783,8 @@ def main(argv: list[str] | None = None) -> int:
         # study modules named "module:function" are found in the current directory, as with
         # `python -m`; otherwise put them on PYTHONPATH.
         sys.path.insert(0, os.getcwd())
+    shown = warnings.showwarning
+    warnings.showwarning = _one_line_warning(args.command)  # not Python's file:line format
     try:
         return handlers[args.command](args)
     except StudyTerminated:
@@ -807,6 +810,18 @@ def main(argv: list[str] | None = None) -> int:
         print(_INTERRUPTED.get(args.command, f"interrupted; {_resume_hint(args)}"),
               file=sys.stderr)
         return 130
+    finally:
+        warnings.showwarning = shown
+
+
+def _one_line_warning(command: str):
+    """``warnings.showwarning`` of the CLI: ``bipartite CMD: warning: message (Category)``, one
+    line on stderr, without Python's ``file:line`` and source line."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        print(f"bipartite {command}: warning: {text} ({category.__name__})",
+              file=file or sys.stderr)
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m bipartite.cli`

@@ -36,6 +36,7 @@ from bipartite._utils.validation import (
     check_option,
     check_problem,
     check_qid,
+    pow2_normalise,
 )
 from bipartite.bayes import (
     OBJECTIVES,
@@ -451,7 +452,7 @@ class Objective:
             Y = check_binary(Y, "Y", ndim=(1, 2))
             if Y.ndim == 1:
                 Y = Y[:, None]
-            s = check_array(scores, "scores", ndim=1)
+            s = check_array(scores, "scores", ndim=1, exact_integers="order")
             check_consistent_length(Y=Y, scores=s)
             g = check_qid(qid, len(s), "qid", ref="scores")
         else:
@@ -474,7 +475,9 @@ class Objective:
                 "No label with positive weight has a comparable pair: the criterion is undefined.",
                 UndefinedMetricWarning, stacklevel=2)
             return float("nan")
-        return float(np.dot(a[defined], aucs[defined]) / a[defined].sum())
+        # a power of two rescales a (exact): Σ a of 1e308s overflows, of 5e-324 underflows
+        ad = pow2_normalise(np.asarray(a[defined], dtype=np.float64))
+        return float(np.dot(ad, aucs[defined]) / ad.sum())
 
     def _multipartite_criterion(self, Y: np.ndarray, s: np.ndarray, g: np.ndarray | None
                                 ) -> float:
@@ -516,7 +519,7 @@ def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
 
     if check_input:
         Y = check_binary(Y, "Y", ndim=2)
-        scores = check_array(scores, "scores", ndim=1)
+        scores = check_array(scores, "scores", ndim=1, exact_integers="order")
         check_consistent_length(Y=Y, scores=scores)
     if qid is None:
         with warnings.catch_warnings():

@@ -342,3 +342,106 @@ def test_ctrl_c_stops_report(tmp_path):
     assert "Traceback" not in err and "study resume" not in err
     assert "bipartite report: interrupted; nothing was written" in err
     assert not (tmp_path / "rep").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Round 4 (issue 35): out-of-core inputs and addresses, one line each
+# --------------------------------------------------------------------------------------------
+def _dup_folder(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.table([pa.array([0.1, 0.2, 0.3, 0.4]), pa.array([0, 1, 0, 1]), pa.array([0, 0, 1, 1]),
+                  pa.array([0.5, 0.6, 0.7, 0.8])], names=["s", "y1", "q", "s"])
+    pq.write_table(t, tmp_path / "a.parquet")
+    return tmp_path
+
+
+def _string_score_folder(tmp_path):
+    pd.DataFrame({"s": [0.1, 0.2, 0.3, 0.4], "y1": [0, 1, 0, 1], "q": [0, 0, 1, 1]}).to_parquet(
+        tmp_path / "a.parquet")
+    pd.DataFrame({"s": ["a", "b", "c", "d"], "y1": [0, 1, 0, 1], "q": [2, 2, 3, 3]}).to_parquet(
+        tmp_path / "b.parquet")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (_dup_folder, r"a\.parquet' has duplicate column names \['s'\]"),
+    (_string_score_folder, r"score column 's' of the Parquet file '.*b\.parquet' must hold "
+                           r"numbers, got type large_string")])
+def test_out_of_core_bad_folder_is_named(tmp_path, make, match):
+    with pytest.raises(ValueError, match=match):
+        diagnose(str(make(tmp_path)), "s", "y1", qid="q")
+
+
+def test_cli_bad_folder_one_line(tmp_path, capsys):
+    folder = _dup_folder(tmp_path)
+    code = main(["report", str(folder), "--score", "s", "--label", "y1", "--qid", "q",
+                 "--no-progress", "--workers", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and "duplicate column names" in one_error(err) and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("address", "match"), [
+    ("synchronous", "dask's local schedulers are not addresses"),
+    ("threads", "dask's local schedulers are not addresses"),
+    ("localhost", "with its port"),
+    ("tcp://host:notaport", "with its port")])
+def test_scheduler_that_is_not_an_address(table, address, match):
+    t = time.monotonic()
+    with pytest.raises(ValueError, match=f"'scheduler' parameter.*{match}"):
+        diagnose(table, "s", "y1", qid="q", scheduler=address)
+    assert time.monotonic() - t < 5  # refused before connecting or reading
+
+
+def test_scheduler_that_does_not_answer(table, capsys, tmp_path):
+    t = time.monotonic()
+    with pytest.raises(ValueError, match=r"'tcp://127\.0\.0\.1:1': no dask scheduler answered"):
+        diagnose(table, "s", "y1", qid="q", scheduler="tcp://127.0.0.1:1")
+    assert time.monotonic() - t < 30
+    table.to_csv(tmp_path / "t.csv", index=False)
+    code, err = report(capsys, tmp_path / "t.csv", "--qid", "q", "--scheduler", "synchronous")
+    assert code == 2 and "not addresses" in one_error(err)
+
+
+@pytest.mark.parametrize("bad", [[0, 0, np.inf, np.inf], [{"a": 1}] * 4, [0, 0, "a", "a"]])
+def test_query_ids_one_check_for_metrics_and_report(bad):
+    """The report refuses exactly the query ids that group_auc refuses (one check: non-finite,
+    unhashable, mixed types), naming the column (issue 36)."""
+    from bipartite.metrics import group_auc
+
+    y, s = [0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4]
+    with pytest.raises((TypeError, ValueError)) as metric:
+        group_auc(y, s, bad)
+    with pytest.raises(type(metric.value), match="qid column 'q'"):
+        diagnose(pd.DataFrame({"s": s, "y": y, "q": bad}), "s", "y", qid="q")
+
+
+def test_cli_warnings_are_one_line(tmp_path, capsys):
+    """A warning of the report (few queries) is printed as ``bipartite report: warning: ...``,
+    one line, not in Python's ``file:line: Category: message`` form with the source line."""
+    import warnings
+
+    pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8], "y1": [0, 0, 1, 1], "y2": [1, 0, 1, 0],
+                  "q": [0, 0, 1, 1]}).to_csv(tmp_path / "t.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        code, err = report(capsys, tmp_path / "t.csv", "--qid", "q")
+    assert code == 0
+    lines = [ln for ln in err.splitlines() if "Only 2 queries" in ln]
+    assert len(lines) == 1 and lines[0].startswith("bipartite report: warning: Only 2 queries")
+    assert "UserWarning:" not in err and ".py:" not in err
+
+
+def test_cli_worker_error_is_one_line_without_the_worker_log(tmp_path, capfd):
+    """An error raised in a dask worker's task (a uint64 score past the out-of-core range)
+    reaches the CLI as its one error line; the worker's "Compute Failed" log block and the
+    dashboard's port warning are not printed (file descriptors captured: the workers are
+    processes)."""
+    pd.DataFrame({"s": np.array([1, 2, 3, np.iinfo(np.int64).max]), "y1": [0, 1, 0, 1],
+                  "q": [0, 0, 1, 1]}).to_parquet(tmp_path / "a.parquet")
+    code = main(["report", str(tmp_path), "--score", "s", "--label", "y1", "--qid", "q",
+                 "--no-progress", "--workers", "1"])
+    err = capfd.readouterr().err
+    assert code == 2 and "score column 's' holds the integer" in one_error(err)
+    assert "Compute Failed" not in err and "Traceback" not in err and "8787" not in err

@@ -255,13 +255,17 @@ def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
     """Claim: a query with both classes whose P_q N_q underflows in float64 (weights 1e-170 next
     to 1: a known limitation, pinned in tests/test_diagnostics_scan_reference.py) gives NaN with a
     warning that says so, for group_auc and the report, not the false "no group has both
-    classes" (found by review). Weights of 1e-100 still give the exact gAUC, 1.0."""
+    classes" (found by review). Weights of 1e-100 still give the exact gAUC, 1.0; since
+    issue 35 group_auc scales each query's weights by its own power of two
+    (:func:`bipartite.metrics._grouped.query_scaled`), so 1e-170 does too; the report still
+    scales all rows by one power of two (NaN with the note)."""
     from bipartite.diagnostics import diagnose
 
     y, s, q = [1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2], [0, 0, 1, 1]
     assert group_auc(y, s, qid=q, sample_weight=[1, 1, 1e-100, 1e-100]) == 1.0
-    with pytest.warns(UndefinedMetricWarning, match="underflows below 2"):
-        assert np.isnan(group_auc(y, s, qid=q, sample_weight=[1, 1, 1e-170, 1e-170]))
+    for weighting in ("pairs", "uniform", "impressions"):
+        assert group_auc(y, s, qid=q, sample_weight=[1, 1, 1e-170, 1e-170],
+                         weighting=weighting) == 1.0
     df = pd.DataFrame({"s": s, "y": y, "q": q, "w": [1, 1, 1e-170, 1e-170]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

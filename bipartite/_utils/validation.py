@@ -43,6 +43,7 @@ __all__ = [
     "check_sample_weight",
     "check_qid",
     "check_random_state",
+    "integer_order_key",
     "require_qid",
     "resolve_qid",
     "warn_undefined",
@@ -189,6 +190,43 @@ def _exact_integer_values(raw: np.ndarray, name: str, mode: str) -> np.ndarray |
         return np.unique(vals.ravel(), return_inverse=True)[1].astype(np.float64).reshape(raw.shape)
     cols = [np.unique(vals[:, j], return_inverse=True)[1] for j in range(vals.shape[1])]
     return np.stack(cols, axis=1).astype(np.float64).reshape(raw.shape)
+
+
+#: The bit pattern of float64 infinity: 64-bit integers of this magnitude or more have no
+#: order key (:func:`integer_order_key`).
+_KEY_LIMIT = 0x7FF0000000000000
+
+
+def integer_order_key(v: np.ndarray, name: str) -> np.ndarray:
+    """float64 keys in the exact order of 64-bit integers ``v``, distinct for distinct integers,
+    row by row (no pass over the whole column: for data read in pieces, out of core).
+
+    The key of ``v ≥ 0`` is the float64 whose bit pattern is ``v`` (non-negative float64 values
+    order as their bit patterns read as integers), that of ``v < 0`` minus the key of ``|v|``.
+    Exact for ``|v| < 2**63 − 2**52`` (the bit pattern of infinity); larger magnitudes are
+    refused by name. In memory the scores are ranked instead (:func:`check_array` with
+    ``exact_integers="order"``), which needs the whole column.
+
+    >>> k = integer_order_key(np.array([2**60 + 1, -(2**60), 2**60, 0]), "s")
+    >>> np.argsort(k).tolist()
+    [1, 3, 2, 0]
+    """
+    v = np.asarray(v)
+    if v.dtype.kind == "u":
+        bad = v >= np.uint64(_KEY_LIMIT)
+        mag, neg = v.astype(np.uint64), None
+    else:
+        v = v.astype(np.int64, copy=False)
+        bad = (v >= _KEY_LIMIT) | (v <= -_KEY_LIMIT)
+        neg = v < 0
+        mag = np.abs(np.where(bad, 0, v)).astype(np.uint64)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"The '{name}' parameter holds the integer {int(v[i])} at row {i}: "
+                         f"integer scores must lie strictly between -(2**63 - 2**52) and "
+                         f"2**63 - 2**52 to be ranked exactly here (rank them first).")
+    key = np.ascontiguousarray(np.where(bad, 0, mag), dtype=np.uint64).view(np.float64)
+    return key if neg is None else np.where(neg, -key, key)
 
 
 def check_array(
@@ -338,7 +376,12 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
         raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "
                         f"got {groups!r}.")
     plain = as_plain_array(groups, name)
-    g = np.asarray(plain)
+    try:
+        g = np.asarray(plain)
+    except ValueError as e:  # ragged sequences
+        raise ValueError(f"The '{name}' parameter must be a 1-D array-like of group ids "
+                         f"(numbers or strings), got {type(groups).__name__} that numpy "
+                         f"cannot read as one: {e}") from None
     if g.dtype.kind in "US" and not isinstance(plain, np.ndarray):
         _check_object_ids(np.asarray(plain, dtype=object).ravel(), name)  # [0, '0'] -> '0', '0'
     if g.dtype.kind in "cMmV":
@@ -483,6 +526,11 @@ def require_qid(qid: Any, groups: Any, owner: str, *, stacklevel: int = 4) -> tu
         raise TypeError(f"{owner} missing the required argument 'qid' (the query ids).")
     return q, name
 
+def _short(v: Any, limit: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
 def _id_kind(t: type) -> str:
     return "number" if issubclass(t, int | float | np.integer | np.floating) else t.__name__
 
@@ -491,12 +539,18 @@ _MISSING_ID_TYPES = ("NoneType", "NAType", "NaTType")
 
 
 def _check_object_ids(g: np.ndarray, name: str) -> None:
-    """Object group ids must be comparable with each other (they are sorted): all numbers or all
-    of one other type, none missing (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
+    """Object group ids must be hashable (a dict, list or set is refused by name) and comparable
+    with each other (they are sorted): all numbers or all of one other type, none missing
+    (None, NaN, pd.NA). ``0`` and ``'0'`` would be one id to a
     reader and two to the code, and cannot be sorted together. One pass over the types; the
     offending index is looked for only on error."""
     vals = g.tolist()
     types = set(map(type, vals))
+    if any(t.__hash__ is None for t in types):  # dicts, lists, sets: not ids (equal dicts
+        i, v = next((i, v) for i, v in enumerate(vals)  # would be one query, others a crash)
+                    if type(v).__hash__ is None)
+        raise TypeError(f"The '{name}' parameter must hold hashable ids (numbers or strings), "
+                        f"got {_short(v)} ({type(v).__name__}) at index {i}.")
     missing = [t for t in types if t.__name__ in _MISSING_ID_TYPES]
     floats = [v for v in vals if isinstance(v, float)] if float in types else []
     if missing or (floats and not np.isfinite(np.array(floats)).all()):

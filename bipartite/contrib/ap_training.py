@@ -37,6 +37,7 @@ from bipartite._utils.validation import (
     check_qid,
     check_random_state,
     check_real,
+    require_qid,
 )
 from bipartite.learners.nets import make_mlp
 from bipartite.learners.torch_estimator import TorchEstimator, in_range, one_of, positive
@@ -490,8 +491,9 @@ def ranking_report(y: ArrayLike, scores: torch.Tensor | ArrayLike, qid: ArrayLik
     """
     from bipartite.metrics import auc, grouped_stats, ndcg_at_k
 
+    qid, _ = require_qid(qid, None, "ranking_report")
     yb = check_binary(y, "y")
-    s = check_array(scores, "scores", ndim=1)
+    s = check_array(scores, "scores", ndim=1, exact_integers="order")
     check_consistent_length(y=yb, scores=s)
     codes = check_qid(qid, len(yb), "qid", ref="y")
     rel = yb if relevance is None else check_array(relevance, "relevance", ndim=1)

@@ -73,7 +73,10 @@ import pandas as pd
 from bipartite._utils.validation import check_positive, pow2_scale
 from bipartite.diagnostics import _dask_kernels as _kernels
 from bipartite.diagnostics._dask_io import (
+    InputChanged,
+    check_address,
     check_dtypes,
+    check_unchanged,
     compute,
     compute_parts,
     connect,
@@ -91,6 +94,7 @@ from bipartite.diagnostics._dask_kernels import (
     buckets,
     check_part,
     global_columns,
+    integer_scores,
     meta_frame,
     point_part,
     range_meta,
@@ -101,6 +105,7 @@ from bipartite.diagnostics._dask_kernels import (
     within_columns,
     within_part,
 )
+from bipartite.diagnostics._dask_wait import check_memory
 from bipartite.diagnostics._stats import PlacementSums
 
 if TYPE_CHECKING:
@@ -151,6 +156,7 @@ def placement_stats(
     scheduler: str | Client | None = None,
     rows_per_partition: int = 500_000,
     n_cuts: int | None = None,
+    progress: bool = False,
 ) -> PlacementStats:
     """Exact placement statistics of every scorer and weight pair, out of core on dask
     (docs/theory.md §2.3, §7.5; the method: this module's docstring and docs/out_of_core.md).
@@ -171,6 +177,8 @@ def placement_stats(
         ``max(2048, 8 × input partitions)``); more cuts balance the partitions better and put
         more rows of a tied score (one rounded to a few decimals) in point buckets, computed in
         place instead of shuffled
+    progress : bool — each pass's progress on stderr (a tqdm bar over its tasks, whose remaining
+        time is measured as they finish; docs/out_of_core.md)
 
     Returns
     -------
@@ -192,28 +200,55 @@ def placement_stats(
     if set(score_names) & set(label_names):
         raise ValueError(f"The columns {sorted(set(score_names) & set(label_names))} are given "
                          "both as 'scores' and as 'labels'.")
+    if isinstance(scheduler, str):
+        check_address(scheduler)  # before anything is read
     rpp = check_positive(rows_per_partition, "rows_per_partition", integer=True)
     needed = score_names + label_names + [c for c in (weight, qid) if c is not None]
-    ddf, where, pieces = dask_frame(data, needed, rpp)
-    check_dtypes(ddf, where, {**{s: "score" for s in score_names},
-                               **{c: "label" for c in label_names},
-                               **({weight: "weight"} if weight else {})})
+    numeric = {**{s: "score" for s in score_names}, **{c: "label" for c in label_names},
+               **({weight: "weight"} if weight else {})}
+    ddf, where, pieces = dask_frame(data, needed, rpp, numeric)
+    check_dtypes(ddf, where, numeric)
+    ints = [s for s in score_names if pd.api.types.is_integer_dtype(ddf[s].dtype)
+            and ddf[s].dtype.itemsize == 8]
+    if ints:  # 64-bit integers ranked exactly, not rounded to float64 (docs/out_of_core.md)
+        meta = pd.DataFrame({c: pd.Series([], dtype=np.float64 if c in ints else dt)
+                             for c, dt in ddf.dtypes.items()})
+        ddf = ddf.map_partitions(integer_scores, ints, meta=meta)
     nc = (max(2048, 8 * ddf.npartitions) if n_cuts is None
           else check_positive(n_cuts, "n_cuts", integer=True))
     K = len(label_names)
     pairs = [(k, -1) for k in range(K)] + [(k, j) for k in range(K) for j in range(k + 1, K)]
     spec = {"scores": score_names, "labels": label_names, "weight": weight, "qid": qid,
-            "pairs": pairs, "scale": 1.0,
+            "pairs": pairs, "scale": 1.0, "progress": bool(progress),
             "must": {"score": "hold finite numbers", "label": "hold only 0 and 1",
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
     with connect(scheduler) as client:
+        if pieces:  # refused up front when a piece cannot fit under the workers' limit
+            check_memory(client, max(p[3] for p in pieces), len(needed), len(pairs))
+        # every input file is checked against its identity recorded by dask_frame before each
+        # later pass and at the end, and by every read (docs/out_of_core.md)
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = float(pow2_scale(info["w_max"]))
+        check_unchanged(pieces)
         offsets = _pass_count(client, ddf, spec, cuts, where)
+        for s in score_names:
+            _same_rows(int(offsets[s]["rows"].sum()), info["n"], "second", where)
+        check_unchanged(pieces)
         glob_q, within = _pass_place(client, ddf, spec, cuts, offsets, rpp, where, info)
+        _same_rows(int(within["rows"].sum()), info["n"], "third", where)
+        check_unchanged(pieces)
     return _assemble(spec, glob_q, within, info, offsets, where)
+
+
+def _same_rows(n: int, n_first: int, which: str, where: str) -> None:
+    """The rows a later pass read must be those of the first (a dask DataFrame that changed
+    between passes: the files are checked one by one, :func:`check_unchanged`)."""
+    if n != n_first:
+        raise InputChanged(f"The {where} changed while the report was reading it: the {which} "
+                           f"pass read {n} rows, the first {n_first}; stopped rather than mix "
+                           "two versions of the data (docs/out_of_core.md).")
 
 
 def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, where: str,
@@ -230,7 +265,8 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
         warnings.simplefilter("ignore", RuntimeWarning)
-        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where)
+        res = compute(client, chk, *[ddf[s].quantile(qs) for s in spec["scores"]], where=where,
+                      step="pass 1 of 3 (check and cut)", progress=spec["progress"])
     table = res[0].reset_index(drop=True)
     for i, (problem, row) in enumerate(zip(table["problem"], table["row"], strict=True)):
         if problem:
@@ -282,7 +318,8 @@ def _pass_count(client: Any, ddf: Any, spec: dict, cuts: dict, where: str) -> di
                          "bucket": pd.Series([], dtype=np.int64),
                          **{c: pd.Series([], dtype=float) for c in names}})
     (tab,) = compute(client, ddf.map_partitions(bucket_mass, spec, cuts, meta=meta)
-                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where)
+                      .groupby(["scorer", "bucket"]).sum(split_every=8), where=where,
+                     step="pass 2 of 3 (count)", progress=spec["progress"])
     offsets = {}
     for si, s in enumerate(spec["scores"]):
         nb = 2 * len(cuts[s]) + 1
@@ -367,7 +404,8 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rp
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
     # one compute: every input partition is read once for all of them; the results come back
     # partition by partition (no worker concatenates a table of every query)
-    res = compute_parts(client, *objs, within, *([] if rest is None else [rest]), where=where)
+    res = compute_parts(client, *objs, within, *([] if rest is None else [rest]), where=where,
+                        step="pass 3 of 3 (place)", progress=spec["progress"])
     dense = []
     for si in range(len(spec["scores"])):
         D = sum_dense(pd.concat(res[2 * si + 1]))["dense"]

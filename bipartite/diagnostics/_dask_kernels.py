@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bipartite._utils.validation import check_group_ids, integer_order_key
 from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -73,6 +74,28 @@ def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
     return codes.astype(np.int64), df[qid].drop_duplicates().reset_index(drop=True)
 
 
+def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """The 64-bit integer score columns ``cols`` as float64 keys in their exact order
+    (:func:`bipartite._utils.validation.integer_order_key`: integers beyond 2**53, which a
+    float64 conversion would round into ties, stay distinct; every statistic uses the scores
+    only through their order). A missing value stays missing (:func:`check_part` names it)."""
+    keys = {}
+    for c in cols:
+        na = df[c].isna().to_numpy()
+        v = df[c].to_numpy(dtype=np.uint64 if df[c].dtype.kind == "u" else np.int64, na_value=0)
+        try:
+            k = integer_order_key(v, c)
+        except ValueError:
+            i = int(np.flatnonzero(np.abs(v.astype(np.float64)) >= 2.0**63 - 2.0**52)[0])
+            raise ValueError(f"The score column {c!r} holds the integer {int(v[i])}: out of "
+                             "core, 64-bit integer scores must lie strictly between "
+                             "-(2**63 - 2**52) and 2**63 - 2**52 to be ranked exactly (in memory "
+                             "any int64 or uint64 is; or subtract a constant first).") from None
+        k[na] = np.nan
+        keys[c] = k
+    return df.assign(**keys)
+
+
 def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
     """One partition's check: the first problem (a message naming the column and value, with
     ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
@@ -96,6 +119,17 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
             row = int(bad[0])
             problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
                        f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
+    if problem is None and spec["qid"] is not None:  # the metrics' query-id check
+        q = df[spec["qid"]]
+        if pd.api.types.is_float_dtype(q.dtype) and not np.isfinite(q.to_numpy(float)).all():
+            row = int(np.flatnonzero(~np.isfinite(q.to_numpy(float)))[0])
+            problem = (f"The qid column {spec['qid']!r} must hold finite ids, got "
+                       f"{float(q.iloc[row])!r} on {{where}}.")
+        elif q.dtype == object:
+            try:
+                check_group_ids(q.to_numpy(), "qid")
+            except (TypeError, ValueError) as e:
+                row, problem = 0, f"The qid column {spec['qid']!r} on {{where}} and after: {e}"
     w_sum, w_max = float(len(df)), 1.0
     if spec["weight"] is not None and problem is None:
         v = df[spec["weight"]].to_numpy(dtype=np.float64)

@@ -20,7 +20,8 @@ What is not computed out of core, explicitly:
   which the per-query sums do not hold: a ``ValueError`` (per-label AUCs, W_{k>j} and their
   unclustered DeLong variances without query ids: :meth:`PlacementStats.summary`);
 * ``positive_label`` and ``dropna`` (the Parquet columns must already be 0/1 labels with no
-  missing value): a ``ValueError``; ``progress`` shows nothing (dask's own dashboard does).
+  missing value): a ``ValueError``. ``progress`` shows each pass's tasks as a bar with its
+  measured remaining time (:mod:`bipartite.diagnostics._dask_wait`).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
 from bipartite.diagnostics._stats import PlacementSums, label_sums
-from bipartite.diagnostics._tables import as_names, column, frame
+from bipartite.diagnostics._tables import as_names, column, frame, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
@@ -182,8 +182,8 @@ def diagnose(
         (:func:`bipartite.diagnostics.placement_stats`; None: dask's current scheduler, a
         ``distributed.Client`` or the address of a running one) and every table is built from
         them by the same steps; needs ``qid``; the near-tie rates are not computed (NaN, with a
-        note); ``positive_label``, ``dropna`` and ``progress`` are in-memory only
-        (docs/out_of_core.md)
+        note); ``positive_label`` and ``dropna`` are in-memory only; ``progress`` shows a bar
+        per pass (docs/out_of_core.md)
     max_fpr : float in (0, 1], optional — adds to the ``auc`` table the column ``pauc``: per
         scorer and label the partial AUC up to the false positive rate ``max_fpr``,
         McClish-standardised (:func:`bipartite.metrics.partial_auc`, docs/theory.md §2.7; 0.5
@@ -230,7 +230,7 @@ def diagnose(
             raise ValueError(MAX_FPR_OUT_OF_CORE)
         src = out_of_core_sums(data, score_names, label_names, qid=qid, weight=weight,
                                scheduler=scheduler, positive_label=positive_label,
-                               dropna=bool(dropna))
+                               dropna=bool(dropna), progress=bool(progress))
         d, est = _out_of_core(src, gauc_weighting)
     else:
         with bar.reading(data):
@@ -324,7 +324,6 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
           weight: str | None, positive_label=None, dropna: bool = False) -> Data:
     """Read and check the table: numeric columns (errors name the column and row), the query
     ids (factorised once, sorted: codes 0..G-1), the masses of every label and cross pair."""
-    import pandas as pd
 
     needed = score_names + label_names + [c for c in (qid, weight) if c is not None]
     df, source = frame(data, needed)
@@ -347,14 +346,8 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     if not w.sum() > 0:
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
-    if qid is not None:
-        if df[qid].isna().any():
-            i = int(df.index[np.flatnonzero(df[qid].isna().to_numpy())[0]])
-            raise ValueError(source.problem(i, f"the qid column {qid!r}", "must have no "
-                                            "missing value", "an empty field or NaN")
-                             + " (dropna=True, --dropna, drops such rows).")
-        g, qvalues = pd.factorize(df[qid], sort=True)
-        g, G = g.astype(np.int64), len(qvalues)
+    if qid is not None:  # the metrics' query-id check (bipartite._utils.validation)
+        g, G, qvalues = query_ids(df, qid, source)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,

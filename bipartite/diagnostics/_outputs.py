@@ -17,6 +17,7 @@ from bipartite.diagnostics._dask_report import NEAR_TIE_NOTE
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS
 from bipartite.diagnostics._inference import holm, paired_z
 from bipartite.diagnostics._intervals import t_p_value
+from bipartite.diagnostics._stats import query_notes
 from bipartite.diagnostics._tables import plain
 from bipartite.metrics import partial_auc
 
@@ -169,17 +170,16 @@ def per_query_table(d: Data, est: Estimates) -> pd.DataFrame:
         return pd.DataFrame(columns=cols)
     qv = [plain(v) for v in d.qvalues]
     has = d.w > 0
-    npos_k = ([np.bincount(d.g, d.Y[:, k] * has, minlength=d.G).astype(int) for k in range(d.K)]
-              if d.g is not None else None)  # out of core: d.q_npos
+    npos_k, nneg_k = ([[np.bincount(d.g, (y if c else 1 - y) * has, minlength=d.G).astype(int)
+                        for y in d.Y.T] for c in (1, 0)]
+                      if d.g is not None else (None, None))  # out of core: d.q_npos
     parts = []
     for s in d.score_names:
         n_q = est.stats[s].n
         for k, lab in enumerate(d.label_names):
             npos = npos_k[k] if d.g is not None else d.q_npos[:, k].astype(int)
             a_q = est.stats[s].auc[:, k]
-            note = np.where(np.isfinite(a_q), None, np.where(
-                npos == 0, f"query has no positive for {lab!r}",
-                f"query has no negative for {lab!r}"))
+            note = query_notes(a_q, npos, None if nneg_k is None else nneg_k[k], lab)
             parts.append(pd.DataFrame({"scorer": s, "qid": qv, "label": lab, "n": n_q,
                                        "n_pos": npos, "auc": a_q, "note": note}))
     return pd.concat(parts, ignore_index=True)[cols]

@@ -358,3 +358,21 @@ def _build(s, pairs_in, w, codes, G, seg, qseg, within) -> PlacementSums:
                          weight=np.bincount(codes, w, minlength=G),
                          n_rows=np.bincount(codes, minlength=G), n_pos=n_pos, n_neg=n_neg,
                          clustered=True)
+
+
+def query_notes(auc: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray | None, label: str
+                ) -> np.ndarray:
+    """The note of each query's AUC of ``label`` (None where it is defined): which class the
+    query lacks (``n_pos``, ``n_neg``: its rows with positive weight in each class; ``n_neg``
+    None when not counted, out of core), or, when it has both, that its weights underflow in
+    float64 beside the heaviest rows' (the AUC is then NaN, not a missing class)."""
+    lost = (f"AUC undefined for {label!r}: the query has both classes, but its positive or "
+            "negative weight underflows to 0 in float64 beside the heaviest rows' (weights "
+            "below about 2^-1074 of the largest); rescale its weights")
+    no_neg = (f"query has no negative for {label!r}" if n_neg is not None else
+              f"query has no negative with weight for {label!r} (or its negatives' weights "
+              "underflow in float64 beside the heaviest rows')")
+    why = np.where(n_pos == 0, f"query has no positive for {label!r}",
+                   np.where(n_neg == 0, no_neg, lost) if n_neg is not None else no_neg)
+    return np.where(np.isfinite(auc), None, why)
+

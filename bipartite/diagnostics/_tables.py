@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import first_non_utf8, open_maybe_gzip
+from bipartite._utils.validation import check_array, check_group_ids
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain"]
+__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain", "query_ids"]
 
 #: The path that means standard input (``bipartite report - ...``).
 STDIN = "-"
@@ -286,11 +287,19 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
            positive_label: Any = None) -> np.ndarray:
     """A numeric column as float64; errors name the column, its role and the first bad row (its
     file line, for a CSV/TSV file). A label column with ``positive_label`` is read as 0/1 by
-    that value (:func:`_positive`)."""
+    that value (:func:`_positive`). A score column of 64-bit integers beyond 2**53 (which
+    float64 would round into ties) is read as its exact dense ranks, as the metrics read scores
+    (``check_array(exact_integers="order")``): every statistic of the report uses scores only
+    through their order (the near-tie tolerance then counts in ranks)."""
     import pandas as pd
 
     if role == "label" and positive_label is not None:
         return _positive(df, col, positive_label, source)
+    dt = df[col].dtype
+    if (role == "score" and pd.api.types.is_integer_dtype(dt) and getattr(dt, "itemsize", 8) == 8
+            and not df[col].isna().any()):
+        raw = df[col].to_numpy(dtype=np.uint64 if dt.kind == "u" else np.int64)
+        return check_array(raw, col, ndim=1, exact_integers="order")
     v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
     bad = np.flatnonzero(~np.isfinite(v))
     subject = f"the {role} column {col!r}"
@@ -314,3 +323,33 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
         raise ValueError(source.problem(_row(df, int(off[0])), subject, must, f"{v[off[0]]:g}")
                          + hint + ".")
     return v
+
+
+def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, int, Any]:
+    """The query id column as codes 0..G−1 (int64, in sorted id order), G and the sorted ids.
+    The ids are checked by the package's one query-id check
+    (:func:`bipartite._utils.validation.check_group_ids`: hashable, finite if numbers, one type,
+    none missing), so that the report and the metrics accept the same ids; errors name the
+    column and the first bad row."""
+    import pandas as pd
+
+    v = df[col]
+    bad = v.isna().to_numpy()
+    if not bad.any() and pd.api.types.is_float_dtype(v.dtype):
+        bad = ~np.isfinite(v.to_numpy(dtype=np.float64))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raw = v.iloc[i]
+        missing = bool(pd.isna(raw))
+        raise ValueError(source.problem(_row(df, i), f"the qid column {col!r}",
+                                        "must have no missing value" if missing else
+                                        "must hold finite ids",
+                                        "an empty field or NaN" if missing else repr(plain(raw)))
+                         + (" (dropna=True, --dropna, drops such rows)." if missing else "."))
+    try:
+        check_group_ids(v.to_numpy(), "qid")
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"The qid column {col!r} of the {source.where}: {e}") from None
+    g, qvalues = pd.factorize(v, sort=True)
+    return g.astype(np.int64), len(qvalues), qvalues
+

@@ -70,7 +70,13 @@ from bipartite._utils.validation import (
     resolve_qid,
     warn_undefined,
 )
-from bipartite.metrics._grouped import GAUC_WEIGHTINGS, GroupedStats, QueryRows, QuerySegments
+from bipartite.metrics._grouped import (
+    GAUC_WEIGHTINGS,
+    GroupedStats,
+    QueryRows,
+    QuerySegments,
+    query_scaled,
+)
 from bipartite.metrics._kernels import (
     auc_from_labels,
     auc_from_weights,
@@ -469,9 +475,11 @@ def grouped_stats(
 
 
 def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
-                    ids: np.ndarray | None, e: int = 0) -> GroupedStats:
+                    ids: np.ndarray | None, e: int = 0, exp: np.ndarray | None = None
+                    ) -> GroupedStats:
     """:class:`GroupedStats` from the per-query sums of :func:`ranking_stats` (K, G) of weights
-    scaled by ``2^−e``."""
+    scaled by ``2^−e`` (or, with ``exp``, each query's by ``2^−exp_q``: :func:`query_scaled`,
+    kept scaled in the result)."""
     P, N = st["P"], st["N"]
     auc_q = np.divide(st["U"], P * N, out=np.full(P.shape, np.nan), where=P * N > 0)
     lost = (P > 0) & (N > 0) & ~(P * N > 0)
@@ -491,7 +499,7 @@ def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
         counts = np.bincount(codes, minlength=G)
     weight = counts.astype(np.float64) if w is None else np.bincount(codes, w, minlength=G)
     return GroupedStats(query_ids=ids, n=counts, weight=weight, pos=P.T, neg=N.T, auc=auc_q.T,
-                        ap=ap_q)
+                        ap=ap_q, exp=exp)
 
 
 def group_auc(
@@ -525,7 +533,8 @@ def group_auc(
     y, s, codes, G, w = _group_auc_input(y_true, y_score, qid, qname, weighting, sample_weight)
     if len(y) == 0:
         return warn_undefined("group AUC is undefined: no group has both classes.")
-    gs = _grouped_result(_binary_stats(s, y, codes, G, w), codes, G, w, None)
+    wn, exp = (None, None) if w is None else query_scaled(w, codes, G)  # AUC_q scale-free
+    gs = _grouped_result(_binary_stats(s, y, codes, G, wn), codes, G, wn, None, exp=exp)
     val = gs.gauc(weighting)[0]
     if np.isnan(val):
         if gs.defined.any():  # an AUC lost to underflow (warned above), not a missing class
@@ -666,6 +675,13 @@ def _ndcg_input(relevance: ArrayLike, y_score: ArrayLike, k: int | None, qid: Ar
     g, G = check_qid(qid, len(rel), qname, ref="relevance", dense=False,  # an empty query:
                      return_count=True)                                 # IDCG 0
     top = rel.max() if rel.size else None
+    if gain == "linear" and rel.dtype.kind == "f" and top is not None and top > 0 and (
+            top > 2.0**400 or rel[rel > 0].min() < 2.0**-400):
+        # each query's nDCG is a ratio, scale-free in linear gains: a power of two per query
+        # (exact) keeps 5e-324 from underflowing in rel / log2(r + 2) and 1e308s from
+        # overflowing in their sum
+        rel = query_scaled(rel, g, G)[0]
+        top = rel.max()
     if gain == "exponential" and top is not None and top >= 1024:
         raise ValueError(f"The 'relevance' parameter must be < 1024 with gain='exponential' "
                          f"(2**y overflows float64), got {top:g}; use gain='linear'.")

@@ -39,10 +39,48 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
 from bipartite.metrics._ranking import SortedRows, ap_terms, auc_terms, segment_below
 
-__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments"]
+__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments", "query_scaled"]
 
 #: The query weightings of the gAUC (:func:`bipartite.metrics.group_auc`).
 GAUC_WEIGHTINGS = ("pairs", "uniform", "impressions")
+
+
+#: Row weights within this factor (2^400) of the heaviest keep every query's ``P_q N_q`` in
+#: float64 after one global power of two (products of two ≥ 2^-800); past it each query's
+#: weights are scaled by their own (:func:`query_scaled`).
+_GLOBAL_SPREAD = 2.0**-400
+
+
+def query_scaled(w: np.ndarray, codes: np.ndarray | None, G: int
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Row weights scaled so that every query's AUC is computed scale-free: ``(wn, exp)`` with
+    ``w = wn · 2^exp[code]``, exact (powers of two). One global power of two
+    (:func:`~bipartite._utils.validation.pow2_normalise`, ``exp`` None) while the positive
+    weights lie within 2^400 of the heaviest; past that, each query's own (``exp`` (G,) int64:
+    ``2^(exp_q − 1) ≤ max_{i∈q} w_i < 2^exp_q``, 0 for a query of zero weights), so that a query
+    of weights 1e-300 beside one of 1e300 keeps its AUC (one global scale would underflow its
+    ``P_q N_q`` to 0 and drop it). :class:`GroupedStats` takes ``exp`` to weigh the queries
+    back on one scale."""
+    w = np.asarray(w, dtype=np.float64)
+    pos = w > 0
+    if codes is None or not pos.any() or w[pos].min() >= w.max() * _GLOBAL_SPREAD:
+        return pow2_normalise(w), None
+    ex = np.where(pos, np.frexp(w)[1], np.iinfo(np.int32).min).astype(np.int64)
+    exp = np.full(G, np.iinfo(np.int32).min, dtype=np.int64)
+    np.maximum.at(exp, codes, ex)
+    exp[exp == np.iinfo(np.int32).min] = 0
+    return np.ldexp(w, -exp[codes]), exp
+
+
+def _scaled_log2(x: np.ndarray, exp: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``x · 2^exp`` (x ≥ 0, (G, K); exp (G, K) int) where ``keep``, else 0, brought to one
+    power of two per column, the largest kept entry in [½, 1), without forming the values that
+    over- or underflow (the entries not kept do not set the scale)."""
+    m, e = np.frexp(x)
+    on = (x > 0) & keep
+    e = np.where(on, e + exp, np.iinfo(np.int32).min)
+    top = e.max(axis=0, keepdims=True)
+    return np.where(on, np.ldexp(m, np.maximum(e - top, -1100)), 0.0)
 
 
 def _rows(x: ArrayLike) -> np.ndarray:
@@ -301,6 +339,9 @@ class GroupedStats:
     pos, neg : ndarray (G, K) — positive and negative weight per query and label
     auc : ndarray (G, K) — per-query AUC, NaN where the query lacks a class
     ap : ndarray (G, K) or None — per-query average precision, NaN where no positive
+    exp : ndarray (G,) of int or None — when set, ``pos``, ``neg`` and ``weight`` are each
+        query's masses times ``2^−exp_q`` (exact; :func:`query_scaled`: weights spanning more
+        than 2^400), and the gAUC weights are formed on one scale from them
     """
 
     query_ids: np.ndarray | None
@@ -310,6 +351,7 @@ class GroupedStats:
     neg: np.ndarray
     auc: np.ndarray
     ap: np.ndarray | None = None
+    exp: np.ndarray | None = None
 
     @property
     def defined(self) -> np.ndarray:
@@ -322,10 +364,16 @@ class GroupedStats:
         row weight — each label's column scaled by a power of two (exact, and the gAUC is a
         ratio: weights of 1e-170 do not underflow to 0 in P N)."""
         check_option(weighting, "weighting", GAUC_WEIGHTINGS)
-        if weighting == "pairs":
-            lam = pow2_normalise(self.pos, 0) * pow2_normalise(self.neg, 0)
-        elif weighting == "uniform":
+        if weighting == "uniform":
             lam = np.ones_like(self.pos)
+        elif self.exp is not None:  # per-query scales: each λ_q as mantissa and exponent
+            ex = np.broadcast_to(self.exp[:, None], self.pos.shape)
+            lam = (_scaled_log2(self.pos * self.neg, 2 * ex, self.defined)
+                   if weighting == "pairs" else
+                   _scaled_log2(np.broadcast_to(self.weight[:, None], self.pos.shape), ex,
+                                self.defined))
+        elif weighting == "pairs":
+            lam = pow2_normalise(self.pos, 0) * pow2_normalise(self.neg, 0)
         else:
             lam = np.broadcast_to(pow2_normalise(self.weight)[:, None], self.pos.shape)
         return np.where(self.defined, lam, 0.0)

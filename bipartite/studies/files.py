@@ -320,9 +320,11 @@ def read_task_record(path: Path, task: Task, status: str) -> tuple[dict | None, 
     return (None, problem) if problem else (record, None)
 
 
-def quarantine(path: Path, reason: str, *, key: str) -> Path:
+def quarantine(path: Path, reason: str, *, key: str, fate: str | None = None) -> Path:
     """Move a corrupt task file to ``<study_dir>/quarantine/<name>.corrupt-<UTC time>`` and warn
-    (:class:`CorruptTaskFileWarning`); return the new path. (``path`` is in ``<study_dir>/tasks``.)"""
+    (:class:`CorruptTaskFileWarning`) saying what was moved and what will and will not run
+    (``fate``; by default the task runs again unless it has another valid record); return the
+    new path. (``path`` is in ``<study_dir>/tasks``.)"""
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
     folder = path.parent.parent / QUARANTINE_DIR
     target = folder / f"{path.name}{CORRUPT_SUFFIX}{stamp}"
@@ -333,9 +335,11 @@ def quarantine(path: Path, reason: str, *, key: str) -> Path:
         os.replace(path, target)
     except OSError as exc:
         raise study_io_error(exc, "moving", path) from None
-    warnings.warn(f"task {key}: {path} is corrupt ({reason}); moved it to "
-                  f"{QUARANTINE_DIR}/{target.name} and the task will be run again.",
-                  CorruptTaskFileWarning, stacklevel=3)
+    fate = fate or (f"task {key} will run again unless it has another valid record; no other "
+                    "task is affected")
+    warnings.warn(f"quarantined the file {path} ({reason}): moved to "
+                  f"{QUARANTINE_DIR}/{target.name}; {fate}.", CorruptTaskFileWarning,
+                  stacklevel=3)
     return target
 
 

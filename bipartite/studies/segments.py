@@ -437,7 +437,23 @@ def fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def _quarantine_line(study_dir: Path, entry: Entry) -> None:
+def _fate(key: object, states: dict[str, TaskState]) -> str:
+    """What runs after a damaged entry of task ``key`` is quarantined (told in its warning)."""
+    if not isinstance(key, str):
+        return ("its task cannot be read from it; every task without a valid record runs, the "
+                "others keep their results")
+    state = states.get(key)
+    if state is None:
+        return f"{key!r} is not a task of this study: nothing runs for it"
+    if state.status == "ok":
+        return f"task {key} keeps its other, valid record and does not run again"
+    if state.status == "failed":
+        return (f"task {key} keeps its valid failure record (it runs again unless "
+                "retry_failed=False)")
+    return f"task {key} has no valid record left and runs again; no other task is affected"
+
+
+def _quarantine_line(study_dir: Path, entry: Entry, fate: str) -> None:
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
     folder = study_dir / QUARANTINE_DIR
     target = folder / f"{entry.source.name}.line{entry.line}{CORRUPT_SUFFIX}{stamp}"
@@ -447,11 +463,9 @@ def _quarantine_line(study_dir: Path, entry: Entry) -> None:
             tmp.write_bytes(entry.raw or b"")
     except OSError as exc:
         raise study_io_error(exc, "writing", target, study_dir=study_dir) from None
-    key = entry.key
-    who = f"task {key}" if isinstance(key, str) else "a record"
-    warnings.warn(f"{who}: {entry.where(study_dir)} is corrupt ({entry.problem}); moved it to "
-                  f"{QUARANTINE_DIR}/{target.name} and the task will be run again.",
-                  CorruptTaskFileWarning, stacklevel=4)
+    warnings.warn(f"quarantined the line {entry.where(study_dir)} ({entry.problem}): its bytes "
+                  f"are in {QUARANTINE_DIR}/{target.name} and it is dropped from the records; "
+                  f"{fate}.", CorruptTaskFileWarning, stacklevel=4)
 
 
 def repair_store(store: Store, tasks: list[Task], states: dict[str, TaskState]) -> bool:
@@ -464,10 +478,11 @@ def repair_store(store: Store, tasks: list[Task], states: dict[str, TaskState]) 
     for entry in damaged:
         if entry.problem is None:
             entry.problem = "not a task of this study"
+        fate = _fate(entry.key, states)
         if entry.line is None:  # a file: moved aside as before
-            quarantine(entry.source, entry.problem, key=str(entry.key))
+            quarantine(entry.source, entry.problem, key=str(entry.key), fate=fate)
         else:
-            _quarantine_line(study_dir, entry)
+            _quarantine_line(study_dir, entry, fate)
     n_entries = sum(len(s.entries) for s in store.segments.values())
     n_chosen = sum(1 for s in states.values() if s.entry is not None)
     if not (damaged or store.torn or store.legacy or n_entries != n_chosen

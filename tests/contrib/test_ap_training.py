@@ -185,3 +185,10 @@ def test_train_needs_a_rankable_query():
     X = np.zeros((4, 5))
     with pytest.raises(ValueError, match="No query has both a positive and a negative"):
         train_listwise_mlp(X, [1, 1, 0, 0], [0, 0, 1, 1])
+
+
+def test_ranking_report_without_qid_is_named():
+    """A regression of 0.4 (issue 35): qid=None was an AttributeError."""
+    with pytest.raises(TypeError, match="ranking_report missing the required argument 'qid'"):
+        ranking_report([1, 0, 0, 1], [0.9, 0.2, 0.5, 0.1], qid=None)
+

@@ -499,7 +499,13 @@ def test_corrupted_records_are_moved_aside_and_rerun(helpers, reference, tmp_pat
     report("corrupted records in a segment", trials=1, corrupted=7, warnings=len(messages),
            rerun=res.n_run, lost=N_TASKS - len(ok_files(out)),
            duplicated=res.n_run - 7, identical=same_results(out, reference), orphans=0)
-    assert len(messages) == 7 and all("moved it to quarantine/" in m for m in messages)
+    assert len(messages) == 7 and all(m.startswith("quarantined the line ") and " are in "
+                                      "quarantine/" in m for m in messages)
+    # each says what runs: the 4 unreadable lines name no task, the 3 damaged records' tasks
+    # have no other record and run again (issue 35)
+    assert sum("its task cannot be read from it" in m for m in messages) == 4
+    assert sum("has no valid record left and runs again" in m for m in messages) == 3
+    assert "will be run again" not in " ".join(messages)
     joined = " ".join(messages)
     assert "bad frame" in joined and "checksum mismatch" in joined
     assert "seed 1, expected" in joined and "'rows' is not a list" in joined

@@ -1,0 +1,226 @@
+"""Waiting on dask for the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+docs/out_of_core.md, "Memory, progress and stalls"): a floor on the workers' memory checked
+before any pass, the progress of each pass on stderr, a watchdog that stops a run whose paused
+workers make no progress, and worker deaths reported as one line that says what to do.
+
+* **Memory floor** (:func:`check_memory`): a worker holds its idle memory (its reported
+  memory, at least :data:`IDLE_BYTES`: the interpreter, NumPy, pandas, pyarrow and dask, about
+  200 MB) plus, in the third pass, about :data:`BYTES_PER_CELL` bytes per row of the largest
+  piece and per column read or weight pair (the piece, its masses, sorts and placements, the
+  shuffle's buffers and the results held for the driver; measured); dask pauses a worker at
+  ``distributed.worker.memory.pause`` (80 %) of its limit. A limit below
+  ``(idle + working set) / pause`` is refused before the first pass, naming the smallest limit
+  that holds.
+* **Progress**: each pass is one tqdm bar on stderr whose total is the pass's tasks and whose
+  rate, hence its remaining time, is measured as they finish (the scheduler's task states,
+  polled every :data:`POLL_SECONDS`).
+* **Watchdog**: when no task changes state for :data:`STALL_SECONDS` while a worker is paused at
+  its memory threshold, the run stops with :class:`MemoryStall` (a paused worker holding the
+  only runnable task never resumes).
+* **Killed workers**: ``distributed``'s ``KilledWorker`` (a worker restarted by its nanny, past
+  ``distributed.worker.memory.terminate``, 95 % of its limit, or killed by the system) becomes
+  :class:`MemoryStall` naming the memory limit and the fix.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["BYTES_PER_CELL", "IDLE_BYTES", "MemoryStall", "POLL_SECONDS", "STALL_SECONDS",
+           "check_memory", "memory_floor", "wait"]
+
+#: Seconds without a task changing state, while a worker is paused, before the run stops.
+STALL_SECONDS = 120.0
+#: Seconds between two looks at the scheduler (progress and watchdog).
+POLL_SECONDS = 1.0
+#: Bytes of a worker's peak working set per row of a piece and per column read or weight pair
+#: (2 in the measure per weight pair: masses and placements). Measured: a worker's resident
+#: memory peaked at 357 MB, 160 MB over its idle 195 MB, on 4·10⁵ rows in pieces of 10⁵ rows
+#: with 7 columns and 3 weight pairs (benchmarks/make_report_data.py; 2 workers, no memory
+#: pressure): 84 bytes a row and cell, rounded up.
+BYTES_PER_CELL = 88
+#: A worker's memory once it has loaded the modules of the tasks (NumPy, pandas, pyarrow, dask,
+#: bipartite): measured 195 MB on the CLI's local cluster (62 MB before them), rounded up. The
+#: floor counts a worker's reported memory, or this where that is less.
+IDLE_BYTES = 200 * 2**20
+_MB = 2**20
+
+
+class MemoryStall(ValueError):
+    """The dask workers ran out of memory (a worker paused with no progress, or killed)."""
+
+
+def _mb(x: float) -> str:
+    """Bytes as the size ``--memory-limit`` reads back (dask's ``parse_bytes``: MiB = 2^20)."""
+    return f"{math.ceil(x / _MB)}MiB"
+
+
+def memory_floor(rows: int, n_cols: int, n_pairs: int, idle: float, pause: float) -> float:
+    """The smallest per-worker memory limit (bytes) under which a worker holding ``idle`` bytes
+    runs the pieces of ``rows`` rows (``n_cols`` columns read, ``n_pairs`` weight pairs)
+    without reaching dask's pause threshold ``pause`` (a share of the limit)."""
+    work = rows * BYTES_PER_CELL * (n_cols + 4 * n_pairs)
+    return (idle + work) / max(pause, 0.05)
+
+
+def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
+    """Refuse up front a cluster whose workers' memory limit is below :func:`memory_floor` for
+    the largest piece (``max_rows`` rows), naming the smallest ``--memory-limit`` that works.
+    Workers without a limit, and no client (local threads), pass."""
+    if client is None:
+        return
+    import dask
+
+    pause = dask.config.get("distributed.worker.memory.pause", 0.8) or 0.8
+    workers = client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n(client) else \
+        client.scheduler_info().get("workers", {})
+    limits = [w.get("memory_limit") or 0 for w in workers.values()]
+    if not limits or min(limits) <= 0:
+        return
+    # a worker's memory now (its last heartbeat), at least what one holds once the modules of
+    # the tasks are loaded (a fresh worker reports about 60 MB before them)
+    idle = max([(w.get("metrics") or {}).get("memory") or 0 for w in workers.values()]
+               + [IDLE_BYTES])
+    floor = memory_floor(max_rows, n_cols, n_pairs, idle, pause)
+    low = min(limits)
+    if low < floor:
+        n = len(limits)
+        raise MemoryStall(
+            f"The dask workers' memory limit, {_mb(low)} a worker, is below what this data "
+            f"needs: a worker holds about {_mb(idle)} idle, and a piece of {max_rows:,} rows "
+            f"needs about {_mb(floor * max(pause, 0.05) - idle)} more, under dask's pause "
+            f"threshold ({pause:.0%} of the limit). Give at least "
+            f"{_mb(floor)} a worker: --memory-limit {math.ceil(floor / _MB) * n}MiB for {n} "
+            "worker(s) (or "
+            "fewer --workers, or files with smaller row groups).")
+
+
+def _takes_n(client: Any) -> bool:
+    import inspect
+
+    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+
+
+def _scheduler_state(dask_scheduler: Any) -> dict:
+    """Run on the scheduler: tasks not yet done, the transition counter (changes whenever a
+    task changes state), the paused workers and the smallest memory limit."""
+    left = sum(1 for ts in dask_scheduler.tasks.values()
+               if ts.state in ("waiting", "processing", "queued", "no-worker"))
+    workers = list(dask_scheduler.workers.values())
+    paused = sum(1 for ws in workers if getattr(ws.status, "name", str(ws.status)) == "paused")
+    limits = [ws.memory_limit for ws in workers if ws.memory_limit]
+    return {"left": left, "counter": dask_scheduler.transition_counter, "paused": paused,
+            "workers": len(workers), "limit": min(limits) if limits else 0}
+
+
+def _stalled(state: dict, quiet: float) -> MemoryStall:
+    return MemoryStall(
+        f"The dask workers stopped making progress: {state['paused']} of {state['workers']} "
+        f"paused at dask's memory threshold, with no task finished for {quiet:.0f} s (memory "
+        f"limit {_mb(state['limit'])} a worker). Give the workers more memory (--memory-limit), "
+        "use fewer --workers with the same total, or write files with smaller row groups.")
+
+
+def killed(e: BaseException, client: Any) -> MemoryStall:
+    """``KilledWorker`` as one line naming the memory limit and the fix."""
+    limit = 0
+    try:
+        info = client.scheduler_info()["workers"].values()
+        limit = min(w.get("memory_limit") or 0 for w in info)
+    except Exception:  # the cluster may be gone: the message without the limit
+        pass
+    lim = f" (memory limit {_mb(limit)} a worker)" if limit else ""
+    try:
+        first = str(e).splitlines()[0] if str(e) else ""
+    except Exception:  # KilledWorker's text needs its worker's state
+        first = ""
+    return MemoryStall(
+        f"A dask worker died while running a task{lim}, most likely out of memory: dask restarts "
+        "a worker that passes 95% of its limit, and the system kills one that exhausts the "
+        "machine. Give the workers more memory (--memory-limit), use fewer --workers with the "
+        f"same total, or write files with smaller row groups. ({type(e).__name__}: {first})")
+
+
+def wait(client: Any, futures: Sequence[Any], step: str | None, progress: bool) -> None:
+    """Wait for ``futures`` on ``client``: a tqdm bar ``step`` over the scheduler's tasks (with
+    ``progress``), the watchdog (:class:`MemoryStall` after :data:`STALL_SECONDS` without a
+    task changing state while a worker is paused) and ``KilledWorker`` as :func:`killed`.
+    Errors of the tasks themselves are raised by the caller's ``gather``."""
+    futures = list(futures)
+    bar, total = None, 0
+    last, since = None, time.monotonic()
+    try:
+        while True:
+            # futures' own state (distributed.wait would need a default client); finished
+            # futures are noticed within 20 ms, the scheduler asked every POLL_SECONDS
+            t_next = time.monotonic() + POLL_SECONDS
+            while time.monotonic() < t_next and not all(f.done() for f in futures):
+                time.sleep(0.02)
+            if all(f.done() for f in futures):
+                break
+            state = client.run_on_scheduler(_scheduler_state)
+            now = time.monotonic()
+            if state["counter"] != last:
+                last, since = state["counter"], now
+            elif state["paused"] and now - since > STALL_SECONDS:
+                client.cancel(futures)
+                raise _stalled(state, now - since)
+            if progress:
+                total = max(total, state["left"])
+                if bar is None and total:
+                    bar = _bar(step, total)
+                if bar is not None:
+                    bar.total = total
+                    bar.update(total - state["left"] - bar.n)
+        if bar is not None:
+            bar.update(bar.total - bar.n)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _bar(step: str | None, total: int):
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=step or "dask", file=sys.stderr, leave=True, unit="task",
+                bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} tasks "
+                           "[{elapsed}<{remaining}]")
+
+
+class LocalProgress:
+    """The same bar on dask's local schedulers (no client): a dask callback counting the tasks
+    of the graph as they finish."""
+
+    def __init__(self, step: str | None, progress: bool):
+        self.step, self.on, self.bar, self._cb = step, progress, None, None
+
+    def __enter__(self):
+        if not self.on:
+            return self
+        from dask.callbacks import Callback
+
+        outer = self
+
+        class _Count(Callback):
+            def _start_state(self, dsk, state):
+                outer.bar = _bar(outer.step, max(len(state["ready"]) + len(state["waiting"])
+                                                 + len(state["finished"]), 1))
+
+            def _posttask(self, key, result, dsk, state, worker_id):
+                if outer.bar is not None:
+                    outer.bar.update(1)
+
+        self._cb = _Count()
+        self._cb.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._cb is not None:
+            self._cb.__exit__(*exc)
+        if self.bar is not None:
+            self.bar.close()
+        return False
