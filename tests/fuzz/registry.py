@@ -139,6 +139,9 @@ CASES: dict[str, Case] = {
     "bipartite.metrics.grouped_stats": C(
         metrics.grouped_stats, dict(Y=Y2, y_score=s1, qid=qid8, sample_weight=w1),
         dict(Y="bin", y_score="arr", qid="qid", sample_weight="w")),
+    "bipartite.metrics.QueryRows": C(
+        metrics.QueryRows, dict(qid=qid8), dict(qid="qid"),
+        accepts={"qid:empty": "no rows are a valid grouping: zero queries, nothing to score"}),
     "bipartite.metrics.QuerySegments": C(
         metrics.QuerySegments, dict(y_score=s1, qid=qid8), dict(y_score="arr", qid="qid")),
     "bipartite.metrics.ndcg_at_k": C(
@@ -276,10 +279,10 @@ CASES: dict[str, Case] = {
     "bipartite.population.FiniteProblem": C(FiniteProblem,
                                             dict(mass=[0.5, 0.5], label_probs=[[0.8, 0.2], [0.3, 0.7]]),
                                             dict(mass="prob", label_probs="prob")),
-    "bipartite.population.label_vectors": C(population.label_vectors, dict(K=3),
-                                            dict(K="size")),
-    "bipartite.population.check_n_labels": C(population.check_n_labels, dict(K=3),
-                                             dict(K="size")),
+    "bipartite.labels.label_vectors": C(labels.label_vectors, dict(K=3), dict(K="size")),
+    "bipartite.labels.check_n_labels": C(labels.check_n_labels, dict(K=3), dict(K="size")),
+    "bipartite.labels.get_aggregation": C(labels.get_aggregation, dict(aggregate="sum"),
+                                          dict(aggregate="opt")),
     "bipartite.population.independent_joint": C(population.independent_joint, dict(eta=eta),
                                                 dict(eta="prob"), mismatch=False),
     "bipartite.population.gaussian_copula_joint": C(population.gaussian_copula_joint,
