@@ -23,6 +23,7 @@ from bipartite.experiments.la25.figures.sweeps import (
     skew_figures,
     weights_figures,
 )
+from bipartite.labels import AGGREGATES
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import Each, OneOf, Range
 
@@ -335,7 +336,7 @@ def la25_correlation(*, seed: int, c: float, pi1: float = 0.5, pi2: float = 0.1,
     corr = float((joint11 - pi[0] * pi[1])
                  / math.sqrt(pi[0] * (1 - pi[0]) * pi[1] * (1 - pi[1])))
     scorers = {"loss_aggregation": loss_aggregation(problem.eta, pi)}
-    for aggregate in ("sum", "product", "or"):
+    for aggregate in AGGREGATES:  # every tabled ψ (bipartite.labels.AGGREGATIONS)
         try:
             scorers[f"label_{aggregate}"] = _quiet(label_aggregation, problem,
                                                    aggregate=aggregate)
