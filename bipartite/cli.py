@@ -783,8 +783,11 @@ def main(argv: list[str] | None = None) -> int:
         # study modules named "module:function" are found in the current directory, as with
         # `python -m`; otherwise put them on PYTHONPATH.
         sys.path.insert(0, os.getcwd())
-    shown = warnings.showwarning
-    warnings.showwarning = _one_line_warning(args.command)  # not Python's file:line format
+    # Warnings print as one line, not in Python's file:line format. formatwarning, not
+    # showwarning: a caller that records warnings (warnings.catch_warnings(record=True),
+    # pytest.warns) still receives them.
+    formatted = warnings.formatwarning
+    warnings.formatwarning = _one_line_warning(args.command)
     try:
         return handlers[args.command](args)
     except StudyTerminated:
@@ -811,17 +814,16 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 130
     finally:
-        warnings.showwarning = shown
+        warnings.formatwarning = formatted
 
 
 def _one_line_warning(command: str):
-    """``warnings.showwarning`` of the CLI: ``bipartite CMD: warning: message (Category)``, one
-    line on stderr, without Python's ``file:line`` and source line."""
-    def show(message, category, filename, lineno, file=None, line=None):
+    """``warnings.formatwarning`` of the CLI: ``bipartite CMD: warning: message (Category)``, one
+    line (on stderr, where warnings go), without Python's ``file:line`` and source line."""
+    def fmt(message, category, filename, lineno, line=None):
         text = " ".join(str(message).split())
-        print(f"bipartite {command}: warning: {text} ({category.__name__})",
-              file=file or sys.stderr)
-    return show
+        return f"bipartite {command}: warning: {text} ({category.__name__})\n"
+    return fmt
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m bipartite.cli`

@@ -417,17 +417,24 @@ def test_query_ids_one_check_for_metrics_and_report(bad):
         diagnose(pd.DataFrame({"s": s, "y": y, "q": bad}), "s", "y", qid="q")
 
 
-def test_cli_warnings_are_one_line(tmp_path, capsys):
+def test_cli_warnings_are_one_line(tmp_path):
     """A warning of the report (few queries) is printed as ``bipartite report: warning: ...``,
-    one line, not in Python's ``file:line: Category: message`` form with the source line."""
-    import warnings
+    one line, not in Python's ``file:line: Category: message`` form with the source line. Run as
+    a user runs it, in its own process: inside pytest every warning is recorded by pytest's own
+    ``catch_warnings(record=True)`` and never printed."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
     pd.DataFrame({"s": [0.1, 0.4, 0.35, 0.8], "y1": [0, 0, 1, 1], "y2": [1, 0, 1, 0],
                   "q": [0, 0, 1, 1]}).to_csv(tmp_path / "t.csv", index=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        code, err = report(capsys, tmp_path / "t.csv", "--qid", "q")
-    assert code == 0
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "bipartite", "report", str(tmp_path / "t.csv"),
+         "--score", "s", "--label", "y1", "--label", "y2", "--qid", "q", "--no-progress"],
+        capture_output=True, text=True, timeout=120, cwd=root)
+    err = proc.stderr
+    assert proc.returncode == 0, err
     lines = [ln for ln in err.splitlines() if "Only 2 queries" in ln]
     assert len(lines) == 1 and lines[0].startswith("bipartite report: warning: Only 2 queries")
     assert "UserWarning:" not in err and ".py:" not in err
