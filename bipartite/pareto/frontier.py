@@ -496,8 +496,9 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     ``E_ik = η_ik/(π_k(1−π_k))``, and each open cell of their arrangement gives one vertex. The
     cells are met by walking every line once
     (:func:`~bipartite.pareto.arrangement.cell_vectors`: the AUC vectors of the cells beside a
-    line are one cumulative sum of the crossings' jumps, no sort), ``O(n⁴ log n)``: 0.1 CPU s at
-    n = 30, 1.5 s at n = 60 (545 356 vertices) (docs/theory.md §6.2).
+    line are one cumulative sum of the crossings' jumps, no sort), ``O(n⁴ log n)``: 0.4 CPU s at
+    n = 30, about 5 s at n = 60 (545 356 vertices, most of it merging the copies of each cell);
+    at n = 100 the millions of vertices took over 160 s (docs/theory.md §6.2).
 
     **K ≥ 3** (``method="frontier"``, the default for K ≥ 4). The vertices are read off the
     exact frontier (:func:`exact_frontier`, so sizes where it is affordable: the DP up to
