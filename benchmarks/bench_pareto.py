@@ -33,7 +33,8 @@ fresh process (its own peak RSS) under ``--time-limit`` (60 s) and 4 GB: ``exact
 route before the useful-block reduction, each under the same limit); then
 the DP route before issue 23 (every returned order re-evaluated through ``P.auc``,
 :func:`old_exact_frontier`) against ``exact_frontier`` now, side by side on n = 9, K = 3
-(seeds 0-2) and n = 12, K = 2.
+(seeds 0-2) and n = 12, K = 2; then the issue-37 table of the supported routines
+(``--supported`` alone: :func:`supported_table`).
 """
 
 from __future__ import annotations
@@ -277,6 +278,65 @@ def targets_table(args, baseline) -> None:
               f"{nt / len(F):.2e} | {same_pts} |", flush=True)
 
 
+def _cpu(fn):
+    """(CPU seconds, result) of one call (time.process_time: this process only)."""
+    c0 = time.process_time()
+    out = fn()
+    return time.process_time() - c0, out
+
+
+def supported_table(args) -> None:
+    """The issue-37 targets of the supported routines (K = 3), CPU seconds side by side in one
+    process: ``supported_frontier`` by the arrangement walk (now) against the exact frontier it
+    used before (``method="frontier"``) and ``exact_frontier``; ``max_min_supported`` by the
+    walk against the recursion over faces (``method="faces"``) and ``max_min_point``; the walk
+    alone at n = 100; and ``frontier_table`` of n = 2 points with K = 12 labels (issue 35)."""
+    from bipartite.pareto import (
+        frontier_table,
+        max_min_point,
+        max_min_supported,
+        supported_frontier,
+    )
+
+    print(f"Issue 37 (supported routines, K = 3) and issue 35 (K = 12): CPU seconds "
+          f"(time.process_time), one process, seeds {' '.join(map(str, args.seeds))}; load "
+          f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print("| problem | call | now (walk) CPU s | before CPU s | exact counterpart CPU s | "
+          "now / exact | result | same as before |")
+    print("|---|---|---|---|---|---|---|---|")
+    for seed in args.seeds:
+        P = FiniteProblem.random(8, 3, seed=seed)
+        tn, V = _cpu(lambda P=P: supported_frontier(P))
+        tb, B = _cpu(lambda P=P: supported_frontier(P, method="frontier"))
+        te, F = _cpu(lambda P=P: exact_frontier(P))
+        print(f"| `FiniteProblem.random(8, 3, seed={seed})` | supported_frontier | {tn:.3f} | "
+              f"{tb:.3f} | {te:.3f} (exact_frontier) | {tn / te:.2f} | {len(V):,} of {len(F):,} "
+              f"frontier points | {same(V, B, 1e-9)} |", flush=True)
+    for seed in args.seeds:
+        P = FiniteProblem.random(30, 3, seed=seed)
+        tn, r = _cpu(lambda P=P: max_min_supported(P))
+        tb, b = (_cpu(lambda P=P: max_min_supported(P, method="faces")) if not args.skip_milp
+                 else (float("nan"), None))
+        te, e = _cpu(lambda P=P: max_min_point(P))
+        ok = "-" if b is None else str(abs(r.value - b.value) <= 1e-12
+                                       and bool(np.allclose(r.auc, b.auc, atol=1e-12)))
+        print(f"| `FiniteProblem.random(30, 3, seed={seed})` | max_min_supported | {tn:.3f} | "
+              f"{tb:.3f} | {te:.3f} (max_min_point) | {tn / te:.2f} | {r.value:.6f} (max-min "
+              f"{e.value:.6f}) | {ok} |", flush=True)
+    for seed in args.seeds:
+        P = FiniteProblem.random(100, 3, seed=seed)
+        tn, V = _cpu(lambda P=P: supported_frontier(P))
+        print(f"| `FiniteProblem.random(100, 3, seed={seed})` | supported_frontier | {tn:.1f} | - "
+              f"| - | - | {len(V):,} points | - |", flush=True)
+        tn, r = _cpu(lambda P=P: max_min_supported(P))
+        print(f"| `FiniteProblem.random(100, 3, seed={seed})` | max_min_supported | {tn:.1f} | - "
+              f"| - | - | {r.value:.6f} | - |", flush=True)
+    P = FiniteProblem.random(2, 12, seed=0)
+    tn, T = _cpu(lambda: frontier_table(P))
+    print(f"| `FiniteProblem.random(2, 12, seed=0)` | frontier_table (`bipartite frontier`) | "
+          f"{tn:.2f} | 32 (issue 35) | - | - | {len(T)} rows | - |", flush=True)
+
+
 def eps_table(args) -> None:
     L = args.time_limit
     head = (f"{'n':>3} {'seed':>4} {'points':>6} {'seeded s':>8} {'unseeded s':>10} "
@@ -315,12 +375,21 @@ def main() -> None:
     ap.add_argument("--targets", action="store_true",
                     help="only the issue-23 targets (frontier K = 2, n = 16; K = 3, n = 10; "
                          "max_min_point n = 100), with --time-limit 60 --seeds 0 1 2")
+    ap.add_argument("--supported", action="store_true",
+                    help="only the issue-37 table of the supported routines (K = 3; part of "
+                         "--targets); --skip-milp skips the slow max_min_supported(method="
+                         "'faces') column")
     args = ap.parse_args()
     baseline = load_baseline_dp(args.baseline_dir) if args.baseline_dir else None
     print(f"{sys.argv[0]} {' '.join(sys.argv[1:])}; {os.cpu_count()} cores, load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.supported:
+        supported_table(args)
+        return
     if args.targets:
         targets_table(args, baseline)
+        print()
+        supported_table(args)
         return
     exact_table(args, baseline)
     if not args.skip_eps:

@@ -20,6 +20,7 @@ from bipartite._utils.validation import (
     check_time_limit,
     check_tolerance,
 )
+from bipartite.pareto.arrangement import cell_vectors, effective_scores, lex_scores
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
 from bipartite.pareto.dp import (
     DEFAULT_TOL_DP,
@@ -151,8 +152,11 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
 
 
 #: Divisions of the weight simplex whose loss-aggregation orders seed the subset DP's bound
-#: for K ≥ 3 (``C(SEED_GRID + K − 1, K − 1)`` orders: 45 for K = 3).
+#: for K ≥ 3 (``C(SEED_GRID + K − 1, K − 1)`` orders: 45 for K = 3, 165 for K = 4) ...
 _SEED_GRID = 8
+#: ... at most this many orders: for larger K the grid is coarsened until it fits (K = 12 at 8
+#: divisions would be 75 582 orders, whose sorts and dominance tests cost minutes at n = 2).
+_SEED_MAX_ORDERS = 200
 
 
 def seed_values(problem: FiniteProblem) -> np.ndarray | None:
@@ -168,9 +172,18 @@ def seed_values(problem: FiniteProblem) -> np.ndarray | None:
         return None
     if problem.K == 2:
         return supported_frontier(problem)
-    A = simplex_grid(problem.K, _SEED_GRID)
-    alpha = np.array([effective_weights(problem.pi, a) for a in A])
-    return problem_order_values(problem, (problem.eta @ alpha.T).T)
+    K = problem.K
+    res = _SEED_GRID
+    while res > 1 and math.comb(res + K - 1, K - 1) > _SEED_MAX_ORDERS:
+        res -= 1
+    # α_k = a_k / (π_k (1 − π_k)) for every grid row at once (grid rows have max a ≥ 1/K, inside
+    # effective_weights' unscaled range)
+    alpha = simplex_grid(K, res) * effective_weights(problem.pi)
+    S = alpha @ problem.eta.T
+    # one sort per distinct order (n = 2 has at most 3 orders, whatever K)
+    ranks = (S[:, :, None] > S[:, None, :]).sum(axis=2)   # ties share a rank
+    S = S[np.unique(ranks, axis=0, return_index=True)[1]]
+    return problem_order_values(problem, S)
 
 
 def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
@@ -454,10 +467,14 @@ def _supported_rows(F: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
+_SUPPORTED_METHODS = ("auto", "arrangement", "frontier")
+
+
 def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
-                       return_scores: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+                       return_scores: bool = False, method: str = "auto"
+                       ) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """Supported Pareto points: the convex-hull vertices reached by loss aggregation (docs/theory.md
-    §4, §6; LA25 §3), K = 2.
+    §4, §6; LA25 §3).
 
     For mixing weights ``a = (1 − λ, λ)``, ``λ ∈ (0, 1)``, the Bayes scorer of
     ``a_1 AUC_1 + a_2 AUC_2`` is ``f_λ = (1 − λ) η_1/(π_1(1−π_1)) + λ η_2/(π_2(1−π_2))``
@@ -474,13 +491,25 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     is not returned. The endpoints λ = 0, 1 tie points with equal η_k and are not vertices either;
     the extreme vertices are the limits λ → 0⁺, 1⁻, i.e. the lexicographic optima.
 
-    **K ≥ 3.** The weight space is a simplex cut by tie hyperplanes; instead of enumerating that
-    arrangement, the vertices are read off the exact frontier (:func:`exact_frontier`, so sizes
-    where it is affordable: the DP up to n = 12): a Pareto point v is a vertex reached by positive
+    **K = 3** (``method="arrangement"``, the default). The same argument in the weight
+    triangle: the order of ``f_a`` changes only on the tie lines ``{a : a·(E_i − E_j) = 0}``,
+    ``E_ik = η_ik/(π_k(1−π_k))``, and each open cell of their arrangement gives one vertex. The
+    cells are met by walking every line once
+    (:func:`~bipartite.pareto.arrangement.cell_vectors`: the AUC vectors of the cells beside a
+    line are one cumulative sum of the crossings' jumps, no sort), ``O(n⁴ log n)``: 0.4 CPU s at
+    n = 30, about 5 s at n = 60 (545 356 vertices, most of it merging the copies of each cell);
+    at n = 100 the millions of vertices took over 160 s (docs/theory.md §6.2).
+
+    **K ≥ 3** (``method="frontier"``, the default for K ≥ 4). The vertices are read off the
+    exact frontier (:func:`exact_frontier`, so sizes where it is affordable: the DP up to
+    n = 12): a Pareto point v is a vertex reached by positive
     weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
     feasible (scale a up to turn any strictly positive separating weight into one with these
     margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
-    of the frontier (Qhull) are tested. For K = 2 both routes give the same points (tested).
+    of the frontier (Qhull) are tested. For K = 2 and 3 the routes give the same points (tested).
+
+    ``method``: "auto", "arrangement" (the breakpoint sweep for K = 2, the walk for K = 3) or
+    "frontier" (any K ≥ 2).
 
     Returns
     -------
@@ -502,9 +531,23 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
 
     _check_problem(problem)
     tol = check_tolerance(tol, "tol")
+    method = check_option(method, "method", _SUPPORTED_METHODS)
     if problem.K < 2:
         raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
-    if problem.K > 2:
+    if method == "arrangement" and problem.K > 3:
+        raise ValueError(f"The 'method' parameter is 'arrangement', implemented for K <= 3, but "
+                         f"the problem has K = {problem.K} labels; use method='frontier' or "
+                         f"'auto'.")
+    if problem.K == 3 and method != "frontier":
+        V, L = cell_vectors(problem, tol)
+        keep = unique_rows(V, tol)
+        V = V[keep]
+        if not return_scores:
+            return V
+        E = effective_scores(problem)
+        S = np.array([lex_scores(E, list(lv)) for lv in L[keep]]).reshape(len(V), problem.n)
+        return V, S
+    if problem.K > 2 or method == "frontier":
         F, FS = exact_frontier(problem, return_scores=True)
         keep = _supported_rows(F)
         V, S = F[keep], FS[keep]

@@ -33,6 +33,15 @@ from bipartite._utils.validation import (
     check_problem_aucs_defined,
     check_time_limit,
 )
+from bipartite.pareto.arrangement import (
+    GEOM_TOL,
+    SCORE_RTOL,
+    LineFaces,
+    best_faces,
+    effective_scores,
+    lex_scores,
+    tie_normals,
+)
 from bipartite.pareto.dp import (
     DEFAULT_TOL_DP,
     dp_limit,
@@ -54,11 +63,6 @@ _METHODS = ("auto", "dp", "milp")
 #: K ≥ 3) and the MILP beyond: the crossover measured by ``benchmarks/bench_maxmin.py --part
 #: crossover`` (see :func:`max_min_point`).
 MAXMIN_DP_MAX_N = {1: 8, 2: 8, 3: 8}
-#: Geometric resolution of the weight-space arrangement (unit normals, weights on the simplex):
-#: two tie hyperplanes closer than this are one, a weight this close to a hyperplane is on it.
-_GEOM_TOL = 1e-10
-#: Relative resolution of scores: two scores within this fraction of the score scale are tied.
-_SCORE_RTOL = 1e-10
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,7 +198,9 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       (Kelley's cutting planes on the loss-aggregation weights) give every order a loss budget,
       the pairs that no order within budget may tie or reverse are fixed, and the restricted
       model is enlarged until the best order found proves that every optimum lies inside it
-      (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100.
+      (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100, and
+      the restricted model is built from the transitivity rows through a free pair only
+      (docs/theory.md §13.1): ``FiniteProblem.random(300, 2, seed=0)`` takes 9 CPU s.
       Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
       rounded order); the tests check it against the full model, the DP and enumeration.
     * ``method="auto"`` (default): the DP for ``n ≤ 8`` (``MAXMIN_DP_MAX_N``; K = 1 follows
@@ -303,7 +309,7 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
     from bipartite.pareto.dp import order_values
 
     K = len(cn)
-    E = _effective_scores(problem)
+    E = effective_scores(problem)
 
     def ub(lam: np.ndarray) -> float:
         return float(lam @ const + 0.5 * np.abs(lam @ coef).sum())
@@ -367,7 +373,7 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
     Z = (np.array(S)[:, I] >= np.array(S)[:, J]).astype(np.float64)   # candidate orders
     t_all = np.min((const + Z @ coef.T) / cn, axis=1)
     z_best, t_best = Z[int(np.argmax(t_all))], float(t_all.max())
-    g = _effective_scores(problem) @ lam
+    g = effective_scores(problem) @ lam
     z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
     slack = _BUDGET_SLACK * (1.0 + lam.sum()) + 1e-12 * (abs(ub) + 1.0)
     pos = np.abs(a[a > 0])
@@ -409,71 +415,26 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
 # --------------------------------------------------------------------------------------------
 # Orders of the loss-aggregation scorers f_a (the weight-space arrangement)
 # --------------------------------------------------------------------------------------------
-def _effective_scores(problem: FiniteProblem) -> np.ndarray:
-    """``E_ik = η_ik / (π_k (1 − π_k))``: ``f_a = E a`` (docs/theory.md §4)."""
-    from bipartite.bayes import effective_weights
-
-    return problem.eta * effective_weights(problem.pi)
-
-
-def _lex_scores(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
-    """Ranks of the weak order of the rows of E under the lexicographic key
-    ``(E @ levels[0], E @ levels[1], ...)``: the order of ``f_x`` at ``x = m + δ v_1 + δ² v_2 + …``
-    for infinitesimal δ (``levels = [m, v_1, v_2, …]``). At each level, values within
-    ``_SCORE_RTOL`` of the score scale are equal (a tie), which a pair whose tie hyperplane
-    contains the point has up to rounding."""
-    n = len(E)
-    groups = np.zeros(n, dtype=np.int64)
-    scale = float(np.abs(E).max()) or 1.0
-    for v in levels:
-        f = E @ v
-        tau = _SCORE_RTOL * scale * float(np.abs(v).sum())
-        order = np.lexsort((f, groups))
-        brk = np.ones(n, dtype=bool)
-        brk[1:] = (np.diff(groups[order]) != 0) | (np.diff(f[order]) > tau)
-        groups = np.empty(n, dtype=np.int64)
-        groups[order] = np.cumsum(brk) - 1
-    return groups.astype(np.float64)
-
-
-def _tie_normals(E: np.ndarray) -> np.ndarray:
-    """Unit normals of the distinct tie hyperplanes ``{a : (E_i − E_j)·a = 0}`` that cut the
-    open simplex (normals with entries of both signs; a normal ≥ 0 or ≤ 0 is zero on the simplex
-    only on one of its faces, whose ties the score resolution finds), then the K facets
-    ``a_k = 0``."""
-    K = E.shape[1]
-    iu, ju = np.triu_indices(len(E), 1)
-    H = E[iu] - E[ju]
-    H = H[(H.max(axis=1) > 0) & (H.min(axis=1) < 0)]
-    if len(H):
-        H = H / np.linalg.norm(H, axis=1, keepdims=True)
-        first = H[np.arange(len(H)), np.argmax(np.abs(H) > _GEOM_TOL, axis=1)]
-        H = H * np.sign(first)[:, None]
-        _, idx = np.unique(np.round(H / (100 * _GEOM_TOL)), axis=0, return_index=True)
-        H = H[np.sort(idx)]
-    return np.vstack([H.reshape(-1, K), np.eye(K)])
-
-
 def _inside(levels: list[np.ndarray]) -> bool:
     """Whether ``m + δ v_1 + δ² v_2 + …`` lies in the simplex for small δ > 0 (lexicographic
     non-negativity of every coordinate)."""
     L = np.array(levels)
     for k in range(L.shape[1]):
-        big = np.flatnonzero(np.abs(L[:, k]) > _GEOM_TOL)
+        big = np.flatnonzero(np.abs(L[:, k]) > GEOM_TOL)
         if big.size and L[big[0], k] < 0:
             return False
     return True
 
 
 def _arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
-    """One symbolic point ``[m, v_1, …]`` (see :func:`_lex_scores`) in the relative interior of
+    """One symbolic point ``[m, v_1, …]`` (see :func:`~bipartite.pareto.arrangement.lex_scores`) in the relative interior of
     every face of the arrangement of tie hyperplanes restricted to the simplex, with the face's
     dimension. Recursion over flats (intersections of hyperplanes, memoised by the set of
     hyperplanes that contain them): the faces of a flat G are the faces of every ``G ∩ h`` plus
     its cells, and every cell is entered from the relative interior of one of its facets by a
     step along G's normal of that facet's hyperplane (docs/theory.md §13)."""
     K = E.shape[1]
-    H = _tie_normals(E)
+    H = tie_normals(E)
     memo: dict[frozenset, list[tuple[list[np.ndarray], int]]] = {}
 
     def faces(p0: np.ndarray, B: np.ndarray, cand: np.ndarray, key: frozenset):
@@ -481,7 +442,7 @@ def _arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
             return memo[key]
         d = B.shape[1]
         if d == 0:
-            out = [([p0], 0)] if np.all(p0 >= -_GEOM_TOL) else []
+            out = [([p0], 0)] if np.all(p0 >= -GEOM_TOL) else []
             memo[key] = out
             return out
         out: list[tuple[list[np.ndarray], int]] = []
@@ -493,8 +454,8 @@ def _arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
             Q = np.linalg.svd(g[None, :])[2][1:].T          # basis of g⊥ in R^d
             B1 = B @ Q
             rest = cand[cand != j]
-            par = np.linalg.norm(H[rest] @ B1, axis=1) <= _GEOM_TOL
-            on = par & (np.abs(H[rest] @ p1) <= _GEOM_TOL)
+            par = np.linalg.norm(H[rest] @ B1, axis=1) <= GEOM_TOL
+            on = par & (np.abs(H[rest] @ p1) <= GEOM_TOL)
             sub = faces(p1, B1, rest[~par], key | {int(j)} | set(rest[on].tolist()))
             out.extend(sub)
             u = B @ g / gn                                   # step off h_j inside G
@@ -505,7 +466,7 @@ def _arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
                     lv2 = [*lv, s * u]
                     if not _inside(lv2):
                         continue
-                    r = tuple(_lex_scores(E, lv2).astype(np.int64))
+                    r = tuple(lex_scores(E, lv2).astype(np.int64))
                     if r not in seen:
                         seen.add(r)
                         out.append((lv2, d))
@@ -522,22 +483,22 @@ def _concrete_weights(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
     ``[m, v_1, …]``: from ``a = m``, step along each ``v_l`` by half the distance to the nearest
     tie hyperplane or simplex facet that does not pass through the current ``a`` (so each step
     enters the next face of the symbolic point and crosses nothing else)."""
-    target = _lex_scores(E, levels)
+    target = lex_scores(E, levels)
     a = np.array(levels[0], dtype=np.float64)
     iu, ju = np.triu_indices(len(E), 1)
     scale = float(np.abs(E).max()) or 1.0
     for v in levels[1:]:
         f, fv = E @ a, E @ v
         df, dv = f[iu] - f[ju], fv[iu] - fv[ju]
-        off = np.abs(df) > _SCORE_RTOL * scale
+        off = np.abs(df) > SCORE_RTOL * scale
         with np.errstate(divide="ignore", invalid="ignore"):
-            steps = np.concatenate([-df[off] / dv[off], -a[a > _GEOM_TOL] / v[a > _GEOM_TOL]])
+            steps = np.concatenate([-df[off] / dv[off], -a[a > GEOM_TOL] / v[a > GEOM_TOL]])
         steps = steps[np.isfinite(steps) & (steps > 0)]
         eps = 0.5 * float(steps.min()) if steps.size else 1.0
         a = a + eps * v
     a = np.clip(a, 0.0, None)
     a = a / a.sum()
-    if not np.array_equal(_lex_scores(E, [a]), target):
+    if not np.array_equal(lex_scores(E, [a]), target):
         raise RuntimeError("could not find a weighting inducing the order of a face of the "
                            "weight arrangement (scores closer than the resolution).")
     return a
@@ -567,10 +528,10 @@ def reachable_orders(problem: FiniteProblem) -> tuple[np.ndarray, np.ndarray, np
     (7, [0, 0, 0, 1, 1, 1, 1])
     """
     _check_finite_problem(problem)
-    E = _effective_scores(problem)
+    E = effective_scores(problem)
     best: dict[tuple, tuple[list[np.ndarray], int]] = {}
     for lv, dim in _arrangement_faces(E):
-        r = tuple(_lex_scores(E, lv).astype(np.int64))
+        r = tuple(lex_scores(E, lv).astype(np.int64))
         if r not in best or dim > best[r][1]:
             best[r] = (lv, dim)
     keys = sorted(best)
@@ -643,7 +604,7 @@ def balanced_weights(problem: FiniteProblem, *, weights: ArrayLike | None = None
         raise ValueError(f"balanced_weights is the K = 2 closed form; the 'problem' has "
                          f"K = {problem.K} labels (use max_min_supported).")
     c = _check_weights(weights, 2)
-    E = _effective_scores(problem)
+    E = effective_scores(problem)
     eta, p = problem.eta, problem.mass
     var = problem.pi * (1.0 - problem.pi)
     bps, groups, end0, end1 = _breakpoint_groups(E)
@@ -657,7 +618,7 @@ def balanced_weights(problem: FiniteProblem, *, weights: ArrayLike | None = None
         return (w * (eta[lo] - eta[hi])).sum(axis=0) / var
 
     du, dv = E[iu, 0] - E[ju, 0], E[iu, 1] - E[ju, 1]
-    A0 = problem.auc(_lex_scores(E, [np.array([1.0, 0.0]), np.array([-1.0, 1.0])]))
+    A0 = problem.auc(lex_scores(E, [np.array([1.0, 0.0]), np.array([-1.0, 1.0])]))
     # cells in path order: {0}, (0, λ_1), {λ_1}, (λ_1, λ_2), ..., (λ_m, 1), {1}
     cells = [(0.0, 0.0), (0.0, bps[0] if len(bps) else 1.0)]
     auc = [A0 + 0.5 * gain(end0, dv[end0] > 0), A0]
@@ -709,7 +670,11 @@ def _path_cells(E: np.ndarray) -> tuple[list[list[np.ndarray]], list[tuple[float
     return levels, cells
 
 
-def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = None) -> SupportedMaxMin:
+_SUPPORTED_METHODS = ("auto", "walk", "faces")
+
+
+def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = None,
+                      method: str = "auto") -> SupportedMaxMin:
     r"""The best ``min_k AUC_k / c_k`` over the loss-aggregation scorers (docs/theory.md §13).
 
     The candidates are the scorers ``f_a = Σ_k a_k η_k / (π_k (1 − π_k))`` for ``a`` on the
@@ -726,10 +691,18 @@ def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = Non
     * K = 2: the path ``a = (1 − λ, λ)``: every open interval between consecutive breakpoints,
       every breakpoint and both ends (``O(n²)`` orders, one sort each), exact at any n.
       ``interval`` gives every maximising λ (see also the closed form :func:`balanced_weights`).
-    * K ≥ 3: every face of the arrangement of the tie hyperplanes on the simplex
-      (:func:`reachable_orders`); for each face a weighting that induces its order is built, so
-      no linear programme is needed. Cost grows like ``(n²/2)^(K−1)``: about a second for K = 3
-      at n = 12.
+    * K = 3 (``method="walk"``, the default): every face of the arrangement of the tie lines on
+      the simplex by a walk along each line (:func:`~bipartite.pareto.arrangement.walk_faces`):
+      the AUC vectors of all faces on a line are one cumulative sum of the crossings' jumps, so
+      no order is sorted but the few best; ``O(n⁴ log n)`` vectorised, 0.1 CPU s at n = 30 and
+      about 10 s at n = 100 (docs/theory.md §13.2).
+    * K ≥ 3 (``method="faces"``, the default for K ≥ 4): every face of the arrangement of the
+      tie hyperplanes (:func:`reachable_orders`), one sort per face; for each face a weighting
+      that induces its order is built, so no linear programme is needed. Cost grows like
+      ``(n²/2)^(K−1)`` sorts: about a second for K = 3 at n = 12, 25 s at n = 30.
+
+    Both K = 3 routes meet the same faces and pick the same order (tested on many problems); the
+    best face's AUCs are recomputed from its order.
 
     Among equally good orders a generic one (a cell, ``tie=False``) is preferred, then the
     largest ``Σ_k AUC_k``. The value is at most :func:`max_min_point`'s; the difference is
@@ -740,6 +713,8 @@ def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = Non
     problem : FiniteProblem — every prior strictly inside (0, 1).
     weights : array-like (K,) of positive numbers, optional — the criterion weights c (not the
         mixing weights a, which are searched over).
+    method : "auto", "walk" (K = 3 only) or "faces" (K ≥ 3) — the face enumeration above;
+        ignored for K = 2 (the path).
 
     Returns
     -------
@@ -752,14 +727,26 @@ def max_min_supported(problem: FiniteProblem, *, weights: ArrayLike | None = Non
     """
     _check_finite_problem(problem)
     c = _check_weights(weights, problem.K)
-    E = _effective_scores(problem)
+    method = check_option(method, "method", _SUPPORTED_METHODS)
+    if method == "walk" and problem.K != 3:
+        raise ValueError(f"The 'method' parameter is 'walk', the K = 3 arrangement walk, but the "
+                         f"problem has K = {problem.K} labels; use method='faces' or 'auto'.")
+    E = effective_scores(problem)
     if problem.K == 2:
         levels, cells = _path_cells(E)
         dims = [0 if lo == hi else 1 for lo, hi in cells]
+    elif problem.K == 3 and method != "faces":
+        def near_best(lf: LineFaces) -> np.ndarray:
+            m = np.min(lf.V / c, axis=1)
+            return m >= m.max() - 1e-12
+
+        bf = best_faces(problem, near_best)
+        levels = [list(lv) if np.any(lv[1]) else [lv[0]] for lv in bf.levels]
+        dims, cells = list(bf.dim), None
     else:
         faces = _arrangement_faces(E)
         levels, dims, cells = [lv for lv, _ in faces], [d for _, d in faces], None
-    S = np.array([_lex_scores(E, lv) for lv in levels])
+    S = np.array([lex_scores(E, lv) for lv in levels])
     V = problem_order_values(problem, S)
     m = np.min(V / c, axis=1)
     near = np.flatnonzero(m >= m.max() - 1e-12)

@@ -152,13 +152,16 @@ class WeakOrderMILP:
         # completeness rows (i < j): z_ij + z_ji >= 1
         iu, ju = np.triu_indices(n, 1)
         comp_cols = np.stack([idx[iu, ju], idx[ju, iu]], axis=1)
-        # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1
-        tri = _ordered_triples(n)
+        self.backend = check_option(backend, "backend", MILP_BACKENDS)
+        # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1;
+        # a restricted model needs only the triples with a free binary (_free_triples)
+        fx0 = None if fixed is None else np.asarray(fixed, dtype=np.float64)
+        tri = (_free_triples(idx, np.isnan(fx0)) if fx0 is not None and fx0.shape == (self.m,)
+               and self.backend == "highspy" else _ordered_triples(n))
         trans_cols = np.stack(
             [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
             axis=1,
         )
-        self.backend = check_option(backend, "backend", MILP_BACKENDS)
         self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
         self.n_solves = 0
         if fixed is None:
@@ -174,6 +177,7 @@ class WeakOrderMILP:
             if fx.shape != (self.m,) or np.any(~np.isnan(fx) & (fx != 0.0) & (fx != 1.0)):
                 raise ValueError(f"The 'fixed' parameter must hold {self.m} values in "
                                  f"{{0, 1, NaN}} (one per ordered pair), got shape {fx.shape}.")
+            _check_fixed_transitive(idx, fx)
             rows, self.fixed = _restrict_rows(comp_cols, trans_cols, fx)
             self.free = np.flatnonzero(np.isnan(self.fixed))
             self.n_rows = len(rows[2]) + self.R
@@ -528,6 +532,48 @@ def _restrict_rows(comp_cols: np.ndarray, trans_cols: np.ndarray, fixed: np.ndar
     index = np.cumsum(np.isnan(fixed)) - 1                 # pair number -> solver column
     lengths = f.sum(axis=1)
     return ((index[c[f]], vals[keep][f], lengths, lo_r[keep], up_r[keep]), fixed)
+
+
+def _free_triples(idx: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The ordered triples (i, j, k) of distinct points with at least one free binary among
+    (i, j), (j, k), (i, k), in the lexicographic order of :func:`_ordered_triples` (``idx``: the
+    (n, n) pair numbering, ``free``: per ordered pair). These are the only transitivity rows of a
+    restricted model that :func:`_restrict_rows` can keep or use: a row with no free binary is
+    dropped there (after :func:`_check_fixed_transitive` has checked that it holds), and fixing
+    more binaries never frees one. ``3 |free| (n − 2)`` candidates instead of ``n³``."""
+    n = len(idx)
+    I, J = np.nonzero(~np.eye(n, dtype=bool))
+    f = np.flatnonzero(free[idx[I, J]])
+    a, b = I[f], J[f]
+    k = np.arange(n)
+    out = []
+    for pos in range(3):   # the free pair as (i, j), as (j, k), as (i, k)
+        A = np.repeat(a, n)
+        B = np.repeat(b, n)
+        C = np.tile(k, len(a))
+        ok = (C != A) & (C != B)
+        A, B, C = A[ok], B[ok], C[ok]
+        out.append(((A, B, C), (C, A, B), (A, C, B))[pos])
+    i, j, kk = (np.concatenate([o[t] for o in out]) for t in range(3))
+    code = np.unique((i * n + j) * n + kk)     # sorted: lexicographic (i, j, k)
+    return np.stack([code // (n * n), (code // n) % n, code % n], axis=1).astype(np.int64)
+
+
+def _check_fixed_transitive(idx: np.ndarray, fixed: np.ndarray) -> None:
+    """``ValueError`` when the fixed binaries alone violate a transitivity row: ``z_ij = 1``,
+    ``z_jk = 1`` and ``z_ik = 0`` all fixed (the rows that :func:`_free_triples` leaves out),
+    by one boolean matrix product instead of n³ rows."""
+    n = len(idx)
+    I, J = np.nonzero(~np.eye(n, dtype=bool))
+    f = fixed[idx[I, J]]
+    one = np.zeros((n, n), dtype=np.float32)
+    zero = np.zeros((n, n), dtype=bool)
+    one[I, J] = f == 1.0
+    zero[I, J] = f == 0.0
+    # (one @ one)[i, k] > 0: some j with z_ij = z_jk = 1 fixed (i = k excluded by zero's diagonal)
+    if np.any((one @ one > 0.5) & zero):
+        raise ValueError("The 'fixed' parameter admits no weak order (a completeness or "
+                         "transitivity row cannot hold).")
 
 
 def _ordered_triples(n: int) -> np.ndarray:

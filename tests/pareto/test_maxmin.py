@@ -458,3 +458,28 @@ def test_restricted_model_bad_fixings():
         WeakOrderMILP(Ws, fixed=fixed)
     with pytest.raises(ValueError, match="'fixed'"):
         WeakOrderMILP(Ws, backend="cvxpy", fixed=np.full(12, np.nan))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_free_triples_build_the_same_restricted_model(seed, monkeypatch):
+    """Claim: a restricted model built from the triples with a free binary (no n³ table) has
+    exactly the rows, bounds and fixings of the one built from every ordered triple."""
+    import bipartite.pareto.milp as M
+
+    rng = np.random.default_rng(seed)
+    P = FiniteProblem.random(9, 2, seed=seed)
+    Ws = [P.pair_weights(k) for k in range(2)]
+    full = WeakOrderMILP(Ws)
+    ref = rng.permutation(9).astype(np.float64)
+    fixed = np.full(full.m, np.nan)
+    pick = rng.random(full.m) < 0.7
+    fixed[pick] = (ref[full.I] > ref[full.J])[pick]
+    new = WeakOrderMILP(Ws, fixed=fixed)
+    monkeypatch.setattr(M, "_free_triples", lambda idx, free: M._ordered_triples(len(idx)))
+    old = WeakOrderMILP(Ws, fixed=fixed)
+    np.testing.assert_array_equal(new.fixed, old.fixed)
+    a, b = new._h.getLp(), old._h.getLp()
+    for name in ("row_lower_", "row_upper_"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    for name in ("start_", "index_", "value_"):
+        np.testing.assert_array_equal(getattr(a.a_matrix_, name), getattr(b.a_matrix_, name))

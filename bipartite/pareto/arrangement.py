@@ -1,0 +1,253 @@
+"""The orders of the loss-aggregation scorers by a walk of the weight-space arrangement, K = 3
+(docs/theory.md §6.2, §13.2).
+
+For mixing weights ``a`` on the simplex the loss-aggregation scorer is ``f_a = E a`` with
+``E_ik = η_ik / (π_k (1 − π_k))`` (docs/theory.md §4). Every unordered pair ``p = (i, j)``
+contributes to the AUC vector of a weak order ``(W_ij + W_ji)/2 + s (W_ij − W_ji)/2`` per label
+(``W = pair_weight_stack``), with ``s = +1, 0, −1`` as i is above, tied with, below j. For the
+order of ``f_a`` itself ``s = sgn(a·h_p)``, ``h_p = E_i − E_j``, so
+
+    ``V(a) = C + Σ_p sgn(a·h_p) g_p``,  ``C = ½ Σ_ij W_ij``,  ``g_p = (W_ij − W_ji)/2``,
+
+for every ``a``, tie orders included (a tied pair has ``s = 0``: the average of its two
+orientations, self-pairs in C). The faces of the arrangement of the tie lines
+``{a·h_p = 0}`` on the simplex are enumerated by walking each line (and each facet
+``a_k = 0``) once: along a line the sign vector changes only where another line crosses it, so
+the vectors of all its vertices and edges, and of the cells on its two sides, are a cumulative
+sum of the crossings' jumps ``−2 s_p g_p``. Every cell has an edge on some line or facet, every
+edge and vertex lies on one, so the walks meet every face (most several times, with the same
+vector). Cost ``O(L·P log P)`` for L distinct lines and P = n(n−1)/2 pairs, vectorised per line:
+``O(n⁴ log n)`` in all, against the ``O(n⁴)`` sorts of one order per face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bipartite.pareto.dp import pair_weight_stack
+
+if TYPE_CHECKING:
+    from bipartite.population import FiniteProblem
+
+#: Geometric resolution of the weight-space arrangement (unit normals, weights on the simplex):
+#: two tie hyperplanes closer than this are one, a weight this close to a hyperplane is on it.
+GEOM_TOL = 1e-10
+#: Relative resolution of scores: two scores within this fraction of the score scale are tied.
+SCORE_RTOL = 1e-10
+
+
+def effective_scores(problem: FiniteProblem) -> np.ndarray:
+    """``E_ik = η_ik / (π_k (1 − π_k))``: ``f_a = E a`` (docs/theory.md §4)."""
+    from bipartite.bayes import effective_weights
+
+    return problem.eta * effective_weights(problem.pi)
+
+
+def lex_scores(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """Ranks of the weak order of the rows of E under the lexicographic key
+    ``(E @ levels[0], E @ levels[1], ...)``: the order of ``f_x`` at ``x = m + δ v_1 + δ² v_2 + …``
+    for infinitesimal δ (``levels = [m, v_1, v_2, …]``). At each level, values within
+    ``SCORE_RTOL`` of the score scale are equal (a tie), which a pair whose tie hyperplane
+    contains the point has up to rounding."""
+    n = len(E)
+    groups = np.zeros(n, dtype=np.int64)
+    scale = float(np.abs(E).max()) or 1.0
+    for v in levels:
+        f = E @ v
+        tau = SCORE_RTOL * scale * float(np.abs(v).sum())
+        order = np.lexsort((f, groups))
+        brk = np.ones(n, dtype=bool)
+        brk[1:] = (np.diff(groups[order]) != 0) | (np.diff(f[order]) > tau)
+        groups = np.empty(n, dtype=np.int64)
+        groups[order] = np.cumsum(brk) - 1
+    return groups.astype(np.float64)
+
+
+def tie_normals(E: np.ndarray) -> np.ndarray:
+    """Unit normals of the distinct tie hyperplanes ``{a : (E_i − E_j)·a = 0}`` that cut the
+    open simplex (normals with entries of both signs; a normal ≥ 0 or ≤ 0 is zero on the simplex
+    only on one of its faces, whose ties the score resolution finds), then the K facets
+    ``a_k = 0``."""
+    K = E.shape[1]
+    iu, ju = np.triu_indices(len(E), 1)
+    H = E[iu] - E[ju]
+    H = H[(H.max(axis=1) > 0) & (H.min(axis=1) < 0)]
+    if len(H):
+        H = H / np.linalg.norm(H, axis=1, keepdims=True)
+        first = H[np.arange(len(H)), np.argmax(np.abs(H) > GEOM_TOL, axis=1)]
+        H = H * np.sign(first)[:, None]
+        _, idx = np.unique(np.round(H / (100 * GEOM_TOL)), axis=0, return_index=True)
+        H = H[np.sort(idx)]
+    return np.vstack([H.reshape(-1, K), np.eye(K)])
+
+
+@dataclass(frozen=True)
+class LineFaces:
+    """The faces met by the walk of one line (or facet) of the arrangement, K = 3.
+
+    ``V`` (f, K): the AUC vector of each face's order; ``dim`` (f,): 0 vertex, 1 edge, 2 cell;
+    ``levels`` (f, 2, K): a symbolic point of the face, ``a + δ u`` for infinitesimal δ
+    (``u = 0`` for vertices and edges; see :func:`lex_scores`)."""
+
+    V: np.ndarray
+    dim: np.ndarray
+    levels: np.ndarray
+
+
+def _segment(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The end points of ``{a : a·normal = 0, Σ a = 1, a ≥ 0}`` (K = 3), or None when it is
+    not a segment (it misses the simplex or touches it in one point)."""
+    K = len(normal)
+    pts = []
+    for j in range(K):
+        M = np.vstack([normal, np.eye(K)[j], np.ones(K)])
+        if abs(np.linalg.det(M)) < 1e-14:
+            continue
+        a = np.linalg.solve(M, np.array([0.0, 0.0, 1.0]))
+        if np.all(a >= -GEOM_TOL):
+            pts.append(np.clip(a, 0.0, None) / np.clip(a, 0.0, None).sum())
+    if not pts:
+        return None
+    P = np.array(pts)
+    D = np.abs(P[:, None, :] - P[None, :, :]).max(axis=2)
+    i, j = np.unravel_index(int(np.argmax(D)), D.shape)
+    if D[i, j] <= GEOM_TOL:
+        return None
+    return P[i], P[j]
+
+
+def walk_faces(problem: FiniteProblem) -> Iterator[LineFaces]:
+    """For K = 3: the faces met along every line of the arrangement of tie lines on the closed
+    simplex and along its three facets (module docstring), one :class:`LineFaces` per line.
+
+    Signs follow the resolution of :func:`lex_scores`: ``|a·h_p| ≤ SCORE_RTOL·max|E|`` is a
+    tie (``Σ a = 1`` on the simplex). Crossings within ``GEOM_TOL`` of each other along a line
+    are one vertex."""
+    E = effective_scores(problem)
+    K = E.shape[1]
+    if K != 3:
+        raise ValueError(f"walk_faces is the K = 3 walk; the problem has K = {K} labels.")
+    Ws = pair_weight_stack(problem)
+    n = problem.n
+    iu, ju = np.triu_indices(n, 1)
+    H = E[iu] - E[ju]                                    # (P, K)
+    G = 0.5 * (Ws[:, iu, ju] - Ws[:, ju, iu]).T          # (P, K)
+    C = 0.5 * Ws.sum(axis=(1, 2))
+    tau = SCORE_RTOL * (float(np.abs(E).max()) or 1.0)
+    normals = tie_normals(E)
+    n_cut = len(normals) - K
+    for li, nl in enumerate(normals):
+        seg = _segment(nl)
+        if seg is None:
+            continue
+        A0, A1 = seg
+        al, be = H @ A0, H @ (A1 - A0)
+        end = al + be
+        on = (np.abs(al) <= tau) & (np.abs(end) <= tau)
+        at0 = ~on & (np.abs(al) <= tau)
+        at1 = ~on & ~at0 & (np.abs(end) <= tau)
+        inner = ~on & ~at0 & ~at1 & (np.sign(al) != np.sign(end))
+        cross = np.flatnonzero(at0 | at1 | inner)
+        t = np.where(at0[cross], 0.0, np.where(at1[cross], 1.0, 0.0))
+        ic = inner[cross]
+        t[ic] = -al[cross[ic]] / be[cross[ic]]
+        o = np.argsort(t, kind="stable")
+        cross, t = cross[o], t[o]
+        # vertices: 0 and 1, and every group of crossings (gaps ≤ GEOM_TOL) in between
+        brk = np.concatenate([[True], np.diff(t) > GEOM_TOL]) if len(t) else np.zeros(0, bool)
+        gid = np.cumsum(brk) - 1                         # group of each crossing
+        tg = t[brk] if len(t) else np.zeros(0)
+        first0 = len(tg) > 0 and tg[0] <= GEOM_TOL
+        last1 = len(tg) > 0 and tg[-1] >= 1.0 - GEOM_TOL
+        if not first0:
+            tg = np.concatenate([[0.0], tg])
+            gid = gid + 1
+        else:
+            tg[0] = 0.0
+        if not last1:
+            tg = np.append(tg, 1.0)
+        else:
+            tg[-1] = 1.0
+        nv = len(tg)
+        tm = 0.5 * (tg[:-1] + tg[1:])                    # edge midpoints
+        s0 = np.where(on, 0.0, np.sign(al + tm[0] * be))  # signs on the first edge
+        d = s0[cross, None] * G[cross]                   # jump of each crossing: −2 d
+        Dg = np.zeros((nv, K))
+        np.add.at(Dg, gid, d)
+        Ve0 = C + s0 @ G
+        Ve = Ve0 - 2.0 * np.concatenate([np.zeros((1, K)), np.cumsum(Dg[1:nv - 1], axis=0)])
+        Vv = np.vstack([Ve0 - Dg[0], Ve - Dg[1:]])
+        # the cells beside each edge: the pairs on the line take the sign of h_p·u
+        if li < n_cut:
+            u = nl - nl.mean()
+            sides = (1.0, -1.0)
+        else:
+            u = np.eye(K)[li - n_cut] - 1.0 / K
+            sides = (1.0,)
+        son = np.where(on, np.sign(H @ u), 0.0) @ G
+        A = A0 + tg[:, None] * (A1 - A0)
+        Am = A0 + tm[:, None] * (A1 - A0)
+        zero = np.zeros_like(Am)
+        Vs = [Vv, Ve] + [Ve + s * son for s in sides]
+        dims = [np.zeros(nv), np.ones(nv - 1)] + [np.full(nv - 1, 2) for _ in sides]
+        lv = ([np.stack([A, np.zeros_like(A)], axis=1), np.stack([Am, zero], axis=1)]
+              + [np.stack([Am, np.broadcast_to(s * u, Am.shape)], axis=1) for s in sides])
+        yield LineFaces(np.vstack(Vs), np.concatenate(dims).astype(np.int64), np.vstack(lv))
+
+
+def best_faces(problem: FiniteProblem, keep: Callable[[LineFaces], np.ndarray]) -> LineFaces:
+    """The faces that ``keep`` selects on each line (a boolean mask per :class:`LineFaces`),
+    gathered over every line of :func:`walk_faces`."""
+    parts = []
+    for lf in walk_faces(problem):
+        m = keep(lf)
+        parts.append(LineFaces(lf.V[m], lf.dim[m], lf.levels[m]))
+    K = problem.K
+    if not parts:
+        return LineFaces(np.zeros((0, K)), np.zeros(0, np.int64), np.zeros((0, 2, K)))
+    return LineFaces(np.vstack([p.V for p in parts]), np.concatenate([p.dim for p in parts]),
+                     np.vstack([p.levels for p in parts]))
+
+
+#: Rows gathered before :func:`cell_vectors` merges the duplicates found so far (bounds memory).
+_MERGE_ROWS = 1 << 21
+
+
+def _distinct(V: np.ndarray, levels: np.ndarray, quantum: float) -> tuple[np.ndarray, np.ndarray]:
+    """One row per value of ``round(V / quantum)`` (the first in lexicographic order)."""
+    if len(V) <= 1:
+        return V, levels
+    Q = np.round(V / quantum).astype(np.int64)
+    o = np.lexsort(Q.T[::-1])
+    new = np.concatenate([[True], np.any(np.diff(Q[o], axis=0) != 0, axis=1)])
+    keep = o[new]
+    return V[keep], levels[keep]
+
+
+def cell_vectors(problem: FiniteProblem, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The AUC vectors of the cells of the arrangement (K = 3): the orders of ``f_a`` for
+    generic ``a`` in the open simplex, i.e. the supported vertices (docs/theory.md §6.2), and a
+    symbolic point of each cell (``levels`` (m, 2, K), see :class:`LineFaces`).
+
+    A cell is met once per edge; copies of one cell differ by float noise (~1e-14), so rows are
+    first merged on a grid of ``tol`` (which can leave two copies on either side of a grid line),
+    and the caller's within-``tol`` merge removes the rest."""
+    parts_v: list[np.ndarray] = []
+    parts_l: list[np.ndarray] = []
+    rows = 0
+    for lf in walk_faces(problem):
+        m = lf.dim == 2
+        parts_v.append(lf.V[m])
+        parts_l.append(lf.levels[m])
+        rows += int(m.sum())
+        if rows > _MERGE_ROWS:
+            V, L = _distinct(np.vstack(parts_v), np.vstack(parts_l), tol)
+            parts_v, parts_l, rows = [V], [L], len(V)
+    if not parts_v:
+        K = problem.K
+        return np.zeros((0, K)), np.zeros((0, 2, K))
+    return _distinct(np.vstack(parts_v), np.vstack(parts_l), tol)
