@@ -118,9 +118,9 @@ _SETS = {"Bank Marketing": "bank_marketing", "MQ2008 (stand-in for MSLR-WEB30K)"
          "emotions": "emotions", "scene": "scene", "yeast": "yeast", "birds": "birds",
          "medical": "medical", "enron": "enron", "CAL500": "cal500"}
 _LEARNER = {"linear": "linear", "MLP": "mlp", "XGBoost": "xgb"}
-_CELL = re.compile(r"(\w+): ([−+]\d\.\d{3}) ± (\d\.\d{3}) \((\d)/(\d)\) \*([a-z-]+)\*")
-_PRED = re.compile(r"plug-in: ahead on (\d)/(\d), ΔMin ([−+]\d\.\d{3})"
-                   r"(?:; same sign as the learner on (\d) · (\d) · (\d) of (\d))?")
+_CELL = re.compile(r"(\w+): ([−+]\d\.\d{3}) ± (\d\.\d{3}) \((\d+)/(\d+)\) \*([a-z-]+)\*")
+_PRED = re.compile(r"plug-in: ahead on (\d+)/(\d+), ΔMin ([−+]\d\.\d{3})"
+                   r"(?:; same sign as the learner on (\d+) · (\d+) · (\d+) of (\d+))?")
 
 
 def test_when_label_aggregation_cells_by_a_plain_recomputation():
