@@ -5,25 +5,18 @@ interval it should. The full run is the script's, not the suite's."""
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bipartite.diagnostics import diagnose
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests._scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def pm():
-    spec = importlib.util.spec_from_file_location(
-        "paired_min_coverage", ROOT / "simulations" / "paired_min_coverage.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("simulations/paired_min_coverage.py")
 
 
 def test_the_tied_setting_ties_scorer_a_and_its_estimates_converge(pm):

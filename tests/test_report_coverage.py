@@ -5,7 +5,6 @@ the code's measured coverage (``MEASURED_COVERAGE``) agreeing."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
 import warnings
@@ -16,17 +15,14 @@ import pytest
 
 from bipartite.diagnostics import _intervals as iv
 from bipartite.diagnostics import diagnose
+from tests._scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def rc():
-    spec = importlib.util.spec_from_file_location(
-        "report_coverage", ROOT / "simulations" / "report_coverage.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("simulations/report_coverage.py")
 
 
 def test_closed_form_truth_matches_large_samples(rc):

@@ -9,10 +9,8 @@ to claims that hold only for K = 2 are pinned at the bottom."""
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,15 +27,11 @@ from bipartite.pareto import (
 )
 from bipartite.pareto.balance_k import _min_ruled_out, _spread_ruled_out
 from bipartite.population import FiniteProblem, enumerate_weak_orders
-
-SCRIPT = Path(__file__).resolve().parents[2] / "analysis" / "balance_k.py"
+from tests._scripts import load_script
 
 
 def _load_script():
-    spec = importlib.util.spec_from_file_location("balance_k_script", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("analysis/balance_k.py", "balance_k_script")
 
 
 BK = _load_script()
