@@ -127,12 +127,11 @@ def _stalled(state: dict, quiet: float) -> MemoryStall:
 
 def killed(e: BaseException, client: Any) -> MemoryStall:
     """``KilledWorker`` as one line naming the memory limit and the fix."""
-    limit = 0
     try:
         info = client.scheduler_info()["workers"].values()
         limit = min(w.get("memory_limit") or 0 for w in info)
-    except Exception:  # the cluster may be gone: the message without the limit
-        pass
+    except Exception:  # the cluster may be gone: the message is given without the limit
+        limit = 0
     lim = f" (memory limit {_mb(limit)} a worker)" if limit else ""
     try:
         first = str(e).splitlines()[0] if str(e) else ""
