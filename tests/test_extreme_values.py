@@ -188,3 +188,20 @@ def test_per_query_note_names_underflow_not_a_missing_class():
         pq = diagnose(pd.DataFrame({"s": S, "y": y2, "q": Q}), "s", "y",
                       qid="q").tables["per_query"]
     assert pq.loc[pq["qid"] == 1, "note"].iloc[0] == "query has no negative for 'y'"
+
+
+def test_out_of_core_integer_refusal_names_the_value_out_of_range():
+    """Claim: out of core, the refusal of a 64-bit integer score past 2**63 − 2**52 names that
+    value, found by an exact integer test: the valid neighbour 2**63 − 2**52 − 1 (which rounds
+    to the limit in float64) is not named, and its key still orders it below the limit's."""
+    from bipartite._utils.validation import integer_order_key, order_key_out_of_range
+    from bipartite.diagnostics._dask_kernels import integer_scores
+
+    limit = 2**63 - 2**52
+    assert order_key_out_of_range(np.array([limit - 1, limit, -limit, -(limit - 1)])).tolist() \
+        == [False, True, True, False]
+    k = integer_order_key(np.array([limit - 1, limit - 2, -(limit - 1)]), "s")
+    assert np.argsort(k).tolist() == [2, 1, 0]
+    df = pd.DataFrame({"s": np.array([limit - 1, limit], dtype=np.int64)})
+    with pytest.raises(ValueError, match=f"holds the integer {limit}:"):
+        integer_scores(df, ["s"])

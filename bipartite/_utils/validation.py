@@ -44,6 +44,7 @@ __all__ = [
     "check_qid",
     "check_random_state",
     "integer_order_key",
+    "order_key_out_of_range",
     "require_qid",
     "resolve_qid",
     "warn_undefined",
@@ -212,21 +213,34 @@ def integer_order_key(v: np.ndarray, name: str) -> np.ndarray:
     [1, 3, 2, 0]
     """
     v = np.asarray(v)
-    if v.dtype.kind == "u":
-        bad = v >= np.uint64(_KEY_LIMIT)
-        mag, neg = v.astype(np.uint64), None
-    else:
-        v = v.astype(np.int64, copy=False)
-        bad = (v >= _KEY_LIMIT) | (v <= -_KEY_LIMIT)
-        neg = v < 0
-        mag = np.abs(np.where(bad, 0, v)).astype(np.uint64)
+    bad = order_key_out_of_range(v)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"The '{name}' parameter holds the integer {int(v[i])} at row {i}: "
                          f"integer scores must lie strictly between -(2**63 - 2**52) and "
                          f"2**63 - 2**52 to be ranked exactly here (rank them first).")
-    key = np.ascontiguousarray(np.where(bad, 0, mag), dtype=np.uint64).view(np.float64)
+    if v.dtype.kind == "u":
+        mag, neg = v.astype(np.uint64), None
+    else:
+        v = v.astype(np.int64, copy=False)
+        neg = v < 0
+        mag = np.abs(v).astype(np.uint64)  # |v| < 2**63 here: no overflow
+    key = np.ascontiguousarray(mag, dtype=np.uint64).view(np.float64)
     return key if neg is None else np.where(neg, -key, key)
+
+
+def order_key_out_of_range(v: np.ndarray) -> np.ndarray:
+    """The rows of 64-bit integers ``v`` that have no :func:`integer_order_key` (magnitude
+    ``≥ 2**63 − 2**52``), tested exactly in integers (no float64 rounding).
+
+    >>> order_key_out_of_range(np.array([2**63 - 2**52 - 1, 2**63 - 2**52])).tolist()
+    [False, True]
+    """
+    v = np.asarray(v)
+    if v.dtype.kind == "u":
+        return v >= np.uint64(_KEY_LIMIT)
+    v = v.astype(np.int64, copy=False)
+    return (v >= _KEY_LIMIT) | (v <= -_KEY_LIMIT)
 
 
 def check_array(

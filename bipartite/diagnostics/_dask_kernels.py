@@ -10,7 +10,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite._utils.validation import check_group_ids, integer_order_key
+from bipartite._utils.validation import (
+    check_group_ids,
+    integer_order_key,
+    order_key_out_of_range,
+)
 from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -86,7 +90,7 @@ def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
         try:
             k = integer_order_key(v, c)
         except ValueError:
-            i = int(np.flatnonzero(np.abs(v.astype(np.float64)) >= 2.0**63 - 2.0**52)[0])
+            i = int(np.flatnonzero(order_key_out_of_range(v))[0])
             raise ValueError(f"The score column {c!r} holds the integer {int(v[i])}: out of "
                              "core, 64-bit integer scores must lie strictly between "
                              "-(2**63 - 2**52) and 2**63 - 2**52 to be ranked exactly (in memory "
