@@ -261,10 +261,14 @@ AGGREGATIONS: dict[str, Aggregation] = {
 AGGREGATES = tuple(AGGREGATIONS)
 
 
-def _weights_only_for(aggregate: Aggregate) -> ValueError:
+def check_weights_used(aggregate: Aggregate, w: ArrayLike | None) -> None:
+    """Refuse sum weights ``w`` for an aggregation that takes none (a callable, or a tabled
+    entry that is not ``weighted``): the one home of that error."""
+    if w is None or (not callable(aggregate) and AGGREGATIONS[aggregate].weighted):
+        return
     names = " or ".join(repr(n) for n, g in AGGREGATIONS.items() if g.weighted)
-    return ValueError(f"The 'w' parameter is only used with aggregate={names}, got "
-                      f"aggregate={getattr(aggregate, '__name__', aggregate)!r}.")
+    raise ValueError(f"The 'w' parameter is only used with aggregate={names}, got "
+                     f"aggregate={getattr(aggregate, '__name__', aggregate)!r}.")
 
 
 def _callable_values(aggregate: Callable[[np.ndarray], float], Y: np.ndarray) -> np.ndarray:
@@ -338,12 +342,10 @@ def aggregate_labels(
     """
     Y = check_binary(Y, "Y", ndim=2).astype(np.float64)
     if callable(aggregate):
-        if w is not None:
-            raise _weights_only_for(aggregate)
+        check_weights_used(aggregate, w)
         return _callable_values(aggregate, Y)
     psi = get_aggregation(aggregate)
-    if w is not None and not psi.weighted:
-        raise _weights_only_for(aggregate)
+    check_weights_used(aggregate, w)
     return psi.map(Y, w)
 
 

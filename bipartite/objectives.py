@@ -47,10 +47,10 @@ from bipartite.bayes import (
 )
 from bipartite.labels import (
     AGGREGATES,
-    AGGREGATIONS,
     COST_FAMILIES,
     Aggregation,
     aggregate_labels,
+    check_weights_used,
     get_aggregation,
 )
 from bipartite.population import MAX_LABELS
@@ -167,10 +167,7 @@ class Objective:
         if self.a is not None:
             set_(self, "a", _weights(self.a, "a"))
         if self.w is not None:
-            if callable(self.aggregate) or not AGGREGATIONS[self.aggregate].weighted:
-                names = " or ".join(repr(n) for n, g in AGGREGATIONS.items() if g.weighted)
-                raise ValueError(f"The 'w' parameter is only used with aggregate={names} for "
-                                 f"label aggregation, got aggregate={self.aggregate!r}.")
+            check_weights_used(self.aggregate, self.w)
             set_(self, "w", _weights(self.w, "w"))
         if self.kind == "single_label":
             k = self.label

@@ -194,7 +194,7 @@ def test_out_of_core_integer_refusal_names_the_value_out_of_range():
     """Claim: out of core, the refusal of a 64-bit integer score past 2**63 − 2**52 names that
     value, found by an exact integer test: the valid neighbour 2**63 − 2**52 − 1 (which rounds
     to the limit in float64) is not named, and its key still orders it below the limit's."""
-    from bipartite._utils.validation import integer_order_key, order_key_out_of_range
+    from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
     from bipartite.diagnostics._dask_kernels import integer_scores
 
     limit = 2**63 - 2**52

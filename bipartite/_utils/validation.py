@@ -43,8 +43,6 @@ __all__ = [
     "check_sample_weight",
     "check_qid",
     "check_random_state",
-    "integer_order_key",
-    "order_key_out_of_range",
     "require_qid",
     "resolve_qid",
     "warn_undefined",
@@ -191,56 +189,6 @@ def _exact_integer_values(raw: np.ndarray, name: str, mode: str) -> np.ndarray |
         return np.unique(vals.ravel(), return_inverse=True)[1].astype(np.float64).reshape(raw.shape)
     cols = [np.unique(vals[:, j], return_inverse=True)[1] for j in range(vals.shape[1])]
     return np.stack(cols, axis=1).astype(np.float64).reshape(raw.shape)
-
-
-#: The bit pattern of float64 infinity: 64-bit integers of this magnitude or more have no
-#: order key (:func:`integer_order_key`).
-_KEY_LIMIT = 0x7FF0000000000000
-
-
-def integer_order_key(v: np.ndarray, name: str) -> np.ndarray:
-    """float64 keys in the exact order of 64-bit integers ``v``, distinct for distinct integers,
-    row by row (no pass over the whole column: for data read in pieces, out of core).
-
-    The key of ``v ≥ 0`` is the float64 whose bit pattern is ``v`` (non-negative float64 values
-    order as their bit patterns read as integers), that of ``v < 0`` minus the key of ``|v|``.
-    Exact for ``|v| < 2**63 − 2**52`` (the bit pattern of infinity); larger magnitudes are
-    refused by name. In memory the scores are ranked instead (:func:`check_array` with
-    ``exact_integers="order"``), which needs the whole column.
-
-    >>> k = integer_order_key(np.array([2**60 + 1, -(2**60), 2**60, 0]), "s")
-    >>> np.argsort(k).tolist()
-    [1, 3, 2, 0]
-    """
-    v = np.asarray(v)
-    bad = order_key_out_of_range(v)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"The '{name}' parameter holds the integer {int(v[i])} at row {i}: "
-                         f"integer scores must lie strictly between -(2**63 - 2**52) and "
-                         f"2**63 - 2**52 to be ranked exactly here (rank them first).")
-    if v.dtype.kind == "u":
-        mag, neg = v.astype(np.uint64), None
-    else:
-        v = v.astype(np.int64, copy=False)
-        neg = v < 0
-        mag = np.abs(v).astype(np.uint64)  # |v| < 2**63 here: no overflow
-    key = np.ascontiguousarray(mag, dtype=np.uint64).view(np.float64)
-    return key if neg is None else np.where(neg, -key, key)
-
-
-def order_key_out_of_range(v: np.ndarray) -> np.ndarray:
-    """The rows of 64-bit integers ``v`` that have no :func:`integer_order_key` (magnitude
-    ``≥ 2**63 − 2**52``), tested exactly in integers (no float64 rounding).
-
-    >>> order_key_out_of_range(np.array([2**63 - 2**52 - 1, 2**63 - 2**52])).tolist()
-    [False, True]
-    """
-    v = np.asarray(v)
-    if v.dtype.kind == "u":
-        return v >= np.uint64(_KEY_LIMIT)
-    v = v.astype(np.int64, copy=False)
-    return (v >= _KEY_LIMIT) | (v <= -_KEY_LIMIT)
 
 
 def check_array(

@@ -10,11 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite._utils.validation import (
-    check_group_ids,
-    integer_order_key,
-    order_key_out_of_range,
-)
+from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
+from bipartite._utils.validation import check_group_ids
 from bipartite.metrics import QuerySegments, segment_below
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -80,7 +77,7 @@ def _qcodes(df: pd.DataFrame, qid: str | None) -> tuple[np.ndarray, pd.Series]:
 
 def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     """The 64-bit integer score columns ``cols`` as float64 keys in their exact order
-    (:func:`bipartite._utils.validation.integer_order_key`: integers beyond 2**53, which a
+    (:func:`bipartite._utils.order_keys.integer_order_key`: integers beyond 2**53, which a
     float64 conversion would round into ties, stay distinct; every statistic uses the scores
     only through their order). A missing value stays missing (:func:`check_part` names it)."""
     keys = {}

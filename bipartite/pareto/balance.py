@@ -59,7 +59,7 @@ if TYPE_CHECKING:
 __all__ = ["Tilt", "aggregation_tilt", "balance_condition", "exchange_rates",
            "lexicographic_weights", "weighted_sum_tilt"]
 
-from bipartite.labels import AGGREGATIONS
+from bipartite.labels import AGGREGATIONS, check_weights_used
 
 #: The aggregations with an exchange rate under conditional independence (docs/theory.md §12.8):
 #: the entries of :data:`bipartite.labels.AGGREGATIONS` that carry a ``rate``.
@@ -165,8 +165,7 @@ def exchange_rates(eta: ArrayLike, aggregate: str = "sum", *, w: ArrayLike | Non
         raise ValueError(f"The 'eta' parameter must have two columns (K = 2, docs/theory.md "
                          f"§12), got shape {E.shape}.")
     check_option(aggregate, "aggregate", RATE_AGGREGATES)
-    if not AGGREGATIONS[aggregate].weighted and w is not None:
-        raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
+    check_weights_used(aggregate, w)
     num, den = AGGREGATIONS[aggregate].rate(E, w)
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = num / den
@@ -238,8 +237,7 @@ def aggregation_tilt(problem: FiniteProblem, aggregate: str | Callable = "sum", 
     check_option(aggregate, "aggregate", RATE_AGGREGATES)
     if aggregate == "sum":
         return weighted_sum_tilt(pi, np.ones(2) if w is None else w, a=a_arr)
-    if w is not None:
-        raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
+    check_weights_used(aggregate, w)
     if _is_independent(problem):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -313,8 +311,7 @@ def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum",
         if aggregate == "sum" and linear:
             b = equivalent_loss_weights(pi, w)
         elif aggregate != "sum":
-            if w is not None:
-                raise ValueError("The 'w' parameter is only used with aggregate='sum'.")
+            check_weights_used(aggregate, w)
             typical = aggregate
     tilt = aggregation_tilt(problem, aggregate, w=w, costs=costs, a=a) if problem.K == 2 else None
     same = b is not None and bool(np.ptp(b / a_arr) <= G_RTOL * (b / a_arr).max())
