@@ -4,12 +4,9 @@ new home. Nothing here is used by the package itself."""
 
 from __future__ import annotations
 
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-import types
-import warnings
+from bipartite._utils.moved import forward, register
+
+__all__ = ["OLD_MODULES", "OLD_PACKAGE_NAMES", "OLD_RUN_NAMES", "forward", "install"]
 
 _NEW = "bipartite.experiments.la25"
 
@@ -35,41 +32,6 @@ OLD_PACKAGE_NAMES: dict[str, tuple[str, ...]] = {
 OLD_RUN_NAMES = {"la25_configs": "configs", "la25_figures": "figures", "la25_summary": "summary"}
 
 
-def forward(old: str, homes: tuple[str, ...], name: str) -> object:
-    """``name`` of the moved module ``old``, from the first of ``homes`` that has it, with a
-    ``FutureWarning`` naming the new path."""
-    for home in homes:
-        module = importlib.import_module(home)
-        if hasattr(module, name):
-            warnings.warn(f"{old}.{name} is deprecated; use {home}.{name}.", FutureWarning,
-                          stacklevel=3)
-            return getattr(module, name)
-    raise AttributeError(f"module {old!r} has no attribute {name!r}")
-
-
-class _MovedModule(types.ModuleType):
-    def __getattr__(self, name: str) -> object:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return forward(self.__name__, OLD_MODULES[self.__name__], name)
-
-
-class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname in OLD_MODULES:
-            return importlib.util.spec_from_loader(fullname, self)
-        return None
-
-    def create_module(self, spec):
-        warnings.warn(f"{spec.name} is deprecated; its names are now in "
-                      f"{', '.join(OLD_MODULES[spec.name])}.", FutureWarning, stacklevel=2)
-        return _MovedModule(spec.name)
-
-    def exec_module(self, module):
-        module.__doc__ = f"Deprecated: see {', '.join(OLD_MODULES[module.__name__])}."
-
-
 def install() -> None:
-    """Put the finder of the old module paths on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.append(_Finder())
+    """Answer the old module paths (once; :func:`bipartite._utils.moved.register`)."""
+    register(OLD_MODULES)
