@@ -371,7 +371,7 @@ def test_multipartite_auc_every_route_matches_pair_counts(kind, L):
 
 def test_kernels_across_block_boundaries():
     """n > 3 × the streaming block, few distinct scores: tie groups straddle the blocks."""
-    from bipartite.metrics._kernels import _BLOCK
+    from bipartite.metrics._kernels import BLOCK as _BLOCK
 
     rng = np.random.default_rng(11)
     n = 3 * _BLOCK + 7
@@ -464,7 +464,9 @@ def test_power_of_two_rescaling_is_exact():
 def test_coded_keys_order_like_the_scores():
     """The int64 keys of the coded sort: same order and same ties as the floats (−0.0 = 0.0,
     subnormals, the largest doubles), with the code bits below."""
-    from bipartite.metrics._kernels import _coded_keys, _exponent_range, _key_exponent
+    from bipartite.metrics._kernels import _exponent_range
+    from bipartite.metrics._kernels import coded_keys as _coded_keys
+    from bipartite.metrics._kernels import key_exponent as _key_exponent
 
     sets = [  # (scores, code bits): subnormals need |s| < 2 (no down-scaling), which one bit allows
         (np.array([0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.0, -1.0, 1.5, -1.5, 1e-300, 1e-300, 0.25]),
