@@ -9,6 +9,13 @@ two is higher in level and in score), as the uniform route's inversions, but wei
 ``p(v_hi − v_lo)``. Expanded in monomials ``v_lo^r v_hi^s``, it is summed bit by bit of the
 level index (:func:`ordered_pairs`): O(n) per bit and monomial after the one sort, so
 O(n log L) for a fixed degree, where the general route is O(n L).
+
+No route of prefix sums after the sort does better: such a route computes
+``Σ_{f_i > f_j} Σ_r U_r(ℓ_i) W_r(ℓ_j)``, which equals A on every input only if ``U Wᵀ = K``, so it
+needs rank K terms, and ``K_ab = sign(v_a − v_b) (v_a − v_b)²`` (``"squared"``) has rank
+L − (L mod 2), the most an antisymmetric matrix has (levels 0..L−1, checked for L ≤ 69, 256, 1024;
+the linear costs' K has rank 2, and their route is O(n)): an O(n L) route. The sign makes A a
+dominance sum (level and score order), as the uniform route's inversion count.
 """
 
 from __future__ import annotations
