@@ -698,3 +698,32 @@ def test_average_precision_is_invariant_to_scaling_the_weights(scale):
     assert average_precision(y, s, sample_weight=w * scale) == pytest.approx(want, rel=1e-12)
     assert average_precision(y, s, sample_weight=np.full(8, scale)) == pytest.approx(
         average_precision_score(y, s), rel=1e-12)
+
+
+def test_the_face_reexports_every_public_name_and_defines_none():
+    """``bipartite.metrics`` is a table of contents (issue 36): its ``__init__.py`` defines no
+    function or class; every name of ``__all__`` (and the two names the diagnostics import)
+    imports from it without a warning, is documented as ``bipartite.metrics.X`` (the ranked
+    metrics as ``bipartite.ranked_metrics.X``), and, for the functions, runs code of another
+    file."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import bipartite.metrics as face
+
+    init = Path(face.__file__)
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    assert not [n.name for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    names = [*face.__all__, "segment_below", "GAUC_WEIGHTINGS"]
+    code = f"from bipartite.metrics import {', '.join(names)}"
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                         text=True, cwd=init.parents[2])
+    assert run.returncode == 0, run.stderr
+    for name in face.__all__:
+        obj = getattr(face, name)
+        assert obj.__module__ in ("bipartite.metrics", "bipartite.ranked_metrics"), name
+        if hasattr(obj, "__code__"):
+            assert Path(obj.__code__.co_filename) != init, name
