@@ -44,7 +44,7 @@ from bipartite._utils.validation import (
     pow2_normalise,
     warn_undefined,
 )
-from bipartite.metrics._ranking import auc_terms
+from bipartite.metrics._sorted_rows import auc_terms
 
 __all__ = ["tensor_auc", "tie_group_sums"]
 
