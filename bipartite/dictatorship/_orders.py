@@ -165,10 +165,8 @@ def dictatorship_tables(problem: FiniteProblem, *, a: ArrayLike | None = None
 
     pi = problem.pi
     K = problem.K
-    a_vec = np.ones(K) if a is None else np.asarray(a, dtype=np.float64)
-    if a_vec.shape != (K,):
-        raise ValueError(f"The 'a' parameter must have K = {K} entries, got {a_vec.tolist()}.")
-    alpha = effective_weights(pi, a_vec)
+    alpha = effective_weights(pi, a)  # the one check of 'a': K non-negative finite entries
+    a_vec = np.ones(K) if a is None else check_array(a, "a", ndim=1)
     shares = effective_weight_shares(pi, a_vec)
     dic = dictator(pi, a_vec)
     rows = []

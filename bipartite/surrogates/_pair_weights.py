@@ -20,7 +20,7 @@ from bipartite._utils.tensors import (
     check_finite_where,
     first_bad,
 )
-from bipartite._utils.validation import check_dense_tensor
+from bipartite._utils.validation import check_array, check_dense_tensor, check_nonnegative
 
 __all__ = ["loss_aggregation_pair_weights", "label_aggregation_pair_weights"]
 
@@ -83,17 +83,11 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
         if a is None:
             a_t = torch.ones(K, dtype=dtype, device=Y.device)
         else:
-            a_t = torch.as_tensor(as_float_array(a, "a")).to(dtype=dtype, device=Y.device)
-            if tuple(a_t.shape) != (K,):
+            a_np = check_array(a, "a", allow_empty=True)  # finite; check_nonnegative: a_k >= 0
+            if a_np.shape != (K,):
                 raise ValueError(f"The 'a' parameter must have shape ({K},), got shape "
-                                 f"{tuple(a_t.shape)}.")
-            check_finite_where(a_t, torch.ones_like(a_t, dtype=torch.bool), "a")
-            bad = a_t < 0
-            if bool(bad.any()):
-                value, idx = first_bad(bad, a_t)
-                raise ValueError(
-                    f"The 'a' parameter must be non-negative, got {value:g} at index {idx}."
-                )
+                                 f"{a_np.shape}.")
+            a_t = torch.as_tensor(check_nonnegative(a_np, "a")).to(dtype=dtype, device=Y.device)
     else:
         dtype, Yf, K = Y.dtype, Y, Y.shape[-1]
         valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device) if where is None \
