@@ -29,6 +29,7 @@ from bipartite.bayes import effective_weights
 from bipartite.dictatorship._orders import ORDER_KINDS, label_vector_order
 from bipartite.dictatorship._orders import dictatorship_tables as dictatorship_tables
 from bipartite.dictatorship._report import DictatorshipReport, report
+from bipartite.dictatorship._report import dictatorship_index as dictatorship_index
 from bipartite.dictatorship._theory import dictator, dictator_threshold, effective_weight_shares
 from bipartite.dictatorship._win_rates import (
     cross_pair_win_rate,
@@ -57,6 +58,7 @@ __all__ = [
 
 for _obj in (effective_weight_shares, dictator, dictator_threshold, cross_pair_win_rate,
              near_tie_rate, cross_pair_win_rates, near_tie_rates, DictatorshipReport, report,
-             population_win_rate, label_vector_order, dictatorship_tables, pair_rates_checked):
+             population_win_rate, label_vector_order, dictatorship_tables, pair_rates_checked,
+             dictatorship_index):
     _obj.__module__ = __name__  # documented, pickled and registered under bipartite.dictatorship
 del _obj

@@ -19,7 +19,27 @@ from bipartite.metrics import multilabel_auc, weighted_auc
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DictatorshipReport", "report"]
+__all__ = ["DictatorshipReport", "dictatorship_index", "report"]
+
+
+def dictatorship_index(W: np.ndarray) -> tuple[float, tuple[int, int] | None]:
+    """The dictatorship index ``max_{k≠j} |2 W_{k>j} − 1|`` of a (K, K) matrix of cross-pair win
+    rates (docs/theory.md §7), and the label pair attaining it.
+
+    NaN entries (the diagonal, empty cross sets) are ignored; the index is NaN when none is
+    defined. The pair ``(k, j)`` is oriented so that ``W_{k>j} ≥ ½``; it is None when the index
+    is 0 (every pair even-handed) or NaN.
+
+    >>> import numpy as np
+    >>> dictatorship_index(np.array([[np.nan, 0.25], [0.75, np.nan]]))
+    (0.5, (1, 0))
+    """
+    dev = np.abs(2.0 * W - 1.0)
+    if np.all(np.isnan(dev)):
+        return float("nan"), None
+    index = float(np.nanmax(dev))
+    kk, jj = np.unravel_index(np.nanargmax(np.where(W >= 0.5, dev, -1.0)), W.shape)
+    return index, ((int(kk), int(jj)) if index > 0 else None)
 
 
 @dataclass
@@ -183,13 +203,7 @@ def report(
         lift = np.where(ref == 0.5, np.nan, (aucs - 0.5) / (ref - 0.5))
     W, T, den = pair_rates_checked(Yb, s, pow2_normalise(w), t)
     warn_empty_pairs(den, "the cross-pair win rate and the near-tie rate")
-    dev = np.abs(2.0 * W - 1.0)
-    if np.all(np.isnan(dev)):
-        index, dominant = float("nan"), None
-    else:
-        index = float(np.nanmax(dev))
-        kk, jj = np.unravel_index(np.nanargmax(np.where(W >= 0.5, dev, -1.0)), W.shape)
-        dominant = (int(kk), int(jj)) if index > 0 else None
+    index, dominant = dictatorship_index(W)
     return DictatorshipReport(
         auc=aucs, reference_auc=ref, auc_fraction=frac, lift_fraction=lift, win_rate=W,
         near_tie=T, dictatorship_index=index, dominant=dominant, tol=t,
