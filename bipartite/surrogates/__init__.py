@@ -47,6 +47,7 @@ from bipartite.surrogates._pair_weights import (
     label_aggregation_pair_weights,
     loss_aggregation_pair_weights,
 )
+from bipartite.surrogates._pair_weights import label_pair_normalisers as label_pair_normalisers
 from bipartite.surrogates._pairwise import (
     PAIRWISE_KINDS,
     make_pair_loss,
@@ -81,6 +82,6 @@ __all__ = [
 for _obj in (ap_loss, ap_risk, heaviside_ge, heaviside_gt, quadlinear, quadlinear_ap_loss,
              sigmoid_step, smooth_ap_loss, prepare_inputs, lsep_loss, rlsep_loss,
              label_aggregation_pair_weights, loss_aggregation_pair_weights, make_pair_loss,
-             margin_ranking_loss, pairwise_loss):
+             margin_ranking_loss, pairwise_loss, label_pair_normalisers):
     _obj.__module__ = __name__  # documented, pickled and registered under bipartite.surrogates
 del _obj

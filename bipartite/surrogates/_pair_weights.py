@@ -22,7 +22,36 @@ from bipartite._utils.tensors import (
 )
 from bipartite._utils.validation import check_array, check_dense_tensor, check_nonnegative
 
-__all__ = ["loss_aggregation_pair_weights", "label_aggregation_pair_weights"]
+__all__ = ["label_pair_normalisers", "loss_aggregation_pair_weights",
+           "label_aggregation_pair_weights"]
+
+
+def label_pair_normalisers(Y: torch.Tensor, valid: torch.Tensor
+                           ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Class indicators and AUC normalisers of binary labels (docs/theory.md §4): the one home of
+    ``1 / (n⁺_k n⁻_k)``, for :func:`loss_aggregation_pair_weights` and the max-min learners'
+    per-label losses (:func:`bipartite.learners.maxmin.per_label_pair_losses`).
+
+    ``Y`` [..., n, K] floating, 0/1 on the valid rows (checked by the caller); ``valid`` [..., n]
+    bool. Returns ``pos``, ``neg`` [..., n, K] (1 for a valid positive / negative of label k, 0
+    elsewhere) and ``coef`` [..., K] = ``1 / (n⁺_k n⁻_k)`` over the valid rows of each list, 0
+    where label k has one class there (its AUC is undefined: no pair).
+
+    >>> import torch
+    >>> pos, neg, coef = label_pair_normalisers(torch.tensor([[1.0], [0.0], [0.0]]),
+    ...                                         torch.tensor([True, True, False]))
+    >>> coef.tolist(), neg[:, 0].tolist()
+    ([1.0], [0.0, 1.0, 0.0])
+    """
+    dtype = Y.dtype
+    vf = valid.to(dtype)[..., None]
+    # zero the padded rows first: garbage there (NaN, -1) must not leak through NaN * 0
+    Yf = torch.where(valid[..., None], Y, torch.zeros((), dtype=dtype, device=Y.device))
+    pos = Yf * vf
+    neg = (1 - Yf) * vf
+    pairs = pos.sum(-2) * neg.sum(-2)  # [..., K]: n⁺_k n⁻_k
+    coef = 1.0 / torch.where(pairs > 0, pairs, torch.ones_like(pairs))
+    return pos, neg, torch.where(pairs > 0, coef, torch.zeros_like(coef))
 
 
 def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike | None = None,
@@ -93,14 +122,8 @@ def loss_aggregation_pair_weights(Y: torch.Tensor | ArrayLike, *, a: ArrayLike |
         valid = torch.ones(Y.shape[:-1], dtype=torch.bool, device=Y.device) if where is None \
             else where
         a_t = torch.ones(K, dtype=dtype, device=Y.device) if a is None else a.to(dtype)
-    vf = valid.to(dtype)[..., None]
-    # zero the padded rows first: garbage there (NaN, -1) must not leak through NaN * 0
-    Yf = torch.where(valid[..., None], Yf, torch.zeros((), dtype=dtype, device=Yf.device))
-    pos = Yf * vf
-    neg = (1 - Yf) * vf
-    pairs = pos.sum(-2) * neg.sum(-2)  # [..., K]: n⁺_k n⁻_k
-    coef = a_t / torch.where(pairs > 0, pairs, torch.ones_like(pairs))
-    coef = torch.where(pairs > 0, coef, torch.zeros_like(coef))
+    pos, neg, coef = label_pair_normalisers(Yf, valid)
+    coef = a_t * coef
     P, Nt = pos * coef[..., None, :], neg.transpose(-1, -2)  # W = P Nᵀ, one block of rows at a time
     weights = PairWeightRows((*Y.shape[:-1], Y.shape[-2]), lambda r0, r1: P[..., r0:r1, :] @ Nt)
     return weights.dense() if dense else weights
