@@ -40,7 +40,7 @@ from bipartite._pair_losses import (
     label_pair_sum,
     pair_loss_sum,
 )
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     as_elementwise,
     as_float_array,
     as_like,
@@ -92,7 +92,7 @@ Step = Callable[[torch.Tensor], torch.Tensor]
 
 
 # ----------------------------------------------------------------------------------------------
-# Input step (the checks live in bipartite._utils.tensors)
+# Input step (the checks live in bipartite._utils.tensor_checks)
 # ----------------------------------------------------------------------------------------------
 
 
