@@ -20,6 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.arrays import (
+    EXACT_FLOAT_INT,
+    ROW_SUM_ATOL,
     as_numeric_array,
     as_plain_array,
     check_array,
@@ -42,6 +44,8 @@ from bipartite._utils.query_ids import check_group_ids, check_qid, require_qid, 
 from bipartite._utils.scaling import pow2_normalise, pow2_scale
 
 __all__ = [
+    "EXACT_FLOAT_INT",
+    "ROW_SUM_ATOL",
     "InvalidParameterError",
     "ProblemLike",
     "UndefinedMetricWarning",
