@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bipartite._utils.torch import torch_threads
+from bipartite._utils.device import torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.tensors import check_generator, first_bad, safe_reduce
+from bipartite._utils.tensor_checks import check_generator, first_bad, safe_reduce
 from bipartite._utils.validation import check_option
 from bipartite.surrogates._inputs import REDUCTIONS, prepare_inputs
 
