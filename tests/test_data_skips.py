@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests._scripts import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 
 #: Tests that read the data folder, one of each way of reaching it (fixture, own file check,
@@ -33,11 +35,7 @@ def test_doctests_read_data_only_through_data_file():
     """The rule the skip hook relies on: no docstring example of the package reads the default
     data folder (``data_dir()``) directly; each names its files with
     ``data_file(..., required=True)``, which the hook finds."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("repo_conftest", REPO / "conftest.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    hooks = load_script("conftest.py", "repo_conftest")
     DATA_FILE_CALL = hooks.DATA_FILE_CALL  # noqa: N806 - the hook's constant
     offenders, readers = [], 0
     for path in sorted((REPO / "bipartite").rglob("*.py")):
