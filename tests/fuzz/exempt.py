@@ -230,6 +230,8 @@ EXEMPT: dict[str, str] = {
     "bipartite.experiments.registry.redraw_figures": PIPELINE,
     "bipartite.experiments.registry.register_paper": PIPELINE,
     "bipartite.experiments.registry.run_paper": PIPELINE,
+    "bipartite.experiments.registry.reproduce_record": PIPELINE,
+    "bipartite.experiments.registry.study_result": PIPELINE,
     "bipartite.experiments.registry.study_results": PIPELINE,
     "bipartite.experiments.registry.write_reproduce_record": PIPELINE,
     "bipartite.experiments.rlsep.PAPER": PIPELINE,
