@@ -1,5 +1,7 @@
 """Running a study into its folder: :func:`run_study`, :func:`resume_study`,
-:func:`study_status`, :func:`collect_results`.
+:func:`study_status`; reading a folder's manifest, records and tables
+(:func:`~bipartite.studies.collect_results`, :func:`~bipartite.studies.read_results`) is
+:mod:`bipartite.studies.results`.
 
 Guarantees
 ----------
