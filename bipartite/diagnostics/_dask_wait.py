@@ -1,4 +1,4 @@
-"""Waiting on dask for the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+"""Waiting on dask for the out-of-core statistics (:mod:`bipartite.diagnostics._dask_passes`;
 docs/out_of_core.md, "Memory, progress and stalls"): a floor on the workers' memory checked
 before any pass, the progress of each pass on stderr, a watchdog that stops a run whose paused
 workers make no progress, and worker deaths reported as one line that says what to do.
