@@ -297,14 +297,16 @@ def _reading(where: str) -> Iterator[None]:
 @contextlib.contextmanager
 def _worker_deaths(client: Any) -> Iterator[None]:
     """``KilledWorker`` (a worker restarted past its memory limit, or killed) as one line
-    naming the limit and the fix (:func:`bipartite.diagnostics._dask_wait.killed`)."""
+    naming the limit and the fix (:func:`bipartite.diagnostics._dask_wait.killed`; the limit is
+    asked for now, while the workers live)."""
+    from bipartite.diagnostics._dask_wait import killed, worker_limit
+
+    limit = worker_limit(client)
     try:
         yield
     except Exception as e:
         if type(e).__name__ == "KilledWorker":
-            from bipartite.diagnostics._dask_wait import killed
-
-            raise killed(e, client) from None
+            raise killed(e, limit) from None
         raise
 
 

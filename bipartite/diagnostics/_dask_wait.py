@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["BYTES_PER_CELL", "IDLE_BYTES", "MemoryStall", "POLL_SECONDS", "STALL_SECONDS",
-           "check_memory", "memory_floor", "wait"]
+           "check_memory", "killed", "memory_floor", "wait", "worker_limit"]
 
 #: Seconds without a task changing state, while a worker is paused, before the run stops.
 STALL_SECONDS = 120.0
@@ -76,8 +76,7 @@ def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
     import dask
 
     pause = dask.config.get("distributed.worker.memory.pause", 0.8) or 0.8
-    workers = client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n(client) else \
-        client.scheduler_info().get("workers", {})
+    workers = _workers(client)
     limits = [w.get("memory_limit") or 0 for w in workers.values()]
     if not limits or min(limits) <= 0:
         return
@@ -99,10 +98,27 @@ def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
             "fewer --workers, or files with smaller row groups).")
 
 
-def _takes_n(client: Any) -> bool:
+def _workers(client: Any) -> dict:
+    """The scheduler's workers (address → info: ``memory_limit``, ``metrics``...), all of them
+    (``scheduler_info`` lists the first few only unless told ``n_workers=-1``)."""
     import inspect
 
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return client.scheduler_info(n_workers=-1).get("workers", {})
+    return client.scheduler_info().get("workers", {})
+
+
+def worker_limit(client: Any) -> int:
+    """The smallest memory limit of ``client``'s workers in bytes (0: no client, no limit, or a
+    cluster that cannot be asked). Asked before a compute: once a worker is killed its limit
+    leaves the scheduler with it (:func:`killed`)."""
+    if client is None:
+        return 0
+    try:
+        return int(min((w.get("memory_limit") or 0 for w in _workers(client).values()),
+                       default=0))
+    except Exception:  # noqa: BLE001 - the cluster may be gone: the message goes without it
+        return 0
 
 
 def _scheduler_state(dask_scheduler: Any) -> dict:
@@ -125,17 +141,13 @@ def _stalled(state: dict, quiet: float) -> MemoryStall:
         "use fewer --workers with the same total, or write files with smaller row groups.")
 
 
-def killed(e: BaseException, client: Any) -> MemoryStall:
-    """``KilledWorker`` as one line naming the memory limit and the fix."""
-    try:
-        info = client.scheduler_info()["workers"].values()
-        limit = min(w.get("memory_limit") or 0 for w in info)
-    except Exception:  # the cluster may be gone: the message is given without the limit
-        limit = 0
+def killed(e: BaseException, limit: int) -> MemoryStall:
+    """``KilledWorker`` as one line naming the workers' memory limit (``limit`` bytes, from
+    :func:`worker_limit` before the compute; 0: not named) and the fix."""
     lim = f" (memory limit {_mb(limit)} a worker)" if limit else ""
     try:
         first = str(e).splitlines()[0] if str(e) else ""
-    except Exception:  # KilledWorker's text needs its worker's state
+    except Exception:  # noqa: BLE001 - KilledWorker's text needs its worker's state
         first = ""
     return MemoryStall(
         f"A dask worker died while running a task{lim}, most likely out of memory: dask restarts "
