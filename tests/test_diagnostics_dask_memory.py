@@ -48,13 +48,35 @@ def client_of():
         cluster.close()
 
 
-def test_memory_floor_grows_with_the_piece_and_the_pairs():
-    """The floor is (idle + working set) / pause, the working set linear in the rows and in
-    the columns plus pairs."""
-    f = dask_wait.memory_floor
-    assert f(0, 4, 1, 100e6, 0.8) == pytest.approx(100e6 / 0.8)
-    assert f(2 * 10**5, 4, 1, 0, 0.8) == pytest.approx(2 * f(10**5, 4, 1, 0, 0.8))
-    assert f(10**5, 4, 3, 0, 0.8) > f(10**5, 4, 1, 0, 0.8)
+def test_memory_floor_is_the_documented_formula():
+    """Claim: the floor is (max(idle, IDLE_BYTES) + rows × BYTES_PER_CELL × (columns +
+    PAIR_CELLS × pairs) + queries × BYTES_PER_QUERY_CELL × pairs × (scorers + 1)) / pause: the
+    idle part alone for no rows, linear in the rows and in the queries."""
+    f, w = dask_wait.memory_floor, dask_wait
+    assert f(0, 4, 1, 0.0, 0.8) == pytest.approx(w.IDLE_BYTES / 0.8)
+    assert f(0, 4, 1, 2.0 * w.IDLE_BYTES, 0.8) == pytest.approx(2 * w.IDLE_BYTES / 0.8)
+    rows = f(10**5, 6, 3, 0.0, 1.0, n_scores=2) - w.IDLE_BYTES
+    assert rows == pytest.approx(10**5 * w.BYTES_PER_CELL * (6 + w.PAIR_CELLS * 3))
+    assert f(2 * 10**5, 6, 3, 0.0, 1.0, n_scores=2) - w.IDLE_BYTES == pytest.approx(2 * rows)
+    queries = f(10**5, 6, 3, 0.0, 1.0, n_scores=2, n_queries=1000) - w.IDLE_BYTES - rows
+    assert queries == pytest.approx(1000 * w.BYTES_PER_QUERY_CELL * 3 * 3)
+
+
+def test_the_floor_covers_every_measured_peak():
+    """Claim: for every data shape measured by benchmarks/calibrate_ooc_memory.py (a fresh
+    worker's peak resident memory, recorded in benchmarks/results/ooc_memory_floor.json), the
+    floor's memory before the pause threshold (pause = 1) is at least the measured peak, and
+    within a factor 1.5 of it (the floor is not so loose that it refuses what runs)."""
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "benchmarks" / "results" / "ooc_memory_floor.json"
+    shapes = json.loads(path.read_text())["shapes"]
+    assert len(shapes) >= 10
+    for r in shapes:
+        floor = dask_wait.memory_floor(r["rows_per_piece"], r["columns"], r["pairs"], 0.0, 1.0,
+                                       n_scores=r["scorers"], n_queries=r["queries"])
+        assert r["peak_bytes"] <= floor <= 1.5 * r["peak_bytes"], r
 
 
 def test_a_limit_below_the_floor_is_refused_naming_one_that_works(folder, client_of):

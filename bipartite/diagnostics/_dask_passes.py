@@ -220,11 +220,17 @@ def placement_stats(
                      "weight": "hold finite non-negative numbers",
                      "qid": "have no missing value"}}
     with connect(scheduler) as client:
-        if pieces:  # refused up front when a piece cannot fit under the workers' limit
-            check_memory(client, max(p[3] for p in pieces), len(needed), len(pairs))
+        # refused up front when a piece cannot fit under the workers' limit, and again once
+        # pass 1 has counted the queries (docs/out_of_core.md, "Memory, progress and stalls")
+        memory = {"max_rows": max(p[3] for p in pieces) if pieces else 0,
+                  "n_cols": len(needed), "n_pairs": len(pairs), "n_scores": len(score_names)}
+        if pieces:
+            check_memory(client, **memory)
         # every input file is checked against its identity recorded by dask_frame before each
         # later pass and at the end, and by every read (docs/out_of_core.md)
         info, cuts = _pass_check(client, ddf, spec, pieces, where, nc)
+        if pieces and qid is not None:
+            check_memory(client, **memory, n_queries=len(info["uq"]))
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = float(pow2_scale(info["w_max"]))
         check_unchanged(pieces)
