@@ -109,3 +109,33 @@ def test_a_signal_while_the_pool_starts_leaves_one_line(tmp_path, sig, group, rc
             continue
         assert code == rc, (offset, code, lines)
         assert len(lines) == 1 and lines[0].startswith(message), (offset, lines)
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="POSIX threads")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_to_another_thread_waits_for_the_end_of_the_start(sig):
+    """Claim: a SIGINT or SIGTERM that the kernel delivers to another thread of the driver (as
+    it may to loky's threads) while workers start (``sigint_blocked``) runs its handler only
+    when the block ends: the body finishes, then KeyboardInterrupt, or StudyTerminated under
+    ``sigterm_raises``, is raised. Without the hold, the handler ran inside the block, in the
+    middle of loky's launch of a worker (a traceback and exit status 1)."""
+    import threading
+
+    from bipartite.studies import StudyTerminated
+    from bipartite.studies.execution import sigint_blocked, sigterm_raises
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    finished = []
+    expected = KeyboardInterrupt if sig == signal.SIGINT else StudyTerminated
+    try:
+        with pytest.raises(expected), sigterm_raises(), sigint_blocked():
+            signal.pthread_kill(other.ident, sig)
+            for _ in range(200):  # bytecode boundaries: a handler not held back runs here
+                time.sleep(0.002)
+            finished.append(True)
+    finally:
+        stop.set()
+        other.join()
+    assert finished == [True]
