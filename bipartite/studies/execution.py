@@ -8,7 +8,8 @@ arrives, in the driver process. The pool never outlives the driver:
   dies (``prctl(PR_SET_PDEATHSIG)``) and starts a watchdog thread that polls ``os.getppid()``
   every :data:`WATCHDOG_POLL_S` s and exits when the driver is gone (any POSIX system; also
   covers the moment before ``prctl``). Workers ignore SIGINT: Ctrl-C reaches the driver, which
-  stops them. The pool's resource-tracker processes exit once driver and workers are gone.
+  stops them. While workers start, the driver holds a SIGINT or SIGTERM back until the start
+  ends (:func:`sigint_blocked`), so a signal never lands mid-launch. The pool's resource-tracker processes exit once driver and workers are gone.
   Tasks go in batches (:func:`~bipartite.studies.tasks.execute_batch`) of about
   :data:`TARGET_BATCH_S` seconds of work (one task per batch for tasks that take longer), and at
   most :data:`IN_FLIGHT_PER_WORKER` batches per worker are submitted at a time.
