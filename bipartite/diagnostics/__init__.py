@@ -70,16 +70,17 @@ data larger than memory, on dask (a Parquet folder or a dask DataFrame; a local 
 running scheduler): per scorer, label and cross pair, the per-query sums of DeLong's placements
 (global and within the query) and their second moments; :meth:`PlacementStats.summary` gives the
 AUCs, W_{k>j}, DeLong variances (unclustered and query-clustered) and gAUCs
-(``_dask``; docs/out_of_core.md). :func:`diagnose` given such data (:func:`is_out_of_core`: a
-Parquet folder, glob or list of files, a dask DataFrame) or a ``scheduler`` builds the whole
-report from those sums, the same tables by the same steps (``_dask_report``; with query ids;
+(``_dask_passes``, its result ``_dask_stats``; docs/out_of_core.md). :func:`diagnose` given
+such data (:func:`is_out_of_core`: a Parquet folder, glob or list of files, a dask DataFrame)
+or a ``scheduler`` builds the whole report from those sums, the same tables by the same steps (``_dask_report``; with query ids;
 near-tie rates not computed).
 """
 
 from __future__ import annotations
 
-from bipartite.diagnostics._dask import PlacementStats, placement_stats
+from bipartite.diagnostics._dask_passes import placement_stats
 from bipartite.diagnostics._dask_report import is_out_of_core
+from bipartite.diagnostics._dask_stats import PlacementStats
 from bipartite.diagnostics._diagnose import (
     MAX_BOOT_BYTES,
     MAX_FPR_OUT_OF_CORE,

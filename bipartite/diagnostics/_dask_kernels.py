@@ -1,4 +1,4 @@
-"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask_passes`;
 docs/theory.md §2.3, §7.5; docs/out_of_core.md): top-level functions shipped to the dask
 workers, each a NumPy pass over one partition (check, bucket masses, global and within-query
 placement sums), and the names of the statistics they return."""

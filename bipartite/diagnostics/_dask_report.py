@@ -93,8 +93,8 @@ def out_of_core_sums(data: Any, score_names: list[str], label_names: list[str], 
     dask or pandas DataFrame) on ``scheduler`` (:func:`bipartite.diagnostics.placement_stats`,
     which checks every column and names the file and row of a bad value; ``kw``: its
     ``rows_per_partition`` and ``n_cuts``)."""
-    from bipartite.diagnostics._dask import placement_stats
     from bipartite.diagnostics._dask_io import parquet_files
+    from bipartite.diagnostics._dask_passes import placement_stats
 
     if isinstance(data, str | os.PathLike | list | tuple):
         parquet_files(data)  # a folder or glob with no Parquet file: said first
