@@ -271,3 +271,31 @@ def test_one_bootstrap_replicate_is_refused_by_name():
     df = pd.DataFrame({"s": [0.1, 0.4, 0.3, 0.9], "y": [0, 1, 0, 1]})
     with pytest.raises(ValueError, match=r"'n_boot'.*at least 2.*got 1"):
         diagnose(df, scores="s", labels="y", n_boot=1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tie_placements_equal_the_pair_double_sum_in_segments_and_in_blocks(seed):
+    """The one placement kernel: per segment, ``below_t = Σ_{u<t} Gn_u + ½ Gn_t`` and
+    ``above_t = Σ_{u>t} Gp_u + ½ Gp_t`` (an O(T²) double loop), and one segment walked in
+    blocks with a carry gives the whole walk's placements."""
+    from bipartite.metrics import tie_placements
+    rng = np.random.default_rng(seed)
+    m, T = 3, 40
+    Gp, Gn = rng.random((m, T)) * (rng.random((m, T)) < 0.7), rng.random((m, T))
+    first = np.r_[0, np.sort(rng.choice(np.arange(1, T), 5, replace=False))]
+    seg = np.repeat(np.arange(len(first)), np.diff(np.r_[first, T]))
+    for f, same in ((first, seg[:, None] == seg[None, :]), (None, np.ones((T, T), bool))):
+        lower = np.tril(same, -1)  # lower[t, u]: u is before t in t's segment
+        want_b = Gn @ lower.T + 0.5 * Gn
+        want_a = Gp @ lower + 0.5 * Gp
+        got_b, got_a = tie_placements(Gp, Gn, f)
+        np.testing.assert_allclose(got_b, want_b, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(got_a, want_a, rtol=1e-12, atol=1e-15)
+    carry, parts = np.zeros((2, m)), []
+    for a, b in ((0, 7), (7, 8), (8, 30), (30, T)):
+        parts.append(tie_placements(Gp[:, a:b], Gn[:, a:b], carry=carry, total=Gp.sum(axis=1)))
+    whole = tie_placements(Gp, Gn)
+    np.testing.assert_allclose(np.concatenate([p[0] for p in parts], axis=1), whole[0],
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.concatenate([p[1] for p in parts], axis=1), whole[1],
+                               rtol=1e-12, atol=1e-14)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
 from bipartite._utils.validation import check_group_ids
-from bipartite.metrics import QuerySegments, segment_below
+from bipartite.metrics import QuerySegments, tie_placements
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
 
@@ -286,11 +286,7 @@ def range_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
     ties = len(seg.starts) < n  # per tie group, then repeated to its rows
     Gp = np.add.reduceat(ps, seg.starts, axis=1) if ties else ps
     Gn = np.add.reduceat(ns, seg.starts, axis=1) if ties else ns
-    below = np.cumsum(Gn, axis=1)
-    below -= 0.5 * Gn  # the negative mass before the group, plus ½ its own
-    above = np.cumsum(Gp, axis=1)
-    np.subtract(Gp.sum(axis=1, keepdims=True), above, out=above)
-    above += 0.5 * Gp  # the positive mass after the group, plus ½ its own
+    below, above = tie_placements(Gp, Gn)
     if ties:
         sizes = np.diff(np.r_[seg.starts, n])
         below, above = np.repeat(below, sizes, axis=1), np.repeat(above, sizes, axis=1)
@@ -415,17 +411,14 @@ def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.
     query q, ``below_g = (negative mass of q before g) + ½ (g's)``, ``above_g = (positive mass
     of q after g) + ½ (g's)``, summed over the groups (no per-row gather). The sums over the
     earlier (later) groups of the same query are :func:`bipartite.metrics.segment_below`'s (on
-    the reversed order for ``above``): a light query next to heavy ones keeps its digits."""
+    the reversed order for ``above``; :func:`bipartite.metrics.tie_placements`): a light query
+    next to heavy ones keeps its digits."""
     ng = len(starts)
     Gp = np.add.reduceat(ps, starts, axis=1) if ng < ps.shape[1] else ps
     Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
     qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
-    below = segment_below(Gn, qfirst)
-    below += 0.5 * Gn
+    below, above = tie_placements(Gp, Gn, qfirst)
     below *= Gp
-    first_r = ng - np.r_[qfirst[1:], ng][::-1]  # the queries' starts in the reversed order
-    above = segment_below(Gp[:, ::-1], first_r)[:, ::-1]
-    above += 0.5 * Gp
     above *= Gn
     return np.add.reduceat(below, qfirst, axis=1), np.add.reduceat(above, qfirst, axis=1)
 

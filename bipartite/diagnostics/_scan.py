@@ -47,7 +47,7 @@ import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._stats import PlacementSums, side_scales, weight_rows
-from bipartite.metrics import QuerySegments, segment_below
+from bipartite.metrics import QuerySegments, auc_terms, segment_below, tie_placements
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
            "Masses", "fused", "kept", "masses", "pair_result", "query_order", "scorer_stats"]
@@ -235,7 +235,7 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     if keep and p:
         C = np.empty((p, n + 1))
         C[:, 0] = 0.0
-    cn, cp, cc = np.zeros(m), np.zeros(m), np.zeros(p)
+    carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
         pos, neg = ms.rows(ms.labels(idx), ms.weights(idx))
@@ -243,17 +243,9 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
-        Bt, cn = _carried_cumsum(Gn, cn)  # one cumulative sum over all rows, in blocks
-        At, cp = _carried_cumsum(Gp, cp)
-        if C is not None:
-            if ties:  # the rows' own cumulative sums
-                C[:, a + 1:b + 1] = _carried_cumsum(neg[K:], cc)[0]
-            else:
-                C[:, a + 1:b + 1] = Bt[K:]
-            cc = C[:, b].copy()
-        Bt -= 0.5 * Gn  # negatives below + ½ tied
-        np.subtract(ms.P[:, None], At, out=At)  # positives above + ½ tied
-        At += 0.5 * Gp
+        if C is not None:  # the rows' own cumulative sums
+            C[:, a + 1:b + 1], cc = _carried_cumsum(neg[K:], cc)
+        Bt, At = tie_placements(Gp, Gn, carry=carry, total=ms.P)
         if ties:
             sizes = np.diff(np.r_[st, b - a])
             Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
@@ -314,11 +306,8 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
             Gp, Gn = pos, neg
         tqb = cq[st]
         qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
-        Bn = segment_below(Gn, qf)  # below, within each query (as QuerySegments.below)
-        q = tqb[qf]
-        Bn += 0.5 * Gn  # the positives' placements: the engine's auc_terms
-        Bn *= Gp
-        num[:, q] = np.add.reduceat(Bn, qf, axis=1)
+        q = tqb[qf]  # the engine's AUC numerators, within each query (QuerySegments.auc)
+        num[:, q] = np.add.reduceat(auc_terms(Gp, Gn, segment_below(Gn, qf)), qf, axis=1)
         P[:, q] = np.add.reduceat(Gp, qf, axis=1)
         N[:, q] = np.add.reduceat(Gn, qf, axis=1)
     ok = (P > 0) & (N > 0)

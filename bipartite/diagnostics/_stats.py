@@ -77,7 +77,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bipartite._utils.validation import pow2_scale
-from bipartite.metrics import GroupedStats, QuerySegments
+from bipartite.metrics import GroupedStats, QuerySegments, tie_placements
 
 __all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
            "side_scales", "weight_rows"]
@@ -323,11 +323,7 @@ def _build(s, pairs_in, w, codes, G, seg, qseg, within) -> PlacementSums:
     ties = len(seg.starts) < n  # else every tie group is one row: no segment sums
     Gp = np.add.reduceat(Ps, seg.starts, axis=1) if ties else Ps
     Gn = np.add.reduceat(Ns, seg.starts, axis=1) if ties else Ns
-    Bt = np.cumsum(Gn, axis=1)  # negatives below + ½ tied, per tie group
-    Bt -= 0.5 * Gn
-    At = np.cumsum(Gp, axis=1)  # positives above + ½ tied
-    np.subtract(Gp.sum(axis=1, keepdims=True), At, out=At)
-    At += 0.5 * Gp
+    Bt, At = tie_placements(Gp, Gn)  # per tie group: negatives below, positives above
     if ties:
         sizes = np.diff(np.r_[seg.starts, n])
         Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)

@@ -92,8 +92,14 @@ from bipartite.metrics._ranking import (
     SortedRows,
     ranking_stats,
 )
+from bipartite.metrics._ranking import (  # shared with the report (diagnostics)
+    auc_terms as auc_terms,
+)
 from bipartite.metrics._ranking import (
-    segment_below as segment_below,  # shared with the report (diagnostics._scan)
+    segment_below as segment_below,
+)
+from bipartite.metrics._ranking import (
+    tie_placements as tie_placements,
 )
 from bipartite.metrics._tables import label_stats, ndcg_parts, sorted_label_stats
 from bipartite.ranked_metrics import (
