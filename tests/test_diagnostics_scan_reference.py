@@ -254,7 +254,7 @@ def test_light_pair_sides_next_to_heavy_rows():
     assert wr.loc[("y0", "y1"), "win_rate"] == 0.0
     assert wr.loc[("y0", "y1"), "near_tie_rate"] == 0.0
     # the whole-array route's pair sums (the bootstrap's and jackknife's past ten labels) too
-    from bipartite.diagnostics._stats import label_sums
+    from bipartite.diagnostics._placement_sums import label_sums
 
     for codes, G in ((None, None), (np.array([0, 1, 0, 1]), 2)):
         ps = label_sums(s, Y, pow2_normalise(w), np.array([[0, 1]]), codes=codes, G=G)
@@ -295,7 +295,7 @@ def test_whole_array_pair_sums_equal_the_pairwise_loop(seed, weights, qid):
     and the jackknife's sums past ten labels, and the jackknife's with query ids) against the
     same loop: the win rates, their DeLong variances and the exact leave-one-unit-out win
     rates (each unit's rows dropped and the loop run again), light pair sides included."""
-    from bipartite.diagnostics._stats import label_sums
+    from bipartite.diagnostics._placement_sums import label_sums
 
     G = 6 if qid else None
     s, Y, w, codes = _case(seed, 18, 3, G or 0, 0.5, weights, 0.45, query_class=True)

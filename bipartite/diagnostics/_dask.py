@@ -106,7 +106,7 @@ from bipartite.diagnostics._dask_kernels import (
     within_part,
 )
 from bipartite.diagnostics._dask_wait import check_memory
-from bipartite.diagnostics._stats import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums
 
 if TYPE_CHECKING:
     import dask.dataframe as dd

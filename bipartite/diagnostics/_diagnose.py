@@ -1,7 +1,7 @@
 """The diagnosis (:func:`diagnose`), a report layer over the grouped-AUC engine
 (:class:`bipartite.metrics.QuerySegments`, :func:`bipartite.metrics.grouped_stats`), in named
 steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
-estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._stats`),
+estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._placement_sums`),
 the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``; the jackknife for
 BCa, :func:`_jackknife`), then one function per output table
 (:mod:`bipartite.diagnostics._outputs`) and the choice among the scorers
@@ -52,11 +52,11 @@ from bipartite.diagnostics._outputs import (
     win_table,
 )
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
+from bipartite.diagnostics._placement_sums import PlacementSums, label_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
-from bipartite.diagnostics._stats import PlacementSums, label_sums
-from bipartite.diagnostics._tables import as_names, column, frame, query_ids
+from bipartite.diagnostics._score_table import as_names, column, frame, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
@@ -141,7 +141,7 @@ def diagnose(
         of the smallest or largest AUCs see
         :func:`bipartite.diagnostics._inference.min_diff_delta`); docs/theory.md §2.6. B > 0:
         B bootstrap replicates from the per-unit placement sums
-        (:mod:`bipartite.diagnostics._stats`: O(queries) per replicate, or O(n) without
+        (:mod:`bipartite.diagnostics._placement_sums`: O(queries) per replicate, or O(n) without
         ``qid``) give every interval, over queries (or rows): gAUC replicates exact, pooled
         AUCs and win rates by their linearisation (0.5.0's default was B = 1000).
         At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
@@ -380,7 +380,7 @@ def _label_table(d: Data) -> tuple[list[dict], int | None]:
 
 def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estimates:
     """Point estimates per scorer from its global sort and its (query, score) order with query
-    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._stats.
+    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._placement_sums.
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
     global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
@@ -466,7 +466,7 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
                bar: Progress, gauc_weighting: str) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
     the replicates of the pooled AUCs (linearised), gAUCs (exact) and win rates (linearised),
-    all from the placement sums (:mod:`bipartite.diagnostics._stats`): O(units) per replicate.
+    all from the placement sums (:mod:`bipartite.diagnostics._placement_sums`): O(units) per replicate.
     The pairs' sums: the one walk's, else built once when they fit (``kept``), else per chunk."""
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
@@ -503,7 +503,7 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
 def _jackknife(d: Data, est: Estimates, gauc_weighting: str) -> dict:
     """Exact leave-one-unit-out values (each query left out in turn, or each row without query
     ids) of the AUCs, gAUCs and win rates, for BCa's acceleration, from the placement sums
-    (:meth:`bipartite.diagnostics._stats.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
+    (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
     O(units) per statistic, never a units × units table. The win rates' sums are built again
     with their within-query sums (one more sort per query)."""
     kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)

@@ -3,7 +3,7 @@ the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placemen
 method for Min and Diff AUC (:func:`min_diff_delta`, docs/theory.md §2.6), the bootstrap
 variance and the paired z test; the interval formulas themselves are
 :mod:`bipartite.diagnostics._intervals`. The bootstrap replicates are the per-unit placement
-sums' (:meth:`bipartite.diagnostics._stats.PlacementSums.boot_auc`, ``boot_gauc``)."""
+sums' (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.boot_auc`, ``boot_gauc``)."""
 
 from __future__ import annotations
 
@@ -32,10 +32,10 @@ __all__ = ["boot_var", "check_level",
 
 def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[float, np.ndarray]:
     """AUC and DeLong's scaled placement terms (n,) of one positive / negative weight pair
-    (n,), rows as units (:meth:`bipartite.diagnostics._stats.PlacementSums.terms`, the one home
+    (n,), rows as units (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.terms`, the one home
     of DeLong's variance: ``var = Σ t²``, two scorers' ``cov = Σ t_a t_b``); NaN terms where the
     variance is undefined, a NaN AUC when a class is empty."""
-    from bipartite.diagnostics._stats import placement_sums
+    from bipartite.diagnostics._placement_sums import placement_sums
 
     ps = placement_sums(s, np.asarray(pos, dtype=np.float64)[None],
                         np.asarray(neg, dtype=np.float64)[None], within=False)
@@ -47,7 +47,7 @@ def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, 
     ``max_k θ_k − min_k θ_k``
     of the (defined) AUCs ``theta`` (k,), from their scaled influence terms ``terms`` (k, U)
     on common units (``var θ_k = Σ_u t_ku²``, ``cov(θ_k, θ_j) = Σ_u t_ku t_ju``: DeLong's,
-    clustered by query with query ids; :meth:`bipartite.diagnostics._stats.PlacementSums.terms`).
+    clustered by query with query ids; :meth:`bipartite.diagnostics._placement_sums.PlacementSums.terms`).
 
     Where the minimum is attained by one label k, Min AUC is differentiable with gradient
     ``e_k``: ``var = var θ_k``; Diff AUC with the maximum at label l has gradient ``e_l − e_k``:

@@ -17,8 +17,8 @@ from bipartite.diagnostics._dask_report import NEAR_TIE_NOTE
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS
 from bipartite.diagnostics._inference import holm, paired_z
 from bipartite.diagnostics._intervals import t_p_value
-from bipartite.diagnostics._stats import query_notes
-from bipartite.diagnostics._tables import plain
+from bipartite.diagnostics._placement_sums import query_notes
+from bipartite.diagnostics._score_table import plain
 from bipartite.metrics import partial_auc
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import numpy as np
 from bipartite._utils.files import OutputError, check_writable, explain_os_error, prepare_output_dir
 from bipartite.diagnostics._figures import overview, report_figures
 from bipartite.diagnostics._render import html_blocks, markdown_blocks, page
-from bipartite.diagnostics._tables import plain
+from bipartite.diagnostics._score_table import plain
 
 if TYPE_CHECKING:
     import pandas as pd

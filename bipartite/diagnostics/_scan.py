@@ -1,11 +1,11 @@
 """The report's per-scorer statistics in one walk of each sort order, a block of rows at a time
 (docs/theory.md §2.3, §2.6, §7.5).
 
-:func:`scorer_stats` gives, for one scorer, what :func:`bipartite.diagnostics._stats.label_sums`
-(the labels' :class:`~bipartite.diagnostics._stats.PlacementSums`, with their within-query sums)
+:func:`scorer_stats` gives, for one scorer, what :func:`bipartite.diagnostics._placement_sums.label_sums`
+(the labels' :class:`~bipartite.diagnostics._placement_sums.PlacementSums`, with their within-query sums)
 and :func:`bipartite.diagnostics._pairs.pair_stats` (the label pairs' win rates ``W_{k>j}``,
 near-tie rates and DeLong variances) give, with the same formulas on the same sort orders: the
-weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._stats.
+weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._placement_sums.
 label_pair_weights`: ``w y_k``, ``w (1 − y_k)``; ``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``) are
 built for a block of sorted rows at a time from the 0/1 labels and the weights gathered into that
 block, and every sum the placements need is carried from block to block:
@@ -31,7 +31,7 @@ block, and every sum the placements need is carried from block to block:
 
 No array of the size of the input is made per weight row besides the near ties' cumulative
 sums: the temporaries of a block stay in the cache and are reused, where the whole-array route
-(:mod:`bipartite.diagnostics._stats`, kept as the tests' reference and for wide label sets)
+(:mod:`bipartite.diagnostics._placement_sums`, kept as the tests' reference and for wide label sets)
 allocates and faults in several n-sized arrays per weight row. The scorer-independent sums (the
 weight rows' totals and per-unit sums, the rows with weight: :func:`masses`) are made once for
 all scorers. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums, side_scales, weight_rows
+from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, weight_rows
 from bipartite.metrics import QuerySegments, auc_terms, segment_below, tie_placements
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
@@ -118,7 +118,7 @@ class Masses:
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
     the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
-    label pair's sides :func:`bipartite.diagnostics._stats.side_scales` (as ``label_sums``)."""
+    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``)."""
 
     K: int
     kj: np.ndarray
@@ -279,7 +279,7 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
     """``(inner, P, N)`` (K, G) of the labels in the per-query order ``qorder``
     (:func:`query_order`; ``n_rows`` (G,) the rows of each query): each query's AUC times
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
-    :func:`bipartite.diagnostics._stats.label_sums` takes them from
+    :func:`bipartite.diagnostics._placement_sums.label_sums` takes them from
     :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales; the tie groups
     are the runs of one query and one score)."""
     K, ep, en, G = ms.K, ms.ep, ms.en, len(n_rows)

@@ -1,4 +1,4 @@
-"""Tests of the per-unit placement sums (bipartite.diagnostics._stats) and of the analytic
+"""Tests of the per-unit placement sums (bipartite.diagnostics._placement_sums) and of the analytic
 intervals built on them (docs/theory.md §2.3, §2.5, §7.5).
 
 Each fast statistic against a slow, obvious reference: the gAUC bootstrap replicates against the
@@ -17,7 +17,7 @@ import pytest
 from bipartite.diagnostics import diagnose
 from bipartite.diagnostics._inference import min_diff_delta
 from bipartite.diagnostics._pairs import pair_stats
-from bipartite.diagnostics._stats import label_pair_weights, placement_sums
+from bipartite.diagnostics._placement_sums import label_pair_weights, placement_sums
 from bipartite.metrics import auc, group_auc
 
 
