@@ -12,6 +12,7 @@ import pandas as pd
 
 from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
 from bipartite._utils.validation import check_group_ids
+from bipartite.diagnostics._score_table import qid_problem
 from bipartite.metrics import QuerySegments, tie_placements
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
@@ -114,18 +115,12 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
             problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
                        f"on {{where}} ({len(bad)} such row(s) in that part).")
             break
-    if problem is None and spec["qid"] is not None:
-        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
-        if len(bad):
-            row = int(bad[0])
-            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
-                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
-    if problem is None and spec["qid"] is not None:  # the metrics' query-id check
+    if problem is None and spec["qid"] is not None:  # the report's query-id check
         q = df[spec["qid"]]
-        if pd.api.types.is_float_dtype(q.dtype) and not np.isfinite(q.to_numpy(float)).all():
-            row = int(np.flatnonzero(~np.isfinite(q.to_numpy(float)))[0])
-            problem = (f"The qid column {spec['qid']!r} must hold finite ids, got "
-                       f"{float(q.iloc[row])!r} on {{where}}.")
+        bad = qid_problem(q)
+        if bad is not None:
+            row, must, got = bad
+            problem = f"The qid column {spec['qid']!r} must {must}, got {got} on {{where}}."
         elif q.dtype == object:
             try:
                 check_group_ids(q.to_numpy(), "qid")

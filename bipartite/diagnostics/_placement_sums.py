@@ -79,7 +79,7 @@ import numpy as np
 from bipartite._utils.validation import pow2_scale
 from bipartite.metrics import GroupedStats, QuerySegments, tie_placements
 
-__all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
+__all__ = ["PlacementSums", "influence_var", "label_pair_weights", "label_sums", "placement_sums",
            "side_scales", "weight_rows"]
 
 
@@ -152,8 +152,7 @@ class PlacementSums:
 
     def var(self) -> np.ndarray:
         """(m,) DeLong variance of the pooled AUC (NaN as :meth:`terms`)."""
-        t = self.terms()
-        return np.einsum("mg,mg->m", t, t)
+        return influence_var(self.terms())
 
     # -- per-unit AUCs and the gAUC -------------------------------------------------------
     def grouped(self) -> GroupedStats:
@@ -229,6 +228,13 @@ class PlacementSums:
         P, N = M @ self.pos.T, M @ self.neg.T
         ok = (P > 0) & (N > 0)
         return np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok).T
+
+
+def influence_var(t: np.ndarray) -> np.ndarray:
+    """Variances ``Σ_u t²`` (...,) of scaled influence terms ``t`` (..., U) on common units
+    (:meth:`PlacementSums.terms`, :meth:`PlacementSums.gauc_terms`, or differences of them: a
+    paired or a Diff variance; NaN rows stay NaN)."""
+    return np.einsum("...u,...u->...", t, t)
 
 
 def side_scales(top: np.ndarray) -> np.ndarray:
