@@ -299,3 +299,57 @@ def test_tie_placements_equal_the_pair_double_sum_in_segments_and_in_blocks(seed
                                rtol=1e-12)
     np.testing.assert_allclose(np.concatenate([p[1] for p in parts], axis=1), whole[1],
                                rtol=1e-12, atol=1e-14)
+
+
+def _exact_auc(y, s, w):
+    """The weighted AUC (ties ½) of one query in exact rational arithmetic."""
+    from fractions import Fraction
+
+    num = den = Fraction(0)
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] == 1 and y[j] == 0:
+                pair = Fraction(w[i]) * Fraction(w[j])
+                den += pair
+                num += pair * (1 if s[i] > s[j] else Fraction(1, 2) if s[i] == s[j] else 0)
+    return num / den
+
+
+@pytest.mark.parametrize("one_walk", [True, False])
+@pytest.mark.parametrize("weighting", ["uniform", "pairs", "impressions"])
+def test_diagnose_takes_each_query_auc_scale_free(one_walk, weighting, monkeypatch):
+    """Issue 35: query weights 1e300 beside 1e-300 (spanning more than one float64 scale) keep
+    each query's AUC (exact, from Fractions) and the gAUC equals ``group_auc``'s, on both
+    in-memory routes; with the uniform weighting it is the plain mean of the exact per-query
+    AUCs, 0.875."""
+    import warnings
+    from fractions import Fraction
+
+    import pandas as pd
+
+    from bipartite.diagnostics import _diagnose
+
+    monkeypatch.setattr(_diagnose, "fused", lambda K: one_walk)
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([.125, .5, .375, .875, .25, .625, .125, .75])
+    q = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    w = np.array([1e300] * 4 + [1e-300] * 4)
+    df = pd.DataFrame({"y": y, "z": 1 - y, "s": s, "q": q, "w": w})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few queries
+        rep = diagnose(df, scores="s", labels=["y", "z"], qid="q", weight="w", n_boot=0,
+                       gauc_weighting=weighting)
+    pq = rep.tables["per_query"]
+    for lab, yy in (("y", y), ("z", 1 - y)):
+        exact = [_exact_auc(yy[q == g], s[q == g], w[q == g]) for g in (0, 1)]
+        got = pq[pq.label == lab].sort_values("qid")
+        np.testing.assert_allclose(got.auc.to_numpy(float), [float(a) for a in exact],
+                                   rtol=1e-15)
+        assert got.note.isna().all()
+        row = rep.tables["auc"].set_index("label").loc[lab]
+        assert row.gauc == group_auc(yy, s, qid=q, sample_weight=w, weighting=weighting)
+        assert row.n_queries_defined == 2
+        if weighting == "uniform":
+            assert row.gauc == pytest.approx(float(sum(exact, Fraction(0)) / 2), rel=1e-15)
+    assert rep.tables["auc"].set_index("label").loc["y"].gauc == pytest.approx(
+        0.875 if weighting == "uniform" else 1.0, rel=1e-15)

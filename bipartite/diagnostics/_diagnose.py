@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -62,7 +63,7 @@ from bipartite.dictatorship import (
     effective_weight_shares,
     effective_weights,
 )
-from bipartite.metrics import GAUC_WEIGHTINGS, QuerySegments
+from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments, query_scaled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -389,6 +390,8 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
     whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
+    # each query's AUC scale-free, as group_auc takes it: None while one scale holds them all
+    wq, exp = query_scaled(d.w, d.g, d.G) if d.g is not None else (None, None)
     out = Estimates({}, {}, {}, {}, {}, {}, {})
     one_walk = fused(d.K)
     if one_walk:
@@ -411,6 +414,8 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                             weight, n_rows, tol)
             else:
                 st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
+            if exp is not None:
+                st = replace(st, queries=_queries_scale_free(d, s, wq, exp))
             _point_estimates(out, s, st, gauc_weighting)
         with bar.step(f"win rates {s!r}", "pairs"):
             if one_walk:
@@ -422,6 +427,18 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
+
+
+def _queries_scale_free(d: Data, s: str, wq: np.ndarray, exp: np.ndarray) -> GroupedStats:
+    """Scorer ``s``'s per-query statistics of the labels with the row weights ``wq`` scaled by
+    each query's own power of two ``exp`` (:func:`bipartite.metrics.query_scaled`, taken when
+    the weights span more than 2^400): the engine's per-query AUCs and, through ``exp``, the
+    gAUC weights on one scale, exactly as :func:`bipartite.metrics.group_auc` takes them (a
+    query of weights 1e-300 beside one of 1e300 keeps its AUC; one power of two for all rows
+    would underflow its ``P_q N_q`` to 0)."""
+    pos = d.Y.T * wq
+    gs = QuerySegments(d.S[s], d.g, check_input=False).stats(pos, wq - pos, weight=wq)
+    return replace(gs, exp=exp)
 
 
 def _point_estimates(out: Estimates, s: str, st: PlacementSums, gauc_weighting: str) -> None:

@@ -27,9 +27,10 @@ shape (m, G):
            the units are rows
 =========  ==================================================================================
 
-and per unit ``weight`` (G,) (the row weight ``Σ_{i∈q} w_i``, for the "impressions" gAUC
-weighting) and ``n_rows`` (G,); per pair ``n_pos``, ``n_neg`` (m,) (rows with positive weight in
-each class: DeLong's ``m/(m − 1)`` corrections); ``clustered`` (the units are queries). The
+and per unit ``weight`` (G,) (the row weight ``Σ_{i∈q} w_i``, for the "impressions" gAUC weighting)
+and ``n_rows`` (G,); per pair ``n_pos``, ``n_neg`` (m,) (rows with positive weight in each class:
+DeLong's ``m/(m − 1)`` corrections); ``clustered`` (the units are queries); ``queries``, when set,
+the per-unit AUCs taken scale-free per query (:meth:`PlacementSums.grouped`). The
 weights may carry any common power-of-two scale per pair (every statistic below is a ratio).
 Sums over units are additive, so an out-of-core engine that computes the per-row placements
 ``B``, ``A`` (one global sort) and the per-query ``within`` (one sort per query) by partition
@@ -97,6 +98,7 @@ class PlacementSums:
     n_pos: np.ndarray
     n_neg: np.ndarray
     clustered: bool
+    queries: GroupedStats | None = None
 
     @property
     def m(self) -> int:
@@ -157,7 +159,12 @@ class PlacementSums:
     # -- per-unit AUCs and the gAUC -------------------------------------------------------
     def grouped(self) -> GroupedStats:
         """The units' :class:`bipartite.metrics.GroupedStats` (K = m), whose ``gauc`` and
-        ``query_weights`` are the one home of the gAUC weightings; needs ``within``."""
+        ``query_weights`` are the one home of the gAUC weightings: :attr:`queries` when set
+        (each query's AUC on its own scale, as :func:`bipartite.metrics.group_auc` takes it
+        when the weights span more than 2^400: :func:`bipartite.metrics.query_scaled`), else
+        made from ``within``."""
+        if self.queries is not None:
+            return self.queries
         if self.within is None:
             raise ValueError("The per-unit AUCs need 'within' sums: the units are rows.")
         ok = (self.pos > 0) & (self.neg > 0)
