@@ -163,11 +163,16 @@ def per_query_table(d: Data, est: Estimates) -> pd.DataFrame:
     cols = ["scorer", "qid", "label", "n", "n_pos", "auc", "note"]
     if d.qid is None:
         return pd.DataFrame(columns=cols)
-    qv = [plain(v) for v in d.qvalues]
-    has = d.w > 0
-    npos_k, nneg_k = ([[np.bincount(d.g, (y if c else 1 - y) * has, minlength=d.G).astype(int)
-                        for y in d.Y.T] for c in (1, 0)]
-                      if d.g is not None else (None, None))  # out of core: d.q_npos
+    qv = ([plain(v) for v in d.qvalues] if d.qvalues.dtype == object else
+          d.qvalues.tolist())  # Python scalars, one call (10⁵ queries and more)
+    npos_k = nneg_k = None  # out of core: d.q_npos
+    if d.g is not None:  # the rows with positive weight in each class, per query
+        has = d.w > 0
+        g = d.g if has.all() else d.g[has]
+        Yh = d.Y if has.all() else d.Y[has]
+        rows = np.bincount(g, minlength=d.G)
+        npos_k = [np.bincount(g[y > 0], minlength=d.G) for y in Yh.T]
+        nneg_k = [rows - c for c in npos_k]
     parts = []
     for s in d.score_names:
         n_q = est.stats[s].n

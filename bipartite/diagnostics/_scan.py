@@ -265,13 +265,17 @@ def query_order(order: np.ndarray, codes: np.ndarray, G: int) -> np.ndarray:
     QuerySegments` with query ids — from the global (score, row) ``order``: a stable sort of the
     query codes in that order, a radix sort (16-bit digits: one pass up to 2¹⁶ queries, two up
     to 2³²), O(n) instead of a second comparison sort."""
-    c = codes[order]
+    # the codes gathered in their narrowest type (fewer bytes to fetch at random), by take
+    # (faster than fancy indexing on 1-D arrays)
     if G <= 1 << 16:
-        return order[np.argsort(c.astype(np.uint16), kind="stable")]
+        c = np.take(codes.astype(np.uint16), order)
+        return np.take(order, np.argsort(c, kind="stable"))
     if G <= 1 << 32:
+        c = np.take(codes.astype(np.uint32), order)
         perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
-        return order[perm[np.argsort((c[perm] >> 16).astype(np.uint16), kind="stable")]]
-    return order[np.argsort(c, kind="stable")]
+        return np.take(order, np.take(perm, np.argsort((np.take(c, perm) >> 16).astype(
+            np.uint16), kind="stable")))
+    return np.take(order, np.argsort(np.take(codes, order), kind="stable"))
 
 
 def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
@@ -350,7 +354,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
             _near_ties(seg, s, sub, _cumsums(seg, sub), tol)
             for sub in (_pairs_of(ms, slice(i, i + step)) for i in range(0, len(ms.kj), step))])
     o, n = seg.order, seg.n
-    ss = s[o]
+    ss = np.take(s, o)
     num = np.zeros(len(ms.kj))
     B = _block_rows(len(ms.kj), 0)
     for a in range(0, n, B):

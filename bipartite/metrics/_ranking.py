@@ -324,7 +324,8 @@ def tie_placements(Gp: np.ndarray, Gn: np.ndarray, first: np.ndarray | None = No
     so a light query next to heavy ones keeps its digits. None: one segment (the global order),
     possibly walked in blocks: ``carry`` (2, m), the negative and positive mass of the groups
     before these, entered into one running sum and updated in place to include these groups
-    (the sums of one running sum over all blocks); ``total`` (m,), the positive mass of the
+    (the sums of one running sum over all blocks; ``Gp``, ``Gn`` must be writable: the carry
+    enters their first column for the sum and is taken out again); ``total`` (m,), the positive mass of the
     whole segment (default: these groups' plus the carry's). Then ``below`` is the running
     negative mass less ½ the group's, ``above`` the total less the running positive mass plus
     ½ the group's.
@@ -342,14 +343,14 @@ def tie_placements(Gp: np.ndarray, Gn: np.ndarray, first: np.ndarray | None = No
         return below, above
     sums = []
     for r, X in enumerate((Gn, Gp)):  # running sums, the carry entered into the first element
-        if carry is None:
-            C = np.cumsum(X, axis=1)
-        else:
-            C = X.copy()
-            C[:, 0] += carry[r]
-            np.cumsum(C, axis=1, out=C)
-            if C.shape[1]:
-                carry[r] = C[:, -1]
+        if carry is None or not X.shape[1]:
+            sums.append(np.cumsum(X, axis=1))
+            continue
+        first = X[:, 0].copy()  # entered into X for the sum, then put back (no copy of X)
+        X[:, 0] += carry[r]
+        C = np.cumsum(X, axis=1)
+        X[:, 0] = first
+        carry[r] = C[:, -1]
         sums.append(C)
     below, above = sums
     below -= 0.5 * Gn
