@@ -114,7 +114,8 @@ class Masses:
     ``P``, ``N`` (m,) their positive and negative totals, ``Pq``, ``Nq`` (m, G) per unit (None
     with rows as units), ``n_pos``, ``n_neg`` (m,) the rows with weight on each side, and the
     row weights ``w`` (n,), constant ``c`` when every row has that weight (else None); ``lab``
-    (n,) the K labels of each row packed in the bits of one integer (one gather a row); ``ep``,
+    (n,) the K labels of each row packed in the bits of one integer, with its query code above
+    them when the units are queries (one gather a row: :meth:`labels_codes`); ``ep``,
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
     the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
@@ -138,8 +139,18 @@ class Masses:
 
     def labels(self, idx: np.ndarray | slice) -> np.ndarray:
         """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
+        return self._unpack(self.lab[idx])
+
+    def labels_codes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`labels` and the query codes (b,) of the rows ``idx``, from one gather of
+        :attr:`lab` (built with query codes: they ride above the label bits)."""
+        v = self.lab[idx]
+        cq = v >> self.lab.dtype.type(self.K)
+        return self._unpack(v), cq if cq.dtype != np.uint64 else cq.astype(np.int64)
+
+    def _unpack(self, v: np.ndarray) -> np.ndarray:
         bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
-        return (self.lab[idx] & bits[:, None]) != 0
+        return (v & bits[:, None]) != 0
 
     def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
@@ -168,9 +179,13 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     K, n = Yt.shape
     m = K + len(kj)
     c = float(w[0]) if n and np.all(w == w[0]) else None
-    lab = np.zeros(n, dtype=np.uint8 if K <= 8 else np.uint16 if K <= 16 else np.uint64)
+    bits = K + (0 if codes is None else int(G - 1).bit_length())  # the query code above
+    lab = np.zeros(n, dtype=np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else
+                   np.uint32 if bits <= 32 else np.uint64)
     for k in range(K):
         lab |= Yt[k].astype(lab.dtype) << lab.dtype.type(k)
+    if codes is not None:  # one gather a row for its labels and its query (labels_codes)
+        lab |= codes.astype(lab.dtype) << lab.dtype.type(K)
     ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
     for k in range(K):
         if c is not None:  # the constant, where the side has a row
@@ -238,7 +253,8 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
-        pos, neg = ms.rows(ms.labels(idx), ms.weights(idx))
+        Yb, cq = ms.labels_codes(idx) if codes is not None else (ms.labels(idx), None)
+        pos, neg = ms.rows(Yb, ms.weights(idx))
         ties = i1 - i0 < b - a
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
@@ -252,7 +268,6 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
         Bt *= pos
         At *= neg
         if codes is not None:
-            cq = codes[idx]
             _per_unit(below, cq, Bt)
             _per_unit(above, cq, At)
         else:
