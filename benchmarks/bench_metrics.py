@@ -25,8 +25,8 @@ cost up to 40x ``np.sort`` and inflated this floor) and the peak memory as a rat
 plus Y; targets <= 2x both. ``--clock cpu`` times the process's CPU time instead of the wall
 clock (on a loaded machine the wall clock also counts the time other processes hold the CPU).
 Each table's first line gives the threads and the load average. ``--before REF`` adds, in the same
-interleaving, the ``bipartite.metrics`` of the git commit REF (its ``__init__.py`` and
-``_kernels.py``, loaded as a separate package); it is skipped (shown as "skip") where it would
+interleaving, the ``bipartite.metrics`` of the git commit REF (every module of its
+``bipartite/metrics/``, loaded as a separate package); it is skipped (shown as "skip") where it would
 need more than about 1 GB (its levels × tie-groups and labels × tie-groups tables). ``--n`` sets
 the sizes (default 1e5 1e6).
 
@@ -258,15 +258,22 @@ def main_table(args) -> None:
 
 def load_ref(ref: str):
     """``bipartite.metrics`` as of the git commit ``ref``, imported as the package
-    ``metrics_before`` (its own ``_kernels``; the current ``_grouped``)."""
+    ``metrics_before``: every module of its ``bipartite/metrics/`` (its own kernels, whatever
+    their rooms were called then), the rest of the package current."""
     root = Path(tempfile.mkdtemp(prefix="metrics_before_"))
     (root / "metrics_before").mkdir()
     repo = Path(__file__).resolve().parents[1]
-    for name in ("__init__.py", "_kernels.py"):
+    names = subprocess.run(["git", "ls-tree", "--name-only", f"{ref}:bipartite/metrics"],
+                           cwd=repo, check=True, capture_output=True, text=True).stdout.split()
+    for name in names:
+        if not name.endswith(".py"):
+            continue
         text = subprocess.run(["git", "show", f"{ref}:bipartite/metrics/{name}"], cwd=repo,
                               check=True, capture_output=True, text=True).stdout
-        text = text.replace("bipartite.metrics._kernels", "metrics_before._kernels")
+        text = text.replace("from bipartite.metrics import _", "from metrics_before import _")
+        text = text.replace("bipartite.metrics._", "metrics_before._")
         text = text.replace("_obj.__module__ = __name__", "pass")  # leave the classes alone
+        text = text.replace("globals()[_name].__module__ = __name__", "pass")
         (root / "metrics_before" / name).write_text(text)
     sys.path.insert(0, str(root))
     return importlib.import_module("metrics_before")

@@ -6,16 +6,16 @@ memory as a ratio to all the input arrays.
 that release (the scores' sort order, a stable sort by query, gathers and tie-group arrays),
 ``average_precision`` as scikit-learn's ``average_precision_score`` (what it called), and
 ``ndcg_at_k`` with two lexsorts. "sort" is the packed-key sort of
-``bipartite/metrics/_ranking.py`` and the walk of its rows (``_tables.sorted_label_stats``, the
+``bipartite/metrics/_sorted_rows.py`` and the walk of its rows (``_cell_counts.sorted_label_stats``, the
 DCG of each query's first k rows; kept for many distinct scores), forced by ``MAX_LEVELS = 0``
-(``bipartite/metrics/_tables.py``). "after" is the public function as it is: few distinct
+(``bipartite/metrics/_cell_counts.py``). "after" is the public function as it is: few distinct
 scores take the table route (the exact ranks of ``_distinct.Ranks``, then a
 (query, level, label or grade) table, or, when that table would have more cells than rows, one
 sort of compact uint32 keys of those cells). "flt" is the page faults of one "after" call (on
 a virtual machine each costs about 2 µs: 200 of them, one fresh array of 10⁵ float64, weigh
 about as much as a sort of 10⁵ two-valued scores).
 "checks" times the function's input validation alone (``_group_auc_input``, ``_ap_input``,
-``_ndcg_input`` of ``bipartite.metrics``: labels, scores, query ids), the part of the time that no
+``_ndcg_input`` of ``bipartite/metrics/_per_query.py``: labels, scores, query ids), the part of the time that no
 kernel removes. The functions are timed
 interleaved (np.sort, 0.3.0, sort, checks, after, np.sort, ...), median of ``--repeats``, in
 this process's CPU time (``--clock wall``: wall time, which on a machine shared by many
@@ -49,15 +49,9 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import average_precision_score
 
-import bipartite.metrics._tables as tables
-from bipartite.metrics import (
-    _ap_input,
-    _group_auc_input,
-    _ndcg_input,
-    average_precision,
-    group_auc,
-    ndcg_at_k,
-)
+import bipartite.metrics._cell_counts as tables
+from bipartite.metrics import average_precision, group_auc, ndcg_at_k
+from bipartite.metrics._per_query import _ap_input, _group_auc_input, _ndcg_input
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_metrics import interleaved  # noqa: E402 - the one interleaved timer of benchmarks/

@@ -19,6 +19,7 @@ from bipartite.dictatorship import (
     cross_pair_win_rates,
     dictator,
     dictator_threshold,
+    dictatorship_index,
     effective_weight_shares,
     effective_weights,
     label_vector_order,
@@ -356,3 +357,25 @@ def test_population_win_rate_of_a_dictator_and_undefined():
     Q = FiniteProblem([0.5, 0.5], [[1, 0, 0, 0], [0, 0, 0, 1]])  # no (1,0) nor (0,1)
     with pytest.warns(UndefinedMetricWarning):
         assert np.isnan(population_win_rate(Q, [0.0, 1.0], 0, 1))
+
+
+def test_dictatorship_index_is_the_largest_lopsidedness_over_the_label_pairs(rng):
+    """dictatorship_index against a loop over the defined pairs: the index is max |2W − 1| and
+    the pair attains it with W ≥ ½; NaN and None when nothing is defined; None when even-handed."""
+    for _ in range(20):
+        K = int(rng.integers(2, 6))
+        up = rng.choice([0.0, 0.25, 0.5, 0.8, 1.0, np.nan], size=(K, K))
+        W = np.triu(up, 1) + np.tril(1.0 - up.T, -1)
+        np.fill_diagonal(W, np.nan)
+        cells = [(k, j) for k in range(K) for j in range(K) if k != j and np.isfinite(W[k, j])]
+        index, dominant = dictatorship_index(W)
+        if not cells:
+            assert np.isnan(index) and dominant is None
+            continue
+        best = max(abs(2 * W[k, j] - 1) for k, j in cells)
+        assert index == best
+        if best == 0:
+            assert dominant is None
+        else:
+            k, j = dominant
+            assert W[k, j] >= 0.5 and abs(2 * W[k, j] - 1) == best

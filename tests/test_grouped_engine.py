@@ -233,7 +233,7 @@ def test_segment_below_equals_a_loop_over_segments(seed):
     """Claim: the lower sums of each segment equal a per-segment running sum (exactly for
     integer counts; for weights spanning 30 orders of magnitude across segments, within a few
     ``BELOW_OFFSET_RATIO · 2**-53`` ≈ 1e-10 of the segment's own mass, the documented bound)."""
-    from bipartite.metrics._ranking import BELOW_OFFSET_RATIO, segment_below
+    from bipartite.metrics._sorted_rows import BELOW_OFFSET_RATIO, segment_below
 
     rng = np.random.default_rng(seed)
     lens = rng.integers(1, 6, size=30)

@@ -371,7 +371,7 @@ def test_multipartite_auc_every_route_matches_pair_counts(kind, L):
 
 def test_kernels_across_block_boundaries():
     """n > 3 × the streaming block, few distinct scores: tie groups straddle the blocks."""
-    from bipartite.metrics._kernels import _BLOCK
+    from bipartite.metrics._kernels import BLOCK as _BLOCK
 
     rng = np.random.default_rng(11)
     n = 3 * _BLOCK + 7
@@ -464,7 +464,9 @@ def test_power_of_two_rescaling_is_exact():
 def test_coded_keys_order_like_the_scores():
     """The int64 keys of the coded sort: same order and same ties as the floats (−0.0 = 0.0,
     subnormals, the largest doubles), with the code bits below."""
-    from bipartite.metrics._kernels import _coded_keys, _exponent_range, _key_exponent
+    from bipartite.metrics._kernels import _exponent_range
+    from bipartite.metrics._kernels import coded_keys as _coded_keys
+    from bipartite.metrics._kernels import key_exponent as _key_exponent
 
     sets = [  # (scores, code bits): subnormals need |s| < 2 (no down-scaling), which one bit allows
         (np.array([0.0, -0.0, 5e-324, -5e-324, 1e-310, 1.0, -1.0, 1.5, -1.5, 1e-300, 1e-300, 0.25]),
@@ -696,3 +698,33 @@ def test_average_precision_is_invariant_to_scaling_the_weights(scale):
     assert average_precision(y, s, sample_weight=w * scale) == pytest.approx(want, rel=1e-12)
     assert average_precision(y, s, sample_weight=np.full(8, scale)) == pytest.approx(
         average_precision_score(y, s), rel=1e-12)
+
+
+def test_the_face_reexports_every_public_name_and_defines_none():
+    """``bipartite.metrics`` is a table of contents (issue 36): its ``__init__.py`` defines no
+    function or class; every name of ``__all__`` (and the five names the diagnostics import)
+    imports from it without a warning, is documented as ``bipartite.metrics.X`` (the ranked
+    metrics as ``bipartite.ranked_metrics.X``), and, for the functions, runs code of another
+    file."""
+    import ast
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import bipartite.metrics as face
+
+    init = Path(face.__file__)
+    tree = ast.parse(init.read_text(encoding="utf-8"))
+    assert not [n.name for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    names = [*face.__all__, "segment_below", "tie_placements", "auc_terms", "query_scaled",
+             "GAUC_WEIGHTINGS"]
+    code = f"from bipartite.metrics import {', '.join(names)}"
+    run = subprocess.run([sys.executable, "-W", "error", "-c", code], capture_output=True,
+                         text=True, cwd=init.parents[2])
+    assert run.returncode == 0, run.stderr
+    for name in face.__all__:
+        obj = getattr(face, name)
+        assert obj.__module__ in ("bipartite.metrics", "bipartite.ranked_metrics"), name
+        if hasattr(obj, "__code__"):
+            assert Path(obj.__code__.co_filename) != init, name

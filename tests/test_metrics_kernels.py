@@ -23,6 +23,7 @@ from sklearn.metrics import roc_auc_score
 
 from bipartite.labels import cost_matrix
 from bipartite.metrics import _kernels as K
+from bipartite.metrics import _multipartite as M
 from bipartite.metrics import multilabel_auc, multipartite_auc, weighted_multipartite_auc
 
 
@@ -130,21 +131,21 @@ def test_multipartite_user_matrices_take_the_right_route():
     diff = np.tril(g[:, None] - g[None, :], -1)
     const = np.tril(np.full((L, L), 2.5), -1)
     general = np.tril(rng.random((L, L)), -1)
-    assert K.matrix_structure(diff)[0] == "difference"
-    assert K.matrix_structure(const)[0] == "uniform"
-    assert K.matrix_structure(general)[0] == "general"
-    assert K.matrix_structure(general + np.triu(np.ones((L, L)), 1))[0] == "general"
+    assert M.matrix_structure(diff)[0] == "difference"
+    assert M.matrix_structure(const)[0] == "uniform"
+    assert M.matrix_structure(general)[0] == "general"
+    assert M.matrix_structure(general + np.triu(np.ones((L, L)), 1))[0] == "general"
     bent = diff.copy()
     bent[5, 1] *= 1 + 1e-9
-    assert K.matrix_structure(bent)[0] == "general"
+    assert M.matrix_structure(bent)[0] == "general"
     for C in (diff, const, general, bent):
         assert multipartite_auc(y, s, costs=C) == pytest.approx(
             loop_multipartite(y, s, C), abs=1e-12)
     # the string families take the routes they are
-    assert K.cost_structure(np.arange(4.0), "linear")[0] == "difference"
-    assert K.cost_structure(np.arange(4.0), "gain")[0] == "difference"
-    assert K.cost_structure(np.arange(4.0), "uniform")[0] == "uniform"
-    assert K.cost_structure(np.arange(4.0), "squared")[0] == "polynomial"
+    assert M.cost_structure(np.arange(4.0), "linear")[0] == "difference"
+    assert M.cost_structure(np.arange(4.0), "gain")[0] == "difference"
+    assert M.cost_structure(np.arange(4.0), "uniform")[0] == "uniform"
+    assert M.cost_structure(np.arange(4.0), "squared")[0] == "polynomial"
 
 
 @pytest.mark.parametrize("L", [5, 40, 300])
@@ -187,7 +188,7 @@ def test_multipartite_constant_and_perfect_scorers():
 def test_multipartite_across_block_boundaries():
     """Tie groups straddling the blocks of the streaming passes (n > 3 blocks, few scores)."""
     rng = np.random.default_rng(11)
-    n = 3 * K._BLOCK + 17
+    n = 3 * K.BLOCK + 17
     y = rng.integers(0, 70, n)
     s = rng.integers(0, 6, n) * 0.5
     # AUC_MP with linear costs is the Δg-weighted mean of the binarised AUCs (docs/theory.md §3)
@@ -224,7 +225,7 @@ def test_inversion_count_is_the_pair_count(seq, weighted):
     ww = np.ones(len(seq)) if w is None else w
     want = sum(ww[p] * ww[q] for p in range(len(seq)) for q in range(p + 1, len(seq))
                if seq[p] > seq[q])
-    assert K._inversions(lev, 6, w) == want
+    assert M._inversions(lev, 6, w) == want
 
 
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=80), st.integers(1, 40))
@@ -235,7 +236,7 @@ def test_tie_bounds_are_the_tie_groups(vals, block):
     n = len(keys)
     for lo in range(0, n, block):
         hi = min(n, lo + block)
-        tb = K._tie_bounds(keys, 0, lo, hi)
+        tb = K.tie_bounds(keys, 0, lo, hi)
         first = np.searchsorted(keys, keys[lo:hi], "left")
         end = np.searchsorted(keys, keys[lo:hi], "right")
         if tb is None:

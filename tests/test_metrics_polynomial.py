@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bipartite.labels import cost_matrix
-from bipartite.metrics import _kernels as K
+from bipartite.metrics import _multipartite as M
 from bipartite.metrics import _polynomial as P
 from bipartite.metrics import multipartite_auc
 
@@ -28,7 +28,7 @@ def pair_count(y, s, C, w=None):
 
 def general_route(y, s, C, w=None):
     """The same value from the general O(n L) route, the polynomial detection bypassed."""
-    return K.multipartite_from_levels(s.astype(float), y, len(C), w, ("general", C))
+    return M.multipartite_from_levels(s.astype(float), y, len(C), w, ("general", C))
 
 
 def poly_matrix(levels, alpha):
@@ -110,20 +110,20 @@ def test_polynomial_detection_only_where_it_holds():
     """"squared" and user matrices p(y_a − y_b) take the polynomial route; a bent entry, a
     matrix not of that form, and difference-form or constant matrices keep their routes."""
     lv = np.array([0.0, 1.0, 2.5, 4.0, 7.0, 7.5])
-    assert K.cost_structure(lv, "squared")[0] == "polynomial"
+    assert M.cost_structure(lv, "squared")[0] == "polynomial"
     C = poly_matrix(lv, [1.5, 0.0, 2.0, 1.0])
-    kind, (v, alpha) = K.cost_structure(lv, C)
+    kind, (v, alpha) = M.cost_structure(lv, C)
     assert kind == "polynomial"
     np.testing.assert_allclose(alpha, [1.5, 0.0, 2.0, 1.0], atol=1e-9)
     np.testing.assert_array_equal(v, lv - lv[0])
-    assert K.cost_structure(lv, poly_matrix(lv, [0, 0, 3]))[1][1].tolist() == [0, 0, 3]  # ints
+    assert M.cost_structure(lv, poly_matrix(lv, [0, 0, 3]))[1][1].tolist() == [0, 0, 3]  # ints
     bent = C.copy()
     bent[4, 1] *= 1 + 1e-9
-    assert K.cost_structure(lv, bent)[0] == "general"
+    assert M.cost_structure(lv, bent)[0] == "general"
     rng = np.random.default_rng(0)
-    assert K.cost_structure(lv, np.tril(rng.random((6, 6)), -1))[0] == "general"
-    assert K.cost_structure(lv, poly_matrix(lv, [0, 2.0]))[0] == "difference"
-    assert K.cost_structure(lv, poly_matrix(lv, [2.0]))[0] == "uniform"
+    assert M.cost_structure(lv, np.tril(rng.random((6, 6)), -1))[0] == "general"
+    assert M.cost_structure(lv, poly_matrix(lv, [0, 2.0]))[0] == "difference"
+    assert M.cost_structure(lv, poly_matrix(lv, [2.0]))[0] == "uniform"
 
 
 @settings(max_examples=80, deadline=None)

@@ -1,6 +1,6 @@
 """group_auc, average_precision, ndcg_at_k and grouped_stats on the packed-key sort and block
-scan or row walks, and on the table route of few distinct scores (bipartite/metrics/_ranking.py,
-_tables.py), against
+scan or row walks, and on the table route of few distinct scores (bipartite/metrics/_sorted_rows.py,
+_cell_counts.py), against
 slow, obviously-correct references: a Python loop over the queries calling scikit-learn's
 roc_auc_score, average_precision_score and ndcg_score. The block length is shrunk and the score
 buckets narrowed so that tie groups and queries cross block boundaries and distinct scores
@@ -19,14 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score, ndcg_score, roc_auc_score
 
+import bipartite.metrics._cell_counts as tables
 import bipartite.metrics._distinct as distinct
-import bipartite.metrics._ranking as ranking
-import bipartite.metrics._tables as tables
+import bipartite.metrics._sorted_rows as ranking
 from bipartite import UndefinedMetricWarning
 from bipartite.metrics import average_precision, group_auc, grouped_stats, ndcg_at_k
+from bipartite.metrics._cell_counts import label_stats
 from bipartite.metrics._distinct import distinct_ranks
-from bipartite.metrics._ranking import SortedRows
-from bipartite.metrics._tables import label_stats
+from bipartite.metrics._sorted_rows import SortedRows
 
 
 # -- slow references -------------------------------------------------------------------------
@@ -105,8 +105,8 @@ def ranking_data(draw):
     return s, q, y, w, rel
 
 
-#: Engine settings (module attributes of bipartite.metrics._ranking and, "tables." and
-#: "distinct.", of bipartite.metrics._tables and bipartite.metrics._distinct): the default; the sort
+#: Engine settings (module attributes of bipartite.metrics._sorted_rows and, "tables." and
+#: "distinct.", of bipartite.metrics._cell_counts and bipartite.metrics._distinct): the default; the sort
 #: route forced (MAX_LEVELS = 0) with blocks of 3 rows (tie groups and queries cross blocks)
 #: or with 2-bit score buckets (distinct scores collide and are re-sorted exactly); the table
 #: route wherever the distinct scores allow (TABLE_CELLS unbounded), with the default hash or
@@ -418,9 +418,9 @@ def test_sorted_label_stats_equal_the_tie_group_scan(monkeypatch):
     groups only where rows tie) equal those of the tie-group scan (ranking_stats), exactly for
     the integer AUC sums, on continuous scores, heavy ties and colliding buckets, with one query
     and many, blocks of 1 to 40 rows (queries and ties across blocks)."""
-    from bipartite.metrics import _label_values
-    from bipartite.metrics._ranking import ranking_stats
-    from bipartite.metrics._tables import sorted_label_stats
+    from bipartite.metrics._cell_counts import sorted_label_stats
+    from bipartite.metrics._per_query import label_values as _label_values
+    from bipartite.metrics._sorted_rows import ranking_stats
 
     rng = np.random.default_rng(5)
     for trial in range(150):
@@ -444,8 +444,8 @@ def test_window_dcg_equals_the_scan_of_every_row(monkeypatch):
     """Claim: the DCG@k read from each query's first k sorted rows (tie groups followed past
     the window to their end) equals the DCG of the scan over every row, on continuous scores,
     heavy ties (groups that straddle the cut-off) and colliding buckets."""
-    from bipartite.metrics._ranking import dcg_per_query, discount_sums
-    from bipartite.metrics._tables import _window_dcg
+    from bipartite.metrics._cell_counts import _window_dcg
+    from bipartite.metrics._sorted_rows import dcg_per_query, discount_sums
 
     rng = np.random.default_rng(6)
     used = 0
@@ -487,8 +487,7 @@ def test_window_dcg_of_compact_keys_equals_their_full_walk():
     query's first k sorted keys (tie groups straddling the cut-off followed to their end, a
     single grade: no grade bits) and the ideal DCG from the grade counts equal the walk of
     every key (_key_dcg)."""
-    from bipartite.metrics._ranking import key_bits
-    from bipartite.metrics._tables import (
+    from bipartite.metrics._cell_counts import (
         _NO_SPLIT,
         _cell_keys,
         _grade_ideal_dcg,
@@ -496,6 +495,7 @@ def test_window_dcg_of_compact_keys_equals_their_full_walk():
         _table_levels,
         _window_dcg,
     )
+    from bipartite.metrics._sorted_rows import key_bits
 
     rng = np.random.default_rng(3)
     used = 0

@@ -20,8 +20,6 @@ from bipartite import UndefinedMetricWarning
 from bipartite._pair_losses import pair_loss_sum
 from bipartite.surrogates import (
     PairWeightRows,
-    _ap_kernel,
-    _sample_pairs,
     ap_risk,
     label_aggregation_pair_weights,
     loss_aggregation_pair_weights,
@@ -33,6 +31,8 @@ from bipartite.surrogates import (
     rlsep_loss,
     smooth_ap_loss,
 )
+from bipartite.surrogates._ap import _ap_kernel
+from bipartite.surrogates._lsep import _sample_pairs
 
 KINDS = ["logistic", "exponential", "hinge", "squared_hinge"]
 

@@ -452,14 +452,11 @@ def per_label_pair_losses(s: torch.Tensor, Y: torch.Tensor, where: torch.Tensor,
     """
     import torch
 
+    from bipartite.surrogates import label_pair_normalisers
+
     dtype = s.dtype
-    vf = where.to(dtype)[..., None]
-    Yf = torch.where(where[..., None], Y.to(dtype), torch.zeros((), dtype=dtype, device=s.device))
-    pos, neg = Yf * vf, (1.0 - Yf) * vf
-    npos, nneg = pos.sum(1), neg.sum(1)  # [G, K]
-    ok = (npos > 0) & (nneg > 0)
-    coef = torch.where(ok, 1.0 / torch.where(ok, npos * nneg, torch.ones_like(npos)),
-                       torch.zeros_like(npos))
+    pos, neg, coef = label_pair_normalisers(Y.to(dtype), where)  # coef [G, K]: 1 / (n⁺ n⁻)
+    ok = coef > 0
     both = where[:, :, None] & where[:, None, :]
     diff = torch.where(both, s[:, :, None] - s[:, None, :], torch.zeros((), dtype=dtype,
                                                                         device=s.device))

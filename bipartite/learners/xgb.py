@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from bipartite._utils.torch import n_threads as _n_threads
+from bipartite._utils.device import n_threads as _n_threads
 from bipartite._utils.validation import (
     check_positive,
     check_random_state,
@@ -71,8 +71,8 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     """
     rows = QueryRows(groups, check_input=False)
     order, first, size = rows.order, rows.starts, rows.sizes  # each query's first position
-    Yo = np.asarray(Y, dtype=np.float64)[order]
-    npos = np.add.reduceat(Yo, first, axis=0) if len(order) else np.zeros((0, Y.shape[1]))
+    Yf = np.asarray(Y, dtype=np.float64)
+    npos = rows.reduce(np.add, Yf)  # positives of each label per query
     wq = np.ones(len(first)) if query_weight is None else \
         np.asarray(query_weight, dtype=np.float64)[rows.query]
     keep = (np.asarray(a)[None, :] > 0) & (wq[:, None] > 0) & (npos > 0) & (npos < size[:, None])
@@ -81,7 +81,7 @@ def _stacked_loss_aggregation(Y: np.ndarray, groups: np.ndarray, a: np.ndarray,
     start = np.repeat(first[gq], lengths)
     pos = start + np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     idx = order[pos]
-    labels = Yo[pos, np.repeat(gk, lengths)]
+    labels = Yf[idx, np.repeat(gk, lengths)]
     qid = np.repeat(np.arange(len(gq)), lengths)
     gw = wq[gq] * np.asarray(a, dtype=np.float64)[gk] / lengths
     return idx, labels, qid, gw

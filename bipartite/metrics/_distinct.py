@@ -1,5 +1,5 @@
 """Exact ranks of scores with few distinct values, without a sort of the rows: the first step
-of the table route of the per-query metrics (``bipartite/metrics/_ranking.py``, docs/theory.md
+of the table route of the per-query metrics (``bipartite/metrics/_sorted_rows.py``, docs/theory.md
 §2, §8).
 
 The distinct values are found with hash tables in the L1 cache: a scatter writes each slot, a

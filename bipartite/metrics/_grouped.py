@@ -16,7 +16,7 @@ a row's pairing with itself is a tie, as docs/theory.md §2 requires), ``AP_q = 
 P_≥t / (P_≥t + N_≥t)`` (sklearn's ``average_precision_score``: tied scores form one threshold),
 and the multipartite AUC of docs/theory.md §3 per query. Without query ids the whole sample is
 one query. The sort is one ``np.sort`` of packed (query, score bucket, row) keys
-(:class:`bipartite.metrics._ranking.SortedRows`, which also streams the public gAUC, AP and
+(:class:`bipartite.metrics._sorted_rows.SortedRows`, which also streams the public gAUC, AP and
 nDCG without these tie-group arrays); the per-group formulas are that module's
 (``auc_terms``, ``ap_terms``).
 
@@ -37,7 +37,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
-from bipartite.metrics._ranking import (
+from bipartite.metrics._sorted_rows import (
     SortedRows,
     ap_terms,
     auc_terms,
@@ -208,7 +208,7 @@ class QuerySegments:
             raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
         self.n_queries = G = 1 if codes is None else int(codes.max()) + 1
         # one sort of packed (query, score bucket, row) keys: the order of
-        # np.lexsort((row, s, codes)) (bipartite/metrics/_ranking.py)
+        # np.lexsort((row, s, codes)) (bipartite/metrics/_sorted_rows.py)
         rows = SortedRows(s, codes, G)
         self.order = rows.order()
         self.starts = rows.tie_starts()

@@ -6,7 +6,7 @@ threshold, so its segment is the diagonal between its two corners: ties count ½
 of the package). With ``P_t``, ``N_t`` the positive and negative weight of tie group t and
 ``P_above``, ``N_above`` those of the groups scored above it, the area that group t adds under
 the curve is the trapezoid ``N_t (P_above + ½ P_t) / (P N)``: the terms of
-:func:`bipartite.metrics._ranking.auc_terms` (the formula's one home), which summed over all
+:func:`bipartite.metrics._sorted_rows.auc_terms` (the formula's one home), which summed over all
 groups give the AUC. Up to a false positive rate ``m`` only the negatives inside the window count:
 ``N_in,t = clip(m N − N_above,t, 0, N_t)``, and the group's positive weight is taken in the same
 proportion, ``P_in,t = P_t N_in,t / N_t`` (the ROC segment is straight, so this is the linear
@@ -34,7 +34,7 @@ from bipartite._utils.validation import (
     warn_undefined,
 )
 from bipartite.metrics._kernels import below, binary_labels, ranked_sums
-from bipartite.metrics._ranking import auc_terms
+from bipartite.metrics._sorted_rows import auc_terms
 
 __all__ = ["partial_auc", "standardised_partial_auc"]
 

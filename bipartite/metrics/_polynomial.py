@@ -1,7 +1,7 @@
 """Multipartite AUC with polynomial costs (docs/theory.md §3.2): the costs
 ``c(y, y') = p(y − y')`` of a polynomial ``p(d) = Σ_m α_m d^m`` (``"squared"``: ``d²``; a user
 matrix that is one, to rounding). Private to ``bipartite.metrics``; the routing is
-``_kernels.cost_structure`` and the ratio ``_kernels.multipartite_from_levels``.
+``_multipartite.cost_structure`` and the ratio ``_multipartite.multipartite_from_levels``.
 
 ``A = Σ_{f_i > f_j} ω_i ω_j K_{ℓ_i ℓ_j}`` (``K = C − Cᵀ``) counts each pair of different levels
 ``+c`` when the higher level scores higher and ``−c`` otherwise: a dominance count (which of the
@@ -9,6 +9,13 @@ two is higher in level and in score), as the uniform route's inversions, but wei
 ``p(v_hi − v_lo)``. Expanded in monomials ``v_lo^r v_hi^s``, it is summed bit by bit of the
 level index (:func:`ordered_pairs`): O(n) per bit and monomial after the one sort, so
 O(n log L) for a fixed degree, where the general route is O(n L).
+
+No route of prefix sums after the sort does better: such a route computes
+``Σ_{f_i > f_j} Σ_r U_r(ℓ_i) W_r(ℓ_j)``, which equals A on every input only if ``U Wᵀ = K``, so it
+needs rank K terms, and ``K_ab = sign(v_a − v_b) (v_a − v_b)²`` (``"squared"``) has rank
+L − (L mod 2), the most an antisymmetric matrix has (levels 0..L−1, checked for L ≤ 69, 256, 1024;
+the linear costs' K has rank 2, and their route is O(n)): an O(n L) route. The sign makes A a
+dominance sum (level and score order), as the uniform route's inversion count.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ _ROWS = 1 << 15
 def polynomial_costs(levels: np.ndarray, C: np.ndarray) -> np.ndarray | None:
     """The coefficients ``α`` (ascending degree, at most :data:`_MAX_DEGREE`) of a polynomial ``p``
     with ``C_ab = p(y_a − y_b)`` below the diagonal (to 8 ulps of the largest cost, as
-    ``_kernels.matrix_structure`` recognises difference form), or None. Fitted to the first
+    ``_multipartite.matrix_structure`` recognises difference form), or None. Fitted to the first
     column, then checked on every entry; integer coefficients where rounding them reproduces C
     exactly (the exact-integer kernel needs them)."""
     L = len(levels)
@@ -218,6 +225,14 @@ def ordered_pairs(seq: np.ndarray, w: np.ndarray | None, v: np.ndarray, alpha, b
     return total
 
 
+def _even_group_pairs(mom: list, m: int, integer: bool):
+    """``Σ_groups ½ Σ_{p,q in the group} (v_q − v_p)^m`` for an even degree m, from the groups'
+    power sums ``mom[j] = Σ_group v^j`` (``mom[0]``: the sizes): the binomial expansion
+    ``Σ_j C(m, j) (−1)^j mom[m−j] · mom[j]``, no order needed (an exact int when ``integer``)."""
+    t = sum(comb(m, j) * (-1) ** j * np.dot(mom[m - j], mom[j]) for j in range(m + 1))
+    return int(t) // 2 if integer else t / 2
+
+
 def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
     """``Σ c(ℓ_q, ℓ_p)`` over the pairs ``p < q`` of different levels in each tie group, ``T`` of
     them (``vt``: the values of the rows in tie groups, ascending inside each; ``gnew``: where
@@ -235,8 +250,7 @@ def tied_cost(vt: np.ndarray, gnew: np.ndarray, T, alpha):
         if not alpha[m]:
             continue
         if m % 2 == 0:
-            t = sum(comb(m, j) * (-1) ** j * np.dot(mom[m - j], mom[j]) for j in range(m + 1))
-            total += alpha[m] * (int(t) // 2 if vt.dtype.kind == "i" else t / 2)
+            total += alpha[m] * _even_group_pairs(mom, m, vt.dtype.kind == "i")
             continue
         if start is None:
             start = np.maximum.accumulate(np.where(gnew, np.arange(len(vt)), 0))
@@ -268,8 +282,7 @@ def coded_tied_cost(keys: np.ndarray, bits: int, lev: np.ndarray, v: np.ndarray,
     vt = v[lev]
     vp = [None, *_powers(vt, len(alpha) - 1)[1:]]
     mom = [size] + [np.add.reduceat(x, starts) for x in vp[1:]]
-    for m in range(2, len(alpha), 2):   # ½ Σ_{p,q in a group} (v_q − v_p)^m
+    for m in range(2, len(alpha), 2):
         if alpha[m]:
-            t = sum(comb(m, j) * (-1) ** j * np.dot(mom[m - j], mom[j]) for j in range(m + 1))
-            total += alpha[m] * (int(t) // 2 if vt.dtype.kind == "i" else t / 2)
+            total += alpha[m] * _even_group_pairs(mom, m, vt.dtype.kind == "i")
     return total

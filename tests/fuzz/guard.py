@@ -95,6 +95,8 @@ def _child(calls: list[Callable[[], Any]], conn, headroom: int) -> None:
 
     if "torch" in sys.modules:  # the parent's OpenMP pool is unusable after fork: one thread
         sys.modules["torch"].set_num_threads(1)
+    if "highspy" in sys.modules:  # HiGHS's thread scheduler, too: its threads did not survive
+        sys.modules["highspy"].Highs.resetGlobalScheduler(False)
     try:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         cap = _vm_size() + headroom

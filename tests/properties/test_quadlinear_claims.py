@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from sklearn.metrics import average_precision_score
 
 from bipartite.surrogates import (
-    _ap_kernel,
     ap_risk,
     heaviside_gt,
     quadlinear,
     quadlinear_ap_loss,
     smooth_ap_loss,
 )
+from bipartite.surrogates._ap import _ap_kernel
 
 # Searches for counterexamples: deterministic, no example database, bounded.
 SEARCH = settings(max_examples=400, derandomize=True, database=None, deadline=None)

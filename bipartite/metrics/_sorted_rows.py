@@ -22,7 +22,7 @@ keys, and the per-row values are read from the keys' carried bits (labels, level
 one block at a time (weights).
 
 **The table route** of few distinct scores, and the walks of sorted keys that carry the
-label or grade: ``bipartite/metrics/_tables.py``.
+label or grade: ``bipartite/metrics/_cell_counts.py``.
 
 **Temporaries.** Every pass works on chunks or blocks of at most a few 10⁴ rows: on the
 virtual machine measured (benchmarks/bench_ranking_metrics.py) a fresh array of the input's

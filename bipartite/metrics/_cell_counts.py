@@ -1,7 +1,7 @@
 """Few distinct scores without a sort of the rows (the *table route*), and the walks of sorted
 keys that carry a binary label or an integer grade: per-query AUC (the gAUC), average
 precision and DCG (docs/theory.md §2, §8, §10.6), on the sort and formulas of
-``bipartite/metrics/_ranking.py``.
+``bipartite/metrics/_sorted_rows.py``.
 
 **The table route** (few distinct scores: :func:`label_stats`, :func:`ndcg_parts`). A sort by
 query costs several times a sort of heavily tied scores (``np.sort`` of 16 distinct values runs
@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from bipartite.metrics import _ranking
+from bipartite.metrics import _sorted_rows
 from bipartite.metrics._distinct import Ranks, chunk_rows
-from bipartite.metrics._ranking import (
+from bipartite.metrics._sorted_rows import (
     SortedRows,
     ap_terms,
     auc_terms,
@@ -158,7 +158,7 @@ def _runs_blocks(k: np.ndarray, lb: int) -> Iterator[tuple[int, int]]:
     against 0.22 s for nDCG at 10⁷ rows)."""
     n, dt = len(k), k.dtype.type
     top = (1 << (8 * k.dtype.itemsize)) - 1
-    step = _ranking.BLOCK if n < 1 << 22 else 4 * _ranking.BLOCK  # read at each call
+    step = _sorted_rows.BLOCK if n < 1 << 22 else 4 * _sorted_rows.BLOCK  # read at each call
     a = 0
     while a < n:
         b = min(n, a + step)
