@@ -19,6 +19,7 @@ from bipartite.diagnostics._inference import holm, paired_z
 from bipartite.diagnostics._intervals import t_p_value
 from bipartite.diagnostics._placement_sums import influence_var, query_notes
 from bipartite.diagnostics._score_table import plain
+from bipartite.dictatorship import dictatorship_index
 from bipartite.metrics import partial_auc
 
 if TYPE_CHECKING:
@@ -145,9 +146,10 @@ def summary_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close, and its interval reaches 0: compare the labels' AUC "
                              "intervals instead")
-        Wall = est.wins[s].win
-        row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
-            Wall).any() else nan
+        Wm = np.full((d.K, d.K), np.nan)  # W_{k>j} for k < j; the rest NaN (ignored)
+        if d.pairs:
+            Wm[tuple(np.asarray(d.pairs).T)] = est.wins[s].win
+        row["dictatorship_index"] = dictatorship_index(Wm)[0]
         if not np.isfinite(row["dictatorship_index"]):
             notes.append("no cross-pair win rate is defined" if d.K > 1 else "one label: no "
                          "cross pairs")
