@@ -369,7 +369,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
             _near_ties(seg, s, sub, _cumsums(seg, sub), tol)
             for sub in (_pairs_of(ms, slice(i, i + step)) for i in range(0, len(ms.kj), step))])
     o, n = seg.order, seg.n
-    ss = np.take(s, o)
+    ss = np.sort(s)  # = s[o] value for value (o sorts s; ±0 compare equal), without the gather
     num = np.zeros(len(ms.kj))
     B = _block_rows(len(ms.kj), 0)
     for a in range(0, n, B):
