@@ -2,7 +2,7 @@
 computed by :mod:`bipartite.diagnostics._dask_passes`; docs/theory.md §2.3, §7.5,
 docs/out_of_core.md): :class:`PlacementStats`, the per-query and total placement sums of every
 scorer and weight pair, and their summary (AUCs, W_{k>j}, DeLong variances, gAUCs), computed by
-the formulas of :mod:`bipartite.diagnostics._stats`."""
+the formulas of :mod:`bipartite.diagnostics._placement_sums`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite.diagnostics._stats import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums
 
 __all__ = ["PlacementStats"]
 
@@ -106,7 +106,7 @@ class PlacementStats:
 
     def placement_sums(self, scorer: str) -> PlacementSums:
         """The per-query table of one scorer as the report's
-        :class:`bipartite.diagnostics._stats.PlacementSums` (pairs in :attr:`pairs` order, queries
+        :class:`bipartite.diagnostics._placement_sums.PlacementSums` (pairs in :attr:`pairs` order, queries
         in sorted id order; needs ``qid``): the one home of every statistic computed from it
         (pooled AUC, clustered DeLong, gAUCs, per-query AUCs, bootstrap and jackknife)."""
         if self.per_query is None:
@@ -128,7 +128,7 @@ class PlacementStats:
 
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The clustered variances, gAUCs and per-query AUCs, from each scorer's
-        :meth:`placement_sums` (the formulas of :mod:`bipartite.diagnostics._stats`)."""
+        :meth:`placement_sums` (the formulas of :mod:`bipartite.diagnostics._placement_sums`)."""
         names = [name for name, _, _ in self.pairs]
         labels = [name for name, _, j in self.pairs if j is None]
         parts, pq = [], []
