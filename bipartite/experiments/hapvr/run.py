@@ -48,15 +48,16 @@ SIZES: dict[str, dict[str, Any]] = {
 
 
 def find_mq2008(option: str | os.PathLike | None = None) -> Path | None:
-    """The folder with ``mq2008_S1.txt`` .. ``mq2008_S5.txt``: the ``letor`` option when given,
-    else ``letor/`` of the data folder (:func:`bipartite.data.data_dir`: ``$BIPARTITE_DATA``, else
-    ``../shared/data``); ``None`` when the files are not all there (the MQ2008 study is then not
-    run)."""
+    """The folder with the five MQ2008 (LETOR 4.0) parts ``mq2008_S1.txt`` .. ``mq2008_S5.txt``
+    (or ``S1.txt`` .. ``S5.txt``; :func:`bipartite.data.letor.letor4_parts`): the ``letor`` option
+    when given, else ``letor/`` of the data folder (:func:`bipartite.data.data_dir`:
+    ``$BIPARTITE_DATA``, else ``../shared/data``); ``None`` when the files are not all there (the
+    MQ2008 study is then not run)."""
     from bipartite.data import data_dir
+    from bipartite.data.letor import letor4_parts
 
     folder = data_dir() / "letor" if option is None or option == "" else Path(option)
-    ok = all((folder / f"mq2008_S{p}.txt").is_file() for p in range(1, 6))
-    return folder if ok else None
+    return folder if letor4_parts(folder) is not None else None
 
 
 def configs(size: str, options: Mapping) -> dict[str, dict]:
