@@ -339,6 +339,8 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     ``n``, that of ``p1``, when given), named in every error."""
     import torch
 
+    from bipartite._utils.tensor_checks import first_bad
+
     if not check_dense_tensor(x, name):  # sparse and meta tensors refused by name
         x = torch.as_tensor(check_array(x, name, allow_empty=True, finite=False).copy())
     if x.dtype == torch.bool or x.is_complex() or (floating and not torch.is_floating_point(x)):
@@ -355,9 +357,8 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     if torch.is_floating_point(x):
         bad = ~torch.isfinite(x.detach())
         if bool(bad.any()):
-            i = int(torch.nonzero(bad)[0, 0])
-            raise ValueError(f"The '{name}' parameter must be finite, got {x[i].item()!r} "
-                             f"at index {i}.")
+            v, i = first_bad(bad, x)
+            raise ValueError(f"The '{name}' parameter must be finite, got {v!r} at index {i}.")
     return x
 
 
