@@ -25,7 +25,7 @@ from bipartite.experiments.registry import (
     reproduce_record,
     study_results,
 )
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY_FUNCTIONS", "configs", "figures", "find_mq2008", "headline",
            "summary"]
@@ -159,8 +159,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     write_table(pd.DataFrame({"key": list(key), "value": [str(v) for v in key.values()]}),
                 table_dir, "hapvr_key_numbers", note="The headline numbers of this folder.")
     lines += [f"MQ2008: {key['letor']}", ""]
-    fig_dir = results_dir / "figures"
-    lines += [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob("hapvr_*.png"))]
+    lines += figure_links(results_dir / "figures", "hapvr_")
     return "\n".join([*lines, ""])
 
 
