@@ -15,11 +15,16 @@ import numpy as np
 import pandas as pd
 
 from bipartite.data import data_dir, load_letor
+from bipartite.data.letor import letor4_parts
 from bipartite.learners import XGBRanker
 
 target = sys.argv[1] if len(sys.argv) > 1 else "mq2008_S5_scores.csv"
 
-parts = [load_letor(data_dir() / "letor" / f"mq2008_S{i}.txt") for i in range(1, 6)]
+folder = data_dir() / "letor"
+files = letor4_parts(folder)
+if files is None:
+    sys.exit(f"MQ2008 parts mq2008_S1..S5.txt are not all in {folder} (see ../shared/data/README.md)")
+parts = [load_letor(f) for f in files]
 tr, te = parts[:4], parts[4]
 X = np.vstack([p.X for p in tr])
 Y = np.vstack([p.Y for p in tr])

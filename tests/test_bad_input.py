@@ -182,7 +182,7 @@ def test_negative_stride_arrays_are_accepted_by_torch_paths():
 
 
 # loaders ------------------------------------------------------------------------------------------
-from bipartite.data import load_banking, load_letor, load_letor_query  # noqa: E402
+from bipartite.data import load_bank_personal_loan, load_letor, load_letor_query  # noqa: E402
 
 
 @pytest.mark.parametrize("name, content, match", [
@@ -225,17 +225,17 @@ def test_bank_personal_loan_checks_ids_and_mortgage(tmp_path, rows, match):
     p = tmp_path / "bank.csv"
     p.write_text(_BANK + "".join(rows))
     with pytest.raises(ValueError, match=match):
-        load_banking(p)
+        load_bank_personal_loan(p)
 
 
 def test_non_utf8_csv_names_file_and_line(tmp_path):
     p = tmp_path / "bank.csv"
     p.write_bytes((_BANK + _ROW.format(id=1, m=0)).encode() + b"2,\xff\xfe\n")
     with pytest.raises(ValueError, match="bank.csv:3: not UTF-8"):
-        load_banking(p)
+        load_bank_personal_loan(p)
     q = tmp_path / "bom.csv"
     q.write_bytes(b"\xef\xbb\xbf" + (_BANK + _ROW.format(id=1, m=0)).encode())
-    assert load_banking(q).X.shape[0] == 1
+    assert load_bank_personal_loan(q).X.shape[0] == 1
 
 
 # CLI ----------------------------------------------------------------------------------------------

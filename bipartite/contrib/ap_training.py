@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -425,22 +426,8 @@ def train_listwise_mlp(
     y: ArrayLike,
     qid: ArrayLike,
     *,
-    loss: str = "quadlinear_ap",
-    delta: float = 0.05,
-    rho: float = 1.0,
-    tau: float = 0.01,
-    hidden: tuple[int, ...] = (64, 32),
-    score_transform: str = "tanh",
-    epochs: int = 30,
-    queries_per_batch: int = 16,
-    lr: float = 1e-3,
-    weight_decay: float = 1e-4,
     eval_set: tuple[ArrayLike, ArrayLike, ArrayLike] | None = None,
-    track_every: int = 0,
-    vanish_threshold: float = 1e-2,
-    device: str = "auto",
-    n_jobs: int | None = None,
-    random_state: int | np.random.Generator | None = None,
+    **options: Any,
 ) -> ListwiseMLP:
     """Train an MLP scorer with an AP surrogate or the pairwise logistic loss (docs/theory.md §8, §11).
 
@@ -452,6 +439,8 @@ def train_listwise_mlp(
     X : array-like (n, d); y : array-like (n,) binary; qid : array-like (n,) query ids.
     eval_set : (X, y, qid), optional — evaluated after every epoch with :func:`ranking_report`
         (stored in ``epoch_history_``; no early stopping: the comparison is at a fixed budget).
+    **options : the parameters of :class:`ListwiseMLP` (``loss``, ``epochs``, ``random_state``,
+        ...), with its defaults (the class is their one home).
 
     Returns
     -------
@@ -462,11 +451,7 @@ def train_listwise_mlp(
     >>> model.decision_function(data.X[:3]).shape
     (3,)
     """
-    model = ListwiseMLP(loss=loss, delta=delta, rho=rho, tau=tau, hidden=hidden,
-                        score_transform=score_transform, epochs=epochs,
-                        queries_per_batch=queries_per_batch, lr=lr, weight_decay=weight_decay,
-                        track_every=track_every, vanish_threshold=vanish_threshold,
-                        device=device, n_jobs=n_jobs, random_state=random_state)
+    model = ListwiseMLP(**options)
     return model.fit(X, y, qid, eval_set=eval_set)
 
 # ----------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from bipartite._utils.validation import (
     check_probabilities,
     check_qid,
     check_random_state,
+    first_index,
     resolve_qid,
 )
 from bipartite.metrics import grouped_stats, multilabel_auc
@@ -59,10 +60,9 @@ def _check_exponents(exponents: ArrayLike, K: int) -> np.ndarray:
             f"got shape {gam.shape}."
         )
     if (gam < 0).any():
-        idx = tuple(int(i) for i in np.argwhere(gam < 0)[0])
+        idx = first_index(gam < 0)
         raise ValueError(
-            f"The 'exponents' parameter must be non-negative, got {gam[idx]:g} at index "
-            f"{idx[0] if len(idx) == 1 else idx}."
+            f"The 'exponents' parameter must be non-negative, got {gam[idx]:g} at index {idx}."
         )
     return gam
 

@@ -35,7 +35,8 @@ from bipartite._utils.validation import (
     check_random_state,
     check_tolerance,
 )
-from bipartite.learners.nets import make_mlp, minibatches, split_head
+from bipartite.contrib._epochs import minibatch_epochs
+from bipartite.learners.nets import make_mlp, split_head
 from bipartite.learners.torch_estimator import TorchEstimator, fitted, one_of, optional, positive
 
 __all__ = [
@@ -321,24 +322,10 @@ class LabelRankingMLP(TorchEstimator):
             Rt = torch.as_tensor(R.astype(np.float64), device=dev)
             params = list(self.body_.parameters()) + list(self.head_.parameters())
             opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
-            self.loss_curve_ = []
-            self._train(Xt, Rt, opt, gen, fit.rng)
+            self.loss_curve_ = minibatch_epochs(
+                opt, lambda ii: self._loss_fn(self._forward(Xt[ii]), Rt[ii], gen), len(Xt),
+                epochs=self.epochs, batch_size=self.batch_size, rng=fit.rng, device=dev)
         return self
-
-    def _train(self, Xt, Rt, opt, gen, rng) -> None:
-        import torch
-
-        dev = Xt.device
-        for _ in range(int(self.epochs)):
-            total = 0.0
-            for idx in minibatches(len(Xt), int(self.batch_size), rng):
-                ii = torch.as_tensor(idx, device=dev)
-                opt.zero_grad()
-                loss = self._loss_fn(self._forward(Xt[ii]), Rt[ii], gen)
-                loss.backward()
-                opt.step()
-                total += float(loss.detach()) * len(idx)
-            self.loss_curve_.append(total / len(Xt))
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Label scores ``f(x)``, shape (n, K); larger = more important."""
@@ -433,20 +420,15 @@ class ThresholdNetwork(TorchEstimator):
             Yt = torch.as_tensor(Yb, device=dev)
             params = list(self.body_.parameters()) + list(self.head_.parameters())
             opt = torch.optim.Adam(params, lr=self.lr, weight_decay=self.weight_decay)
-            self.loss_curve_ = []
-            for _ in range(int(self.epochs)):
-                total = 0.0
-                for idx in minibatches(len(Yb), int(self.batch_size), rng):
-                    ii = torch.as_tensor(idx, device=dev)
-                    opt.zero_grad()
-                    g = self.head_(self.body_(Ft[ii]))
-                    # BCE as log-sigmoids of ±(f − g): threshold-free and exact in float64
-                    d, yy = St[ii] - g, Yt[ii]
-                    loss = -(yy * F.logsigmoid(d) + (1 - yy) * F.logsigmoid(-d)).mean()
-                    loss.backward()
-                    opt.step()
-                    total += float(loss.detach()) * len(idx)
-                self.loss_curve_.append(total / len(Yb))
+
+            def batch_loss(ii):
+                g = self.head_(self.body_(Ft[ii]))
+                # BCE as log-sigmoids of ±(f − g): threshold-free and exact in float64
+                d, yy = St[ii] - g, Yt[ii]
+                return -(yy * F.logsigmoid(d) + (1 - yy) * F.logsigmoid(-d)).mean()
+
+            self.loss_curve_ = minibatch_epochs(opt, batch_loss, len(Yb), epochs=self.epochs,
+                                                batch_size=self.batch_size, rng=rng, device=dev)
         return self
 
     def thresholds(self, X: ArrayLike) -> np.ndarray:

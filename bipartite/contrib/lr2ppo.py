@@ -59,6 +59,7 @@ from bipartite._utils.validation import (
     check_real,
     require_qid,
 )
+from bipartite.contrib._epochs import minibatch_epochs
 from bipartite.contrib.pairs import (
     MAX_PAIRS,
     check_pairs,
@@ -141,17 +142,9 @@ class RelevanceRegressor(TorchEstimator):
             Xt, yt = torch.as_tensor(Xa, device=dev), torch.as_tensor(y, device=dev)
             opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
                                     weight_decay=self.weight_decay)
-            self.loss_curve_ = []
-            for _ in range(int(self.epochs)):
-                total = 0.0
-                for idx in minibatches(len(Xa), int(self.batch_size), rng):
-                    ii = torch.as_tensor(idx, device=dev)
-                    opt.zero_grad()
-                    loss = F.smooth_l1_loss(self.net_(Xt[ii])[:, 0], yt[ii], beta=self.beta)
-                    loss.backward()
-                    opt.step()
-                    total += float(loss.detach()) * len(idx)
-                self.loss_curve_.append(total / len(Xa))
+            self.loss_curve_ = minibatch_epochs(
+                opt, lambda ii: F.smooth_l1_loss(self.net_(Xt[ii])[:, 0], yt[ii], beta=self.beta),
+                len(Xa), epochs=self.epochs, batch_size=self.batch_size, rng=rng, device=dev)
         return self
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -201,15 +194,15 @@ def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike,
     dev = tuned.device_
     Xt, Pt = torch.as_tensor(Xa, device=dev), torch.as_tensor(P, device=dev)
     opt = torch.optim.AdamW(tuned.net_.parameters(), lr=lr, weight_decay=weight_decay)
+
+    def batch_loss(ii):
+        pp = Pt[ii]
+        return margin_ranking_loss(tuned.net_(Xt[pp[:, 0]])[:, 0], tuned.net_(Xt[pp[:, 1]])[:, 0],
+                                   margin=float(margin))
+
     with torch_threads(tuned.n_jobs):  # the actor's thread policy
-        for _ in range(int(epochs)):
-            for idx in minibatches(len(P), int(batch_size), rng):
-                pp = Pt[torch.as_tensor(idx, device=dev)]
-                opt.zero_grad()
-                loss = margin_ranking_loss(tuned.net_(Xt[pp[:, 0]])[:, 0],
-                                           tuned.net_(Xt[pp[:, 1]])[:, 0], margin=float(margin))
-                loss.backward()
-                opt.step()
+        minibatch_epochs(opt, batch_loss, len(P), epochs=epochs, batch_size=batch_size, rng=rng,
+                         device=dev)
     return tuned
 
 
@@ -275,20 +268,16 @@ class PairRewardModel(TorchEstimator):
             Pt = torch.as_tensor(P, device=dev)
             opt = torch.optim.AdamW(self.net_.parameters(), lr=self.lr,
                                     weight_decay=self.weight_decay)
-            self.loss_curve_ = []
-            for _ in range(int(self.epochs)):
-                total = 0.0
-                for idx in minibatches(len(P), int(self.batch_size), rng):
-                    pp = Pt[torch.as_tensor(idx, device=dev)]
-                    xa, xb = Xt[pp[:, 0]], Xt[pp[:, 1]]
-                    opt.zero_grad()
-                    good = self.net_(_pair_input(xa, xb))[:, 0]
-                    bad = self.net_(_pair_input(xb, xa))[:, 0]
-                    loss = margin_ranking_loss(good, bad, margin=float(self.margin))
-                    loss.backward()
-                    opt.step()
-                    total += float(loss.detach()) * len(idx)
-                self.loss_curve_.append(total / len(P))
+
+            def batch_loss(ii):
+                pp = Pt[ii]
+                xa, xb = Xt[pp[:, 0]], Xt[pp[:, 1]]
+                good = self.net_(_pair_input(xa, xb))[:, 0]
+                bad = self.net_(_pair_input(xb, xa))[:, 0]
+                return margin_ranking_loss(good, bad, margin=float(self.margin))
+
+            self.loss_curve_ = minibatch_epochs(opt, batch_loss, len(P), epochs=self.epochs,
+                                                batch_size=self.batch_size, rng=rng, device=dev)
         return self
 
     def reward(self, X_first: ArrayLike, X_second: ArrayLike) -> np.ndarray:
@@ -339,6 +328,8 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     ``n``, that of ``p1``, when given), named in every error."""
     import torch
 
+    from bipartite._utils.tensor_checks import first_bad
+
     if not check_dense_tensor(x, name):  # sparse and meta tensors refused by name
         x = torch.as_tensor(check_array(x, name, allow_empty=True, finite=False).copy())
     if x.dtype == torch.bool or x.is_complex() or (floating and not torch.is_floating_point(x)):
@@ -355,9 +346,8 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     if torch.is_floating_point(x):
         bad = ~torch.isfinite(x.detach())
         if bool(bad.any()):
-            i = int(torch.nonzero(bad)[0, 0])
-            raise ValueError(f"The '{name}' parameter must be finite, got {x[i].item()!r} "
-                             f"at index {i}.")
+            v, i = first_bad(bad, x)
+            raise ValueError(f"The '{name}' parameter must be finite, got {v!r} at index {i}.")
     return x
 
 

@@ -16,6 +16,7 @@ from bipartite._utils.validation import (
     check_nonnegative,
     check_positive,
     check_qid,
+    first_index,
     require_qid,
 )
 from bipartite.metrics import QueryRows
@@ -82,9 +83,9 @@ def partial_order_pairs(relevance: ArrayLike, qid: ArrayLike = None, *,
     """
     rel = check_array(relevance, "relevance", ndim=1)
     check_nonnegative(rel, "relevance")
-    frac = np.flatnonzero(rel != np.round(rel))
-    if frac.size:
-        i = int(frac[0])
+    frac = rel != np.round(rel)
+    if frac.any():
+        i = first_index(frac)
         raise ValueError(f"The 'relevance' parameter must hold non-negative integer grades, "
                          f"got {rel[i]:g} at index {i}.")
     qid, qname = require_qid(qid, groups, "partial_order_pairs")

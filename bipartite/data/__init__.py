@@ -11,7 +11,7 @@ Every loader returns a :class:`sklearn.utils.Bunch`.
 * :func:`load_bank_marketing` — UCI Bank Marketing, labels (mortgage, personal loan): the
   "Banking" data of LA25 §7 (client features by default, or all columns), one-hot encoded by
   scikit-learn.
-* :func:`load_banking` — the Bank Personal Loan (UniversalBank) data: five binary columns plus
+* :func:`load_bank_personal_loan` — the Bank Personal Loan (UniversalBank) data: five binary columns plus
   ``Mortgage > 0`` (MTRUB's multi-behaviour data here); not the data of LA25 §7.
 * :func:`load_letor` / :func:`load_letor_query` — LETOR/SVMlight files (MSLR-WEB, LETOR 4.0
   MQ2008, LightGBM-style files with a ``.query`` group file), labels ``Y_rel = 1[rel ≥ r]`` and a
@@ -33,13 +33,13 @@ The line scan also records the line number of every data row, so that bad values
 parsing are reported as ``file:line``.
 """
 
-from bipartite._utils.moved import register
+from bipartite._utils.moved import forward, register
 from bipartite.data.bank_marketing import (
     BANK_MARKETING_CATEGORIES,
     BANK_MARKETING_FEATURE_SETS,
     load_bank_marketing,
 )
-from bipartite.data.bank_personal_loan import load_banking
+from bipartite.data.bank_personal_loan import load_bank_personal_loan
 from bipartite.data.clicks import simulate_clicks
 from bipartite.data.letor import (
     LETOR_SOURCES,
@@ -67,7 +67,7 @@ __all__ = [
     "data_dir",
     "data_file",
     "load_bank_marketing",
-    "load_banking",
+    "load_bank_personal_loan",
     "load_letor",
     "load_letor_query",
     "load_problem",
@@ -81,4 +81,16 @@ __all__ = [
 # ``bipartite.data.banking`` held the Bank Personal Loan data, not LA25's Banking data
 # (:mod:`bipartite.data.bank_marketing`): it is now :mod:`bipartite.data.bank_personal_loan`
 # (issue 36); the old path warns and forwards for a release.
-register({"bipartite.data.banking": ("bipartite.data.bank_personal_loan",)})
+# Its loader ``load_banking`` is now ``load_bank_personal_loan``; the old name forwards, from here
+# and from the old module, for a release.
+register({"bipartite.data.banking": ("bipartite.data.bank_personal_loan",)},
+         renamed={"bipartite.data.banking.load_banking": "load_bank_personal_loan"})
+
+#: Public names renamed in this package: old name -> new name (forwarded with a FutureWarning).
+_RENAMED = {"load_banking": "load_bank_personal_loan"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:
+        return forward(__name__, (__name__,), name, new_name=_RENAMED[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

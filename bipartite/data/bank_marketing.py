@@ -7,7 +7,7 @@ Laureano & Cortez 2011; Moro, Cortez & Rita 2014; 45 211 clients of a Portuguese
 * ``Y[:, 0]`` = **mortgage** = ``housing == "yes"`` (has a housing loan), π ≈ 0.556;
 * ``Y[:, 1]`` = **personal loan** = ``loan == "yes"``, π ≈ 0.160.
 
-They do not fit :func:`bipartite.data.load_banking` (the UniversalBank "Bank Personal Loan" set),
+They do not fit :func:`bipartite.data.load_bank_personal_loan` (the UniversalBank "Bank Personal Loan" set),
 where the personal loan is predicted with AUC ≈ 0.99 and ``Mortgage > 0`` carries no signal.
 """
 

@@ -39,7 +39,7 @@ _BANK_SOURCE = (
 )
 
 
-def load_banking(path: str | os.PathLike) -> Bunch:
+def load_bank_personal_loan(path: str | os.PathLike) -> Bunch:
     """Load the Bank Personal Loan data as a two-label problem (docs/theory.md §10).
 
     **Which data set.** ``bank_personal_loan.csv`` is the "Bank Personal Loan Modelling" teaching
@@ -67,7 +67,7 @@ def load_banking(path: str | os.PathLike) -> Bunch:
     ``ids`` (n,) int64, ``mortgage`` (n,) float64.
 
     >>> from bipartite.data import data_file
-    >>> d = load_banking(data_file("bank_personal_loan.csv", required=True))
+    >>> d = load_bank_personal_loan(data_file("bank_personal_loan.csv", required=True))
     >>> d.X.shape, d.Y.sum(axis=0).tolist()
     ((5000, 11), [480, 1538])
     """

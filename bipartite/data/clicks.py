@@ -15,6 +15,7 @@ from bipartite._utils.validation import (
     check_group_ids,
     check_random_state,
     check_real,
+    first_index,
 )
 
 
@@ -79,7 +80,7 @@ def simulate_clicks(
     g = check_array(relevance, "relevance", ndim=1)
     bad = (g < 0) | (g != np.round(g))
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+        i = first_index(bad)
         raise ValueError(
             f"The 'relevance' parameter must hold non-negative integer grades, got {g[i]:g} "
             f"at index {i}."

@@ -19,6 +19,7 @@ from bipartite._utils.validation import (
     check_option,
     check_random_state,
     check_real,
+    first_index,
 )
 from bipartite.data.clicks import simulate_clicks
 from bipartite.data.paths import missing_file_error
@@ -244,10 +245,10 @@ def _parse_svmlight(path: Path, *, want_qid: bool, dtype: DTypeLike, n_features:
         )
     bad = ~np.isfinite(y) | (y < 0) | (y != np.round(y)) | (y >= _MAX_INT_LABEL)
     if bad.any():
-        raise _bad_line_error(path, f"bad relevance label at row {int(np.argmax(bad))}")
+        raise _bad_line_error(path, f"bad relevance label at row {first_index(bad)}")
     bad_vals = ~np.isfinite(X.data)
     if bad_vals.any():
-        row = int(np.searchsorted(X.indptr, int(np.argmax(bad_vals)), side="right") - 1)
+        row = int(np.searchsorted(X.indptr, first_index(bad_vals), side="right") - 1)
         raise ValueError(
             f"{path}:{lines[row]}: malformed LETOR line (a feature value is not finite)"
         )

@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from bipartite._utils.files import open_maybe_gzip
-from bipartite._utils.validation import check_option, check_positive
+from bipartite._utils.validation import check_option, check_positive, first_index
 from bipartite.data.paths import data_dir, missing_file_error
 
 __all__ = ["MULAN_DATASETS", "MULAN_MAX_CELLS", "load_mulan"]
@@ -395,7 +395,7 @@ def _convert_dense(T: np.ndarray, attrs: list[_Attr], path: Path, lines: np.ndar
     if numeric:
         vals, bad = _to_float(T[:, numeric])
         if bad.any():
-            i, k = (int(v) for v in np.argwhere(bad)[0])
+            i, k = first_index(bad)
             raise _value_error(path, int(lines[i]), attrs[numeric[k]], str(T[i, numeric[k]]),
                                False)
         out[:, numeric] = vals
@@ -403,7 +403,7 @@ def _convert_dense(T: np.ndarray, attrs: list[_Attr], path: Path, lines: np.ndar
         if a.values is not None:
             codes = _codes(T[:, j], a)
             if (codes < 0).any():
-                i = int(np.argmax(codes < 0))
+                i = first_index(codes < 0)
                 raise _value_error(path, int(lines[i]), a, str(T[i, j]), False)
             out[:, j] = codes
     return out
@@ -417,7 +417,7 @@ def _convert_sparse(rows: np.ndarray, cols: np.ndarray, tokens: list[str], attrs
     if is_num.any():
         vals, bad = _to_float(T[is_num])
         if bad.any():
-            e = int(np.flatnonzero(is_num)[np.argmax(bad)])
+            e = int(np.flatnonzero(is_num)[first_index(bad)])
             raise _value_error(path, int(lines[rows[e]]), attrs[cols[e]], str(T[e]), False)
         out[is_num] = vals
     for e in np.flatnonzero(~is_num):
@@ -478,7 +478,7 @@ def _encode(table: _Table, n_labels: int) -> tuple[np.ndarray, np.ndarray, list[
             v = raw[:, j]
             bad = (v != 0) & (v != 1)
             if bad.any():
-                i = int(np.argmax(bad))
+                i = first_index(bad)
                 raise ValueError(f"{path}:{table.lines[i]}: label {a.name!r} must be 0 or 1, "
                                  f"got {v[i]:g}")
             Y[:, k] = v

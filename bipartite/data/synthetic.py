@@ -18,6 +18,7 @@ from bipartite._utils.validation import (
     check_array,
     check_random_state,
     check_real,
+    first_index,
 )
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ def synthetic_model(
     p = check_array(priors, "priors", ndim=1)
     bad = (p <= 0) | (p >= 1)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+        i = first_index(bad)
         raise ValueError(
             f"The 'priors' parameter must hold values strictly between 0 and 1, "
             f"got {p[i]:g} at index {i}."

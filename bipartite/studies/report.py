@@ -351,3 +351,14 @@ def write_table(df: pd.DataFrame, table_dir: str | os.PathLike, name: str, *, no
     text = (note.strip() + "\n\n" if note else "") + markdown_table(df, digits=digits) + "\n"
     md_path.write_text(text, encoding="utf-8")
     return [csv_path, md_path]
+
+
+def figure_links(fig_dir: str | os.PathLike, stem: str) -> list[str]:
+    """Markdown image links ``![name](figures/name)`` to the PNG figures ``<stem>*.png`` of
+    ``fig_dir`` (a results folder's ``figures/``), sorted by name: how a paper's ``summary.md``
+    shows its figures. Empty when there is none (or no folder).
+
+    >>> figure_links("/nonexistent", "paper_")
+    []
+    """
+    return [f"![{p.name}](figures/{p.name})" for p in sorted(Path(fig_dir).glob(f"{stem}*.png"))]

@@ -15,7 +15,7 @@ from bipartite.data import (
     BANK_MARKETING_FEATURE_SETS,
     DATA_ENV,
     load_bank_marketing,
-    load_banking,
+    load_bank_personal_loan,
 )
 
 HEADER = ("age,job,marital,education,default,balance,housing,loan,contact,day,month,duration,"
@@ -159,8 +159,8 @@ def test_full_data_counts(shared_data):
     assert load_bank_marketing(path, features="all").X.shape == (45211, 47)
 
 
-def test_load_banking_is_a_different_data_set(shared_data):
+def test_load_bank_personal_loan_is_a_different_data_set(shared_data):
     """The UniversalBank loader stays, and its docstring says it is not LA25's data."""
-    assert "not the" in load_banking.__doc__ and "LA25" in load_banking.__doc__
-    d = load_banking(shared_data / "bank_personal_loan.csv")
+    assert "not the" in load_bank_personal_loan.__doc__ and "LA25" in load_bank_personal_loan.__doc__
+    d = load_bank_personal_loan(shared_data / "bank_personal_loan.csv")
     assert d.X.shape[0] == 5000

@@ -21,7 +21,7 @@ from sklearn.datasets import load_svmlight_file
 
 from bipartite import data
 from bipartite.data import (
-    load_banking,
+    load_bank_personal_loan,
     load_letor,
     load_letor_query,
     make_mslr_like,
@@ -271,7 +271,7 @@ def test_synthetic_bad_n_and_X():
 
 def test_banking_counts_and_no_leakage(shared_data):
     path = shared_data / "bank_personal_loan.csv"
-    d = load_banking(path)
+    d = load_bank_personal_loan(path)
     assert d.X.shape == (5000, 11) and d.Y.shape == (5000, 2)
     assert d.Y.sum(axis=0).tolist() == [480, 1538]
     assert d.label_names == ["personal_loan", "has_mortgage"]
@@ -316,14 +316,14 @@ def _bank_tmp(tmp_path, shared_data, edit=None, n=8):
 def test_banking_malformed_names_file_and_line(tmp_path, shared_data, edit, where, what):
     p = _bank_tmp(tmp_path, shared_data, edit)
     with pytest.raises(ValueError, match=re.escape(f"{p}:{where}:") + ".*(" + what + ")"):
-        load_banking(p)
+        load_bank_personal_loan(p)
 
 
 def test_banking_small_file_and_missing(tmp_path, shared_data):
-    d = load_banking(_bank_tmp(tmp_path, shared_data))
+    d = load_bank_personal_loan(_bank_tmp(tmp_path, shared_data))
     assert d.X.shape == (8, 11)
     with pytest.raises(FileNotFoundError, match="kaggle.*shared/data"):
-        load_banking(tmp_path / "nope.csv")
+        load_bank_personal_loan(tmp_path / "nope.csv")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -637,10 +637,30 @@ def test_old_banking_path_warns_and_forwards(monkeypatch):
     with pytest.warns(FutureWarning, match="bipartite.data.banking is deprecated.*"
                       "bipartite.data.bank_personal_loan"):
         old = importlib.import_module("bipartite.data.banking")
-    with pytest.warns(FutureWarning, match="use bipartite.data.bank_personal_loan.load_banking"):
-        assert old.load_banking is bank_personal_loan.load_banking is load_banking
+    with pytest.warns(FutureWarning, match="bipartite.data.banking.load_banking is deprecated; "
+                      "use bipartite.data.bank_personal_loan.load_bank_personal_loan"):
+        assert old.load_banking is bank_personal_loan.load_bank_personal_loan
+    with pytest.warns(FutureWarning, match="use bipartite.data.bank_personal_loan._read_banking"):
+        assert old._read_banking is bank_personal_loan._read_banking
     with pytest.warns(FutureWarning):
         from bipartite.data.banking import load_banking as old_load
-    assert old_load is load_banking
+    assert old_load is load_bank_personal_loan
     with pytest.raises(AttributeError):
         old.no_such_name  # noqa: B018
+
+
+def test_load_banking_is_renamed_and_forwards():
+    """``bipartite.data.load_banking`` (issue 36: named for what it loads) is
+    ``load_bank_personal_loan``; the old name still works for a release, with a FutureWarning
+    naming the new one, and other missing names still raise ``AttributeError``."""
+    from bipartite import data
+
+    assert "load_banking" not in data.__all__ and "load_bank_personal_loan" in data.__all__
+    with pytest.warns(FutureWarning, match="bipartite.data.load_banking is deprecated; "
+                      "use bipartite.data.load_bank_personal_loan"):
+        assert data.load_banking is load_bank_personal_loan
+    with pytest.warns(FutureWarning, match="load_bank_personal_loan"):
+        from bipartite.data import load_banking
+    assert load_banking is load_bank_personal_loan
+    with pytest.raises(AttributeError, match="no attribute 'no_such_loader'"):
+        data.no_such_loader  # noqa: B018

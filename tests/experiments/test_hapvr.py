@@ -9,15 +9,11 @@ file on those numbers.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from bipartite.contrib.ap_training import make_retrieval, ranking_report, train_listwise_mlp
 from bipartite.data import data_dir
-from bipartite.experiments import get_paper
 from bipartite.experiments.hapvr import PAPER
 from bipartite.experiments.hapvr.figures import LOSSES
 from bipartite.experiments.hapvr.run import configs, find_mq2008, headline
@@ -25,17 +21,6 @@ from bipartite.studies import read_results
 
 SHARED_DATA = data_dir().resolve()
 TABLES = ["hapvr_training_runs", "hapvr_training", "hapvr_key_numbers"]
-
-
-def _check_outputs(res: dict, files: list, out: Path) -> None:
-    files = [Path(f) for f in files]
-    assert files and all(f.is_file() for f in files)
-    names = {f.name for f in files}
-    assert any(n.endswith(".png") for n in names) and any(n.endswith(".pdf") for n in names)
-    assert any(n.endswith(".csv") for n in names) and any((out / "tables").glob("*.md"))
-    assert "summary.md" in names
-    stored = json.loads((out / "reproduce.json").read_text())
-    assert stored["size"] == res["config"]
 
 
 def smoke_options() -> dict:
@@ -49,30 +34,20 @@ def smoke_options() -> dict:
 def test_hapvr_smoke_run(smoke, check_key_numbers):
     out, files = smoke
     res = headline(out)
-    _check_outputs(res, files, out)
     check_key_numbers(out, res)
-    assert res["letor"] == "run"
+    assert res["config"] == "smoke" and res["letor"] == "run"
     for ds in ("synthetic", "MQ2008"):
         for loss in LOSSES:
             assert 0.0 <= res[f"{ds}_{loss}_map"] <= 1.0
         assert res[f"{ds}_QuadLinear-AP_vanish_surrogate_avg"] == 0.0
 
 
-def test_hapvr_runs_on_the_runner_with_the_common_layout(smoke, tmp_path):
-    out, _ = smoke
-    assert get_paper("hapvr") is PAPER
-    for study in ("synthetic", "mq2008"):
-        assert (out / "studies" / study / "results.parquet").is_file()
-    assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
-        "hapvr_gradient_vanishing_mq2008.png", "hapvr_gradient_vanishing_synthetic.png",
-        "hapvr_learning_curves.png"]
-    for stem in TABLES:
-        assert (out / "tables" / f"{stem}.csv").is_file()
-        assert (out / "tables" / f"{stem}.md").is_file()
-    assert (out / "summary.md").is_file() and not (out / "results.json").exists()
-    meta = json.loads((out / "reproduce.json").read_text())
-    assert meta["paper"] == "hapvr" and meta["size"] == "smoke"
-    assert all(st["failed"] == 0 for st in meta["studies"].values())
+def test_hapvr_runs_on_the_runner_with_the_common_layout(smoke, check_common_layout, tmp_path):
+    out, files = smoke
+    check_common_layout(out, files, PAPER, studies=["synthetic", "mq2008"], tables=TABLES,
+                        figures=["hapvr_gradient_vanishing_mq2008.png",
+                                 "hapvr_gradient_vanishing_synthetic.png",
+                                 "hapvr_learning_curves.png"])
     # one runner task per (replicate, loss); the losses of a replicate share its seed
     df = read_results(out / "studies" / "synthetic")
     n_seeds = configs("smoke", {})["synthetic"]["study"]["replicates"]

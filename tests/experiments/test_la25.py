@@ -266,7 +266,8 @@ def test_old_module_paths_warn_and_forward():
     with pytest.warns(FutureWarning):
         from bipartite.experiments.la25.section7 import letor_layout, regime_model
     assert letor_layout is letor.letor_layout and regime_model is section7.regime_model
-    with pytest.warns(FutureWarning, match="use bipartite.experiments.la25.run.configs"):
+    with pytest.warns(FutureWarning, match="la25.la25_configs is deprecated; "
+                      "use bipartite.experiments.la25.run.configs"):
         from bipartite.experiments.la25 import la25_configs
     assert la25_configs is run.configs
     with pytest.warns(FutureWarning, match="studies.sweeps.la25_skew"):

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from bipartite.experiments import get_paper
 from bipartite.experiments.lr2ppo import PAPER
 from bipartite.experiments.lr2ppo.run import STUDY, configs, find_letor, headline
 from bipartite.studies import read_results
 
 TABLES = ["lr2ppo_runs", "lr2ppo_annotation", "lr2ppo_gains"]
-
-
-def _check_outputs(res: dict, files: list, out: Path, stems: list[str]) -> None:
-    files = [Path(f) for f in files]
-    assert all(f.is_file() for f in files)
-    for stem in stems:
-        assert out / "tables" / f"{stem}.csv" in files
-        assert (out / "tables" / f"{stem}.md").is_file()
-    assert any(f.suffix == ".png" for f in files) and any(f.suffix == ".pdf" for f in files)
 
 
 def smoke_options() -> dict:
@@ -40,23 +27,16 @@ def smoke_options() -> dict:
 def test_lr2ppo_study_smoke(smoke, check_key_numbers):
     out, files = smoke
     res = headline(out)
-    _check_outputs(res, files, out, TABLES)
     check_key_numbers(out, res)
     assert 0.0 <= res["stage 1|f0|ndcg@10"] <= 1.0
     assert 0.5 <= res["LR2PPO (stage 3)|f0.1|rm_accuracy"] <= 1.0
     assert "gain_ndcg@10_f0.1" in res
 
 
-def test_lr2ppo_runs_on_the_runner_with_the_common_layout(smoke, tmp_path):
-    out, _ = smoke
-    assert get_paper("lr2ppo") is PAPER
-    assert (out / "studies" / STUDY / "results.parquet").is_file()
-    assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
-        "lr2ppo_ndcg_vs_annotation.png", "lr2ppo_training_curves.png"]
-    assert (out / "tables").is_dir() and (out / "summary.md").is_file()
-    meta = json.loads((out / "reproduce.json").read_text())
-    assert meta["paper"] == "lr2ppo" and meta["size"] == "smoke"
-    assert meta["studies"][STUDY]["failed"] == 0
+def test_lr2ppo_runs_on_the_runner_with_the_common_layout(smoke, check_common_layout, tmp_path):
+    out, files = smoke
+    check_common_layout(out, files, PAPER, studies=[STUDY], tables=TABLES,
+                        figures=["lr2ppo_ndcg_vs_annotation.png", "lr2ppo_training_curves.png"])
     # one task per (replicate, fraction), fraction 0 = stage 1; the fractions of a replicate
     # share its seed (one stage-1 model, nested annotation sets)
     df = read_results(out / "studies" / STUDY)

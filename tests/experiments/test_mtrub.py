@@ -10,14 +10,12 @@ file on those numbers.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bipartite.contrib.fusion import make_nested_behaviour, pareto_search, score_fusion
 from bipartite.data import data_dir
-from bipartite.experiments import get_paper
 from bipartite.experiments.mtrub import PAPER
 from bipartite.experiments.mtrub.run import BANKING_FILE, configs, headline
 from bipartite.studies import read_results
@@ -25,17 +23,6 @@ from bipartite.studies import read_results
 SHARED_DATA = data_dir().resolve()
 TABLES = ["mtrub_models", "mtrub_aggregation_synthetic", "mtrub_aggregation_banking",
           "mtrub_pareto_check", "mtrub_key_numbers"]
-
-
-def _check_outputs(res: dict, files: list, out: Path) -> None:
-    files = [Path(f) for f in files]
-    assert files and all(f.is_file() for f in files)
-    names = {f.name for f in files}
-    assert any(n.endswith(".png") for n in names) and any(n.endswith(".pdf") for n in names)
-    assert any(n.endswith(".csv") for n in names) and any((out / "tables").glob("*.md"))
-    assert "summary.md" in names
-    stored = json.loads((out / "reproduce.json").read_text())
-    assert stored["size"] == res["config"]
 
 
 def smoke_options() -> dict:
@@ -49,7 +36,6 @@ def smoke_options() -> dict:
 def test_mtrub_smoke_run(smoke, check_key_numbers):
     out, files = smoke
     res = headline(out)
-    _check_outputs(res, files, out)
     check_key_numbers(out, res)
     assert res["config"] == "smoke" and res["banking"] == "run"
     for key in ("synthetic_MMoE_mean_gauc", "synthetic_shared-bottom_mean_gauc",
@@ -59,20 +45,11 @@ def test_mtrub_smoke_run(smoke, check_key_numbers):
     assert res["synthetic_exact η_label aggregation (sum)_gauc_mean"] > 0.8
 
 
-def test_mtrub_runs_on_the_runner_with_the_common_layout(smoke, tmp_path):
+def test_mtrub_runs_on_the_runner_with_the_common_layout(smoke, check_common_layout, tmp_path):
     out, files = smoke
-    assert get_paper("mtrub") is PAPER
-    for study in ("synthetic", "banking"):
-        assert (out / "studies" / study / "results.parquet").is_file()
-    assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
-        "mtrub_frontier_banking.png", "mtrub_frontier_synthetic.png", "mtrub_models.png"]
-    for stem in TABLES:
-        assert (out / "tables" / f"{stem}.csv").is_file()
-        assert (out / "tables" / f"{stem}.md").is_file()
-    assert (out / "summary.md").is_file() and not (out / "results.json").exists()
-    meta = json.loads((out / "reproduce.json").read_text())
-    assert meta["paper"] == "mtrub" and meta["size"] == "smoke"
-    assert all(st["failed"] == 0 for st in meta["studies"].values())
+    check_common_layout(out, files, PAPER, studies=["synthetic", "banking"], tables=TABLES,
+                        figures=["mtrub_frontier_banking.png", "mtrub_frontier_synthetic.png",
+                                 "mtrub_models.png"])
     # every replicate is one runner task, with the runner's seed
     df = read_results(out / "studies" / "synthetic")
     cfg = configs("smoke", {})["synthetic"]

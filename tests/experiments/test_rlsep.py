@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from bipartite.experiments import get_paper
 from bipartite.experiments.rlsep import PAPER
 from bipartite.experiments.rlsep.run import STUDY, configs, headline
 from bipartite.studies import read_results
@@ -16,19 +14,9 @@ TABLES = ["rlsep_runs", "rlsep_label_ranking", "rlsep_comparison",
           "rlsep_accuracy_by_num_relevant"]
 
 
-def _check_outputs(res: dict, files: list, out: Path, stems: list[str]) -> None:
-    files = [Path(f) for f in files]
-    assert all(f.is_file() for f in files)
-    for stem in stems:
-        assert out / "tables" / f"{stem}.csv" in files
-        assert (out / "tables" / f"{stem}.md").is_file()
-    assert any(f.suffix == ".png" for f in files) and any(f.suffix == ".pdf" for f in files)
-
-
 def test_rlsep_study_smoke(smoke, check_key_numbers):
     out, files = smoke
     res = headline(out)
-    _check_outputs(res, files, out, TABLES)
     check_key_numbers(out, res)
     for loss in ("CE", "BCE", "LSEP", "RLSEP"):
         assert 0.0 <= res[f"{loss}_R_accuracy"] <= 1.0
@@ -36,16 +24,10 @@ def test_rlsep_study_smoke(smoke, check_key_numbers):
     assert res["verdict_R_accuracy_vs_LSEP"] in ("beats", "tie", "worse", "differs")
 
 
-def test_rlsep_runs_on_the_runner_with_the_common_layout(smoke, tmp_path):
-    out, _ = smoke
-    assert get_paper("rlsep") is PAPER
-    assert (out / "studies" / STUDY / "results.parquet").is_file()
-    assert sorted(p.name for p in (out / "figures").glob("*.png")) == [
-        "rlsep_metrics.png", "rlsep_rank_structure.png"]
-    assert (out / "tables").is_dir() and (out / "summary.md").is_file()
-    meta = json.loads((out / "reproduce.json").read_text())
-    assert meta["paper"] == "rlsep" and meta["size"] == "smoke"
-    assert meta["studies"][STUDY]["failed"] == 0
+def test_rlsep_runs_on_the_runner_with_the_common_layout(smoke, check_common_layout, tmp_path):
+    out, files = smoke
+    check_common_layout(out, files, PAPER, studies=[STUDY], tables=TABLES,
+                        figures=["rlsep_metrics.png", "rlsep_rank_structure.png"])
     # every (replicate, loss) is one runner task; the losses of a replicate share its seed,
     # the data seed is a parameter shared by every task
     df = read_results(out / "studies" / STUDY)

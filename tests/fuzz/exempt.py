@@ -57,7 +57,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.contrib.lr2ppo.finetune_on_pairs": ESTIMATOR,
     "bipartite.contrib.multitask.MultiTaskMLP": ESTIMATOR,
     "bipartite.data.bank_marketing.load_bank_marketing": LOADER,
-    "bipartite.data.bank_personal_loan.load_banking": LOADER,
+    "bipartite.data.bank_personal_loan.load_bank_personal_loan": LOADER,
     "bipartite.data.letor.letor4_parts": LETOR_LAYOUT,
     "bipartite.data.letor.letor_files": LETOR_LAYOUT,
     "bipartite.data.letor.letor_fold_files": LETOR_LAYOUT,

@@ -26,14 +26,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bipartite.data import data_file, load_bank_marketing, load_banking, load_letor
+from bipartite.data import data_file, load_bank_marketing, load_bank_personal_loan, load_letor
 from tests.fuzz.guard import run_guarded
 
 #: (loader, data file in the data folder, suffix, rows kept, header lines)
 LOADERS = {
     "letor": (load_letor, "letor/mq2008_S1.txt", ".txt", 60, 0),
     "bank_marketing": (load_bank_marketing, "bank_marketing_full.csv", ".csv", 60, 1),
-    "banking": (load_banking, "bank_personal_loan.csv", ".csv", 60, 1),
+    "banking": (load_bank_personal_loan, "bank_personal_loan.csv", ".csv", 60, 1),
 }
 #: Seconds a refusal may take (a FIFO must not block).
 REFUSE_WITHIN = 10.0

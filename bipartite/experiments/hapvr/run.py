@@ -25,7 +25,7 @@ from bipartite.experiments.registry import (
     reproduce_record,
     study_results,
 )
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY_FUNCTIONS", "configs", "figures", "find_mq2008", "headline",
            "summary"]
@@ -48,15 +48,16 @@ SIZES: dict[str, dict[str, Any]] = {
 
 
 def find_mq2008(option: str | os.PathLike | None = None) -> Path | None:
-    """The folder with ``mq2008_S1.txt`` .. ``mq2008_S5.txt``: the ``letor`` option when given,
-    else ``letor/`` of the data folder (:func:`bipartite.data.data_dir`: ``$BIPARTITE_DATA``, else
-    ``../shared/data``); ``None`` when the files are not all there (the MQ2008 study is then not
-    run)."""
+    """The folder with the five MQ2008 (LETOR 4.0) parts ``mq2008_S1.txt`` .. ``mq2008_S5.txt``
+    (or ``S1.txt`` .. ``S5.txt``; :func:`bipartite.data.letor.letor4_parts`): the ``letor`` option
+    when given, else ``letor/`` of the data folder (:func:`bipartite.data.data_dir`:
+    ``$BIPARTITE_DATA``, else ``../shared/data``); ``None`` when the files are not all there (the
+    MQ2008 study is then not run)."""
     from bipartite.data import data_dir
+    from bipartite.data.letor import letor4_parts
 
     folder = data_dir() / "letor" if option is None or option == "" else Path(option)
-    ok = all((folder / f"mq2008_S{p}.txt").is_file() for p in range(1, 6))
-    return folder if ok else None
+    return folder if letor4_parts(folder) is not None else None
 
 
 def configs(size: str, options: Mapping) -> dict[str, dict]:
@@ -158,8 +159,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     write_table(pd.DataFrame({"key": list(key), "value": [str(v) for v in key.values()]}),
                 table_dir, "hapvr_key_numbers", note="The headline numbers of this folder.")
     lines += [f"MQ2008: {key['letor']}", ""]
-    fig_dir = results_dir / "figures"
-    lines += [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob("hapvr_*.png"))]
+    lines += figure_links(results_dir / "figures", "hapvr_")
     return "\n".join([*lines, ""])
 
 

@@ -26,12 +26,11 @@ Rows, by ``kind`` (with ``dataset`` and ``split``):
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bipartite.data.letor import LETOR4_FOLDS
+from bipartite.data.letor import LETOR4_FOLDS, letor4_parts
 from bipartite.experiments.hapvr.figures import LOSSES, VANISH_THRESHOLD, training_figures
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import OneOf, Range
@@ -118,7 +117,8 @@ def hapvr_mq2008(*, seed: int, loss: str, path: str, fold: int = 1, epochs: int 
                  track_every: int = 2, max_queries: int | None = None) -> list[dict]:
     """Train with ``loss`` on an official MQ2008 fold and evaluate (docs/theory.md §8, §10, §11).
 
-    ``path`` is the folder holding ``mq2008_S1.txt`` .. ``mq2008_S5.txt``; fold ``fold`` trains
+    ``path`` is the folder holding ``mq2008_S1.txt`` .. ``mq2008_S5.txt`` (or ``S1.txt`` ..
+    ``S5.txt``; :func:`bipartite.data.letor.letor4_parts`); fold ``fold`` trains
     on three partitions and tests on a fourth (:data:`FOLDS`), with the binary label
     relevance >= 1 (:func:`bipartite.data.load_letor`) and NDCG@10 on the graded relevance.
     ``max_queries`` keeps the first queries of each set (tests). The scorer is initialised with
@@ -128,10 +128,13 @@ def hapvr_mq2008(*, seed: int, loss: str, path: str, fold: int = 1, epochs: int 
 
     if fold not in FOLDS:
         raise ValueError(f"The 'fold' parameter must be one of {sorted(FOLDS)}, got {fold!r}.")
-    folder = Path(path)
+    parts = letor4_parts(path)
+    if parts is None:
+        raise FileNotFoundError(f"{path}: no MQ2008 (LETOR 4.0) parts mq2008_S1..S5.txt (or "
+                                "S1..S5.txt).")
     train_parts, test_part = FOLDS[fold]
-    tr = load_letor([folder / f"mq2008_S{p}.txt" for p in train_parts], relevance_threshold=1)
-    te = load_letor(folder / f"mq2008_S{test_part}.txt", relevance_threshold=1)
+    tr = load_letor([parts[p - 1] for p in train_parts], relevance_threshold=1)
+    te = load_letor(parts[test_part - 1], relevance_threshold=1)
     q, qt = np.asarray(tr.qid), np.asarray(te.qid)
     train = _subset_queries((np.asarray(tr.X), _binary(tr), q), q, max_queries)
     test = _subset_queries((np.asarray(te.X), _binary(te), qt,

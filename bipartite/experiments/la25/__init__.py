@@ -22,5 +22,5 @@ install()  # the module paths before issue 21 (section7, maxmin, ...) warn for a
 
 def __getattr__(name: str):
     if name in OLD_RUN_NAMES:
-        return forward(__name__, (f"{__name__}.run",), OLD_RUN_NAMES[name])
+        return forward(__name__, (f"{__name__}.run",), name, new_name=OLD_RUN_NAMES[name])
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -70,7 +70,7 @@ from bipartite.experiments.registry import (
     study_results,
 )
 from bipartite.studies.config import STUDIES
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["FAMILY_LEARNERS", "MULTILABEL_STUDIES", "OPT_IN_STUDIES", "PAPER", "REAL_DATA_STUDIES",
            "SECTION7_STUDIES", "STUDY_FUNCTIONS", "SWEEP_STUDIES",
@@ -405,10 +405,6 @@ def _missing(name: str, what: str, folder, extra: str = "") -> list[str]:
             "absent from this folder.", ""]
 
 
-def _figs(fig_dir: Path, stem: str) -> list[str]:
-    return [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob(f"{stem}*.png"))]
-
-
 def _data_block(df, dataset: str, title: str, paper_name: str, table_dir: Path,
                 fig_dir: Path, note: str = "") -> list[str]:
     layout = paper_layout(df)
@@ -422,7 +418,7 @@ def _data_block(df, dataset: str, title: str, paper_name: str, table_dir: Path,
              paper_layout_markdown(layout, dataset, paper_name=paper_name), "",
              "Label minus loss aggregation, paired by split (`d_min` > 0 or `d_diff` < 0: label "
              "aggregation is the more balanced):", "", markdown_table(verdict), ""]
-    return lines + _figs(fig_dir, f"la25_section7_{dataset}") + [""]
+    return lines + figure_links(fig_dir, f"la25_section7_{dataset}") + [""]
 
 
 def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.PathLike,
@@ -473,8 +469,8 @@ def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.P
                   "Learners' Diff / Min AUC are in `tables/la25_section7_synthetic.csv`; their "
                   "gaps to the Bayes scorer of the same objective (mean over replicates):", "",
                   markdown_table(gaps), ""]
-        lines += _figs(fig_dir, "la25_section7_diff") + _figs(fig_dir, "la25_section7_min")
-        lines += _figs(fig_dir, "la25_section7_plane") + [""]
+        lines += figure_links(fig_dir, "la25_section7_diff") + figure_links(fig_dir, "la25_section7_min")
+        lines += figure_links(fig_dir, "la25_section7_plane") + [""]
     if "section7_balance" in results:
         df = results["section7_balance"]
         table, harder = balance_table(df), harder_table(df)
@@ -488,7 +484,7 @@ def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.P
                   "(which label loss aggregation under-serves); `inequality_failures` counts "
                   "problems breaking the §12 chain (0 expected).", "", markdown_table(table), "",
                   "By which label has the lower single-label optimum AUC_k(η_k):", "",
-                  markdown_table(harder), ""] + _figs(fig_dir, "la25_section7_balance") + [""]
+                  markdown_table(harder), ""] + figure_links(fig_dir, "la25_section7_balance") + [""]
     if "section7_gap" in results:
         table = gap_table(results["section7_gap"])
         write_table(table, table_dir, "la25_section7_gap",
@@ -510,7 +506,7 @@ def section7_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.P
                   "population). Plug-in routes are consistent (estimation error only); "
                   "`population-*` rows are the exact pairwise-surrogate minimisers on the test "
                   "population (surrogate inconsistency only).", "", " ".join(text), "",
-                  markdown_table(table), ""] + _figs(fig_dir, "la25_section7_gap") + [""]
+                  markdown_table(table), ""] + figure_links(fig_dir, "la25_section7_gap") + [""]
     lines += family_summary_lines({k: v for k, v in results.items()
                                    if k in ("section7_bank_marketing", "section7_letor",
                                             "section7_synthetic")}, table_dir)

@@ -24,7 +24,7 @@ from bipartite.experiments.lr2ppo.figures import (
 )
 from bipartite.experiments.lr2ppo.studies import find_letor
 from bipartite.experiments.registry import Paper, provenance_lines, study_result
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY", "configs", "figures", "find_letor", "headline", "summary"]
 
@@ -165,8 +165,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
         markdown_table(gains[["method", "fraction", *[f"gain_{c}" for c in cols],
                               "n_seeds"]]) if len(gains) else "(no annotated fraction)", "",
         "## The paper's claims", "", *_claims(key, fractions), ""]
-    fig_dir = results_dir / "figures"
-    lines += [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob("lr2ppo_*.png"))]
+    lines += figure_links(results_dir / "figures", "lr2ppo_")
     return "\n".join([*lines, ""])
 
 

@@ -48,11 +48,11 @@ from bipartite.studies.constraints import Range
 __all__ = ["SOURCE", "TARGET", "TEST", "find_letor", "lr2ppo_mq2008"]
 
 SOURCE, TARGET, TEST = (1,), (2, 3, 4), (5,)
-_PARTS = [f"mq2008_S{k}.txt" for k in range(1, 6)]
 
 
 def find_letor(letor: str | os.PathLike | None = None) -> Path:
-    """The folder with ``mq2008_S1.txt`` .. ``mq2008_S5.txt``.
+    """The folder with the five MQ2008 (LETOR 4.0) parts ``mq2008_S1.txt`` .. ``mq2008_S5.txt``
+    (or ``S1.txt`` .. ``S5.txt``; :func:`bipartite.data.letor.letor4_parts`).
 
     ``letor`` given: that folder (or a glob like ``path/mq2008_S*.txt``, whose folder is used).
     Otherwise ``letor/`` inside the data folder of :func:`bipartite.data.data_dir` (the
@@ -60,16 +60,16 @@ def find_letor(letor: str | os.PathLike | None = None) -> Path:
     ``FileNotFoundError`` explaining how to pass the path when the files are missing.
     """
     from bipartite.data import DATA_ENV, data_dir
+    from bipartite.data.letor import letor4_parts
 
     if letor is None:
         folder = data_dir() / "letor"
     else:
         p = Path(letor)
         folder = p.parent if "*" in p.name or p.is_file() else p
-    missing = [f for f in _PARTS if not (folder / f).is_file()]
-    if missing:
+    if letor4_parts(folder) is None:
         raise FileNotFoundError(
-            f"The LR2PPO study needs MQ2008 (LETOR 4.0) partitions {missing} in {folder}. Pass the "
+            f"The LR2PPO study needs the five MQ2008 (LETOR 4.0) partitions in {folder}. Pass the "
             "folder holding mq2008_S1.txt .. mq2008_S5.txt as letor=PATH (CLI: "
             "`bipartite reproduce --paper lr2ppo --letor PATH`), or put them in letor/ of the data "
             f"folder (${DATA_ENV}, default ../shared/data); see ../shared/data/README.md for the "
@@ -78,9 +78,12 @@ def find_letor(letor: str | os.PathLike | None = None) -> Path:
 
 
 def _load(folder: Path, parts: tuple[int, ...], max_queries: int | None):
+    """Partitions ``parts`` (1-5) of the MQ2008 folder ``folder`` (:func:`find_letor`)."""
     from bipartite.data import load_letor
+    from bipartite.data.letor import letor4_parts
 
-    d = load_letor([folder / f"mq2008_S{k}.txt" for k in parts], n_features=46)
+    files = letor4_parts(folder)
+    d = load_letor([files[k - 1] for k in parts], n_features=46)
     X, rel, q = np.asarray(d.X, dtype=np.float64), np.asarray(d.relevance, float), np.asarray(d.qid)
     if max_queries is not None:
         keep = np.isin(q, np.unique(q)[:max_queries])

@@ -21,7 +21,7 @@ __all__ = ["AGGREGATORS", "BANKING_LABELS", "aggregation_table", "banking_figure
 #: The aggregated scorers compared, in table order.
 AGGREGATORS = ("fusion (searched γ)", "fusion (uniform γ)", "loss aggregation (a=1)",
                "label aggregation (sum)", "first label only")
-#: The five binary columns of Banking used as behaviours, in ``load_banking(...).Y_all`` order.
+#: The five binary columns of Banking used as behaviours, in ``load_bank_personal_loan(...).Y_all`` order.
 BANKING_LABELS = ("personal_loan", "securities_account", "cd_account", "online", "credit_card")
 
 _MARKERS = {"fusion (searched γ)": ("*", "C3"), "fusion (uniform γ)": ("P", "C4"),

@@ -22,7 +22,7 @@ from bipartite.experiments.registry import (
     reproduce_record,
     study_results,
 )
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["BANKING_FILE", "PAPER", "SIZES", "STUDY_FUNCTIONS", "banking_path", "configs",
            "figures", "headline", "summary"]
@@ -160,8 +160,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     missing = [n for n in STUDY_FUNCTIONS if n not in found]
     if missing:
         lines += ["Studies not in this folder: " + ", ".join(missing) + ".", ""]
-    fig_dir = results_dir / "figures"
-    lines += [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob("mtrub_*.png"))]
+    lines += figure_links(results_dir / "figures", "mtrub_")
     return "\n".join([*lines, ""])
 
 

@@ -299,7 +299,7 @@ def mtrub_banking(*, seed: int, path: str, epochs: int = 80, resolution: int = 8
                   list_size: int = LIST_SIZE) -> list[dict]:
     """One replicate of the MTRUB aggregation comparison on Banking (docs/theory.md §10, §11).
 
-    Loads ``path`` (:func:`bipartite.data.load_banking`; features ``X_all`` drop the five binary
+    Loads ``path`` (:func:`bipartite.data.load_bank_personal_loan`; features ``X_all`` drop the five binary
     label columns and Mortgage: no label leakage), splits the rows 60/20/20 with a generator
     seeded with ``seed``, and partitions validation and test rows into random lists of
     ``list_size`` customers (the groups of gAUC and nDCG@10). For the MMoE and shared-bottom
@@ -309,9 +309,9 @@ def mtrub_banking(*, seed: int, path: str, epochs: int = 80, resolution: int = 8
     (simplex grid of ``resolution``).
     """
     from bipartite.contrib.multitask import MultiTaskMLP
-    from bipartite.data import load_banking
+    from bipartite.data import load_bank_personal_loan
 
-    data = load_banking(path)
+    data = load_bank_personal_loan(path)
     X = np.asarray(data.X_all, dtype=float)
     Y = np.asarray(data.Y_all, dtype=int)[:, :5]
     rng = np.random.default_rng(seed)

@@ -23,7 +23,7 @@ from bipartite.experiments.rlsep.figures import (
     label_ranking_table,
     runs_table,
 )
-from bipartite.studies.report import markdown_table, write_table
+from bipartite.studies.report import figure_links, markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY", "configs", "figures", "headline", "summary"]
 
@@ -146,8 +146,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
         f"(§5.5): drop from {acc['n_relevant'].min()} to {acc['n_relevant'].max()} labels "
         f"LSEP {drop['LSEP']:.3f}, RLSEP {drop['RLSEP']:.3f}; LSEP drops more than twice as "
         f"much: **{robust}**.", ""]
-    fig_dir = results_dir / "figures"
-    lines += [f"![{p.name}](figures/{p.name})" for p in sorted(fig_dir.glob("rlsep_*.png"))]
+    lines += figure_links(results_dir / "figures", "rlsep_")
     return "\n".join([*lines, ""])
 
 

@@ -21,7 +21,13 @@ import numpy as np
 
 from bipartite.experiments.la25.figures.section7 import LEARNER_NAMES
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import format_mean_se, markdown_table, standard_error, write_table
+from bipartite.studies.report import (
+    figure_links,
+    format_mean_se,
+    markdown_table,
+    standard_error,
+    write_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -384,8 +390,7 @@ def maxmin_summary_lines(results_dir: str | os.PathLike, table_dir: str | os.Pat
               f"{pts['gap']:.4f}. Loss aggregation (a = 1) is at ({pts['loss_aggregation'][0]:.4f}, "
               f"{pts['loss_aggregation'][1]:.4f}), label aggregation at "
               f"({pts['label_aggregation'][0]:.4f}, {pts['label_aggregation'][1]:.4f}).", ""]
-    figs = sorted((results_dir / "figures").glob("la25_maxmin_frontier*.png"))
-    lines += [f"![{p.name}](figures/{p.name})" for p in figs] + [""]
+    lines += [*figure_links(results_dir / "figures", "la25_maxmin_frontier"), ""]
     if "maxmin_frequency" in results:
         ft = frequency_table(results["maxmin_frequency"])
         write_table(ft, table_dir, "la25_maxmin_frequency",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bipartite.plots import new_figure, save_figures
-from bipartite.studies.report import markdown_table, mean_and_se, write_table
+from bipartite.studies.report import figure_links, markdown_table, mean_and_se, write_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -505,8 +505,7 @@ def sweep_summary_lines(results: Mapping[str, pd.DataFrame], table_dir: str | os
         table = tables[name](results[name])
         write_table(table, table_dir, f"la25_{name}", note=f"{title}. {caption}")
         lines += [f"## {title}", "", caption, "", markdown_table(table), ""]
-        figs = sorted(p.name for p in Path(fig_dir).glob(f"la25_{name}*.png"))
-        lines += [f"![{f}](figures/{f})" for f in figs]
+        lines += figure_links(fig_dir, f"la25_{name}")
         lines.append("")
     missing = [n for n in SWEEP_TEXT if n not in results]
     if missing:

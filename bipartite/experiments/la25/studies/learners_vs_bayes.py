@@ -203,7 +203,7 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
       :func:`bipartite.bayes.loss_aggregation` on the exact test η and the population priors)
       and label aggregation (sum, linear costs, :func:`bipartite.bayes.label_aggregation_scores`);
     * ``"banking"``: ``bank_personal_loan.csv`` of the data folder
-      (:func:`bipartite.data.load_banking`), split in halves by a permutation drawn from
+      (:func:`bipartite.data.load_bank_personal_loan`), split in halves by a permutation drawn from
       ``numpy.random.default_rng(seed)``;
     * ``"mq2008"``: ``letor/mq2008_S1..S5.txt`` of the data folder
       (:func:`bipartite.data.load_letor`, clicks simulated with two seeds spawned from ``seed``
@@ -260,9 +260,9 @@ def la25_learners_vs_bayes(*, seed: int, dataset: str, n_train: int = 20000, n_t
         rows = _bayes_rows(Yte, d.eta[te], d.pi)
         rows += _fit_routes(Xtr, Ytr, Xte, Yte, **fit)
     elif dataset == "banking":
-        from bipartite.data import load_banking
+        from bipartite.data import load_bank_personal_loan
 
-        d = load_banking(_data_path("bank_personal_loan.csv", data))
+        d = load_bank_personal_loan(_data_path("bank_personal_loan.csv", data))
         perm = np.random.default_rng(seed).permutation(len(d.Y))
         half = len(perm) // 2
         tr, te = perm[:half], perm[half:]

@@ -442,16 +442,16 @@ def la25_learning_curve(*, seed: int, n_train: int, learner: str, method: str,
 
 
 def _real_split(dataset: str, path: str, rng: np.random.Generator):
-    """Load Banking or LETOR (:func:`bipartite.data.load_banking` / ``load_letor``) and split
+    """Load Banking or LETOR (:func:`bipartite.data.load_bank_personal_loan` / ``load_letor``) and split
     70/30 (by query for LETOR)."""
     from sklearn.model_selection import GroupShuffleSplit, train_test_split
 
-    from bipartite.data import load_banking, load_letor
+    from bipartite.data import load_bank_personal_loan, load_letor
     from bipartite.data.letor import letor_files
 
     split_seed = int(rng.integers(2**31))
     if dataset == "banking":
-        d = load_banking(path)
+        d = load_bank_personal_loan(path)
         codes = d.Y @ (2 ** np.arange(d.Y.shape[1]))
         tr, te = train_test_split(np.arange(len(d.Y)), test_size=0.3, random_state=split_seed,
                                   stratify=codes)
