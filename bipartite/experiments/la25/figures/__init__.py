@@ -1,7 +1,7 @@
 """LA25 tables and figures, from the tidy results of the studies only (no recomputation).
 
 * :mod:`~bipartite.experiments.la25.figures.sweeps` — the sweeps' tables and figures, the theory
-  figures, and the summary section of each sweep (:func:`sweep_summary_lines`);
+  figures, and the summary section of each sweep (:func:`~bipartite.experiments.la25.figures.sweeps.sweep_summary_lines`);
 * :mod:`~bipartite.experiments.la25.figures.section7` — LA25 §7's tables (the paper's layout,
   the paired verdicts, the synthetic sweep, the balance check, the learners' gap) and figures;
 * :mod:`~bipartite.experiments.la25.figures.maxmin` — the max-min AUC tables, figure and summary
