@@ -1,5 +1,6 @@
-"""The orders of the loss-aggregation scorers by a walk of the weight-space arrangement, K = 3
-(docs/theory.md §6.2, §13.2).
+"""The orders of the loss-aggregation scorers: the arrangement of tie hyperplanes in the weight
+simplex (docs/theory.md §6.2, §13.2). A walk of its lines for K = 3 (below), and every face for
+any K by a recursion over flats (:func:`arrangement_faces`).
 
 For mixing weights ``a`` on the simplex the loss-aggregation scorer is ``f_a = E a`` with
 ``E_ik = η_ik / (π_k (1 − π_k))`` (docs/theory.md §4). Every unordered pair ``p = (i, j)``
@@ -251,3 +252,95 @@ def cell_vectors(problem: FiniteProblem, tol: float) -> tuple[np.ndarray, np.nda
         K = problem.K
         return np.zeros((0, K)), np.zeros((0, 2, K))
     return _distinct(np.vstack(parts_v), np.vstack(parts_l), tol)
+
+
+# --------------------------------------------------------------------------------------------
+# Every face of the arrangement, any K (recursion over flats)
+# --------------------------------------------------------------------------------------------
+def _inside(levels: list[np.ndarray]) -> bool:
+    """Whether ``m + δ v_1 + δ² v_2 + …`` lies in the simplex for small δ > 0 (lexicographic
+    non-negativity of every coordinate)."""
+    L = np.array(levels)
+    for k in range(L.shape[1]):
+        big = np.flatnonzero(np.abs(L[:, k]) > GEOM_TOL)
+        if big.size and L[big[0], k] < 0:
+            return False
+    return True
+
+
+def arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
+    """One symbolic point ``[m, v_1, …]`` (see :func:`~bipartite.pareto.arrangement.lex_scores`) in the relative interior of
+    every face of the arrangement of tie hyperplanes restricted to the simplex, with the face's
+    dimension. Recursion over flats (intersections of hyperplanes, memoised by the set of
+    hyperplanes that contain them): the faces of a flat G are the faces of every ``G ∩ h`` plus
+    its cells, and every cell is entered from the relative interior of one of its facets by a
+    step along G's normal of that facet's hyperplane (docs/theory.md §13)."""
+    K = E.shape[1]
+    H = tie_normals(E)
+    memo: dict[frozenset, list[tuple[list[np.ndarray], int]]] = {}
+
+    def faces(p0: np.ndarray, B: np.ndarray, cand: np.ndarray, key: frozenset):
+        if key in memo:
+            return memo[key]
+        d = B.shape[1]
+        if d == 0:
+            out = [([p0], 0)] if np.all(p0 >= -GEOM_TOL) else []
+            memo[key] = out
+            return out
+        out: list[tuple[list[np.ndarray], int]] = []
+        seen: set[tuple] = set()
+        for j in cand:
+            g = B.T @ H[j]
+            gn = float(np.linalg.norm(g))
+            p1 = p0 - (H[j] @ p0) / gn**2 * (B @ g)
+            Q = np.linalg.svd(g[None, :])[2][1:].T          # basis of g⊥ in R^d
+            B1 = B @ Q
+            rest = cand[cand != j]
+            par = np.linalg.norm(H[rest] @ B1, axis=1) <= GEOM_TOL
+            on = par & (np.abs(H[rest] @ p1) <= GEOM_TOL)
+            sub = faces(p1, B1, rest[~par], key | {int(j)} | set(rest[on].tolist()))
+            out.extend(sub)
+            u = B @ g / gn                                   # step off h_j inside G
+            for lv, dim in sub:
+                if dim != d - 1:
+                    continue
+                for s in (1.0, -1.0):
+                    lv2 = [*lv, s * u]
+                    if not _inside(lv2):
+                        continue
+                    r = tuple(lex_scores(E, lv2).astype(np.int64))
+                    if r not in seen:
+                        seen.add(r)
+                        out.append((lv2, d))
+        memo[key] = out
+        return out
+
+    p0 = np.full(K, 1.0 / K)
+    B = np.linalg.svd(np.ones((1, K)))[2][1:].T              # basis of 1⊥: Σ_k a_k = 1
+    return faces(p0, B, np.arange(len(H)), frozenset())
+
+
+def concrete_weights(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """A weighting on the simplex whose scorer induces the order of the symbolic point
+    ``[m, v_1, …]``: from ``a = m``, step along each ``v_l`` by half the distance to the nearest
+    tie hyperplane or simplex facet that does not pass through the current ``a`` (so each step
+    enters the next face of the symbolic point and crosses nothing else)."""
+    target = lex_scores(E, levels)
+    a = np.array(levels[0], dtype=np.float64)
+    iu, ju = np.triu_indices(len(E), 1)
+    scale = float(np.abs(E).max()) or 1.0
+    for v in levels[1:]:
+        f, fv = E @ a, E @ v
+        df, dv = f[iu] - f[ju], fv[iu] - fv[ju]
+        off = np.abs(df) > SCORE_RTOL * scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            steps = np.concatenate([-df[off] / dv[off], -a[a > GEOM_TOL] / v[a > GEOM_TOL]])
+        steps = steps[np.isfinite(steps) & (steps > 0)]
+        eps = 0.5 * float(steps.min()) if steps.size else 1.0
+        a = a + eps * v
+    a = np.clip(a, 0.0, None)
+    a = a / a.sum()
+    if not np.array_equal(lex_scores(E, [a]), target):
+        raise RuntimeError("could not find a weighting inducing the order of a face of the "
+                           "weight arrangement (scores closer than the resolution).")
+    return a

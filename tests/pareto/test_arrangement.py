@@ -125,7 +125,7 @@ def test_seed_values_bounded_for_many_labels():
     the frontier is unchanged: n = 2 has 3 weak orders, checked by enumeration."""
     from bipartite.pareto import exact_frontier
     from bipartite.pareto.dominance import pareto_filter
-    from bipartite.pareto.frontier import _SEED_MAX_ORDERS, seed_values
+    from bipartite.pareto.sweep import _SEED_MAX_ORDERS, seed_values
 
     P = FiniteProblem.random(2, 12, seed=0)
     assert len(seed_values(P)) <= 3
