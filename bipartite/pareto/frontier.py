@@ -15,12 +15,13 @@ from bipartite._utils.validation import (
     check_time_limit,
     check_tolerance,
 )
-from bipartite.pareto.arrangement import cell_vectors, effective_scores, lex_scores
+from bipartite.pareto.arrangement import cell_scores, cell_vectors, effective_scores, lex_scores
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
 from bipartite.pareto.dp import (
     DEFAULT_TOL_DP,
     dp_limit,
     pair_weight_stack,
+    problem_order_values,
     subset_dp,
 )
 from bipartite.pareto.milp import (
@@ -445,20 +446,28 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     ``E_ik = η_ik/(π_k(1−π_k))``, and each open cell of their arrangement gives one vertex. The
     cells are met by walking every line once
     (:func:`~bipartite.pareto.arrangement.cell_vectors`: the AUC vectors of the cells beside a
-    line are one cumulative sum of the crossings' jumps, no sort), ``O(n⁴ log n)``: 0.4 CPU s at
-    n = 30, about 5 s at n = 60 (545 356 vertices, most of it merging the copies of each cell);
-    at n = 100 the millions of vertices took over 160 s (docs/theory.md §6.2).
+    line are one cumulative sum of the crossings' jumps, no sort), and each cell is taken once,
+    from the line that bounds it clockwise at its lowest vertex
+    (:func:`~bipartite.pareto.arrangement.walk_faces`), so no copies are merged:
+    ``O(n⁴ log n)`` for ``O(n⁴)`` cells, 2 CPU s at n = 60 (545 356 vertices) and about 15 s at
+    n = 100 (3.8 million vertices; docs/theory.md §6.2).
 
-    **K ≥ 3** (``method="frontier"``, the default for K ≥ 4). The vertices are read off the
+    **K ≥ 4** (``method="arrangement"``, the default). The cells of the arrangement of the tie
+    hyperplanes in the weight simplex, by the recursion over flats
+    (:func:`~bipartite.pareto.arrangement.arrangement_faces`; every cell is entered from one of
+    its facets), one sort per face: the number of faces grows like ``(n²/2)^(K−1)``, 0.5 CPU s
+    at n = 7 and 16 s at n = 12 for K = 4, far below the frontier route (32 s at n = 7).
+
+    **Any K ≥ 2** (``method="frontier"``). The vertices are read off the
     exact frontier (:func:`exact_frontier`, so sizes where it is affordable: the DP up to
     n = 12): a Pareto point v is a vertex reached by positive
     weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
     feasible (scale a up to turn any strictly positive separating weight into one with these
     margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
-    of the frontier (Qhull) are tested. For K = 2 and 3 the routes give the same points (tested).
+    of the frontier (Qhull) are tested. For every K the routes give the same points (tested).
 
-    ``method``: "auto", "arrangement" (the breakpoint sweep for K = 2, the walk for K = 3) or
-    "frontier" (any K ≥ 2).
+    ``method``: "auto" (= "arrangement"), "arrangement" (the breakpoint sweep for K = 2, the
+    walk for K = 3, the recursion over flats for K ≥ 4) or "frontier".
 
     Returns
     -------
@@ -481,26 +490,26 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     method = check_option(method, "method", _SUPPORTED_METHODS)
     if problem.K < 2:
         raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
-    if method == "arrangement" and problem.K > 3:
-        raise ValueError(f"The 'method' parameter is 'arrangement', implemented for K <= 3, but "
-                         f"the problem has K = {problem.K} labels; use method='frontier' or "
-                         f"'auto'.")
-    if problem.K == 3 and method != "frontier":
+    if problem.K == 2 and method != "frontier":
+        V, S = path_vertices(problem, tol)
+        return (V, S) if return_scores else V
+    if method == "frontier":
+        F, FS = exact_frontier(problem, return_scores=True)
+        keep = _supported_rows(F)
+        return (F[keep], FS[keep]) if return_scores else F[keep]
+    E = effective_scores(problem)
+    if problem.K == 3:
         V, L = cell_vectors(problem, tol)
         keep = unique_rows(V, tol)
         V = V[keep]
         if not return_scores:
             return V
-        E = effective_scores(problem)
         S = np.array([lex_scores(E, list(lv)) for lv in L[keep]]).reshape(len(V), problem.n)
         return V, S
-    if problem.K > 2 or method == "frontier":
-        F, FS = exact_frontier(problem, return_scores=True)
-        keep = _supported_rows(F)
-        V, S = F[keep], FS[keep]
-        return (V, S) if return_scores else V
-    V, S = path_vertices(problem, tol)
-    return (V, S) if return_scores else V
+    S = cell_scores(E)
+    V = problem_order_values(problem, S)
+    keep = unique_rows(V, tol)
+    return (V[keep], S[keep]) if return_scores else V[keep]
 
 
 def frontier_table(problem: FiniteProblem, **frontier_options: Any) -> pd.DataFrame:
