@@ -418,6 +418,13 @@ def _supported_rows(F: np.ndarray) -> np.ndarray:
 
 
 _SUPPORTED_METHODS = ("auto", "arrangement", "frontier")
+#: ``supported_frontier(method="auto")`` enumerates the cells of the arrangement up to this many
+#: labels and reads the vertices off the exact frontier beyond: the recursion over flats meets
+#: every face of the simplex too (2^K of them), so at n = 2 it took 0.4 CPU s for K = 8 and
+#: 5.4 s for K = 10 against 0.01 s, while for K = 5 it was 2-3 times faster (n = 5, 6) and for
+#: K = 6 about 2 times slower (n = 4, 5); measured side by side on ``FiniteProblem.random(n, K,
+#: seed=0)``.
+ARRANGEMENT_MAX_K = 5
 
 
 def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
@@ -449,16 +456,19 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     line are one cumulative sum of the crossings' jumps, no sort), and each cell is taken once,
     from the line that bounds it clockwise at its lowest vertex
     (:func:`~bipartite.pareto.arrangement.walk_faces`), so no copies are merged:
-    ``O(n⁴ log n)`` for ``O(n⁴)`` cells, 2 CPU s at n = 60 (545 356 vertices) and about 15 s at
-    n = 100 (3.8 million vertices; docs/theory.md §6.2).
+    ``O(n⁴ log n)`` for ``O(n⁴)`` cells, 3 CPU s at n = 60 (545 356 vertices) and 17 s at
+    n = 100 (3.8 million vertices; the walk that merged every copy took over 160 s;
+    docs/theory.md §6.2).
 
-    **K ≥ 4** (``method="arrangement"``, the default). The cells of the arrangement of the tie
+    **4 ≤ K ≤ 5** (``method="arrangement"``, the default up to ``ARRANGEMENT_MAX_K`` labels).
+    The cells of the arrangement of the tie
     hyperplanes in the weight simplex, by the recursion over flats
     (:func:`~bipartite.pareto.arrangement.arrangement_faces`; every cell is entered from one of
     its facets), one sort per face: the number of faces grows like ``(n²/2)^(K−1)``, 0.5 CPU s
     at n = 7 and 16 s at n = 12 for K = 4, far below the frontier route (32 s at n = 7).
 
-    **Any K ≥ 2** (``method="frontier"``). The vertices are read off the
+    **Any K ≥ 2** (``method="frontier"``, the default for K ≥ 6, where the recursion's 2^K faces
+    of the simplex dominate). The vertices are read off the
     exact frontier (:func:`exact_frontier`, so sizes where it is affordable: the DP up to
     n = 12): a Pareto point v is a vertex reached by positive
     weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
@@ -466,8 +476,9 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
     of the frontier (Qhull) are tested. For every K the routes give the same points (tested).
 
-    ``method``: "auto" (= "arrangement"), "arrangement" (the breakpoint sweep for K = 2, the
-    walk for K = 3, the recursion over flats for K ≥ 4) or "frontier".
+    ``method``: "auto" ("arrangement" up to K = 5, "frontier" beyond), "arrangement" (the
+    breakpoint sweep for K = 2, the walk for K = 3, the recursion over flats for K ≥ 4) or
+    "frontier".
 
     Returns
     -------
@@ -493,6 +504,8 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     if problem.K == 2 and method != "frontier":
         V, S = path_vertices(problem, tol)
         return (V, S) if return_scores else V
+    if method == "auto" and problem.K > ARRANGEMENT_MAX_K:
+        method = "frontier"
     if method == "frontier":
         F, FS = exact_frontier(problem, return_scores=True)
         keep = _supported_rows(F)

@@ -16,6 +16,7 @@ import pytest
 from bipartite.pareto import max_min_supported, reachable_orders, supported_frontier
 from bipartite.pareto.arrangement import best_faces, walk_faces
 from bipartite.pareto.dominance import unique_rows
+from bipartite.pareto.frontier import ARRANGEMENT_MAX_K
 from bipartite.population import FiniteProblem
 
 TOL = 1e-9
@@ -126,15 +127,17 @@ def cases_k(ns, K, seeds=range(3)):
 
 
 @pytest.mark.parametrize(("n", "K", "seed", "det"),
-                         cases_k((3, 4, 5), 4) + cases_k((3, 4), 5)
+                         cases_k((3, 4, 5), 4) + cases_k((3, 4), 5) + cases_k((3, 4), 6)
                          + [pytest.param(*c, marks=pytest.mark.slow) for c in cases_k((6,), 4)])
 def test_supported_frontier_cells_equal_frontier_route_any_k(n, K, seed, det):
-    """K >= 4: the cells of the arrangement (recursion over flats, the default) give the same
-    supported points as the exact frontier plus one LP per hull vertex, and each returned order
-    has the returned AUC vector."""
+    """K >= 4: the cells of the arrangement (recursion over flats; the default up to K = 5)
+    give the same supported points as the exact frontier plus one LP per hull vertex (the
+    default beyond), and each returned order has the returned AUC vector."""
     P = FiniteProblem.random(n, K, seed=seed, deterministic=det)
     old = supported_frontier(P, method="frontier")
-    new, S = supported_frontier(P, return_scores=True)
+    new, S = supported_frontier(P, method="arrangement", return_scores=True)
+    np.testing.assert_array_equal(supported_frontier(P),
+                                  old if K > ARRANGEMENT_MAX_K else new)
     assert new.shape == old.shape
     np.testing.assert_allclose(new, old, atol=TOL)
     np.testing.assert_allclose(np.array([P.auc(s) for s in S]), new, atol=TOL)
