@@ -323,7 +323,7 @@ def supported_table(args) -> None:
         supported_frontier,
     )
 
-    print(f"Issue 37 (supported routines, K = 3) and issue 35 (K = 12): CPU seconds "
+    print(f"Issue 37 (supported routines, K = 3-5) and issue 35 (K = 12): CPU seconds "
           f"(time.process_time), one process, seeds {' '.join(map(str, args.seeds))}; load "
           f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| problem | call | now (walk) CPU s | before CPU s | exact counterpart CPU s | "
