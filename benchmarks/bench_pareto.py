@@ -285,12 +285,37 @@ def _cpu(fn):
     return time.process_time() - c0, out
 
 
+def merged_copies_frontier(P: FiniteProblem, tol: float = 1e-9) -> np.ndarray:
+    """``supported_frontier`` for K = 3 before issue 37's second round: every copy of every
+    cell that the walk meets (one per edge side), merged on a grid of ``tol`` every 2**21 rows,
+    then within ``tol`` (the route that did not finish at n = 100)."""
+    from bipartite.pareto.arrangement import walk_faces
+
+    def distinct(V):
+        Q = np.round(V / tol).astype(np.int64)
+        o = np.lexsort(Q.T[::-1])
+        return V[o[np.concatenate([[True], np.any(np.diff(Q[o], axis=0) != 0, axis=1)])]]
+
+    parts, rows = [], 0
+    for lf in walk_faces(P):
+        parts.append(lf.V[lf.dim == 2])
+        rows += len(parts[-1])
+        if rows > 1 << 21:
+            parts = [distinct(np.vstack(parts))]
+            rows = len(parts[0])
+    V = distinct(np.vstack(parts))
+    return V[unique_rows(V, tol)]
+
+
 def supported_table(args) -> None:
-    """The issue-37 targets of the supported routines (K = 3), CPU seconds side by side in one
-    process: ``supported_frontier`` by the arrangement walk (now) against the exact frontier it
+    """The issue-37 targets of the supported routines, CPU seconds side by side in one process:
+    ``supported_frontier`` (K = 3) by the arrangement walk (now) against the exact frontier it
     used before (``method="frontier"``) and ``exact_frontier``; ``max_min_supported`` by the
     walk against the recursion over faces (``method="faces"``) and ``max_min_point``; the walk
-    alone at n = 100; and ``frontier_table`` of n = 2 points with K = 12 labels (issue 35)."""
+    that takes each cell once against the walk that merged every copy
+    (:func:`merged_copies_frontier`) at n = 30, 60, and alone at n = 100; for K = 4, 5 the cells
+    of the recursion over flats against the frontier route; and ``frontier_table`` of n = 2
+    points with K = 12 labels (issue 35)."""
     from bipartite.pareto import (
         frontier_table,
         max_min_point,
@@ -298,7 +323,7 @@ def supported_table(args) -> None:
         supported_frontier,
     )
 
-    print(f"Issue 37 (supported routines, K = 3) and issue 35 (K = 12): CPU seconds "
+    print(f"Issue 37 (supported routines, K = 3-5) and issue 35 (K = 12): CPU seconds "
           f"(time.process_time), one process, seeds {' '.join(map(str, args.seeds))}; load "
           f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("| problem | call | now (walk) CPU s | before CPU s | exact counterpart CPU s | "
@@ -323,14 +348,30 @@ def supported_table(args) -> None:
         print(f"| `FiniteProblem.random(30, 3, seed={seed})` | max_min_supported | {tn:.3f} | "
               f"{tb:.3f} | {te:.3f} (max_min_point) | {tn / te:.2f} | {r.value:.6f} (max-min "
               f"{e.value:.6f}) | {ok} |", flush=True)
+    for n in (30, 60):
+        for seed in args.seeds:
+            P = FiniteProblem.random(n, 3, seed=seed)
+            tn, V = _cpu(lambda P=P: supported_frontier(P))
+            tb, B = _cpu(lambda P=P: merged_copies_frontier(P))
+            print(f"| `FiniteProblem.random({n}, 3, seed={seed})` | supported_frontier | {tn:.2f} | "
+                  f"{tb:.2f} (walk, copies merged) | - | - | {len(V):,} points | "
+                  f"{same(V, B, 1e-9)} |", flush=True)
     for seed in args.seeds:
         P = FiniteProblem.random(100, 3, seed=seed)
         tn, V = _cpu(lambda P=P: supported_frontier(P))
-        print(f"| `FiniteProblem.random(100, 3, seed={seed})` | supported_frontier | {tn:.1f} | - "
-              f"| - | - | {len(V):,} points | - |", flush=True)
+        print(f"| `FiniteProblem.random(100, 3, seed={seed})` | supported_frontier | {tn:.1f} | "
+              f"over 160 (issue 37 note) | - | - | {len(V):,} points | - |", flush=True)
         tn, r = _cpu(lambda P=P: max_min_supported(P))
         print(f"| `FiniteProblem.random(100, 3, seed={seed})` | max_min_supported | {tn:.1f} | - "
               f"| - | - | {r.value:.6f} | - |", flush=True)
+    for n, K in ((5, 4), (6, 4), (7, 4), (5, 5)):
+        for seed in args.seeds:
+            P = FiniteProblem.random(n, K, seed=seed)
+            tn, V = _cpu(lambda P=P: supported_frontier(P))
+            tb, B = _cpu(lambda P=P: supported_frontier(P, method="frontier"))
+            print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | supported_frontier | "
+                  f"{tn:.2f} (cells of the recursion) | {tb:.2f} (frontier + LP) | - | - | "
+                  f"{len(V):,} points | {same(V, B, 1e-9)} |", flush=True)
     P = FiniteProblem.random(2, 12, seed=0)
     tn, T = _cpu(lambda: frontier_table(P))
     print(f"| `FiniteProblem.random(2, 12, seed=0)` | frontier_table (`bipartite frontier`) | "

@@ -60,22 +60,18 @@ from bipartite.pareto.frontier import (
     exact_frontier,
     frontier_table,
     is_pareto_optimal,
-    simplex_grid,
     supported_frontier,
-    weight_sweep,
 )
-from bipartite.pareto.maxmin import (
-    MAXMIN_DP_MAX_N,
+from bipartite.pareto.maxmin import MAXMIN_DP_MAX_N, MaxMinPoint, max_min_gap, max_min_point
+from bipartite.pareto.milp import WeakOrderMILP, milp_size, optimal_ranking
+from bipartite.pareto.supported import (
     BalancedWeights,
-    MaxMinPoint,
     SupportedMaxMin,
     balanced_weights,
-    max_min_gap,
-    max_min_point,
     max_min_supported,
     reachable_orders,
 )
-from bipartite.pareto.milp import WeakOrderMILP, milp_size, optimal_ranking
+from bipartite.pareto.sweep import simplex_grid, weight_sweep
 
 __all__ = [
     "Tilt",

@@ -1,5 +1,6 @@
-"""The orders of the loss-aggregation scorers by a walk of the weight-space arrangement, K = 3
-(docs/theory.md §6.2, §13.2).
+"""The orders of the loss-aggregation scorers: the arrangement of tie hyperplanes in the weight
+simplex (docs/theory.md §6.2, §13.2). A walk of its lines for K = 3 (below), and every face for
+any K by a recursion over flats (:func:`arrangement_faces`).
 
 For mixing weights ``a`` on the simplex the loss-aggregation scorer is ``f_a = E a`` with
 ``E_ik = η_ik / (π_k (1 − π_k))`` (docs/theory.md §4). Every unordered pair ``p = (i, j)``
@@ -91,11 +92,14 @@ class LineFaces:
 
     ``V`` (f, K): the AUC vector of each face's order; ``dim`` (f,): 0 vertex, 1 edge, 2 cell;
     ``levels`` (f, 2, K): a symbolic point of the face, ``a + δ u`` for infinitesimal δ
-    (``u = 0`` for vertices and edges; see :func:`lex_scores`)."""
+    (``u = 0`` for vertices and edges; see :func:`lex_scores`); ``own`` (f,): the cells that
+    this line owns (:func:`walk_faces`: over the whole walk every cell is owned exactly once;
+    False for vertices and edges)."""
 
     V: np.ndarray
     dim: np.ndarray
     levels: np.ndarray
+    own: np.ndarray
 
 
 def _segment(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -120,13 +124,45 @@ def _segment(normal: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return P[i], P[j]
 
 
+#: The "up" direction of the weight triangle that gives every cell its lowest vertex
+#: (:func:`walk_faces`), and a second one that breaks the ties of the first (an edge
+#: perpendicular to the first): generic, so no tie line of a problem is perpendicular to both.
+_UP = np.array([0.5772156649015329, -0.2614972128476428, -0.3157184520538901])
+_UP2 = np.array([-0.1415926535897932, 0.4142135623730950, -0.2726209087833018])
+
+
+def _upward(w: np.ndarray) -> np.ndarray:
+    """The directions w (m, 3) in the plane ``Σ a = 0``, each turned to point up: ``w·_UP > 0``,
+    or ``w·_UP2 > 0`` where ``w·_UP`` is zero to rounding (a lexicographic order of the plane)."""
+    d1, d2 = w @ _UP, w @ _UP2
+    flat = np.abs(d1) <= 1e-12 * np.abs(w).sum(axis=-1)
+    return w * np.where(flat, np.sign(d2), np.sign(d1))[..., None]
+
+
+def _ccw(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The orientation of the turn from a to b in the plane ``Σ a = 0`` (seen from (1, 1, 1)):
+    > 0 counter-clockwise."""
+    return np.cross(a, b) @ np.ones(3)
+
+
 def walk_faces(problem: FiniteProblem) -> Iterator[LineFaces]:
     """For K = 3: the faces met along every line of the arrangement of tie lines on the closed
     simplex and along its three facets (module docstring), one :class:`LineFaces` per line.
 
     Signs follow the resolution of :func:`lex_scores`: ``|a·h_p| ≤ SCORE_RTOL·max|E|`` is a
     tie (``Σ a = 1`` on the simplex). Crossings within ``GEOM_TOL`` of each other along a line
-    are one vertex."""
+    are one vertex.
+
+    **Each cell once** (``own``). A cell is met once per edge, so the walk meets it several times.
+    With a generic "up" direction of the triangle (``_UP``, ties broken by ``_UP2``) every
+    cell, a convex polygon, has one lowest vertex v, where its two edges both go up. At a vertex
+    v where k lines meet (tie lines that cut the open simplex, and facets; three points' three
+    tie lines always meet in one vertex) the k upward directions cut the half-plane above v into
+    k − 1 sectors between consecutive directions, and these are exactly the cells whose lowest
+    vertex is v. Each is **owned** by the line on its clockwise side: the cell beside that line's
+    upward edge from v, on the counter-clockwise side, when it lies inside the simplex (the edge
+    exists, and for a facet the side is the inside). Over the walk every cell is owned by
+    exactly one (line, vertex): ``O(#cells)`` rows instead of one per edge side."""
     E = effective_scores(problem)
     K = E.shape[1]
     if K != 3:
@@ -140,6 +176,11 @@ def walk_faces(problem: FiniteProblem) -> Iterator[LineFaces]:
     tau = SCORE_RTOL * (float(np.abs(E).max()) or 1.0)
     normals = tie_normals(E)
     n_cut = len(normals) - K
+    # the lines through a vertex that bound cells: tie lines that cut the open simplex (as in
+    # tie_normals), and the facets; their upward directions in the plane Σ a = 0
+    cuts = (H.max(axis=1) > 0) & (H.min(axis=1) < 0)
+    up_p = _upward(np.cross(H, np.ones(K)))
+    up_f = _upward(np.cross(np.eye(K), np.ones(K)))
     for li, nl in enumerate(normals):
         seg = _segment(nl)
         if seg is None:
@@ -196,7 +237,41 @@ def walk_faces(problem: FiniteProblem) -> Iterator[LineFaces]:
         dims = [np.zeros(nv), np.ones(nv - 1)] + [np.full(nv - 1, 2) for _ in sides]
         lv = ([np.stack([A, np.zeros_like(A)], axis=1), np.stack([Am, zero], axis=1)]
               + [np.stack([Am, np.broadcast_to(s * u, Am.shape)], axis=1) for s in sides])
-        yield LineFaces(np.vstack(Vs), np.concatenate(dims).astype(np.int64), np.vstack(lv))
+        own = [np.zeros(nv, bool), np.zeros(nv - 1, bool)] + [
+            _owned(s, u, A1 - A0, cross[cuts[cross]], gid[cuts[cross]], nv, up_p, up_f,
+                   A, li - n_cut) for s in sides]
+        yield LineFaces(np.vstack(Vs), np.concatenate(dims).astype(np.int64), np.vstack(lv),
+                        np.concatenate(own))
+
+
+def _owned(side: float, u: np.ndarray, w: np.ndarray, pairs: np.ndarray, gid: np.ndarray,
+           nv: int, up_p: np.ndarray, up_f: np.ndarray, A: np.ndarray, facet: int) -> np.ndarray:
+    """Which cells on ``side`` of a line's nv − 1 edges the line owns (:func:`walk_faces`): for
+    each vertex (row of A) where the line's upward direction is the most clockwise of the lines
+    through it (the crossing ``pairs`` in group ``gid`` that cut the simplex, and the facets
+    through the vertex), the cell on the counter-clockwise side of its upward edge from there.
+    ``facet``: the facet the line is (0..K − 1), or negative for a tie line."""
+    K = len(w)
+    wu = _upward(w[None])[0]
+    # the vertices where some other line through the vertex turns up counter-clockwise of wu
+    # (then the sector between wu and the next such direction is a cell whose lowest vertex
+    # is there, and this line bounds it on its clockwise side)
+    ahead = np.zeros(nv, dtype=bool)
+    if len(pairs):
+        np.logical_or.at(ahead, gid, _ccw(wu, up_p[pairs]) > 0)
+    on_facet = A <= GEOM_TOL                                   # (nv, K): facets through vertex
+    if 0 <= facet < K:
+        on_facet[:, facet] = False
+    ahead |= ((_ccw(wu, up_f) > 0)[None, :] & on_facet).any(axis=1)
+    own = np.zeros(nv - 1, dtype=bool)
+    if _ccw(wu, side * u) <= 0:        # the cell on this side is clockwise of the upward edge
+        return own
+    forward = float(wu @ w) > 0        # upward is the direction of increasing t
+    v = np.flatnonzero(ahead)
+    # the upward edge from vertex v: edge v (forward) or v − 1; none past the segment's ends
+    e = v if forward else v - 1
+    own[e[(e >= 0) & (e < nv - 1)]] = True
+    return own
 
 
 def best_faces(problem: FiniteProblem, keep: Callable[[LineFaces], np.ndarray]) -> LineFaces:
@@ -205,16 +280,13 @@ def best_faces(problem: FiniteProblem, keep: Callable[[LineFaces], np.ndarray]) 
     parts = []
     for lf in walk_faces(problem):
         m = keep(lf)
-        parts.append(LineFaces(lf.V[m], lf.dim[m], lf.levels[m]))
+        parts.append(LineFaces(lf.V[m], lf.dim[m], lf.levels[m], lf.own[m]))
     K = problem.K
     if not parts:
-        return LineFaces(np.zeros((0, K)), np.zeros(0, np.int64), np.zeros((0, 2, K)))
+        return LineFaces(np.zeros((0, K)), np.zeros(0, np.int64), np.zeros((0, 2, K)),
+                         np.zeros(0, bool))
     return LineFaces(np.vstack([p.V for p in parts]), np.concatenate([p.dim for p in parts]),
-                     np.vstack([p.levels for p in parts]))
-
-
-#: Rows gathered before :func:`cell_vectors` merges the duplicates found so far (bounds memory).
-_MERGE_ROWS = 1 << 21
+                     np.vstack([p.levels for p in parts]), np.concatenate([p.own for p in parts]))
 
 
 def _distinct(V: np.ndarray, levels: np.ndarray, quantum: float) -> tuple[np.ndarray, np.ndarray]:
@@ -233,21 +305,117 @@ def cell_vectors(problem: FiniteProblem, tol: float) -> tuple[np.ndarray, np.nda
     generic ``a`` in the open simplex, i.e. the supported vertices (docs/theory.md §6.2), and a
     symbolic point of each cell (``levels`` (m, 2, K), see :class:`LineFaces`).
 
-    A cell is met once per edge; copies of one cell differ by float noise (~1e-14), so rows are
-    first merged on a grid of ``tol`` (which can leave two copies on either side of a grid line),
-    and the caller's within-``tol`` merge removes the rest."""
+    Each cell is taken once, from the line that owns it (:func:`walk_faces`); cells whose
+    vectors coincide (points with equal η, deterministic labels) are then merged on a grid of
+    ``tol`` (which can leave two copies on either side of a grid line), and the caller's
+    within-``tol`` merge removes the rest."""
     parts_v: list[np.ndarray] = []
     parts_l: list[np.ndarray] = []
-    rows = 0
     for lf in walk_faces(problem):
-        m = lf.dim == 2
-        parts_v.append(lf.V[m])
-        parts_l.append(lf.levels[m])
-        rows += int(m.sum())
-        if rows > _MERGE_ROWS:
-            V, L = _distinct(np.vstack(parts_v), np.vstack(parts_l), tol)
-            parts_v, parts_l, rows = [V], [L], len(V)
+        parts_v.append(lf.V[lf.own])
+        parts_l.append(lf.levels[lf.own])
     if not parts_v:
         K = problem.K
         return np.zeros((0, K)), np.zeros((0, 2, K))
     return _distinct(np.vstack(parts_v), np.vstack(parts_l), tol)
+
+
+# --------------------------------------------------------------------------------------------
+# Every face of the arrangement, any K (recursion over flats)
+# --------------------------------------------------------------------------------------------
+def _inside(levels: list[np.ndarray]) -> bool:
+    """Whether ``m + δ v_1 + δ² v_2 + …`` lies in the simplex for small δ > 0 (lexicographic
+    non-negativity of every coordinate)."""
+    L = np.array(levels)
+    for k in range(L.shape[1]):
+        big = np.flatnonzero(np.abs(L[:, k]) > GEOM_TOL)
+        if big.size and L[big[0], k] < 0:
+            return False
+    return True
+
+
+def arrangement_faces(E: np.ndarray) -> list[tuple[list[np.ndarray], int]]:
+    """One symbolic point ``[m, v_1, …]`` (see :func:`~bipartite.pareto.arrangement.lex_scores`) in the relative interior of
+    every face of the arrangement of tie hyperplanes restricted to the simplex, with the face's
+    dimension. Recursion over flats (intersections of hyperplanes, memoised by the set of
+    hyperplanes that contain them): the faces of a flat G are the faces of every ``G ∩ h`` plus
+    its cells, and every cell is entered from the relative interior of one of its facets by a
+    step along G's normal of that facet's hyperplane (docs/theory.md §13)."""
+    K = E.shape[1]
+    H = tie_normals(E)
+    memo: dict[frozenset, list[tuple[list[np.ndarray], int]]] = {}
+
+    def faces(p0: np.ndarray, B: np.ndarray, cand: np.ndarray, key: frozenset):
+        if key in memo:
+            return memo[key]
+        d = B.shape[1]
+        if d == 0:
+            out = [([p0], 0)] if np.all(p0 >= -GEOM_TOL) else []
+            memo[key] = out
+            return out
+        out: list[tuple[list[np.ndarray], int]] = []
+        seen: set[tuple] = set()
+        for j in cand:
+            g = B.T @ H[j]
+            gn = float(np.linalg.norm(g))
+            p1 = p0 - (H[j] @ p0) / gn**2 * (B @ g)
+            Q = np.linalg.svd(g[None, :])[2][1:].T          # basis of g⊥ in R^d
+            B1 = B @ Q
+            rest = cand[cand != j]
+            par = np.linalg.norm(H[rest] @ B1, axis=1) <= GEOM_TOL
+            on = par & (np.abs(H[rest] @ p1) <= GEOM_TOL)
+            sub = faces(p1, B1, rest[~par], key | {int(j)} | set(rest[on].tolist()))
+            out.extend(sub)
+            u = B @ g / gn                                   # step off h_j inside G
+            for lv, dim in sub:
+                if dim != d - 1:
+                    continue
+                for s in (1.0, -1.0):
+                    lv2 = [*lv, s * u]
+                    if not _inside(lv2):
+                        continue
+                    r = tuple(lex_scores(E, lv2).astype(np.int64))
+                    if r not in seen:
+                        seen.add(r)
+                        out.append((lv2, d))
+        memo[key] = out
+        return out
+
+    p0 = np.full(K, 1.0 / K)
+    B = np.linalg.svd(np.ones((1, K)))[2][1:].T              # basis of 1⊥: Σ_k a_k = 1
+    return faces(p0, B, np.arange(len(H)), frozenset())
+
+
+def concrete_weights(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """A weighting on the simplex whose scorer induces the order of the symbolic point
+    ``[m, v_1, …]``: from ``a = m``, step along each ``v_l`` by half the distance to the nearest
+    tie hyperplane or simplex facet that does not pass through the current ``a`` (so each step
+    enters the next face of the symbolic point and crosses nothing else)."""
+    target = lex_scores(E, levels)
+    a = np.array(levels[0], dtype=np.float64)
+    iu, ju = np.triu_indices(len(E), 1)
+    scale = float(np.abs(E).max()) or 1.0
+    for v in levels[1:]:
+        f, fv = E @ a, E @ v
+        df, dv = f[iu] - f[ju], fv[iu] - fv[ju]
+        off = np.abs(df) > SCORE_RTOL * scale
+        with np.errstate(divide="ignore", invalid="ignore"):
+            steps = np.concatenate([-df[off] / dv[off], -a[a > GEOM_TOL] / v[a > GEOM_TOL]])
+        steps = steps[np.isfinite(steps) & (steps > 0)]
+        eps = 0.5 * float(steps.min()) if steps.size else 1.0
+        a = a + eps * v
+    a = np.clip(a, 0.0, None)
+    a = a / a.sum()
+    if not np.array_equal(lex_scores(E, [a]), target):
+        raise RuntimeError("could not find a weighting inducing the order of a face of the "
+                           "weight arrangement (scores closer than the resolution).")
+    return a
+
+
+def cell_scores(E: np.ndarray) -> np.ndarray:
+    """The orders (r, n) of the cells of the arrangement of tie hyperplanes in the open simplex,
+    any K: the orders of ``f_a = E a`` for generic ``a > 0`` (docs/theory.md §6.2), one row per
+    distinct order, from :func:`arrangement_faces` (the faces of dimension K − 1)."""
+    K = E.shape[1]
+    S = [lex_scores(E, lv) for lv, dim in arrangement_faces(E) if dim == K - 1]
+    return np.array(S, dtype=np.float64).reshape(len(S), len(E))

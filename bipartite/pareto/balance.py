@@ -46,8 +46,8 @@ from bipartite._utils.validation import (
     warn_undefined,
 )
 from bipartite.pareto.balance_k import (
-    G_RTOL,
     compare_aucs,
+    equal_to_rounding,
     equivalent_loss_weights,
     loss_weights,
     typical_point_weights,
@@ -130,7 +130,7 @@ def weighted_sum_tilt(pi: ArrayLike, w: ArrayLike, *, a: ArrayLike | None = None
     p = _check_two(pi)
     a_arr, _ = _loss_rate(p, a)
     g = equivalent_loss_weights(p, w) / a_arr
-    if abs(g[0] - g[1]) <= G_RTOL * g.max():  # equal to rounding: the same objective
+    if equal_to_rounding(g[0], g[1], g.max()):  # the same objective
         return Tilt(-1, 1.0, True, "weighted_sum")
     t = int(np.argmax(g))
     ratio = float("inf") if g[1 - t] == 0 else float(g[t] / g[1 - t])
@@ -314,7 +314,8 @@ def balance_condition(problem: FiniteProblem, aggregate: str | Callable = "sum",
             check_weights_used(aggregate, w)
             typical = aggregate
     tilt = aggregation_tilt(problem, aggregate, w=w, costs=costs, a=a) if problem.K == 2 else None
-    same = b is not None and bool(np.ptp(b / a_arr) <= G_RTOL * (b / a_arr).max())
+    r = None if b is None else b / a_arr   # label aggregation's loss weights per unit of a
+    same = r is not None and bool(np.all(equal_to_rounding(r, r.max(), r.max())))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

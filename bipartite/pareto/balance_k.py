@@ -133,7 +133,10 @@ def _winner(label: float, loss: float, *, higher_is_better: bool, tol: float) ->
     return "label" if (label > loss) == higher_is_better else "loss"
 
 
-def _equal(x: np.ndarray, y: float | np.ndarray, scale: float) -> np.ndarray:
+def equal_to_rounding(x: np.ndarray | float, y: float | np.ndarray, scale: float) -> np.ndarray:
+    """``|x − y| ≤ G_RTOL · scale``: two loss weights (or weight ratios) that are equal up to
+    rounding, so the two objectives are the same (the one tolerance test of the balance
+    routines, :mod:`bipartite.pareto.balance` included)."""
     return np.abs(x - y) <= G_RTOL * scale
 
 
@@ -147,7 +150,7 @@ def _min_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: floa
     g = b / a
     gN = g[~W]
     scale = g.max()
-    return bool(np.all(_equal(gN, gN.max(), scale)) and g[W].max() <= gN.max() + G_RTOL * scale)
+    return bool(np.all(equal_to_rounding(gN, gN.max(), scale)) and g[W].max() <= gN.max() + G_RTOL * scale)
 
 
 def _spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: float) -> bool:
@@ -161,7 +164,7 @@ def _spread_ruled_out(L: np.ndarray, a: np.ndarray, b: np.ndarray | None, tol: f
     gbar, scale = b.sum() / a.sum(), g.max()
     W, T = L <= lo + tol, L >= hi - tol
     M = ~(W | T)
-    return bool(np.all(_equal(g[M], gbar, scale))
+    return bool(np.all(equal_to_rounding(g[M], gbar, scale))
                 and np.all(g[W] <= gbar + G_RTOL * scale)
                 and np.all(g[T] >= gbar - G_RTOL * scale))
 

@@ -3,24 +3,19 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
-    check_array,
-    check_binary,
     check_option,
     check_positive,
-    check_probabilities,
     check_problem_aucs_defined,
     check_time_limit,
     check_tolerance,
 )
-from bipartite.pareto.arrangement import cell_vectors, effective_scores, lex_scores
+from bipartite.pareto.arrangement import cell_scores, cell_vectors, effective_scores, lex_scores
 from bipartite.pareto.dominance import greedy_unique, pareto_filter, unique_rows
 from bipartite.pareto.dp import (
     DEFAULT_TOL_DP,
@@ -35,6 +30,14 @@ from bipartite.pareto.milp import (
     MILP_BACKENDS,
     WeakOrderMILP,
     auc_milp,
+    solver_outcome,
+)
+from bipartite.pareto.sweep import (  # simplex_grid, weight_sweep: public here too
+    SIMPLEX_GRID_MAX_POINTS,
+    path_vertices,
+    seed_values,
+    simplex_grid,
+    weight_sweep,
 )
 
 if TYPE_CHECKING:
@@ -113,7 +116,7 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
                    tol: float) -> list[tuple[np.ndarray, np.ndarray]]:
     """ε-approximate K = 2 frontier by the MILP, seeded with the supported points (see
     :func:`exact_frontier`). Returns (values, scores) pairs."""
-    SV, SS = supported_frontier(problem, tol=tol, return_scores=True)
+    SV, SS = path_vertices(problem, tol)
     SV, SS = SV[::-1], SS[::-1]  # AUC_2 ascending: the sweep direction
     v, vs = SV[0], SS[0]          # the lexicographic maximum (AUC_1, AUC_2): a vertex
     out: list[tuple[np.ndarray, np.ndarray]] = [(v, vs)]
@@ -149,41 +152,6 @@ def _approx_points(problem: FiniteProblem, milp: WeakOrderMILP, eps: float,
         v, vs = milp.values(z), milp.scores(z)
         out.append((v, vs))
     return out
-
-
-#: Divisions of the weight simplex whose loss-aggregation orders seed the subset DP's bound
-#: for K ≥ 3 (``C(SEED_GRID + K − 1, K − 1)`` orders: 45 for K = 3, 165 for K = 4) ...
-_SEED_GRID = 8
-#: ... at most this many orders: for larger K the grid is coarsened until it fits (K = 12 at 8
-#: divisions would be 75 582 orders, whose sorts and dominance tests cost minutes at n = 2).
-_SEED_MAX_ORDERS = 200
-
-
-def seed_values(problem: FiniteProblem) -> np.ndarray | None:
-    """AUC vectors of a few achievable orders, the subset DP's ``lower`` (a prefix whose best
-    completion one of them beats is dropped, :func:`subset_dp`): the supported vertices for
-    K = 2 (:func:`supported_frontier`, exact breakpoints), the loss-aggregation orders
-    (docs/theory.md §4.2) on a grid of mixing weights for K ≥ 3; none for K = 1. Shared by
-    :func:`exact_frontier` and :func:`~bipartite.pareto.max_min_point` (not in ``__all__``: the
-    problem is validated by those callers)."""
-    from bipartite.bayes import effective_weights
-
-    if problem.K == 1:
-        return None
-    if problem.K == 2:
-        return supported_frontier(problem)
-    K = problem.K
-    res = _SEED_GRID
-    while res > 1 and math.comb(res + K - 1, K - 1) > _SEED_MAX_ORDERS:
-        res -= 1
-    # α_k = a_k / (π_k (1 − π_k)) for every grid row at once (grid rows have max a ≥ 1/K, inside
-    # effective_weights' unscaled range)
-    alpha = simplex_grid(K, res) * effective_weights(problem.pi)
-    S = alpha @ problem.eta.T
-    # one sort per distinct order (n = 2 has at most 3 orders, whatever K)
-    ranks = (S[:, :, None] > S[:, None, :]).sum(axis=2)   # ties share a rank
-    S = S[np.unique(ranks, axis=0, return_index=True)[1]]
-    return problem_order_values(problem, S)
 
 
 def _eps_cover(V: np.ndarray, eps: float) -> np.ndarray:
@@ -420,22 +388,6 @@ def is_pareto_optimal(problem: FiniteProblem, scores: ArrayLike, *, tol: float =
 # --------------------------------------------------------------------------------------------
 # Supported points and weight sweeps
 # --------------------------------------------------------------------------------------------
-def _sweep_breakpoints(u: np.ndarray, v: np.ndarray, rtol: float = 1e-12) -> np.ndarray:
-    """The λ in (0, 1) at which two points tie under f_λ = (1 − λ) u + λ v, sorted, merged
-    within ``rtol``: ``λ_ij = du / (du − dv)`` with ``du = u_i − u_j``, ``dv = v_i − v_j``."""
-    iu, ju = np.triu_indices(len(u), 1)
-    du, dv = u[iu] - u[ju], v[iu] - v[ju]
-    den = du - dv
-    ok = den != 0
-    lam = du[ok] / den[ok]
-    lam = np.sort(lam[(lam > 0) & (lam < 1)])
-    if lam.size == 0:
-        return lam
-    keep = np.ones(lam.size, dtype=bool)
-    keep[1:] = np.diff(lam) > rtol
-    return lam[keep]
-
-
 def _supported_rows(F: np.ndarray) -> np.ndarray:
     """Indices of the rows v of the antichain F that are the unique maximiser of ``a·u`` over
     the rows u of F for some strictly positive a: the linear programme ``a ≥ 1``,
@@ -460,14 +412,19 @@ def _supported_rows(F: np.ndarray) -> np.ndarray:
             continue
         res = linprog(np.zeros(K), A_ub=D, b_ub=-np.ones(len(D)), bounds=[(1.0, None)] * K,
                       method="highs")
-        if res.status == 0:
+        if solver_outcome(res.status, "linprog"):   # infeasible: not supported
             out.append(int(i))
-        elif res.status != 2:  # 2 = infeasible: not supported
-            raise RuntimeError(f"linprog failed on a supported-point test: {res.message}")
     return np.array(out, dtype=np.int64)
 
 
 _SUPPORTED_METHODS = ("auto", "arrangement", "frontier")
+#: ``supported_frontier(method="auto")`` enumerates the cells of the arrangement up to this many
+#: labels and reads the vertices off the exact frontier beyond: the recursion over flats meets
+#: every face of the simplex too (2^K of them), so at n = 2 it took 0.4 CPU s for K = 8 and
+#: 5.4 s for K = 10 against 0.01 s, while for K = 5 it was 2-3 times faster (n = 5, 6) and for
+#: K = 6 about 2 times slower (n = 4, 5); measured side by side on ``FiniteProblem.random(n, K,
+#: seed=0)``.
+ARRANGEMENT_MAX_K = 5
 
 
 def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
@@ -496,20 +453,32 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     ``E_ik = η_ik/(π_k(1−π_k))``, and each open cell of their arrangement gives one vertex. The
     cells are met by walking every line once
     (:func:`~bipartite.pareto.arrangement.cell_vectors`: the AUC vectors of the cells beside a
-    line are one cumulative sum of the crossings' jumps, no sort), ``O(n⁴ log n)``: 0.4 CPU s at
-    n = 30, about 5 s at n = 60 (545 356 vertices, most of it merging the copies of each cell);
-    at n = 100 the millions of vertices took over 160 s (docs/theory.md §6.2).
+    line are one cumulative sum of the crossings' jumps, no sort), and each cell is taken once,
+    from the line that bounds it clockwise at its lowest vertex
+    (:func:`~bipartite.pareto.arrangement.walk_faces`), so no copies are merged:
+    ``O(n⁴ log n)`` for ``O(n⁴)`` cells, 3 CPU s at n = 60 (545 356 vertices) and 17 s at
+    n = 100 (3.8 million vertices; the walk that merged every copy took over 160 s;
+    docs/theory.md §6.2).
 
-    **K ≥ 3** (``method="frontier"``, the default for K ≥ 4). The vertices are read off the
+    **4 ≤ K ≤ 5** (``method="arrangement"``, the default up to ``ARRANGEMENT_MAX_K`` labels).
+    The cells of the arrangement of the tie
+    hyperplanes in the weight simplex, by the recursion over flats
+    (:func:`~bipartite.pareto.arrangement.arrangement_faces`; every cell is entered from one of
+    its facets), one sort per face: the number of faces grows like ``(n²/2)^(K−1)``, 0.5 CPU s
+    at n = 7 and 16 s at n = 12 for K = 4, far below the frontier route (32 s at n = 7).
+
+    **Any K ≥ 2** (``method="frontier"``, the default for K ≥ 6, where the recursion's 2^K faces
+    of the simplex dominate). The vertices are read off the
     exact frontier (:func:`exact_frontier`, so sizes where it is affordable: the DP up to
     n = 12): a Pareto point v is a vertex reached by positive
     weights iff the linear programme ``a ≥ 1, a·(v − u) ≥ 1`` for every other frontier point u is
     feasible (scale a up to turn any strictly positive separating weight into one with these
     margins; a positive weighting is maximised on the frontier). Only vertices of the convex hull
-    of the frontier (Qhull) are tested. For K = 2 and 3 the routes give the same points (tested).
+    of the frontier (Qhull) are tested. For every K the routes give the same points (tested).
 
-    ``method``: "auto", "arrangement" (the breakpoint sweep for K = 2, the walk for K = 3) or
-    "frontier" (any K ≥ 2).
+    ``method``: "auto" ("arrangement" up to K = 5, "frontier" beyond), "arrangement" (the
+    breakpoint sweep for K = 2, the walk for K = 3, the recursion over flats for K ≥ 4) or
+    "frontier".
 
     Returns
     -------
@@ -527,174 +496,33 @@ def supported_frontier(problem: FiniteProblem, *, tol: float = DEFAULT_TOL,
     >>> bool(np.all(pareto_filter(S)))
     True
     """
-    from bipartite.bayes import effective_weights, loss_aggregation
-
     _check_problem(problem)
     tol = check_tolerance(tol, "tol")
     method = check_option(method, "method", _SUPPORTED_METHODS)
     if problem.K < 2:
         raise ValueError(f"supported_frontier needs K >= 2 labels, got K = {problem.K}.")
-    if method == "arrangement" and problem.K > 3:
-        raise ValueError(f"The 'method' parameter is 'arrangement', implemented for K <= 3, but "
-                         f"the problem has K = {problem.K} labels; use method='frontier' or "
-                         f"'auto'.")
-    if problem.K == 3 and method != "frontier":
+    if problem.K == 2 and method != "frontier":
+        V, S = path_vertices(problem, tol)
+        return (V, S) if return_scores else V
+    if method == "auto" and problem.K > ARRANGEMENT_MAX_K:
+        method = "frontier"
+    if method == "frontier":
+        F, FS = exact_frontier(problem, return_scores=True)
+        keep = _supported_rows(F)
+        return (F[keep], FS[keep]) if return_scores else F[keep]
+    E = effective_scores(problem)
+    if problem.K == 3:
         V, L = cell_vectors(problem, tol)
         keep = unique_rows(V, tol)
         V = V[keep]
         if not return_scores:
             return V
-        E = effective_scores(problem)
         S = np.array([lex_scores(E, list(lv)) for lv in L[keep]]).reshape(len(V), problem.n)
         return V, S
-    if problem.K > 2 or method == "frontier":
-        F, FS = exact_frontier(problem, return_scores=True)
-        keep = _supported_rows(F)
-        V, S = F[keep], FS[keep]
-        return (V, S) if return_scores else V
-    eta, pi = problem.eta, problem.pi
-    alpha = effective_weights(pi)
-    u, v = eta[:, 0] * alpha[0], eta[:, 1] * alpha[1]
-    bps = np.concatenate([[0.0], _sweep_breakpoints(u, v), [1.0]])
-    mids = (bps[:-1] + bps[1:]) / 2.0
-    S = np.array([loss_aggregation(eta, pi, np.array([1.0 - lam, lam])) for lam in mids])
+    S = cell_scores(E)
     V = problem_order_values(problem, S)
     keep = unique_rows(V, tol)
-    V, S = V[keep], S[keep]
-    return (V, S) if return_scores else V
-
-
-#: Default limit on the number of points of :func:`simplex_grid` (raise it with ``max_points``).
-SIMPLEX_GRID_MAX_POINTS = 1_000_000
-
-
-def simplex_grid(K: int, resolution: int, *, max_points: int = SIMPLEX_GRID_MAX_POINTS
-                 ) -> np.ndarray:
-    """All weight vectors ``w ≥ 0`` with ``Σ_k w_k = 1`` and every ``w_k`` a multiple of
-    ``1 / resolution`` (the one simplex grid of the package: weight sweeps, fusion exponents).
-
-    There are ``C(resolution + K - 1, K - 1)`` points, in lexicographic order of the integer
-    compositions. The count is checked against
-    ``max_points`` before anything is allocated.
-
-    >>> simplex_grid(2, 2).tolist()
-    [[0.0, 1.0], [0.5, 0.5], [1.0, 0.0]]
-    >>> len(simplex_grid(3, 10))
-    66
-    """
-    for name, value, low in (("K", K, 1), ("resolution", resolution, 1), ("max_points", max_points, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-            raise ValueError(f"The '{name}' parameter must be an integer >= {low}, got {value!r}.")
-    K, resolution = int(K), int(resolution)
-    count = math.comb(resolution + K - 1, K - 1)
-    if count > max_points:
-        raise ValueError(f"simplex_grid(K={K}, resolution={resolution}) has {count} points, more "
-                         f"than the limit max_points={max_points}; lower 'resolution' or 'K', "
-                         f"or raise 'max_points'.")
-    if K == 1:
-        return np.ones((1, 1))
-    # stars and bars: K - 1 bar positions among resolution + K - 1 slots, in lexicographic order
-    bars = np.array(list(itertools.combinations(range(resolution + K - 1), K - 1)),
-                    dtype=np.int64).reshape(count, K - 1)
-    edges = np.hstack([np.full((count, 1), -1), bars, np.full((count, 1), resolution + K - 1)])
-    return (np.diff(edges, axis=1) - 1).astype(np.float64) / resolution
-
-
-def weight_sweep(
-    eta: ArrayLike | None = None,
-    pi: ArrayLike | None = None,
-    Y: ArrayLike | None = None,
-    *,
-    n_weights: int = 101,
-    a: ArrayLike | None = None,
-    problem: FiniteProblem | None = None,
-    max_points: int = SIMPLEX_GRID_MAX_POINTS,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per-label AUCs of the loss-aggregation scorer along a path of mixing weights (docs/theory.md §4,
-    §6): the empirical trace of the frontier that linear scalarisation reaches.
-
-    For each weight vector ``a`` the scorer is ``f_a = Σ_k α_k η_k``,
-    ``α_k = a_k / (π_k (1 − π_k))`` (:func:`bipartite.bayes.loss_aggregation`); its AUCs are
-    the empirical per-label AUCs on labels ``Y`` (:func:`bipartite.metrics.multilabel_auc`, ties
-    ½), or, with ``problem`` given, the exact population AUCs of that FiniteProblem (``eta`` and
-    ``pi`` then default to the problem's). Weights on the boundary of the simplex tie points
-    with equal η_k on the remaining labels (such points are usually not Pareto-optimal).
-
-    Parameters
-    ----------
-    eta : array-like (n, K) — class probabilities (or any per-label scores in [0, 1]).
-    pi : array-like (K,) — priors used in the effective weights.
-    Y : array-like (n, K) of {0, 1}, optional — labels for empirical AUCs.
-    n_weights : int — K = 2: ``a = (1 − t, t)`` for t in ``linspace(0, 1, n_weights)``;
-        K ≥ 3: the simplex lattice with ``n_weights − 1`` divisions.
-    a : array-like (m, K), optional — an explicit path of mixing weights (overrides ``n_weights``).
-    problem : FiniteProblem, optional — exact population AUCs.
-    max_points : int — size limit on the simplex lattice (K ≥ 3), checked before allocating
-        (default ``SIMPLEX_GRID_MAX_POINTS = 10**6``); raise it deliberately.
-
-    Returns
-    -------
-    a : (m, K) mixing weights, aucs : (m, K)
-
-    >>> from bipartite.population import FiniteProblem
-    >>> P = FiniteProblem.random(5, 2, seed=0)
-    >>> a, A = weight_sweep(problem=P, n_weights=3)
-    >>> a.tolist()
-    [[1.0, 0.0], [0.5, 0.5], [0.0, 1.0]]
-    """
-    from bipartite.bayes import loss_aggregation
-    from bipartite.metrics import multilabel_auc
-
-    if problem is not None:
-        _check_problem(problem)
-        eta = problem.eta if eta is None else eta
-        pi = problem.pi if pi is None else pi
-        if Y is not None:
-            raise ValueError("Give either labels 'Y' (empirical AUCs) or 'problem' (population "
-                             "AUCs), not both.")
-    elif Y is None:
-        raise ValueError("weight_sweep needs labels 'Y' or a FiniteProblem 'problem'.")
-    if eta is None or pi is None:
-        raise ValueError("weight_sweep needs 'eta' and 'pi' (or a 'problem').")
-    E = check_probabilities(eta, "eta", ndim=2)
-    K = E.shape[1]
-    pi_arr = check_probabilities(pi, "pi", ndim=1)
-    if pi_arr.shape != (K,):
-        raise ValueError(f"The 'pi' parameter must have one prior per label of 'eta' ({K}), got "
-                         f"shape {pi_arr.shape}.")
-    if problem is None:
-        Y_arr = check_binary(Y, "Y", ndim=2)
-        if Y_arr.shape != E.shape:
-            raise ValueError(f"The 'Y' parameter must have the shape of 'eta' {E.shape}, got "
-                             f"{Y_arr.shape}.")
-    if a is None:
-        if not isinstance(n_weights, (int, np.integer)) or n_weights < 2:
-            raise ValueError(f"The 'n_weights' parameter must be an integer >= 2, got "
-                             f"{n_weights!r}.")
-        if K == 1:
-            A = np.ones((1, 1))
-        elif K == 2:
-            if n_weights > max_points:
-                raise ValueError(f"The 'n_weights' parameter ({n_weights}) is more than the limit "
-                                 f"max_points={max_points}; lower it or raise 'max_points'.")
-            t = np.linspace(0.0, 1.0, int(n_weights))
-            A = np.stack([1.0 - t, t], axis=1)
-        else:
-            count = math.comb(int(n_weights) - 2 + K, K - 1)
-            if count > max_points:
-                raise ValueError(f"weight_sweep with K={K} labels and n_weights={n_weights} needs "
-                                 f"{count} weight vectors, more than the limit "
-                                 f"max_points={max_points}; lower 'n_weights', pass an explicit "
-                                 f"path 'a', or raise 'max_points'.")
-            A = simplex_grid(K, int(n_weights) - 1, max_points=max_points)[::-1]
-    else:
-        A = check_array(a, "a", ndim=2)
-        if A.shape[1] != K:
-            raise ValueError(f"The 'a' parameter must have {K} columns, got {A.shape[1]}.")
-    F = np.array([loss_aggregation(E, pi_arr, a) for a in A]).reshape(len(A), len(E))
-    if problem is not None:
-        return A, problem_order_values(problem, F)
-    return A, np.array([multilabel_auc(Y_arr, f) for f in F]).reshape(len(A), K)
+    return (V[keep], S[keep]) if return_scores else V[keep]
 
 
 def frontier_table(problem: FiniteProblem, **frontier_options: Any) -> pd.DataFrame:

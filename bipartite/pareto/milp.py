@@ -54,6 +54,41 @@ __all__ = ["DEFAULT_TOL", "DEFAULT_TOL_MULTI", "MILP_BACKENDS", "WeakOrderMILP",
 
 
 # --------------------------------------------------------------------------------------------
+# Solver statuses: one reading for every HiGHS interface of the package
+# --------------------------------------------------------------------------------------------
+#: What each interface's status means, as (optimal, infeasible, out of time): highspy's
+#: ``HighsModelStatus`` member names, cvxpy's ``Problem.status``, scipy's ``linprog`` codes.
+_STATUSES: dict[str, tuple[frozenset, frozenset, frozenset]] = {
+    "highspy": (frozenset({"kOptimal"}), frozenset({"kInfeasible", "kUnboundedOrInfeasible"}),
+                frozenset({"kTimeLimit"})),
+    "cvxpy": (frozenset({"optimal"}), frozenset({"infeasible", "infeasible_inaccurate"}),
+              frozenset({"user_limit"})),
+    "linprog": (frozenset({0}), frozenset({2}), frozenset()),
+}
+
+
+def solver_outcome(status: object, interface: str) -> bool:
+    """The package's reading of a HiGHS status (the one home of it): ``True`` for an optimum,
+    ``False`` for an infeasible programme; :class:`TimeoutError` when the solve ran out of its
+    ``time_limit``; :class:`RuntimeError` for anything else (unbounded, numerical trouble), which
+    none of the package's programmes should produce. ``interface`` is "highspy" (give the
+    ``HighsModelStatus`` member's ``name``), "cvxpy" (``Problem.status``) or "linprog"
+    (``OptimizeResult.status``).
+
+    >>> solver_outcome("kOptimal", "highspy"), solver_outcome(2, "linprog")
+    (True, False)
+    """
+    optimal, infeasible, out_of_time = _STATUSES[interface]
+    if status in optimal:
+        return True
+    if status in infeasible:
+        return False
+    if status in out_of_time:
+        raise TimeoutError("The weak-order MILP ran out of its 'time_limit'.")
+    raise RuntimeError(f"HiGHS ({interface}) returned status {status!r}.")
+
+
+# --------------------------------------------------------------------------------------------
 # A quiet HiGHS: no banner on stdout (`bipartite frontier --format json` must parse)
 # --------------------------------------------------------------------------------------------
 def _quiet_highs(highspy):
@@ -153,23 +188,8 @@ class WeakOrderMILP:
         iu, ju = np.triu_indices(n, 1)
         comp_cols = np.stack([idx[iu, ju], idx[ju, iu]], axis=1)
         self.backend = check_option(backend, "backend", MILP_BACKENDS)
-        # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1;
-        # a restricted model needs only the triples with a free binary (_free_triples)
-        fx0 = None if fixed is None else np.asarray(fixed, dtype=np.float64)
-        tri = (_free_triples(idx, np.isnan(fx0)) if fx0 is not None and fx0.shape == (self.m,)
-               and self.backend == "highspy" else _ordered_triples(n))
-        trans_cols = np.stack(
-            [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
-            axis=1,
-        )
-        self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
-        self.n_solves = 0
-        if fixed is None:
-            self.fixed = np.full(self.m, np.nan)
-            self.free = np.arange(self.m)
-            self.n_rows = len(comp_cols) + len(trans_cols) + self.R
-            rows = None
-        else:
+        fx = None
+        if fixed is not None:
             if self.backend != "highspy":
                 raise ValueError(f"A restricted WeakOrderMILP ('fixed' given) needs "
                                  f"backend='highspy', got {self.backend!r}.")
@@ -178,6 +198,21 @@ class WeakOrderMILP:
                 raise ValueError(f"The 'fixed' parameter must hold {self.m} values in "
                                  f"{{0, 1, NaN}} (one per ordered pair), got shape {fx.shape}.")
             _check_fixed_transitive(idx, fx)
+        # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1;
+        # a restricted model needs only the triples with a free binary (_free_triples)
+        tri = _ordered_triples(n) if fx is None else _free_triples(idx, np.isnan(fx))
+        trans_cols = np.stack(
+            [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
+            axis=1,
+        )
+        self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
+        self.n_solves = 0
+        if fx is None:
+            self.fixed = np.full(self.m, np.nan)
+            self.free = np.arange(self.m)
+            self.n_rows = len(comp_cols) + len(trans_cols) + self.R
+            rows = None
+        else:
             rows, self.fixed = _restrict_rows(comp_cols, trans_cols, fx)
             self.free = np.flatnonzero(np.isnan(self.fixed))
             self.n_rows = len(rows[2]) + self.R
@@ -343,14 +378,8 @@ class WeakOrderMILP:
         try:
             while True:
                 h.run()
-                status = h.getModelStatus()
-                if status in (hp.HighsModelStatus.kInfeasible,
-                              hp.HighsModelStatus.kUnboundedOrInfeasible):
+                if not solver_outcome(h.getModelStatus().name, "highspy"):
                     return None
-                if status == hp.HighsModelStatus.kTimeLimit:
-                    raise TimeoutError("The weak-order MILP ran out of its 'time_limit'.")
-                if status != hp.HighsModelStatus.kOptimal:
-                    raise RuntimeError(f"HiGHS returned status {h.modelStatusToString(status)}.")
                 z = np.round(np.asarray(h.getSolution().col_value))
                 # Safeguard: HiGHS accepts near-integer z (integrality tolerance); the rounded z
                 # must satisfy the thresholds exactly (up to _SOLVER_TOL). If it does not, cut
@@ -393,10 +422,8 @@ class WeakOrderMILP:
             opts["time_limit"] = float(left)
         with _stdout_to_stderr():  # cvxpy builds Highs() before it passes any option
             self._prob.solve(solver=cp.HIGHS, warm_start=True, verbose=False, **opts)
-        if self._prob.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+        if not solver_outcome(self._prob.status, "cvxpy"):
             return None
-        if self._prob.status != cp.OPTIMAL:
-            raise RuntimeError(f"cvxpy/HiGHS returned status {self._prob.status}.")
         return np.round(self._z.value)
 
     def lexmax(self, order: tuple[int, ...], lower: np.ndarray,
@@ -478,14 +505,8 @@ class WeakOrderMILP:
                 sol.col_value = np.append(z0[free], (np.min(self.values(z0) / w) - shift) / span)
                 h.setSolution(sol)
             h.run()
-            status = h.getModelStatus()
-            if status in (hp.HighsModelStatus.kInfeasible,
-                          hp.HighsModelStatus.kUnboundedOrInfeasible):
+            if not solver_outcome(h.getModelStatus().name, "highspy"):
                 return None
-            if status == hp.HighsModelStatus.kTimeLimit:
-                raise TimeoutError("The weak-order MILP ran out of its 'time_limit'.")
-            if status != hp.HighsModelStatus.kOptimal:
-                raise RuntimeError(f"HiGHS returned status {h.modelStatusToString(status)}.")
             z = self._full(np.round(np.asarray(h.getSolution().col_value)[:m]))
         finally:
             h.deleteRows(self.R, np.arange(row0, row0 + self.R, dtype=np.int32))
@@ -562,7 +583,13 @@ def _free_triples(idx: np.ndarray, free: np.ndarray) -> np.ndarray:
 def _check_fixed_transitive(idx: np.ndarray, fixed: np.ndarray) -> None:
     """``ValueError`` when the fixed binaries alone violate a transitivity row: ``z_ij = 1``,
     ``z_jk = 1`` and ``z_ik = 0`` all fixed (the rows that :func:`_free_triples` leaves out),
-    by one boolean matrix product instead of n³ rows."""
+    by one boolean matrix product instead of n³ rows.
+
+    Only the restricted model needs it, and only because it builds its rows from
+    :func:`_free_triples`: every other row is checked by :func:`_restrict_rows`. ``fixed`` is a
+    highspy-only parameter (the cvxpy backend refuses it before this check), so for the other
+    backends the question does not arise: their model is always the full one, every triple's
+    row included, and a second check there would be redundant."""
     n = len(idx)
     I, J = np.nonzero(~np.eye(n, dtype=bool))
     f = fixed[idx[I, J]]

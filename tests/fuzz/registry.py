@@ -304,7 +304,7 @@ CASES: dict[str, Case] = {
                                                 dict(points="arr", reference="arr"),
                                                 accepts={"points:empty": _EMPTY_SET,
                                                          "points:shape_mismatch": _ROWS}),
-    "bipartite.pareto.frontier.simplex_grid": C(pareto.simplex_grid, dict(K=3, resolution=4),
+    "bipartite.pareto.sweep.simplex_grid": C(pareto.simplex_grid, dict(K=3, resolution=4),
                                                 dict(K="size", resolution="size",
                                                      max_points="size"),
                                                 accepts={"max_points:huge": _LIMIT}),
@@ -316,7 +316,7 @@ CASES: dict[str, Case] = {
     "bipartite.pareto.frontier.is_pareto_optimal": C(
         pareto.is_pareto_optimal, dict(problem=P, scores=fP),
         dict(problem="problem", scores="arr", tol="tol", method="opt")),
-    "bipartite.pareto.frontier.weight_sweep": C(
+    "bipartite.pareto.sweep.weight_sweep": C(
         pareto.weight_sweep, dict(eta=eta, pi=pi2, Y=Y2[:4], n_weights=5),
         dict(eta="prob", pi="prob", Y="bin", n_weights="size")),
     "bipartite.pareto.frontier.frontier_table": C(pareto.frontier_table, dict(problem=P),
@@ -337,11 +337,11 @@ CASES: dict[str, Case] = {
                                                     weights="w", method="opt")),
     "bipartite.pareto.maxmin.max_min_gap": C(pareto.max_min_gap, dict(problem=P),
                                              dict(problem="problem", weights="w")),
-    "bipartite.pareto.maxmin.max_min_supported": C(pareto.max_min_supported, dict(problem=P),
+    "bipartite.pareto.supported.max_min_supported": C(pareto.max_min_supported, dict(problem=P),
                                                    dict(problem="problem", weights="w")),
-    "bipartite.pareto.maxmin.balanced_weights": C(pareto.balanced_weights, dict(problem=P),
+    "bipartite.pareto.supported.balanced_weights": C(pareto.balanced_weights, dict(problem=P),
                                                   dict(problem="problem", weights="w")),
-    "bipartite.pareto.maxmin.reachable_orders": C(pareto.reachable_orders, dict(problem=P),
+    "bipartite.pareto.supported.reachable_orders": C(pareto.reachable_orders, dict(problem=P),
                                                   dict(problem="problem")),
     "bipartite.pareto.balance.weighted_sum_tilt": C(
         pareto.weighted_sum_tilt, dict(pi=pi2, w=[1.0, 2.0], a=[1.0, 1.0]),

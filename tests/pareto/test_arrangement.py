@@ -1,5 +1,5 @@
-"""Tests of the K = 3 walk of the weight-space arrangement (bipartite.pareto.arrangement,
-docs/theory.md §6.2, §13.2).
+"""Tests of the weight-space arrangement (bipartite.pareto.arrangement, docs/theory.md §6.2,
+§13.2): the K = 3 walk and its cell ownership, and the cells of the recursion over flats (K ≥ 4).
 
 The walk computes AUC vectors as ``C + Σ_p sgn(a·h_p) g_p`` without sorting; the references are
 the routes that sort one order per face or read the vertices off the exact frontier:
@@ -16,6 +16,7 @@ import pytest
 from bipartite.pareto import max_min_supported, reachable_orders, supported_frontier
 from bipartite.pareto.arrangement import best_faces, walk_faces
 from bipartite.pareto.dominance import unique_rows
+from bipartite.pareto.frontier import ARRANGEMENT_MAX_K
 from bipartite.population import FiniteProblem
 
 TOL = 1e-9
@@ -99,25 +100,75 @@ def test_walk_vectors_are_the_sorted_orders():
 
 def test_method_errors():
     P2 = FiniteProblem.random(4, 2, seed=0)
-    P4 = FiniteProblem.random(4, 4, seed=0)
     with pytest.raises(ValueError, match="'method' parameter is 'walk'"):
         max_min_supported(P2, method="walk")
-    with pytest.raises(ValueError, match="'method' parameter is 'arrangement'"):
-        supported_frontier(P4, method="arrangement")
     with pytest.raises(ValueError, match="method"):
         supported_frontier(P2, method="sweep")
     with pytest.raises(ValueError, match="K = 3 walk"):
         next(walk_faces(P2))
 
 
-def test_supported_routes_agree_k2_and_k4():
-    """K = 2 (breakpoints) and K = 4 (frontier + LP by default) are unchanged; for K = 2 the
-    frontier route gives the same points."""
+def test_supported_routes_agree_k2():
+    """K = 2: the breakpoint sweep gives the frontier route's points."""
     P = FiniteProblem.random(6, 2, seed=1)
     np.testing.assert_allclose(supported_frontier(P), supported_frontier(P, method="frontier"),
                                atol=TOL)
-    P4 = FiniteProblem.random(5, 4, seed=1)
-    np.testing.assert_allclose(supported_frontier(P4), supported_frontier(P4, method="frontier"))
+
+
+def cases_k(ns, K, seeds=range(3)):
+    out = []
+    for n in ns:
+        for seed in seeds:
+            for det in (False, True):
+                pi = FiniteProblem.random(n, K, seed=seed, deterministic=det).pi
+                if np.all((pi > 0) & (pi < 1)):
+                    out.append((n, K, seed, det))
+    return out
+
+
+@pytest.mark.parametrize(("n", "K", "seed", "det"),
+                         cases_k((3, 4, 5), 4) + cases_k((3, 4), 5) + cases_k((3, 4), 6)
+                         + [pytest.param(*c, marks=pytest.mark.slow) for c in cases_k((6,), 4)])
+def test_supported_frontier_cells_equal_frontier_route_any_k(n, K, seed, det):
+    """K >= 4: the cells of the arrangement (recursion over flats; the default up to K = 5)
+    give the same supported points as the exact frontier plus one LP per hull vertex (the
+    default beyond), and each returned order has the returned AUC vector."""
+    P = FiniteProblem.random(n, K, seed=seed, deterministic=det)
+    old = supported_frontier(P, method="frontier")
+    new, S = supported_frontier(P, method="arrangement", return_scores=True)
+    np.testing.assert_array_equal(supported_frontier(P),
+                                  old if K > ARRANGEMENT_MAX_K else new)
+    assert new.shape == old.shape
+    np.testing.assert_allclose(new, old, atol=TOL)
+    np.testing.assert_allclose(np.array([P.auc(s) for s in S]), new, atol=TOL)
+
+
+def cell_orders(P: FiniteProblem, owned_only: bool) -> list[tuple]:
+    """The orders of the cells the walk meets: every copy (one per edge side), or the owned."""
+    from bipartite.pareto.arrangement import effective_scores, lex_scores
+
+    E = effective_scores(P)
+    out = []
+    for lf in walk_faces(P):
+        for lv, dim, own in zip(lf.levels, lf.dim, lf.own, strict=True):
+            if dim == 2 and (own or not owned_only):
+                out.append(tuple(lex_scores(E, list(lv)).astype(np.int64)))
+    return out
+
+
+@pytest.mark.parametrize(("n", "seed", "det"), cases((2, 3, 4, 5, 6, 7, 8), seeds=range(4)))
+def test_walk_owns_every_cell_exactly_once(n, seed, det):
+    """Every cell of the arrangement is owned by exactly one (line, vertex) of the walk: the owned
+    copies have pairwise distinct orders (a strict order is one cell), and their orders are the
+    orders of all cells that the walk meets (every copy) and of the cells of the recursion over
+    flats (reachable_orders, faces of dimension 2): three degenerate vertices included (the three
+    tie lines of three points always meet in one vertex), deterministic labels too."""
+    P = FiniteProblem.random(n, 3, seed=seed, deterministic=det)
+    owned = cell_orders(P, owned_only=True)
+    assert len(owned) == len(set(owned))
+    assert set(owned) == set(cell_orders(P, owned_only=False))
+    _, S, dim = reachable_orders(P)
+    assert set(owned) == {tuple(s.astype(np.int64)) for s in S[dim == 2]}
 
 
 def test_seed_values_bounded_for_many_labels():
@@ -125,7 +176,7 @@ def test_seed_values_bounded_for_many_labels():
     the frontier is unchanged: n = 2 has 3 weak orders, checked by enumeration."""
     from bipartite.pareto import exact_frontier
     from bipartite.pareto.dominance import pareto_filter
-    from bipartite.pareto.frontier import _SEED_MAX_ORDERS, seed_values
+    from bipartite.pareto.sweep import _SEED_MAX_ORDERS, seed_values
 
     P = FiniteProblem.random(2, 12, seed=0)
     assert len(seed_values(P)) <= 3

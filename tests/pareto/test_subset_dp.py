@@ -18,7 +18,7 @@ import pytest
 from bipartite.pareto import exact_frontier, pareto_filter
 from bipartite.pareto.dominance import unique_rows
 from bipartite.pareto.dp import order_values, pair_weight_stack, subset_dp, useful_blocks
-from bipartite.pareto.frontier import seed_values
+from bipartite.pareto.sweep import seed_values
 from bipartite.population import FiniteProblem, enumerate_weak_orders
 
 
