@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bipartite._utils.validation import check_array, check_option, check_problem_aucs_defined
+from bipartite._utils.validation import (
+    check_array,
+    check_option,
+    check_problem_aucs_defined,
+    first_index,
+)
 from bipartite.pareto.arrangement import (
     LineFaces,
     arrangement_faces,
@@ -118,7 +123,7 @@ def criterion_weights(weights: ArrayLike, K: int) -> np.ndarray:
         raise ValueError(f"The 'weights' parameter (the criterion weights c) must have shape "
                          f"({K},), got {c.shape}.")
     if np.any(c <= 0):
-        i = int(np.flatnonzero(c <= 0)[0])
+        i = first_index(c <= 0)
         raise ValueError(f"The 'weights' parameter (the criterion weights c) must be positive, "
                          f"got {c[i]:g} at index {i}.")
     return c
