@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
-from bipartite._utils.validation import check_group_ids
+from bipartite._utils.validation import check_group_ids, first_index
 from bipartite.diagnostics._score_table import qid_problem
 from bipartite.metrics import QuerySegments, tie_placements
 
@@ -88,7 +88,7 @@ def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
         try:
             k = integer_order_key(v, c)
         except ValueError:
-            i = int(np.flatnonzero(order_key_out_of_range(v))[0])
+            i = first_index(order_key_out_of_range(v))
             raise ValueError(f"The score column {c!r} holds the integer {int(v[i])}: out of "
                              "core, 64-bit integer scores must lie strictly between "
                              "-(2**63 - 2**52) and 2**63 - 2**52 to be ranked exactly (in memory "

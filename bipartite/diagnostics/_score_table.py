@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import first_non_utf8, open_maybe_gzip
-from bipartite._utils.validation import check_array, check_group_ids
+from bipartite._utils.validation import check_array, check_group_ids, first_index
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -246,7 +246,7 @@ def _positive(df: pd.DataFrame, col: str, positive: Any, source: Source) -> np.n
     raw = df[col]
     miss = raw.isna().to_numpy()
     if miss.any():
-        i = int(np.flatnonzero(miss)[0])
+        i = first_index(miss)
         raise ValueError(source.problem(_row(df, i), f"the label column {col!r}", "must have no "
                                         "missing value", "an empty field or NaN")
                          + f" ({int(miss.sum())} such rows in all; dropna=True / --dropna drops "
@@ -338,7 +338,7 @@ def qid_problem(v: pd.Series) -> tuple[int, str, str] | None:
         bad = ~np.isfinite(v.to_numpy(dtype=np.float64))
     if not bad.any():
         return None
-    i = int(np.flatnonzero(bad)[0])
+    i = first_index(bad)
     raw = v.iloc[i]
     if pd.isna(raw):
         return i, "have no missing value", "an empty field or NaN"
