@@ -29,8 +29,6 @@ from bipartite._utils.validation import (
 )
 from bipartite.bayes import OBJECTIVES
 from bipartite.metrics import QueryRows
-
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.objectives import Objective, as_objective, label_aucs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 

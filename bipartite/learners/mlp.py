@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,

@@ -22,8 +22,6 @@ from bipartite._utils.validation import (
     check_random_state,
     check_sample_weight,
 )
-
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
