@@ -111,27 +111,26 @@ def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.n
         mean += X[start : start + block].sum(axis=0, dtype=np.float64)
     mean /= n
     if not (np.isfinite(mean).all() and np.abs(mean).max(initial=0.0) < 1e150):
-        # features near the float64 range (|x| >= ~1e154) overflow the sums of squares into inf
-        # (constant scores): compute the moments of X / max|X| per column, then scale back.
-        amax = np.zeros(X.shape[1])
-        for start in range(0, n, block):
-            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
-        amax = np.where(amax > 0, amax, 1.0)
-        m, sd = _column_moments(X / amax, block)  # X is that large only in float64
-        return m * amax, sd * amax
+        return _rescaled_column_moments(X, block)
     ss = np.zeros(X.shape[1])
     centre = mean.astype(X.dtype)  # deviations in X's precision, sums of squares in float64
     for start in range(0, n, block):
         d = X[start : start + block] - centre
         ss += np.square(d, out=d).sum(axis=0, dtype=np.float64)
     if not np.isfinite(ss).all():
-        amax = np.zeros(X.shape[1])
-        for start in range(0, n, block):
-            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
-        amax = np.where(amax > 0, amax, 1.0)
-        m, sd = _column_moments(X / amax, block)
-        return m * amax, sd * amax
+        return _rescaled_column_moments(X, block)
     return mean, np.sqrt(ss / n)
+
+
+def _rescaled_column_moments(X: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_moments` of ``X / max|X|`` per column, scaled back: for features near the
+    float64 range (|x| >= ~1e154), whose sums of squares overflow into inf (constant scores)."""
+    amax = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], block):
+        np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
+    amax = np.where(amax > 0, amax, 1.0)
+    m, sd = _column_moments(X / amax, block)  # X is that large only in float64
+    return m * amax, sd * amax
 
 
 class MLPRanker(RankerMixin, TorchEstimator):
