@@ -20,7 +20,6 @@ from bipartite.learners.base import (
     RankerMixin,
     batch_pair_weights,
     check_comparable_levels,
-    check_joint_labels,
     check_objective,
     label_codes,
     plugin_ranking_scores,
@@ -450,15 +449,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
             X, Y, qid = self._validate_fit_input(X, Y, qid, groups)  # qid: validated codes
             n, K = Y.shape
             rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
-            self.n_labels_ = K
-            self.prior_ = Y.mean(axis=0)
-            self._label_support(self.prior_)  # single-class labels: left out, with a warning
+            spec = self._fit_labels(Y)  # single-class labels: left out, with a warning
             self.mean_, scale = _column_moments(X)
             self.scale_ = np.where(scale > 0, scale, 1.0)
-            spec = self._spec()
-            self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
-            if self.joint_head_:
-                check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
             tr, va = split_validation(n, qid, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)
