@@ -3,7 +3,7 @@
 Three tables, each timed side by side in one process (the README's GPU section):
 
 1. **``auc`` on 10⁸ scores** (``--auc-n``): :func:`bipartite.metrics.auc` of a float64 score
-   tensor on the GPU (``torch.sort`` there, ``bipartite/metrics/_torch.py``) against the CPU
+   tensor on the GPU (``torch.sort`` there, ``bipartite/metrics/_tensor_auc.py``) against the CPU
    kernel on the same values in a NumPy array, with ``torch.sort`` on the GPU and ``np.sort`` on
    the CPU as the floors; the two AUCs must be equal (the script fails otherwise). Median of
    ``--repeats`` calls after one warm-up; the host-to-device copy of the scores is timed apart.
@@ -246,7 +246,7 @@ def main(argv=None) -> int:
 
     import torch
 
-    from bipartite._utils.torch import resolve_device
+    from bipartite._utils.device import resolve_device
 
     try:
         dev = resolve_device(args.device, "--device")

@@ -380,7 +380,7 @@ def vs_plain(args) -> None:
 def _check_device(parser, device: str) -> None:
     """Refuse a device torch cannot use here, naming it (the package's one resolver), before any
     work: ``--device cuda`` without CUDA is a clear error, not a crash halfway."""
-    from bipartite._utils.torch import resolve_device
+    from bipartite._utils.device import resolve_device
 
     try:
         dev = resolve_device(device, "--device")

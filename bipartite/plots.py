@@ -27,9 +27,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = ["plot_frontier", "plot_auc_vs_skew", "plot_partial_orders", "default_partial_orders",
-           "new_figure", "save_figure", "save_figures"]
+           "new_figure", "save_figure", "save_figures", "FIGURE_SUFFIXES"]
 
-_SUFFIXES = (".png", ".pdf", ".svg")
+#: The file suffixes a figure can be saved under (:func:`save_figure`; ``bipartite frontier
+#: --plot``), the format taken from the suffix.
+FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 #: Settings every saved figure uses: TrueType (Type 42) fonts in PDF and PS, never Type 3.
 PUBLICATION_RC = {"pdf.fonttype": 42, "ps.fonttype": 42}
 PathLike = str | os.PathLike
@@ -49,9 +51,9 @@ def save_figure(fig: Figure, path: PathLike | Sequence[PathLike] | None) -> list
         return []
     paths = [Path(path)] if isinstance(path, str | os.PathLike) else [Path(p) for p in path]
     for p in paths:
-        if p.suffix.lower() not in _SUFFIXES:
+        if p.suffix.lower() not in FIGURE_SUFFIXES:
             raise ValueError(
-                f"The 'path' parameter must end in one of {list(_SUFFIXES)}, got {str(p)!r}."
+                f"The 'path' parameter must end in one of {list(FIGURE_SUFFIXES)}, got {str(p)!r}."
             )
     import matplotlib
 

@@ -20,6 +20,7 @@ from bipartite._utils.validation import (
     check_nonnegative,
     check_probabilities,
     check_random_state,
+    first_index,
     warn_undefined,
 )
 
@@ -289,7 +290,7 @@ class FiniteProblem:
     def __init__(self, mass: ArrayLike, label_probs: ArrayLike):
         p = check_array(mass, "mass", ndim=1)
         if np.any(p <= 0):
-            i = int(np.flatnonzero(p <= 0)[0])
+            i = first_index(p <= 0)
             raise ValueError(f"The 'mass' parameter must be positive, got {p[i]:g} at index {i}.")
         if abs(p.sum() - 1.0) > 1e-9:
             raise ValueError(f"The 'mass' parameter must sum to 1, got sum {p.sum():.12g}.")
@@ -307,8 +308,9 @@ class FiniteProblem:
             )
         check_nonnegative(Q, "label_probs")
         rs = Q.sum(axis=1)
-        if np.any(np.abs(rs - 1.0) > 1e-9):
-            i = int(np.flatnonzero(np.abs(rs - 1.0) > 1e-9)[0])
+        off = np.abs(rs - 1.0) > 1e-9
+        if off.any():
+            i = first_index(off)
             raise ValueError(
                 f"The rows of 'label_probs' must sum to 1, got {rs[i]:.12g} in row {i}."
             )

@@ -552,6 +552,23 @@ def test_frontier_plot_draws_the_frontier(tmp_path, capsys):
     assert "--plot must end in .png, .pdf or .svg" in capsys.readouterr().err
 
 
+def test_frontier_plot_takes_the_suffixes_that_figures_are_saved_under(tmp_path):
+    """``--plot`` accepts exactly :data:`bipartite.plots.FIGURE_SUFFIXES` (in any case), the one
+    list that :func:`bipartite.plots.save_figure` checks too."""
+    from bipartite.cli._problems import _check_frontier_plot
+    from bipartite.plots import FIGURE_SUFFIXES, new_figure, save_figure
+
+    fig, _ = new_figure()
+    for suffix in FIGURE_SUFFIXES:
+        _check_frontier_plot(tmp_path / f"f{suffix.upper()}", 2)
+        assert save_figure(fig, tmp_path / f"f{suffix}")[0].stat().st_size > 0
+    for suffix in (".jpg", ".eps", ""):
+        with pytest.raises(ValueError, match=r"--plot must end in \.png, \.pdf or \.svg"):
+            _check_frontier_plot(tmp_path / f"f{suffix}", 2)
+        with pytest.raises(ValueError, match="must end in one of"):
+            save_figure(fig, tmp_path / f"f{suffix}")
+
+
 def test_frontier_help_states_the_dp_limits(capsys):
     """The help's exact-method limits are the ones :func:`bipartite.pareto.dp_limit` applies."""
     from bipartite.pareto import dp_limit

@@ -17,7 +17,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from bipartite.cli import _coarser_eps, main
+from bipartite.cli import main
+from bipartite.cli._problems import _coarser_eps
 
 ETA = [[0.9, 0.1], [0.6, 0.7], [0.2, 0.8], [0.1, 0.3], [0.5, 0.5]]
 MASS = [0.1, 0.2, 0.3, 0.3, 0.1]

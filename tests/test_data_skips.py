@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from tests._scripts import load_script
+
 REPO = Path(__file__).resolve().parents[1]
 
 #: Tests that read the data folder, one of each way of reaching it (fixture, own file check,
 #: per-folder check), and every module whose doctests read it.
 DATA_TESTS = [
-    "bipartite/data/banking.py", "bipartite/data/bank_marketing.py", "bipartite/data/letor.py",
-    "bipartite/data/mulan.py",
+    "bipartite/data/bank_personal_loan.py", "bipartite/data/bank_marketing.py",
+    "bipartite/data/letor.py", "bipartite/data/mulan.py",
     "tests/test_dictatorship_k174.py::test_all_pairs_on_real_data",
     "tests/test_readme_recipe.py", "tests/data/test_mulan.py",
     "tests/test_bad_input.py::test_letor_file_cut_mid_line_is_refused_with_file_and_line",
@@ -33,11 +35,7 @@ def test_doctests_read_data_only_through_data_file():
     """The rule the skip hook relies on: no docstring example of the package reads the default
     data folder (``data_dir()``) directly; each names its files with
     ``data_file(..., required=True)``, which the hook finds."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("repo_conftest", REPO / "conftest.py")
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    hooks = load_script("conftest.py", "repo_conftest")
     DATA_FILE_CALL = hooks.DATA_FILE_CALL  # noqa: N806 - the hook's constant
     offenders, readers = [], 0
     for path in sorted((REPO / "bipartite").rglob("*.py")):
@@ -49,7 +47,7 @@ def test_doctests_read_data_only_through_data_file():
                 offenders.append(f"{path.relative_to(REPO)}:{i}: {code}")
             readers += bool(DATA_FILE_CALL.search(code))
     assert not offenders, offenders
-    assert readers >= 5  # the loaders' doctests (banking, bank marketing, LETOR x2, Mulan)
+    assert readers >= 5  # the loaders' doctests (bank personal loan, bank marketing, LETOR x2, Mulan)
 
 
 @pytest.mark.parametrize("folder", ["absent", "empty"])
@@ -68,7 +66,7 @@ def test_data_tests_skip_with_the_reason_without_the_data(tmp_path, folder):
     summary = run.stdout.splitlines()[-1]
     assert "failed" not in summary and "error" not in summary, summary
     skips = [line for line in run.stdout.splitlines() if line.startswith("SKIPPED")]
-    for module in ("banking", "bank_marketing", "letor", "mulan"):
+    for module in ("bank_personal_loan", "bank_marketing", "letor", "mulan"):
         assert any(f"bipartite/data/{module}.py" in s and "not in the data folder" in s
                    for s in skips), (module, skips)
     assert any("test_dictatorship_k174" in s and str(data) in s for s in skips), skips

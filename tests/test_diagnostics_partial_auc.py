@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
 
-import bipartite.cli as cli
+import bipartite.cli._report as cli_report
 from bipartite.cli import main
 from bipartite.diagnostics import diagnose
 from bipartite.metrics import partial_auc
@@ -137,7 +137,7 @@ def test_out_of_core_refuses_max_fpr_before_any_work(capsys, table, tmp_path, mo
     folder.mkdir()
     table.iloc[:250].to_parquet(folder / "0.parquet")
     table.iloc[250:].to_parquet(folder / "1.parquet")
-    monkeypatch.setattr(cli, "_report_cluster", _no_cluster)
+    monkeypatch.setattr(cli_report, "_report_cluster", _no_cluster)
     for where, extra in ((folder, ()), (tmp_path / "t.csv", ("--scheduler", "tcp://nowhere:1"))):
         table.to_csv(tmp_path / "t.csv", index=False)
         code, out, err = _cli(capsys, where, "--qid", "q", "--max-fpr", "0.1", *extra)

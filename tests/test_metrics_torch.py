@@ -1,4 +1,4 @@
-"""The AUC of a score tensor on its device (``bipartite/metrics/_torch.py``).
+"""The AUC of a score tensor on its device (``bipartite/metrics/_tensor_auc.py``).
 
 The torch kernel runs on the CPU here (``tensor_auc`` called directly) and on CUDA through the
 public :func:`bipartite.metrics.auc` where a GPU is present (marked ``gpu``). The references: the
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-import bipartite.metrics._torch as T
+import bipartite.metrics._tensor_auc as T
 from bipartite import UndefinedMetricWarning
 from bipartite._utils.validation import pow2_normalise
 from bipartite.metrics import auc

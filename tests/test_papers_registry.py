@@ -5,25 +5,14 @@ README tables in sync. Static and fast: test node ids are checked by parsing the
 from __future__ import annotations
 
 import importlib
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests._scripts import load_script
+
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _load_registry():
-    path = REPO / "papers" / "registry.py"
-    spec = importlib.util.spec_from_file_location("papers_registry", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-registry = _load_registry()
+registry = load_script("papers/registry.py", "papers_registry")
 
 
 @pytest.fixture(scope="module")

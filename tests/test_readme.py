@@ -4,13 +4,14 @@ a plain recomputation."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from tests._scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -29,11 +30,7 @@ def test_readme_example_runs(i, capsys):
 
 @pytest.fixture(scope="module")
 def readme_tables():
-    spec = importlib.util.spec_from_file_location("readme_tables",
-                                                  ROOT / "analysis" / "readme_tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("analysis/readme_tables.py")
 
 
 @pytest.mark.parametrize("doc", ["README.md", "papers/la25/README.md", "docs/theory.md"])

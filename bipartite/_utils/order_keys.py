@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bipartite._utils.errors import first_index
+
 __all__ = ["integer_order_key", "order_key_out_of_range"]
 
 #: The bit pattern of float64 infinity: 64-bit integers of this magnitude or more have no
@@ -29,7 +31,7 @@ def integer_order_key(v: np.ndarray, name: str) -> np.ndarray:
     v = np.asarray(v)
     bad = order_key_out_of_range(v)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+        i = first_index(bad)
         raise ValueError(f"The '{name}' parameter holds the integer {int(v[i])} at row {i}: "
                          f"integer scores must lie strictly between -(2**63 - 2**52) and "
                          f"2**63 - 2**52 to be ranked exactly here (rank them first).")

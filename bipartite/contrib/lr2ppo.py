@@ -35,6 +35,9 @@ Policy loss (Eq. 7-9) with ``p¹ = f(x_first)``, ``p² = f(x_second)`` under the
 reinforced with a margin, a bad one is reversed. ``max(0, m - (p¹ - p²))`` is
 :func:`bipartite.surrogates.margin_ranking_loss` (one implementation). ``ratio="original"`` uses
 PPO's clipped probability ratio instead (the paper's Fig. 3a ablation).
+
+The pairs themselves (:func:`~bipartite.contrib.pairs.within_group_pairs`,
+:func:`~bipartite.contrib.pairs.partial_order_pairs`) live in :mod:`bipartite.contrib.pairs`.
 """
 
 from __future__ import annotations
@@ -46,18 +49,23 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from bipartite._utils.torch import torch_threads
+from bipartite._utils.device import torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_consistent_length,
     check_dense_tensor,
-    check_group_ids,
-    check_nonnegative,
     check_positive,
-    check_qid,
     check_random_state,
     check_real,
     require_qid,
+)
+from bipartite.contrib.pairs import (
+    MAX_PAIRS,
+    check_pairs,
+    pairs_within,
+    partial_order_pairs,
+    query_codes,
+    within_group_pairs,
 )
 from bipartite.learners.nets import make_mlp, minibatches, split_head
 from bipartite.learners.torch_estimator import (
@@ -68,7 +76,6 @@ from bipartite.learners.torch_estimator import (
     one_of,
     positive,
 )
-from bipartite.metrics import QueryRows
 
 if TYPE_CHECKING:
     import torch
@@ -82,93 +89,6 @@ __all__ = [
     "partial_order_policy_loss",
     "within_group_pairs",
 ]
-
-
-# --------------------------------------------------------------------------------------------------
-# pairs
-# --------------------------------------------------------------------------------------------------
-#: Size limit of :func:`within_group_pairs`: at most 10^7 pairs (160 MB) unless ``max_pairs`` is
-#: raised; one group of 100,000 items has about 5 * 10^9 pairs (a 37 GiB array).
-MAX_PAIRS = 10_000_000
-
-
-def within_group_pairs(qid: ArrayLike = None, *, max_pairs: int = MAX_PAIRS,
-                       groups: ArrayLike = None) -> np.ndarray:
-    """All unordered pairs ``(i, j)``, ``i < j``, of items in the same query (group).
-
-    Returns an int64 array of shape ``(P, 2)``, sorted by ``(i, j)``. docs/theory.md §11 (LR2PPO).
-    The number of pairs ``P = Σ_g n_g (n_g − 1) / 2`` is checked against ``max_pairs`` (default
-    ``MAX_PAIRS = 10**7``) before anything is allocated; a larger ``max_pairs`` is a deliberate
-    request and is honoured. ``qid`` is a non-empty 1-D array of query ids (finite if numeric);
-    ``groups`` is its deprecated alias (FutureWarning).
-
-    >>> within_group_pairs([7, 7, 3, 7]).tolist()
-    [[0, 1], [0, 3], [1, 3]]
-    """
-    qid, qname = require_qid(qid, groups, "within_group_pairs")
-    return _pairs_within(_query_codes(qid, qname), max_pairs, qname)
-
-
-def _query_codes(qid: ArrayLike, name: str, n: int | None = None, against: str = "") -> np.ndarray:
-    """Query ids (non-empty, 1-D, finite if numeric, length ``n`` when given) as codes."""
-    q = check_group_ids(qid, name)
-    return check_qid(q, len(q) if n is None else n, name, ref=against or name)
-
-
-def _pairs_within(gid: np.ndarray, max_pairs: int, name: str = "qid") -> np.ndarray:
-    """:func:`within_group_pairs` of validated query codes."""
-    limit = check_positive(max_pairs, "max_pairs", integer=True)
-    sizes = np.bincount(gid).astype(np.float64)
-    n_pairs = int((sizes * (sizes - 1) / 2).sum())
-    if n_pairs > limit:
-        raise ValueError(f"The '{name}' parameter gives {n_pairs} within-group pairs (largest "
-                         f"group: {int(sizes.max())} items), more than the limit max_pairs = "
-                         f"{limit}; subsample the groups or raise 'max_pairs' deliberately.")
-    out = []
-    for members in QueryRows(gid, check_input=False).split():  # each ascending
-        i, j = np.triu_indices(len(members), k=1)
-        out.append(np.stack([members[i], members[j]], axis=1))
-    pairs = np.concatenate(out) if out else np.zeros((0, 2), dtype=np.int64)
-    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))].astype(np.int64)
-
-
-def partial_order_pairs(relevance: ArrayLike, qid: ArrayLike = None, *,
-                        groups: ArrayLike = None) -> np.ndarray:
-    """Partial-order pairs from graded relevance: ``(i, j)`` in one query with ``rel_i > rel_j``.
-
-    ``relevance`` holds non-negative integer grades (0, 1, 2, ...); ``qid`` the query ids, one
-    per item (finite if numeric; ``groups`` is its deprecated alias, FutureWarning).
-
-    The preferred item comes first (the paper's ``g_c``, "the pair in ground truth order"); items
-    of equal relevance form no pair. Shape ``(P, 2)``, int64. docs/theory.md §11 (LR2PPO Eq. 4).
-
-    >>> partial_order_pairs([2, 0, 1, 0], [1, 1, 1, 2]).tolist()
-    [[0, 1], [0, 2], [2, 1]]
-    """
-    rel = check_array(relevance, "relevance", ndim=1)
-    check_nonnegative(rel, "relevance")
-    frac = np.flatnonzero(rel != np.round(rel))
-    if frac.size:
-        i = int(frac[0])
-        raise ValueError(f"The 'relevance' parameter must hold non-negative integer grades, "
-                         f"got {rel[i]:g} at index {i}.")
-    qid, qname = require_qid(qid, groups, "partial_order_pairs")
-    pairs = _pairs_within(_query_codes(qid, qname, len(rel), "relevance"), MAX_PAIRS, qname)
-    a, b = pairs[:, 0], pairs[:, 1]
-    keep = rel[a] != rel[b]
-    a, b = a[keep], b[keep]
-    swap = rel[a] < rel[b]
-    return np.stack([np.where(swap, b, a), np.where(swap, a, b)], axis=1)
-
-
-def _check_pairs(pairs: ArrayLike, n: int, name: str = "pairs") -> np.ndarray:
-    arr = check_array(pairs, name, ndim=2, allow_empty=False)
-    if arr.shape[1] != 2:
-        raise ValueError(f"The '{name}' parameter must have shape (P, 2), got {arr.shape}.")
-    if (arr != np.round(arr)).any() or arr.min() < 0 or arr.max() >= n:
-        raise ValueError(f"The '{name}' parameter must hold row indices in [0, {n}), "
-                         f"got values in [{arr.min():g}, {arr.max():g}].")
-    return arr.astype(np.int64)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -275,7 +195,7 @@ def finetune_on_pairs(actor: RelevanceRegressor, X: ArrayLike, pairs: ArrayLike,
     if Xa.shape[1] != actor.n_features_in_:
         raise ValueError(f"The 'X' parameter must have {actor.n_features_in_} columns, "
                          f"got {Xa.shape[1]}.")
-    P = _check_pairs(pairs, len(Xa))
+    P = check_pairs(pairs, len(Xa))
     rng = check_random_state(random_state, "random_state")
     tuned = copy.deepcopy(actor)
     dev = tuned.device_
@@ -345,7 +265,7 @@ class PairRewardModel(TorchEstimator):
 
         with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
             Xa = check_array(X, "X", ndim=2)
-            P = _check_pairs(pairs, len(Xa))
+            P = check_pairs(pairs, len(Xa))
             rng, dev = fit.rng, fit.device
             self.n_features_in_ = Xa.shape[1]
             body, head = split_head(make_mlp(3 * Xa.shape[1], self.hidden, 1,
@@ -388,7 +308,7 @@ class PairRewardModel(TorchEstimator):
         The "Reward Model Accuracy" of the paper's Tab. 3.
         """
         Xa = check_array(X, "X", ndim=2)
-        P = _check_pairs(pairs, len(Xa))
+        P = check_pairs(pairs, len(Xa))
         good = self.reward(Xa[P[:, 0]], Xa[P[:, 1]])
         bad = self.reward(Xa[P[:, 1]], Xa[P[:, 0]])
         return float(np.mean((good > bad) + 0.5 * (good == bad)))
@@ -606,8 +526,8 @@ class LR2PPO(TorchEstimator):
         with self._fitting() as fit:  # parameters, device_, n_jobs threads, seeded Generator
             Xa = check_array(X, "X", ndim=2)
             qid, qname = require_qid(qid, groups, f"{type(self).__name__}.fit")
-            codes = _query_codes(qid, qname, len(Xa), "X")
-            pool = _pairs_within(codes, MAX_PAIRS, qname) if pairs is None else _check_pairs(
+            codes = query_codes(qid, qname, len(Xa), "X")
+            pool = pairs_within(codes, MAX_PAIRS, qname) if pairs is None else check_pairs(
                 pairs, len(Xa))
             if len(pool) == 0:
                 raise ValueError("No state can be drawn: every group has a single item.")

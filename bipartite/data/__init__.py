@@ -33,12 +33,13 @@ The line scan also records the line number of every data row, so that bad values
 parsing are reported as ``file:line``.
 """
 
+from bipartite._utils.moved import register
 from bipartite.data.bank_marketing import (
     BANK_MARKETING_CATEGORIES,
     BANK_MARKETING_FEATURE_SETS,
     load_bank_marketing,
 )
-from bipartite.data.banking import load_banking
+from bipartite.data.bank_personal_loan import load_banking
 from bipartite.data.clicks import simulate_clicks
 from bipartite.data.letor import (
     LETOR_SOURCES,
@@ -76,3 +77,8 @@ __all__ = [
     "simulate_clicks",
     "synthetic_model",
 ]
+
+# ``bipartite.data.banking`` held the Bank Personal Loan data, not LA25's Banking data
+# (:mod:`bipartite.data.bank_marketing`): it is now :mod:`bipartite.data.bank_personal_loan`
+# (issue 36); the old path warns and forwards for a release.
+register({"bipartite.data.banking": ("bipartite.data.bank_personal_loan",)})

@@ -21,11 +21,14 @@ from bipartite.experiments.registry import (
     rebuild_tables,
     redraw_figures,
     register_paper,
+    reproduce_record,
     run_paper,
+    study_result,
     study_results,
     write_reproduce_record,
 )
 
 __all__ = ["EXAMPLES_DIR", "PAPERS", "example_configs", "SIZES", "Paper", "get_paper",
-           "provenance_lines", "rebuild_tables", "redraw_figures", "register_paper", "run_paper",
-           "study_results", "write_reproduce_record"]
+           "provenance_lines", "rebuild_tables", "redraw_figures", "register_paper",
+           "reproduce_record", "run_paper", "study_result", "study_results",
+           "write_reproduce_record"]

@@ -29,6 +29,8 @@ from bipartite.studies.runner import (
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    import pandas as pd
+
 
 @dataclasses.dataclass(frozen=True)
 class Paper:
@@ -215,6 +217,20 @@ def study_results(results_dir: str | os.PathLike, names: Iterable[str]) -> dict[
     return found
 
 
+def study_result(results_dir: str | os.PathLike, name: str) -> pd.DataFrame | None:
+    """The results table of the one study ``name`` of a paper's results folder, or ``None`` when
+    the folder does not hold it (not run: its data was not found; or no row yet): what a paper's
+    ``figures``, ``summary`` and ``headline`` start from (:func:`study_results` of one name)."""
+    return study_results(results_dir, [name]).get(name)
+
+
+def reproduce_record(results_dir: str | os.PathLike) -> dict:
+    """The record ``reproduce.json`` of a paper's results folder (:func:`write_reproduce_record`:
+    the paper, the size, the options and the studies run), or ``{}`` when the folder has none."""
+    path = Path(results_dir) / "reproduce.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 #: Paper study sets, by name. Entries are :class:`Paper` objects or lazy ``"module:attribute"``
 #: strings naming one (imported on first use, so a paper's heavy imports stay out of the CLI).
 #: To add a paper: give it the shape of the others — ``bipartite/experiments/<name>/`` with
@@ -288,10 +304,9 @@ def provenance_lines(results_dir: str | os.PathLike) -> list[str]:
     the folder (from ``reproduce.json``), then a table of the studies with their task counts and
     times.
     Empty when the folder has no ``reproduce.json``."""
-    path = Path(results_dir) / "reproduce.json"
-    if not path.is_file():
+    meta = reproduce_record(results_dir)
+    if not meta:
         return []
-    meta = json.loads(path.read_text())
     lines = [f"Made by `bipartite reproduce --paper {meta.get('paper')}` (size "
              f"**{meta.get('size')}**, bipartite {meta.get('bipartite_version')}, "
              f"{meta.get('finished_at')}; studies ran in {meta.get('elapsed_s')} s).", ""]

@@ -10,12 +10,12 @@ Every torch estimator — :class:`bipartite.learners.MLPRanker` and the contrib 
   ``fit``, scikit-learn style (``__init__`` only stores); each error names the parameter and the
   value. Checks that relate several parameters go in :meth:`TorchEstimator._check_param_relations`.
 * **device**: ``device="auto" | "cpu" | "cuda" | "cuda:1" | "mps" | torch.device``, resolved by
-  the one resolver :func:`bipartite._utils.torch.resolve_device` (``"auto"`` picks CUDA when
+  the one resolver :func:`bipartite._utils.device.resolve_device` (``"auto"`` picks CUDA when
   available; an unavailable device is refused naming it). The fitted device is ``device_`` (a
   string); prediction resolves it again (``name="device_"``), so a model fitted on a GPU and
   loaded on a machine without one says so.
 * **threads**: ``n_jobs`` torch CPU threads during fit and prediction (None = 1, -1 = all
-  cores), restored afterwards (:func:`bipartite._utils.torch.torch_threads`).
+  cores), restored afterwards (:func:`bipartite._utils.device.torch_threads`).
 * **seeding**: ``random_state`` (None, an int or a numpy Generator) gives one numpy Generator
   (:attr:`TorchFit.rng`: splits, batch orders, rollouts); torch seeds are drawn from it, one draw
   each, in the order they are asked for (:meth:`TorchFit.torch_seed` for the initial weights,
@@ -50,7 +50,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
-from bipartite._utils.torch import n_threads, resolve_device, torch_threads
+from bipartite._utils.device import n_threads, resolve_device, torch_threads
 from bipartite._utils.validation import (
     check_array,
     check_option,

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from bipartite._utils.torch import n_threads as _n_threads
+from bipartite._utils.device import n_threads as _n_threads
 from bipartite._utils.validation import (
     check_positive,
     check_random_state,

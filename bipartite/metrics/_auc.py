@@ -52,11 +52,11 @@ def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike = Non
     0.5
 
     A ``y_score`` tensor on an accelerator (``torch.device("cuda")``, ...) is ranked there, with
-    ``torch.sort`` (``bipartite/metrics/_torch.py``); the other arguments are moved to its device.
+    ``torch.sort`` (``bipartite/metrics/_tensor_auc.py``); the other arguments are moved to its device.
     Any other input, a CPU tensor included, takes the NumPy kernel.
     """
     if check_dense_tensor(y_score, "y_score") and y_score.device.type != "cpu":
-        from bipartite.metrics._torch import tensor_auc
+        from bipartite.metrics._tensor_auc import tensor_auc
 
         return tensor_auc(y_true, y_score, sample_weight)
     y = binary_labels(y_true, "y_true")

@@ -17,7 +17,7 @@ The full list, with the limits, is the docstring of :mod:`bipartite.studies.runn
   task is a stable hash of ``(function, params, replicate)``, :func:`task_key`). Records are
   written and fsync-ed in batches (every 0.1 s, not per task), so a study of 10⁵ tasks leaves a
   handful of files; a ``kill -9`` loses at most the last unflushed batch, whose tasks are run
-  again (:mod:`bipartite.studies.segments`). Folders of 0.5.0 and earlier (one file per task,
+  again (:mod:`bipartite.studies.records`). Folders of 0.5.0 and earlier (one file per task,
   ``tasks/<key>.json``) are read as they are and moved into a segment by the next run.
 * **Resume.** :func:`resume_study` (``bipartite study resume DIR``) reads ``manifest.json`` (the
   resolved configuration, written before any task starts), reads each segment once, skips tasks
@@ -61,6 +61,7 @@ its line.
 See ``simulations/README.md`` for the TOML schema of ``bipartite study run``.
 """
 
+from bipartite._utils.moved import register
 from bipartite.studies.config import (
     MAX_TASKS,
     STUDIES,
@@ -184,3 +185,7 @@ __all__ = [
     "write_table",
     "write_text_atomic",
 ]
+
+# ``bipartite.studies.segments`` held the task records of a study folder, not query segments: it is
+# now :mod:`bipartite.studies.records` (issue 36); the old path warns and forwards for a release.
+register({"bipartite.studies.segments": ("bipartite.studies.records",)})

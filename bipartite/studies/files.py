@@ -1,5 +1,5 @@
 """The files of a study folder: layout, atomic writes, task records and their checks (the
-records themselves live in segments, :mod:`bipartite.studies.segments`; the per-task files of
+records themselves live in segments, :mod:`bipartite.studies.records`; the per-task files of
 0.5.0 and earlier are read here).
 
 Every file the runner writes goes to a unique temporary name in its own folder
@@ -48,7 +48,7 @@ TASK_INDEX_CSV = "task_index.csv"
 TABLE_FILES = (RESULTS_PARQUET, RESULTS_CSV, TASK_INDEX_CSV, FAILURES_CSV)
 #: The stamp of a study folder's tables: the state of the records they were made from (the
 #: segments' inode, size and modification time) and the tables' own, as the run that wrote
-#: them left them (:func:`bipartite.studies.runner.tables_current`).
+#: them left them (:func:`bipartite.studies.results.tables_current`).
 TABLES_STAMP = ".tables-stamp.json"
 #: The format of the tables a run writes from the records (their columns, order, types and
 #: file options), recorded in :data:`TABLES_STAMP`: a stamp of another format (or of none,
@@ -204,7 +204,7 @@ def prepare_tasks_dir(study_dir: Path) -> Path:
 def ok_path(study_dir: Path, key: str) -> Path:
     """``tasks/<key>.json``: the record of a finished task in the layout of 0.5.0 and earlier
     (one file per task; the runner now appends records to segments,
-    :mod:`bipartite.studies.segments`, and reads these files as they are)."""
+    :mod:`bipartite.studies.records`, and reads these files as they are)."""
     return study_dir / TASKS_DIR / f"{key}.json"
 
 
@@ -246,7 +246,7 @@ def record_problem(record: object, task: Task, status: str, *,
     (:data:`~bipartite.studies.tasks.LEGACY_RECORD_FORMAT`, no checksum) is valid when its
     shape and task match (:func:`is_legacy`: callers warn, :class:`LegacyRecordWarning`).
     ``checksum``: the checksum of the record's content when the caller computed it already
-    (a segment line's, :func:`bipartite.studies.segments.encode_record`), else it is computed;
+    (a segment line's, :func:`bipartite.studies.records.encode_record`), else it is computed;
     with it, the parameters of a checksummed record are compared by value (its key, checked
     first, is the hash of the canonical parameters), else by their canonical JSON.
     """

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike
 from bipartite._utils.markdown import table_lines
 from bipartite.plots import new_figure, save_figures
 from bipartite.studies.config import STUDIES
-from bipartite.studies.runner import read_manifest, read_results
+from bipartite.studies.results import read_manifest, read_results
 from bipartite.studies.tasks import TASK_COLUMNS
 
 if TYPE_CHECKING:

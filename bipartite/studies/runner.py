@@ -1,5 +1,7 @@
 """Running a study into its folder: :func:`run_study`, :func:`resume_study`,
-:func:`study_status`, :func:`collect_results`.
+:func:`study_status`; reading a folder's manifest, records and tables
+(:func:`~bipartite.studies.collect_results`, :func:`~bipartite.studies.read_results`) is
+:mod:`bipartite.studies.results`.
 
 Guarantees
 ----------
@@ -8,8 +10,8 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
 * **Nothing finished is lost, nothing is run twice.** The driver appends each task's record to
   a segment of ``<study_dir>/tasks/`` (``segment-NNNNNN.jsonl``, one per run; one line per
   record) as it comes back, and writes and fsyncs them in batches (group commit: every
-  :data:`~bipartite.studies.segments.FLUSH_INTERVAL_S` = 0.1 s while records arrive, from a timer
-  when they stop, and when the run ends however it ends; :mod:`bipartite.studies.segments`). A
+  :data:`~bipartite.studies.records.FLUSH_INTERVAL_S` = 0.1 s while records arrive, from a timer
+  when they stop, and when the run ends however it ends; :mod:`bipartite.studies.records`). A
   run skips every task with a valid record. After ``kill -9``, SIGTERM, Ctrl-C, a crash or a
   full disk, the next run (``resume``) runs exactly the tasks without a record, and its
   ``results.csv`` and ``results.parquet`` are byte-identical to those of an uninterrupted run.
@@ -39,7 +41,7 @@ Each is tested by fault injection (``tests/studies/test_faults.py``).
   new segment and the task is run again. :func:`study_status` and :func:`collect_results` count
   such records (``corrupt`` when their task can be told, else ``unreadable``) without moving
   them. A run also compacts a folder of more than
-  :data:`~bipartite.studies.segments.MAX_SEGMENTS` segments.
+  :data:`~bipartite.studies.records.MAX_SEGMENTS` segments.
 * **Every run proves it is complete.** At the end of a run every task must have exactly one
   valid record (a result or a failure); otherwise (a file vanished or was damaged while the
   study ran, a result never came back) the run raises
@@ -107,37 +109,25 @@ Limits
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as _dt
 import functools
 import json
-import math
 import os
 import platform
 import time
-import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bipartite.studies.config import (
     BACKENDS,
     ConfigError,
-    check_manifest,
     check_max_tasks,
     check_study_name,
     load_config,
     resolve_config,
 )
-from bipartite.studies.configfile import NotRegularFileError, read_regular_file
-from bipartite.studies.errors import (
-    CorruptTaskFileWarning,
-    LegacyRecordWarning,
-    StudyError,
-    StudyIncompleteError,
-    StudyIOError,
-    study_io_error,
-)
+from bipartite.studies.errors import StudyError, StudyIncompleteError, StudyIOError, study_io_error
 from bipartite.studies.execution import (
     DEFAULT_SCHEDULER_TIMEOUT,
     failed_record,
@@ -147,17 +137,13 @@ from bipartite.studies.execution import (
 from bipartite.studies.files import (
     FAILURES_CSV,
     MANIFEST,
-    MAX_RECORD_BYTES,
     RESULTS_CSV,
     RESULTS_PARQUET,
-    TABLE_FILES,
     TABLES_FORMAT,
     TABLES_STAMP,
     TASK_INDEX_CSV,
     TASKS_DIR,
-    atomic_path,
     check_writable,
-    is_legacy,
     pid_alive,
     prepare_study_dir,
     prepare_tasks_dir,
@@ -166,25 +152,26 @@ from bipartite.studies.files import (
     write_text_atomic,
 )
 from bipartite.studies.locking import DEFAULT_LOCK_TIMEOUT, LOCK_FILE, StudyLock, read_lock_holder
-from bipartite.studies.segments import (
+from bipartite.studies.records import (
     SegmentWriter,
-    Store,
-    TaskState,
     encode_record,
     read_store,
     repair_store,
-    stray_entries,
     task_states,
     warn_conflicts,
 )
-from bipartite.studies.tasks import (
-    Task,
-    canonical_json,
-    expand_tasks,
-    gc_paused,
-    study_identity,
-    study_token,
+from bipartite.studies.results import (
+    Census,
+    collect_results,
+    read_manifest,
+    read_results,
+    stamp_tables,
+    tables_current,
+    take_census,
+    warn_legacy,
+    write_results,
 )
+from bipartite.studies.tasks import Task, expand_tasks, gc_paused, study_identity, study_token
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -195,30 +182,6 @@ __all__ = ["StudyResult", "collect_results", "read_manifest", "read_results", "r
 # Re-exported here for compatibility (the folder layout lives in bipartite.studies.files).
 __all__ += ["FAILURES_CSV", "MANIFEST", "RESULTS_CSV", "RESULTS_PARQUET", "TABLES_FORMAT",
             "TABLES_STAMP", "TASKS_DIR", "TASK_INDEX_CSV"]
-
-
-def read_manifest(study_dir: str | os.PathLike) -> dict:
-    """The resolved configuration of a study folder (``manifest.json``), shape-checked
-    (:func:`~bipartite.studies.config.check_manifest`: errors name the file and the key)."""
-    study_dir = Path(study_dir)
-    path = study_dir / MANIFEST
-    try:
-        text = read_regular_file(path, max_bytes=MAX_RECORD_BYTES).decode("utf-8")
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{study_dir} is not a study folder: {MANIFEST} is missing "
-                                "(start a study with `bipartite study run CONFIG.toml`).") from None
-    except NotRegularFileError as exc:
-        raise ConfigError(f"{path}: the manifest {exc.strerror}; the study folder is damaged or "
-                          "was not written by this runner.") from None
-    except OSError as exc:
-        raise study_io_error(exc, "reading", path) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: the manifest is not UTF-8 text ({exc}).") from None
-    try:
-        manifest = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: the manifest is not valid JSON: {exc}") from None
-    return check_manifest(manifest, str(path))
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,25 +392,25 @@ def _run_locked(study_dir: Path, config: dict, tasks: list[Task], *, progress: b
         store = read_store(study_dir, tasks, previous=store)  # only the new segment is read
         states = None
     with gc_paused():
-        census = _census(study_dir, tasks, repair=True, store=store, states=states)
+        census = take_census(study_dir, tasks, repair=True, store=store, states=states)
         if census.missing:
             raise StudyIncompleteError(_incomplete_message(study_dir, census),
                                        study_dir=study_dir, missing=census.missing)
         if not pending and tables_current(study_dir, census.store):
-            _warn_legacy(study_dir, census, stacklevel=3)
-            results = functools.partial(_write_results, study_dir, census, write=False,
+            warn_legacy(study_dir, census, stacklevel=3)
+            results = functools.partial(write_results, study_dir, census, write=False,
                                         warn=False)
             n_rows = sum(len(s.record["rows"]) for s in census.states.values()
                          if s.status == "ok")
         else:
-            results = _write_results(study_dir, census)
+            results = write_results(study_dir, census)
             stamp_tables(study_dir, census.store)
             n_rows = len(results)
     return StudyResult(study_dir, results, len(tasks), n_skip, len(pending), census.failures,
                        time.perf_counter() - start, n_rows=n_rows)
 
 
-def _incomplete_message(study_dir: Path, census: _Census) -> str:
+def _incomplete_message(study_dir: Path, census: Census) -> str:
     shown = [f"{t.key} ({t.params_json}, replicate {t.replicate})"
              for t in census.tasks if t.key in set(census.missing[:10])]
     more = len(census.missing) - len(shown)
@@ -487,7 +450,7 @@ def study_status(study_dir: str | os.PathLike) -> dict:
     (from the lock file; ``None`` when no run is active)."""
     study_dir = Path(study_dir)
     manifest = read_manifest(study_dir)
-    census = _census(study_dir, expand_tasks(manifest), repair=False)
+    census = take_census(study_dir, expand_tasks(manifest), repair=False)
     holder = read_lock_holder(study_dir / LOCK_FILE) if (study_dir / LOCK_FILE).is_file() else {}
     pid = holder.get("pid")
     running = (pid if isinstance(pid, int) and holder.get("host") == platform.node()
@@ -500,227 +463,3 @@ def study_status(study_dir: str | os.PathLike) -> dict:
             "unreadable": census.unreadable, "running_pid": running}
 
 
-@dataclasses.dataclass
-class _Census:
-    """The state of every task of a study folder, read once."""
-
-    tasks: list[Task]
-    states: dict[str, TaskState]
-    counts: dict[str, int]
-    missing: list[str]  # keys of tasks without a valid record (pending or corrupt)
-    legacy: list[str]  # keys of valid records without a checksum (bipartite 0.3.0)
-    failures: list[dict]  # failure records, in task order
-    unreadable: int = 0  # damaged records whose task is unknown
-    store: Store | None = None  # the records read (after any repair)
-
-
-def _census(study_dir: Path, tasks: list[Task], *, repair: bool,
-            store: Store | None = None, states: dict[str, TaskState] | None = None) -> _Census:
-    """The census of a folder from its records (``store``, else read now; ``states``, the
-    tasks' states in ``store`` when known). With ``repair`` (a run, holding the lock), damaged
-    records are moved to ``quarantine/`` and the rest compacted
-    (:func:`~bipartite.studies.segments.repair_store`)."""
-    if store is None:
-        store = read_store(study_dir, tasks)
-    if states is None:
-        states = task_states(store, tasks)
-        warn_conflicts(study_dir, states)
-    unreadable = len(store.damaged) + len(stray_entries(store, tasks))
-    if repair and (unreadable or any(s.damaged for s in states.values())):
-        repair_store(store, tasks, states)
-        store = read_store(study_dir, tasks)
-        states = task_states(store, tasks)
-        unreadable = 0
-    counts = {"ok": 0, "failed": 0, "corrupt": 0, "pending": 0}
-    missing, legacy, failures = [], [], []
-    for t in tasks:
-        state = states[t.key]
-        counts[state.status] += 1
-        if state.status in ("pending", "corrupt"):
-            missing.append(t.key)
-        elif is_legacy(state.record):
-            legacy.append(t.key)
-        if state.status == "failed":
-            failures.append(state.record)
-    return _Census(tasks, states, counts, missing, legacy, failures, unreadable, store)
-
-
-def _table_value(value: Any) -> Any:
-    if isinstance(value, list | dict):
-        return canonical_json(value)
-    return value
-
-
-def collect_results(study_dir: str | os.PathLike, *, tasks: list[Task] | None = None,
-                    write: bool = True) -> pd.DataFrame:
-    """Gather the finished tasks of a study folder into one tidy ``pandas.DataFrame``.
-
-    One row per result row of each task, in task order (never completion order): columns
-    ``study, function, task, replicate, seed``, then the parameters, then the study's own
-    columns. Lists are stored as JSON text. With ``write``, also writes ``results.parquet``,
-    ``results.csv``, ``task_index.csv`` (status and time of each task) and ``failures.csv``,
-    each atomically; a write error (disk full...) raises :class:`~bipartite.studies.StudyIOError`
-    naming the file. A corrupt task file (bad JSON or shape, checksum mismatch) is left in
-    place, counted as ``corrupt`` in ``task_index.csv`` with a
-    :class:`~bipartite.studies.CorruptTaskFileWarning` (a run moves it aside and reruns the
-    task). Records of bipartite 0.3.0 (no checksum) are used, with one
-    :class:`~bipartite.studies.LegacyRecordWarning`.
-    """
-    study_dir = Path(study_dir)
-    if tasks is None:
-        tasks = expand_tasks(read_manifest(study_dir))
-    census = _census(study_dir, tasks, repair=False)
-    corrupt = [t.key for t in tasks if census.states[t.key].status == "corrupt"]
-    if corrupt:
-        warnings.warn(f"{study_dir}: {len(corrupt)} corrupt task file(s) (tasks "
-                      f"{', '.join(corrupt[:5])}{', ...' if len(corrupt) > 5 else ''}); "
-                      f"`bipartite study resume {study_dir}` moves them aside and reruns them.",
-                      CorruptTaskFileWarning, stacklevel=2)
-    return _write_results(study_dir, census, write=write)
-
-
-def _warn_legacy(study_dir: Path, census: _Census, stacklevel: int = 4) -> None:
-    if census.legacy:
-        warnings.warn(f"{study_dir}: {len(census.legacy)} task record(s) written by bipartite "
-                      "0.3.0 carry no checksum: their shape and task were checked, but edits "
-                      "made to them cannot be detected (records written from now on carry a "
-                      "checksum).", LegacyRecordWarning, stacklevel=stacklevel)
-
-
-def _write_results(study_dir: Path, census: _Census, *, write: bool = True,
-                   warn: bool = True) -> pd.DataFrame:
-    """The tidy table of a census (and, with ``write``, the files of :func:`collect_results`;
-    with ``warn``, the :class:`~bipartite.studies.LegacyRecordWarning` of its records)."""
-    import pandas as pd
-
-    if warn:
-        _warn_legacy(study_dir, census)
-    with gc_paused():  # (many small acyclic objects: see gc_paused)
-        df, index, failures = _tables(census)
-    if write:
-        _write_table(df, study_dir / RESULTS_PARQUET, study_dir / RESULTS_CSV, study_dir)
-        _write_csv(pd.DataFrame(index), study_dir / TASK_INDEX_CSV, study_dir)
-        failures_path = study_dir / FAILURES_CSV
-        if failures:
-            _write_csv(pd.DataFrame(failures), failures_path, study_dir)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                failures_path.unlink()
-    return df
-
-
-def _tables(census: _Census) -> tuple[pd.DataFrame, list[dict], list[dict]]:
-    """The results table, the rows of the task index and those of the failures of a census."""
-    import pandas as pd
-
-    rows, index, failures = [], [], []
-    for t in census.tasks:
-        state = census.states[t.key]
-        status, rec = state.status, state.record
-        if status == "failed":
-            failures.append({"task": t.key, "replicate": t.replicate,
-                             "params": t.params_json, "error": rec.get("error"),
-                             "file": str(state.entry.source), "line": state.entry.line})
-        ok = rec if status == "ok" else None
-        index.append({"task": t.key, "replicate": t.replicate, "seed": t.seed,
-                      "params": t.params_json, "status": status,
-                      "elapsed_s": (ok or {}).get("elapsed_s"),
-                      "cpu_s": (ok or {}).get("cpu_s")})
-        if ok is None:
-            continue
-        base = {"study": t.study, "function": t.function, "task": t.key,
-                "replicate": t.replicate, "seed": t.seed}
-        base.update({k: _table_value(v) for k, v in t.params.items()})
-        for row in ok["rows"]:
-            rows.append({**base, **{k: _table_value(v) for k, v in row.items()}})
-    return pd.DataFrame(rows), index, failures
-
-
-def _file_signature(path: Path) -> list[int] | None:
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise study_io_error(exc, "reading", path) from None
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
-
-
-def _tables_stamp(study_dir: Path, store: Store) -> dict | None:
-    """What :data:`TABLES_STAMP` holds for the folder now; None when its records are not all in
-    segments (per-task files of 0.5.0, or a segment that is not a regular file)."""
-    from bipartite import __version__
-
-    if store.legacy or any(not any(seg.signature) for seg in store.segments.values()):
-        return None
-    return {"bipartite_version": __version__, "tables_format": TABLES_FORMAT,
-            "segments": {path.name: list(seg.signature) for path, seg in
-                         sorted(store.segments.items())},
-            "tables": {name: _file_signature(study_dir / name) for name in TABLE_FILES}}
-
-
-def tables_current(study_dir: Path, store: Store) -> bool:
-    """Are the folder's tables those of its records as read in ``store``? True when the stamp
-    left by the run that wrote them (:func:`stamp_tables`) names the same segments, each with
-    the same inode, size and modification time (no record added, compacted, moved or edited
-    since), the same bipartite version and :data:`TABLES_FORMAT`, and the tables as it left them (none removed, replaced
-    or edited). The tables are a function of the records (and the manifest, fixed for the
-    folder), so a run that ran nothing need not write them again."""
-    try:
-        raw = read_regular_file(study_dir / TABLES_STAMP, max_bytes=MAX_RECORD_BYTES)
-        stamp = json.loads(raw)
-    except (OSError, ValueError):  # none (yet), unreadable or damaged: the tables are written
-        return False
-    now = _tables_stamp(study_dir, store)
-    return now is not None and stamp == now
-
-
-def stamp_tables(study_dir: Path, store: Store) -> None:
-    """Record, after the tables were written from the records of ``store``, the stamp that
-    :func:`tables_current` checks (or remove a stamp when the records are not all in
-    segments)."""
-    path = study_dir / TABLES_STAMP
-    stamp = _tables_stamp(study_dir, store)
-    try:
-        if stamp is None:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
-        else:
-            write_text_atomic(path, json.dumps(stamp))
-    except OSError as exc:
-        raise study_io_error(exc, "writing", path, study_dir=study_dir) from None
-
-
-def _write_csv(df, path: Path, study_dir: Path) -> None:
-    try:
-        with atomic_path(path) as tmp:
-            df.to_csv(tmp, index=False)
-    except OSError as exc:
-        raise study_io_error(exc, "writing", path, study_dir=study_dir) from None
-
-
-def _write_table(df, parquet_path: Path, csv_path: Path, study_dir: Path) -> None:
-    """Parquet (pyarrow) + CSV; object columns mixing types are stored as text in Parquet."""
-    out = df.copy()
-    for col in out.columns:
-        if out[col].dtype == object:
-            kinds = {type(v) for v in out[col] if v is not None and not
-                     (isinstance(v, float) and math.isnan(v))}
-            if len(kinds) > 1:
-                out[col] = out[col].map(lambda v: None if v is None else str(v))
-    try:
-        with atomic_path(parquet_path) as tmp:
-            out.to_parquet(tmp, index=False, engine="pyarrow")
-    except OSError as exc:
-        raise study_io_error(exc, "writing", parquet_path, study_dir=study_dir) from None
-    _write_csv(df, csv_path, study_dir)
-
-
-def read_results(study_dir: str | os.PathLike) -> pd.DataFrame:
-    """The tidy results table of a finished study folder (``results.parquet``)."""
-    import pandas as pd
-
-    path = Path(study_dir) / RESULTS_PARQUET
-    if not path.is_file():
-        return collect_results(study_dir)
-    return pd.read_parquet(path)

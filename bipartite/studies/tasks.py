@@ -101,7 +101,7 @@ def canonical_json(obj: object) -> str:
 def record_body_text(record: Mapping) -> str:
     """The canonical JSON of every field of a record but ``checksum`` (NaN and infinities as
     JSON's ``NaN``/``Infinity``): the text whose SHA-256 is the record's checksum, and the text a
-    record segment stores (:mod:`bipartite.studies.segments`)."""
+    record segment stores (:mod:`bipartite.studies.records`)."""
     return _encode_nan({k: v for k, v in record.items() if k != "checksum"})
 
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.tensors import as_elementwise, as_scores, check_finite_where, safe_reduce
+from bipartite._utils.tensor_checks import (
+    as_elementwise,
+    as_scores,
+    check_finite_where,
+    safe_reduce,
+)
 from bipartite._utils.validation import check_option, check_positive, warn_undefined
 from bipartite.surrogates._inputs import REDUCTIONS, Step, prepare_inputs
 

@@ -1,7 +1,7 @@
 """The input step of every surrogate loss (docs/theory.md §8): checked ``scores``, ``labels`` and
 ``where`` of shape ``[..., n_items]``, padded entries zeroed; the reductions the losses accept.
 
-The checks themselves live in :mod:`bipartite._utils.tensors`; this module is the one place that
+The checks themselves live in :mod:`bipartite._utils.tensor_checks`; this module is the one place that
 puts them together for the losses of :mod:`bipartite.surrogates`.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     as_like,
     as_scores,
     as_where,

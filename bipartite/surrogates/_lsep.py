@@ -9,7 +9,7 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     check_generator,
     check_nonnegative_where,
     first_bad,

@@ -12,7 +12,7 @@ import torch
 from numpy.typing import ArrayLike
 
 from bipartite._pair_losses import PairWeightRows
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     as_float_array,
     as_scores,
     as_where,

@@ -21,7 +21,7 @@ from bipartite._pair_losses import (
     label_pair_sum,
     pair_loss_sum,
 )
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     as_like,
     as_scores,
     as_where,

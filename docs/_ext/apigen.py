@@ -6,7 +6,7 @@ builds stay incremental). Each page is an ``automodule`` with ``:members:``.
 
 **One canonical place per object.** A function or class is often exported by several modules: the
 module that defines it and the package that re-exports it (``bipartite.data.load_banking`` is
-``bipartite.data.banking.load_banking``). Documenting it twice would give two targets for one
+``bipartite.data.bank_personal_loan.load_banking``). Documenting it twice would give two targets for one
 name, so each object is documented once, in the *shallowest* public module that exports it (the
 name users import, and the one the docstrings cite: ``bipartite.pareto.exact_frontier``); ties go
 to the defining module. The other modules list it under "Documented elsewhere" with a link.

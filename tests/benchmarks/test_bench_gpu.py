@@ -3,22 +3,20 @@ agree, and a CUDA device that is absent is refused by name before any work."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 import torch
 
+from tests._scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_gpu.py"
 
 
 @pytest.fixture
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_gpu", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/bench_gpu.py")
 
 
 def test_the_tables_run_on_the_cpu(bench, tmp_path, capsys):

@@ -4,24 +4,21 @@ and makes the command exit non-zero."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests._scripts import load_script
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "run_all.py"
 
 
 @pytest.fixture
 def run_all():
-    spec = importlib.util.spec_from_file_location("run_all", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_all"] = module  # dataclasses look their module up
     try:
-        spec.loader.exec_module(module)
-        yield module
+        yield load_script("benchmarks/run_all.py")
     finally:
         sys.modules.pop("run_all", None)
 

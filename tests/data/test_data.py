@@ -623,3 +623,24 @@ def test_module_exports():
     for name in data.__all__:
         assert hasattr(data, name)
     assert Path(data.__file__).name == "__init__.py"  # a package: synthetic, banking, letor, ...
+
+
+def test_old_banking_path_warns_and_forwards(monkeypatch):
+    """``bipartite.data.banking`` (issue 36: renamed for what it holds, the Bank Personal Loan
+    data) still imports for a release, with a FutureWarning, and forwards every name."""
+    import importlib
+    import sys
+
+    from bipartite.data import bank_personal_loan
+
+    monkeypatch.delitem(sys.modules, "bipartite.data.banking", raising=False)
+    with pytest.warns(FutureWarning, match="bipartite.data.banking is deprecated.*"
+                      "bipartite.data.bank_personal_loan"):
+        old = importlib.import_module("bipartite.data.banking")
+    with pytest.warns(FutureWarning, match="use bipartite.data.bank_personal_loan.load_banking"):
+        assert old.load_banking is bank_personal_loan.load_banking is load_banking
+    with pytest.warns(FutureWarning):
+        from bipartite.data.banking import load_banking as old_load
+    assert old_load is load_banking
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018

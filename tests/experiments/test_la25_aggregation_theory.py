@@ -15,6 +15,7 @@ from bipartite.experiments.la25.studies.aggregation_theory import (
     plugin_joint,
     synthetic_predictions,
 )
+from bipartite.labels import AGGREGATIONS as PSI_TABLE
 from bipartite.population import FiniteProblem
 
 
@@ -93,22 +94,31 @@ def test_bank_marketing_predictions_match_the_known_winners():
 # ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "aggregate"), [("sum", "sum"), ("or", "or"),
-                                                 ("and", "product")])
-def test_independent_aggregate_scores_rank_as_the_joint_scorer(name, aggregate):
-    """For K = 4 the scores are an increasing map of the closed-form Bayes scorer computed from
-    the full 2^K independent joint (bipartite.bayes.label_aggregation_scores): exp for AND,
-    1 − exp(−s) for OR, the identity for the sum."""
+def test_the_multilabel_aggregations_are_the_table():
+    """The multi-label study runs one label-aggregation objective per aggregation map of
+    bipartite.labels.AGGREGATIONS, under the study's names (AND is the table's "product")."""
+    from bipartite.experiments.la25.studies.aggregation_theory import MULTILABEL_AGGREGATIONS
+    from bipartite.experiments.la25.studies.multilabel import MULTILABEL_OBJECTIVES
+
+    assert sorted(MULTILABEL_AGGREGATIONS.values()) == sorted(PSI_TABLE)
+    assert MULTILABEL_AGGREGATIONS == {"sum": "sum", "and": "product", "or": "or"}
+    assert set(MULTILABEL_AGGREGATIONS) <= set(MULTILABEL_OBJECTIVES)
+
+
+@pytest.mark.parametrize("aggregate", sorted(PSI_TABLE))
+def test_independent_aggregate_scores_rank_as_the_joint_scorer(aggregate):
+    """For K = 4 and every aggregation map of bipartite.labels.AGGREGATIONS, the scores are an
+    increasing map of the closed-form Bayes scorer computed from the full 2^K independent joint
+    (bipartite.bayes.label_aggregation_scores): exp for AND, 1 − exp(−s) for OR, the identity
+    for the sum (a new map of the table needs its line here)."""
     from scipy.special import logit
 
     from bipartite.bayes import label_aggregation_scores
     from bipartite.experiments.la25.studies.aggregation_theory import (
-        MULTILABEL_AGGREGATIONS,
         independent_aggregate_scores,
     )
     from bipartite.population import independent_joint
 
-    assert MULTILABEL_AGGREGATIONS[name] == aggregate
     eta = np.random.default_rng(0).uniform(0.01, 0.99, (50, 4))
     ref = label_aggregation_scores(eta, independent_joint(eta), aggregate=aggregate)
     s = independent_aggregate_scores(logit(eta), aggregate)

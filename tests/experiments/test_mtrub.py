@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from bipartite.contrib.fusion import make_nested_behaviour, pareto_search, score_fusion
@@ -37,26 +36,21 @@ def _check_outputs(res: dict, files: list, out: Path) -> None:
     assert "summary.md" in names
     stored = json.loads((out / "reproduce.json").read_text())
     assert stored["size"] == res["config"]
-    # the key numbers written with the tables are those of the results folder
-    saved = pd.read_csv(out / "tables" / "mtrub_key_numbers.csv", dtype=str,
-                        keep_default_na=False)
-    assert dict(zip(saved["key"], saved["value"], strict=True)) == {
-        k: str(v) for k, v in res.items()}
 
 
-@pytest.fixture(scope="module")
-def smoke(tmp_path_factory):
+def smoke_options() -> dict:
+    """The options of the ``smoke`` run (tests/experiments/conftest.py): the Banking file of the
+    data folder; skips when it is absent."""
     if not (SHARED_DATA / BANKING_FILE).is_file():
         pytest.skip(f"real data folder {SHARED_DATA} is absent (CI has it beside the clone)")
-    out = tmp_path_factory.mktemp("mtrub_smoke")
-    files = PAPER.run(out, smoke=True, banking=SHARED_DATA / BANKING_FILE, progress=False)
-    return out, files
+    return {"banking": SHARED_DATA / BANKING_FILE}
 
 
-def test_mtrub_smoke_run(smoke):
+def test_mtrub_smoke_run(smoke, check_key_numbers):
     out, files = smoke
     res = headline(out)
     _check_outputs(res, files, out)
+    check_key_numbers(out, res)
     assert res["config"] == "smoke" and res["banking"] == "run"
     for key in ("synthetic_MMoE_mean_gauc", "synthetic_shared-bottom_mean_gauc",
                 "synthetic_single-task_mean_gauc", "banking_mmoe_fusion (searched γ)_gauc_mean"):
@@ -95,7 +89,7 @@ def test_mtrub_runs_on_the_runner_with_the_common_layout(smoke, tmp_path):
 def test_mtrub_rerun_resumes_without_running_tasks(smoke):
     out, _ = smoke
     before = (out / "studies" / "synthetic" / "results.csv").read_text()
-    PAPER.run(out, smoke=True, banking=SHARED_DATA / BANKING_FILE, progress=False)
+    PAPER.run(out, smoke=True, progress=False, **smoke_options())
     meta = json.loads((out / "reproduce.json").read_text())
     assert all(st["run"] == 0 for st in meta["studies"].values())
     assert (out / "studies" / "synthetic" / "results.csv").read_text() == before

@@ -85,7 +85,7 @@ def coin_figures(df, fig_dir):
 '''
 _HOWTO_RUN = '''
 import throwaway_paper.studies  # noqa: F401  (registers the study functions)
-from bipartite.experiments import Paper, provenance_lines, study_results
+from bipartite.experiments import Paper, provenance_lines, study_result
 from bipartite.studies.config import STUDIES
 from bipartite.studies.report import markdown_table, write_table
 from throwaway_paper.figures import coin_table
@@ -98,12 +98,11 @@ def configs(size, options):
                      "grid": {"method": ["mean", "median"]}}}
 
 def figures(results_dir, fig_dir):
-    return [p for name, df in study_results(results_dir, ["coin"]).items()
-            for p in STUDIES["throwaway.coin"].figures(df, fig_dir)]
+    df = study_result(results_dir, "coin")
+    return [] if df is None else STUDIES["throwaway.coin"].figures(df, fig_dir)
 
 def summary(results_dir, table_dir):
-    found = study_results(results_dir, ["coin"])
-    table = coin_table(found["coin"])
+    table = coin_table(study_result(results_dir, "coin"))
     write_table(table, table_dir, "throwaway_coin", note="Mean estimate per method.")
     return "\\n".join(["# Throw-away paper", "", *provenance_lines(results_dir),
                       markdown_table(table), ""])
@@ -157,7 +156,11 @@ def test_add_a_paper_as_the_howto_says(tmp_path, monkeypatch, capsys):
     assert record["studies"]["coin"] == {**record["studies"]["coin"], "tasks": 4, "run": 4,
                                          "failed": 0}
 
-    df = experiments.study_results(out, ["coin"])["coin"]
+    df = experiments.study_result(out, "coin")
+    pd.testing.assert_frame_equal(df, experiments.study_results(out, ["coin"])["coin"])
+    assert experiments.study_result(out, "no_such_study") is None
+    assert experiments.reproduce_record(out) == record
+    assert experiments.reproduce_record(tmp_path / "nowhere") == {}
     # the runner's seeds: paired within a replicate (same data), distinct across replicates
     by_rep = df.groupby("replicate")
     assert (by_rep["seed"].nunique() == 1).all() and df["seed"].nunique() == 2

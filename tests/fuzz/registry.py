@@ -418,11 +418,11 @@ CASES: dict[str, Case] = {
                                  pos_step=surrogates.heaviside_ge),
         dict(scores="arr", labels="bin", rho="pos"), accepts={"rho:zero": _RHO}),
     # contrib --------------------------------------------------------------------------------
-    "bipartite.contrib.lr2ppo.within_group_pairs": C(lr2ppo.within_group_pairs,
+    "bipartite.contrib.pairs.within_group_pairs": C(lr2ppo.within_group_pairs,
                                                      dict(qid=qid8),
                                                      dict(qid="qid", max_pairs="size"),
                                                      accepts={"max_pairs:huge": _LIMIT}),
-    "bipartite.contrib.lr2ppo.partial_order_pairs": C(lr2ppo.partial_order_pairs,
+    "bipartite.contrib.pairs.partial_order_pairs": C(lr2ppo.partial_order_pairs,
                                                       dict(relevance=grades, qid=qid8),
                                                       dict(relevance="grades", qid="qid")),
     "bipartite.contrib.lr2ppo.partial_order_policy_loss": C(

@@ -10,29 +10,20 @@ recorded fields must equal both.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests._scripts import load_script
+
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    path = REPO / "papers" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"papers_{name}_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
-
-
-registry = _load("registry")
-collect = _load("collect")
+registry = load_script("papers/registry.py", "papers_registry_under_test")
+collect = load_script("papers/collect.py", "papers_collect_under_test")
 CLAIMS = registry.load_claims()
 EFFECT_CLAIMS = [c for c in CLAIMS if c.evidence == "effect"]
 

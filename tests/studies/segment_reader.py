@@ -1,5 +1,5 @@
 """An independent reader of the record segments of a study folder (the tests' reference for
-:mod:`bipartite.studies.segments`), and helpers that damage them.
+:mod:`bipartite.studies.records`), and helpers that damage them.
 
 A segment ``tasks/segment-NNNNNN.jsonl`` holds one JSON object per line,
 ``{"checksum": "sha256:<hex>", "record": {...}}``, the checksum the SHA-256 of the record's

@@ -48,7 +48,7 @@ from bipartite.studies import (
 )
 from bipartite.studies import execution as execution_module
 from bipartite.studies import files as files_module
-from bipartite.studies import segments as segments_module
+from bipartite.studies import records as records_module
 
 N_TASKS = 24
 SLEEP_S = 0.25  # per task in the subprocess drivers (tasks are instant in this process)
@@ -342,7 +342,7 @@ def test_interrupts_on_a_dask_local_cluster(helpers, reference, tmp_path, sig, s
 def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_path, monkeypatch):
     """Ctrl-C while this process drives 2 workers: the finished tasks are saved, the workers are
     killed, KeyboardInterrupt goes on; resume completes the study."""
-    real = segments_module.SegmentWriter.add
+    real = records_module.SegmentWriter.add
     state = {"n": 0, "raised": False}
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     seen: dict[int, psutil.Process] = {}
@@ -355,7 +355,7 @@ def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_pat
             raise KeyboardInterrupt
         return real(self, line, record)
 
-    monkeypatch.setattr(segments_module.SegmentWriter, "add", add_then_interrupt)
+    monkeypatch.setattr(records_module.SegmentWriter, "add", add_then_interrupt)
     monkeypatch.setenv("FAULT_SLEEP", "0.05")
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -363,7 +363,7 @@ def test_keyboard_interrupt_in_process_stops_workers(helpers, reference, tmp_pat
         orphans = wait_gone(seen.values(), timeout=10)
     finally:
         kill_all(seen.values())
-    monkeypatch.setattr(segments_module.SegmentWriter, "add", real)
+    monkeypatch.setattr(records_module.SegmentWriter, "add", real)
     monkeypatch.delenv("FAULT_SLEEP")
     finished = ok_files(tmp_path / "s")
     res = resume_study(tmp_path / "s", progress=False)
@@ -553,7 +553,7 @@ def test_disk_full_while_writing_records_with_workers(helpers, reference, tmp_pa
     """ENOSPC on the 3rd batch of records with 2 workers: a clear error naming the segment, the
     workers are stopped, the records of the first 2 batches are kept (the half-written batch is
     cut off), and resume runs exactly the rest."""
-    real = segments_module.write_some
+    real = records_module.write_some
     state = {"n": 0, "saved": 0}
 
     def filling_disk(fd, data):
@@ -565,7 +565,7 @@ def test_disk_full_while_writing_records_with_workers(helpers, reference, tmp_pa
         state["saved"] += bytes(data).count(b"\n")
         return real(fd, data)
 
-    monkeypatch.setattr(segments_module, "write_some", filling_disk)
+    monkeypatch.setattr(records_module, "write_some", filling_disk)
     monkeypatch.setenv("FAULT_SLEEP", "0.05")  # several batches
     before = {p.pid for p in psutil.Process().children(recursive=True)}
     seen: dict[int, psutil.Process] = {}

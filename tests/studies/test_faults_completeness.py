@@ -49,7 +49,7 @@ from bipartite.studies import (
     run_study,
     study_status,
 )
-from bipartite.studies import segments as segments_module
+from bipartite.studies import records as records_module
 
 LEGACY = Path(__file__).parent / "data" / "legacy_0_3_0"
 
@@ -199,7 +199,7 @@ def test_records_lost_or_edited_during_a_run_fail_it(helpers, reference, tmp_pat
     does not end with exit status 0 and a short table; it names the three tasks, moves the
     edited one to quarantine/ and says how to resume; resume runs exactly those three."""
     out = tmp_path / "s"
-    real = segments_module.SegmentWriter.add
+    real = records_module.SegmentWriter.add
     state = {"n": 0, "victims": []}
 
     def add_then_damage(self, line, record):
@@ -213,7 +213,7 @@ def test_records_lost_or_edited_during_a_run_fail_it(helpers, reference, tmp_pat
             edit_value(study_dir, done[2])
             state["victims"] = done[:3]
 
-    monkeypatch.setattr(segments_module.SegmentWriter, "add", add_then_damage)
+    monkeypatch.setattr(records_module.SegmentWriter, "add", add_then_damage)
     with pytest.warns(CorruptTaskFileWarning, match="checksum mismatch"):
         with pytest.raises(StudyIncompleteError) as info:
             run_study(config(), out, progress=False)

@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from segment_reader import damaged_lines, parse, rewrite_lines, segments
 
+from bipartite.studies import records as records_module
 from bipartite.studies import resume_study, run_study, study_status
-from bipartite.studies import segments as segments_module
 from bipartite.studies.errors import LegacyRecordWarning
-from bipartite.studies.runner import TABLE_FILES, TABLES_FORMAT, TABLES_STAMP
+from bipartite.studies.files import TABLE_FILES, TABLES_FORMAT, TABLES_STAMP
 from bipartite.studies.tasks import gc_paused
 
 LAYOUT_050 = Path(__file__).parent / "data" / "layout_0_5_0"
@@ -89,14 +89,14 @@ def reference(line: bytes):
 
 def assert_reader_agrees(path: Path, lines: list[bytes], tail: bytes = b"") -> None:
     path.write_bytes(b"".join(lines) + tail)
-    seg = segments_module._read_segment(path)
+    seg = records_module._read_segment(path)
     assert [e.line for e in seg.entries] == list(range(1, len(lines) + 1))
     assert seg.torn == bool(tail)
     for line, entry in zip(lines, seg.entries, strict=True):
         want = reference(line)
         if want is None:
             assert entry.problem is not None and entry.raw == line
-            assert entry.problem == segments_module.decode_line(line)[1]
+            assert entry.problem == records_module.decode_line(line)[1]
         else:
             assert entry.problem is None and entry.record == want, line
             assert entry.checksum == "sha256:" + hashlib.sha256(

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +19,12 @@ from bipartite.experiments.hapvr.figures import (
     runs_table,
     training_table,
 )
-from bipartite.experiments.registry import Paper, provenance_lines, study_results
+from bipartite.experiments.registry import (
+    Paper,
+    provenance_lines,
+    reproduce_record,
+    study_results,
+)
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY_FUNCTIONS", "configs", "figures", "find_mq2008", "headline",
@@ -106,18 +110,13 @@ def figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[
     return paths + learning_curves_figure(dfs, fig_dir)
 
 
-def _meta(results_dir: Path) -> dict:
-    path = results_dir / "reproduce.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     """The key numbers of a finished results folder
     (:func:`~bipartite.experiments.hapvr.figures.key_numbers`), with
     ``config`` (the size) and ``letor`` (``"run"`` or why not)."""
     results_dir = Path(results_dir)
     syn, mq = _found(results_dir)
-    meta = _meta(results_dir)
+    meta = reproduce_record(results_dir)
     res: dict[str, Any] = {"config": meta.get("size")}
     if mq is not None:
         res["letor"] = "run"

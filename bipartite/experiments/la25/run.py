@@ -37,7 +37,6 @@ of :mod:`bipartite.experiments.la25.figures` and its section to :func:`summary`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -64,7 +63,12 @@ from bipartite.experiments.la25.figures.section7 import learner_gap_table as syn
 from bipartite.experiments.la25.figures.sweeps import sweep_summary_lines, theory_figures
 from bipartite.experiments.la25.studies.multilabel import multilabel_config
 from bipartite.experiments.la25.studies.section7 import REGIMES
-from bipartite.experiments.registry import Paper, provenance_lines, study_results
+from bipartite.experiments.registry import (
+    Paper,
+    provenance_lines,
+    reproduce_record,
+    study_results,
+)
 from bipartite.studies.config import STUDIES
 from bipartite.studies.report import markdown_table, write_table
 
@@ -151,9 +155,7 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     sweeps, §7 as the paper ran it, and the max-min section."""
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     table_dir.mkdir(parents=True, exist_ok=True)
-    meta = {}
-    if (results_dir / "reproduce.json").is_file():
-        meta = json.loads((results_dir / "reproduce.json").read_text())
+    meta = reproduce_record(results_dir)
     lines = ["# LA25 — loss vs label aggregation: reproduced results", ""]
     lines += provenance_lines(results_dir)
     fig_dir = results_dir / "figures"

@@ -23,7 +23,7 @@ from bipartite.experiments.lr2ppo.figures import (
     runs_table,
 )
 from bipartite.experiments.lr2ppo.studies import find_letor
-from bipartite.experiments.registry import Paper, provenance_lines, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_result
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["PAPER", "SIZES", "STUDY", "configs", "figures", "find_letor", "headline", "summary"]
@@ -78,18 +78,16 @@ def configs(size: str, options: Mapping) -> dict[str, dict]:
 
 def figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
     """Redraw the LR2PPO figures from the saved results in ``results_dir`` (PNG + PDF)."""
-    found = study_results(results_dir, [STUDY])
-    if STUDY not in found:
-        return []
-    return mq2008_figures(found[STUDY], Path(fig_dir))
+    df = study_result(results_dir, STUDY)
+    return [] if df is None else mq2008_figures(df, Path(fig_dir))
 
 
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     """The key numbers of a finished results folder
     (:func:`~bipartite.experiments.lr2ppo.figures.key_numbers`); empty when
     the study is not there."""
-    found = study_results(results_dir, [STUDY])
-    return key_numbers(found[STUDY]) if STUDY in found else {}
+    df = study_result(results_dir, STUDY)
+    return {} if df is None else key_numbers(df)
 
 
 def _claims(key: dict[str, Any], fractions: list[float]) -> list[str]:
@@ -139,13 +137,12 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     lines = ["# LR2PPO — reward model + PPO from partial-order pairs: reproduced results", "",
              *provenance_lines(results_dir)]
-    found = study_results(results_dir, [STUDY])
-    if STUDY not in found:
+    df = study_result(results_dir, STUDY)
+    if df is None:
         return "\n".join([
             *lines, f"The study `{STUDY}` is not in this folder: it needs MQ2008 (LETOR 4.0) "
             "partitions mq2008_S1.txt .. mq2008_S5.txt, passed as `--letor PATH` or found in "
             "letor/ of the data folder ($BIPARTITE_DATA, default ../shared/data).", ""])
-    df = found[STUDY]
     n = int(df["replicate"].nunique())
     table, gains, key = annotation_table(df), gains_table(df), key_numbers(df)
     cols = [f"ndcg@{k}" for k in KS]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,7 +16,12 @@ from bipartite.experiments.mtrub.figures import (
     models_table,
 )
 from bipartite.experiments.mtrub.studies import LIST_SIZE
-from bipartite.experiments.registry import Paper, provenance_lines, study_results
+from bipartite.experiments.registry import (
+    Paper,
+    provenance_lines,
+    reproduce_record,
+    study_results,
+)
 from bipartite.studies.report import markdown_table, write_table
 
 __all__ = ["BANKING_FILE", "PAPER", "SIZES", "STUDY_FUNCTIONS", "banking_path", "configs",
@@ -90,18 +94,13 @@ def figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[
     return paths
 
 
-def _meta(results_dir: Path) -> dict:
-    path = results_dir / "reproduce.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     """The key numbers of a finished results folder
     (:func:`~bipartite.experiments.mtrub.figures.key_numbers`), with
     ``config`` (the size) and ``banking`` (``"run"`` or why not)."""
     results_dir = Path(results_dir)
     found = study_results(results_dir, STUDY_FUNCTIONS)
-    meta = _meta(results_dir)
+    meta = reproduce_record(results_dir)
     res: dict[str, Any] = {"config": meta.get("size")}
     res.update(key_numbers(found.get("synthetic"), found.get("banking")))
     if "banking" in found:

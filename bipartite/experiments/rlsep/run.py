@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import bipartite.experiments.rlsep.studies  # noqa: F401  (registers the study function)
-from bipartite.experiments.registry import Paper, provenance_lines, study_results
+from bipartite.experiments.registry import Paper, provenance_lines, study_result
 from bipartite.experiments.rlsep.figures import (
     BASELINES,
     LOSSES,
@@ -64,18 +64,16 @@ def configs(size: str, options: Mapping) -> dict[str, dict]:
 
 def figures(results_dir: str | os.PathLike, fig_dir: str | os.PathLike) -> list[Path]:
     """Redraw the RLSEP figures from the saved results in ``results_dir`` (PNG + PDF)."""
-    found = study_results(results_dir, [STUDY])
-    if STUDY not in found:
-        return []
-    return label_ranking_figures(found[STUDY], Path(fig_dir))
+    df = study_result(results_dir, STUDY)
+    return [] if df is None else label_ranking_figures(df, Path(fig_dir))
 
 
 def headline(results_dir: str | os.PathLike) -> dict[str, Any]:
     """The key numbers of a finished results folder
     (:func:`~bipartite.experiments.rlsep.figures.key_numbers`); empty when
     the study is not there."""
-    found = study_results(results_dir, [STUDY])
-    return key_numbers(found[STUDY]) if STUDY in found else {}
+    df = study_result(results_dir, STUDY)
+    return {} if df is None else key_numbers(df)
 
 
 def _verdict_grid(comp):
@@ -95,10 +93,9 @@ def summary(results_dir: str | os.PathLike, table_dir: str | os.PathLike) -> str
     results_dir, table_dir = Path(results_dir), Path(table_dir)
     lines = ["# RLSEP — label ranking with ranked labels: reproduced results", "",
              *provenance_lines(results_dir)]
-    found = study_results(results_dir, [STUDY])
-    if STUDY not in found:
+    df = study_result(results_dir, STUDY)
+    if df is None:
         return "\n".join([*lines, f"The study `{STUDY}` is not in this folder.", ""])
-    df = found[STUDY]
     n = int(df["replicate"].nunique())
     runs, table = runs_table(df), label_ranking_table(df)
     comp, by_m = comparison_table(df), accuracy_by_num_relevant_table(df)

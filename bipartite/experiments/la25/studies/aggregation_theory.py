@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bipartite.experiments.la25.studies.multilabel import PSI_OBJECTIVES
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
@@ -56,8 +58,10 @@ AGGREGATIONS: dict[str, dict] = {
 #: The plug-in models of the joint label cell (:func:`plugin_joint`).
 PLUGIN_MODELS = ("logistic", "hgb")
 #: The label aggregations of the multi-label study (its ``objective`` values, docs/theory.md §5),
-#: as the ``aggregate`` of :func:`independent_aggregate_scores`.
-MULTILABEL_AGGREGATIONS = {"sum": "sum", "or": "or", "and": "product"}
+#: as the ``aggregate`` of :func:`independent_aggregate_scores`: one per aggregation map of
+#: :data:`bipartite.labels.AGGREGATIONS`
+#: (:data:`~bipartite.experiments.la25.studies.multilabel.PSI_OBJECTIVES`).
+MULTILABEL_AGGREGATIONS: dict[str, str] = dict(PSI_OBJECTIVES)
 
 
 def aggregation_predictions(problem: FiniteProblem, *, tol: float = 1e-12) -> list[dict]:
@@ -270,7 +274,11 @@ def independent_aggregate_scores(logits: ArrayLike, aggregate: str = "sum") -> n
         return label_aggregation_scores(expit(z))
     if aggregate == "product":
         return -np.logaddexp(0.0, -z).sum(axis=1)
-    return np.logaddexp(0.0, z).sum(axis=1)
+    if aggregate == "or":
+        return np.logaddexp(0.0, z).sum(axis=1)
+    raise ValueError(f"The 'aggregate' parameter {aggregate!r} is an aggregation of "
+                     "bipartite.labels.AGGREGATIONS without an independent-labels scorer here yet "
+                     "(independent_aggregate_scores, docs/theory.md §5.2).")
 
 
 def multilabel_plugin_logits(X_train: ArrayLike, Y_train: ArrayLike, X_test: ArrayLike, *,

@@ -43,16 +43,23 @@ import zlib
 import numpy as np
 
 from bipartite.experiments.la25.figures.multilabel import multilabel_figures
+from bipartite.labels import AGGREGATIONS
 from bipartite.studies.config import register_study
 from bipartite.studies.constraints import OneOf, Range
 
 __all__ = ["MIN_POSITIVES", "MULTILABEL_DATASETS", "MULTILABEL_LEARNERS",
-           "MULTILABEL_OBJECTIVES", "SINGLE_LABEL_MAX_K", "kept_labels", "la25_multilabel",
+           "MULTILABEL_OBJECTIVES", "PSI_OBJECTIVES", "SINGLE_LABEL_MAX_K", "kept_labels", "la25_multilabel",
            "multilabel_config", "multilabel_split", "skip_reason"]
 
 #: The seven Mulan benchmarks, by number of labels.
 MULTILABEL_DATASETS = ("emotions", "scene", "yeast", "birds", "medical", "enron", "cal500")
-MULTILABEL_OBJECTIVES = ("single", "macro", "variance_weighted", "sum", "or", "and", "max_min",
+#: The study's name of an aggregation map ψ of :data:`bipartite.labels.AGGREGATIONS` where it is not
+#: the table's own (AND is ``"product"`` there).
+_PSI_NAMES = {"product": "and"}
+#: The label-aggregation objectives: the study's name -> its ψ (a key of
+#: :data:`bipartite.labels.AGGREGATIONS`), one per entry of the table.
+PSI_OBJECTIVES: dict[str, str] = {_PSI_NAMES.get(psi, psi): psi for psi in AGGREGATIONS}
+MULTILABEL_OBJECTIVES = ("single", "macro", "variance_weighted", *PSI_OBJECTIVES, "max_min",
                          "max_min_plugin")
 MULTILABEL_LEARNERS = ("linear", "mlp", "xgb")
 #: Fewest positive (and negative) rows a label needs in the training part and in the test part.
@@ -66,9 +73,8 @@ TEST_FRACTION = 0.3
 _OBJECTIVE_KW: dict[str, dict] = {
     "macro": {"objective": "loss_aggregation"},
     "variance_weighted": {"objective": "loss_aggregation"},  # a set from the training priors
-    "sum": {"objective": "label_aggregation", "aggregate": "sum", "costs": "linear"},
-    "or": {"objective": "label_aggregation", "aggregate": "or"},
-    "and": {"objective": "label_aggregation", "aggregate": "product"},
+    **{name: {"objective": "label_aggregation", "aggregate": psi, "costs": "linear"}
+       for name, psi in PSI_OBJECTIVES.items()},
     "max_min": {"objective": "max_min", "method": "pairwise"},
     "max_min_plugin": {"objective": "max_min", "method": "plugin"},
     "single": {"objective": "loss_aggregation"},
@@ -112,16 +118,16 @@ def kept_labels(Y_train: np.ndarray, Y_test: np.ndarray, min_count: int = MIN_PO
 def skip_reason(objective: str, Y_train: np.ndarray, Y_test: np.ndarray) -> str | None:
     """Why ``objective`` is not run on a split whose kept labels are the columns of ``Y_train``
     and ``Y_test`` (module docstring), or None: no kept label; ``single`` past
-    :data:`SINGLE_LABEL_MAX_K` kept labels; ``and`` / ``or`` whose binary label has fewer than
-    :data:`MIN_POSITIVES` positive or negative rows in a part."""
+    :data:`SINGLE_LABEL_MAX_K` kept labels; a binary ψ (``and``, ``or``) whose label ``Ȳ`` has fewer
+    than :data:`MIN_POSITIVES` positive or negative rows in a part."""
     n_kept = Y_train.shape[1]
     if n_kept == 0:
         return f"no label has {MIN_POSITIVES} positive and negative rows in both parts"
     if objective == "single" and n_kept > SINGLE_LABEL_MAX_K:
         return f"{n_kept} kept labels > SINGLE_LABEL_MAX_K = {SINGLE_LABEL_MAX_K}"
-    if objective in ("and", "or"):
-        binary = [Y.all(axis=1) if objective == "and" else Y.any(axis=1)
-                  for Y in (Y_train, Y_test)]
+    psi = AGGREGATIONS[PSI_OBJECTIVES[objective]] if objective in PSI_OBJECTIVES else None
+    if psi is not None and psi.binary:  # Ȳ in {0, 1}: the label's positive rows are Ȳ = 1
+        binary = [psi.map(np.asarray(Y, dtype=np.float64), None) > 0 for Y in (Y_train, Y_test)]
         pos = min(int(b.sum()) for b in binary)
         neg = min(int((~b).sum()) for b in binary)
         if min(pos, neg) < MIN_POSITIVES:

@@ -9,7 +9,7 @@ The kernel is the NumPy one's tie-group route on torch: one ``torch.sort`` of th
 tie groups (runs of equal sorted scores: ``-0.0`` and ``0.0`` compare equal, so they tie); per
 group, the positive weight ``P_t`` and the negative weight ``N_t``, as differences of one running
 sum (float64) at the groups' last rows; then the terms
-``P_t (N_below,t + ½ N_t)`` of :func:`bipartite.metrics._ranking.auc_terms` (the formula's one
+``P_t (N_below,t + ½ N_t)`` of :func:`bipartite.metrics._sorted_rows.auc_terms` (the formula's one
 home), summed and divided by ``ΣP ΣN``.
 
 Accuracy. Without weights every sum is an integer count, exact in float64 below 2**53 rows: the
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import torch
 
-from bipartite._utils.tensors import (
+from bipartite._utils.tensor_checks import (
     check_binary_where,
     check_finite_where,
     check_nonnegative_where,

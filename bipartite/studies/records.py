@@ -1,4 +1,5 @@
-"""Record segments: the finished tasks of a study folder in a few append-only files.
+"""The task records of a study folder, kept in a few append-only segment files (a segment here is
+a file of records, not a query: ``bipartite.studies.segments`` before issue 36).
 
 Layout
 ------

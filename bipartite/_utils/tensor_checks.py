@@ -1,5 +1,7 @@
-"""Tensor input checks and the one safe reducer, shared by the torch losses
-(:mod:`bipartite.surrogates` and the contrib trainers built on it).
+"""The checks of tensor input: conversion to tensors, the ``where`` validity mask, finite, binary
+and non-negative entries where valid, pair weights and generators; and the one safe reducer over
+the valid entries. Shared by the torch losses (:mod:`bipartite.surrogates` and the contrib trainers
+built on it) and the tensor AUC (``bipartite/metrics/_tensor_auc.py``).
 
 Private to the package (``bipartite._utils``); the names carry no underscore so that the modules
 that use them may import them. Imported only by modules that already need torch.
@@ -13,7 +15,8 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.validation import as_plain_array, check_array, check_dense_tensor
+from bipartite._utils.arrays import as_plain_array, check_array, check_dense_tensor
+from bipartite._utils.errors import first_index
 
 __all__ = ["as_elementwise", "as_float_array", "as_like", "as_scores", "as_where",
            "check_binary_where", "check_finite_where", "check_generator",
@@ -29,9 +32,11 @@ def show(t: torch.Tensor, limit: int = 8) -> str:
 
 
 def first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[Any, Any]:
-    """The value and index of the first True entry of the mask ``bad``."""
-    idx = tuple(int(i) for i in torch.nonzero(bad)[0])
-    return values[idx].item(), (idx[0] if len(idx) == 1 else idx)
+    """The value and the index (:func:`bipartite._utils.errors.first_index`) of the first True
+    entry of the mask ``bad`` (on any device: the mask is read on the CPU, on the error path
+    only)."""
+    idx = first_index(bad.detach().cpu().numpy())
+    return values[idx].item(), idx
 
 
 def positive_strides(arr: np.ndarray) -> np.ndarray:
@@ -74,7 +79,7 @@ def as_like(x: torch.Tensor | ArrayLike, name: str, scores: torch.Tensor) -> tor
 
 def as_float_array(x: ArrayLike, name: str) -> np.ndarray:
     """``x`` as a float64 array of any shape through the one conversion
-    (:func:`bipartite._utils.validation.check_array`: foreign dtypes, masked entries and sparse
+    (:func:`bipartite._utils.arrays.check_array`: foreign dtypes, masked entries and sparse
     input refused by name); NaN/inf are left to the caller's masked check."""
     return check_array(x, name, allow_empty=True, finite=False)
 

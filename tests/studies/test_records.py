@@ -29,9 +29,9 @@ from bipartite.studies import (
     study_status,
 )
 from bipartite.studies import execution as execution_module
-from bipartite.studies import segments as segments_module
+from bipartite.studies import records as records_module
 from bipartite.studies.errors import LegacyRecordWarning
-from bipartite.studies.segments import SegmentWriter, decode_line, encode_record
+from bipartite.studies.records import SegmentWriter, decode_line, encode_record
 from bipartite.studies.tasks import execute_task, expand_tasks, record_checksum
 
 LAYOUT_050 = Path(__file__).parent / "data" / "layout_0_5_0"
@@ -203,8 +203,8 @@ def _resolved() -> dict:
 
 def test_records_are_fsynced_per_batch_not_per_task(tmp_path, monkeypatch):
     calls = []
-    real = segments_module.write_some
-    monkeypatch.setattr(segments_module, "write_some",
+    real = records_module.write_some
+    monkeypatch.setattr(records_module, "write_some",
                         lambda fd, data: calls.append(bytes(data).count(b"\n")) or real(fd, data))
     res = run_study(demo(n_shift=100, replicates=2), tmp_path / "s", progress=False)
     assert res.ok and sum(calls) == 200
@@ -256,3 +256,22 @@ def test_loky_batch_sizes():
     assert size(128, fast, remaining=40, jobs=2) == 10  # the rest still fills the workers
     assert size(8, [{"elapsed_s": 1.0}], remaining=100, jobs=2) == 1  # slow tasks: one each
     assert size(8, [{"elapsed_s": float("nan")}], remaining=100, jobs=2) == 1
+
+
+def test_old_segments_path_warns_and_forwards(monkeypatch):
+    """``bipartite.studies.segments`` (issue 36: renamed ``records``, since a "segment" is a query
+    everywhere else in the package) still imports for a release, with a FutureWarning, and
+    forwards every name."""
+    import importlib
+    import sys
+
+    monkeypatch.delitem(sys.modules, "bipartite.studies.segments", raising=False)
+    with pytest.warns(FutureWarning, match="bipartite.studies.segments is deprecated.*"
+                      "bipartite.studies.records"):
+        old = importlib.import_module("bipartite.studies.segments")
+    with pytest.warns(FutureWarning, match="use bipartite.studies.records.SegmentWriter"):
+        assert old.SegmentWriter is SegmentWriter
+    with pytest.warns(FutureWarning, match="use bipartite.studies.records.MAX_SEGMENTS"):
+        assert old.MAX_SEGMENTS == records_module.MAX_SEGMENTS
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018

@@ -1,5 +1,6 @@
-"""Torch helpers shared by every torch estimator: the one device resolver and the one CPU
-thread policy (used by :class:`bipartite.learners.TorchEstimator`).
+"""Where torch computes, for every torch estimator: the one device resolver and the one CPU
+thread policy (used by :class:`bipartite.learners.TorchEstimator`; the XGBoost ranker takes its
+thread count from :func:`n_threads` too).
 
 Imported only by modules that already need torch (``bipartite`` itself stays torch-free).
 """

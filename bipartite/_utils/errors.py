@@ -1,0 +1,48 @@
+"""How the package reports bad and undefined input: the error and warning classes, NaN with a
+warning for an undefined quantity, and the position of the first bad entry that every error message
+names (STYLE.md habit 2)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = ["InvalidParameterError", "UndefinedMetricWarning", "first_index", "warn_undefined"]
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A metric is undefined for this input (for example one class only); NaN is returned."""
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """A parameter has the wrong type or an out-of-range value (as scikit-learn's error of the same
+    name, it is both a ``ValueError`` and a ``TypeError``)."""
+
+
+def warn_undefined(message: str) -> float:
+    """Warn with :class:`UndefinedMetricWarning` and return NaN."""
+    warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
+    return float("nan")
+
+
+def first_index(mask: ArrayLike) -> int | tuple[int, ...]:
+    """The position of the first True entry of ``mask`` (C order): an int for a 1-D mask, a tuple
+    of ints otherwise (``()`` for a 0-d one). It indexes the array the mask was made from and reads
+    as written in an error message ("at index 3", "at index (1, 2)"): the one home of "the first
+    bad position" that the package's errors name. One ``argmax`` (it stops at the first True),
+    no array of indices. A mask with no True entry is a ValueError (a caller's bug).
+
+    >>> first_index(np.array([False, True, True]))
+    1
+    >>> first_index(np.array([[False, False], [False, True]]))
+    (1, 1)
+    """
+    m = np.asarray(mask, dtype=bool)
+    flat = int(np.argmax(m)) if m.size else 0
+    if m.size == 0 or not m.flat[flat]:
+        raise ValueError(f"first_index: the mask has no True entry (shape {m.shape}).")
+    if m.ndim == 1:
+        return flat
+    return tuple(int(i) for i in np.unravel_index(flat, m.shape))
