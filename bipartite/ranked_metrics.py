@@ -62,6 +62,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_nonnegative,
+    first_index,
 )
 
 __all__ = [
@@ -105,8 +106,8 @@ def check_ranks(ranks: ArrayLike, name: str = "ranks") -> np.ndarray:
     check_nonnegative(arr, name)
     bad = non_ranks(arr)
     if bad.any():
-        i, j = (int(t) for t in np.argwhere(bad)[0])
-        raise ranks_error(name, arr[i, j], (i, j))
+        at = first_index(bad)
+        raise ranks_error(name, arr[at], at)
     if arr.size and arr.max() >= 2.0**53:
         # beyond int64 / exact float range: only the order of the ranks matters (0 stays
         # "irrelevant"), so recode them densely instead of overflowing to negative ints
