@@ -28,6 +28,14 @@ the one walk (what the report does up to ten labels) against the same sums built
 whole-array route (``_pairs.pair_sums``, what it did before), interleaved repeats, medians.
 
     python benchmarks/bench_report.py --n 1e6 --repeats 5 --n-boot 200 --routes 4
+
+With ``--cpu-targets``, issue 37 item 4's two cases in CPU time (``time.process_time``), side
+by side in this process (interleaved repeats, medians): the default report on 2·10⁶ rows with
+one scorer (target ≤ 4 × ``np.sort``) and on 5·10⁶ rows with three scorers (≤ 6 ×), each beside
+``np.sort`` of one score column (the faster of one before and one after the report) and, for
+scale, ``np.argsort`` of it (one argsort is the least a report that ranks rows can do).
+
+    python benchmarks/bench_report.py --cpu-targets --repeats 3
 """
 
 from __future__ import annotations
@@ -144,6 +152,48 @@ def routes(df: pd.DataFrame, K: int, n_boot: int, repeats: int) -> None:
         print(f"| {k} | {v:.3g} | {v / next(iter(med.values())):.3g} |")
 
 
+#: issue 37 item 4: (rows, scorers, target × np.sort, CPU time).
+CPU_TARGETS = ((2_000_000, 1, 4.0), (5_000_000, 3, 6.0))
+
+
+def cpu_targets(repeats: int) -> None:
+    """The report's CPU time against ``np.sort`` (and ``np.argsort``) of one score column in
+    the cases of :data:`CPU_TARGETS`, interleaved in this process."""
+    cpu = time.process_time
+    print(f"CPU time (time.process_time), {repeats} interleaved repeats (medians); "
+          f"numpy {np.__version__}; load average {os.getloadavg()[0]:.2f} before\n")
+    print("| rows | scorers | np.sort (s) | np.argsort (s) | report (s) | × np.sort | "
+          "× np.argsort | target × np.sort |\n|---|---|---|---|---|---|---|---|")
+    for n, k, target in CPU_TARGETS:
+        df = make_data(n)
+        scores = ["model", "bm25", "third"][:k]
+        if k > 2:
+            df["third"] = df["model"] + np.random.default_rng(5).normal(size=n)
+        s = df["model"].to_numpy()
+        kw = dict(KW, scores=scores)
+        diagnose(df, **kw)  # warm
+        t: dict = {"sort": [], "argsort": [], "report": []}
+        for _ in range(repeats):
+            t0 = cpu()
+            np.sort(s)
+            t1 = cpu()
+            np.argsort(s)
+            t2 = cpu()
+            diagnose(df, **kw)
+            t3 = cpu()
+            np.sort(s)
+            t4 = cpu()
+            t["sort"].append(min(t1 - t0, t4 - t3))
+            t["argsort"].append(t2 - t1)
+            t["report"].append(t3 - t2)
+        m = {key: float(np.median(v)) for key, v in t.items()}
+        r = m["report"] / m["sort"]
+        print(f"| {n:,} | {k} | {m['sort']:.3g} | {m['argsort']:.3g} | {m['report']:.3g} | "
+              f"{r:.1f} | {m['report'] / m['argsort']:.1f} | ≤ {target:g}: "
+              f"{'met' if r <= target else 'NOT met'} |")
+    print(f"\n(load average {os.getloadavg()[0]:.2f} after; {os.cpu_count()} CPUs)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=float, default=5e6)
@@ -159,8 +209,12 @@ def main():
     ap.add_argument("--routes", type=int, default=None, metavar="K",
                     help="time only the bootstrap step, one walk's pair sums against the "
                          "whole-array route's, with K labels (2..10)")
+    ap.add_argument("--cpu-targets", action="store_true",
+                    help="issue 37 item 4's two cases in CPU time, against np.sort")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.cpu_targets:
+        return cpu_targets(args.repeats)
     n = int(args.n)
     df = make_data(n)
     if args.routes:

@@ -40,7 +40,7 @@ from bipartite.cli import main as cli_main
 from bipartite.data import load_mulan
 from bipartite.diagnostics import delong_auc_variance, diagnose
 from bipartite.diagnostics._pairs import pair_blocks, pair_stats, pair_sums
-from bipartite.diagnostics._stats import label_sums
+from bipartite.diagnostics._placement_sums import label_sums
 from bipartite.dictatorship import cross_pair_win_rate, near_tie_rate
 from bipartite.metrics import QuerySegments
 

@@ -1,5 +1,5 @@
-"""The out-of-core placement statistics (bipartite/diagnostics/_dask.py) against slow,
-obviously-correct references and the in-memory report:
+"""The out-of-core placement statistics (bipartite/diagnostics/_dask_passes.py and its result,
+_dask_stats.py) against slow, obviously-correct references and the in-memory report:
 
 * every per-query sum against an O(n²) double loop over the rows (global and within-query
   placements, ties ½, weights), and against the grouped engine's placements
@@ -138,7 +138,7 @@ def test_queries_split_across_partitions_equal_a_double_loop(monkeypatch):
     fewer than half), the within-query sums of every partition are computed in place and the
     split queries' ones replaced by those of their shuffled rows: every per-query sum equals
     the O(n²) loop's (the split path taken: checked)."""
-    import bipartite.diagnostics._dask as D
+    import bipartite.diagnostics._dask_passes as D
 
     df, Y, w, q = _data(11, 240, K=2, n_queries=30)
     order = np.argsort(q, kind="stable")
@@ -321,8 +321,8 @@ def test_empty_partitions_and_a_distributed_cluster_by_address():
 def test_query_codes_are_positions_in_the_run_ids():
     """Claim: a row's global query code is the position of its id in the run's ids, by binary
     search for numbers and by hashing for anything else (strings, mixed types)."""
-    from bipartite.diagnostics._dask import _query_ids
     from bipartite.diagnostics._dask_kernels import query_codes
+    from bipartite.diagnostics._dask_passes import _query_ids
 
     rng = np.random.default_rng(0)
     ids = rng.choice(10_000, 300, replace=False).astype(np.int64)

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import bipartite.diagnostics._dask as dask_stats
 import bipartite.diagnostics._dask_io as dask_io
+import bipartite.diagnostics._dask_passes as dask_passes
 from bipartite.cli import main
 from bipartite.diagnostics import diagnose, placement_stats
 
@@ -110,7 +110,7 @@ def test_cli_fails_naming_the_file(folder, monkeypatch, capsys, when, step):
     """The CLI on its local process cluster: the file replaced on the driver between passes
     (after the first, the second or the third pass) gives one error line naming the file and
     exit status 2, no table."""
-    orig = getattr(dask_stats, step)
+    orig = getattr(dask_passes, step)
 
     def swapped(*args, **kwargs):
         if when == "before":
@@ -120,7 +120,7 @@ def test_cli_fails_naming_the_file(folder, monkeypatch, capsys, when, step):
             replacement(folder / "a.parquet", "same")
         return out
 
-    monkeypatch.setattr(dask_stats, step, swapped)
+    monkeypatch.setattr(dask_passes, step, swapped)
     code = main(["report", str(folder), "--score", "s", "--label", "y", "--qid", "q",
                  "--no-progress", "--workers", "1"])
     out = capsys.readouterr()

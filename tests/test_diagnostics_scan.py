@@ -14,7 +14,7 @@ import bipartite.diagnostics._scan as scan
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
 from bipartite.diagnostics._pairs import pair_stats
-from bipartite.diagnostics._stats import label_sums
+from bipartite.diagnostics._placement_sums import label_sums
 from bipartite.metrics import QuerySegments
 
 

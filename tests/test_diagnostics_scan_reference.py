@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import bipartite.diagnostics._scan as scan
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
-from bipartite.metrics import QuerySegments
+from bipartite.metrics import QuerySegments, group_auc
 from tests.test_diagnostics_scan import run_one_walk
 
 HALF = Fraction(1, 2)
@@ -254,20 +254,21 @@ def test_light_pair_sides_next_to_heavy_rows():
     assert wr.loc[("y0", "y1"), "win_rate"] == 0.0
     assert wr.loc[("y0", "y1"), "near_tie_rate"] == 0.0
     # the whole-array route's pair sums (the bootstrap's and jackknife's past ten labels) too
-    from bipartite.diagnostics._stats import label_sums
+    from bipartite.diagnostics._placement_sums import label_sums
 
     for codes, G in ((None, None), (np.array([0, 1, 0, 1]), 2)):
         ps = label_sums(s, Y, pow2_normalise(w), np.array([[0, 1]]), codes=codes, G=G)
         assert ps.auc()[0] == 0.0
 
 
-def test_within_query_underflow_is_nan_and_named_never_a_wrong_number():
-    """Known limitation, pinned as what it does: a query whose rows all weigh 1e-170 next to a
-    query of weight-1 rows has a defined AUC (0.25 here), but 'within' is stored as the
-    numerator AUC_q P_q N_q, and P_q N_q = 4e-340 is below the float range after the global
-    power-of-two scaling. Claim: the one-walk route then gives that query's AUC as NaN (never a
-    wrong finite number), keeps the query among those with both classes, and the report's note
-    names the underflow rather than a missing class; the heavy query keeps its exact AUC, 1."""
+def test_within_query_underflow_is_nan_in_the_sums_and_scale_free_in_the_report():
+    """A query whose rows all weigh 1e-170 next to a query of weight-1 rows has a defined AUC
+    (0.25 here), but 'within' is stored as the numerator AUC_q P_q N_q, and P_q N_q = 4e-340 is
+    below the float range after the global power-of-two scaling. Claim: the one walk's sums
+    then give that query's AUC as NaN (never a wrong finite number) and keep the query among
+    those with both classes; the report, whose weights span more than 2^400, takes each query's
+    AUC on its own scale as group_auc does (issue 35): the light query's AUC is 0.25 with no
+    note, the heavy one's 1, and the gAUC is group_auc's."""
     s = np.array([0.1, 0.9, 0.3, 0.7, 0.2, 0.8, 0.4, 0.6])
     Y = np.array([[0, 1, 0, 1, 1, 0, 0, 1]], dtype=float).T
     codes = np.array([0, 0, 0, 0, 1, 1, 1, 1])
@@ -284,8 +285,12 @@ def test_within_query_underflow_is_nan_and_named_never_a_wrong_number():
     df = pd.DataFrame({"s": s, "y": Y[:, 0].astype(int), "q": codes, "w": w_raw})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        row = diagnose(df, "s", "y", qid="q", weight="w").tables["auc"].iloc[0]
-    assert np.isnan(row["gauc"]) and "underflows in float64" in row["note"]
+        rep = diagnose(df, "s", "y", qid="q", weight="w")
+    pq = rep.tables["per_query"].sort_values("qid")
+    np.testing.assert_allclose(pq.auc.to_numpy(float), [1.0, 0.25], rtol=1e-15)
+    assert pq.note.isna().all()
+    assert rep.tables["auc"].iloc[0]["gauc"] == group_auc(Y[:, 0], s, qid=codes,
+                                                          sample_weight=w_raw)
 
 
 @pytest.mark.parametrize("seed,weights,qid", [(0, "tiny", True), (1, "span", False),
@@ -295,7 +300,7 @@ def test_whole_array_pair_sums_equal_the_pairwise_loop(seed, weights, qid):
     and the jackknife's sums past ten labels, and the jackknife's with query ids) against the
     same loop: the win rates, their DeLong variances and the exact leave-one-unit-out win
     rates (each unit's rows dropped and the loop run again), light pair sides included."""
-    from bipartite.diagnostics._stats import label_sums
+    from bipartite.diagnostics._placement_sums import label_sums
 
     G = 6 if qid else None
     s, Y, w, codes = _case(seed, 18, 3, G or 0, 0.5, weights, 0.45, query_class=True)

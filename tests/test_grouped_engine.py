@@ -257,8 +257,8 @@ def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
     warning that says so, for group_auc and the report, not the false "no group has both
     classes" (found by review). Weights of 1e-100 still give the exact gAUC, 1.0; since
     issue 35 group_auc scales each query's weights by its own power of two
-    (:func:`bipartite.metrics._grouped.query_scaled`), so 1e-170 does too; the report still
-    scales all rows by one power of two (NaN with the note)."""
+    (:func:`bipartite.metrics._grouped.query_scaled`), so 1e-170 does too, and so does the
+    report in memory (the same query_scaled and per-query statistics)."""
     from bipartite.diagnostics import diagnose
 
     y, s, q = [1, 0, 1, 0], [0.9, 0.1, 0.8, 0.2], [0, 0, 1, 1]
@@ -270,4 +270,4 @@ def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         row = diagnose(df, "s", "y", qid="q", weight="w").tables["auc"].iloc[0]
-    assert np.isnan(row["gauc"]) and "underflows in float64" in row["note"]
+    assert row["gauc"] == 1.0 and row["n_queries_defined"] == 2

@@ -87,7 +87,7 @@ def test_jackknife_auc_against_sklearn_with_each_unit_left_out():
     """Claim: PlacementSums.jackknife_auc is the exact pooled AUC with one unit left out:
     each row (no query ids) or each query (with query ids), ties and weights included; and
     jackknife_gauc the exact gAUC without each query."""
-    from bipartite.diagnostics._stats import label_sums
+    from bipartite.diagnostics._placement_sums import label_sums
 
     rng = np.random.default_rng(4)
     n = 60

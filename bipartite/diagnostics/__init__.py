@@ -55,31 +55,32 @@ JSON, always with a reason in the row's ``note``.
 
 The package is a report layer over the grouped-AUC engine of :mod:`bipartite.metrics`
 (:class:`~bipartite.metrics.QuerySegments`: every AUC, placement, per-query AUC and bootstrap
-replicate comes from its one sort per scorer): ``_tables`` reads the table, ``_stats`` the
-per-unit placement sums (variances, bootstrap replicates, jackknife), ``_inference`` DeLong's
-public entry points, the delta method for Min and Diff AUC and the paired test, ``_intervals``
-the interval methods and their measured coverage, ``_pairs`` the statistics of all label
-pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps of
-:func:`diagnose`, ``_context`` what they share (the checked table, the estimates, the one place
+replicate comes from its one sort per scorer): ``_score_table`` reads the table, ``_placement_sums``
+holds the per-unit placement sums (variances, bootstrap replicates, jackknife), ``_inference``
+DeLong's public entry points, the delta method for Min and Diff AUC and the paired test,
+``_intervals`` the interval methods and their measured coverage, ``_pairs`` the statistics of all
+label pairs at once, ``_dictator`` the theory-against-observed table, ``_diagnose`` the named steps
+of :func:`diagnose`, ``_context`` what they share (the checked table, the estimates, the one place
 intervals are made), ``_outputs`` one function per table, ``_choice`` the choice of a scorer,
-``_report`` the result (:class:`Diagnostics`), ``_render`` its Markdown and HTML, ``_figures``
-its figures.
+``_report`` the result (:class:`Diagnostics`), ``_render`` its Markdown and HTML, ``_figures`` its
+figures.
 
 **Out of core.** :func:`placement_stats` computes the report's sufficient statistics exactly on
 data larger than memory, on dask (a Parquet folder or a dask DataFrame; a local cluster or a
 running scheduler): per scorer, label and cross pair, the per-query sums of DeLong's placements
 (global and within the query) and their second moments; :meth:`PlacementStats.summary` gives the
 AUCs, W_{k>j}, DeLong variances (unclustered and query-clustered) and gAUCs
-(``_dask``; docs/out_of_core.md). :func:`diagnose` given such data (:func:`is_out_of_core`: a
-Parquet folder, glob or list of files, a dask DataFrame) or a ``scheduler`` builds the whole
-report from those sums, the same tables by the same steps (``_dask_report``; with query ids;
+(``_dask_passes``, its result ``_dask_stats``; docs/out_of_core.md). :func:`diagnose` given
+such data (:func:`is_out_of_core`: a Parquet folder, glob or list of files, a dask DataFrame)
+or a ``scheduler`` builds the whole report from those sums, the same tables by the same steps (``_dask_report``; with query ids;
 near-tie rates not computed).
 """
 
 from __future__ import annotations
 
-from bipartite.diagnostics._dask import PlacementStats, placement_stats
+from bipartite.diagnostics._dask_passes import placement_stats
 from bipartite.diagnostics._dask_report import is_out_of_core
+from bipartite.diagnostics._dask_stats import PlacementStats
 from bipartite.diagnostics._diagnose import (
     MAX_BOOT_BYTES,
     MAX_FPR_OUT_OF_CORE,
@@ -88,7 +89,7 @@ from bipartite.diagnostics._diagnose import (
 )
 from bipartite.diagnostics._inference import delong_auc_variance, delong_paired_test
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._tables import load_scores
+from bipartite.diagnostics._score_table import load_scores
 
 __all__ = ["Diagnostics", "MAX_BOOT_BYTES", "MAX_FPR_OUT_OF_CORE", "MAX_N_BOOT", "PlacementStats", "diagnose", "load_scores", "delong_auc_variance", "delong_paired_test", "is_out_of_core", "placement_stats"]
 

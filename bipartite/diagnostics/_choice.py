@@ -17,6 +17,7 @@ import numpy as np
 
 from bipartite.diagnostics._context import Ctx, Data, Estimates, join_notes, kind_label
 from bipartite.diagnostics._inference import paired_min_delta
+from bipartite.diagnostics._render import fmt_ci, fmt_num
 
 __all__ = ["PAIRED_MIN_COLUMNS", "SCORER_COLUMNS", "paired_min_table", "recommend",
            "scorers_table"]
@@ -28,6 +29,8 @@ SCORER_COLUMNS = ["scorer", "min_auc", "min_auc_label", "min_auc_ci_low", "min_a
 #: The columns of ``tables["paired_min"]``.
 PAIRED_MIN_COLUMNS = ["scorer_a", "scorer_b", "min_auc_a", "min_auc_b", "difference", "se",
                       "ci_low", "ci_high", "method", "note"]
+#: How the recommendation's sentence writes an interval that does not exist.
+NO_CI = "(no interval)"
 
 
 def scorers_table(auc_rows: list[dict], summary_rows: list[dict]) -> list[dict]:
@@ -89,14 +92,6 @@ def paired_min_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict
     return rows
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3f}"
-
-
-def _ci(lo: float, hi: float) -> str:
-    return f"[{lo:.3f}, {hi:.3f}]" if np.isfinite(lo) and np.isfinite(hi) else "(no interval)"
-
-
 def recommend(scorer_rows: list[dict], paired_rows: list[dict], level: float) -> dict:
     """The scorer with the highest Min AUC (its weakest label is the best served), and a
     sentence with the evidence: its Min AUC with interval, and the paired differences against
@@ -120,9 +115,9 @@ def recommend(scorer_rows: list[dict], paired_rows: list[dict], level: float) ->
                                           "no Min AUC to choose by."}
     best = max(ok, key=lambda r: r["min_auc"])  # the first of equals, in the order given
     s = best["scorer"]
-    head = (f"`{s}` has the highest Min AUC, {_fmt(best['min_auc'])} ({pct} CI "
-            f"{_ci(best['min_auc_ci_low'], best['min_auc_ci_high'])}; its weakest label: "
-            f"`{best['min_auc_label']}`)")
+    head = (f"`{s}` has the highest Min AUC, {fmt_num(best['min_auc'])} ({pct} CI "
+            f"{fmt_ci(best['min_auc_ci_low'], best['min_auc_ci_high'], missing=NO_CI)}; its "
+            f"weakest label: `{best['min_auc_label']}`)")
     if len(scorer_rows) == 1:
         return {"scorer": s, "reason": head + "; it is the only scorer."}
     near, far, unknown = [], [], []
@@ -132,7 +127,7 @@ def recommend(scorer_rows: list[dict], paired_rows: list[dict], level: float) ->
         other, sign = ((p["scorer_b"], 1.0) if p["scorer_a"] == s else (p["scorer_a"], -1.0))
         d, lo, hi = sign * p["difference"], sign * p["ci_low"], sign * p["ci_high"]
         lo, hi = min(lo, hi), max(lo, hi)
-        text = f"`{other}` ({d:+.3f} {_ci(lo, hi)})"
+        text = f"`{other}` ({d:+.3f} {fmt_ci(lo, hi, missing=NO_CI)})"
         if not (np.isfinite(lo) and np.isfinite(hi)):
             unknown.append(text if np.isfinite(d) else f"`{other}` (Min AUC undefined)")
         elif lo > 0:

@@ -16,7 +16,7 @@ import numpy as np
 from bipartite.diagnostics._inference import boot_var, min_diff_delta
 from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["Ctx", "Data", "Estimates", "boot_note", "join_notes", "kind_label"]

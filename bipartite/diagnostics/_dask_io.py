@@ -1,4 +1,4 @@
-"""Reading and computing for the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+"""Reading and computing for the out-of-core statistics (:mod:`bipartite.diagnostics._dask_passes`;
 docs/out_of_core.md): the Parquet files of a folder or glob, their footers checked and their
 row groups cut into partitions, the dask frame of the needed columns, the client to use and
 ``compute`` with reading errors that name what was read."""
@@ -92,25 +92,23 @@ def _changed(path: str, what: str, then: Any, now: Any) -> InputChanged:
 
 
 def check_unchanged(pieces: list[tuple] | None) -> None:
-    """Every input file of ``pieces`` as recorded at the start (:func:`file_identity`): size,
-    modification time, the footer's row count and digest; else :class:`InputChanged` naming the
-    file. Nothing to check for a dask or pandas DataFrame (``pieces`` None)."""
-    import pyarrow.parquet as pq
-
+    """Every input file of ``pieces`` as recorded at the start: its :func:`file_identity` now
+    (size, modification time, the footer's row count and digest) equal to the one recorded,
+    else :class:`InputChanged` naming the file and the first part that differs. Nothing to
+    check for a dask or pandas DataFrame (``pieces`` None)."""
     for path, ident in {p[0]: p[4] for p in pieces or []}.items():
-        size, mtime = _stat(path)
-        if size < 0:
+        if _stat(path)[0] < 0:
             raise _changed(path, "existence", "present", "gone")
-        if (size, mtime) != ident[:2]:
-            raise _changed(path, "size and modification time", _when(ident[:2]),
-                           _when((size, mtime)))
         try:
-            rows, digest = pq.ParquetFile(path).metadata.num_rows, _footer_digest(path)
+            now = file_identity(path)
         except Exception as e:  # pyarrow raises ArrowInvalid / OSError subclasses
             raise _changed(path, "footer", "readable", f"unreadable ({e})") from None
-        if rows != ident[2]:
-            raise _changed(path, "rows", ident[2], rows)
-        if digest != ident[3]:
+        if now[:2] != ident[:2]:
+            raise _changed(path, "size and modification time", _when(ident[:2]),
+                           _when(now[:2]))
+        if now[2] != ident[2]:
+            raise _changed(path, "rows", ident[2], now[2])
+        if now[3] != ident[3]:
             raise _changed(path, "footer (schema, row groups, statistics)", "one", "another")
 
 
@@ -299,14 +297,16 @@ def _reading(where: str) -> Iterator[None]:
 @contextlib.contextmanager
 def _worker_deaths(client: Any) -> Iterator[None]:
     """``KilledWorker`` (a worker restarted past its memory limit, or killed) as one line
-    naming the limit and the fix (:func:`bipartite.diagnostics._dask_wait.killed`)."""
+    naming the limit and the fix (:func:`bipartite.diagnostics._dask_wait.killed`; the limit is
+    asked for now, while the workers live)."""
+    from bipartite.diagnostics._dask_wait import killed, worker_limit
+
+    limit = worker_limit(client)
     try:
         yield
     except Exception as e:
         if type(e).__name__ == "KilledWorker":
-            from bipartite.diagnostics._dask_wait import killed
-
-            raise killed(e, client) from None
+            raise killed(e, limit) from None
         raise
 
 

@@ -1,4 +1,4 @@
-"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+"""Per-partition kernels of the out-of-core statistics (:mod:`bipartite.diagnostics._dask_passes`;
 docs/theory.md §2.3, §7.5; docs/out_of_core.md): top-level functions shipped to the dask
 workers, each a NumPy pass over one partition (check, bucket masses, global and within-query
 placement sums), and the names of the statistics they return."""
@@ -12,7 +12,8 @@ import pandas as pd
 
 from bipartite._utils.order_keys import integer_order_key, order_key_out_of_range
 from bipartite._utils.validation import check_group_ids
-from bipartite.metrics import QuerySegments, segment_below
+from bipartite.diagnostics._score_table import qid_problem
+from bipartite.metrics import QuerySegments, tie_placements
 
 __all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
 
@@ -114,18 +115,12 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
             problem = (f"The {what} column {col!r} must {spec['must'][what]}, got {float(v[row])!r} "
                        f"on {{where}} ({len(bad)} such row(s) in that part).")
             break
-    if problem is None and spec["qid"] is not None:
-        bad = np.flatnonzero(df[spec["qid"]].isna().to_numpy())
-        if len(bad):
-            row = int(bad[0])
-            problem = (f"The qid column {spec['qid']!r} must have no missing value, got "
-                       f"{df[spec['qid']].iloc[row]!r} on {{where}}.")
-    if problem is None and spec["qid"] is not None:  # the metrics' query-id check
+    if problem is None and spec["qid"] is not None:  # the report's query-id check
         q = df[spec["qid"]]
-        if pd.api.types.is_float_dtype(q.dtype) and not np.isfinite(q.to_numpy(float)).all():
-            row = int(np.flatnonzero(~np.isfinite(q.to_numpy(float)))[0])
-            problem = (f"The qid column {spec['qid']!r} must hold finite ids, got "
-                       f"{float(q.iloc[row])!r} on {{where}}.")
+        bad = qid_problem(q)
+        if bad is not None:
+            row, must, got = bad
+            problem = f"The qid column {spec['qid']!r} must {must}, got {got} on {{where}}."
         elif q.dtype == object:
             try:
                 check_group_ids(q.to_numpy(), "qid")
@@ -286,11 +281,7 @@ def range_part(df: pd.DataFrame, spec: dict, score: str, cuts: np.ndarray,
     ties = len(seg.starts) < n  # per tie group, then repeated to its rows
     Gp = np.add.reduceat(ps, seg.starts, axis=1) if ties else ps
     Gn = np.add.reduceat(ns, seg.starts, axis=1) if ties else ns
-    below = np.cumsum(Gn, axis=1)
-    below -= 0.5 * Gn  # the negative mass before the group, plus ½ its own
-    above = np.cumsum(Gp, axis=1)
-    np.subtract(Gp.sum(axis=1, keepdims=True), above, out=above)
-    above += 0.5 * Gp  # the positive mass after the group, plus ½ its own
+    below, above = tie_placements(Gp, Gn)
     if ties:
         sizes = np.diff(np.r_[seg.starts, n])
         below, above = np.repeat(below, sizes, axis=1), np.repeat(above, sizes, axis=1)
@@ -415,17 +406,14 @@ def _within_sums(ps: np.ndarray, ns: np.ndarray, starts: np.ndarray, gcodes: np.
     query q, ``below_g = (negative mass of q before g) + ½ (g's)``, ``above_g = (positive mass
     of q after g) + ½ (g's)``, summed over the groups (no per-row gather). The sums over the
     earlier (later) groups of the same query are :func:`bipartite.metrics.segment_below`'s (on
-    the reversed order for ``above``): a light query next to heavy ones keeps its digits."""
+    the reversed order for ``above``; :func:`bipartite.metrics.tie_placements`): a light query
+    next to heavy ones keeps its digits."""
     ng = len(starts)
     Gp = np.add.reduceat(ps, starts, axis=1) if ng < ps.shape[1] else ps
     Gn = np.add.reduceat(ns, starts, axis=1) if ng < ns.shape[1] else ns
     qfirst = np.flatnonzero(np.r_[True, gcodes[1:] != gcodes[:-1]])
-    below = segment_below(Gn, qfirst)
-    below += 0.5 * Gn
+    below, above = tie_placements(Gp, Gn, qfirst)
     below *= Gp
-    first_r = ng - np.r_[qfirst[1:], ng][::-1]  # the queries' starts in the reversed order
-    above = segment_below(Gp[:, ::-1], first_r)[:, ::-1]
-    above += 0.5 * Gp
     above *= Gn
     return np.add.reduceat(below, qfirst, axis=1), np.add.reduceat(above, qfirst, axis=1)
 

@@ -3,7 +3,7 @@
 build **the same tables** as in memory.
 
 :func:`out_of_core_sums` runs :func:`bipartite.diagnostics.placement_stats` (exact, on dask) and
-returns, per scorer, the per-query :class:`~bipartite.diagnostics._stats.PlacementSums` of every
+returns, per scorer, the per-query :class:`~bipartite.diagnostics._placement_sums.PlacementSums` of every
 label and cross pair (:meth:`PlacementStats.placement_sums`), with the queries in sorted id
 order as in memory. Every table of the report — per-label AUC and gAUC, W_{k>j}, Min and Diff
 AUC, the effective weights and the dictator, DeLong's standard errors (clustered by query), the
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite.diagnostics._stats import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums
 
 __all__ = ["NEAR_TIE_NOTE", "OUT_OF_CORE_NOTE", "OutOfCoreSums", "is_out_of_core",
            "out_of_core_sums", "rows_of"]
@@ -93,8 +93,8 @@ def out_of_core_sums(data: Any, score_names: list[str], label_names: list[str], 
     dask or pandas DataFrame) on ``scheduler`` (:func:`bipartite.diagnostics.placement_stats`,
     which checks every column and names the file and row of a bad value; ``kw``: its
     ``rows_per_partition`` and ``n_cuts``)."""
-    from bipartite.diagnostics._dask import placement_stats
     from bipartite.diagnostics._dask_io import parquet_files
+    from bipartite.diagnostics._dask_passes import placement_stats
 
     if isinstance(data, str | os.PathLike | list | tuple):
         parquet_files(data)  # a folder or glob with no Parquet file: said first

@@ -1,16 +1,19 @@
-"""Waiting on dask for the out-of-core statistics (:mod:`bipartite.diagnostics._dask`;
+"""Waiting on dask for the out-of-core statistics (:mod:`bipartite.diagnostics._dask_passes`;
 docs/out_of_core.md, "Memory, progress and stalls"): a floor on the workers' memory checked
 before any pass, the progress of each pass on stderr, a watchdog that stops a run whose paused
 workers make no progress, and worker deaths reported as one line that says what to do.
 
-* **Memory floor** (:func:`check_memory`): a worker holds its idle memory (its reported
-  memory, at least :data:`IDLE_BYTES`: the interpreter, NumPy, pandas, pyarrow and dask, about
-  200 MB) plus, in the third pass, about :data:`BYTES_PER_CELL` bytes per row of the largest
-  piece and per column read or weight pair (the piece, its masses, sorts and placements, the
-  shuffle's buffers and the results held for the driver; measured); dask pauses a worker at
-  ``distributed.worker.memory.pause`` (80 %) of its limit. A limit below
-  ``(idle + working set) / pause`` is refused before the first pass, naming the smallest limit
-  that holds.
+* **Memory floor** (:func:`memory_floor`, :func:`check_memory`): a worker's peak resident
+  memory in a run is about ``IDLE_BYTES + rows × BYTES_PER_CELL × (columns + PAIR_CELLS ×
+  pairs) + queries × BYTES_PER_QUERY_CELL × pairs × (scorers + 1)`` (rows: of the
+  largest piece; columns: read; pairs: the weight pairs, each label and each cross pair;
+  queries: the distinct query ids), the constants fitted to measured peaks over 18 data shapes
+  and scaled to cover every one (benchmarks/calibrate_ooc_memory.py,
+  benchmarks/results/ooc_memory_floor.json). A worker that reports more than ``IDLE_BYTES``
+  counts what it reports instead. Dask pauses a worker at
+  ``distributed.worker.memory.pause`` (80 %) of its limit, so a limit below peak / pause is
+  refused before the first pass (queries not yet known: counted 0) and again, with the
+  queries, before the second; the message names the smallest limit that holds.
 * **Progress**: each pass is one tqdm bar on stderr whose total is the pass's tasks and whose
   rate, hence its remaining time, is measured as they finish (the scheduler's task states,
   polled every :data:`POLL_SECONDS`).
@@ -30,23 +33,34 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["BYTES_PER_CELL", "IDLE_BYTES", "MemoryStall", "POLL_SECONDS", "STALL_SECONDS",
-           "check_memory", "memory_floor", "wait"]
+__all__ = ["BYTES_PER_CELL", "BYTES_PER_QUERY_CELL", "IDLE_BYTES", "MemoryStall", "PAIR_CELLS",
+           "POLL_SECONDS", "STALL_SECONDS", "check_memory", "killed", "memory_floor", "wait", "worker_limit"]
 
 #: Seconds without a task changing state, while a worker is paused, before the run stops.
 STALL_SECONDS = 120.0
 #: Seconds between two looks at the scheduler (progress and watchdog).
 POLL_SECONDS = 1.0
-#: Bytes of a worker's peak working set per row of a piece and per column read or weight pair
-#: (2 in the measure per weight pair: masses and placements). Measured: a worker's resident
-#: memory peaked at 357 MB, 160 MB over its idle 195 MB, on 4·10⁵ rows in pieces of 10⁵ rows
-#: with 7 columns and 3 weight pairs (benchmarks/make_report_data.py; 2 workers, no memory
-#: pressure): 84 bytes a row and cell, rounded up.
-BYTES_PER_CELL = 88
-#: A worker's memory once it has loaded the modules of the tasks (NumPy, pandas, pyarrow, dask,
-#: bipartite): measured 195 MB on the CLI's local cluster (62 MB before them), rounded up. The
-#: floor counts a worker's reported memory, or this where that is less.
-IDLE_BYTES = 200 * 2**20
+# The memory floor's constants (memory_floor), from a fresh worker's peak resident memory in
+# placement_stats over 18 data shapes (1 to 4 scorers, 1 to 6 labels, with and without query
+# ids and weights, float32 and float64 scores, pieces of 2.5·10⁴ to 4·10⁵ rows, 4 or 100 rows a
+# query, and make_report_data.py's data; 4 pieces, 2 workers): non-negative least squares, then
+# every constant scaled by the largest measured / fitted ratio (1.04) and rounded up, so that
+# the floor is at least every measured peak; measured peak / floor is 0.93 to 1.00 over the
+# shapes (benchmarks/calibrate_ooc_memory.py; the numbers: benchmarks/results/
+# ooc_memory_floor.json). Checked end to end on make_report_data.py's 4·10⁵ rows (4 pieces of
+# 10⁵, 2 workers): the floor, 816MiB in all, ran in 31 s; below it, 763MiB and 700MiB
+# stalled (a worker paused) and were stopped by the watchdog (docs/out_of_core.md).
+#: A fresh worker's memory in a run, before any term that grows with the data: the interpreter,
+#: NumPy, pandas, pyarrow, dask and the run's fixed structures. The floor counts a worker's
+#: reported memory where that is more.
+IDLE_BYTES = 285 * 2**20
+#: Bytes per row of the largest piece and per cell: per column read, and per PAIR_CELLS for
+#: each weight pair (masses, sorts and placements of pass 3, one scorer at a time).
+BYTES_PER_CELL = 41
+#: Cells per weight pair, in units of a column read.
+PAIR_CELLS = 1.44
+#: Bytes per distinct query id, weight pair and (scorer + 1): the dense per-query sums.
+BYTES_PER_QUERY_CELL = 21
 _MB = 2**20
 
 
@@ -59,50 +73,72 @@ def _mb(x: float) -> str:
     return f"{math.ceil(x / _MB)}MiB"
 
 
-def memory_floor(rows: int, n_cols: int, n_pairs: int, idle: float, pause: float) -> float:
-    """The smallest per-worker memory limit (bytes) under which a worker holding ``idle`` bytes
-    runs the pieces of ``rows`` rows (``n_cols`` columns read, ``n_pairs`` weight pairs)
-    without reaching dask's pause threshold ``pause`` (a share of the limit)."""
-    work = rows * BYTES_PER_CELL * (n_cols + 4 * n_pairs)
-    return (idle + work) / max(pause, 0.05)
+def memory_floor(rows: int, n_cols: int, n_pairs: int, idle: float, pause: float, *,
+                 n_scores: int = 1, n_queries: int = 0) -> float:
+    """The smallest per-worker memory limit (bytes) under which a worker runs the pieces of
+    ``rows`` rows without reaching dask's pause threshold ``pause`` (a share of the limit):
+    ``(max(idle, IDLE_BYTES) + rows × BYTES_PER_CELL × (n_cols + PAIR_CELLS × n_pairs) +
+    n_queries × BYTES_PER_QUERY_CELL × n_pairs × (n_scores + 1)) / pause``
+    (``n_cols`` columns read, ``n_pairs`` weight pairs, ``n_queries`` distinct query ids;
+    ``idle``: what the worker holds now)."""
+    work = (rows * BYTES_PER_CELL * (n_cols + PAIR_CELLS * n_pairs)
+            + n_queries * BYTES_PER_QUERY_CELL * n_pairs * (n_scores + 1))
+    return (max(idle, IDLE_BYTES) + work) / max(pause, 0.05)
 
 
-def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int) -> None:
-    """Refuse up front a cluster whose workers' memory limit is below :func:`memory_floor` for
-    the largest piece (``max_rows`` rows), naming the smallest ``--memory-limit`` that works.
+def check_memory(client: Any, max_rows: int, n_cols: int, n_pairs: int, *, n_scores: int = 1,
+                 n_queries: int = 0) -> None:
+    """Refuse a cluster whose workers' memory limit is below :func:`memory_floor` for the
+    largest piece (``max_rows`` rows), naming the smallest ``--memory-limit`` that works.
     Workers without a limit, and no client (local threads), pass."""
     if client is None:
         return
     import dask
 
     pause = dask.config.get("distributed.worker.memory.pause", 0.8) or 0.8
-    workers = client.scheduler_info(n_workers=-1).get("workers", {}) if _takes_n(client) else \
-        client.scheduler_info().get("workers", {})
+    workers = _workers(client)
     limits = [w.get("memory_limit") or 0 for w in workers.values()]
     if not limits or min(limits) <= 0:
         return
-    # a worker's memory now (its last heartbeat), at least what one holds once the modules of
-    # the tasks are loaded (a fresh worker reports about 60 MB before them)
+    # a worker's memory now (its last heartbeat), at least what a fresh one holds in a run
     idle = max([(w.get("metrics") or {}).get("memory") or 0 for w in workers.values()]
                + [IDLE_BYTES])
-    floor = memory_floor(max_rows, n_cols, n_pairs, idle, pause)
+    floor = memory_floor(max_rows, n_cols, n_pairs, idle, pause, n_scores=n_scores,
+                         n_queries=n_queries)
     low = min(limits)
     if low < floor:
         n = len(limits)
+        queries = f" and {n_queries:,} queries" if n_queries else ""
         raise MemoryStall(
             f"The dask workers' memory limit, {_mb(low)} a worker, is below what this data "
-            f"needs: a worker holds about {_mb(idle)} idle, and a piece of {max_rows:,} rows "
-            f"needs about {_mb(floor * max(pause, 0.05) - idle)} more, under dask's pause "
-            f"threshold ({pause:.0%} of the limit). Give at least "
+            f"needs: a worker holds about {_mb(idle)} before the data, and a piece of "
+            f"{max_rows:,} rows{queries} needs about {_mb(floor * max(pause, 0.05) - idle)} "
+            f"more, under dask's pause threshold ({pause:.0%} of the limit). Give at least "
             f"{_mb(floor)} a worker: --memory-limit {math.ceil(floor / _MB) * n}MiB for {n} "
-            "worker(s) (or "
-            "fewer --workers, or files with smaller row groups).")
+            "worker(s) (or fewer --workers, or files with smaller row groups).")
 
 
-def _takes_n(client: Any) -> bool:
+def _workers(client: Any) -> dict:
+    """The scheduler's workers (address → info: ``memory_limit``, ``metrics``...), all of them
+    (``scheduler_info`` lists the first few only unless told ``n_workers=-1``)."""
     import inspect
 
-    return "n_workers" in inspect.signature(client.scheduler_info).parameters
+    if "n_workers" in inspect.signature(client.scheduler_info).parameters:
+        return client.scheduler_info(n_workers=-1).get("workers", {})
+    return client.scheduler_info().get("workers", {})
+
+
+def worker_limit(client: Any) -> int:
+    """The smallest memory limit of ``client``'s workers in bytes (0: no client, no limit, or a
+    cluster that cannot be asked). Asked before a compute: once a worker is killed its limit
+    leaves the scheduler with it (:func:`killed`)."""
+    if client is None:
+        return 0
+    try:
+        return int(min((w.get("memory_limit") or 0 for w in _workers(client).values()),
+                       default=0))
+    except Exception:  # noqa: BLE001 - the cluster may be gone: the message goes without it
+        return 0
 
 
 def _scheduler_state(dask_scheduler: Any) -> dict:
@@ -125,17 +161,13 @@ def _stalled(state: dict, quiet: float) -> MemoryStall:
         "use fewer --workers with the same total, or write files with smaller row groups.")
 
 
-def killed(e: BaseException, client: Any) -> MemoryStall:
-    """``KilledWorker`` as one line naming the memory limit and the fix."""
-    try:
-        info = client.scheduler_info()["workers"].values()
-        limit = min(w.get("memory_limit") or 0 for w in info)
-    except Exception:  # the cluster may be gone: the message is given without the limit
-        limit = 0
+def killed(e: BaseException, limit: int) -> MemoryStall:
+    """``KilledWorker`` as one line naming the workers' memory limit (``limit`` bytes, from
+    :func:`worker_limit` before the compute; 0: not named) and the fix."""
     lim = f" (memory limit {_mb(limit)} a worker)" if limit else ""
     try:
         first = str(e).splitlines()[0] if str(e) else ""
-    except Exception:  # KilledWorker's text needs its worker's state
+    except Exception:  # noqa: BLE001 - KilledWorker's text needs its worker's state
         first = ""
     return MemoryStall(
         f"A dask worker died while running a task{lim}, most likely out of memory: dask restarts "

@@ -1,7 +1,7 @@
 """The diagnosis (:func:`diagnose`), a report layer over the grouped-AUC engine
 (:class:`bipartite.metrics.QuerySegments`, :func:`bipartite.metrics.grouped_stats`), in named
 steps: read and check the table (:func:`_read`), the label table (:func:`_label_table`), the point
-estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._stats`),
+estimates and the per-unit placement sums (:func:`_estimates`, :mod:`bipartite.diagnostics._placement_sums`),
 the bootstrap from those sums (:func:`_bootstrap`, only with ``n_boot > 0``; the jackknife for
 BCa, :func:`_jackknife`), then one function per output table
 (:mod:`bipartite.diagnostics._outputs`) and the choice among the scorers
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,17 +53,17 @@ from bipartite.diagnostics._outputs import (
     win_table,
 )
 from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pair_sums
+from bipartite.diagnostics._placement_sums import PlacementSums, label_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
-from bipartite.diagnostics._stats import PlacementSums, label_sums
-from bipartite.diagnostics._tables import as_names, column, frame, query_ids
+from bipartite.diagnostics._score_table import as_names, column, frame, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
     effective_weights,
 )
-from bipartite.metrics import GAUC_WEIGHTINGS, QuerySegments
+from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments, query_scaled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,7 +142,7 @@ def diagnose(
         of the smallest or largest AUCs see
         :func:`bipartite.diagnostics._inference.min_diff_delta`); docs/theory.md §2.6. B > 0:
         B bootstrap replicates from the per-unit placement sums
-        (:mod:`bipartite.diagnostics._stats`: O(queries) per replicate, or O(n) without
+        (:mod:`bipartite.diagnostics._placement_sums`: O(queries) per replicate, or O(n) without
         ``qid``) give every interval, over queries (or rows): gAUC replicates exact, pooled
         AUCs and win rates by their linearisation (0.5.0's default was B = 1000).
         At most :data:`MAX_N_BOOT` (10⁶), and its replicate tables at most :data:`MAX_BOOT_BYTES`
@@ -380,7 +381,7 @@ def _label_table(d: Data) -> tuple[list[dict], int | None]:
 
 def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estimates:
     """Point estimates per scorer from its global sort and its (query, score) order with query
-    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._stats.
+    ids, and the placement sums of the labels (:func:`bipartite.diagnostics._placement_sums.
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
     global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
@@ -389,6 +390,8 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
     whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
+    # each query's AUC scale-free, as group_auc takes it: None while one scale holds them all
+    wq, exp = query_scaled(d.w, d.g, d.G) if d.g is not None else (None, None)
     out = Estimates({}, {}, {}, {}, {}, {}, {})
     one_walk = fused(d.K)
     if one_walk:
@@ -411,6 +414,8 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                             weight, n_rows, tol)
             else:
                 st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
+            if exp is not None:
+                st = replace(st, queries=_queries_scale_free(d, s, wq, exp))
             _point_estimates(out, s, st, gauc_weighting)
         with bar.step(f"win rates {s!r}", "pairs"):
             if one_walk:
@@ -422,6 +427,18 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
+
+
+def _queries_scale_free(d: Data, s: str, wq: np.ndarray, exp: np.ndarray) -> GroupedStats:
+    """Scorer ``s``'s per-query statistics of the labels with the row weights ``wq`` scaled by
+    each query's own power of two ``exp`` (:func:`bipartite.metrics.query_scaled`, taken when
+    the weights span more than 2^400): the engine's per-query AUCs and, through ``exp``, the
+    gAUC weights on one scale, exactly as :func:`bipartite.metrics.group_auc` takes them (a
+    query of weights 1e-300 beside one of 1e300 keeps its AUC; one power of two for all rows
+    would underflow its ``P_q N_q`` to 0)."""
+    pos = d.Y.T * wq
+    gs = QuerySegments(d.S[s], d.g, check_input=False).stats(pos, wq - pos, weight=wq)
+    return replace(gs, exp=exp)
 
 
 def _point_estimates(out: Estimates, s: str, st: PlacementSums, gauc_weighting: str) -> None:
@@ -466,7 +483,7 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
                bar: Progress, gauc_weighting: str) -> dict:
     """The same resampled units (queries, or rows) for every scorer, label and pair: per scorer
     the replicates of the pooled AUCs (linearised), gAUCs (exact) and win rates (linearised),
-    all from the placement sums (:mod:`bipartite.diagnostics._stats`): O(units) per replicate.
+    all from the placement sums (:mod:`bipartite.diagnostics._placement_sums`): O(units) per replicate.
     The pairs' sums: the one walk's, else built once when they fit (``kept``), else per chunk."""
     K, pairs = d.K, d.pairs
     boot = {s: {"auc": np.full((K, n_boot), np.nan), "gauc": np.full((K, n_boot), np.nan),
@@ -503,7 +520,7 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
 def _jackknife(d: Data, est: Estimates, gauc_weighting: str) -> dict:
     """Exact leave-one-unit-out values (each query left out in turn, or each row without query
     ids) of the AUCs, gAUCs and win rates, for BCa's acceleration, from the placement sums
-    (:meth:`bipartite.diagnostics._stats.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
+    (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.jackknife_auc` and ``jackknife_gauc``):
     O(units) per statistic, never a units × units table. The win rates' sums are built again
     with their within-query sums (one more sort per query)."""
     kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)

@@ -44,11 +44,25 @@ def _colour(i: int) -> str:
     return f"C{i % 10}"
 
 
-def _legend_right(ax: Axes, title: str | None = None) -> None:
-    """The legend outside the axes, on the right (never over the data)."""
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                  fontsize=8, title=title, title_fontsize=8, frameon=False)
+def _legend_right(ax: Axes, title: str | None = None, handles: list | None = None,
+                  labels: list[str] | None = None) -> None:
+    """The legend outside the axes, on the right (never over the data): of the labelled
+    artists, or of ``handles`` named ``labels``."""
+    if handles is None and not ax.get_legend_handles_labels()[0]:
+        return
+    extra = {} if handles is None else {"handles": handles, "labels": labels}
+    ax.legend(**extra, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              fontsize=8, title=title, title_fontsize=8, frameon=False)
+
+
+def _ecdf(ax: Axes, pq: pd.DataFrame, scorer: str, of: str | None, **line: Any) -> None:
+    """The ECDF of the per-query AUCs of ``scorer`` for the label ``of`` (None: every label
+    pooled), queries with both classes, from 0 at AUC 0 to 1 at AUC 1, as a step line."""
+    sel = (pq.scorer == scorer) & ((pq.label == of) if of is not None else True)
+    v = np.sort(pq[sel].auc.dropna().to_numpy(dtype=float))
+    if len(v):
+        ax.step(np.r_[0, v, 1], np.r_[0, np.arange(1, len(v) + 1) / len(v), 1], where="post",
+                **line)
 
 
 def _label_ticks(ax: Axes, names: list[str], axis: str = "x") -> None:
@@ -195,11 +209,8 @@ def weights(t: Tables, m: dict) -> Figure:
                             xytext=(0, 3), textcoords="offset points", ha="center", fontsize=8,
                             color="C3" if dic[k] else "black")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.legend(handles=[Patch(color="C0", label="α share"),
-                       Patch(color="C3", label="dictator (share > ½)"),
-                       ax.get_lines()[0]], labels=["α share", "dictator (share > ½)",
-                                                   "½: dictates above"],
-              loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    _legend_right(ax, handles=[Patch(color="C0"), Patch(color="C3"), ax.get_lines()[0]],
+                  labels=["α share", "dictator (share > ½)", "½: dictates above"])
     ax.set(ylim=(0, 1.08), xlim=(-0.6, len(L) - 0.4), xlabel="label",
            ylabel="α share = α(k) / Σ α,  α = 1/(π(1 − π))",
            title="Effective weights of loss aggregation (a = 1): "
@@ -220,11 +231,7 @@ def per_query(t: Tables, m: dict) -> Figure | None:
                            layout="constrained", sharey=True, squeeze=False)
     for ax, lab in zip(axes[0], panels, strict=True):
         for i, s in enumerate(S):
-            sel = (pq.scorer == s) & ((pq.label == lab) if lab is not None else True)
-            v = np.sort(pq[sel].auc.dropna().to_numpy(dtype=float))
-            if len(v):
-                ax.step(np.r_[0, v, 1], np.r_[0, np.arange(1, len(v) + 1) / len(v), 1],
-                        where="post", color=_colour(i), label=s)
+            _ecdf(ax, pq, s, lab, color=_colour(i), label=s)
         ax.axvline(0.5, color="grey", lw=0.8, ls=":")
         ax.set(xlim=(-0.02, 1.02), xlabel="per-query AUC",
                title="all labels" if lab is None else f"label {lab}")
@@ -314,12 +321,8 @@ def overview(t: Tables, m: dict) -> Figure:
     if has_q:
         pq = t["per_query"]
         for (i, s), (k, lab) in itertools.product(enumerate(S), enumerate([None] if many else L)):
-            sel = (pq.scorer == s) & ((pq.label == lab) if lab is not None else True)
-            v = np.sort(pq[sel].auc.dropna().to_numpy())
-            if len(v):
-                axes[2].step(v, np.arange(1, len(v) + 1) / len(v), where="post",
-                             color=_colour(i), ls=styles[k % 4],
-                             label=s if many else f"{s} · {lab}")
+            _ecdf(axes[2], pq, s, lab, color=_colour(i), ls=styles[k % 4],
+                  label=s if many else f"{s} · {lab}")
         axes[2].set(xlabel="per-query AUC" + (" (all labels)" if many else ""),
                     ylabel="share of queries", xlim=(-0.02, 1.02), title="Per-query AUC (ECDF)")
         axes[2].legend(fontsize=7)

@@ -3,7 +3,7 @@ the grouped engine's placements (:meth:`bipartite.metrics.QuerySegments.placemen
 method for Min and Diff AUC (:func:`min_diff_delta`, docs/theory.md §2.6), the bootstrap
 variance and the paired z test; the interval formulas themselves are
 :mod:`bipartite.diagnostics._intervals`. The bootstrap replicates are the per-unit placement
-sums' (:meth:`bipartite.diagnostics._stats.PlacementSums.boot_auc`, ``boot_gauc``)."""
+sums' (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.boot_auc`, ``boot_gauc``)."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from bipartite._utils.validation import (
     pow2_normalise,
 )
 from bipartite.diagnostics._intervals import wald
+from bipartite.diagnostics._placement_sums import influence_var, placement_sums
 
 __all__ = ["boot_var", "check_level",
            "delong_auc_variance", "delong_paired_test", "delong_terms", "holm",
@@ -32,11 +33,9 @@ __all__ = ["boot_var", "check_level",
 
 def delong_terms(s: np.ndarray, pos: np.ndarray, neg: np.ndarray) -> tuple[float, np.ndarray]:
     """AUC and DeLong's scaled placement terms (n,) of one positive / negative weight pair
-    (n,), rows as units (:meth:`bipartite.diagnostics._stats.PlacementSums.terms`, the one home
+    (n,), rows as units (:meth:`bipartite.diagnostics._placement_sums.PlacementSums.terms`, the one home
     of DeLong's variance: ``var = Σ t²``, two scorers' ``cov = Σ t_a t_b``); NaN terms where the
     variance is undefined, a NaN AUC when a class is empty."""
-    from bipartite.diagnostics._stats import placement_sums
-
     ps = placement_sums(s, np.asarray(pos, dtype=np.float64)[None],
                         np.asarray(neg, dtype=np.float64)[None], within=False)
     return float(ps.auc()[0]), ps.terms()[0]
@@ -47,7 +46,7 @@ def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, 
     ``max_k θ_k − min_k θ_k``
     of the (defined) AUCs ``theta`` (k,), from their scaled influence terms ``terms`` (k, U)
     on common units (``var θ_k = Σ_u t_ku²``, ``cov(θ_k, θ_j) = Σ_u t_ku t_ju``: DeLong's,
-    clustered by query with query ids; :meth:`bipartite.diagnostics._stats.PlacementSums.terms`).
+    clustered by query with query ids; :meth:`bipartite.diagnostics._placement_sums.PlacementSums.terms`).
 
     Where the minimum is attained by one label k, Min AUC is differentiable with gradient
     ``e_k``: ``var = var θ_k``; Diff AUC with the maximum at label l has gradient ``e_l − e_k``:
@@ -66,10 +65,10 @@ def min_diff_delta(theta: np.ndarray, terms: np.ndarray) -> tuple[float, float, 
     theta = np.asarray(theta, dtype=np.float64)
     T = np.asarray(terms, dtype=np.float64)
     at_min, at_max = _tied(theta, theta.min()), _tied(theta, theta.max())
-    var = np.einsum("ku,ku->k", T, T)
+    var = influence_var(T)
     vmin = float(np.max(var[at_min]))
     D = T[at_max][:, None, :] - T[at_min][None, :, :]  # (max label, min label, units)
-    vdiff = 0.0 if len(theta) == 1 else float(np.max(np.einsum("abu,abu->ab", D, D)))
+    vdiff = 0.0 if len(theta) == 1 else float(np.max(influence_var(D)))
     note = None
     if len(theta) > 1 and (len(at_min) > 1 or len(at_max) > 1):
         note = ("AUCs tie for the " + " and the ".join(
@@ -103,7 +102,7 @@ def paired_min_delta(theta_a: np.ndarray, terms_a: np.ndarray, theta_b: np.ndarr
     Ta, Tb = np.asarray(terms_a, dtype=np.float64), np.asarray(terms_b, dtype=np.float64)
     ka, kb = _tied(theta_a, np.min(theta_a)), _tied(theta_b, np.min(theta_b))
     D = Ta[ka][:, None, :] - Tb[kb][None, :, :]  # (a's tied labels, b's tied labels, units)
-    var = float(np.max(np.einsum("abu,abu->ab", D, D)))
+    var = float(np.max(influence_var(D)))
     note = None if len(ka) == 1 and len(kb) == 1 else (
         "AUCs tie for a scorer's minimum: the paired Min AUC difference is not differentiable "
         "there; the delta method takes the tied labels with the largest variance (widest)")

@@ -1,6 +1,6 @@
 """The one home of the report's interval maths (docs/coverage.md, docs/theory.md §2.6):
 Wald (``est ± z se``) and Student-t (``est ± t_{G−1} se``) on a standard error — analytic
-(DeLong clustered by query, the delta method: :mod:`bipartite.diagnostics._stats`,
+(DeLong clustered by query, the delta method: :mod:`bipartite.diagnostics._placement_sums`,
 :mod:`bipartite.diagnostics._inference`) or from bootstrap replicates — and percentile and BCa
 (bias-corrected and accelerated, the acceleration from the leave-one-unit-out jackknife) on the
 replicates; the choice among the methods (``interval``, per configuration: analytic with

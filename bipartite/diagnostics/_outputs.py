@@ -17,25 +17,21 @@ from bipartite.diagnostics._dask_report import NEAR_TIE_NOTE
 from bipartite.diagnostics._dictator import DICTATORSHIP_COLUMNS
 from bipartite.diagnostics._inference import holm, paired_z
 from bipartite.diagnostics._intervals import t_p_value
-from bipartite.diagnostics._stats import query_notes
-from bipartite.diagnostics._tables import plain
+from bipartite.diagnostics._placement_sums import influence_var, query_notes
+from bipartite.diagnostics._score_table import plain
+from bipartite.dictatorship import dictatorship_index
 from bipartite.metrics import partial_auc
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["auc_table", "degenerate_note", "frames", "gauc_df", "influence_var", "paired_table", "per_query_table",
+__all__ = ["auc_table", "degenerate_note", "frames", "queries_defined", "paired_table", "per_query_table",
            "summary_table", "win_table"]
 
-def gauc_df(est: Estimates, s: str, k: int) -> int:
-    """Degrees of freedom of a gAUC's t interval: the queries where label k's AUC is defined
-    (the clusters of the ratio), less one."""
-    return int(est.stats[s].defined[:, k].sum()) - 1
-
-
-def influence_var(t: np.ndarray) -> np.ndarray:
-    """Variances ``Σ_u t²`` of scaled influence terms (k, U) (NaN rows stay NaN)."""
-    return np.einsum("ku,ku->k", t, t)
+def queries_defined(est: Estimates, s: str, k: int) -> int:
+    """The queries where label k's AUC under scorer ``s`` is defined: the clusters of the gAUC's
+    ratio (its t interval has one degree of freedom fewer)."""
+    return int(est.stats[s].defined[:, k].sum())
 
 
 def degenerate_note(label: str, auc: float, gauc: float, n_pos: int,
@@ -73,13 +69,13 @@ def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx,
         for k, lab in enumerate(d.label_names):
             se, lo, hi, why = ctx.interval(aucs[k], var[k], boot[s]["auc"][k],
                                            jack=ctx.jk(s, "auc", k))
+            nq = queries_defined(est, s, k) if d.qid else 0
             gse, glo, ghi, gwhy = ctx.interval(
                 gaucs[k], gvar[k], boot[s]["gauc"][k], jack=ctx.jk(s, "gauc", k),
-                df=gauc_df(est, s, k)) if d.qid else (
-                nan, nan, nan, "no query ids (qid): gAUC undefined")
+                df=nq - 1) if d.qid else (nan, nan, nan, "no query ids (qid): gAUC undefined")
             if d.qid and not np.isfinite(gaucs[k]):
                 gwhy = (f"a query's AUC of {lab!r} underflows in float64 (weights too light): "
-                        "gAUC undefined" if est.stats[s].defined[:, k].any() else
+                        "gAUC undefined" if nq else
                         f"no query has both classes of {lab!r}: gAUC undefined")
             # the partial AUC: NaN where the AUC is (a single class), whose note says so
             part = {} if max_fpr is None else {"pauc": partial_auc(
@@ -89,7 +85,7 @@ def auc_table(d: Data, est: Estimates, boot: dict, ctx: Ctx,
                 "scorer": s, "label": lab, "auc": aucs[k], "auc_se": se, "auc_ci_low": lo,
                 "auc_ci_high": hi, "auc_method": ctx.method, "gauc": gaucs[k], "gauc_se": gse,
                 "gauc_ci_low": glo, "gauc_ci_high": ghi,
-                "n_queries_defined": int(est.stats[s].defined[:, k].sum()) if d.qid else 0,
+                "n_queries_defined": nq,
                 **part, "note": join_notes(None if np.isfinite(aucs[k]) else
                                    f"label {lab!r} has a single class (with positive weight)",
                                    degenerate_note(lab, aucs[k], gaucs[k], n_pos[k],
@@ -150,9 +146,10 @@ def summary_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
                 notes.append("Diff AUC (a max − min) is biased upward when the labels' AUCs are "
                              "close, and its interval reaches 0: compare the labels' AUC "
                              "intervals instead")
-        Wall = est.wins[s].win
-        row["dictatorship_index"] = float(np.nanmax(np.abs(2 * Wall - 1))) if np.isfinite(
-            Wall).any() else nan
+        Wm = np.full((d.K, d.K), np.nan)  # W_{k>j} for k < j; the rest NaN (ignored)
+        if d.pairs:
+            Wm[tuple(np.asarray(d.pairs).T)] = est.wins[s].win
+        row["dictatorship_index"] = dictatorship_index(Wm)[0]
         if not np.isfinite(row["dictatorship_index"]):
             notes.append("no cross-pair win rate is defined" if d.K > 1 else "one label: no "
                          "cross pairs")
@@ -168,11 +165,16 @@ def per_query_table(d: Data, est: Estimates) -> pd.DataFrame:
     cols = ["scorer", "qid", "label", "n", "n_pos", "auc", "note"]
     if d.qid is None:
         return pd.DataFrame(columns=cols)
-    qv = [plain(v) for v in d.qvalues]
-    has = d.w > 0
-    npos_k, nneg_k = ([[np.bincount(d.g, (y if c else 1 - y) * has, minlength=d.G).astype(int)
-                        for y in d.Y.T] for c in (1, 0)]
-                      if d.g is not None else (None, None))  # out of core: d.q_npos
+    qv = ([plain(v) for v in d.qvalues] if d.qvalues.dtype == object else
+          d.qvalues.tolist())  # Python scalars, one call (10⁵ queries and more)
+    npos_k = nneg_k = None  # out of core: d.q_npos
+    if d.g is not None:  # the rows with positive weight in each class, per query
+        has = d.w > 0
+        g = d.g if has.all() else d.g[has]
+        Yh = d.Y if has.all() else d.Y[has]
+        rows = np.bincount(g, minlength=d.G)
+        npos_k = [np.bincount(g[y > 0], minlength=d.G) for y in Yh.T]
+        nneg_k = [rows - c for c in npos_k]
     parts = []
     for s in d.score_names:
         n_q = est.stats[s].n
@@ -202,7 +204,7 @@ def paired_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
             row = {"scorer_a": sa, "scorer_b": sb, "label": d.label_names[k], "metric": metric,
                    "value_a": va, "value_b": vb, "diff": va - vb}
             why = None if np.isfinite(va - vb) else f"{metric} of {d.label_names[k]!r} undefined"
-            df = gauc_df(est, sa, k) if metric == "gauc" else ctx.U - 1
+            df = queries_defined(est, sa, k) - 1 if metric == "gauc" else ctx.U - 1
             if ctx.boot:
                 ja, jb = ctx.jk(sa, metric, k), ctx.jk(sb, metric, k)
                 se, lo, hi, note = ctx.interval(
@@ -211,7 +213,8 @@ def paired_table(d: Data, est: Estimates, boot: dict, ctx: Ctx) -> list[dict]:
                 method = f"paired bootstrap over {over} (B={ctx.n_boot}), {kind}"
             else:
                 dt = est.terms[sa][metric][k] - est.terms[sb][metric][k]
-                se, lo, hi, note = ctx.interval(va - vb, var=float(dt @ dt), lo=-1.0, df=df)
+                se, lo, hi, note = ctx.interval(va - vb, var=float(influence_var(dt)), lo=-1.0,
+                                                df=df)
                 method = (("DeLong paired" if metric == "auc" else "delta method paired")
                           + ("" if d.qid is None else f", clustered by {d.G} queries")
                           + f", {kind}")

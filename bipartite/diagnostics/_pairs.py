@@ -3,7 +3,7 @@ win rates ``W_{k>j}`` and the near-tie rates of every pair (their one home, the 
 behind :func:`bipartite.dictatorship.cross_pair_win_rates` and
 :func:`~bipartite.dictatorship.near_tie_rates`: one pass for both, on the scorer's one sort),
 and the DeLong variances of the win rates from the per-unit placement sums
-(:mod:`bipartite.diagnostics._stats`: rows, or clustered by query), in blocks of pairs.
+(:mod:`bipartite.diagnostics._placement_sums`: rows, or clustered by query), in blocks of pairs.
 
 For the pair (k, j) the "k only" rows (``y_k = 1, y_j = 0``) play the positives and the "j only"
 rows (``y_j = 1, y_k = 0``) the negatives; a block of pairs is a block of weight rows (m, n) fed
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bipartite._utils.validation import pow2_normalise
-from bipartite.diagnostics._stats import PlacementSums, label_pair_weights, label_sums
+from bipartite.diagnostics._placement_sums import PlacementSums, label_pair_weights, label_sums
 from bipartite.dictatorship import pair_rates_checked
 from bipartite.metrics import QuerySegments
 
@@ -63,7 +63,7 @@ def pair_blocks(m: int, n: int) -> Iterator[slice]:
 def pair_sums(s: np.ndarray, Y: np.ndarray, ws: np.ndarray, kj: np.ndarray, *,
               codes: np.ndarray | None = None, G: int | None = None,
               seg: QuerySegments | None = None, within: bool = False) -> PlacementSums:
-    """The :class:`~bipartite.diagnostics._stats.PlacementSums` of the win rates of the pairs
+    """The :class:`~bipartite.diagnostics._placement_sums.PlacementSums` of the win rates of the pairs
     ``kj`` (m, 2) (one block), with units the queries ``codes`` (or the rows); ``ws``: the row
     weights, scaled by a power of two; ``within``: also the within-query sums (a per-query
     sort; the exact leave-one-query-out jackknife needs them, the win rates do not)."""

@@ -18,9 +18,33 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
+
 from bipartite._utils.markdown import table_lines
 
-__all__ = ["CSS", "html_blocks", "inline_html", "markdown_blocks", "page"]
+__all__ = ["CSS", "fmt_ci", "fmt_num", "fmt_p", "html_blocks", "inline_html", "markdown_blocks", "page"]
+
+def fmt_num(x: Any, digits: int = 3) -> str:
+    """A table cell: a float to ``digits`` decimals ("–" when not finite, never "-0.000"),
+    None as "–", anything else as its text."""
+    if isinstance(x, float | np.floating):
+        t = f"{x:.{digits}f}" if np.isfinite(x) else "–"
+        return t[1:] if t.startswith("-") and float(t) == 0 else t  # no "-0.000"
+    return "–" if x is None else str(x)
+
+
+def fmt_p(p: Any, digits: int = 3) -> str:
+    """A p-value to ``digits`` decimals, "< 0.001" below the last one, "–" when not finite."""
+    return "–" if not np.isfinite(p) else (f"< {10.0 ** -digits:g}" if p < 10.0 ** -digits
+                                           else f"{p:.{digits}f}")
+
+
+def fmt_ci(lo: Any, hi: Any, digits: int = 3, missing: str = "–") -> str:
+    """An interval ``[lo, hi]`` to ``digits`` decimals; ``missing`` when an end is not finite."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return missing
+    return f"[{lo:.{digits}f}, {hi:.{digits}f}]"
+
 
 #: The page's only style sheet (inline): readable tables, figures that fit the window.
 CSS = """

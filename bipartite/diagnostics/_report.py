@@ -17,8 +17,15 @@ import numpy as np
 
 from bipartite._utils.files import OutputError, check_writable, explain_os_error, prepare_output_dir
 from bipartite.diagnostics._figures import overview, report_figures
-from bipartite.diagnostics._render import html_blocks, markdown_blocks, page
-from bipartite.diagnostics._tables import plain
+from bipartite.diagnostics._render import (
+    fmt_ci,
+    fmt_num,
+    fmt_p,
+    html_blocks,
+    markdown_blocks,
+    page,
+)
+from bipartite.diagnostics._score_table import plain
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,23 +41,6 @@ def _record(row: dict) -> dict:
     if out.get("note") is None and any(v is None for k, v in out.items() if k != "note"):
         out["note"] = "undefined"  # every null carries a reason
     return out
-
-
-def _fmt(x: Any, digits: int) -> str:
-    if isinstance(x, float | np.floating):
-        t = f"{x:.{digits}f}" if np.isfinite(x) else "–"
-        return t[1:] if t.startswith("-") and float(t) == 0 else t  # no "-0.000"
-    return "–" if x is None else str(x)
-
-
-def _p(p: Any, digits: int) -> str:
-    return "–" if not np.isfinite(p) else (f"< {10.0 ** -digits:g}" if p < 10.0 ** -digits
-                                           else f"{p:.{digits}f}")
-
-
-def _ci(lo: Any, hi: Any, digits: int) -> str:
-    return "–" if not (np.isfinite(lo) and np.isfinite(hi)) else \
-        f"[{lo:.{digits}f}, {hi:.{digits}f}]"
 
 
 def _theory_sentence(m: dict) -> str:
@@ -77,9 +67,9 @@ def _choice_blocks(m: dict, t: dict, rec: dict | None, pct: str, digits: int) ->
         "Min AUC: a scorer's lowest per-label AUC (its weakest label); Diff AUC: highest minus "
         "lowest; Macro AUC: their mean."), ("table",
         ["scorer", "Min AUC", "weakest label", f"{pct} CI", "Diff AUC", f"{pct} CI", "Macro AUC"],
-        [[r.scorer, _fmt(r.min_auc, digits), r.min_auc_label,
-          _ci(r.min_auc_ci_low, r.min_auc_ci_high, digits), _fmt(r.diff_auc, digits),
-          _ci(r.diff_auc_ci_low, r.diff_auc_ci_high, digits), _fmt(r.macro_auc, digits)]
+        [[r.scorer, fmt_num(r.min_auc, digits), r.min_auc_label,
+          fmt_ci(r.min_auc_ci_low, r.min_auc_ci_high, digits), fmt_num(r.diff_auc, digits),
+          fmt_ci(r.diff_auc_ci_low, r.diff_auc_ci_high, digits), fmt_num(r.macro_auc, digits)]
          for r in sc.itertuples()]), ("figure", "auc_plane")]
     pm = t.get("paired_min")
     if pm is not None and len(pm):
@@ -89,8 +79,8 @@ def _choice_blocks(m: dict, t: dict, rec: dict | None, pct: str, digits: int) ->
             "with the bootstrap (n_boot > 0) the minimum recomputed in every replicate "
             "(docs/theory.md §2.6; its measured coverage: docs/coverage.md)."),
             ("table", ["a", "b", "Min AUC a", "Min AUC b", "a − b", f"{pct} CI", "method"],
-             [[r.scorer_a, r.scorer_b, _fmt(r.min_auc_a, digits), _fmt(r.min_auc_b, digits),
-               _fmt(r.difference, digits), _ci(r.ci_low, r.ci_high, digits), r.method]
+             [[r.scorer_a, r.scorer_b, fmt_num(r.min_auc_a, digits), fmt_num(r.min_auc_b, digits),
+               fmt_num(r.difference, digits), fmt_ci(r.ci_low, r.ci_high, digits), r.method]
               for r in pm.itertuples()])]
     if rec is not None:
         out.append(("p", f"**Recommendation:** {rec['reason']}"))
@@ -102,8 +92,8 @@ def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
     would favour) beside the observed win rates of each scorer."""
     out: list[tuple] = [("h", 2, "Labels"), ("table",
         ["label", "positives", "prior π", "α (a = 1)", "α share", "would dictate (theory)"],
-        [[r.label, r.n_pos, _fmt(r.prior, digits), _fmt(r.alpha, digits),
-          _fmt(r.alpha_share, digits), "yes" if r.dictator else ""]
+        [[r.label, r.n_pos, fmt_num(r.prior, digits), fmt_num(r.alpha, digits),
+          fmt_num(r.alpha_share, digits), "yes" if r.dictator else ""]
          for r in t["labels"].itertuples()]), ("p", _theory_sentence(m)), ("figure", "weights")]
     dic = t.get("dictatorship")
     if dic is None or len(m["labels"]) < 2:
@@ -121,10 +111,10 @@ def _label_blocks(m: dict, t: dict, digits: int) -> list[tuple]:
     rows = []
     for lab in m["labels"]:
         r0 = dic[(dic.label == lab)].iloc[0]
-        row = [lab, _fmt(r0.theory_alpha_share, digits), "yes" if r0.theory_dictator else ""]
+        row = [lab, fmt_num(r0.theory_alpha_share, digits), "yes" if r0.theory_dictator else ""]
         for s in m["scores"]:
             r = dic[(dic.label == lab) & (dic.scorer == s)].iloc[0]
-            row += [_fmt(r.observed_mean_win_rate, digits), _fmt(r.observed_min_win_rate, digits),
+            row += [fmt_num(r.observed_mean_win_rate, digits), fmt_num(r.observed_min_win_rate, digits),
                     " / ".join(x for x, on in (("favoured", r.observed_favoured),
                                                ("dictates", r.observed_dictator)) if on)]
         rows.append(row)
@@ -168,24 +158,24 @@ def _scorer_blocks(m: dict, t: dict, s: str, pct: str, digits: int, max_rows: in
     part = m.get("max_fpr") is not None  # the partial AUC column (diagnose's max_fpr)
     out: list[tuple] = [("h", 2, f"Scorer `{s}`"), ("h", 3, "Per-label AUC"), ("table",
         ["label", "AUC", f"{pct} CI", "gAUC", f"{pct} CI"] + ([_pauc_header(m)] if part else []),
-        [[r.label, _fmt(r.auc, digits), _ci(r.auc_ci_low, r.auc_ci_high, digits),
-          _fmt(r.gauc, digits), _ci(r.gauc_ci_low, r.gauc_ci_high, digits)]
-         + ([_fmt(r.pauc, digits)] if part else []) for r in a.itertuples()])]
+        [[r.label, fmt_num(r.auc, digits), fmt_ci(r.auc_ci_low, r.auc_ci_high, digits),
+          fmt_num(r.gauc, digits), fmt_ci(r.gauc_ci_low, r.gauc_ci_high, digits)]
+         + ([fmt_num(r.pauc, digits)] if part else []) for r in a.itertuples()])]
     wr = t["win_rates"][t["win_rates"].scorer == s]
     if len(wr):
         shown, left = shown_pairs(wr, t["labels"], max_pairs)
         out += [("h", 3, "Cross-pair win rates (observed)")] + ([("p", left)] if left else [])
         out.append(("table", ["W", "value", f"{pct} CI", f"near ties (≤ {m['near_tie_tol']:g})",
                               "k only", "j only"],
-                    [[f"W({r.label_k} > {r.label_j})", _fmt(r.win_rate, digits),
-                      _ci(r.ci_low, r.ci_high, digits), _fmt(r.near_tie_rate, digits),
+                    [[f"W({r.label_k} > {r.label_j})", fmt_num(r.win_rate, digits),
+                      fmt_ci(r.ci_low, r.ci_high, digits), fmt_num(r.near_tie_rate, digits),
                       r.n_k_only, r.n_j_only] for r in shown.itertuples()]))
     r = t["summary"][t["summary"].scorer == s].iloc[0]
     out += [("h", 3, "Diff and Min AUC"), ("table",
         ["Min AUC", "label", f"{pct} CI", "Diff AUC", f"{pct} CI", "dictatorship index"],
-        [[_fmt(r.min_auc, digits), r.min_auc_label, _ci(r.min_ci_low, r.min_ci_high, digits),
-          _fmt(r.diff_auc, digits), _ci(r.diff_ci_low, r.diff_ci_high, digits),
-          _fmt(r.dictatorship_index, digits)]])]
+        [[fmt_num(r.min_auc, digits), r.min_auc_label, fmt_ci(r.min_ci_low, r.min_ci_high, digits),
+          fmt_num(r.diff_auc, digits), fmt_ci(r.diff_ci_low, r.diff_ci_high, digits),
+          fmt_num(r.dictatorship_index, digits)]])]
     pq = t["per_query"][t["per_query"].scorer == s]
     if len(pq):
         wide = pq.pivot_table(index="qid", columns="label", values="auc", sort=True,
@@ -194,7 +184,7 @@ def _scorer_blocks(m: dict, t: dict, s: str, pct: str, digits: int, max_rows: in
         out += [("h", 3, f"Per query (AUC per label; {min(max_rows, len(wide))} of {len(wide)} "
                          "queries; all in `tables['per_query']`)"),
                 ("table", ["qid", "rows", *m["labels"]],
-                 [[q, int(n_q[q]), *(_fmt(v, digits) for v in row)] for q, row in
+                 [[q, int(n_q[q]), *(fmt_num(v, digits) for v in row)] for q, row in
                   zip(wide.index[:max_rows], wide.to_numpy()[:max_rows], strict=True)])]
     return out
 
@@ -262,7 +252,7 @@ class Diagnostics:
 
     def _markdown(self, digits, max_rows, max_pairs, figures) -> str:
         return "\n".join(markdown_blocks(self._blocks(digits, max_rows, max_pairs),
-                                          lambda v: _fmt(v, 3), figures))
+                                          lambda v: fmt_num(v, 3), figures))
 
     def to_html(self, *, digits: int = 3, max_rows: int = 10, max_pairs: int = 30,
                 figures: bool = True) -> str:
@@ -276,7 +266,7 @@ class Diagnostics:
 
     def _page(self, digits, max_rows, max_pairs, imgs) -> str:
         return page(html_blocks(self._blocks(digits, max_rows, max_pairs),
-                                lambda v: _fmt(v, 3), imgs), "Ranking diagnostics")
+                                lambda v: fmt_num(v, 3), imgs), "Ranking diagnostics")
 
     def _pngs(self) -> dict[str, tuple[bytes, str]]:
         """Every figure of :meth:`figures` as PNG bytes (110 dpi), with its caption."""
@@ -293,7 +283,7 @@ class Diagnostics:
     def _repr_html_(self) -> str:
         """The notebook display: the page's body without figures (fast; ``to_html()`` has
         them)."""
-        return html_blocks(self._blocks(3, 10, 30), lambda v: _fmt(v, 3))
+        return html_blocks(self._blocks(3, 10, 30), lambda v: fmt_num(v, 3))
 
     def _blocks(self, digits: int, max_rows: int, max_pairs: int) -> list[tuple]:
         """The report as blocks — ``("h", level, text)``, ``("p", text)``, ``("table", header,
@@ -335,9 +325,9 @@ class Diagnostics:
                     ("p", f"p: the test's own p-value; p (Holm): {m.get('multiple_testing')}.")]
             out.append(("table", ["a", "b", "label", "metric", "a − b", f"{pct} CI", "p",
                                   "p (Holm)", "method"],
-                        [[r.scorer_a, r.scorer_b, r.label, r.metric, _fmt(r.diff, digits),
-                          _ci(r.ci_low, r.ci_high, digits), _p(r.p_value, digits),
-                          _p(r.p_holm, digits), r.method] for r in t["paired"].itertuples()]))
+                        [[r.scorer_a, r.scorer_b, r.label, r.metric, fmt_num(r.diff, digits),
+                          fmt_ci(r.ci_low, r.ci_high, digits), fmt_p(r.p_value, digits),
+                          fmt_p(r.p_holm, digits), r.method] for r in t["paired"].itertuples()]))
         notes = sorted({f"{name}: {n}" for name, df in t.items() if name != "per_query"
                         for n in df["note"].dropna()})
         if notes:

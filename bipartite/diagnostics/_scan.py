@@ -1,11 +1,11 @@
 """The report's per-scorer statistics in one walk of each sort order, a block of rows at a time
 (docs/theory.md §2.3, §2.6, §7.5).
 
-:func:`scorer_stats` gives, for one scorer, what :func:`bipartite.diagnostics._stats.label_sums`
-(the labels' :class:`~bipartite.diagnostics._stats.PlacementSums`, with their within-query sums)
+:func:`scorer_stats` gives, for one scorer, what :func:`bipartite.diagnostics._placement_sums.label_sums`
+(the labels' :class:`~bipartite.diagnostics._placement_sums.PlacementSums`, with their within-query sums)
 and :func:`bipartite.diagnostics._pairs.pair_stats` (the label pairs' win rates ``W_{k>j}``,
 near-tie rates and DeLong variances) give, with the same formulas on the same sort orders: the
-weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._stats.
+weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._placement_sums.
 label_pair_weights`: ``w y_k``, ``w (1 − y_k)``; ``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``) are
 built for a block of sorted rows at a time from the 0/1 labels and the weights gathered into that
 block, and every sum the placements need is carried from block to block:
@@ -31,7 +31,7 @@ block, and every sum the placements need is carried from block to block:
 
 No array of the size of the input is made per weight row besides the near ties' cumulative
 sums: the temporaries of a block stay in the cache and are reused, where the whole-array route
-(:mod:`bipartite.diagnostics._stats`, kept as the tests' reference and for wide label sets)
+(:mod:`bipartite.diagnostics._placement_sums`, kept as the tests' reference and for wide label sets)
 allocates and faults in several n-sized arrays per weight row. The scorer-independent sums (the
 weight rows' totals and per-unit sums, the rows with weight: :func:`masses`) are made once for
 all scorers. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
@@ -46,8 +46,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._stats import PlacementSums, side_scales, weight_rows
-from bipartite.metrics import QuerySegments, segment_below
+from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, weight_rows
+from bipartite.metrics import QuerySegments, auc_terms, segment_below, tie_placements
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
            "Masses", "fused", "kept", "masses", "pair_result", "query_order", "scorer_stats"]
@@ -114,11 +114,12 @@ class Masses:
     ``P``, ``N`` (m,) their positive and negative totals, ``Pq``, ``Nq`` (m, G) per unit (None
     with rows as units), ``n_pos``, ``n_neg`` (m,) the rows with weight on each side, and the
     row weights ``w`` (n,), constant ``c`` when every row has that weight (else None); ``lab``
-    (n,) the K labels of each row packed in the bits of one integer (one gather a row); ``ep``,
+    (n,) the K labels of each row packed in the bits of one integer, with its query code above
+    them when the units are queries (one gather a row: :meth:`labels_codes`); ``ep``,
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
     the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
-    label pair's sides :func:`bipartite.diagnostics._stats.side_scales` (as ``label_sums``)."""
+    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``)."""
 
     K: int
     kj: np.ndarray
@@ -138,8 +139,18 @@ class Masses:
 
     def labels(self, idx: np.ndarray | slice) -> np.ndarray:
         """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
+        return self._unpack(self.lab[idx])
+
+    def labels_codes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`labels` and the query codes (b,) of the rows ``idx``, from one gather of
+        :attr:`lab` (built with query codes: they ride above the label bits)."""
+        v = self.lab[idx]
+        cq = v >> self.lab.dtype.type(self.K)
+        return self._unpack(v), cq if cq.dtype != np.uint64 else cq.astype(np.int64)
+
+    def _unpack(self, v: np.ndarray) -> np.ndarray:
         bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
-        return (self.lab[idx] & bits[:, None]) != 0
+        return (v & bits[:, None]) != 0
 
     def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
@@ -168,9 +179,13 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     K, n = Yt.shape
     m = K + len(kj)
     c = float(w[0]) if n and np.all(w == w[0]) else None
-    lab = np.zeros(n, dtype=np.uint8 if K <= 8 else np.uint16 if K <= 16 else np.uint64)
+    bits = K + (0 if codes is None else int(G - 1).bit_length())  # the query code above
+    lab = np.zeros(n, dtype=np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else
+                   np.uint32 if bits <= 32 else np.uint64)
     for k in range(K):
         lab |= Yt[k].astype(lab.dtype) << lab.dtype.type(k)
+    if codes is not None:  # one gather a row for its labels and its query (labels_codes)
+        lab |= codes.astype(lab.dtype) << lab.dtype.type(K)
     ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
     for k in range(K):
         if c is not None:  # the constant, where the side has a row
@@ -235,32 +250,24 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     if keep and p:
         C = np.empty((p, n + 1))
         C[:, 0] = 0.0
-    cn, cp, cc = np.zeros(m), np.zeros(m), np.zeros(p)
+    carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
-        pos, neg = ms.rows(ms.labels(idx), ms.weights(idx))
+        Yb, cq = ms.labels_codes(idx) if codes is not None else (ms.labels(idx), None)
+        pos, neg = ms.rows(Yb, ms.weights(idx))
         ties = i1 - i0 < b - a
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
-        Bt, cn = _carried_cumsum(Gn, cn)  # one cumulative sum over all rows, in blocks
-        At, cp = _carried_cumsum(Gp, cp)
-        if C is not None:
-            if ties:  # the rows' own cumulative sums
-                C[:, a + 1:b + 1] = _carried_cumsum(neg[K:], cc)[0]
-            else:
-                C[:, a + 1:b + 1] = Bt[K:]
-            cc = C[:, b].copy()
-        Bt -= 0.5 * Gn  # negatives below + ½ tied
-        np.subtract(ms.P[:, None], At, out=At)  # positives above + ½ tied
-        At += 0.5 * Gp
+        if C is not None:  # the rows' own cumulative sums
+            C[:, a + 1:b + 1], cc = _carried_cumsum(neg[K:], cc)
+        Bt, At = tie_placements(Gp, Gn, carry=carry, total=ms.P)
         if ties:
             sizes = np.diff(np.r_[st, b - a])
             Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
         Bt *= pos
         At *= neg
         if codes is not None:
-            cq = codes[idx]
             _per_unit(below, cq, Bt)
             _per_unit(above, cq, At)
         else:
@@ -273,13 +280,17 @@ def query_order(order: np.ndarray, codes: np.ndarray, G: int) -> np.ndarray:
     QuerySegments` with query ids — from the global (score, row) ``order``: a stable sort of the
     query codes in that order, a radix sort (16-bit digits: one pass up to 2¹⁶ queries, two up
     to 2³²), O(n) instead of a second comparison sort."""
-    c = codes[order]
+    # the codes gathered in their narrowest type (fewer bytes to fetch at random), by take
+    # (faster than fancy indexing on 1-D arrays)
     if G <= 1 << 16:
-        return order[np.argsort(c.astype(np.uint16), kind="stable")]
+        c = np.take(codes.astype(np.uint16), order)
+        return np.take(order, np.argsort(c, kind="stable"))
     if G <= 1 << 32:
+        c = np.take(codes.astype(np.uint32), order)
         perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
-        return order[perm[np.argsort((c[perm] >> 16).astype(np.uint16), kind="stable")]]
-    return order[np.argsort(c, kind="stable")]
+        return np.take(order, np.take(perm, np.argsort((np.take(c, perm) >> 16).astype(
+            np.uint16), kind="stable")))
+    return np.take(order, np.argsort(np.take(codes, order), kind="stable"))
 
 
 def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
@@ -287,7 +298,7 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
     """``(inner, P, N)`` (K, G) of the labels in the per-query order ``qorder``
     (:func:`query_order`; ``n_rows`` (G,) the rows of each query): each query's AUC times
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
-    :func:`bipartite.diagnostics._stats.label_sums` takes them from
+    :func:`bipartite.diagnostics._placement_sums.label_sums` takes them from
     :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales; the tie groups
     are the runs of one query and one score)."""
     K, ep, en, G = ms.K, ms.ep, ms.en, len(n_rows)
@@ -314,11 +325,8 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
             Gp, Gn = pos, neg
         tqb = cq[st]
         qf = np.flatnonzero(np.r_[True, tqb[1:] != tqb[:-1]])
-        Bn = segment_below(Gn, qf)  # below, within each query (as QuerySegments.below)
-        q = tqb[qf]
-        Bn += 0.5 * Gn  # the positives' placements: the engine's auc_terms
-        Bn *= Gp
-        num[:, q] = np.add.reduceat(Bn, qf, axis=1)
+        q = tqb[qf]  # the engine's AUC numerators, within each query (QuerySegments.auc)
+        num[:, q] = np.add.reduceat(auc_terms(Gp, Gn, segment_below(Gn, qf)), qf, axis=1)
         P[:, q] = np.add.reduceat(Gp, qf, axis=1)
         N[:, q] = np.add.reduceat(Gn, qf, axis=1)
     ok = (P > 0) & (N > 0)
@@ -361,7 +369,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
             _near_ties(seg, s, sub, _cumsums(seg, sub), tol)
             for sub in (_pairs_of(ms, slice(i, i + step)) for i in range(0, len(ms.kj), step))])
     o, n = seg.order, seg.n
-    ss = s[o]
+    ss = np.sort(s)  # = s[o] value for value (o sorts s; ±0 compare equal), without the gather
     num = np.zeros(len(ms.kj))
     B = _block_rows(len(ms.kj), 0)
     for a in range(0, n, B):

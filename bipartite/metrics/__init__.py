@@ -56,11 +56,20 @@ from bipartite.metrics._grouped import (
     GAUC_WEIGHTINGS as GAUC_WEIGHTINGS,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.metrics._grouped import GroupedStats, QueryRows, QuerySegments
+from bipartite.metrics._grouped import (
+    query_scaled as query_scaled,  # not in __all__: shared with bipartite.diagnostics
+)
 from bipartite.metrics._multipartite import multipartite_auc, weighted_multipartite_auc
 from bipartite.metrics._partial import partial_auc
 from bipartite.metrics._per_query import average_precision, group_auc, grouped_stats, ndcg_at_k
 from bipartite.metrics._sorted_rows import (
+    auc_terms as auc_terms,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._sorted_rows import (
     segment_below as segment_below,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._sorted_rows import (
+    tie_placements as tie_placements,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.ranked_metrics import (
     ranked_accuracy,

@@ -37,7 +37,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import check_array, check_option, check_qid, pow2_normalise
-from bipartite.metrics._sorted_rows import SortedRows, ap_terms, auc_terms, segment_below
+from bipartite.metrics._sorted_rows import (
+    SortedRows,
+    ap_terms,
+    auc_terms,
+    segment_below,
+    tie_placements,
+)
 
 __all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments", "query_scaled"]
 
@@ -281,9 +287,8 @@ class QuerySegments:
         scored strictly below the row plus ½ the tied (``below``), and the positive mass
         strictly above plus ½ the tied (``above``), each (m, n). Then ``AUC_q = Σ_{i∈q} pos_i
         below_i / (P_q N_q)`` (docs/theory.md §2.3)."""
-        Gp, Gn = self.sums(pos), self.sums(neg)
-        return (self.at_rows(self.below(Gn) + 0.5 * Gn),
-                self.at_rows(self.above(Gp) + 0.5 * Gp))
+        below, above = tie_placements(self.sums(pos), self.sums(neg), self._query_first)
+        return self.at_rows(below), self.at_rows(above)
 
     def average_precision(self, pos: ArrayLike, neg: ArrayLike) -> np.ndarray:
         """Per-query average precision (m, G) of masses ``pos``, ``neg``, as

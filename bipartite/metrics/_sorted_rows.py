@@ -41,7 +41,8 @@ import numpy as np
 
 __all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms",
            "block_length", "dcg_per_query", "dcg_terms", "discount_sums", "key_bits",
-           "per_query_add", "ranking_stats", "segment_below"]
+           "per_query_add", "ranking_stats", "segment_below",
+           "tie_placements"]
 
 #: Most rows per block of the streaming loops (their temporaries stay in the L2 cache); a
 #: smaller input is walked in about ``MIN_BLOCKS`` blocks (temporaries a fraction of it).
@@ -306,6 +307,60 @@ def segment_below(G: np.ndarray, first: np.ndarray) -> np.ndarray:
             B[r, a] = 0.0
             np.cumsum(G[r, a:b - 1], out=B[r, a + 1:b])
     return B
+
+
+def tie_placements(Gp: np.ndarray, Gn: np.ndarray, first: np.ndarray | None = None, *,
+                   carry: np.ndarray | None = None, total: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """DeLong's placements of tie groups (docs/theory.md §2.3), the one home of the step.
+
+    For tie groups in ascending score order with positive and negative masses ``Gp``, ``Gn``
+    (m, T): ``below`` (m, T), the negative mass of the earlier groups of the same segment plus
+    ½ the group's own, and ``above`` (m, T), the positive mass of the later groups plus ½ its
+    own. ``Σ_t Gp_t below_t`` over a segment is its AUC numerator (``= Σ_t Gn_t above_t``).
+
+    ``first``: the ascending starts of the segments (the queries' first tie groups,
+    ``first[0] == 0``); both sums are :func:`segment_below`'s (``above`` on the reversed order),
+    so a light query next to heavy ones keeps its digits. None: one segment (the global order),
+    possibly walked in blocks: ``carry`` (2, m), the negative and positive mass of the groups
+    before these, entered into one running sum and updated in place to include these groups
+    (the sums of one running sum over all blocks; ``Gp``, ``Gn`` must be writable: the carry
+    enters their first column for the sum and is taken out again); ``total`` (m,), the positive mass of the
+    whole segment (default: these groups' plus the carry's). Then ``below`` is the running
+    negative mass less ½ the group's, ``above`` the total less the running positive mass plus
+    ½ the group's.
+
+    >>> b, a = tie_placements(np.array([[1.0, 0.0, 2.0]]), np.array([[0.0, 4.0, 1.0]]))
+    >>> b.tolist(), a.tolist()
+    ([[0.0, 2.0, 4.5]], [[2.5, 2.0, 1.0]])
+    """
+    if first is not None:
+        below = segment_below(Gn, first)
+        below += 0.5 * Gn
+        T = Gp.shape[-1]
+        above = segment_below(Gp[:, ::-1], T - np.r_[first[1:], T][::-1])[:, ::-1]
+        above += 0.5 * Gp
+        return below, above
+    sums = []
+    for r, X in enumerate((Gn, Gp)):  # running sums, the carry entered into the first element
+        if carry is None or not X.shape[1]:
+            sums.append(np.cumsum(X, axis=1))
+            continue
+        first = X[:, 0].copy()  # entered into X for the sum, then put back (no copy of X)
+        X[:, 0] += carry[r]
+        C = np.cumsum(X, axis=1)
+        X[:, 0] = first
+        carry[r] = C[:, -1]
+        sums.append(C)
+    below, above = sums
+    below -= 0.5 * Gn
+    if total is None:
+        total = above[:, -1:] if above.shape[1] else np.zeros((len(above), 1))
+    else:
+        total = np.asarray(total)[:, None]
+    np.subtract(total, above, out=above)
+    above += 0.5 * Gp
+    return below, above
 
 
 def _earlier(S: np.ndarray, q: np.ndarray, run: np.ndarray, run_q: int

@@ -8,7 +8,8 @@ arrives, in the driver process. The pool never outlives the driver:
   dies (``prctl(PR_SET_PDEATHSIG)``) and starts a watchdog thread that polls ``os.getppid()``
   every :data:`WATCHDOG_POLL_S` s and exits when the driver is gone (any POSIX system; also
   covers the moment before ``prctl``). Workers ignore SIGINT: Ctrl-C reaches the driver, which
-  stops them. The pool's resource-tracker processes exit once driver and workers are gone.
+  stops them. While workers start, the driver holds a SIGINT or SIGTERM back until the start
+  ends (:func:`sigint_blocked`), so a signal never lands mid-launch. The pool's resource-tracker processes exit once driver and workers are gone.
   Tasks go in batches (:func:`~bipartite.studies.tasks.execute_batch`) of about
   :data:`TARGET_BATCH_S` seconds of work (one task per batch for tasks that take longer), and at
   most :data:`IN_FLIGHT_PER_WORKER` batches per worker are submitted at a time.
@@ -108,18 +109,36 @@ def watch_parent(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:
 
 @contextlib.contextmanager
 def sigint_blocked() -> Iterator[None]:
-    """Block SIGINT in this thread while worker processes are started (POSIX): a child starts
-    with the signal mask of the thread that spawns it, so a Ctrl-C during start-up cannot
-    interrupt the child's interpreter in ``site`` ("Fatal Python error: init_import_site").
-    A SIGINT arriving meanwhile stays pending and reaches this process when the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    """While worker processes are started: block SIGINT in this thread (POSIX), so that a child,
+    which starts with the signal mask of the thread that spawns it, cannot be interrupted in
+    ``site`` ("Fatal Python error: init_import_site"); and, in the main thread, hold back the
+    Python-level SIGINT and SIGTERM handlers. The mask alone does not hold them back: a signal
+    the kernel delivers to another thread of this process (loky's manager and queue threads)
+    still runs its handler in the main thread, here in the middle of loky's launch of a worker,
+    whose cleanup then fails (``UnboundLocalError`` from ``popen_loky_posix``: a traceback and
+    exit status 1 instead of the driver's message; seen once in 36 trials of a SIGINT 1 s after
+    ``bipartite study run --jobs 2`` started). A signal held back is handled, by the handler
+    that was in place, when the block ends."""
+    held: list[tuple[int, object]] = []
+    previous: dict[int, Callable] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if callable(handler):  # a Python handler (KeyboardInterrupt, sigterm_raises)
+                previous[sig] = handler
+                signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+    old = (signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+           if hasattr(signal, "pthread_sigmask") else None)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if old is not None:  # a SIGINT pending meanwhile reaches this process now
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if held:
+            signum, frame = held[0]
+            previous[signum](signum, frame)
 
 
 def worker_initializer(driver_pid: int, poll_s: float = WATCHDOG_POLL_S) -> None:

@@ -1,4 +1,4 @@
-"""Tests of the per-unit placement sums (bipartite.diagnostics._stats) and of the analytic
+"""Tests of the per-unit placement sums (bipartite.diagnostics._placement_sums) and of the analytic
 intervals built on them (docs/theory.md §2.3, §2.5, §7.5).
 
 Each fast statistic against a slow, obvious reference: the gAUC bootstrap replicates against the
@@ -17,7 +17,7 @@ import pytest
 from bipartite.diagnostics import diagnose
 from bipartite.diagnostics._inference import min_diff_delta
 from bipartite.diagnostics._pairs import pair_stats
-from bipartite.diagnostics._stats import label_pair_weights, placement_sums
+from bipartite.diagnostics._placement_sums import label_pair_weights, placement_sums
 from bipartite.metrics import auc, group_auc
 
 
@@ -271,3 +271,85 @@ def test_one_bootstrap_replicate_is_refused_by_name():
     df = pd.DataFrame({"s": [0.1, 0.4, 0.3, 0.9], "y": [0, 1, 0, 1]})
     with pytest.raises(ValueError, match=r"'n_boot'.*at least 2.*got 1"):
         diagnose(df, scores="s", labels="y", n_boot=1)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tie_placements_equal_the_pair_double_sum_in_segments_and_in_blocks(seed):
+    """The one placement kernel: per segment, ``below_t = Σ_{u<t} Gn_u + ½ Gn_t`` and
+    ``above_t = Σ_{u>t} Gp_u + ½ Gp_t`` (an O(T²) double loop), and one segment walked in
+    blocks with a carry gives the whole walk's placements."""
+    from bipartite.metrics import tie_placements
+    rng = np.random.default_rng(seed)
+    m, T = 3, 40
+    Gp, Gn = rng.random((m, T)) * (rng.random((m, T)) < 0.7), rng.random((m, T))
+    first = np.r_[0, np.sort(rng.choice(np.arange(1, T), 5, replace=False))]
+    seg = np.repeat(np.arange(len(first)), np.diff(np.r_[first, T]))
+    for f, same in ((first, seg[:, None] == seg[None, :]), (None, np.ones((T, T), bool))):
+        lower = np.tril(same, -1)  # lower[t, u]: u is before t in t's segment
+        want_b = Gn @ lower.T + 0.5 * Gn
+        want_a = Gp @ lower + 0.5 * Gp
+        got_b, got_a = tie_placements(Gp, Gn, f)
+        np.testing.assert_allclose(got_b, want_b, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(got_a, want_a, rtol=1e-12, atol=1e-15)
+    carry, parts = np.zeros((2, m)), []
+    for a, b in ((0, 7), (7, 8), (8, 30), (30, T)):
+        parts.append(tie_placements(Gp[:, a:b], Gn[:, a:b], carry=carry, total=Gp.sum(axis=1)))
+    whole = tie_placements(Gp, Gn)
+    np.testing.assert_allclose(np.concatenate([p[0] for p in parts], axis=1), whole[0],
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.concatenate([p[1] for p in parts], axis=1), whole[1],
+                               rtol=1e-12, atol=1e-14)
+
+
+def _exact_auc(y, s, w):
+    """The weighted AUC (ties ½) of one query in exact rational arithmetic."""
+    from fractions import Fraction
+
+    num = den = Fraction(0)
+    for i in range(len(y)):
+        for j in range(len(y)):
+            if y[i] == 1 and y[j] == 0:
+                pair = Fraction(w[i]) * Fraction(w[j])
+                den += pair
+                num += pair * (1 if s[i] > s[j] else Fraction(1, 2) if s[i] == s[j] else 0)
+    return num / den
+
+
+@pytest.mark.parametrize("one_walk", [True, False])
+@pytest.mark.parametrize("weighting", ["uniform", "pairs", "impressions"])
+def test_diagnose_takes_each_query_auc_scale_free(one_walk, weighting, monkeypatch):
+    """Issue 35: query weights 1e300 beside 1e-300 (spanning more than one float64 scale) keep
+    each query's AUC (exact, from Fractions) and the gAUC equals ``group_auc``'s, on both
+    in-memory routes; with the uniform weighting it is the plain mean of the exact per-query
+    AUCs, 0.875."""
+    import warnings
+    from fractions import Fraction
+
+    import pandas as pd
+
+    from bipartite.diagnostics import _diagnose
+
+    monkeypatch.setattr(_diagnose, "fused", lambda K: one_walk)
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([.125, .5, .375, .875, .25, .625, .125, .75])
+    q = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    w = np.array([1e300] * 4 + [1e-300] * 4)
+    df = pd.DataFrame({"y": y, "z": 1 - y, "s": s, "q": q, "w": w})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # few queries
+        rep = diagnose(df, scores="s", labels=["y", "z"], qid="q", weight="w", n_boot=0,
+                       gauc_weighting=weighting)
+    pq = rep.tables["per_query"]
+    for lab, yy in (("y", y), ("z", 1 - y)):
+        exact = [_exact_auc(yy[q == g], s[q == g], w[q == g]) for g in (0, 1)]
+        got = pq[pq.label == lab].sort_values("qid")
+        np.testing.assert_allclose(got.auc.to_numpy(float), [float(a) for a in exact],
+                                   rtol=1e-15)
+        assert got.note.isna().all()
+        row = rep.tables["auc"].set_index("label").loc[lab]
+        assert row.gauc == group_auc(yy, s, qid=q, sample_weight=w, weighting=weighting)
+        assert row.n_queries_defined == 2
+        if weighting == "uniform":
+            assert row.gauc == pytest.approx(float(sum(exact, Fraction(0)) / 2), rel=1e-15)
+    assert rep.tables["auc"].set_index("label").loc["y"].gauc == pytest.approx(
+        0.875 if weighting == "uniform" else 1.0, rel=1e-15)

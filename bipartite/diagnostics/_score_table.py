@@ -19,7 +19,7 @@ from bipartite._utils.validation import check_array, check_group_ids
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain", "query_ids"]
+__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain", "qid_problem", "query_ids"]
 
 #: The path that means standard input (``bipartite report - ...``).
 STDIN = "-"
@@ -325,31 +325,44 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
     return v
 
 
+def qid_problem(v: pd.Series) -> tuple[int, str, str] | None:
+    """The first missing or non-finite id of the query-id column ``v``: ``(row, what the column
+    must do, the value as written)``, or None when every id is present and finite. The one
+    check of a query-id column, for the report in memory (:func:`query_ids`) and for each part
+    out of core (:func:`bipartite.diagnostics._dask_kernels.check_part`); the ids then take the
+    package's query-id check (:func:`bipartite._utils.validation.check_group_ids`)."""
+    import pandas as pd
+
+    bad = v.isna().to_numpy()
+    if not bad.any() and pd.api.types.is_float_dtype(v.dtype):
+        bad = ~np.isfinite(v.to_numpy(dtype=np.float64))
+    if not bad.any():
+        return None
+    i = int(np.flatnonzero(bad)[0])
+    raw = v.iloc[i]
+    if pd.isna(raw):
+        return i, "have no missing value", "an empty field or NaN"
+    return i, "hold finite ids", repr(plain(raw))
+
+
 def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, int, Any]:
     """The query id column as codes 0..G−1 (int64, in sorted id order), G and the sorted ids.
-    The ids are checked by the package's one query-id check
+    The ids are checked by :func:`qid_problem` and the package's one query-id check
     (:func:`bipartite._utils.validation.check_group_ids`: hashable, finite if numbers, one type,
     none missing), so that the report and the metrics accept the same ids; errors name the
     column and the first bad row."""
     import pandas as pd
 
     v = df[col]
-    bad = v.isna().to_numpy()
-    if not bad.any() and pd.api.types.is_float_dtype(v.dtype):
-        bad = ~np.isfinite(v.to_numpy(dtype=np.float64))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raw = v.iloc[i]
-        missing = bool(pd.isna(raw))
-        raise ValueError(source.problem(_row(df, i), f"the qid column {col!r}",
-                                        "must have no missing value" if missing else
-                                        "must hold finite ids",
-                                        "an empty field or NaN" if missing else repr(plain(raw)))
-                         + (" (dropna=True, --dropna, drops such rows)." if missing else "."))
+    bad = qid_problem(v)
+    if bad is not None:
+        i, must, got = bad
+        raise ValueError(source.problem(_row(df, i), f"the qid column {col!r}", f"must {must}",
+                                        got) + (" (dropna=True, --dropna, drops such rows)."
+                                                if must == "have no missing value" else "."))
     try:
         check_group_ids(v.to_numpy(), "qid")
     except (TypeError, ValueError) as e:
         raise type(e)(f"The qid column {col!r} of the {source.where}: {e}") from None
     g, qvalues = pd.factorize(v, sort=True)
     return g.astype(np.int64), len(qvalues), qvalues
-

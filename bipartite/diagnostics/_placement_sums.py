@@ -27,9 +27,10 @@ shape (m, G):
            the units are rows
 =========  ==================================================================================
 
-and per unit ``weight`` (G,) (the row weight ``Σ_{i∈q} w_i``, for the "impressions" gAUC
-weighting) and ``n_rows`` (G,); per pair ``n_pos``, ``n_neg`` (m,) (rows with positive weight in
-each class: DeLong's ``m/(m − 1)`` corrections); ``clustered`` (the units are queries). The
+and per unit ``weight`` (G,) (the row weight ``Σ_{i∈q} w_i``, for the "impressions" gAUC weighting)
+and ``n_rows`` (G,); per pair ``n_pos``, ``n_neg`` (m,) (rows with positive weight in each class:
+DeLong's ``m/(m − 1)`` corrections); ``clustered`` (the units are queries); ``queries``, when set,
+the per-unit AUCs taken scale-free per query (:meth:`PlacementSums.grouped`). The
 weights may carry any common power-of-two scale per pair (every statistic below is a ratio).
 Sums over units are additive, so an out-of-core engine that computes the per-row placements
 ``B``, ``A`` (one global sort) and the per-query ``within`` (one sort per query) by partition
@@ -77,9 +78,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bipartite._utils.validation import pow2_scale
-from bipartite.metrics import GroupedStats, QuerySegments
+from bipartite.metrics import GroupedStats, QuerySegments, tie_placements
 
-__all__ = ["PlacementSums", "label_pair_weights", "label_sums", "placement_sums",
+__all__ = ["PlacementSums", "influence_var", "label_pair_weights", "label_sums", "placement_sums",
            "side_scales", "weight_rows"]
 
 
@@ -97,6 +98,7 @@ class PlacementSums:
     n_pos: np.ndarray
     n_neg: np.ndarray
     clustered: bool
+    queries: GroupedStats | None = None
 
     @property
     def m(self) -> int:
@@ -152,13 +154,17 @@ class PlacementSums:
 
     def var(self) -> np.ndarray:
         """(m,) DeLong variance of the pooled AUC (NaN as :meth:`terms`)."""
-        t = self.terms()
-        return np.einsum("mg,mg->m", t, t)
+        return influence_var(self.terms())
 
     # -- per-unit AUCs and the gAUC -------------------------------------------------------
     def grouped(self) -> GroupedStats:
         """The units' :class:`bipartite.metrics.GroupedStats` (K = m), whose ``gauc`` and
-        ``query_weights`` are the one home of the gAUC weightings; needs ``within``."""
+        ``query_weights`` are the one home of the gAUC weightings: :attr:`queries` when set
+        (each query's AUC on its own scale, as :func:`bipartite.metrics.group_auc` takes it
+        when the weights span more than 2^400: :func:`bipartite.metrics.query_scaled`), else
+        made from ``within``."""
+        if self.queries is not None:
+            return self.queries
         if self.within is None:
             raise ValueError("The per-unit AUCs need 'within' sums: the units are rows.")
         ok = (self.pos > 0) & (self.neg > 0)
@@ -229,6 +235,13 @@ class PlacementSums:
         P, N = M @ self.pos.T, M @ self.neg.T
         ok = (P > 0) & (N > 0)
         return np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok).T
+
+
+def influence_var(t: np.ndarray) -> np.ndarray:
+    """Variances ``Σ_u t²`` (...,) of scaled influence terms ``t`` (..., U) on common units
+    (:meth:`PlacementSums.terms`, :meth:`PlacementSums.gauc_terms`, or differences of them: a
+    paired or a Diff variance; NaN rows stay NaN)."""
+    return np.einsum("...u,...u->...", t, t)
 
 
 def side_scales(top: np.ndarray) -> np.ndarray:
@@ -323,11 +336,7 @@ def _build(s, pairs_in, w, codes, G, seg, qseg, within) -> PlacementSums:
     ties = len(seg.starts) < n  # else every tie group is one row: no segment sums
     Gp = np.add.reduceat(Ps, seg.starts, axis=1) if ties else Ps
     Gn = np.add.reduceat(Ns, seg.starts, axis=1) if ties else Ns
-    Bt = np.cumsum(Gn, axis=1)  # negatives below + ½ tied, per tie group
-    Bt -= 0.5 * Gn
-    At = np.cumsum(Gp, axis=1)  # positives above + ½ tied
-    np.subtract(Gp.sum(axis=1, keepdims=True), At, out=At)
-    At += 0.5 * Gp
+    Bt, At = tie_placements(Gp, Gn)  # per tie group: negatives below, positives above
     if ties:
         sizes = np.diff(np.r_[seg.starts, n])
         Bt, At = np.repeat(Bt, sizes, axis=1), np.repeat(At, sizes, axis=1)
