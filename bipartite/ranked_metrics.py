@@ -53,6 +53,7 @@ RLSEP §3.4).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -64,6 +65,9 @@ from bipartite._utils.validation import (
     check_nonnegative,
     first_index,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "ranked_accuracy",
@@ -82,7 +86,7 @@ _METRICS = ("precision", "recall", "f1", "accuracy", "exact_match")
 # --------------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------------
-def non_ranks(values):
+def non_ranks(values: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
     """Mask of the entries of ``values`` that are not label ranks: negative or fractional (or NaN).
 
     The one rule of label ranks (RLSEP §5.3: non-negative integers, 0 = irrelevant), written
