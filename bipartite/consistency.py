@@ -264,6 +264,17 @@ def infimum_attained(W: ArrayLike) -> bool:
     return bool(np.all(R[same] & R.T[same]))
 
 
+def _risk_pair_weights(problem: FiniteProblem, objective: Objective
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The factors ``X, Y`` of the objective and the pair weights ``W = X Yᵀ`` of its surrogate
+    risk ``Σ_{i≠j} W_ij φ(f_i − f_j)``: the self-pairs ``i = j`` zeroed (their terms ``W_ii φ(0)``
+    are constant in ``f``; see the module docstring)."""
+    X, Y = objective.pair_factors(problem)
+    W = X @ Y.T
+    np.fill_diagonal(W, 0.0)
+    return X, Y, W
+
+
 def _solve(prob: Any, solver: str | None, *, polish: bool) -> None:
     """Solve with cvxpy (CLARABEL by default). With ``polish`` (smooth surrogates, refined by
     Newton steps afterwards) the default tolerances suffice and cvxpy's accuracy warning is
@@ -344,9 +355,8 @@ def surrogate_minimizer(
     import cvxpy as cp
 
     loss = get_pair_loss(surrogate, "surrogate")
-    X, Y = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs).pair_factors(problem)
-    W = X @ Y.T
-    np.fill_diagonal(W, 0.0)
+    _, _, W = _risk_pair_weights(problem, as_objective(objective, a=a, aggregate=aggregate, w=w,
+                                                      costs=costs))
     total = W.sum()
     if not total > 0:
         raise ValueError("The objective has no weighted pair: every scorer is optimal.")
@@ -502,9 +512,8 @@ def exponential_fixed_point(
     damping = check_positive(damping, "damping")
     if not damping <= 1:
         raise ValueError(f"The 'damping' parameter must lie in (0, 1], got {damping!r}.")
-    X, Y = as_objective(objective, a=a, aggregate=aggregate, w=w, costs=costs).pair_factors(problem)
-    W = X @ Y.T
-    np.fill_diagonal(W, 0.0)
+    X, Y, W = _risk_pair_weights(problem, as_objective(objective, a=a, aggregate=aggregate, w=w,
+                                                      costs=costs))
     A = W > 0
     if _components(A | A.T).max() > 0 or not infimum_attained(W):
         raise ValueError(
@@ -556,9 +565,7 @@ def pairwise_population_minimizer(problem: FiniteProblem, *, surrogate: str = "l
         raise ValueError(f"The 'surrogate' parameter must be a smooth pair loss {smooth} (L-BFGS "
                          f"needs the gradient), got {surrogate!r}.")
     gtol = check_tolerance(gtol, "gtol", allow_zero=False)
-    X, Y = as_objective(objective).pair_factors(problem)
-    W = X @ Y.T
-    np.fill_diagonal(W, 0.0)
+    _, _, W = _risk_pair_weights(problem, as_objective(objective))
     W *= len(W) / W.sum()
 
     def risk(f):

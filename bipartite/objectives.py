@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -147,17 +147,16 @@ class Objective:
         if not callable(self.aggregate):
             check_option(self.aggregate, "aggregate", AGGREGATES)
         set_(self, "costs", _costs(self.costs))
-        unused = {"a": ("the mixing weights of loss aggregation", self.a is not None),
-                  "w": ("the label weights of label aggregation", self.w is not None),
-                  "aggregate": ("the aggregation map of label aggregation",
-                                not (isinstance(self.aggregate, str) and self.aggregate == "sum")),
-                  "costs": ("the costs of label aggregation", self.costs != "linear"),
-                  "label": ("the label of objective='single_label'", self.label is not None)}
+        unused = {"a": "the mixing weights of loss aggregation",
+                  "w": "the label weights of label aggregation",
+                  "aggregate": "the aggregation map of label aggregation",
+                  "costs": "the costs of label aggregation",
+                  "label": "the label of objective='single_label'"}
         uses = {"loss_aggregation": ("a",), "label_aggregation": ("aggregate", "w", "costs"),
                 "max_min": (), "single_label": ("label",)}[self.kind]
-        for name, (what, given) in unused.items():
-            if given and name not in uses:
-                value = getattr(self, name)
+        for name, what in unused.items():
+            value = getattr(self, name)
+            if name not in uses and not _is_default(name, value):
                 value = list(value) if isinstance(value, tuple) else value
                 hint = ("; max-min chooses its weights itself: the max-min point, or in the "
                         "learners the fitted a_ (plug-in) or dro_weights_ (pairwise), "
@@ -205,12 +204,12 @@ class Objective:
         opts = []
         if self.a is not None:
             opts.append(f"a={_fmt(self.a)}")
-        if self.aggregate != "sum":
+        if not _is_default("aggregate", self.aggregate):
             opts.append(getattr(self.aggregate, "__name__", "callable")
                         if callable(self.aggregate) else self.aggregate)
         if self.w is not None:
             opts.append(f"w={_fmt(self.w)}")
-        if self.costs != "linear":
+        if not _is_default("costs", self.costs):
             opts.append(self.costs if isinstance(self.costs, str) else "costs=matrix")
         return self.kind + (f"[{';'.join(opts)}]" if opts else "")
 
@@ -526,7 +525,17 @@ def label_aucs(Y: np.ndarray, scores: np.ndarray, qid: np.ndarray | None = None,
                          check_input=False).gauc("uniform")
 
 
-_DEFAULTS = {"a": None, "aggregate": "sum", "w": None, "costs": "linear", "label": None}
+#: The default of each option of the keyword form: the field defaults of :class:`Objective`, their
+#: one home (the functions and learners that spell an objective by keywords repeat them in their
+#: signatures, held equal by tests/test_objectives.py).
+_DEFAULTS = {f.name: f.default for f in fields(Objective) if f.name != "kind"}
+
+
+def _is_default(name: str, value: Any) -> bool:
+    """Whether ``value`` leaves the option ``name`` at its default: the default itself, or an
+    equal string."""
+    default = _DEFAULTS[name]
+    return value is default or (isinstance(value, str) and value == default)
 
 
 def as_objective(objective: Objective | str = "loss_aggregation", **spec: Any) -> Objective:
@@ -544,8 +553,7 @@ def as_objective(objective: Objective | str = "loss_aggregation", **spec: Any) -
                         f"{sorted(_DEFAULTS)}.")
     if isinstance(objective, Objective):
         for name, value in spec.items():
-            default = _DEFAULTS[name]
-            if not (value is default or (isinstance(value, str) and value == default)):
+            if not _is_default(name, value):
                 raise ValueError(f"The '{name}' parameter must be left at its default when "
                                  f"'objective' is an Objective ({objective.name}), got {value!r}.")
         return objective

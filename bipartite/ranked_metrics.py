@@ -53,6 +53,7 @@ RLSEP §3.4).
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -62,7 +63,11 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_nonnegative,
+    first_index,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 __all__ = [
     "ranked_accuracy",
@@ -81,17 +86,32 @@ _METRICS = ("precision", "recall", "f1", "accuracy", "exact_match")
 # --------------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------------
+def non_ranks(values: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
+    """Mask of the entries of ``values`` that are not label ranks: negative or fractional (or NaN).
+
+    The one rule of label ranks (RLSEP §5.3: non-negative integers, 0 = irrelevant), written
+    once for a NumPy array and a torch tensor alike (elementwise ``<``, ``!=`` and ``.round()``).
+    :func:`check_ranks` and :func:`bipartite.surrogates.rlsep_loss` both ask it and raise
+    :func:`ranks_error`; each first runs the package's non-negativity check, so that a negative
+    rank gets the one "must be non-negative" message.
+    """
+    return (values < 0) | (values != values.round())
+
+
+def ranks_error(name: str, value: float, index: int | tuple[int, ...]) -> ValueError:
+    """The error for an entry that :func:`non_ranks` flags: its value and its position."""
+    return ValueError(f"The '{name}' parameter must hold non-negative integer ranks "
+                      f"(0 = irrelevant), got {value:g} at index {index}.")
+
+
 def check_ranks(ranks: ArrayLike, name: str = "ranks") -> np.ndarray:
-    """(n, K) non-negative integer ranks, returned as int64."""
+    """(n, K) non-negative integer ranks (:func:`non_ranks`), returned as int64."""
     arr = check_array(ranks, name, ndim=2)
     check_nonnegative(arr, name)
-    frac = arr != np.round(arr)
-    if frac.any():
-        i, j = (int(t) for t in np.argwhere(frac)[0])
-        raise ValueError(
-            f"The '{name}' parameter must hold non-negative integer ranks, "
-            f"got {arr[i, j]:g} at index {(i, j)}."
-        )
+    bad = non_ranks(arr)
+    if bad.any():
+        at = first_index(bad)
+        raise ranks_error(name, arr[at], at)
     if arr.size and arr.max() >= 2.0**53:
         # beyond int64 / exact float range: only the order of the ranks matters (0 stays
         # "irrelevant"), so recode them densely instead of overflowing to negative ints

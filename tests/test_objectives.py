@@ -107,6 +107,69 @@ def test_keyword_form_errors_name_the_argument():
         as_objective("loss_aggregation", weights=[1.0])
 
 
+#: Keyword-form names with another meaning, each with its reason.
+_OTHER_MEANING = {
+    ("bipartite.pareto.balance_k.balance_from_aucs", "aggregate"):
+        "the optional AND/OR typical-point tilt (None: none), not the ψ of an objective",
+}
+
+
+def _keyword_form_signatures():
+    """(name, parameters) of every core function or method that spells an objective by keywords
+    (it has an ``objective`` or an ``aggregate`` parameter), found by walking the core."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import bipartite
+
+    upper = (".contrib", ".studies", ".experiments", ".cli", "__main__", "._utils")
+    for info in pkgutil.walk_packages(bipartite.__path__, "bipartite."):
+        if any(part in info.name for part in upper):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if getattr(obj, "__module__", None) != info.name:
+                continue
+            members = ([(name, obj)] if inspect.isfunction(obj) else
+                       [(f"{name}.{m}", getattr(f, "__func__", f)) for m, f in vars(obj).items()]
+                       if inspect.isclass(obj) else [])
+            for qualname, f in members:
+                if not inspect.isfunction(f):
+                    continue
+                params = inspect.signature(f).parameters
+                if "objective" in params or "aggregate" in params:
+                    yield f"{info.name}.{qualname}", params
+
+
+def test_keyword_form_has_one_set_of_defaults():
+    """Claim: every signature that spells an objective by keywords (``objective``, ``a``,
+    ``aggregate``, ``w``, ``costs``; about 20 of them, e.g. the consistency functions, the Bayes
+    scorers and both rankers) defaults each one to the field default of :class:`Objective`, so that
+    repeating them in the signatures cannot let them drift apart (an ``Objective`` passed with
+    other keywords than their defaults is refused by :func:`as_objective`)."""
+    import inspect
+
+    defaults = {f.name: f.default for f in dataclasses.fields(Objective)}
+    defaults["objective"] = defaults.pop("kind")
+    seen, drift = set(), []
+    for name, params in _keyword_form_signatures():
+        seen.add(name)
+        for option, default in defaults.items():
+            if option not in params or (name, option) in _OTHER_MEANING:
+                continue
+            value = params[option].default
+            if value is inspect.Parameter.empty:
+                continue
+            if not (value is default or (isinstance(value, str) and value == default)):
+                drift.append(f"{name}({option}={value!r}), not {default!r}")
+    assert not drift, drift
+    assert {"bipartite.consistency.surrogate_minimizer", "bipartite.bayes.label_aggregation",
+            "bipartite.learners.mlp.MLPRanker.__init__", "bipartite.learners.xgb.XGBRanker.__init__",
+            "bipartite.learners.base.ranking_criterion"} <= seen
+    assert {name for name, _ in _OTHER_MEANING} <= seen
+
+
 def test_options_that_must_fit_the_labels_are_checked_at_use():
     P = FiniteProblem.random(5, 2, seed=0)
     with pytest.raises(ValueError, match=r"'a' parameter must have shape \(2,\)"):

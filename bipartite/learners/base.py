@@ -29,8 +29,6 @@ from bipartite._utils.validation import (
 )
 from bipartite.bayes import OBJECTIVES
 from bipartite.metrics import QueryRows
-
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.objectives import Objective, as_objective, label_aucs
 from bipartite.surrogates import PAIRWISE_KINDS as SURROGATES
 
@@ -335,10 +333,21 @@ class RankerMixin:
         self._spec().check_labels(Y.shape[1])  # 'a' / 'w' against K, before any training
         return X, Y, codes
 
-    def _label_support(self, prior: np.ndarray) -> np.ndarray:
-        """Record ``trained_labels_`` by :func:`trained_labels` (with its warning)."""
-        self.trained_labels_ = trained_labels(prior, self._spec(), type(self).__name__)
-        return self.trained_labels_
+    def _fit_labels(self, Y: np.ndarray, sample_weight: np.ndarray | None = None) -> Objective:
+        """Record what the objective takes from the training labels, before any training, and
+        return the Objective: ``n_labels_``, ``prior_`` (the label means, weighted by
+        ``sample_weight``), ``trained_labels_`` (:func:`trained_labels`, with its warning) and
+        ``joint_head_`` (whether the plug-in route needs the ``2**K``-way joint head; its size
+        limit checked by :func:`check_joint_labels`)."""
+        K = Y.shape[1]
+        spec = self._spec()
+        self.n_labels_ = K
+        self.prior_ = np.average(Y, axis=0, weights=sample_weight)
+        self.trained_labels_ = trained_labels(self.prior_, spec, type(self).__name__)
+        self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
+        if self.joint_head_:
+            check_joint_labels(K, self.max_joint_labels)  # the size limit first, by name
+        return spec
 
     def _validate_X(self, X: ArrayLike, **kwargs: Any) -> np.ndarray:
         """scikit-learn's ``validate_data`` of the features (float dtypes), with its errors

@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
@@ -21,7 +20,6 @@ from bipartite.learners.base import (
     RankerMixin,
     batch_pair_weights,
     check_comparable_levels,
-    check_joint_labels,
     check_objective,
     label_codes,
     plugin_ranking_scores,
@@ -112,27 +110,26 @@ def _column_moments(X: np.ndarray, block: int = 65536) -> tuple[np.ndarray, np.n
         mean += X[start : start + block].sum(axis=0, dtype=np.float64)
     mean /= n
     if not (np.isfinite(mean).all() and np.abs(mean).max(initial=0.0) < 1e150):
-        # features near the float64 range (|x| >= ~1e154) overflow the sums of squares into inf
-        # (constant scores): compute the moments of X / max|X| per column, then scale back.
-        amax = np.zeros(X.shape[1])
-        for start in range(0, n, block):
-            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
-        amax = np.where(amax > 0, amax, 1.0)
-        m, sd = _column_moments(X / amax, block)  # X is that large only in float64
-        return m * amax, sd * amax
+        return _rescaled_column_moments(X, block)
     ss = np.zeros(X.shape[1])
     centre = mean.astype(X.dtype)  # deviations in X's precision, sums of squares in float64
     for start in range(0, n, block):
         d = X[start : start + block] - centre
         ss += np.square(d, out=d).sum(axis=0, dtype=np.float64)
     if not np.isfinite(ss).all():
-        amax = np.zeros(X.shape[1])
-        for start in range(0, n, block):
-            np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
-        amax = np.where(amax > 0, amax, 1.0)
-        m, sd = _column_moments(X / amax, block)
-        return m * amax, sd * amax
+        return _rescaled_column_moments(X, block)
     return mean, np.sqrt(ss / n)
+
+
+def _rescaled_column_moments(X: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_column_moments` of ``X / max|X|`` per column, scaled back: for features near the
+    float64 range (|x| >= ~1e154), whose sums of squares overflow into inf (constant scores)."""
+    amax = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], block):
+        np.maximum(amax, np.abs(X[start : start + block]).max(axis=0), out=amax)
+    amax = np.where(amax > 0, amax, 1.0)
+    m, sd = _column_moments(X / amax, block)  # X is that large only in float64
+    return m * amax, sd * amax
 
 
 class MLPRanker(RankerMixin, TorchEstimator):
@@ -452,15 +449,9 @@ class MLPRanker(RankerMixin, TorchEstimator):
             X, Y, qid = self._validate_fit_input(X, Y, qid, groups)  # qid: validated codes
             n, K = Y.shape
             rng, dev, seed = fit.rng, fit.device, fit.torch_seed()
-            self.n_labels_ = K
-            self.prior_ = Y.mean(axis=0)
-            self._label_support(self.prior_)  # single-class labels: left out, with a warning
+            spec = self._fit_labels(Y)  # single-class labels: left out, with a warning
             self.mean_, scale = _column_moments(X)
             self.scale_ = np.where(scale > 0, scale, 1.0)
-            spec = self._spec()
-            self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
-            if self.joint_head_:
-                check_joint_labels(K, self.max_joint_labels)
             n_out = 2**K if self.joint_head_ else (K if self.method == "plugin" else 1)
             tr, va = split_validation(n, qid, float(self.validation_fraction), rng)
             Xt = torch.as_tensor(self._standardise(X), device=dev)

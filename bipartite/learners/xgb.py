@@ -22,8 +22,6 @@ from bipartite._utils.validation import (
     check_random_state,
     check_sample_weight,
 )
-
-# MTRUB's multi-task network lives in its own module and is re-exported here (docs/theory.md §11).
 from bipartite.labels import cost_matrix
 from bipartite.learners.base import (
     JOINT_MAX_LABELS,
@@ -31,7 +29,6 @@ from bipartite.learners.base import (
     XGB_METHODS,
     RankerMixin,
     check_comparable_levels,
-    check_joint_labels,
     check_objective,
     label_codes,
     plugin_ranking_scores,
@@ -479,13 +476,7 @@ class XGBRanker(RankerMixin, BaseEstimator):
                              "zeros.")
         rng = check_random_state(self.random_state, "random_state")
         seed = int(rng.integers(2**31 - 1))
-        self.n_labels_ = K
-        self.prior_ = np.average(Y, axis=0, weights=sw)
-        self._label_support(self.prior_)  # before any training: single-class labels left out
-        spec = self._spec()
-        self.joint_head_ = self.method == "plugin" and spec.joint_needed(K)
-        if self.joint_head_:
-            check_joint_labels(K, self.max_joint_labels)  # the size limit first, by name
+        spec = self._fit_labels(Y, sw)  # before any training: single-class labels left out
         ybar = spec.aggregated_labels(Y)  # None: the K labels themselves are ranked
         if ybar is not None:  # before any training: something to rank
             rows = slice(None) if sw is None else sw > 0

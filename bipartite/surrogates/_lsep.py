@@ -9,8 +9,14 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from bipartite._utils.tensor_checks import check_generator, first_bad, safe_reduce
+from bipartite._utils.tensor_checks import (
+    check_generator,
+    check_nonnegative_where,
+    first_bad,
+    safe_reduce,
+)
 from bipartite._utils.validation import check_option
+from bipartite.ranked_metrics import non_ranks, ranks_error
 from bipartite.surrogates._inputs import REDUCTIONS, prepare_inputs
 
 __all__ = ["lsep_loss", "rlsep_loss"]
@@ -110,9 +116,8 @@ def rlsep_loss(scores: torch.Tensor | ArrayLike, ranks: torch.Tensor | ArrayLike
     """
     check_option(reduction, "reduction", REDUCTIONS)
     s, r, valid = prepare_inputs(scores, ranks, where, labels_name="ranks")
-    bad = ((r < 0) | (r != torch.round(r))) & valid
+    check_nonnegative_where(r, valid, "ranks")
+    bad = non_ranks(r) & valid  # the rule and its message: bipartite.ranked_metrics
     if bool(bad.any()):
-        value, idx = first_bad(bad, r)
-        raise ValueError(f"The 'ranks' parameter must hold non-negative integer ranks "
-                         f"(0 = irrelevant), got {value:g} at index {idx}.")
+        raise ranks_error("ranks", *first_bad(bad, r))
     return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)

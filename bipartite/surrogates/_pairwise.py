@@ -26,8 +26,8 @@ from bipartite._utils.tensor_checks import (
     as_scores,
     as_where,
     check_finite_where,
+    check_nonnegative_where,
     check_pair_weights,
-    first_bad,
     safe_reduce,
 )
 from bipartite._utils.validation import check_option, check_positive
@@ -205,11 +205,7 @@ def _check_grades(labels, s: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """Relevance grades of the shape of ``s``: finite and non-negative where valid."""
     y = as_like(labels, "labels", s)
     check_finite_where(y, valid, "labels")
-    bad = (y < 0) & valid
-    if bool(bad.any()):
-        value, idx = first_bad(bad, y)
-        raise ValueError(f"The 'labels' parameter must hold non-negative relevance grades "
-                         f"(0 = irrelevant), got {value:g} at index {idx}.")
+    check_nonnegative_where(y, valid, "labels")
     return y
 
 
