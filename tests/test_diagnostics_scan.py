@@ -15,7 +15,7 @@ from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
 from bipartite.diagnostics._pairs import pair_stats
 from bipartite.diagnostics._placement_sums import label_sums
-from bipartite.metrics import QuerySegments
+from bipartite.metrics import QuerySegments, query_major
 
 
 def run_one_walk(s, Y, ws, codes, G, tol):
@@ -27,7 +27,7 @@ def run_one_walk(s, Y, ws, codes, G, tol):
     kj = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     ms = scan.masses(Yt, ws, kj, codes, G)
     seg = QuerySegments(s, check_input=False)
-    qorder = scan.query_order(seg.order, codes, G) if codes is not None else None
+    qorder = query_major(seg.order, codes, G) if codes is not None else None
     weight = np.bincount(codes, ws, minlength=G) if codes is not None else ws
     n_rows = np.bincount(codes, minlength=G) if codes is not None else np.ones(n, dtype=np.int64)
     lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, G, weight, n_rows, tol)
@@ -87,7 +87,7 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
 
 
 @pytest.mark.parametrize("G", [1, 5, 300, 70_000, 2**33])
-def test_query_order_is_the_engines(G):
+def test_query_major_is_the_engines(G):
     """The radix sort of the codes in the global order (one 16-bit pass, two, or a comparison
     sort past 2³² queries) gives QuerySegments' (query, score, row) order, ties included."""
     rng = np.random.default_rng(G % 97)
@@ -98,7 +98,7 @@ def test_query_order_is_the_engines(G):
         g[:2] = [0, 69_999]  # both 16-bit digits used
     seg = QuerySegments(s, check_input=False)
     ref = QuerySegments(s, g, check_input=False).order
-    np.testing.assert_array_equal(scan.query_order(seg.order, g, G), ref)
+    np.testing.assert_array_equal(query_major(seg.order, g, G), ref)
 
 
 def test_near_tie_windows_at_exact_boundaries(monkeypatch):

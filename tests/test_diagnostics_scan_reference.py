@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import bipartite.diagnostics._scan as scan
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
-from bipartite.metrics import QuerySegments, group_auc
+from bipartite.metrics import QuerySegments, group_auc, query_major
 from tests.test_diagnostics_scan import run_one_walk
 
 HALF = Fraction(1, 2)
@@ -277,7 +277,7 @@ def test_within_query_underflow_is_nan_in_the_sums_and_scale_free_in_the_report(
     Yt = np.ascontiguousarray(Y.astype(bool).T)
     ms = scan.masses(Yt, w, np.zeros((0, 2), dtype=np.int64), codes, 2)
     seg = QuerySegments(s, check_input=False)
-    lab, _, _ = scan.scorer_stats(s, seg, scan.query_order(seg.order, codes, 2), Yt, ms, codes,
+    lab, _, _ = scan.scorer_stats(s, seg, query_major(seg.order, codes, 2), Yt, ms, codes,
                                   2, np.bincount(codes, w), np.bincount(codes), None)
     g = lab.grouped()
     assert g.auc[0, 0] == 1.0 and np.isnan(g.auc[1, 0])

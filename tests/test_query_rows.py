@@ -67,3 +67,15 @@ def test_query_segments_rows_per_query_come_from_query_rows():
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("G", [2, 300, 70_000, 2**33])
+def test_order_is_a_stable_sort_by_query(G):
+    """QueryRows.order (query_major's radix passes, one or two 16-bit digits, or a comparison
+    sort past 2³² codes) equals NumPy's stable argsort of the codes."""
+    rng = np.random.default_rng(G % 89)
+    codes = rng.integers(0, min(G, 70_000), 3000)
+    codes[:2] = [0, min(G, 70_000) - 1]
+    rows = QueryRows(codes, check_input=False)
+    rows.n_queries = G  # the radix route is chosen by the code count
+    np.testing.assert_array_equal(rows.order, np.argsort(codes, kind="stable"))

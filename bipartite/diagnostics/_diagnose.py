@@ -56,14 +56,20 @@ from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pai
 from bipartite.diagnostics._placement_sums import PlacementSums, label_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._scan import fused, kept, masses, pair_result, query_order, scorer_stats
+from bipartite.diagnostics._scan import fused, kept, masses, pair_result, scorer_stats
 from bipartite.diagnostics._score_table import as_names, column, frame, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
     effective_weights,
 )
-from bipartite.metrics import GAUC_WEIGHTINGS, GroupedStats, QuerySegments, query_scaled
+from bipartite.metrics import (
+    GAUC_WEIGHTINGS,
+    GroupedStats,
+    QuerySegments,
+    query_major,
+    query_scaled,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -386,7 +392,7 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
     global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
     per-query order comes from the global one by a radix sort of the query codes
-    (:func:`bipartite.diagnostics._scan.query_order`) and each order is walked once for all of
+    (:func:`bipartite.metrics.query_major`) and each order is walked once for all of
     them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
     whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
     ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
@@ -406,7 +412,7 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
             qseg = None
             if d.g is not None:  # the per-query order: from the global one, or a second sort
-                qseg = (query_order(seg.order, d.g, d.G) if one_walk else
+                qseg = (query_major(seg.order, d.g, d.G) if one_walk else
                         QuerySegments(d.S[s], d.g, check_input=False))
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:

@@ -18,7 +18,7 @@ block, and every sum the placements need is carried from block to block:
   (``below``, ``above``); for the label pairs also the cumulative "j only" weight of every
   row, kept for the near ties (while they fit in :data:`NEAR_CELLS`, else made again in
   blocks of pairs);
-* the **per-query order** (with query ids; :func:`query_order` makes it from the global order
+* the **per-query order** (with query ids; :func:`~bipartite.metrics.query_major` makes it from the global order
   by a radix sort of the query codes, O(n), instead of a second comparison sort), in blocks of
   whole queries, its tie groups the runs of one query and one score: the within-query AUC
   numerators of the labels (``within``), with the grouped engine's formulas
@@ -50,7 +50,7 @@ from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, we
 from bipartite.metrics import QuerySegments, auc_terms, segment_below, tie_placements
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
-           "Masses", "fused", "kept", "masses", "pair_result", "query_order", "scorer_stats"]
+           "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -275,28 +275,10 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     return below, above, C
 
 
-def query_order(order: np.ndarray, codes: np.ndarray, G: int) -> np.ndarray:
-    """(n,) the rows in (query, score, row) order — the order of :class:`~bipartite.metrics.
-    QuerySegments` with query ids — from the global (score, row) ``order``: a stable sort of the
-    query codes in that order, a radix sort (16-bit digits: one pass up to 2¹⁶ queries, two up
-    to 2³²), O(n) instead of a second comparison sort."""
-    # the codes gathered in their narrowest type (fewer bytes to fetch at random), by take
-    # (faster than fancy indexing on 1-D arrays)
-    if G <= 1 << 16:
-        c = np.take(codes.astype(np.uint16), order)
-        return np.take(order, np.argsort(c, kind="stable"))
-    if G <= 1 << 32:
-        c = np.take(codes.astype(np.uint32), order)
-        perm = np.argsort((c & 0xFFFF).astype(np.uint16), kind="stable")
-        return np.take(order, np.take(perm, np.argsort((np.take(c, perm) >> 16).astype(
-            np.uint16), kind="stable")))
-    return np.take(order, np.argsort(np.take(codes, order), kind="stable"))
-
-
 def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(inner, P, N)`` (K, G) of the labels in the per-query order ``qorder``
-    (:func:`query_order`; ``n_rows`` (G,) the rows of each query): each query's AUC times
+    (:func:`~bipartite.metrics.query_major`; ``n_rows`` (G,) the rows of each query): each query's AUC times
     ``P_q N_q`` (0 where undefined) and its positive and negative weight, as
     :func:`bipartite.diagnostics._placement_sums.label_sums` takes them from
     :meth:`bipartite.metrics.QuerySegments.auc` (the same power-of-two scales; the tie groups
@@ -394,7 +376,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
                  n_rows: np.ndarray, tol: float | None
                  ) -> tuple[PlacementSums, PlacementSums | None, np.ndarray | None]:
     """``(labels, pairs, near_tie)`` of the scores ``s`` (float64, their global ``seg`` and, with
-    query codes, per-query ``qorder`` orders, :func:`query_order`): the labels'
+    query codes, per-query ``qorder`` orders, :func:`~bipartite.metrics.query_major`): the labels'
     :class:`PlacementSums` (with ``within`` when ``qorder`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
     K, p = ms.K, len(ms.kj)

@@ -57,6 +57,9 @@ from bipartite.metrics._grouped import (
 )
 from bipartite.metrics._grouped import GroupedStats, QueryRows, QuerySegments
 from bipartite.metrics._grouped import (
+    query_major as query_major,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._grouped import (
     query_scaled as query_scaled,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.metrics._multipartite import multipartite_auc, weighted_multipartite_auc
