@@ -16,7 +16,7 @@ import torch
 from numpy.typing import ArrayLike
 
 from bipartite._utils.arrays import as_plain_array, check_array, check_dense_tensor
-from bipartite._utils.errors import first_index
+from bipartite._utils.errors import first_index, show_number
 
 __all__ = ["as_elementwise", "as_float_array", "as_like", "as_scores", "as_where",
            "check_binary_where", "check_finite_where", "check_generator",
@@ -138,8 +138,8 @@ def check_nonnegative_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> 
     bad = (x < 0) & valid
     if bool(bad.any()):
         value, idx = first_bad(bad, x)
-        raise ValueError(f"The '{name}' parameter must be non-negative, got {value!r} at index "
-                         f"{idx}.")
+        raise ValueError(f"The '{name}' parameter must be non-negative, got "
+                         f"{show_number(value)} at index {idx}.")
 
 
 def check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> None:
