@@ -247,7 +247,8 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
         i = first_index(bad)
-        raise ValueError(f"The '{name}' parameter must be finite, got {arr[i]!r} at index {i}.")
+        raise ValueError(f"The '{name}' parameter must be finite, got {show_number(arr[i])} at "
+                         f"index {i}.")
 
 
 def check_binary(y: ArrayLike, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
@@ -263,7 +264,8 @@ def check_binary(y: ArrayLike, name: str, *, ndim: int | tuple[int, ...] = 1) ->
     if bad.any():
         i = first_index(bad)
         raise ValueError(
-            f"The '{name}' parameter must contain only 0 and 1, got {arr[i]:g} at index {i}.")
+            f"The '{name}' parameter must contain only 0 and 1, got {show_number(arr[i])} at "
+            f"index {i}.")
     return arr
 
 
@@ -320,7 +322,7 @@ def check_probabilities(
     if bad.any():
         i = first_index(bad)
         raise ValueError(f"The '{name}' parameter must hold probabilities in [0, 1], got "
-                         f"{arr[i]:g} at index {i}.")
+                         f"{show_number(arr[i])} at index {i}.")
     return np.clip(arr, 0.0, 1.0)
 
 
