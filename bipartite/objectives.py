@@ -32,6 +32,7 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_label_matrix,
     check_nonnegative,
     check_option,
     check_problem,
@@ -445,9 +446,7 @@ class Objective:
         0.75
         """
         if check_input:
-            Y = check_binary(Y, "Y", ndim=(1, 2))
-            if Y.ndim == 1:
-                Y = Y[:, None]
+            Y = check_label_matrix(Y)
             s = check_array(scores, "scores", ndim=1, exact_integers="order")
             check_consistent_length(Y=Y, scores=s)
             g = check_qid(qid, len(s), "qid", ref="scores")

@@ -64,6 +64,7 @@ from bipartite._utils.validation import (
     check_binary,
     check_nonnegative,
     first_index,
+    show_number,
 )
 
 if TYPE_CHECKING:
@@ -89,29 +90,56 @@ _METRICS = ("precision", "recall", "f1", "accuracy", "exact_match")
 def non_ranks(values: np.ndarray | torch.Tensor) -> np.ndarray | torch.Tensor:
     """Mask of the entries of ``values`` that are not label ranks: negative or fractional (or NaN).
 
-    The one rule of label ranks (RLSEP §5.3: non-negative integers, 0 = irrelevant), written
-    once for a NumPy array and a torch tensor alike (elementwise ``<``, ``!=`` and ``.round()``).
-    :func:`check_ranks` and :func:`bipartite.surrogates.rlsep_loss` both ask it and raise
-    :func:`ranks_error`; each first runs the package's non-negativity check, so that a negative
-    rank gets the one "must be non-negative" message.
+    The one rule of non-negative integers, written once for a NumPy array and a torch tensor
+    alike (elementwise ``<``, ``!=`` and ``.round()``): label ranks (RLSEP §5.3, 0 = irrelevant)
+    and relevance grades (0, 1, 2, ...) both follow it. :func:`check_rank_values` (for arrays:
+    :func:`check_ranks`, :func:`bipartite.data.simulate_clicks`,
+    :func:`bipartite.contrib.pairs.partial_order_pairs`) and
+    :func:`bipartite.surrogates.rlsep_loss` (for tensors) ask it and raise :func:`ranks_error`;
+    each first runs the package's non-negativity check, so that a negative entry gets the one
+    "must be non-negative" message.
     """
     return (values < 0) | (values != values.round())
 
 
-def ranks_error(name: str, value: float, index: int | tuple[int, ...]) -> ValueError:
-    """The error for an entry that :func:`non_ranks` flags: its value and its position."""
-    return ValueError(f"The '{name}' parameter must hold non-negative integer ranks "
-                      f"(0 = irrelevant), got {value:g} at index {index}.")
+#: What :func:`ranks_error` says an entry must be, by default.
+RANKS = "ranks (0 = irrelevant)"
 
 
-def check_ranks(ranks: ArrayLike, name: str = "ranks") -> np.ndarray:
-    """(n, K) non-negative integer ranks (:func:`non_ranks`), returned as int64."""
-    arr = check_array(ranks, name, ndim=2)
+def ranks_error(name: str, value: float, index: int | tuple[int, ...], *,
+                word: str = RANKS) -> ValueError:
+    """The error for an entry that :func:`non_ranks` flags: its value (:func:`show_number`, so
+    that ``2.0000001`` is not printed as ``2``) and its position. ``word`` names what the entries
+    are ("grades" for relevance grades).
+
+    >>> print(ranks_error("relevance", 0.5, 3, word="grades"))
+    The 'relevance' parameter must hold non-negative integer grades, got 0.5 at index 3.
+    """
+    return ValueError(f"The '{name}' parameter must hold non-negative integer {word}, got "
+                      f"{show_number(value)} at index {index}.")
+
+
+def check_rank_values(arr: np.ndarray, name: str, *, word: str = RANKS) -> np.ndarray:
+    """``arr`` (an array already converted by ``check_array``), refused by name unless every
+    entry is a non-negative integer (:func:`non_ranks`): the non-negativity check first, then
+    :func:`ranks_error` with ``word``. Returns ``arr`` unchanged.
+
+    >>> check_rank_values(np.array([2.0, 0.0, 1.5]), "relevance", word="grades")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'relevance' parameter must hold non-negative integer grades, got 1.5 at index 2.
+    """
     check_nonnegative(arr, name)
     bad = non_ranks(arr)
     if bad.any():
         at = first_index(bad)
-        raise ranks_error(name, arr[at], at)
+        raise ranks_error(name, arr[at], at, word=word)
+    return arr
+
+
+def check_ranks(ranks: ArrayLike, name: str = "ranks") -> np.ndarray:
+    """(n, K) non-negative integer ranks (:func:`check_rank_values`), returned as int64."""
+    arr = check_rank_values(check_array(ranks, name, ndim=2), name)
     if arr.size and arr.max() >= 2.0**53:
         # beyond int64 / exact float range: only the order of the ranks matters (0 stays
         # "irrelevant"), so recode them densely instead of overflowing to negative ints

@@ -84,7 +84,7 @@ def test_one_class_is_nan_with_a_warning():
     (([0, 1], torch.tensor([[1.0, 2.0]])), r"'y_score' .* 1-D, got shape \(1, 2\)"),
     (([], torch.tensor([])), r"'y_score' .* not be empty"),
     (([0, 1], torch.tensor([1.0, 2.0]), [1.0, -1.0]),
-     r"'sample_weight' .* non-negative, got -1.0 at index 1"),
+     r"'sample_weight' .* non-negative, got -1 at index 1"),
     (([0, 1], torch.tensor([1.0, 2.0]), [1.0]), r"'sample_weight' has 1, 'y_score' has 2"),
     (([0, 1], torch.tensor([1.0, 2.0]), [1.0, float("nan")]), r"'sample_weight' .* finite"),
 ])

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
-from bipartite._utils.errors import InvalidParameterError, first_index
+from bipartite._utils.errors import InvalidParameterError, first_index, show_number
 
 __all__ = [
     "EXACT_FLOAT_INT",
@@ -26,6 +26,7 @@ __all__ = [
     "check_consistent_length",
     "check_dense_tensor",
     "check_finite",
+    "check_label_matrix",
     "check_nonnegative",
     "check_probabilities",
     "check_row_distributions",
@@ -246,7 +247,8 @@ def check_finite(arr: np.ndarray, name: str) -> None:
     bad = ~np.isfinite(arr)
     if bad.any():
         i = first_index(bad)
-        raise ValueError(f"The '{name}' parameter must be finite, got {arr[i]!r} at index {i}.")
+        raise ValueError(f"The '{name}' parameter must be finite, got {show_number(arr[i])} at "
+                         f"index {i}.")
 
 
 def check_binary(y: ArrayLike, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
@@ -262,8 +264,25 @@ def check_binary(y: ArrayLike, name: str, *, ndim: int | tuple[int, ...] = 1) ->
     if bad.any():
         i = first_index(bad)
         raise ValueError(
-            f"The '{name}' parameter must contain only 0 and 1, got {arr[i]:g} at index {i}.")
+            f"The '{name}' parameter must contain only 0 and 1, got {show_number(arr[i])} at "
+            f"index {i}.")
     return arr
+
+
+def check_label_matrix(Y: ArrayLike, name: str = "Y") -> np.ndarray:
+    """A binary label matrix ``(n, K)`` as float64: labels in {0, 1} (:func:`check_binary`), and a
+    1-D array taken as one column (``K = 1``). The one check of the ``Y`` of the learners,
+    their scorers, the objectives' criterion and the per-query statistics.
+
+    >>> check_label_matrix([0, 1, 1]).shape
+    (3, 1)
+    >>> check_label_matrix([[0, 1], [1, 2]], "y_true")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'y_true' parameter must contain only 0 and 1, got 2 at index (1, 1).
+    """
+    arr = check_binary(Y, name, ndim=(1, 2))
+    return arr[:, None] if arr.ndim == 1 else arr
 
 
 def check_consistent_length(**arrays: Any) -> int:
@@ -289,8 +308,8 @@ def check_nonnegative(arr: np.ndarray, name: str) -> np.ndarray:
     bad = arr < 0
     if bad.any():
         i = first_index(bad)
-        raise ValueError(f"The '{name}' parameter must be non-negative, got {arr[i]:g} at index "
-                         f"{i}.")
+        raise ValueError(f"The '{name}' parameter must be non-negative, got "
+                         f"{show_number(arr[i])} at index {i}.")
     return arr
 
 
@@ -303,7 +322,7 @@ def check_probabilities(
     if bad.any():
         i = first_index(bad)
         raise ValueError(f"The '{name}' parameter must hold probabilities in [0, 1], got "
-                         f"{arr[i]:g} at index {i}.")
+                         f"{show_number(arr[i])} at index {i}.")
     return np.clip(arr, 0.0, 1.0)
 
 

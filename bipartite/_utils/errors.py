@@ -9,7 +9,8 @@ import warnings
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["InvalidParameterError", "UndefinedMetricWarning", "first_index", "warn_undefined"]
+__all__ = ["InvalidParameterError", "UndefinedMetricWarning", "first_index", "show_number",
+           "warn_undefined"]
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -25,6 +26,27 @@ def warn_undefined(message: str) -> float:
     """Warn with :class:`UndefinedMetricWarning` and return NaN."""
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
     return float("nan")
+
+
+def show_number(value: float) -> str:
+    """A bad number as the package's errors print it, the same for NumPy and torch input (the one
+    format of the value that :func:`first_index`'s position goes with): an integer value without
+    a decimal point (``-1``, whether it came as ``-1``, ``np.int64(-1)``, ``-1.0`` or a tensor's
+    ``.item()``); any other float in its shortest exact form at its own precision (``-0.5``,
+    ``1.0000001``, ``-1e-300``, ``nan``, ``inf``), never rounded to look like a valid value (as
+    ``:g`` prints ``1.0000001`` as ``1``) and never in a dtype wrapper (``np.float64(nan)``).
+
+    >>> show_number(-1), show_number(np.float64(-1.0)), show_number(1.0000001)
+    ('-1', '-1', '1.0000001')
+    >>> show_number(np.float32(0.1)), show_number(np.float64(np.nan)), show_number(-1e300)
+    ('0.1', 'nan', '-1e+300')
+    """
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    x = float(value)
+    if x.is_integer() and abs(x) < 2**53:
+        return str(int(x))
+    return str(value) if isinstance(value, np.floating) else repr(x)
 
 
 def first_index(mask: ArrayLike) -> int | tuple[int, ...]:

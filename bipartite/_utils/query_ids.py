@@ -25,7 +25,7 @@ def check_group_ids(groups: ArrayLike, name: str = "groups", *,
     >>> check_group_ids([0.0, float("nan")], "qid")
     Traceback (most recent call last):
     ...
-    ValueError: The 'qid' parameter must be finite, got np.float64(nan) at index 1.
+    ValueError: The 'qid' parameter must be finite, got nan at index 1.
     """
     if isinstance(groups, str | bytes):
         raise TypeError(f"The '{name}' parameter must be a 1-D array-like of group ids, "

@@ -16,11 +16,12 @@ import torch
 from numpy.typing import ArrayLike
 
 from bipartite._utils.arrays import as_plain_array, check_array, check_dense_tensor
-from bipartite._utils.errors import first_index
+from bipartite._utils.errors import first_index, show_number
 
 __all__ = ["as_elementwise", "as_float_array", "as_like", "as_scores", "as_where",
            "check_binary_where", "check_finite_where", "check_generator",
-           "check_nonnegative_where", "first_bad", "positive_strides", "safe_reduce", "show"]
+           "check_nonnegative_where", "first_bad", "positive_strides", "safe_reduce", "show",
+           "show_first_bad"]
 
 
 def show(t: torch.Tensor, limit: int = 8) -> str:
@@ -37,6 +38,17 @@ def first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[Any, Any]:
     only)."""
     idx = first_index(bad.detach().cpu().numpy())
     return values[idx].item(), idx
+
+
+def show_first_bad(bad: torch.Tensor, values: torch.Tensor) -> tuple[str, Any]:
+    """:func:`first_bad`, its value printed by the one format
+    (:func:`bipartite._utils.errors.show_number`) at the tensor's own precision, so that a
+    float32 tensor prints ``-0.1`` as a float32 NumPy array does (``.item()`` alone widens it to
+    ``-0.10000000149011612``)."""
+    value, idx = first_bad(bad, values)
+    if values.dtype in (torch.float16, torch.float32):
+        value = np.dtype(str(values.dtype).removeprefix("torch.")).type(value)
+    return show_number(value), idx
 
 
 def positive_strides(arr: np.ndarray) -> np.ndarray:
@@ -130,24 +142,24 @@ def as_where(where: torch.Tensor | ArrayLike, scores: torch.Tensor) -> torch.Ten
 def check_finite_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
     bad = ~torch.isfinite(x.detach()) & valid
     if bool(bad.any()):
-        value, idx = first_bad(bad, x.detach())
-        raise ValueError(f"The '{name}' parameter must be finite, got {value!r} at index {idx}.")
+        value, idx = show_first_bad(bad, x.detach())
+        raise ValueError(f"The '{name}' parameter must be finite, got {value} at index {idx}.")
 
 
 def check_nonnegative_where(x: torch.Tensor, valid: torch.Tensor, name: str) -> None:
     bad = (x < 0) & valid
     if bool(bad.any()):
-        value, idx = first_bad(bad, x)
-        raise ValueError(f"The '{name}' parameter must be non-negative, got {value!r} at index "
+        value, idx = show_first_bad(bad, x)
+        raise ValueError(f"The '{name}' parameter must be non-negative, got {value} at index "
                          f"{idx}.")
 
 
 def check_binary_where(labels: torch.Tensor, valid: torch.Tensor, name: str) -> None:
     bad = (labels != 0) & (labels != 1) & valid
     if bool(bad.any()):
-        value, idx = first_bad(bad, labels)
+        value, idx = show_first_bad(bad, labels)
         raise ValueError(
-            f"The '{name}' parameter must contain only 0 and 1, got {value:g} at index {idx}."
+            f"The '{name}' parameter must contain only 0 and 1, got {value} at index {idx}."
         )
 
 

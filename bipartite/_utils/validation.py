@@ -29,6 +29,7 @@ from bipartite._utils.arrays import (
     check_consistent_length,
     check_dense_tensor,
     check_finite,
+    check_label_matrix,
     check_nonnegative,
     check_probabilities,
     check_row_distributions,
@@ -38,6 +39,7 @@ from bipartite._utils.errors import (
     InvalidParameterError,
     UndefinedMetricWarning,
     first_index,
+    show_number,
     warn_undefined,
 )
 from bipartite._utils.query_ids import check_group_ids, check_qid, require_qid, resolve_qid
@@ -64,6 +66,7 @@ __all__ = [
     "check_consistent_length",
     "check_finite",
     "check_group_ids",
+    "check_label_matrix",
     "check_nonnegative",
     "check_option",
     "check_probabilities",
@@ -74,6 +77,7 @@ __all__ = [
     "first_index",
     "require_qid",
     "resolve_qid",
+    "show_number",
     "warn_undefined",
 ]
 

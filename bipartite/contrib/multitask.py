@@ -24,8 +24,8 @@ from torch import nn
 
 from bipartite._utils.validation import (
     check_array,
-    check_binary,
     check_consistent_length,
+    check_label_matrix,
     resolve_qid,
 )
 from bipartite.learners.nets import init_linear, make_mlp
@@ -204,9 +204,7 @@ class MultiTaskMLP(TorchEstimator):
 
     def _fit(self, X: ArrayLike, Y: ArrayLike, fit: TorchFit) -> MultiTaskMLP:
         X = check_array(X, "X", ndim=2)
-        Y = check_binary(Y, "Y", ndim=(1, 2))
-        if Y.ndim == 1:
-            Y = Y[:, None]
+        Y = check_label_matrix(Y)
         check_consistent_length(X=X, Y=Y)
         if Y.shape[1] != self.tasks:
             raise ValueError(

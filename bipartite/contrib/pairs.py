@@ -13,13 +13,12 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import (
     check_array,
     check_group_ids,
-    check_nonnegative,
     check_positive,
     check_qid,
-    first_index,
     require_qid,
 )
 from bipartite.metrics import QueryRows
+from bipartite.ranked_metrics import check_rank_values
 
 __all__ = ["MAX_PAIRS", "partial_order_pairs", "within_group_pairs"]
 
@@ -81,13 +80,8 @@ def partial_order_pairs(relevance: ArrayLike, qid: ArrayLike = None, *,
     >>> partial_order_pairs([2, 0, 1, 0], [1, 1, 1, 2]).tolist()
     [[0, 1], [0, 2], [2, 1]]
     """
-    rel = check_array(relevance, "relevance", ndim=1)
-    check_nonnegative(rel, "relevance")
-    frac = rel != np.round(rel)
-    if frac.any():
-        i = first_index(frac)
-        raise ValueError(f"The 'relevance' parameter must hold non-negative integer grades, "
-                         f"got {rel[i]:g} at index {i}.")
+    rel = check_rank_values(check_array(relevance, "relevance", ndim=1), "relevance",
+                            word="grades")
     qid, qname = require_qid(qid, groups, "partial_order_pairs")
     pairs = pairs_within(query_codes(qid, qname, len(rel), "relevance"), MAX_PAIRS, qname)
     a, b = pairs[:, 0], pairs[:, 1]

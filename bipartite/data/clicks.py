@@ -15,8 +15,8 @@ from bipartite._utils.validation import (
     check_group_ids,
     check_random_state,
     check_real,
-    first_index,
 )
+from bipartite.ranked_metrics import check_rank_values
 
 
 def _ranks_within_query(qid: np.ndarray, scores: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
@@ -77,14 +77,7 @@ def simulate_clicks(
     >>> d.rank.tolist(), d.prob.round(3).tolist()
     ([1, 2, 3, 4], [0.9, 0.05, 0.167, 0.025])
     """
-    g = check_array(relevance, "relevance", ndim=1)
-    bad = (g < 0) | (g != np.round(g))
-    if bad.any():
-        i = first_index(bad)
-        raise ValueError(
-            f"The 'relevance' parameter must hold non-negative integer grades, got {g[i]:g} "
-            f"at index {i}."
-        )
+    g = check_rank_values(check_array(relevance, "relevance", ndim=1), "relevance", word="grades")
     q = check_group_ids(qid, "qid")  # 1-D, finite, one type, none missing
     if len(q) != len(g):
         raise ValueError(

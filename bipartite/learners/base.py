@@ -19,9 +19,9 @@ from sklearn.utils.validation import validate_data
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
     as_numeric_array,
-    check_binary,
     check_consistent_length,
     check_finite,
+    check_label_matrix,
     check_option,
     check_positive,
     check_qid,
@@ -324,9 +324,7 @@ class RankerMixin:
             )
         X = self._validate_X(X, reset=True, ensure_min_samples=2,
                              ensure_all_finite="allow-nan" if allow_nan else True)
-        Y = check_binary(Y, "Y", ndim=(1, 2))
-        if Y.ndim == 1:
-            Y = Y[:, None]
+        Y = check_label_matrix(Y)
         check_consistent_length(X=X, Y=Y)
         codes = check_qid(qid, X.shape[0], qname)
         self.n_queries_ = None if codes is None else int(codes.max()) + 1
@@ -382,8 +380,7 @@ class RankerMixin:
                 stacklevel=2,
             )
         scores = self.decision_function(X)
-        Y = check_binary(Y, "Y", ndim=(1, 2))
-        Y = Y[:, None] if Y.ndim == 1 else Y
+        Y = check_label_matrix(Y)
         check_consistent_length(X=scores, Y=Y)
         return self._spec().criterion(Y, scores, qid=check_qid(qid, len(scores), qname),
                                      check_input=False)

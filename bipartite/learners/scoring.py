@@ -57,8 +57,8 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import (
     UndefinedMetricWarning,
     check_array,
-    check_binary,
     check_consistent_length,
+    check_label_matrix,
     check_option,
     check_qid,
 )
@@ -75,9 +75,7 @@ _RECIPE = ("sklearn.set_config(enable_metadata_routing=True); make the scorer (o
 def _labels(y_true: ArrayLike) -> tuple[np.ndarray, list[Any]]:
     """Binary Y as (n, K) float and its column names (DataFrame columns, else 0..K-1)."""
     names = list(getattr(y_true, "columns", [])) or None
-    Y = check_binary(y_true, "y_true", ndim=(1, 2))
-    if Y.ndim == 1:
-        Y = Y[:, None]
+    Y = check_label_matrix(y_true, "y_true")
     return Y, names if names is not None else list(range(Y.shape[1]))
 
 

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 
 from bipartite._utils.validation import (
     check_array,
-    check_binary,
+    check_label_matrix,
     check_nonnegative,
     check_option,
     check_qid,
@@ -67,8 +67,7 @@ def grouped_stats(
     ([0.0, 1.0], ['a', 'b'], [0.5])
     """
     if check_input:
-        Yb = check_binary(Y, "Y", ndim=(1, 2))
-        Yb = Yb[:, None] if Yb.ndim == 1 else Yb
+        Yb = check_label_matrix(Y)
         s = check_scores(y_score, len(Yb), labels="Y")
         codes, ids = check_qid(qid, len(Yb), "qid", ref="Y", return_ids=True)
         w = None if sample_weight is None else check_sample_weight(sample_weight, len(Yb))

@@ -266,6 +266,26 @@ def test_simulate_clicks_names_relevance_on_a_length_mismatch():
         clicks.simulate_clicks([0, 2, 1], [7, 7, 8, 8], [0.4, 0.3, 0.2])
 
 
+GRADE_CALLS = {
+    "simulate_clicks": lambda rel: clicks.simulate_clicks(rel, [7, 7, 7, 7], [4.0, 3.0, 2.0, 1.0]),
+    "partial_order_pairs": lambda rel: lr2ppo.partial_order_pairs(rel, [0, 0, 0, 0]),
+}
+
+
+@pytest.mark.parametrize("call", GRADE_CALLS, ids=str)
+@pytest.mark.parametrize("rel, message", [
+    ([0, 0.5, 1, 2], "must hold non-negative integer grades, got 0.5 at index 1."),
+    ([0, 1, 2.0000001, 2], "must hold non-negative integer grades, got 2.0000001 at index 2."),
+    ([0, 1, 2, -1], "must be non-negative, got -1 at index 3."),
+])
+def test_grades_follow_the_one_rule_of_ranks(call, rel, message):
+    """Claim: both takers of relevance grades ask ranked_metrics' rule (negative first, then
+    fractional) and give the same message, the value printed exactly (2.0000001 is not "2")."""
+    with pytest.raises(ValueError) as err:
+        GRADE_CALLS[call](rel)
+    assert str(err.value) == f"The 'relevance' parameter {message}"
+
+
 # ---------------------------------------------------------------------------------------------
 # looks bad, is documented valid input (left unchanged on purpose: these must keep a value)
 # ---------------------------------------------------------------------------------------------
