@@ -28,11 +28,11 @@ from bipartite._utils.validation import (
     check_array,
     check_binary,
     check_consistent_length,
+    check_nonnegative,
     check_positive,
     check_probabilities,
     check_qid,
     check_random_state,
-    first_index,
     resolve_qid,
 )
 from bipartite.metrics import grouped_stats, multilabel_auc
@@ -59,12 +59,7 @@ def _check_exponents(exponents: ArrayLike, K: int) -> np.ndarray:
             f"The 'exponents' parameter must have K={K} entries per row (one per column of P), "
             f"got shape {gam.shape}."
         )
-    if (gam < 0).any():
-        idx = first_index(gam < 0)
-        raise ValueError(
-            f"The 'exponents' parameter must be non-negative, got {gam[idx]:g} at index {idx}."
-        )
-    return gam
+    return check_nonnegative(gam, "exponents")
 
 
 def _log_fusion(logP: np.ndarray, gam: np.ndarray) -> np.ndarray:

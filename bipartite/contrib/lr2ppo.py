@@ -328,7 +328,7 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
     ``n``, that of ``p1``, when given), named in every error."""
     import torch
 
-    from bipartite._utils.tensor_checks import first_bad
+    from bipartite._utils.tensor_checks import check_finite_where
 
     if not check_dense_tensor(x, name):  # sparse and meta tensors refused by name
         x = torch.as_tensor(check_array(x, name, allow_empty=True, finite=False).copy())
@@ -344,10 +344,7 @@ def _check_policy_tensor(x: torch.Tensor | ArrayLike, name: str, *, floating: bo
         raise ValueError(f"The '{name}' parameter must have the length of 'p1' ({n}), "
                          f"got shape {tuple(x.shape)}.")
     if torch.is_floating_point(x):
-        bad = ~torch.isfinite(x.detach())
-        if bool(bad.any()):
-            v, i = first_bad(bad, x)
-            raise ValueError(f"The '{name}' parameter must be finite, got {v!r} at index {i}.")
+        check_finite_where(x, torch.ones_like(x, dtype=torch.bool), name)
     return x
 
 

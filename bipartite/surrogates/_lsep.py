@@ -12,8 +12,8 @@ from numpy.typing import ArrayLike
 from bipartite._utils.tensor_checks import (
     check_generator,
     check_nonnegative_where,
-    first_bad,
     safe_reduce,
+    show_first_bad,
 )
 from bipartite._utils.validation import check_option
 from bipartite.ranked_metrics import non_ranks, ranks_error
@@ -119,5 +119,5 @@ def rlsep_loss(scores: torch.Tensor | ArrayLike, ranks: torch.Tensor | ArrayLike
     check_nonnegative_where(r, valid, "ranks")
     bad = non_ranks(r) & valid  # the rule and its message: bipartite.ranked_metrics
     if bool(bad.any()):
-        raise ranks_error("ranks", *first_bad(bad, r))
+        raise ranks_error("ranks", *show_first_bad(bad, r))
     return _lsep_dispatch(s, r, valid, num_pairs, generator, reduction)

@@ -18,7 +18,7 @@ from bipartite._utils.tensor_checks import (
     as_where,
     check_binary_where,
     check_finite_where,
-    first_bad,
+    show_first_bad,
 )
 from bipartite._utils.validation import check_array, check_dense_tensor, check_nonnegative
 
@@ -194,7 +194,7 @@ def label_aggregation_pair_weights(ybar: torch.Tensor | ArrayLike, *, costs: str
         levels = as_float_array(levels, "levels") if check_input else np.asarray(levels)
         unknown = check_input and ~torch.isin(y64, torch.as_tensor(levels, device=dev)) & valid
         if check_input and bool(unknown.any()):
-            raise ValueError(f"The 'ybar' parameter holds {first_bad(unknown, y64)[0]:g}, which "
+            raise ValueError(f"The 'ybar' parameter holds {show_first_bad(unknown, y64)[0]}, which "
                              "is not one of the given 'levels'.")
     L = levels.size
     # per list g, the (L+1) x (L+1) costs over its items' levels divided by its total
