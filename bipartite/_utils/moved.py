@@ -62,7 +62,14 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return _MovedModule(spec.name)
 
     def exec_module(self, module):
-        module.__doc__ = f"Deprecated: see {', '.join(_OLD_MODULES[module.__name__])}."
+        homes = _OLD_MODULES[module.__name__]
+        module.__doc__ = f"Deprecated: see {', '.join(homes)}."
+        # ``from old import *``: the homes' public names, and the old names of renamed ones
+        names = {n for h in homes for n in getattr(importlib.import_module(h), "__all__", ())}
+        prefix = f"{module.__name__}."
+        names |= {k[len(prefix):] for k in _RENAMED if k.startswith(prefix)}
+        names -= {v for k, v in _RENAMED.items() if k.startswith(prefix)}
+        module.__all__ = sorted(names)
 
 
 def register(old_modules: dict[str, tuple[str, ...]],
@@ -75,7 +82,3 @@ def register(old_modules: dict[str, tuple[str, ...]],
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.append(_Finder())
 
-
-def is_registered(old: str) -> bool:
-    """Whether ``old`` is a registered old module path."""
-    return old in _OLD_MODULES

@@ -275,3 +275,19 @@ def test_old_segments_path_warns_and_forwards(monkeypatch):
         assert old.MAX_SEGMENTS == records_module.MAX_SEGMENTS
     with pytest.raises(AttributeError):
         old.no_such_name  # noqa: B018
+
+
+def test_old_segments_path_serves_import_star(monkeypatch):
+    """``from bipartite.studies.segments import *`` still brings every public name of the new
+    home (found by review: the forwarding module had no ``__all__``, so it imported nothing)."""
+    import sys
+    import warnings
+
+    monkeypatch.delitem(sys.modules, "bipartite.studies.segments", raising=False)
+    ns: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        exec("from bipartite.studies.segments import *", ns)
+    names = {k for k in ns if not k.startswith("__")}
+    assert names == set(records_module.__all__)
+    assert ns["SegmentWriter"] is SegmentWriter
