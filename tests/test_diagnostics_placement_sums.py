@@ -348,7 +348,18 @@ def test_diagnose_takes_each_query_auc_scale_free(one_walk, weighting, monkeypat
         assert got.note.isna().all()
         row = rep.tables["auc"].set_index("label").loc[lab]
         assert row.gauc == group_auc(yy, s, qid=q, sample_weight=w, weighting=weighting)
-        assert row.n_queries_defined == 2
+        # the queries defining the gAUC: λ_q > 0 in float64, the G' of its clustered variance
+        # and t interval (found by review): λ_q relative to the largest, in exact arithmetic,
+        # is representable (≥ 2⁻¹⁰⁷⁴) only where it is not 1e-600
+        lam = []
+        for g in (0, 1):
+            wq = [Fraction(x) for x in w[q == g]]
+            yq = yy[q == g]
+            P = sum((x for x, t in zip(wq, yq) if t == 1), Fraction(0))
+            N = sum((x for x, t in zip(wq, yq) if t == 0), Fraction(0))
+            lam.append({"uniform": Fraction(1), "pairs": P * N, "impressions": sum(wq)}[weighting])
+        expected = sum(x / max(lam) >= Fraction(1, 2**1074) for x in lam)
+        assert row.n_queries_defined == expected
         if weighting == "uniform":
             assert row.gauc == pytest.approx(float(sum(exact, Fraction(0)) / 2), rel=1e-15)
     assert rep.tables["auc"].set_index("label").loc["y"].gauc == pytest.approx(

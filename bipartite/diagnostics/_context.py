@@ -91,6 +91,9 @@ class Estimates:
     #: per scorer the cross pairs' sums in blocks ``[(slice, PlacementSums)]`` (out of core,
     #: with their within-query sums; one walk: without), read by the bootstrap and the jackknife
     pair_sums: dict[str, list] = field(default_factory=dict)
+    #: per scorer (K,) the queries with weight in each gAUC (λ_q > 0 under the report's
+    #: weighting): the G' of the gAUC's clustered variance and its t interval's G' − 1
+    gauc_queries: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def kind_label(kind: str, clustered: bool) -> str:

@@ -457,6 +457,9 @@ def _point_estimates(out: Estimates, s: str, st: PlacementSums, gauc_weighting: 
         out.stats[s] = st.grouped()
         out.gaucs[s] = out.stats[s].gauc(gauc_weighting)
         out.terms[s]["gauc"] = st.gauc_terms(gauc_weighting)
+        # the queries defining each gAUC (λ_q > 0): the G' of its terms and its t interval
+        out.gauc_queries[s] = np.count_nonzero(
+            out.stats[s].query_weights(gauc_weighting) > 0, axis=0)
     else:
         out.gaucs[s] = np.full(st.m, np.nan)
 

@@ -29,9 +29,11 @@ __all__ = ["auc_table", "degenerate_note", "frames", "queries_defined", "paired_
            "summary_table", "win_table"]
 
 def queries_defined(est: Estimates, s: str, k: int) -> int:
-    """The queries where label k's AUC under scorer ``s`` is defined: the clusters of the gAUC's
-    ratio (its t interval has one degree of freedom fewer)."""
-    return int(est.stats[s].defined[:, k].sum())
+    """The queries that define label k's gAUC under scorer ``s`` (a defined AUC with weight
+    λ_q > 0 under the report's weighting): the clusters of the gAUC's ratio, the same G' as its
+    influence terms (:meth:`~bipartite.diagnostics._placement_sums.PlacementSums.gauc_terms`;
+    its t interval has one degree of freedom fewer)."""
+    return int(est.gauc_queries[s][k])
 
 
 def degenerate_note(label: str, auc: float, gauc: float, n_pos: int,
