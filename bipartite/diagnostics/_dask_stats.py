@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite.diagnostics._placement_sums import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums, unit_stats
 
 __all__ = ["PlacementStats"]
 
@@ -120,11 +120,18 @@ class PlacementStats:
 
         pos, neg = grid("pos"), grid("neg")
         n_pos, n_neg = grid("n_pos"), grid("n_neg")
+        queries = None
+        if "pos_s" in Q:  # weights spanning more than 2^400: each query on its own scale
+            ps, ns = grid("pos_s"), grid("neg_s")
+            queries = unit_stats(ps, ns, grid("pos_below_qs"), ps[0] + ns[0],
+                                 grid("rows").astype(np.int64)[0],
+                                 exp=grid("exp").astype(np.int64)[0])
         return PlacementSums(pos=pos, neg=neg, below=grid("pos_below"), above=grid("neg_above"),
                              within=grid("pos_below_q"),
                              # a label's classes split every row: its masses are the query's
                              weight=pos[0] + neg[0], n_rows=grid("rows").astype(np.int64)[0],
-                             n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True)
+                             n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True,
+                             queries=queries)
 
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The clustered variances, gAUCs and per-query AUCs, from each scorer's
