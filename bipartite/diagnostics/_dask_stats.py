@@ -139,10 +139,12 @@ class PlacementStats:
         names = [name for name, _, _ in self.pairs]
         labels = [name for name, _, j in self.pairs if j is None]
         parts, pq = [], []
+        # rows with mass per query: on each query's own scale when the weights have one
+        npos, nneg = ("n_pos_s", "n_neg_s") if "n_pos_s" in self.per_query else ("n_pos", "n_neg")
         for scorer in self.scores:
             ps = self.placement_sums(scorer)
             gs = ps.grouped()
-            ok = (ps.pos > 0) & (ps.neg > 0)
+            ok = gs.defined.T  # on each query's own scale when the weights have one
             parts.append(pd.DataFrame({
                 "scorer": scorer, "pair": names, "var_clustered": ps.var(),
                 "gauc_pairs": gs.gauc("pairs"), "gauc_uniform": gs.gauc("uniform"),
@@ -152,9 +154,9 @@ class PlacementStats:
                 if name in labels:
                     pq.append(pd.DataFrame({"scorer": scorer, "qid": qids, "label": name,
                                             "n_pos": _ps_counts(self.per_query, scorer, name,
-                                                               qids, "n_pos"),
+                                                               qids, npos),
                                             "n_neg": _ps_counts(self.per_query, scorer, name,
-                                                               qids, "n_neg"),
+                                                               qids, nneg),
                                             "auc": gs.auc[:, k]}))
         T = T.drop(columns=["var_clustered", "gauc_pairs", "gauc_uniform", "n_queries_defined"]
                    ).merge(pd.concat(parts, ignore_index=True), on=["scorer", "pair"])
