@@ -54,7 +54,10 @@ Every statistic is a sum of exact per-row terms: with integer weights the first-
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
 rounding (1e-12 relative in the tests). Weights outside [2**-100, 2**100] are scaled once by a
 power of two (:attr:`PlacementStats.weight_scale`, exact) so that products of weights neither
-under- nor overflow.
+under- nor overflow. Weights spanning more than 2**400 (:func:`bipartite.metrics.query_scaled`)
+also give within-query sums on each query's own power of two (pass 1 reduces each query's
+largest weight; :func:`bipartite.diagnostics._dask_kernels.within_part`): the per-query AUCs and
+gAUCs scale-free per query, as in memory.
 """
 
 from __future__ import annotations

@@ -43,7 +43,11 @@ class PlacementStats:
         (the query's rows, zero weights included), ``pos``,
         ``neg`` (the masses P_q, N_q), ``n_pos``, ``n_neg`` (rows with mass), ``pos_below`` =
         Σ_{i∈q} pos_i below_i and ``neg_above`` = Σ_{i∈q} neg_i above_i (global placements),
-        ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements)
+        ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements); when the
+        weights span more than 2^400, also ``pos_s``, ``neg_s``, ``n_pos_s``, ``n_neg_s``,
+        ``pos_below_qs``: the same with each query's weights times ``2^−exp`` (column ``exp``,
+        :func:`bipartite.metrics.query_scaled`'s), from which the per-query AUCs and gAUCs are
+        taken (:attr:`PlacementSums.queries`; docs/out_of_core.md)
     totals : DataFrame — one row per scorer × pair: the sums of those over the queries, and the
         second moments ``pos2_below2`` = Σ pos² below², ``pos2_below`` = Σ pos² below,
         ``pos2`` = Σ pos², and ``neg2_above2``, ``neg2_above``, ``neg2``
