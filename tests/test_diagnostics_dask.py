@@ -34,7 +34,12 @@ from bipartite.diagnostics import (  # noqa: E402
     placement_stats,
 )
 from bipartite.diagnostics._pairs import pair_stats  # noqa: E402
-from bipartite.metrics import QuerySegments, grouped_stats, multilabel_auc  # noqa: E402
+from bipartite.metrics import (  # noqa: E402
+    QuerySegments,
+    group_auc,
+    grouped_stats,
+    multilabel_auc,
+)
 
 RTOL = 1e-12
 
@@ -493,6 +498,37 @@ def test_light_query_next_to_heavy_ones_keeps_its_within_query_auc(npartitions):
     ref = [roc_auc_score(y[q == g], s[q == g], sample_weight=w[q == g]) for g in range(3)]
     np.testing.assert_allclose(got.loc[[0, 1, 2]].to_numpy(), ref, rtol=1e-12)
     assert sm["auc"]["gauc_uniform"].iloc[0] == pytest.approx(np.mean(ref), rel=1e-12)
+
+
+@pytest.mark.parametrize("npartitions", [1, 2, 3])
+def test_queries_of_weights_1e300_and_1e_300_are_each_on_their_own_scale(npartitions):
+    """Claim (issue 35, item 3): when the weights span more than 2^400, the summary's per-query
+    AUCs, rows with mass, defined queries and gAUCs are each query's own, as
+    :func:`bipartite.metrics.group_auc` takes them, while the pooled AUC keeps one scale.
+    Counterexample pinned: the light query read NaN with n_pos = 0, gauc_uniform 1.0 (true
+    0.875). Reference: :func:`bipartite.metrics.group_auc` (in memory) and sklearn's AUC of
+    each query alone (unweighted: its weights are equal), to rounding (the products of the
+    float weights 1e±300 round, in an order that depends on the partitions: 1e-15)."""
+    from sklearn.metrics import roc_auc_score
+
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([0.125, 0.5, 0.375, 0.875, 0.25, 0.625, 0.125, 0.75])
+    q = np.repeat([0, 1], 4)
+    w = np.where(q == 0, 1e300, 1e-300)
+    df = pd.DataFrame({"a": s, "y0": y, "w": w, "q": q})
+    sm = placement_stats(dd.from_pandas(df, npartitions=npartitions, sort=False), ["a"], ["y0"],
+                         qid="q", weight="w").summary()
+    got = sm["per_query"].set_index("qid")
+    ref = [roc_auc_score(y[q == g], s[q == g]) for g in (0, 1)]
+    assert ref == [1.0, 0.75]
+    np.testing.assert_allclose(got["auc"].to_numpy(float), ref, rtol=1e-15, atol=0)
+    assert got["n_pos"].tolist() == got["n_neg"].tolist() == [2, 2]
+    gauc = {k: group_auc(y, s, q, sample_weight=w, weighting=k) for k in ("uniform", "pairs")}
+    assert gauc == {"uniform": 0.875, "pairs": 1.0}
+    row = sm["auc"].iloc[0]
+    assert row["gauc_uniform"] == pytest.approx(0.875, rel=1e-15, abs=0)
+    assert row["gauc_pairs"] == 1.0  # query 1's P N is 1e-1200 of query 0's
+    assert row["n_queries_defined"] == 2 and row["auc"] == 1.0  # pooled: query 0 alone
 
 
 @pytest.mark.parametrize("parts", [False, True])

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -237,3 +238,93 @@ def test_every_query_layout_gives_the_same_report(small, tmp_path, layout):
     else:
         data = dd.from_pandas(df.sample(frac=1.0, random_state=0), npartitions=5, sort=False)
     _same(_run(df, n_boot=40, interval="percentile"), _run(data, n_boot=40, interval="percentile"))
+
+
+# --------------------------------------------------------------------------------------------
+# queries whose weights span more than 2^400: each query's AUC scale-free (issue 35, item 3)
+# --------------------------------------------------------------------------------------------
+FIX_Y = [0, 1, 0, 1, 1, 0, 0, 1]
+FIX_S = [0.125, 0.5, 0.375, 0.875, 0.25, 0.625, 0.125, 0.75]
+FIX_Q = [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def _exact_query_aucs(y, s, q, w):
+    """Per query (P_q, N_q, W_q, AUC_q) as Fractions, by the double loop over its pairs (ties
+    ½); the float weights are exact Fractions."""
+    out = {}
+    for g in sorted(set(q)):
+        rows = [i for i in range(len(y)) if q[i] == g]
+        wf = {i: Fraction(w[i]) for i in rows}
+        P = sum(wf[i] for i in rows if y[i] == 1)
+        N = sum(wf[i] for i in rows if y[i] == 0)
+        num = sum(wf[i] * wf[j] * (1 if s[i] > s[j] else Fraction(1, 2) if s[i] == s[j] else 0)
+                  for i in rows if y[i] == 1 for j in rows if y[j] == 0)
+        out[g] = (P, N, P + N, num / (P * N))
+    return out
+
+
+@pytest.mark.parametrize("cut", [3, 4, 5])
+def test_queries_of_weights_1e300_and_1e_300_keep_their_aucs(tmp_path, cut):
+    """Claim (issue 35, item 3): out of core, each query's AUC and the gAUCs are taken
+    scale-free per query, as in memory: a query of weights 1e-300 beside one of 1e300 keeps its
+    AUC. Counterexample pinned: query 1 read NaN ("query has no positive") and the uniform gAUC
+    1.0 (true 0.875). Two Parquet files cut after row ``cut`` (3, 5: a query in both files,
+    its largest weight reduced over them; 4: each query whole). Reference: exact Fractions by
+    the double loop, to rounding (the products of the float weights 1e±300 round: 1e-15), and
+    the in-memory report (every table, to 1e-12)."""
+    w = [1e300] * 4 + [1e-300] * 4
+    df = pd.DataFrame({"a": FIX_S, "b": FIX_S[::-1], "rel": FIX_Y, "click": FIX_Y[::-1],
+                       "qid": FIX_Q, "w": w})
+    folder = str(tmp_path / "fix")
+    os.makedirs(folder)
+    df.iloc[:cut].to_parquet(os.path.join(folder, "p0.parquet"))
+    df.iloc[cut:].to_parquet(os.path.join(folder, "p1.parquet"))
+    exact = _exact_query_aucs(FIX_Y, FIX_S, FIX_Q, w)
+    lam = {"pairs": {g: P * N for g, (P, N, _, _) in exact.items()},
+           "uniform": dict.fromkeys(exact, Fraction(1)),
+           "impressions": {g: W for g, (_, _, W, _) in exact.items()}}
+    for weighting, lq in lam.items():
+        mem = _run(df, gauc_weighting=weighting)
+        ooc = _run(folder, gauc_weighting=weighting)
+        _same(mem, ooc)
+        pq = ooc.tables["per_query"]
+        got = pq[(pq["scorer"] == "a") & (pq["label"] == "rel")]
+        np.testing.assert_allclose(got["auc"].to_numpy(float),
+                                   [float(exact[g][3]) for g in (0, 1)], rtol=1e-15, atol=0)
+        assert got["n_pos"].tolist() == [2, 2] and got["note"].isna().all()
+        gauc = sum(lq[g] * exact[g][3] for g in exact) / sum(lq.values())
+        row = ooc.tables["auc"].query("scorer == 'a' and label == 'rel'")
+        assert row["gauc"].iloc[0] == pytest.approx(float(gauc), rel=1e-15, abs=0)
+        if weighting == "uniform":
+            assert float(gauc) == 0.875  # (1 + 3/4) / 2
+    assert float(gauc) == 1.0  # impressions: query 1's weight is 1e-600 of query 0's
+    mem_u = _run(df, gauc_weighting="uniform").tables["auc"]
+    assert mem_u.query("scorer == 'a' and label == 'rel'")["gauc"].iloc[0] == 0.875
+
+
+@pytest.mark.parametrize("layout", ["boundaries", "shuffled"])
+def test_queries_on_scales_2_to_the_900_give_the_in_memory_query_tables(small, layout):
+    """Claim: with each query's weights scaled by its own 2^j (j in −900..900; integer weights
+    times powers of two, so that every per-query sum is exact on the query's own scale), the
+    out-of-core per-query AUCs, row counts and notes equal the in-memory ones exactly, and the
+    gAUCs, their standard errors, intervals and paired tests to 1e-12, with the query bootstrap
+    and BCa's jackknife; whether a few queries straddle partitions or the rows are in random
+    order (all shuffled by query id). (The pooled statistics keep one scale for all rows.)
+    Reference: the in-memory report (tests/test_diagnostics*.py check it)."""
+    df = small[0].iloc[:12_000].copy()
+    rng = np.random.default_rng(5)
+    j = 3 * rng.integers(-300, 301, size=df["qid"].max() + 1)
+    df["w"] = df["w"] * 2.0 ** j[df["qid"].to_numpy()]
+    rows = df if layout == "boundaries" else df.sample(frac=1.0, random_state=0)
+    data = dd.from_pandas(rows, npartitions=5, sort=False)
+    gcols = ["gauc", "gauc_se", "gauc_ci_low", "gauc_ci_high"]
+    for kw in ({"n_boot": 0, "gauc_weighting": "pairs"},
+               {"n_boot": 60, "interval": "percentile", "gauc_weighting": "uniform"},
+               {"n_boot": 60, "interval": "bca", "gauc_weighting": "impressions"}):
+        mem, ooc = _run(df, **kw).tables, _run(data, **kw).tables
+        pd.testing.assert_frame_equal(ooc["per_query"], mem["per_query"], check_exact=True)
+        assert np.isfinite(mem["per_query"]["auc"]).sum() > 400  # the light queries kept
+        for A, B in ((mem["auc"][gcols], ooc["auc"][gcols]),
+                     (mem["paired"].query("metric == 'gauc'"),
+                      ooc["paired"].query("metric == 'gauc'"))):
+            pd.testing.assert_frame_equal(B, A, check_exact=False, rtol=RTOL, atol=0)

@@ -15,7 +15,8 @@ from bipartite._utils.validation import check_group_ids, first_index
 from bipartite.diagnostics._score_table import qid_problem
 from bipartite.metrics import QuerySegments, tie_placements
 
-__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "SCORER_STATS", "buckets"]
+__all__ = ["CENTRED_STATS", "MOMENT_STATS", "PAIR_STATS", "QSCALED_STATS", "SCORER_STATS",
+           "buckets"]
 
 PAIR_STATS = ("pos", "neg", "n_pos", "n_neg")
 #: Per-query statistics of a scorer and a weight pair: sums of the global placements
@@ -29,6 +30,10 @@ MOMENT_STATS = ("pos2_below2", "pos2_below", "pos2", "neg2_above2", "neg2_above"
 #: ``pos2_below_c`` = Σ pos² (below − c_below), likewise for the negatives. DeLong's variance
 #: comes from these (the raw moments lose digits in the expanded square).
 CENTRED_STATS = ("pos2_below2_c", "pos2_below_c", "neg2_above2_c", "neg2_above_c")
+#: Per-query masses and rows with mass of the weights scaled by each query's own power of two,
+#: when the weights span more than 2^400 (:func:`within_part`; with ``pos_below_qs``, the
+#: within-query placement sums of those masses): each query's AUC scale-free.
+QSCALED_STATS = ("pos_s", "neg_s", "n_pos_s", "n_neg_s")
 QKEY = "__qid__"
 #: The global query code (position in the run's sorted query ids) of a range-partitioned row.
 QCODE = "__qcode__"
@@ -101,7 +106,8 @@ def integer_scores(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
 def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
     """One partition's check: the first problem (a message naming the column and value, with
     ``{where}`` for the row, filled in by the driver) and its row in the partition, or None; the
-    partition's row count, weight sum and largest weight."""
+    partition's row count, weight sum, largest and smallest positive weight, and (query ids)
+    its queries, their rows and (weights) their largest weights."""
     problem, row = None, -1
     checks = [(s, "score", lambda v: ~np.isfinite(v)) for s in spec["scores"]]
     checks += [(c, "label", lambda v: ~((v == 0) | (v == 1))) for c in spec["labels"]]
@@ -126,16 +132,21 @@ def check_part(df: pd.DataFrame, spec: dict) -> pd.DataFrame:
                 check_group_ids(q.to_numpy(), "qid")
             except (TypeError, ValueError) as e:
                 row, problem = 0, f"The qid column {spec['qid']!r} on {{where}} and after: {e}"
-    w_sum, w_max = float(len(df)), 1.0
+    w_sum, w_max, w_low = float(len(df)), 1.0, 1.0
     if spec["weight"] is not None and problem is None:
         v = df[spec["weight"]].to_numpy(dtype=np.float64)
         w_sum, w_max = float(v.sum()), float(v.max(initial=0.0))
-    qids = qrows = None
+        w_low = float(v.min(initial=np.inf, where=v > 0))
+    qids = qrows = qtop = None
     if spec["qid"] is not None and problem is None:  # which queries the partition holds
         vc = df[spec["qid"]].value_counts(sort=False)
         qids, qrows = vc.index.to_numpy(), vc.to_numpy()
-    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max],
-                         "problem": [problem], "row": [row], "qids": [qids], "qrows": [qrows]})
+        if spec["weight"] is not None:  # each query's largest weight (its power of two)
+            qtop = df[spec["weight"]].groupby(df[spec["qid"]], sort=False, observed=True).max(
+                ).reindex(vc.index).to_numpy(dtype=np.float64)
+    return pd.DataFrame({"n": [len(df)], "w_sum": [w_sum], "w_max": [w_max], "w_low": [w_low],
+                         "problem": [problem], "row": [row], "qids": [qids], "qrows": [qrows],
+                         "qtop": [qtop]})
 
 
 def split_rows(df: pd.DataFrame, qid: str, split: np.ndarray, keep: bool) -> pd.DataFrame:
@@ -353,11 +364,17 @@ def _global_terms(sums: dict, mom: dict, p: int, codes: np.ndarray, G: int, pos:
     mom[f"neg2_above2_c:{p}"], mom[f"neg2_above_c:{p}"] = float(y @ y), float(neg @ y)
 
 
-def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
+def within_part(df: pd.DataFrame, spec: dict, place: bool, uq: np.ndarray | None = None,
+                exp: np.ndarray | None = None) -> pd.DataFrame:
     """Per-query masses, rows with mass, Σ pos², Σ neg² and (``place``: every query whole in
     this partition) the sums of the within-query placements of every scorer, by cumulative sums
     over one (query, score) sort per scorer (the per-query sums then come from the first
-    scorer's sorted masses, each query's rows a contiguous segment: no bincount)."""
+    scorer's sorted masses, each query's rows a contiguous segment: no bincount).
+
+    With ``spec["qscaled"]`` (weights spanning more than 2^400), also the masses, rows with
+    mass and ``pos_below_q`` of the weights scaled by each query's own power of two ``exp``
+    (per run query id ``uq``; :func:`bipartite.metrics.query_scaled`'s, columns ``…_s`` and
+    ``pos_below_qs``): each query's AUC scale-free, as in memory."""
     codes, uniq = _qcodes(df, spec["qid"])
     cols_out = within_columns(spec, place)
     G = len(uniq)
@@ -376,25 +393,36 @@ def within_part(df: pd.DataFrame, spec: dict, place: bool) -> pd.DataFrame:
     Y = [df[c].to_numpy(dtype=np.float64) for c in spec["labels"]]
     w = (None if spec["weight"] is None else
          df[spec["weight"]].to_numpy(dtype=np.float64) * spec["scale"])
+    weights = [("", w)]  # (column suffix, row weights): the run's scale, then each query's
+    if spec.get("qscaled"):
+        e = exp[query_codes(uniq.to_numpy(), uq)]
+        weights.append(("s", np.ldexp(df[spec["weight"]].to_numpy(dtype=np.float64),
+                                      -e[codes])))
     for si, s in enumerate(spec["scores"]):
         seg = QuerySegments(df[s].to_numpy(dtype=np.float64), codes, check_input=False)
         o = seg.order
-        # the masses in (query, score) order, from the labels and weights gathered once
-        ps, ns = _masses_of([y.take(o) for y in Y], np.ones(len(o)) if w is None else w.take(o),
-                            spec["pairs"])
-        A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
-        for p in range(len(ps)):  # every code 0..G-1 has rows here, in ascending order
-            sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+        Yo = [y.take(o) for y in Y]  # the labels in (query, score) order, gathered once
         if si == 0:  # each query's rows are one segment of this order, codes 0..G-1 in turn
             first = seg.starts[np.flatnonzero(np.r_[True, seg.tie_query[1:]
                                                     != seg.tie_query[:-1]])]
             sums["rows"] = np.diff(np.r_[first, len(o)]).astype(np.float64)
-            for name, v in (("pos", ps), ("neg", ns), ("n_pos", (ps > 0).astype(np.float64)),
-                            ("n_neg", (ns > 0).astype(np.float64)), ("pos2", ps * ps),
-                            ("neg2", ns * ns)):
-                r = np.add.reduceat(v, first, axis=1)
-                for p in range(len(ps)):
-                    sums[f"{name}:{p}"] = r[p]
+        for tag, wv in weights:
+            ps, ns = _masses_of(Yo, np.ones(len(o)) if wv is None else wv.take(o),
+                                spec["pairs"])
+            A, B = _within_sums(ps, ns, seg.starts, seg.tie_query)
+            for p in range(len(ps)):  # every code 0..G-1 has rows here, in ascending order
+                if tag:
+                    sums[f"pos_below_qs:{p}|{si}"] = A[p]
+                else:
+                    sums[f"pos_below_q:{p}|{si}"], sums[f"neg_above_q:{p}|{si}"] = A[p], B[p]
+            if si == 0:
+                moments = [("pos2", ps * ps), ("neg2", ns * ns)] if not tag else []
+                for name, v in [("pos", ps), ("neg", ns),
+                                ("n_pos", (ps > 0).astype(np.float64)),
+                                ("n_neg", (ns > 0).astype(np.float64)), *moments]:
+                    r = np.add.reduceat(v, first, axis=1)
+                    for p in range(len(ps)):
+                        sums[f"{name}{'_' + tag if tag else ''}:{p}"] = r[p]
     return _frame_of(uniq, sums, cols_out)
 
 
@@ -425,6 +453,9 @@ def within_columns(spec: dict, place: bool) -> list[str]:
     if place:
         cols += [f"{n}:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)
                  for n in ("pos_below_q", "neg_above_q")]
+    if place and spec.get("qscaled"):  # each query on its own power of two (within_part)
+        cols += [f"{n}:{p}" for p in range(m) for n in QSCALED_STATS]
+        cols += [f"pos_below_qs:{p}|{si}" for si in range(len(spec["scores"])) for p in range(m)]
     return cols
 
 

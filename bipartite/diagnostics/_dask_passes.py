@@ -54,7 +54,10 @@ Every statistic is a sum of exact per-row terms: with integer weights the first-
 half-integers, exact in float64 below 2**53; otherwise they agree with the in-memory engine to
 rounding (1e-12 relative in the tests). Weights outside [2**-100, 2**100] are scaled once by a
 power of two (:attr:`PlacementStats.weight_scale`, exact) so that products of weights neither
-under- nor overflow.
+under- nor overflow. Weights spanning more than 2**400 (:func:`bipartite.metrics.query_scaled`)
+also give within-query sums on each query's own power of two (pass 1 reduces each query's
+largest weight; :func:`bipartite.diagnostics._dask_kernels.within_part`): the per-query AUCs and
+gAUCs scale-free per query, as in memory.
 """
 
 from __future__ import annotations
@@ -87,6 +90,7 @@ from bipartite.diagnostics._dask_kernels import (
     MOMENT_STATS,
     PAIR_STATS,
     QKEY,
+    QSCALED_STATS,
     SCORER_STATS,
     bucket_mass,
     check_part,
@@ -94,6 +98,7 @@ from bipartite.diagnostics._dask_kernels import (
     integer_scores,
     meta_frame,
     point_part,
+    query_codes,
     range_meta,
     range_part,
     range_rows,
@@ -104,6 +109,7 @@ from bipartite.diagnostics._dask_kernels import (
 )
 from bipartite.diagnostics._dask_stats import PlacementStats
 from bipartite.diagnostics._dask_wait import check_memory
+from bipartite.metrics import needs_query_scales, query_exponents
 
 if TYPE_CHECKING:
     import dask.dataframe as dd
@@ -233,6 +239,7 @@ def placement_stats(
             check_memory(client, **memory, n_queries=len(info["uq"]))
         if not 2.0**-100 <= info["w_max"] <= 2.0**100:  # products of weights stay finite
             spec["scale"] = float(pow2_scale(info["w_max"]))
+        spec["qscaled"] = info["exp"] is not None
         check_unchanged(pieces)
         offsets = _pass_count(client, ddf, spec, cuts, where)
         for s in score_names:
@@ -259,10 +266,12 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
     score (the distinct values of dask's approximate quantiles)."""
     meta = pd.DataFrame({"n": pd.Series([], dtype=np.int64), "w_sum": pd.Series([], dtype=float),
                          "w_max": pd.Series([], dtype=float),
+                         "w_low": pd.Series([], dtype=float),
                          "problem": pd.Series([], dtype=object),
                          "row": pd.Series([], dtype=np.int64),
                          "qids": pd.Series([], dtype=object),
-                         "qrows": pd.Series([], dtype=object)})
+                         "qrows": pd.Series([], dtype=object),
+                         "qtop": pd.Series([], dtype=object)})
     chk = ddf.map_partitions(check_part, spec, meta=meta)
     qs = np.linspace(0.0, 1.0, nc + 2)[1:-1]
     with warnings.catch_warnings():  # quantiles of bad values warn; the check names them
@@ -283,7 +292,8 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
                          "row.")
     cuts = {s: np.unique(np.asarray(q, dtype=np.float64)) for s, q in
             zip(spec["scores"], res[1:], strict=True)}
-    info = {"n": n, "w_max": float(table["w_max"].max()), "split": None, "split_rows": 0}
+    info = {"n": n, "w_max": float(table["w_max"].max()), "split": None, "split_rows": 0,
+            "exp": None}
     if spec["qid"] is not None:  # the queries met in several partitions, and their rows
         arrs = [np.asarray(q) for q in table["qids"]]
         cat = np.concatenate(arrs) if all(a.dtype.kind in "iuf" for a in arrs) else \
@@ -294,6 +304,14 @@ def _pass_check(client: Any, ddf: Any, spec: dict, pieces: list[tuple] | None, w
         info["split"] = pd.unique(ids[twice].to_numpy())
         info["split_rows"] = int(rows[twice].sum())
         info["uq"] = _query_ids(cat)
+        if spec["weight"] is not None and needs_query_scales(float(table["w_low"].min()),
+                                                             info["w_max"]):
+            # each query's AUC on its own power of two, as in memory (query_scaled): the
+            # exponents of the queries' largest weights, reduced over the partitions
+            top = np.zeros(len(info["uq"]))
+            np.maximum.at(top, query_codes(cat, info["uq"]),
+                          np.nan_to_num(np.concatenate(list(table["qtop"]))))
+            info["exp"] = query_exponents(top)
     else:
         info["uq"] = np.zeros(1, dtype=np.int64)
     return info, cuts
@@ -365,6 +383,8 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rp
     dmeta = pd.DataFrame({"dense": pd.Series([], dtype=object)})
     fmeta = pd.DataFrame({c: pd.Series([], dtype=dt) for c, dt in ddf.dtypes.items()})
     uq_d = dask.delayed(uq) if qid is not None else None  # travels once, as a dependency
+    # each query's power of two (spec["qscaled"]; within_part), likewise a dependency
+    qx = (uq_d, dask.delayed(info["exp"])) if spec.get("qscaled") else ()
     objs, rest = [], None
     for s in spec["scores"]:
         point = ddf.map_partitions(point_part, spec, s, cuts[s], offsets[s], uq_d, meta=pmeta)
@@ -390,17 +410,17 @@ def _pass_place(client: Any, ddf: Any, spec: dict, cuts: dict, offsets: dict, rp
         parts = max(1, math.ceil(info["n"] / rpp))
         if n_split > info["n"] // 2:  # most rows: shuffle them all (no filter)
             within = ddf.shuffle(on=qid, npartitions=parts, shuffle_method=method
-                                 ).map_partitions(within_part, spec, True, meta=wmeta)
+                                 ).map_partitions(within_part, spec, True, *qx, meta=wmeta)
         else:
             # every partition in place (the placements of its split queries are discarded);
             # the rows of the split queries shuffled by query id and placed again. The split
             # list travels once as a graph dependency, not copied into every task.
-            within = ddf.map_partitions(within_part, spec, True, meta=wmeta)
+            within = ddf.map_partitions(within_part, spec, True, *qx, meta=wmeta)
             if n_split:
                 rest = ddf.map_partitions(split_rows, qid, dask.delayed(split), True,
                                           meta=fmeta).shuffle(
                     on=qid, npartitions=max(1, math.ceil(n_split / rpp)), shuffle_method=method)
-                rest = rest.map_partitions(within_part, spec, True, meta=wmeta)
+                rest = rest.map_partitions(within_part, spec, True, *qx, meta=wmeta)
     else:
         within = ddf.map_partitions(within_part, spec, False, meta=meta_frame(
             qmeta, within_columns(spec, False))).groupby(QKEY).sum(split_every=8)
@@ -437,7 +457,8 @@ def _replace_split(within: pd.DataFrame, rest: pd.DataFrame, split: np.ndarray
     on = within[QKEY].isin(split).to_numpy()
     if not on.any():
         return within
-    placed = [c for c in within.columns if c.startswith(("pos_below_q:", "neg_above_q:"))]
+    placed = [c for c in within.columns
+              if c.startswith(("pos_below_q:", "neg_above_q:", "pos_below_qs:"))]
     parts = within[on].groupby(QKEY, sort=False).sum()
     parts[placed] = rest.groupby(QKEY, sort=False)[placed].sum().reindex(parts.index).to_numpy()
     return pd.concat([within[~on], parts.reset_index()], ignore_index=True)
@@ -466,6 +487,8 @@ def _assemble(spec: dict, glob_q: list[np.ndarray], within: pd.DataFrame, info: 
             W.index, fill_value=0.0)
         # the moment rows (kinds 1, 2 of _dask_kernels.KIND)
         Mp, Mn = pd.Series(D[G], index=gcols), pd.Series(D[G + 1], index=gcols)
+        exp_q = (None if info["exp"] is None else
+                 pd.Series(info["exp"], index=pd.Index(info["uq"])).reindex(W.index).to_numpy())
         for p, (name, _, _) in enumerate(names):
             d = {"scorer": s, "pair": name, "qid": W.index.to_numpy(),
                  "rows": W["rows"].to_numpy(), **{c: W[f"{c}:{p}"].to_numpy() for c in PAIR_STATS},
@@ -476,6 +499,10 @@ def _assemble(spec: dict, glob_q: list[np.ndarray], within: pd.DataFrame, info: 
                 d["neg_above_q"] = W[f"neg_above_q:{p}|{si}"].to_numpy()
             else:
                 d["pos_below_q"], d["neg_above_q"] = d["pos_below"], d["neg_above"]
+            if spec.get("qscaled"):  # each query on its own power of two (within_part)
+                d.update({c: W[f"{c}:{p}"].to_numpy() for c in QSCALED_STATS})
+                d["pos_below_qs"] = W[f"pos_below_qs:{p}|{si}"].to_numpy()
+                d["exp"] = exp_q
             per_query.append(pd.DataFrame(d))
             tot = {"scorer": s, "pair": name,
                    **{c: float(np.sum(d[c])) for c in PAIR_STATS + SCORER_STATS},

@@ -79,10 +79,15 @@ def is_out_of_core(data: object) -> bool:
 
 
 def rows_of(st: PlacementSums, rows: slice) -> PlacementSums:
-    """The sums of the weight pairs ``rows`` of ``st`` (the units unchanged)."""
+    """The sums of the weight pairs ``rows`` of ``st`` (the units unchanged), with their
+    scale-free per-query statistics when set (:attr:`PlacementSums.queries`)."""
+    q = st.queries
+    if q is not None:
+        q = replace(q, pos=q.pos[:, rows], neg=q.neg[:, rows], auc=q.auc[:, rows],
+                    ap=None if q.ap is None else q.ap[:, rows])
     return replace(st, pos=st.pos[rows], neg=st.neg[rows], below=st.below[rows],
                    above=st.above[rows], within=None if st.within is None else st.within[rows],
-                   n_pos=st.n_pos[rows], n_neg=st.n_neg[rows])
+                   n_pos=st.n_pos[rows], n_neg=st.n_neg[rows], queries=q)
 
 
 def out_of_core_sums(data: Any, score_names: list[str], label_names: list[str], *,
@@ -116,7 +121,9 @@ def out_of_core_sums(data: Any, score_names: list[str], label_names: list[str], 
     sums = {s: st.placement_sums(s) for s in score_names}
     pq = st.per_query
     first = pq[pq["scorer"] == score_names[0]]
-    npos = first.pivot(index="qid", columns="pair", values="n_pos").sort_index()
+    # rows with positive weight: on each query's own scale when its weights have one
+    npos = first.pivot(index="qid", columns="pair", values="n_pos_s" if "n_pos_s" in first
+                       else "n_pos").sort_index()
     qvalues = pd.Index(npos.index)
     q_npos = npos.reindex(columns=label_names).fillna(0).to_numpy(dtype=np.int64)
     return OutOfCoreSums(where=st.source, score_names=list(score_names),

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bipartite.diagnostics._placement_sums import PlacementSums
+from bipartite.diagnostics._placement_sums import PlacementSums, unit_stats
 
 __all__ = ["PlacementStats"]
 
@@ -43,7 +43,11 @@ class PlacementStats:
         (the query's rows, zero weights included), ``pos``,
         ``neg`` (the masses P_q, N_q), ``n_pos``, ``n_neg`` (rows with mass), ``pos_below`` =
         Σ_{i∈q} pos_i below_i and ``neg_above`` = Σ_{i∈q} neg_i above_i (global placements),
-        ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements)
+        ``pos_below_q``, ``neg_above_q`` (the same with the within-query placements); when the
+        weights span more than 2^400, also ``pos_s``, ``neg_s``, ``n_pos_s``, ``n_neg_s``,
+        ``pos_below_qs``: the same with each query's weights times ``2^−exp`` (column ``exp``,
+        :func:`bipartite.metrics.query_scaled`'s), from which the per-query AUCs and gAUCs are
+        taken (:attr:`PlacementSums.queries`; docs/out_of_core.md)
     totals : DataFrame — one row per scorer × pair: the sums of those over the queries, and the
         second moments ``pos2_below2`` = Σ pos² below², ``pos2_below`` = Σ pos² below,
         ``pos2`` = Σ pos², and ``neg2_above2``, ``neg2_above``, ``neg2``
@@ -120,11 +124,18 @@ class PlacementStats:
 
         pos, neg = grid("pos"), grid("neg")
         n_pos, n_neg = grid("n_pos"), grid("n_neg")
+        queries = None
+        if "pos_s" in Q:  # weights spanning more than 2^400: each query on its own scale
+            ps, ns = grid("pos_s"), grid("neg_s")
+            queries = unit_stats(ps, ns, grid("pos_below_qs"), ps[0] + ns[0],
+                                 grid("rows").astype(np.int64)[0],
+                                 exp=grid("exp").astype(np.int64)[0])
         return PlacementSums(pos=pos, neg=neg, below=grid("pos_below"), above=grid("neg_above"),
                              within=grid("pos_below_q"),
                              # a label's classes split every row: its masses are the query's
                              weight=pos[0] + neg[0], n_rows=grid("rows").astype(np.int64)[0],
-                             n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True)
+                             n_pos=n_pos.sum(axis=1), n_neg=n_neg.sum(axis=1), clustered=True,
+                             queries=queries)
 
     def _query_terms(self, T: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         """The clustered variances, gAUCs and per-query AUCs, from each scorer's
@@ -132,10 +143,12 @@ class PlacementStats:
         names = [name for name, _, _ in self.pairs]
         labels = [name for name, _, j in self.pairs if j is None]
         parts, pq = [], []
+        # rows with mass per query: on each query's own scale when the weights have one
+        npos, nneg = ("n_pos_s", "n_neg_s") if "n_pos_s" in self.per_query else ("n_pos", "n_neg")
         for scorer in self.scores:
             ps = self.placement_sums(scorer)
             gs = ps.grouped()
-            ok = (ps.pos > 0) & (ps.neg > 0)
+            ok = gs.defined.T  # on each query's own scale when the weights have one
             parts.append(pd.DataFrame({
                 "scorer": scorer, "pair": names, "var_clustered": ps.var(),
                 "gauc_pairs": gs.gauc("pairs"), "gauc_uniform": gs.gauc("uniform"),
@@ -145,9 +158,9 @@ class PlacementStats:
                 if name in labels:
                     pq.append(pd.DataFrame({"scorer": scorer, "qid": qids, "label": name,
                                             "n_pos": _ps_counts(self.per_query, scorer, name,
-                                                               qids, "n_pos"),
+                                                               qids, npos),
                                             "n_neg": _ps_counts(self.per_query, scorer, name,
-                                                               qids, "n_neg"),
+                                                               qids, nneg),
                                             "auc": gs.auc[:, k]}))
         T = T.drop(columns=["var_clustered", "gauc_pairs", "gauc_uniform", "n_queries_defined"]
                    ).merge(pd.concat(parts, ignore_index=True), on=["scorer", "pair"])

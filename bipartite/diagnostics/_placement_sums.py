@@ -81,7 +81,7 @@ from bipartite._utils.validation import pow2_scale
 from bipartite.metrics import GroupedStats, QuerySegments, tie_placements
 
 __all__ = ["PlacementSums", "influence_var", "label_pair_weights", "label_sums", "placement_sums",
-           "side_scales", "weight_rows"]
+           "side_scales", "unit_stats", "weight_rows"]
 
 
 @dataclass(frozen=True)
@@ -167,11 +167,7 @@ class PlacementSums:
             return self.queries
         if self.within is None:
             raise ValueError("The per-unit AUCs need 'within' sums: the units are rows.")
-        ok = (self.pos > 0) & (self.neg > 0)
-        auc = np.divide(self.within, self.pos * self.neg, out=np.full(self.pos.shape, np.nan),
-                        where=ok)
-        return GroupedStats(query_ids=None, n=self.n_rows, weight=self.weight, pos=self.pos.T,
-                            neg=self.neg.T, auc=auc.T)
+        return unit_stats(self.pos, self.neg, self.within, self.weight, self.n_rows)
 
     def gauc_terms(self, weighting: str = "pairs") -> np.ndarray:
         """(m, G) scaled influence of the gAUC (delta method for the ratio ``Σ λ a / Σ λ``,
@@ -235,6 +231,19 @@ class PlacementSums:
         P, N = M @ self.pos.T, M @ self.neg.T
         ok = (P > 0) & (N > 0)
         return np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok).T
+
+
+def unit_stats(pos: np.ndarray, neg: np.ndarray, within: np.ndarray, weight: np.ndarray,
+               n_rows: np.ndarray, exp: np.ndarray | None = None) -> GroupedStats:
+    """The units' :class:`bipartite.metrics.GroupedStats` (K = m) from per-unit masses ``pos``,
+    ``neg`` and ``within`` sums (m, G) (``AUC_pq = within / (P_pq N_pq)``, NaN where a class
+    has no weight), row weights ``weight`` and rows ``n_rows`` (G,); ``exp`` (G,): the masses
+    are each query's times ``2^−exp_q`` (:func:`bipartite.metrics.query_scaled`; out of core,
+    :func:`bipartite.diagnostics._dask_kernels.within_part`)."""
+    ok = (pos > 0) & (neg > 0)
+    auc = np.divide(within, pos * neg, out=np.full(pos.shape, np.nan), where=ok)
+    return GroupedStats(query_ids=None, n=n_rows, weight=weight, pos=pos.T, neg=neg.T,
+                        auc=auc.T, exp=exp)
 
 
 def influence_var(t: np.ndarray) -> np.ndarray:

@@ -57,6 +57,12 @@ from bipartite.metrics._grouped import (
 )
 from bipartite.metrics._grouped import GroupedStats, QueryRows, QuerySegments
 from bipartite.metrics._grouped import (
+    needs_query_scales as needs_query_scales,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._grouped import (
+    query_exponents as query_exponents,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._grouped import (
     query_major as query_major,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.metrics._grouped import (

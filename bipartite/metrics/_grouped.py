@@ -45,8 +45,8 @@ from bipartite.metrics._sorted_rows import (
     tie_placements,
 )
 
-__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments", "query_major",
-           "query_scaled"]
+__all__ = ["GAUC_WEIGHTINGS", "GroupedStats", "QueryRows", "QuerySegments", "needs_query_scales",
+           "query_exponents", "query_major", "query_scaled"]
 
 #: The query weightings of the gAUC (:func:`bipartite.metrics.group_auc`).
 GAUC_WEIGHTINGS = ("pairs", "uniform", "impressions")
@@ -58,24 +58,39 @@ GAUC_WEIGHTINGS = ("pairs", "uniform", "impressions")
 _GLOBAL_SPREAD = 2.0**-400
 
 
+def needs_query_scales(low: float, high: float) -> bool:
+    """Whether positive row weights from ``low`` to ``high`` need each query's own power of two
+    (:func:`query_scaled`): one global scale keeps every query's ``P_q N_q`` in float64 while
+    they lie within 2^400 of each other."""
+    return bool(low < high * _GLOBAL_SPREAD)
+
+
+def query_exponents(top: np.ndarray) -> np.ndarray:
+    """Each query's power of two ``exp`` (G,) int64 of :func:`query_scaled` from its largest row
+    weight ``top`` (G,): ``2^(exp_q − 1) ≤ top_q < 2^exp_q``, 0 for a query of zero weights.
+    The maxima may come reduced over pieces of the rows (out of core: per partition, then over
+    partitions; the exponent of a maximum is the maximum of the exponents)."""
+    top = np.asarray(top, dtype=np.float64)
+    return np.where(top > 0, np.frexp(top)[1], 0).astype(np.int64)
+
+
 def query_scaled(w: np.ndarray, codes: np.ndarray | None, G: int
                  ) -> tuple[np.ndarray, np.ndarray | None]:
     """Row weights scaled so that every query's AUC is computed scale-free: ``(wn, exp)`` with
     ``w = wn · 2^exp[code]``, exact (powers of two). One global power of two
     (:func:`~bipartite._utils.validation.pow2_normalise`, ``exp`` None) while the positive
-    weights lie within 2^400 of the heaviest; past that, each query's own (``exp`` (G,) int64:
-    ``2^(exp_q − 1) ≤ max_{i∈q} w_i < 2^exp_q``, 0 for a query of zero weights), so that a query
+    weights lie within 2^400 of the heaviest (:func:`needs_query_scales`); past that, each
+    query's own (:func:`query_exponents`), so that a query
     of weights 1e-300 beside one of 1e300 keeps its AUC (one global scale would underflow its
     ``P_q N_q`` to 0 and drop it). :class:`GroupedStats` takes ``exp`` to weigh the queries
     back on one scale."""
     w = np.asarray(w, dtype=np.float64)
     pos = w > 0
-    if codes is None or not pos.any() or w[pos].min() >= w.max() * _GLOBAL_SPREAD:
+    if codes is None or not pos.any() or not needs_query_scales(w[pos].min(), w.max()):
         return pow2_normalise(w), None
-    ex = np.where(pos, np.frexp(w)[1], np.iinfo(np.int32).min).astype(np.int64)
-    exp = np.full(G, np.iinfo(np.int32).min, dtype=np.int64)
-    np.maximum.at(exp, codes, ex)
-    exp[exp == np.iinfo(np.int32).min] = 0
+    top = np.zeros(G)
+    np.maximum.at(top, codes, w)
+    exp = query_exponents(top)
     return np.ldexp(w, -exp[codes]), exp
 
 
