@@ -355,8 +355,8 @@ def test_diagnose_takes_each_query_auc_scale_free(one_walk, weighting, monkeypat
         for g in (0, 1):
             wq = [Fraction(x) for x in w[q == g]]
             yq = yy[q == g]
-            P = sum((x for x, t in zip(wq, yq) if t == 1), Fraction(0))
-            N = sum((x for x, t in zip(wq, yq) if t == 0), Fraction(0))
+            P = sum((x for x, t in zip(wq, yq, strict=True) if t == 1), Fraction(0))
+            N = sum((x for x, t in zip(wq, yq, strict=True) if t == 0), Fraction(0))
             lam.append({"uniform": Fraction(1), "pairs": P * N, "impressions": sum(wq)}[weighting])
         expected = sum(x / max(lam) >= Fraction(1, 2**1074) for x in lam)
         assert row.n_queries_defined == expected
