@@ -270,4 +270,13 @@ def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         row = diagnose(df, "s", "y", qid="q", weight="w").tables["auc"].iloc[0]
+    # the default "pairs" weighting: the light query's λ = P N is 1e-340 of the heavy one's,
+    # below float64's smallest subnormal (2⁻¹⁰⁷⁴ ≈ 4.9e-324), so it carries no weight in the
+    # gAUC; its clustered variance and t interval count the one query with weight (review)
+    assert 1e-170 ** 2 == 0.0
+    assert row["gauc"] == 1.0 and row["n_queries_defined"] == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = diagnose(df, "s", "y", qid="q", weight="w",
+                       gauc_weighting="uniform").tables["auc"].iloc[0]
     assert row["gauc"] == 1.0 and row["n_queries_defined"] == 2
