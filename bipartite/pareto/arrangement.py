@@ -68,6 +68,16 @@ def lex_scores(E: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
     return groups.astype(np.float64)
 
 
+def cuts_simplex(H: np.ndarray, tau: float) -> np.ndarray:
+    """(P,) whether each tie normal ``H[p]`` cuts the open simplex: entries of both signs once
+    entries within ``tau`` of 0 (the score resolution of :func:`lex_scores`) count as 0. An
+    exact sign test would let a rounding difference (two points' η equal up to one ulp in a
+    label) turn the facet ``a_k = 0`` into a cutting line, whose cells outside the simplex the
+    walk would then take (found by review: Pareto-dominated points in ``supported_frontier``)."""
+    Hz = np.where(np.abs(H) <= tau, 0.0, H)
+    return (Hz.max(axis=1) > 0) & (Hz.min(axis=1) < 0)
+
+
 def tie_normals(E: np.ndarray) -> np.ndarray:
     """Unit normals of the distinct tie hyperplanes ``{a : (E_i − E_j)·a = 0}`` that cut the
     open simplex (normals with entries of both signs; a normal ≥ 0 or ≤ 0 is zero on the simplex
@@ -76,7 +86,7 @@ def tie_normals(E: np.ndarray) -> np.ndarray:
     K = E.shape[1]
     iu, ju = np.triu_indices(len(E), 1)
     H = E[iu] - E[ju]
-    H = H[(H.max(axis=1) > 0) & (H.min(axis=1) < 0)]
+    H = H[cuts_simplex(H, SCORE_RTOL * (float(np.abs(E).max()) or 1.0))]
     if len(H):
         H = H / np.linalg.norm(H, axis=1, keepdims=True)
         first = H[np.arange(len(H)), np.argmax(np.abs(H) > GEOM_TOL, axis=1)]
@@ -178,7 +188,7 @@ def walk_faces(problem: FiniteProblem) -> Iterator[LineFaces]:
     n_cut = len(normals) - K
     # the lines through a vertex that bound cells: tie lines that cut the open simplex (as in
     # tie_normals), and the facets; their upward directions in the plane Σ a = 0
-    cuts = (H.max(axis=1) > 0) & (H.min(axis=1) < 0)
+    cuts = cuts_simplex(H, tau)
     up_p = _upward(np.cross(H, np.ones(K)))
     up_f = _upward(np.cross(np.eye(K), np.ones(K)))
     for li, nl in enumerate(normals):

@@ -192,3 +192,24 @@ def test_seed_values_bounded_for_many_labels():
 def same_sets(A: np.ndarray, B: np.ndarray) -> bool:
     A, B = distinct(A), distinct(B)
     return A.shape == B.shape and bool(np.allclose(A, B, atol=TOL))
+
+
+@pytest.mark.parametrize("d0", [0.2, -0.2])
+@pytest.mark.parametrize("toward", [0.0, 1.0])
+def test_a_one_ulp_difference_does_not_make_a_facet_a_tie_line(d0, toward):
+    """Two points whose η differ in label 1 and agree up to one ulp in label 2: their tie normal
+    is a facet a_2 = 0 up to rounding, not a line cutting the simplex. The K = 3 walk gives the
+    frontier route's points, none Pareto-dominated (found by review: it took cells outside the
+    simplex and returned 1–3 dominated points)."""
+    from bipartite.pareto.dominance import pareto_filter
+
+    eta = np.array([[0.40, 0.30, 0.55], [0.60, 0.30, 0.55], [0.70, 0.20, 0.35],
+                    [0.30, 0.65, 0.60], [0.50, 0.45, 0.25]])
+    eta[1, 0] = eta[0, 0] + d0
+    eta[1, 1] = np.nextafter(eta[0, 1], toward)
+    P = FiniteProblem.from_eta([0.2] * 5, eta)
+    walk = supported_frontier(P, method="arrangement")
+    ref = supported_frontier(P, method="frontier")
+    assert pareto_filter(walk).all()
+    np.testing.assert_allclose(np.unique(np.round(walk, 12), axis=0),
+                               np.unique(np.round(ref, 12), axis=0), atol=1e-12)
