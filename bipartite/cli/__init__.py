@@ -41,7 +41,7 @@ import os
 import sys
 import warnings
 
-from bipartite.cli._parser import COMMANDS, EPILOG, Formatter
+from bipartite.cli._parser import COMMANDS, EPILOG, FRONTIER_MAX_N, Formatter
 from bipartite.cli._problems import cmd_dictatorship, cmd_frontier
 from bipartite.cli._report import cmd_report
 from bipartite.cli._studies import cmd_figures, cmd_reproduce, cmd_study, cmd_tables

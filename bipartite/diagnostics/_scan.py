@@ -47,7 +47,13 @@ import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, weight_rows
-from bipartite.metrics import QuerySegments, auc_terms, segment_below, tie_placements
+from bipartite.metrics import (
+    QuerySegments,
+    auc_terms,
+    carried_cumsum,
+    segment_below,
+    tie_placements,
+)
 
 __all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
            "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats"]
@@ -227,16 +233,6 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     return out
 
 
-def _carried_cumsum(X: np.ndarray, carry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Cumulative sums along the rows of ``X`` (m, b) after ``carry`` (m,), entered into the first
-    element (the sums of one cumulative sum over the rows before and these); the new carry."""
-    first = X[:, 0].copy()
-    X[:, 0] += carry
-    out = np.cumsum(X, axis=1)
-    X[:, 0] = first
-    return out, out[:, -1].copy()
-
-
 def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             G: int | None, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """``(below, above, C)``: the rows' placements times their weights, summed per unit (m, G),
@@ -260,7 +256,7 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
         if C is not None:  # the rows' own cumulative sums
-            C[:, a + 1:b + 1], cc = _carried_cumsum(neg[K:], cc)
+            C[:, a + 1:b + 1], cc = carried_cumsum(neg[K:], cc)
         Bt, At = tie_placements(Gp, Gn, carry=carry, total=ms.P)
         if ties:
             sizes = np.diff(np.r_[st, b - a])
@@ -334,7 +330,7 @@ def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        C[:, a + 1:b + 1], cc = _carried_cumsum(
+        C[:, a + 1:b + 1], cc = carried_cumsum(
             ms.pair_rows(ms.labels(idx), ms.weights(idx))[1], cc)
     return C
 

@@ -75,6 +75,9 @@ from bipartite.metrics._sorted_rows import (
     auc_terms as auc_terms,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.metrics._sorted_rows import (
+    carried_cumsum as carried_cumsum,  # not in __all__: shared with bipartite.diagnostics
+)
+from bipartite.metrics._sorted_rows import (
     segment_below as segment_below,  # not in __all__: shared with bipartite.diagnostics
 )
 from bipartite.metrics._sorted_rows import (

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 __all__ = ["BELOW_OFFSET_RATIO", "BLOCK", "MIN_BLOCKS", "SortedRows", "ap_terms", "auc_terms",
-           "block_length", "dcg_per_query", "dcg_terms", "discount_sums", "key_bits",
+           "block_length", "carried_cumsum", "dcg_per_query", "dcg_terms", "discount_sums", "key_bits",
            "per_query_add", "ranking_stats", "segment_below",
            "tie_placements"]
 
@@ -309,6 +309,20 @@ def segment_below(G: np.ndarray, first: np.ndarray) -> np.ndarray:
     return B
 
 
+def carried_cumsum(X: np.ndarray, carry: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cumulative sums along the rows of ``X`` (m, b) after ``carry`` (m,): the sums of one
+    running sum over the blocks before and this one; and the new carry. The carry is entered
+    into ``X``'s first column for the sum, then put back (no copy of ``X``). The one home of the
+    block-wise running sum (:func:`tie_placements`, the report's one walk)."""
+    if not X.shape[1]:
+        return np.cumsum(X, axis=1), carry
+    first = X[:, 0].copy()
+    X[:, 0] += carry
+    out = np.cumsum(X, axis=1)
+    X[:, 0] = first
+    return out, out[:, -1].copy()
+
+
 def tie_placements(Gp: np.ndarray, Gn: np.ndarray, first: np.ndarray | None = None, *,
                    carry: np.ndarray | None = None, total: np.ndarray | None = None
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -342,15 +356,11 @@ def tie_placements(Gp: np.ndarray, Gn: np.ndarray, first: np.ndarray | None = No
         above += 0.5 * Gp
         return below, above
     sums = []
-    for r, X in enumerate((Gn, Gp)):  # running sums, the carry entered into the first element
-        if carry is None or not X.shape[1]:
+    for r, X in enumerate((Gn, Gp)):  # running sums, each after its carry
+        if carry is None:
             sums.append(np.cumsum(X, axis=1))
             continue
-        first = X[:, 0].copy()  # entered into X for the sum, then put back (no copy of X)
-        X[:, 0] += carry[r]
-        C = np.cumsum(X, axis=1)
-        X[:, 0] = first
-        carry[r] = C[:, -1]
+        C, carry[r] = carried_cumsum(X, carry[r])
         sums.append(C)
     below, above = sums
     below -= 0.5 * Gn
