@@ -41,7 +41,10 @@ import os
 import sys
 import warnings
 
-from bipartite.cli._parser import COMMANDS, EPILOG, FRONTIER_MAX_N, Formatter
+from bipartite.cli._parser import COMMANDS, EPILOG, Formatter
+from bipartite.cli._parser import (
+    FRONTIER_MAX_N as FRONTIER_MAX_N,  # not in __all__: the frontier's default --max-n, as before
+)
 from bipartite.cli._problems import cmd_dictatorship, cmd_frontier
 from bipartite.cli._report import cmd_report
 from bipartite.cli._studies import cmd_figures, cmd_reproduce, cmd_study, cmd_tables
