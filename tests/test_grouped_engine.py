@@ -280,3 +280,20 @@ def test_a_light_query_whose_auc_underflows_is_named_not_called_one_class():
         row = diagnose(df, "s", "y", qid="q", weight="w",
                        gauc_weighting="uniform").tables["auc"].iloc[0]
     assert row["gauc"] == 1.0 and row["n_queries_defined"] == 2
+
+
+def test_grouped_stats_takes_each_query_auc_scale_free():
+    """Issue 35's fixture with query weights 1e300 and 1e-300: the public ``grouped_stats``
+    keeps the light query's AUC (exact: 3 of 4 pairs, 0.75; it read NaN), and its gAUCs equal
+    ``group_auc``'s for every weighting (found while making the report scale-free)."""
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([.125, .5, .375, .875, .25, .625, .125, .75])
+    q = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    w = np.array([1e300] * 4 + [1e-300] * 4)
+    gs = grouped_stats(y[:, None], s, q, sample_weight=w)
+    # query 0: positives .5, .875 above negatives .125, .375: 4 of 4; query 1: positives .25,
+    # .75 against negatives .625, .125: 3 of 4
+    np.testing.assert_allclose(gs.auc[:, 0], [1.0, 0.75], rtol=1e-15)  # 1e-300 products round
+    for weighting in ("pairs", "uniform", "impressions"):
+        assert gs.gauc(weighting)[0] == group_auc(y, s, qid=q, sample_weight=w,
+                                                  weighting=weighting)

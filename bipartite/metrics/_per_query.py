@@ -78,8 +78,12 @@ def grouped_stats(
         raise ValueError("The 'y_score' parameter must not be empty, got shape (0,).")
     G = int(codes.max()) + 1
     rows = SortedRows(s, codes, G, descending=True)
-    e = 0 if w is None else int(np.frexp(np.max(w))[1])
-    wn = None if w is None else np.ldexp(np.asarray(w, dtype=np.float64), -e)  # exact
+    e, wn, exp = 0, None, None
+    if w is not None:  # AUC_q scale-free (query_scaled), as group_auc; exact powers of two
+        wn, exp = query_scaled(w, codes, G)
+        if exp is None:  # one scale: pos, neg and weight come back as given
+            e = int(np.frexp(np.max(w))[1])
+            wn = np.ldexp(np.asarray(w, dtype=np.float64), -e)
 
     def values(a: int, b: int) -> np.ndarray:
         i = rows.index(a, b)
@@ -90,7 +94,8 @@ def grouped_stats(
         pos = y * wn[i]
         return np.concatenate([pos, wn[i] - pos])
 
-    return _grouped_result(ranking_stats(rows, values, K, ap=ap), codes, G, w, ids, e)
+    return _grouped_result(ranking_stats(rows, values, K, ap=ap), codes, G,
+                           w if exp is None else wn, ids, e, exp=exp)
 
 
 def _grouped_result(st: dict, codes: np.ndarray, G: int, w: np.ndarray | None,
