@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import bipartite
+from tests.studies.test_faults import alive
 
 psutil = pytest.importorskip("psutil")
 pytest.importorskip("joblib")
@@ -53,15 +54,6 @@ def first_worker(proc: subprocess.Popen, timeout: float = 60.0) -> bool:
                 return True
         time.sleep(0.003)
     return False
-
-
-def alive(procs: list) -> list:
-    live = []
-    for p in procs:
-        with contextlib.suppress(psutil.Error):
-            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
-                live.append(p)
-    return live
 
 
 @pytest.mark.slow
