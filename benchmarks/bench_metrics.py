@@ -34,6 +34,10 @@ Targets (issue "AUC kernels near the sort limit"): ``auc`` (ties, unweighted) <=
 ``multilabel_auc`` K = 5 <= 4x np.sort; ``multipartite_auc`` L = 4 at 1e6 <= 2.5x np.sort;
 weighted ``auc`` <= 1.3x np.argsort.
 
+``--part dominance``: the two compiled passes of squared costs (the O(n L) vector pass and the
+O(n log L) Fenwick pass) on the same sorted keys for L = 4 to 1024, against ``np.sort``: the
+basis of ``bipartite.metrics._polynomial.VECTOR_MAX_LEVELS``.
+
 ``--rule`` times, for the sizes ``--n`` and several K, the two strategies of ``multilabel_auc``
 through its public interface: the coded sorts (one call per group of at most 6 labels: one sort
 each) and the rank route (one sort order, one pass over the labels); the ratio is the basis of
@@ -385,6 +389,46 @@ def main_multilabel(args) -> None:
                 args.clock)
 
 
+def main_dominance(args) -> None:
+    """The two compiled passes of squared costs side by side, by number of levels: the vector
+    pass (O(n L)) and the Fenwick pass (O(n log L)) on the same sorted coded keys, each against
+    ``np.sort`` of the scores: the basis of ``_polynomial.VECTOR_MAX_LEVELS``."""
+    from bipartite.metrics import _polynomial
+    from bipartite.metrics._dominance import dominance_sums, level_pair_sum
+
+    rng = np.random.default_rng(2)
+    clock = CLOCKS[args.clock]
+    print(f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.clock} time, "
+          f"median of {args.repeats} interleaved repeats; VECTOR_MAX_LEVELS = "
+          f"{_polynomial.VECTOR_MAX_LEVELS}")
+    print("| n | L | np.sort s | vector x | Fenwick x | vector / Fenwick | same A |")
+    print("|---|---|---|---|---|---|---|")
+    for n in args.n:
+        s = rng.normal(size=n)
+        for L in (4, 16, 64, 128, 256, 512, 1024):
+            bits = max(1, (L - 1).bit_length())
+            keys = np.sort((np.argsort(np.argsort(s)).astype(np.int64) << bits)
+                           | rng.integers(0, L, n))
+            lev = (keys & ((1 << bits) - 1)).astype(np.uint8 if L <= 256 else np.uint16)
+            v = np.arange(L, dtype=np.int64)
+            d = v[:, None] - v[None, :]
+            K = np.sign(d) * d * d
+            beta = {(0, 2): 1, (1, 1): -2, (2, 0): 1}
+
+            def vec(lev=lev, keys=keys, bits=bits, K=K):
+                return level_pair_sum(lev, keys, (1 << bits) - 1, None, K)
+
+            def fen(lev=lev, keys=keys, bits=bits, v=v):
+                p, m = dominance_sums(lev, keys, (1 << bits) - 1, None, v, beta, bits)
+                return p - m
+            same = vec() == fen()
+            t = interleaved({"sort": lambda s=s: np.sort(s), "vector": vec, "fenwick": fen},
+                            args.repeats, clock)
+            print(f"| {n:.0e} | {L} | {t['sort']:.4f} | {t['vector'] / t['sort']:.2f} | "
+                  f"{t['fenwick'] / t['sort']:.2f} | {t['vector'] / t['fenwick']:.2f} | {same} |",
+                  flush=True)
+
+
 def main_rule(args) -> None:
     """Coded sorts (groups of <= 6 labels, one sort each) vs the rank route (one sort order, one
     pass over the labels), by n and K: the basis of ``_kernels._MAX_CODED_LABELS``."""
@@ -424,7 +468,7 @@ def main() -> None:
     ap.add_argument("--baseline", help="path of another metrics.py to time side by side")
     ap.add_argument("--rule", action="store_true",
                     help="multilabel_auc: coded sorts vs the rank route, by n and K")
-    ap.add_argument("--part", choices=("multipartite", "multilabel"),
+    ap.add_argument("--part", choices=("multipartite", "multilabel", "dominance"),
                     help="one table of issue 'Performance, round 3' (items 1, 2)")
     ap.add_argument("--before", help="git commit whose bipartite.metrics is timed beside ours")
     ap.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
@@ -436,6 +480,8 @@ def main() -> None:
         main_multipartite(args)
     elif args.part == "multilabel":
         main_multilabel(args)
+    elif args.part == "dominance":
+        main_dominance(args)
     elif args.rule:
         main_rule(args)
     else:

@@ -25,6 +25,7 @@ from bipartite.labels import cost_matrix
 from bipartite.metrics import _kernels as K
 from bipartite.metrics import _multipartite as M
 from bipartite.metrics import multilabel_auc, multipartite_auc, weighted_multipartite_auc
+from bipartite.metrics._dominance import dominance_sums
 
 
 # ---- slow references --------------------------------------------------------------------------
@@ -219,13 +220,18 @@ def test_weighted_multipartite_population_route(seed, costs):
 # ---- internal pieces against brute force ------------------------------------------------------
 @given(st.lists(st.integers(0, 37), min_size=1, max_size=60), st.booleans())
 def test_inversion_count_is_the_pair_count(seq, weighted):
-    """Claim: the bit-by-bit count equals Σ_{p<q, ℓ_p > ℓ_q} ω_p ω_q."""
+    """Claim: the Fenwick pass of a unit cost counts the inversions Σ_{p<q, ℓ_p > ℓ_q} ω_p ω_q
+    (``minus``) and the pairs in level order (``plus``), all scores distinct."""
     lev = np.array(seq, dtype=np.uint8)
     w = np.arange(1.0, len(seq) + 1) if weighted else None
     ww = np.ones(len(seq)) if w is None else w
     want = sum(ww[p] * ww[q] for p in range(len(seq)) for q in range(p + 1, len(seq))
                if seq[p] > seq[q])
-    assert M._inversions(lev, 6, w) == want
+    up = sum(ww[p] * ww[q] for p in range(len(seq)) for q in range(p + 1, len(seq))
+             if seq[p] < seq[q])
+    keys = np.arange(len(seq))
+    plus, minus = dominance_sums(lev, keys, 0, w, np.zeros(1, dtype=np.int64), {(0, 0): 1}, 6)
+    assert minus == want and plus == up
 
 
 @given(st.lists(st.integers(0, 5), min_size=1, max_size=80), st.integers(1, 40))

@@ -22,6 +22,7 @@ from bipartite._utils.validation import (
     warn_undefined,
 )
 from bipartite.labels import cost_matrix, cost_potential
+from bipartite.metrics._dominance import level_pair_sum
 from bipartite.metrics._kernels import (
     BLOCK,
     CELLS,
@@ -37,14 +38,7 @@ from bipartite.metrics._kernels import (
     sort_order,
     tie_bounds,
 )
-from bipartite.metrics._polynomial import (
-    coded_tied_cost,
-    exact_bound,
-    level_total,
-    ordered_pairs,
-    polynomial_costs,
-    tied_cost,
-)
+from bipartite.metrics._polynomial import exact_bound, level_total, ordered_pairs, polynomial_costs
 
 __all__ = ["cost_structure", "matrix_structure", "multipartite_auc", "multipartite_from_levels",
            "multipartite_from_weights", "weighted_multipartite_auc"]
@@ -166,19 +160,20 @@ def weighted_multipartite_auc(y_score: ArrayLike, level_weight: ArrayLike, costs
 # A pair (i, j) and its reverse contribute ω_i ω_j (C_{ℓ_i ℓ_j} s_ij + C_{ℓ_j ℓ_i} s_ji) to the
 # numerator and ω_i ω_j (C_{ℓ_i ℓ_j} + C_{ℓ_j ℓ_i}) to Z, and s_ij + s_ji = 1; so, with the
 # antisymmetric costs K = C − Cᵀ, AUC_MP = ½ + ½ A / Z, A = Σ_{f_i > f_j} ω_i ω_j K_{ℓ_i ℓ_j}:
-# tied pairs count ½ by symmetry and need no tie bookkeeping. Three routes by the costs:
+# tied pairs count ½ by symmetry and need no tie bookkeeping. The routes by the costs:
 #
 # * difference form, C_ab = g_a − g_b (linear, gain): with Δg_k = g_k − g_{k−1},
 #   A = Σ_k Δg_k D_k and Z = Σ_k Δg_k W_{<k} W_{≥k}, where D_k = Σ_{ℓ_i ≥ k > ℓ_j} ω_i ω_j
 #   sign(f_i − f_j) is the Mann–Whitney difference of the binarised label 1[ℓ ≥ k], and
 #   D_k = Σ_{a ≥ k} R_a = −Σ_{a < k} R_a with R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i)):
 #   one pass after the sort (per-level sums of tie-group ranks), exact integers unweighted;
-# * uniform: AUC_MP = 1 − (Q + ½ T) / Z with Q the (weighted) pairs ranked against their levels
-#   (inversions of the levels in score order, counted bit by bit: O(n log L)) and T the tied
-#   pairs of different levels (exact integers unweighted; weighted, Q + ½ T is the mean of the
-#   inversions with the levels ascending and descending inside the tie groups: no difference
-#   of large sums anywhere);
-# * any other costs: A from running per-level sums, O(n L) in chunks of ``CELLS`` cells.
+# * uniform and polynomial costs, C_ab = p(v_a − v_b) for a > b (uniform: p = 1): A is a
+#   dominance sum (which of two rows is higher in level and in score), one compiled pass with a
+#   Fenwick tree of the monomials' running sums over the levels, O(n log L); tied pairs count
+#   0 in A (a tie group enters the tree after its rows are queried); exact integers unweighted
+#   (_dominance.py, _polynomial.py);
+# * any other costs: A from a vector of L running sums, one compiled pass, O(n L)
+#   (_dominance.level_pair_sum).
 
 
 
@@ -241,7 +236,7 @@ def _level_sequence(scores: np.ndarray, level: np.ndarray, L: int, w: np.ndarray
         check_finite(scores, "y_score")
     order, ks = sort_order(scores)
     lev = level[order]
-    if lev.dtype.itemsize > 2 and L <= 1 << 16:   # ≤ 16-bit keys: radix argsorts (_inversions)
+    if lev.dtype.itemsize > 2 and L <= 1 << 16:   # small level indices: less to read
         lev = lev.astype(np.uint8 if L <= 256 else np.uint16)
     ws = None if w is None else pow2_normalise(w)[order]
     return lev, ks, 0, ws
@@ -285,188 +280,46 @@ def _difference_ratio(R: np.ndarray, W: np.ndarray, dg: np.ndarray) -> float:
     return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z))
 
 
-def _tied_pairs(lev: np.ndarray, keys: np.ndarray, mask: int, L: int, ws: np.ndarray | None,
-                descending: bool = False, groups: bool = False):
-    """T = Σ ω_i ω_j over the tied pairs of different levels (an exact int unweighted). Puts the
-    levels (and weights) of each tie group in ascending order first, as the coded keys have them,
-    so that no tied pair counts as an inversion (:func:`_inversions`); ``descending``: in
-    descending order, so that every tied pair of different levels does (then T is not
-    computed: 0 is returned). ``groups``: also the positions in tie groups and where each group
-    starts among them."""
-    parts = []
-    for lo in range(0, len(keys), SCAN):
-        tb = tie_bounds(keys, mask, lo, min(len(keys), lo + SCAN))
-        if tb is not None:
-            parts.append(np.flatnonzero(tb[1] - tb[0] > 1) + lo)
-    if not parts:
-        return (0, np.zeros(0, dtype=np.intp), np.zeros(0, dtype=bool)) if groups else 0
-    idx = np.concatenate(parts)
-    h = keys[idx] | mask
-    gnew = np.concatenate([[True], h[1:] != h[:-1]])
-    key = np.cumsum(gnew) - 1
-    key *= L
-    key += (L - 1 - lev[idx].astype(np.int64)) if descending else lev[idx]   # (tie group, level)
-    if descending:
-        perm = np.argsort(key, kind="stable")
-        lev[idx], ws[idx] = lev[idx][perm], ws[idx][perm]
-        return 0
-    if mask == 0:                       # levels in row order inside the tie groups: sort them
-        if ws is None:
-            key.sort()
-            lev[idx] = key % L
-        else:
-            perm = np.argsort(key, kind="stable")
-            key, lev[idx], ws[idx] = key[perm], lev[idx][perm], ws[idx][perm]
-    pos = np.arange(len(idx))
-    gstart = np.maximum.accumulate(np.where(gnew, pos, 0))
-    rstart = np.maximum.accumulate(np.where(np.concatenate([[True], key[1:] != key[:-1]]), pos, 0))
-    if ws is None:
-        T = int((rstart - gstart).sum())
-        return (T, idx, gnew) if groups else T
-    cw = prefix_sums(ws[idx])
-    return float((ws[idx] * (cw[rstart] - cw[gstart])).sum())
-
-
-def _ones_position_sum(one: np.ndarray) -> int:
-    """``Σ_p p · one_p`` for a 0/1 array, block by block (no n-sized temporary)."""
-    pos = np.arange(min(len(one), BLOCK), dtype=np.int64)
-    return sum(int(np.dot(one[lo : lo + BLOCK].astype(np.int64), pos[: len(one[lo : lo + BLOCK])]))
-               + lo * int(np.count_nonzero(one[lo : lo + BLOCK]))
-               for lo in range(0, len(one), BLOCK))
-
-
-def _inversions(lev: np.ndarray, bits: int, ws: np.ndarray | None):
-    """``Σ_{p < q, ℓ_p > ℓ_q} ω_p ω_q`` over the level sequence (an exact int unweighted), one
-    bit at a time from the top (a wavelet matrix): at bit b the sequence is stably grouped by
-    the higher bits, and a pair first split by bit b is an inversion iff its bit-1 member comes
-    first in its group. Per bit: the pairs (one before zero) within the groups, then a stable
-    radix argsort of ≤ 16-bit keys; O(n) per bit.
-
-    Unweighted, with c1(q) the ones before position q: ``Σ_{q zero} c1(q) = Σ_q c1(q) −
-    n1 (n1 − 1)/2`` and ``Σ_q c1(q) = n1 (n − 1) − Σ_{p one} p``, less, per group, its zeros times
-    the ones before the group."""
-    n = len(lev)
-    seq, w, total = lev, ws, 0
-    for b in range(bits - 1, -1, -1):
-        starts = np.searchsorted(seq, np.arange((1 << (bits - b - 1)) + 1) << (b + 1))
-        one = (seq >> b) & 1
-        if w is None:
-            ones = np.array([np.count_nonzero(one[a:z])
-                             for a, z in zip(starts[:-1], starts[1:], strict=True)], dtype=np.int64)
-            before = np.cumsum(ones) - ones             # ones before each group
-            zeros = np.diff(starts) - ones
-            n1 = int(ones.sum())
-            total += (n1 * (n - 1) - _ones_position_sum(one) - n1 * (n1 - 1) // 2
-                      - int(zeros @ before))
-        else:   # per group, from its own running sums: all terms ≥ 0, nothing cancels
-            w1 = w * one
-            w0 = w - w1
-            for a, z in zip(starts[:-1], starts[1:], strict=True):
-                if z - a > 1:
-                    total += float((w0[a + 1 : z] * prefix_sums(w1[a : z - 1])[1:]).sum())
-        del one
-        if b:
-            perm = np.argsort(seq >> b, kind="stable")
-            seq = seq[perm]
-            w = None if w is None else w[perm]
-    return total
-
-
-def _general_numerator(lev: np.ndarray, keys: np.ndarray, mask: int, L: int,
-                       ws: np.ndarray | None, K: np.ndarray) -> float:
-    """``A = Σ_i ω_i u_{ℓ_i}`` with ``u = K W_below`` over the tie groups below i's: u grows by
-    ``ω_j K[:, ℓ_j]`` with each point j, so running sums of the gathered columns of K give it;
-    O(n L), in chunks of CELLS cells."""
-    n = len(keys)
-    m = max(1, min(BLOCK, CELLS // L))
-    K = np.ascontiguousarray(K)
-    carry = np.zeros(L)       # u over the positions < lo
-    open_u = carry            # u below the tie group open at lo
-    A = 0.0
-    buf = np.empty((L, min(n, m) + 2))   # one buffer: fresh pages per chunk cost more than the sums
-    for lo in range(0, n, m):
-        hi = min(n, lo + m)
-        lc = lev[lo:hi]
-        # column 0: open_u; column 1 + j: u over the positions < lo + j (levels × positions:
-        # the running sums run along contiguous rows, many times faster than down columns)
-        P = buf[:, : hi - lo + 2]
-        P[:, 0], P[:, 1] = open_u, carry
-        np.take(K, lc, axis=1, out=P[:, 2:])
-        if ws is not None:
-            P[:, 2:] *= ws[lo:hi]
-        np.cumsum(P[:, 1:], axis=1, out=P[:, 1:])
-        tb = tie_bounds(keys, mask, lo, hi)
-        cols = np.arange(1, hi - lo + 1) if tb is None else np.maximum(tb[0] - lo, -1) + 1
-        u = P[lc, cols]
-        A += float(u.sum() if ws is None else (u * ws[lo:hi]).sum())
-        carry = P[:, -1].copy()
-        if hi < n:
-            f = int(np.searchsorted(keys, keys[hi] & ~np.int64(mask), "left"))
-            if lo <= f < hi:
-                open_u = P[:, f - lo + 1].copy()
-    return A
-
-
-def _half_plus(A: float, Z: float) -> float:
-    """``½ + ½ A / Z`` (A/Z clipped to [−1, 1], rounding); NaN when Z is not positive."""
-    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z)) if Z > 0 else float("nan")
+def _half_plus(A, Z) -> float:
+    """``½ + ½ A / Z`` (A/Z clipped to [−1, 1], rounding); NaN when Z is not positive. Python
+    ints (the exact routes): ``(Z + A) / (2 Z)``, one correctly rounded division."""
+    if not Z > 0:
+        return float("nan")
+    if isinstance(A, int) and isinstance(Z, int):
+        return (Z + A) / (2 * Z)
+    return 0.5 + 0.5 * min(1.0, max(-1.0, A / Z))
 
 
 def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
                              w: np.ndarray | None, structure: tuple[str, np.ndarray | None]) -> float:
     """AUC_MP (docs/theory.md §3) for one observed level per point (``level`` in [0, L)) and the
     costs' ``structure`` (:func:`cost_structure`): one sort (coded or :func:`sort_order`), then
-    O(n) for difference-form costs, O(n log L) for uniform costs, O(n L) in chunks otherwise."""
+    O(n) for difference-form costs, O(n log L) for uniform and polynomial costs, O(n L) in
+    chunks otherwise."""
     kind, par = structure
     lev, keys, mask, ws = _level_sequence(scores, level, L, w)
     W = np.bincount(lev, minlength=L) if ws is None else np.bincount(lev, ws, minlength=L)
     if kind == "difference":
         return _difference_ratio(_level_rank_sums(lev, keys, mask, L, ws), W, par)
-    if kind == "polynomial":
-        return _polynomial_ratio(lev, keys, mask, L, ws, W, *par)
     if kind == "general":
         Z = float(W @ par @ W)
-        return _half_plus(_general_numerator(lev, keys, mask, L, ws, par - par.T), Z)
-    bits = max(1, (L - 1).bit_length())
-    if ws is None:   # exact integers: Q + ½ T from the ascending order within ties
-        T = _tied_pairs(lev, keys, mask, L, None)
-        del keys
-        Q = _inversions(lev, bits, None)
-        Z = int(np.dot(np.cumsum(W) - W, W))
-        return (2 * Z - 2 * Q - T) / (2 * Z) if Z > 0 else float("nan")
-    # weighted: tied pairs counted won in one order and lost in the other, Q + ½ T = ½ (Qa + Qd)
-    lev_d, ws_d = lev.copy(), ws.copy()
-    _tied_pairs(lev_d, keys, mask, L, ws_d, descending=True)
-    _tied_pairs(lev, keys, mask, L, ws)
-    del keys
-    loss = 0.5 * (_inversions(lev, bits, ws) + _inversions(lev_d, bits, ws_d))
-    Z = float((below(W) * W).sum())
-    return 1.0 - loss / Z if Z > 0 else float("nan")
+        return _half_plus(level_pair_sum(lev, keys, mask, ws, par - par.T), Z)
+    # uniform costs: the degree-0 polynomial p = 1 on any values
+    v, alpha = par if kind == "polynomial" else (np.arange(float(L)), np.ones(1))
+    return _polynomial_ratio(lev, keys, mask, L, ws, W, v, alpha)
 
 
 def _polynomial_ratio(lev, keys, mask, L, ws, W, v, alpha) -> float:
-    """``½ + ½ A / Z`` for polynomial costs (``_polynomial``), A summed over the pairs in score
-    order with the levels ascending inside the tie groups, where each tied pair of different
-    levels then counts its cost once: unweighted that is subtracted (exact integers under
-    ``exact_bound``); weighted, A is the mean of the ascending and the descending order (as the
-    uniform route: nothing subtracted)."""
+    """``½ + ½ A / Z`` for polynomial costs (``_polynomial``): A over the pairs of different
+    scores (:func:`ordered_pairs`, tied pairs 0), Z over the pairs of different levels; exact
+    integers unweighted under ``exact_bound``."""
     if ws is None and np.all(v == np.round(v)) and np.all(alpha == np.round(alpha)) \
             and exact_bound(len(lev), v, alpha):
         v, alpha, W = v.astype(np.int64), [int(a) for a in alpha], W.astype(np.int64)
     else:
-        alpha = [float(a) for a in alpha]
+        v, alpha = v.astype(np.float64), [float(a) for a in alpha]
     bits = max(1, (L - 1).bit_length())
-    if ws is None and mask and not any(alpha[1::2]):   # coded keys, even p: runs of the keys
-        A = ordered_pairs(lev, None, v, alpha, bits) - coded_tied_cost(keys, bits, lev, v, alpha)
-    elif ws is None:
-        T, idx, gnew = _tied_pairs(lev, keys, mask, L, None, groups=True)
-        A = ordered_pairs(lev, None, v, alpha, bits) - tied_cost(v[lev[idx]], gnew, T, alpha)
-    else:
-        lev_d, ws_d = lev.copy(), ws.copy()
-        _tied_pairs(lev_d, keys, mask, L, ws_d, descending=True)
-        _tied_pairs(lev, keys, mask, L, ws)
-        A = 0.5 * (ordered_pairs(lev, ws, v, alpha, bits) + ordered_pairs(lev_d, ws_d, v, alpha, bits))
-    return _half_plus(A, level_total(W, v, alpha))
+    return _half_plus(ordered_pairs(lev, keys, mask, ws, v, alpha, bits), level_total(W, v, alpha))
 
 
 def multipartite_from_weights(scores: np.ndarray, level_w: np.ndarray,
