@@ -44,16 +44,25 @@ __all__ = ["MAX_MONOMIAL_POWER", "dominance_sums", "level_pair_sum"]
 MAX_MONOMIAL_POWER = 4
 
 
+def compiled(f):
+    """``f`` compiled by numba (imported here, on the first use), its machine code cached on disk
+    (next to this module, else in the user's cache folder); where no cache folder is writable,
+    numba refuses to cache, and ``f`` is compiled for this process only."""
+    import numba
+
+    try:
+        return numba.njit(cache=True, nogil=True)(f)
+    except RuntimeError:   # "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(f)
+
+
 @functools.cache
 def _kernel(E: int, exact: bool):
     """The compiled pass for E monomial powers (0..E−1). E is a constant of the closure, so the
     loops over the powers are unrolled; numba's cache keys its machine code by the closure's
     values, one entry per E. A tie group's rows are queried against the rows before the group
     and enter the trees when the next group starts, so tied pairs count in neither sum."""
-    import numba
-
     if exact:
-        @numba.njit(cache=True, nogil=True)
         def run(seq, keys, mask, PW, CL, CH, size):
             low = np.zeros((size + 1, E), np.int64)   # Fenwick tree: node k sums levels (k − lowbit(k), k]
             own = np.zeros((size, E), np.int64)       # per level
@@ -86,7 +95,6 @@ def _kernel(E: int, exact: bool):
                     minus += (tot[e] - own[b, e]) * CH[b, e]
             return plus, minus
     else:
-        @numba.njit(cache=True, nogil=True)
         def run(seq, keys, mask, w, PW, CL, CH, size):
             low = np.zeros((size + 1, E))              # over the levels
             high = np.zeros((size + 1, E))             # over the reversed levels
@@ -125,7 +133,7 @@ def _kernel(E: int, exact: bool):
                     k &= k - 1
                 minus += w[q] * a
             return plus, minus
-    return run
+    return compiled(run)
 
 
 def dominance_sums(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray | None,
@@ -170,10 +178,7 @@ def _vector_kernel(exact: bool):
     """The compiled O(n L) pass of :func:`level_pair_sum`: a vector F of L running sums,
     ``F_b = Σ ω_p K_{b ℓ_p}`` over the rows of lower tie groups, read once per row and added a
     row of ``Kᵀ`` per row (a contiguous, vectorised loop)."""
-    import numba
-
     if exact:
-        @numba.njit(cache=True, nogil=True)
         def run(seq, keys, mask, KT):
             L = KT.shape[1]
             F = np.zeros(L, np.int64)
@@ -189,7 +194,6 @@ def _vector_kernel(exact: bool):
                 A += F[seq[q]]
             return A
     else:
-        @numba.njit(cache=True, nogil=True)
         def run(seq, keys, mask, w, KT):
             L = KT.shape[1]
             F = np.zeros(L)
@@ -205,7 +209,7 @@ def _vector_kernel(exact: bool):
                     g = q
                 A += w[q] * F[seq[q]]
             return A
-    return run
+    return compiled(run)
 
 
 def level_pair_sum(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray | None,
