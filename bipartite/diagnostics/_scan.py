@@ -46,7 +46,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, weight_rows
+from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
 from bipartite.metrics import (
     QuerySegments,
     auc_terms,
@@ -55,8 +55,8 @@ from bipartite.metrics import (
     tie_placements,
 )
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
-           "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats"]
+__all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
+           "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -71,6 +71,9 @@ MAX_BLOCK_CELLS = 1 << 24
 NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
+#: Most (unit × label combination) cells of the rows' counts that give the masses at once
+#: when every row weighs the same power of two (:func:`masses`; 64 MiB of int64).
+COUNT_CELLS = 1 << 23
 #: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
 #: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
 KEEP_BYTES = 1 << 28
@@ -114,6 +117,20 @@ def _per_unit(out: np.ndarray, cq: np.ndarray, X: np.ndarray) -> None:
         out[r] += np.bincount(cq, X[r], minlength=G)
 
 
+def weight_table(K: int, kj: np.ndarray, sp: np.ndarray, sn: np.ndarray) -> np.ndarray:
+    """(2m, 2^K) the m weight rows of a row of weight 1 for each combination of its K labels
+    (column ``c``: label k positive where bit k of ``c`` is set), the positive sides then the
+    negative sides: ``y_k``, then the pairs' ``y_k (1 − y_j) sp``; ``1 − y_k``, then
+    ``y_j (1 − y_k) sn`` (:func:`bipartite.diagnostics._placement_sums.weight_rows`'s rows, the
+    pairs' scaled by their powers of two). A block's rows are one ``take`` of its rows' label bits
+    (:meth:`Masses.block`) times their weights: ``w · 1 = w``, ``w · 0 = 0``, ``w · sp`` as
+    ``(w · 1) · sp``, the same floats as the rows built label by label."""
+    Y = (np.arange(1 << K)[None, :] >> np.arange(K)[:, None]) & 1 == 1  # (K, 2^K)
+    Yk, Yj = Y[kj[:, 0]], Y[kj[:, 1]]
+    return np.concatenate([Y, (Yk & ~Yj) * sp[K:, None], ~Y, (Yj & ~Yk) * sn[K:, None]]
+                          ).astype(np.float64)
+
+
 @dataclass
 class Masses:
     """Scorer-independent sums of the m weight rows (the K labels, then the label pairs ``kj``):
@@ -124,8 +141,10 @@ class Masses:
     them when the units are queries (one gather a row: :meth:`labels_codes`); ``ep``,
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
-    the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
-    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``)."""
+    the powers of two every weight row is multiplied by (:meth:`block`): 1 for the labels, for a
+    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``);
+    ``tab`` (2m, 2^K) the rows of each label combination (:func:`weight_table`), times ``c``
+    when the weights are constant."""
 
     K: int
     kj: np.ndarray
@@ -142,35 +161,39 @@ class Masses:
     en: np.ndarray
     sp: np.ndarray
     sn: np.ndarray
+    tab: np.ndarray | None = None
 
-    def labels(self, idx: np.ndarray | slice) -> np.ndarray:
-        """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
-        return self._unpack(self.lab[idx])
+    def __post_init__(self):
+        if self.tab is None:
+            self.scales(self.sp, self.sn)
+
+    def scales(self, sp: np.ndarray, sn: np.ndarray) -> None:
+        """Set the pairs' powers of two ``sp``, ``sn`` (m,) and the table of rows with them."""
+        self.sp, self.sn = sp, sn
+        tab = weight_table(self.K, self.kj, sp, sn)
+        self.tab = tab * self.c if self.c is not None else tab
 
     def labels_codes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`labels` and the query codes (b,) of the rows ``idx``, from one gather of
-        :attr:`lab` (built with query codes: they ride above the label bits)."""
+        """The packed labels (b,) of the rows ``idx`` (for :meth:`block`) and their query codes
+        (b,) intp, from one gather of :attr:`lab` (built with query codes: they ride above the
+        label bits)."""
         v = self.lab[idx]
-        cq = v >> self.lab.dtype.type(self.K)
-        return self._unpack(v), cq if cq.dtype != np.uint64 else cq.astype(np.int64)
+        return v, (v >> self.lab.dtype.type(self.K)).astype(np.intp)
 
-    def _unpack(self, v: np.ndarray) -> np.ndarray:
-        bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
-        return (v & bits[:, None]) != 0
-
-    def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
-        pos, neg = weight_rows(Yb, wb, None)
-        if len(self.kj):
-            pp, pn = self.pair_rows(Yb, wb)
-            pos, neg = np.concatenate([pos, pp]), np.concatenate([neg, pn])
-        return pos, neg
-
-    def pair_rows(self, Yb: np.ndarray, wb: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
-        """The label pairs' weight rows (p, b) of a block, times their powers of two."""
-        pp, pn = weight_rows(Yb, wb, self.kj)
-        K = self.K
-        return pp * self.sp[K:, None], pn * self.sn[K:, None]
+    def block(self, v: np.ndarray, idx: np.ndarray | slice, rows: slice | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """The weight rows ``(pos, neg)`` (m, b) of the rows ``idx`` whose packed labels are
+        ``v`` (``lab[idx]``, query codes above the label bits ignored): one ``take`` of
+        :attr:`tab` (:func:`weight_table`) times the rows' weights. ``rows``: only those weight
+        rows (a slice of 0..m−1: the labels ``slice(0, K)``, the pairs ``slice(K, m)``)."""
+        m = len(self.sp)
+        r = range(m)[rows] if rows is not None else range(m)
+        tab = self.tab if rows is None else self.tab[np.r_[r, m + np.asarray(r, dtype=int)]]
+        c = v & v.dtype.type((1 << self.K) - 1)
+        R = tab.take(c if c.dtype.itemsize < 8 else c.astype(np.intp), axis=1)
+        if self.c is None:
+            R *= self.w[idx]
+        return R[:len(r)], R[len(r):]
 
     def weights(self, idx: np.ndarray | slice) -> np.ndarray | float:
         """The row weights of the rows ``idx`` (the constant, when they are)."""
@@ -203,13 +226,17 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
                  np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
+    units = G if codes is not None else 1
+    if c is not None and c > 0 and np.frexp(c)[0] == 0.5 and units << K <= COUNT_CELLS:
+        _counted(out, G if codes is not None else None)
+        return out
     if codes is not None:
         out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
     top_p, top_n = np.zeros(m), np.zeros(m)  # the largest weight of each side
     B = _block_rows(m, G or 0)
     for a in range(0, n, B):  # the rows unscaled (sp = sn = 1 until the loop ends)
         b = min(n, a + B)
-        pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+        pos, neg = out.block(lab[a:b], slice(a, b))
         out.n_pos += np.count_nonzero(pos, axis=1)
         out.n_neg += np.count_nonzero(neg, axis=1)
         np.maximum(top_p, pos.max(axis=1, initial=0.0), out=top_p)
@@ -219,18 +246,46 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             _per_unit(out.Nq, codes[a:b], neg)
     # the pairs' powers of two; a sum of weights does not underflow, so scaling the sums made
     # unscaled is exact (a power of two ≥ 1 times a normal float)
-    out.sp[K:], out.sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
+    sp, sn = np.ones(m), np.ones(m)
+    sp[K:], sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
     if codes is not None:
-        out.Pq *= out.sp[:, None]
-        out.Nq *= out.sn[:, None]
+        out.Pq *= sp[:, None]
+        out.Nq *= sn[:, None]
         out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
     else:
+        out.scales(sp, sn)
         for a in range(0, n, B):  # the totals, summed as the whole-array route sums them
             b = min(n, a + B)
-            pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+            pos, neg = out.block(lab[a:b], slice(a, b))
             out.P += pos.sum(axis=1)
             out.N += neg.sum(axis=1)
+    out.scales(sp, sn)
     return out
+
+
+def _counted(out: Masses, G: int | None) -> None:
+    """:func:`masses`' sums when every row weighs the same power of two ``c`` (no weight column:
+    every row 1, scaled to ½), from one count of the rows of each (unit, label combination)
+    (:attr:`Masses.lab`; ``G`` None: rows as units, the totals only). Every sum of the block
+    loop is then ``c`` times a count (the partial sums of equal powers of two are exact, in any
+    order), so both give the same floats."""
+    K, m, c = out.K, len(out.sp), out.c
+    T = weight_table(K, out.kj, np.ones(m), np.ones(m))  # (2m, 2^K) 0/1
+    cnt = np.bincount(out.lab, minlength=(G or 1) << K).reshape(G or 1, 1 << K)
+    rows = (T != 0).astype(np.int64) @ cnt.sum(axis=0)  # the rows on each side (2m,)
+    out.n_pos, out.n_neg = rows[:m], rows[m:]
+    top = np.where(rows > 0, c, 0.0)  # the largest weight of each side
+    sp, sn = np.ones(m), np.ones(m)
+    sp[K:], sn[K:] = side_scales(top[K:m]), side_scales(top[m + K:])
+    S = (T @ cnt.T.astype(np.float64)) * c  # (2m, units): integer sums (exact), times c
+    S[:m] *= sp[:, None]
+    S[m:] *= sn[:, None]
+    if G is not None:
+        out.Pq, out.Nq = S[:m], S[m:]
+        out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
+    else:
+        out.P, out.N = S[:m, 0], S[m:, 0]
+    out.scales(sp, sn)
 
 
 def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
@@ -249,8 +304,8 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
     carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
-        Yb, cq = ms.labels_codes(idx) if codes is not None else (ms.labels(idx), None)
-        pos, neg = ms.rows(Yb, ms.weights(idx))
+        v, cq = ms.labels_codes(idx) if codes is not None else (ms.lab[idx], None)
+        pos, neg = ms.block(v, idx)
         ties = i1 - i0 < b - a
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
@@ -294,7 +349,7 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
         np.not_equal(sq[1:], sq[:-1], out=new[1:])
         new[1:] |= cq[1:] != cq[:-1]
         st = np.flatnonzero(new)
-        pos, neg = weight_rows(ms.labels(idx), ms.weights(idx), None)
+        pos, neg = ms.block(ms.lab[idx], idx, slice(0, K))
         if scaled:
             pos, neg = np.ldexp(pos, -ep[:, None]), np.ldexp(neg, -en[:, None])
         if len(st) < b - a:  # ties: the tie groups' sums
@@ -317,7 +372,7 @@ def _pairs_of(ms: Masses, sl: slice) -> Masses:
     """``ms`` restricted to the label pairs ``sl`` (the near ties read only their rows)."""
     K = ms.K
     keep = np.r_[np.arange(K), K + np.arange(len(ms.kj))[sl]]
-    return replace(ms, kj=ms.kj[sl], sp=ms.sp[keep], sn=ms.sn[keep])
+    return replace(ms, kj=ms.kj[sl], sp=ms.sp[keep], sn=ms.sn[keep], tab=None)
 
 
 def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
@@ -331,7 +386,7 @@ def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
         b = min(n, a + B)
         idx = o[a:b]
         C[:, a + 1:b + 1], cc = carried_cumsum(
-            ms.pair_rows(ms.labels(idx), ms.weights(idx))[1], cc)
+            ms.block(ms.lab[idx], idx, slice(ms.K, None))[1], cc)
     return C
 
 
@@ -353,7 +408,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        gate, _ = ms.pair_rows(ms.labels(idx), ms.weights(idx))
+        gate, _ = ms.block(ms.lab[idx], idx, slice(ms.K, None))
         on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
         if not len(on):
             continue
@@ -382,7 +437,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
     else:  # rows as units: the weight rows themselves, in input order
-        Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
+        Pq, Nq = ms.block(ms.lab, slice(None))
     within, P, N = None, Pq[:K], Nq[:K]
     if qorder is not None:
         within, P, N = _within(qorder, s, n_rows, ms)
