@@ -56,7 +56,7 @@ from bipartite.metrics import (
 )
 
 __all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
-           "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
+           "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -227,7 +227,7 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
                  np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
     units = G if codes is not None else 1
-    if c is not None and c > 0 and np.frexp(c)[0] == 0.5 and units << K <= COUNT_CELLS:
+    if exact_sums(out) and units << K <= COUNT_CELLS:
         _counted(out, G if codes is not None else None)
         return out
     if codes is not None:
@@ -261,6 +261,12 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             out.N += neg.sum(axis=1)
     out.scales(sp, sn)
     return out
+
+
+def exact_sums(ms: Masses) -> bool:
+    """Whether every row weighs the same power of two (``ms.c``): then every sum of row
+    weights is that power times a count, exact in any order of summation."""
+    return ms.c is not None and ms.c > 0 and np.frexp(ms.c)[0] == 0.5
 
 
 def _counted(out: Masses, G: int | None) -> None:

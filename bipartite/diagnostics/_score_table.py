@@ -364,5 +364,26 @@ def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, i
         check_group_ids(v.to_numpy(), "qid")
     except (TypeError, ValueError) as e:
         raise type(e)(f"The qid column {col!r} of the {source.where}: {e}") from None
-    g, qvalues = pd.factorize(v, sort=True)
+    dense = _dense_codes(v)
+    g, qvalues = dense if dense is not None else pd.factorize(v, sort=True)
     return g.astype(np.int64), len(qvalues), qvalues
+
+
+def _dense_codes(v: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """``pd.factorize(v, sort=True)`` of integer ids spanning at most about twice the rows
+    (query ids are often 0..G−1, or a log's dense numbering), from one count of the ids instead
+    of a hash table: the codes are the ranks of the ids among those present; None otherwise."""
+    import pandas as pd
+
+    a = v.to_numpy() if isinstance(v.dtype, np.dtype) else None
+    if a is None or a.dtype.kind not in "iu" or not len(a):
+        return None
+    lo, hi = a.min(), a.max()
+    if int(hi) - int(lo) > 2 * len(a) + 1024:
+        return None
+    base = np.uint64 if a.dtype.kind == "u" else np.int64
+    off = (a.astype(base) - base(lo)).astype(np.intp)
+    present = np.bincount(off) > 0
+    rank = np.cumsum(present) - 1
+    ids = (np.flatnonzero(present).astype(base) + base(lo)).astype(a.dtype)
+    return rank[off], pd.Index(ids)
