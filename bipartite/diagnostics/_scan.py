@@ -55,7 +55,7 @@ from bipartite.metrics import (
     tie_placements,
 )
 
-__all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
+__all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "WINDOW_STEPS",
            "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
@@ -71,6 +71,9 @@ MAX_BLOCK_CELLS = 1 << 24
 NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
+#: Rows stepped over from each row to its near-tie window's bounds before a binary search
+#: (:func:`_window`).
+WINDOW_STEPS = 2
 #: Most (unit × label combination) cells of the rows' counts that give the masses at once
 #: when every row weighs the same power of two (:func:`masses`; 64 MiB of int64).
 COUNT_CELLS = 1 << 23
@@ -418,14 +421,40 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
         on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
         if not len(on):
             continue
-        key = ss[a + on]
-        lo_key, hi_key = key - tol, key + tol
-        L, R = np.searchsorted(ss, lo_key[[0, -1]], side="left")
-        lo = np.searchsorted(ss[L:R], lo_key, side="left") + L
-        L, R = np.searchsorted(ss, hi_key[[0, -1]], side="right")
-        hi = np.searchsorted(ss[L:R], hi_key, side="right") + L
+        pos = a + on
+        key = ss[pos]
+        lo, hi = _window(ss, pos, key - tol, key + tol)
         num += np.einsum("pi,pi->p", gate[:, on], C[:, hi] - C[:, lo])
     return num
+
+
+def _window(ss: np.ndarray, pos: np.ndarray, lo_key: np.ndarray, hi_key: np.ndarray,
+            steps: int = WINDOW_STEPS) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)``: for the sorted positions ``pos`` (ascending) of the sorted scores ``ss``,
+    the first position of a score ``≥ lo_key`` and the first of a score ``> hi_key``
+    (``lo_key ≤ ss[pos] ≤ hi_key``): ``np.searchsorted(ss, lo_key, "left")`` and
+    ``np.searchsorted(ss, hi_key, "right")``, the same comparisons. The bounds lie next to
+    ``pos`` unless the scores are dense at the tolerance: each is first stepped from ``pos``
+    one row at a time, ``steps`` times (a sequential read of the neighbours, where a binary
+    search of the block's window of scores costs ~20 scattered reads a row); the rows whose
+    bound lies further are searched, in the window of scores their bounds fall in."""
+    n = len(ss)
+    lo, hi = pos.copy(), pos + 1
+    go_lo = np.ones(len(pos), dtype=bool)
+    go_hi = go_lo.copy()
+    for _ in range(steps):  # ss sorted: once a step fails, every further one would
+        j = np.maximum(lo - 1, 0)
+        go_lo &= (lo > 0) & (ss[j] >= lo_key)
+        lo -= go_lo
+        j = np.minimum(hi, n - 1)
+        go_hi &= (hi < n) & (ss[j] <= hi_key)
+        hi += go_hi
+    for far, out, keys, side in ((go_lo, lo, lo_key, "left"), (go_hi, hi, hi_key, "right")):
+        if far.any():
+            k = keys[far]
+            L, R = np.searchsorted(ss, k[[0, -1]], side=side)
+            out[far] = np.searchsorted(ss[L:R], k, side=side) + L
+    return lo, hi
 
 
 def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
