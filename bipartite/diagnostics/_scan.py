@@ -299,17 +299,20 @@ def _counted(out: Masses, G: int | None) -> None:
 
 def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             G: int | None, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """``(below, above, C)``: the rows' placements times their weights, summed per unit (m, G),
-    or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs' cumulative
-    "j only" weight in score order (``keep``), else None."""
+    """``(below, above, (C, vs))``: the rows' placements times their weights, summed per unit
+    (m, G), or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs'
+    cumulative "j only" weight in score order and ``vs`` (n,) the rows' packed labels
+    (:attr:`Masses.lab`) in score order, for the near ties without a second gather (``keep``),
+    else None."""
     o, starts, n = seg.order, seg.starts, seg.n
     m, K, p = len(ms.P), ms.K, len(ms.kj)
     shape = (m, G) if codes is not None else (m, n)
     below, above = np.zeros(shape), np.zeros(shape)
-    C = None
+    C = vs = None
     if keep and p:
         C = np.empty((p, n + 1))
         C[:, 0] = 0.0
+        vs = np.empty(n, dtype=ms.lab.dtype)  # the packed labels in score order, for the near ties
     carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
@@ -321,6 +324,7 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
         if C is not None:  # the rows' own cumulative sums
             C[:, a + 1:b + 1], cc = carried_cumsum(neg[K:], cc)
+            vs[a:b] = v
         Bt, At = tie_placements(Gp, Gn, carry=carry, total=ms.P)
         if ties:
             sizes = np.diff(np.r_[st, b - a])
@@ -332,7 +336,7 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             _per_unit(above, cq, At)
         else:
             below[:, idx], above[:, idx] = Bt, At
-    return below, above, C
+    return below, above, (C, vs)
 
 
 def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
@@ -400,11 +404,11 @@ def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
 
 
 def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | None,
-               tol: float) -> np.ndarray:
+               tol: float, vs: np.ndarray | None = None) -> np.ndarray:
     """(p,) the numerators ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` of the pairs' near-tie
     rates (module docstring), each block's bounds searched in their window of sorted scores;
     ``C``: the pairs' cumulative "j only" weights (None: made here, in blocks of pairs of at
-    most :data:`NEAR_CELLS` cells)."""
+    most :data:`NEAR_CELLS` cells); ``vs``: the packed labels in score order (None: gathered)."""
     if C is None:
         step = max(1, NEAR_CELLS // (seg.n + 1))
         return np.concatenate([
@@ -417,7 +421,7 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        gate, _ = ms.block(ms.lab[idx], idx, slice(ms.K, None))
+        gate, _ = ms.block(ms.lab[idx] if vs is None else vs[a:b], idx, slice(ms.K, None))
         on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
         if not len(on):
             continue
@@ -467,7 +471,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
     K, p = ms.K, len(ms.kj)
     keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
-    below, above, C = _global(seg, ms, codes, G, keep)
+    below, above, (C, vs) = _global(seg, ms, codes, G, keep)
     clustered = codes is not None
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
@@ -486,7 +490,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        num = _near_ties(seg, s, ms, C, tol)
+        num = _near_ties(seg, s, ms, C, tol, vs)
         den = ms.P[K:] * ms.N[K:]
         near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)
     return labels, pairs, near
