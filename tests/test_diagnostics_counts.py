@@ -90,3 +90,29 @@ def test_sparse_or_other_ids_go_to_factorize():
     assert _dense_codes(pd.Series(pd.array([1, 2], dtype="Int64"))) is None
     assert _dense_codes(pd.Series(["a", "b"])) is None
     assert _dense_codes(pd.Series([1.0, 2.0])) is None
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint8", "float64"])
+def test_integer_columns_are_checked_as_their_floats(dtype):
+    """Label and weight columns of integers are checked in their own type: the same errors
+    (naming the column, the row and the value) as the same values read as floats."""
+    from bipartite.diagnostics import diagnose
+
+    rng = np.random.default_rng(0)
+    n = 50
+    base = {"s": rng.normal(size=n), "y": (rng.random(n) < 0.5).astype(dtype),
+            "w": np.ones(n, dtype=dtype)}
+    for col, row, value, must in (("y", 7, 2, "must hold only 0 and 1"),
+                                  ("w", 9, -1 if dtype[0] != "u" else None,
+                                   "must be non-negative")):
+        if value is None:
+            continue
+        df = pd.DataFrame(base)
+        df[col] = df[col].astype("float64")
+        df.loc[row, col] = value
+        with pytest.raises(ValueError) as ref:
+            diagnose(df, scores="s", labels="y", weight="w")
+        df[col] = df[col].astype(dtype)
+        with pytest.raises(ValueError, match=must) as got:
+            diagnose(df, scores="s", labels="y", weight="w")
+        assert str(got.value) == str(ref.value)
