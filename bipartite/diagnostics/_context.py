@@ -84,9 +84,12 @@ class Data:
         g = self.g if every else self.g[has]
         K, G = self.K, self.G
         if G << K <= COUNT_CELLS:  # one count of the rows of each (query, label combination)
-            key = g << K
+            t = np.uint16 if K <= 16 else np.uint32  # the label bits, in a narrow type
+            combo = np.zeros(len(g), dtype=t)
             for k in range(K):
-                key |= Yt[k].astype(np.int64) << k
+                combo |= Yt[k].view(np.uint8).astype(t) << t(k)
+            key = g << K
+            key |= combo
             cnt = np.bincount(key, minlength=G << K).reshape(G, 1 << K)
             bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
             pos = cnt @ bit
