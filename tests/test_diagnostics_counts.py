@@ -116,3 +116,17 @@ def test_integer_columns_are_checked_as_their_floats(dtype):
         with pytest.raises(ValueError, match=must) as got:
             diagnose(df, scores="s", labels="y", weight="w")
         assert str(got.value) == str(ref.value)
+
+
+def test_query_class_counts_of_many_labels():
+    """More than 16 labels (their bits past two bytes) and a few queries: the direct counts."""
+    rng = np.random.default_rng(2)
+    n, G, K = 300, 3, 18
+    g = rng.integers(0, G, n)
+    Y = (rng.random((n, K)) < 0.4).astype(float)
+    d = Data(where="t", n_dropped=0, score_names=[], label_names=[f"y{k}" for k in range(K)],
+             S={}, Y=Y, w=np.ones(n), qid="q", g=g, G=G, qvalues=None, U=G, pairs=[])
+    rows, pos = d.query_class_counts()
+    np.testing.assert_array_equal(rows, np.bincount(g, minlength=G))
+    for k in range(K):
+        np.testing.assert_array_equal(pos[:, k], np.bincount(g[Y[:, k] > 0], minlength=G))
