@@ -8,7 +8,9 @@ near-tie rates and DeLong variances) give, with the same formulas on the same so
 weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._placement_sums.
 label_pair_weights`: ``w y_k``, ``w (1 − y_k)``; ``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``) are
 built for a block of sorted rows at a time from the 0/1 labels and the weights gathered into that
-block, and every sum the placements need is carried from block to block:
+block (one ``take`` of a table of the weight rows of each label combination, :func:`weight_table`,
+indexed by the rows' label bits), and every sum the placements need is carried from block to
+block:
 
 * the **global order** (the scorer's :class:`~bipartite.metrics.QuerySegments` without query
   ids), in blocks cut at tie-group starts: the negative weight below each tie group plus ½ the
@@ -16,8 +18,8 @@ block, and every sum the placements need is carried from block to block:
   one cumulative sum over all rows), the positive weight above plus ½ the tied (from the row's
   total, :func:`masses`), the rows' placements times their weights summed per unit at once
   (``below``, ``above``); for the label pairs also the cumulative "j only" weight of every
-  row, kept for the near ties (while they fit in :data:`NEAR_CELLS`, else made again in
-  blocks of pairs);
+  row, and the rows' packed labels in score order, kept for the near ties (while they fit in
+  :data:`NEAR_CELLS`, else made again in blocks of pairs);
 * the **per-query order** (with query ids; :func:`~bipartite.metrics.query_major` makes it from the global order
   by a radix sort of the query codes, O(n), instead of a second comparison sort), in blocks of
   whole queries, its tie groups the runs of one query and one score: the within-query AUC
@@ -26,15 +28,19 @@ block, and every sum the placements need is carried from block to block:
   two, each tie group's positives times the negatives below plus ½ the tied);
 * the **near ties** of each pair ``(k, j)``: ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` with
   ``lo``/``hi`` the first score ``≥ s_i − tol`` and the first ``> s_i + tol``
-  (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), each block searched in the window of
-  sorted scores its bounds fall in (the same answers as a search of all scores).
+  (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), stepped from each row over its
+  next :data:`WINDOW_STEPS` neighbours, the rest searched in the window of sorted scores their
+  bounds fall in (the same comparisons, so the same answers as a search of all scores:
+  :func:`_window`).
 
 No array of the size of the input is made per weight row besides the near ties' cumulative
 sums: the temporaries of a block stay in the cache and are reused, where the whole-array route
 (:mod:`bipartite.diagnostics._placement_sums`, kept as the tests' reference and for wide label sets)
 allocates and faults in several n-sized arrays per weight row. The scorer-independent sums (the
 weight rows' totals and per-unit sums, the rows with weight: :func:`masses`) are made once for
-all scorers. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
+all scorers; when every row weighs the same power of two (no weight column), from one count of
+the rows of each (unit, label combination): every such sum is that power times a count, the
+same float in any order of summation. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
 pair rows).
 """
 
