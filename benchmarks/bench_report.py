@@ -36,6 +36,11 @@ one scorer (target ≤ 4 × ``np.sort``) and on 5·10⁶ rows with three scorers
 scale, ``np.argsort`` of it (one argsort is the least a report that ranks rows can do).
 
     python benchmarks/bench_report.py --cpu-targets --repeats 3
+
+With ``--cpu-targets --against DIR``, the same cases for this checkout and the checkout DIR
+(e.g. main before a change), each in a subprocess of its own on the same rows, interleaved.
+
+    python benchmarks/bench_report.py --cpu-targets --repeats 5 --against /work/main
 """
 
 from __future__ import annotations
@@ -156,6 +161,77 @@ def routes(df: pd.DataFrame, K: int, n_boot: int, repeats: int) -> None:
 CPU_TARGETS = ((2_000_000, 1, 4.0), (5_000_000, 3, 6.0))
 
 
+_CPU_WORKER = textwrap.dedent("""
+    import json, sys, time, warnings
+    sys.path.insert(0, sys.argv[1])
+    sys.path.insert(1, sys.argv[2])
+    import numpy as np
+    import bipartite
+    from bipartite.diagnostics import diagnose
+    from bench_report import case
+    warnings.simplefilter("ignore")
+    assert bipartite.__file__.startswith(sys.argv[1]), bipartite.__file__
+    df, kw = case(int(sys.argv[3]), int(sys.argv[4]))
+    s = df["model"].to_numpy()
+    diagnose(df, **kw)  # warm
+    print(json.dumps({"file": bipartite.__file__}), flush=True)
+    cpu = time.process_time
+    for _ in sys.stdin:
+        t0 = cpu(); np.sort(s); t1 = cpu(); np.argsort(s); t2 = cpu()
+        diagnose(df, **kw); t3 = cpu(); np.sort(s); t4 = cpu()
+        print(json.dumps({"sort": min(t1 - t0, t4 - t3), "argsort": t2 - t1,
+                          "report": t3 - t2}), flush=True)
+""")
+
+
+def case(n: int, k: int) -> tuple[pd.DataFrame, dict]:
+    """The rows and ``diagnose`` arguments of a :data:`CPU_TARGETS` case: :func:`make_data`
+    with ``k`` scorers (a third, when asked, from the first plus noise)."""
+    df = make_data(n)
+    if k > 2:
+        df["third"] = df["model"] + np.random.default_rng(5).normal(size=n)
+    return df, dict(KW, scores=["model", "bm25", "third"][:k])
+
+
+def cpu_against(repeats: int, other: str) -> None:
+    """:func:`cpu_targets` of this checkout and of the checkout ``other``, each in a subprocess
+    of its own (the same rows, made by this file's :func:`make_data`), timed in turn: every
+    repeat asks each for ``np.sort``, ``np.argsort`` and the report (the order alternating
+    between repeats); medians."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    bench = os.path.dirname(os.path.abspath(__file__))
+    trees = {"this": here, "other": os.path.abspath(other)}
+    print(f"CPU time (time.process_time), {repeats} interleaved repeats (medians); numpy "
+          f"{np.__version__}; this: {here}, other: {trees['other']}; load average "
+          f"{os.getloadavg()[0]:.2f} before\n")
+    print("| rows | scorers | version | np.sort (s) | np.argsort (s) | report (s) | × np.sort | "
+          "× np.argsort | target × np.sort |\n|---|---|---|---|---|---|---|---|---|")
+    for n, k, target in CPU_TARGETS:
+        procs = {name: subprocess.Popen(
+            [sys.executable, "-c", _CPU_WORKER, path, bench, str(n), str(k)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": path}) for name, path in trees.items()}
+        for p in procs.values():
+            json.loads(p.stdout.readline())
+        t: dict = {name: [] for name in procs}
+        for r in range(repeats):
+            for name in (list(procs) if r % 2 == 0 else list(procs)[::-1]):
+                procs[name].stdin.write("go\n")
+                procs[name].stdin.flush()
+                t[name].append(json.loads(procs[name].stdout.readline()))
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+        for name in procs:
+            m = {key: float(np.median([x[key] for x in t[name]]))
+                 for key in ("sort", "argsort", "report")}
+            r = m["report"] / m["sort"]
+            print(f"| {n:,} | {k} | {name} | {m['sort']:.3g} | {m['argsort']:.3g} | "
+                  f"{m['report']:.3g} | {r:.1f} | {m['report'] / m['argsort']:.1f} | ≤ "
+                  f"{target:g}: {'met' if r <= target else 'NOT met'} |")
+    print(f"\n(load average {os.getloadavg()[0]:.2f} after; {os.cpu_count()} CPUs)")
+
+
 def cpu_targets(repeats: int) -> None:
     """The report's CPU time against ``np.sort`` (and ``np.argsort``) of one score column in
     the cases of :data:`CPU_TARGETS`, interleaved in this process."""
@@ -165,12 +241,8 @@ def cpu_targets(repeats: int) -> None:
     print("| rows | scorers | np.sort (s) | np.argsort (s) | report (s) | × np.sort | "
           "× np.argsort | target × np.sort |\n|---|---|---|---|---|---|---|---|")
     for n, k, target in CPU_TARGETS:
-        df = make_data(n)
-        scores = ["model", "bm25", "third"][:k]
-        if k > 2:
-            df["third"] = df["model"] + np.random.default_rng(5).normal(size=n)
+        df, kw = case(n, k)
         s = df["model"].to_numpy()
-        kw = dict(KW, scores=scores)
         diagnose(df, **kw)  # warm
         t: dict = {"sort": [], "argsort": [], "report": []}
         for _ in range(repeats):
@@ -214,7 +286,8 @@ def main():
     args = ap.parse_args()
     warnings.simplefilter("ignore")
     if args.cpu_targets:
-        return cpu_targets(args.repeats)
+        return (cpu_against(args.repeats, args.against) if args.against else
+                cpu_targets(args.repeats))
     n = int(args.n)
     df = make_data(n)
     if args.routes:

@@ -183,3 +183,22 @@ def test_bootstrap_and_jackknife_read_the_one_walk(qid, interval, monkeypatch):
         np.testing.assert_allclose(ta[num].to_numpy(float), tb[num].to_numpy(float),
                                    rtol=1e-9, atol=1e-12, err_msg=name)
     assert a.tables["win_rates"]["ci_low"].notna().all()
+
+
+@pytest.mark.parametrize("steps", [0, 1, 2, 5])
+@pytest.mark.parametrize("kind", ["normal", "grid", "ties", "dense"])
+def test_window_bounds_are_the_binary_searches(kind, steps):
+    """_window's bounds (stepped from each row, then searched) equal np.searchsorted of all the
+    sorted scores, on spread scores, a grid of the tolerance (every bound exact), heavy ties
+    and scores denser than the tolerance (every row past the steps)."""
+    rng = np.random.default_rng(steps)
+    n = 3000
+    s = {"normal": rng.normal(size=n), "grid": rng.integers(0, 40, n) * 0.25,
+         "ties": np.round(rng.normal(size=n), 1), "dense": rng.random(n) * 1e-3}[kind]
+    ss = np.sort(s)
+    for tol in (0.0, 0.25, 1e-3, 0.1):
+        pos = np.flatnonzero(rng.random(n) < 0.3)
+        key = ss[pos]
+        lo, hi = scan._window(ss, pos, key - tol, key + tol, steps)
+        np.testing.assert_array_equal(lo, np.searchsorted(ss, key - tol, side="left"))
+        np.testing.assert_array_equal(hi, np.searchsorted(ss, key + tol, side="right"))

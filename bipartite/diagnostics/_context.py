@@ -9,6 +9,7 @@ docs/coverage.md their measured coverage."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from bipartite.diagnostics._inference import boot_var, min_diff_delta
 from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums
+from bipartite.diagnostics._scan import COUNT_CELLS
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["Ctx", "Data", "Estimates", "boot_note", "join_notes", "kind_label"]
@@ -64,14 +66,53 @@ class Data:
     def K(self) -> int:
         return len(self.label_names)
 
+    @cached_property
+    def Yt(self) -> np.ndarray:
+        """(K, n) bool: the labels transposed, one byte a label (built once)."""
+        return np.ascontiguousarray(self.Y.T > 0)
+
+    @cached_property
+    def _counts(self) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+        """``(rows (G,), pos (G, K), total (K,))``: per query the rows with positive weight and
+        those of each label that are positive, and the positive rows with weight per label
+        (queries None without query ids), counted once for every table that reads them."""
+        has = self.w > 0
+        every = bool(has.all())
+        Yt = self.Yt if every else self.Yt[:, has]
+        if self.g is None:
+            return None, None, np.count_nonzero(Yt, axis=1)
+        g = self.g if every else self.g[has]
+        K, G = self.K, self.G
+        if G << K <= COUNT_CELLS:  # one count of the rows of each (query, label combination)
+            t = np.uint16 if K <= 16 else np.uint32  # the label bits, in a narrow type
+            combo = np.zeros(len(g), dtype=t)
+            for k in range(K):
+                combo |= Yt[k].view(np.uint8).astype(t) << t(k)
+            key = g << K
+            key |= combo
+            cnt = np.bincount(key, minlength=G << K).reshape(G, 1 << K)
+            bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
+            pos = cnt @ bit
+            rows = cnt.sum(axis=1)
+        else:
+            pos = np.stack([np.bincount(g[y], minlength=G) for y in Yt], axis=1)
+            rows = np.bincount(g, minlength=G)
+        return rows, pos, pos.sum(axis=0)
+
+    def query_class_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows (G,), pos (G, K))``: per query its rows with positive weight, and those of
+        each label that are positive (in memory, with query ids)."""
+        rows, pos, _ = self._counts
+        return rows, pos
+
     def class_counts(self) -> tuple[list[int], list[int] | None]:
         """Per label the rows with positive weight that are positive, and those that are
         negative (None out of core, where only the positives are counted)."""
         if self.n_rows is not None:
             return [int(c) for c in self.q_npos.sum(axis=0)], None
-        has = self.w > 0
-        pos = [int(np.count_nonzero(has & (self.Y[:, k] > 0))) for k in range(self.K)]
-        return pos, [int(np.count_nonzero(has)) - c for c in pos]
+        n_has = int(np.count_nonzero(self.w > 0))
+        pos = [int(c) for c in self._counts[2]]
+        return pos, [n_has - c for c in pos]
 
 
 @dataclass

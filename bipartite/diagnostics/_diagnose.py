@@ -56,7 +56,14 @@ from bipartite.diagnostics._pairs import PairStats, pair_blocks, pair_stats, pai
 from bipartite.diagnostics._placement_sums import PlacementSums, label_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
-from bipartite.diagnostics._scan import fused, kept, masses, pair_result, scorer_stats
+from bipartite.diagnostics._scan import (
+    exact_sums,
+    fused,
+    kept,
+    masses,
+    pair_result,
+    scorer_stats,
+)
 from bipartite.diagnostics._score_table import as_names, column, frame, query_ids
 from bipartite.dictatorship import (
     dictator,
@@ -395,18 +402,23 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     (:func:`bipartite.metrics.query_major`) and each order is walked once for all of
     them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
     whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
-    ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
-    # each query's AUC scale-free, as group_auc takes it: None while one scale holds them all
-    wq, exp = query_scaled(d.w, d.g, d.G) if d.g is not None else (None, None)
+    if np.all(d.w == d.w[0]):  # one weight (no weight column): scaled as one row is
+        ws = np.full(d.n, pow2_normalise(d.w[:1])[0])
+        wq, exp = (ws, None) if d.g is not None else (None, None)  # query_scaled's, one scale
+    else:
+        ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
+        # each query's AUC scale-free, as group_auc takes it: None while one scale holds them
+        wq, exp = query_scaled(d.w, d.g, d.G) if d.g is not None else (None, None)
     out = Estimates({}, {}, {}, {}, {}, {}, {})
     one_walk = fused(d.K)
     if one_walk:
-        Yt = np.ascontiguousarray(d.Y.astype(bool).T)  # (K, n), 1 byte a label
+        Yt = d.Yt  # (K, n), 1 byte a label
         kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)
         ms = masses(Yt, ws, kj, d.g, d.G or None)
-        weight = np.bincount(d.g, ws, minlength=d.G) if d.g is not None else ws
         n_rows = (np.bincount(d.g, minlength=d.G) if d.g is not None else
                   np.ones(d.n, dtype=np.int64))
+        weight = ws if d.g is None else (n_rows * ms.c if exact_sums(ms) else
+                                         np.bincount(d.g, ws, minlength=d.G))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)

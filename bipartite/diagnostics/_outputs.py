@@ -171,11 +171,8 @@ def per_query_table(d: Data, est: Estimates) -> pd.DataFrame:
           d.qvalues.tolist())  # Python scalars, one call (10⁵ queries and more)
     npos_k = nneg_k = None  # out of core: d.q_npos
     if d.g is not None:  # the rows with positive weight in each class, per query
-        has = d.w > 0
-        g = d.g if has.all() else d.g[has]
-        Yh = d.Y if has.all() else d.Y[has]
-        rows = np.bincount(g, minlength=d.G)
-        npos_k = [np.bincount(g[y > 0], minlength=d.G) for y in Yh.T]
+        rows, pos = d.query_class_counts()
+        npos_k = list(pos.T)
         nneg_k = [rows - c for c in npos_k]
     parts = []
     for s in d.score_names:

@@ -8,7 +8,9 @@ near-tie rates and DeLong variances) give, with the same formulas on the same so
 weight rows of the labels and of the label pairs (:func:`bipartite.diagnostics._placement_sums.
 label_pair_weights`: ``w y_k``, ``w (1 − y_k)``; ``w y_k (1 − y_j)``, ``w y_j (1 − y_k)``) are
 built for a block of sorted rows at a time from the 0/1 labels and the weights gathered into that
-block, and every sum the placements need is carried from block to block:
+block (one ``take`` of a table of the weight rows of each label combination, :func:`weight_table`,
+indexed by the rows' label bits), and every sum the placements need is carried from block to
+block:
 
 * the **global order** (the scorer's :class:`~bipartite.metrics.QuerySegments` without query
   ids), in blocks cut at tie-group starts: the negative weight below each tie group plus ½ the
@@ -16,8 +18,8 @@ block, and every sum the placements need is carried from block to block:
   one cumulative sum over all rows), the positive weight above plus ½ the tied (from the row's
   total, :func:`masses`), the rows' placements times their weights summed per unit at once
   (``below``, ``above``); for the label pairs also the cumulative "j only" weight of every
-  row, kept for the near ties (while they fit in :data:`NEAR_CELLS`, else made again in
-  blocks of pairs);
+  row, and the rows' packed labels in score order, kept for the near ties (while they fit in
+  :data:`NEAR_CELLS`, else made again in blocks of pairs);
 * the **per-query order** (with query ids; :func:`~bipartite.metrics.query_major` makes it from the global order
   by a radix sort of the query codes, O(n), instead of a second comparison sort), in blocks of
   whole queries, its tie groups the runs of one query and one score: the within-query AUC
@@ -26,15 +28,19 @@ block, and every sum the placements need is carried from block to block:
   two, each tie group's positives times the negatives below plus ½ the tied);
 * the **near ties** of each pair ``(k, j)``: ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` with
   ``lo``/``hi`` the first score ``≥ s_i − tol`` and the first ``> s_i + tol``
-  (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), each block searched in the window of
-  sorted scores its bounds fall in (the same answers as a search of all scores).
+  (:func:`bipartite.dictatorship.near_tie_rate`'s bounds), stepped from each row over its
+  next :data:`WINDOW_STEPS` neighbours, the rest searched in the window of sorted scores their
+  bounds fall in (the same comparisons, so the same answers as a search of all scores:
+  :func:`_window`).
 
 No array of the size of the input is made per weight row besides the near ties' cumulative
 sums: the temporaries of a block stay in the cache and are reused, where the whole-array route
 (:mod:`bipartite.diagnostics._placement_sums`, kept as the tests' reference and for wide label sets)
 allocates and faults in several n-sized arrays per weight row. The scorer-independent sums (the
 weight rows' totals and per-unit sums, the rows with weight: :func:`masses`) are made once for
-all scorers. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
+all scorers; when every row weighs the same power of two (no weight column), from one count of
+the rows of each (unit, label combination): every such sum is that power times a count, the
+same float in any order of summation. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
 pair rows).
 """
 
@@ -46,7 +52,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
-from bipartite.diagnostics._placement_sums import PlacementSums, side_scales, weight_rows
+from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
 from bipartite.metrics import (
     QuerySegments,
     auc_terms,
@@ -55,8 +61,8 @@ from bipartite.metrics import (
     tie_placements,
 )
 
-__all__ = ["BLOCK_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS",
-           "Masses", "fused", "kept", "masses", "pair_result", "scorer_stats"]
+__all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "WINDOW_STEPS",
+           "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -71,6 +77,12 @@ MAX_BLOCK_CELLS = 1 << 24
 NEAR_CELLS = 1 << 25
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
+#: Rows stepped over from each row to its near-tie window's bounds before a binary search
+#: (:func:`_window`).
+WINDOW_STEPS = 2
+#: Most (unit × label combination) cells of the rows' counts that give the masses at once
+#: when every row weighs the same power of two (:func:`masses`; 64 MiB of int64).
+COUNT_CELLS = 1 << 23
 #: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
 #: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
 KEEP_BYTES = 1 << 28
@@ -114,6 +126,20 @@ def _per_unit(out: np.ndarray, cq: np.ndarray, X: np.ndarray) -> None:
         out[r] += np.bincount(cq, X[r], minlength=G)
 
 
+def weight_table(K: int, kj: np.ndarray, sp: np.ndarray, sn: np.ndarray) -> np.ndarray:
+    """(2m, 2^K) the m weight rows of a row of weight 1 for each combination of its K labels
+    (column ``c``: label k positive where bit k of ``c`` is set), the positive sides then the
+    negative sides: ``y_k``, then the pairs' ``y_k (1 − y_j) sp``; ``1 − y_k``, then
+    ``y_j (1 − y_k) sn`` (:func:`bipartite.diagnostics._placement_sums.weight_rows`'s rows, the
+    pairs' scaled by their powers of two). A block's rows are one ``take`` of its rows' label bits
+    (:meth:`Masses.block`) times their weights: ``w · 1 = w``, ``w · 0 = 0``, ``w · sp`` as
+    ``(w · 1) · sp``, the same floats as the rows built label by label."""
+    Y = (np.arange(1 << K)[None, :] >> np.arange(K)[:, None]) & 1 == 1  # (K, 2^K)
+    Yk, Yj = Y[kj[:, 0]], Y[kj[:, 1]]
+    return np.concatenate([Y, (Yk & ~Yj) * sp[K:, None], ~Y, (Yj & ~Yk) * sn[K:, None]]
+                          ).astype(np.float64)
+
+
 @dataclass
 class Masses:
     """Scorer-independent sums of the m weight rows (the K labels, then the label pairs ``kj``):
@@ -124,8 +150,10 @@ class Masses:
     them when the units are queries (one gather a row: :meth:`labels_codes`); ``ep``,
     ``en`` (K,) the binary exponents of the labels' largest positive and negative weights (the
     grouped engine's scales, :meth:`bipartite.metrics.QuerySegments.auc`); ``sp``, ``sn`` (m,)
-    the powers of two every weight row is multiplied by (:meth:`rows`): 1 for the labels, for a
-    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``)."""
+    the powers of two every weight row is multiplied by (:meth:`block`): 1 for the labels, for a
+    label pair's sides :func:`bipartite.diagnostics._placement_sums.side_scales` (as ``label_sums``);
+    ``tab`` (2m, 2^K) the rows of each label combination (:func:`weight_table`), times ``c``
+    when the weights are constant."""
 
     K: int
     kj: np.ndarray
@@ -142,35 +170,39 @@ class Masses:
     en: np.ndarray
     sp: np.ndarray
     sn: np.ndarray
+    tab: np.ndarray | None = None
 
-    def labels(self, idx: np.ndarray | slice) -> np.ndarray:
-        """(K, b) bool: the labels of the rows ``idx``, unpacked from :attr:`lab`."""
-        return self._unpack(self.lab[idx])
+    def __post_init__(self):
+        if self.tab is None:
+            self.scales(self.sp, self.sn)
+
+    def scales(self, sp: np.ndarray, sn: np.ndarray) -> None:
+        """Set the pairs' powers of two ``sp``, ``sn`` (m,) and the table of rows with them."""
+        self.sp, self.sn = sp, sn
+        tab = weight_table(self.K, self.kj, sp, sn)
+        self.tab = tab * self.c if self.c is not None else tab
 
     def labels_codes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`labels` and the query codes (b,) of the rows ``idx``, from one gather of
-        :attr:`lab` (built with query codes: they ride above the label bits)."""
+        """The packed labels (b,) of the rows ``idx`` (for :meth:`block`) and their query codes
+        (b,) intp, from one gather of :attr:`lab` (built with query codes: they ride above the
+        label bits)."""
         v = self.lab[idx]
-        cq = v >> self.lab.dtype.type(self.K)
-        return self._unpack(v), cq if cq.dtype != np.uint64 else cq.astype(np.int64)
+        return v, (v >> self.lab.dtype.type(self.K)).astype(np.intp)
 
-    def _unpack(self, v: np.ndarray) -> np.ndarray:
-        bits = (np.ones(1, dtype=self.lab.dtype) << np.arange(self.K, dtype=self.lab.dtype))
-        return (v & bits[:, None]) != 0
-
-    def rows(self, Yb: np.ndarray, wb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The weight rows (m, b) of a block: labels ``Yb`` (K, b) bool, weights ``wb`` (b,)."""
-        pos, neg = weight_rows(Yb, wb, None)
-        if len(self.kj):
-            pp, pn = self.pair_rows(Yb, wb)
-            pos, neg = np.concatenate([pos, pp]), np.concatenate([neg, pn])
-        return pos, neg
-
-    def pair_rows(self, Yb: np.ndarray, wb: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
-        """The label pairs' weight rows (p, b) of a block, times their powers of two."""
-        pp, pn = weight_rows(Yb, wb, self.kj)
-        K = self.K
-        return pp * self.sp[K:, None], pn * self.sn[K:, None]
+    def block(self, v: np.ndarray, idx: np.ndarray | slice, rows: slice | None = None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """The weight rows ``(pos, neg)`` (m, b) of the rows ``idx`` whose packed labels are
+        ``v`` (``lab[idx]``, query codes above the label bits ignored): one ``take`` of
+        :attr:`tab` (:func:`weight_table`) times the rows' weights. ``rows``: only those weight
+        rows (a slice of 0..m−1: the labels ``slice(0, K)``, the pairs ``slice(K, m)``)."""
+        m = len(self.sp)
+        r = range(m)[rows] if rows is not None else range(m)
+        tab = self.tab if rows is None else self.tab[np.r_[r, m + np.asarray(r, dtype=int)]]
+        c = v & v.dtype.type((1 << self.K) - 1)
+        R = tab.take(c if c.dtype.itemsize < 8 else c.astype(np.intp), axis=1)
+        if self.c is None:
+            R *= self.w[idx]
+        return R[:len(r)], R[len(r):]
 
     def weights(self, idx: np.ndarray | slice) -> np.ndarray | float:
         """The row weights of the rows ``idx`` (the constant, when they are)."""
@@ -203,13 +235,17 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
                  np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
+    units = G if codes is not None else 1
+    if exact_sums(out) and units << K <= COUNT_CELLS:
+        _counted(out, G if codes is not None else None)
+        return out
     if codes is not None:
         out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
     top_p, top_n = np.zeros(m), np.zeros(m)  # the largest weight of each side
     B = _block_rows(m, G or 0)
     for a in range(0, n, B):  # the rows unscaled (sp = sn = 1 until the loop ends)
         b = min(n, a + B)
-        pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+        pos, neg = out.block(lab[a:b], slice(a, b))
         out.n_pos += np.count_nonzero(pos, axis=1)
         out.n_neg += np.count_nonzero(neg, axis=1)
         np.maximum(top_p, pos.max(axis=1, initial=0.0), out=top_p)
@@ -219,44 +255,82 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
             _per_unit(out.Nq, codes[a:b], neg)
     # the pairs' powers of two; a sum of weights does not underflow, so scaling the sums made
     # unscaled is exact (a power of two ≥ 1 times a normal float)
-    out.sp[K:], out.sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
+    sp, sn = np.ones(m), np.ones(m)
+    sp[K:], sn[K:] = side_scales(top_p[K:]), side_scales(top_n[K:])
     if codes is not None:
-        out.Pq *= out.sp[:, None]
-        out.Nq *= out.sn[:, None]
+        out.Pq *= sp[:, None]
+        out.Nq *= sn[:, None]
         out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
     else:
+        out.scales(sp, sn)
         for a in range(0, n, B):  # the totals, summed as the whole-array route sums them
             b = min(n, a + B)
-            pos, neg = out.rows(Yt[:, a:b], out.weights(slice(a, b)))
+            pos, neg = out.block(lab[a:b], slice(a, b))
             out.P += pos.sum(axis=1)
             out.N += neg.sum(axis=1)
+    out.scales(sp, sn)
     return out
+
+
+def exact_sums(ms: Masses) -> bool:
+    """Whether every row weighs the same power of two (``ms.c``): then every sum of row
+    weights is that power times a count, exact in any order of summation."""
+    return ms.c is not None and ms.c > 0 and np.frexp(ms.c)[0] == 0.5
+
+
+def _counted(out: Masses, G: int | None) -> None:
+    """:func:`masses`' sums when every row weighs the same power of two ``c`` (no weight column:
+    every row 1, scaled to ½), from one count of the rows of each (unit, label combination)
+    (:attr:`Masses.lab`; ``G`` None: rows as units, the totals only). Every sum of the block
+    loop is then ``c`` times a count (the partial sums of equal powers of two are exact, in any
+    order), so both give the same floats."""
+    K, m, c = out.K, len(out.sp), out.c
+    T = weight_table(K, out.kj, np.ones(m), np.ones(m))  # (2m, 2^K) 0/1
+    cnt = np.bincount(out.lab, minlength=(G or 1) << K).reshape(G or 1, 1 << K)
+    rows = (T != 0).astype(np.int64) @ cnt.sum(axis=0)  # the rows on each side (2m,)
+    out.n_pos, out.n_neg = rows[:m], rows[m:]
+    top = np.where(rows > 0, c, 0.0)  # the largest weight of each side
+    sp, sn = np.ones(m), np.ones(m)
+    sp[K:], sn[K:] = side_scales(top[K:m]), side_scales(top[m + K:])
+    S = (T @ cnt.T.astype(np.float64)) * c  # (2m, units): integer sums (exact), times c
+    S[:m] *= sp[:, None]
+    S[m:] *= sn[:, None]
+    if G is not None:
+        out.Pq, out.Nq = S[:m], S[m:]
+        out.P, out.N = out.Pq.sum(axis=1), out.Nq.sum(axis=1)
+    else:
+        out.P, out.N = S[:m, 0], S[m:, 0]
+    out.scales(sp, sn)
 
 
 def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             G: int | None, keep: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """``(below, above, C)``: the rows' placements times their weights, summed per unit (m, G),
-    or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs' cumulative
-    "j only" weight in score order (``keep``), else None."""
+    """``(below, above, (C, vs))``: the rows' placements times their weights, summed per unit
+    (m, G), or per row in input order (m, n) with rows as units; ``C`` (p, n + 1) the pairs'
+    cumulative "j only" weight in score order and ``vs`` (n,) the rows' packed labels
+    (:attr:`Masses.lab`) in score order, for the near ties without a second gather (``keep``),
+    else None."""
     o, starts, n = seg.order, seg.starts, seg.n
     m, K, p = len(ms.P), ms.K, len(ms.kj)
     shape = (m, G) if codes is not None else (m, n)
     below, above = np.zeros(shape), np.zeros(shape)
-    C = None
+    C = vs = None
     if keep and p:
         C = np.empty((p, n + 1))
         C[:, 0] = 0.0
+        vs = np.empty(n, dtype=ms.lab.dtype)  # the packed labels in score order, for the near ties
     carry, cc = np.zeros((2, m)), np.zeros(p)  # one running sum over all rows, in blocks
     for a, b, i0, i1 in _blocks(starts, n, _block_rows(m, G or 0)):
         idx = o[a:b]
-        Yb, cq = ms.labels_codes(idx) if codes is not None else (ms.labels(idx), None)
-        pos, neg = ms.rows(Yb, ms.weights(idx))
+        v, cq = ms.labels_codes(idx) if codes is not None else (ms.lab[idx], None)
+        pos, neg = ms.block(v, idx)
         ties = i1 - i0 < b - a
         st = starts[i0:i1] - a
         Gp = np.add.reduceat(pos, st, axis=1) if ties else pos
         Gn = np.add.reduceat(neg, st, axis=1) if ties else neg
         if C is not None:  # the rows' own cumulative sums
             C[:, a + 1:b + 1], cc = carried_cumsum(neg[K:], cc)
+            vs[a:b] = v
         Bt, At = tie_placements(Gp, Gn, carry=carry, total=ms.P)
         if ties:
             sizes = np.diff(np.r_[st, b - a])
@@ -268,7 +342,7 @@ def _global(seg: QuerySegments, ms: Masses, codes: np.ndarray | None,
             _per_unit(above, cq, At)
         else:
             below[:, idx], above[:, idx] = Bt, At
-    return below, above, C
+    return below, above, (C, vs)
 
 
 def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
@@ -294,7 +368,7 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
         np.not_equal(sq[1:], sq[:-1], out=new[1:])
         new[1:] |= cq[1:] != cq[:-1]
         st = np.flatnonzero(new)
-        pos, neg = weight_rows(ms.labels(idx), ms.weights(idx), None)
+        pos, neg = ms.block(ms.lab[idx], idx, slice(0, K))
         if scaled:
             pos, neg = np.ldexp(pos, -ep[:, None]), np.ldexp(neg, -en[:, None])
         if len(st) < b - a:  # ties: the tie groups' sums
@@ -317,7 +391,7 @@ def _pairs_of(ms: Masses, sl: slice) -> Masses:
     """``ms`` restricted to the label pairs ``sl`` (the near ties read only their rows)."""
     K = ms.K
     keep = np.r_[np.arange(K), K + np.arange(len(ms.kj))[sl]]
-    return replace(ms, kj=ms.kj[sl], sp=ms.sp[keep], sn=ms.sn[keep])
+    return replace(ms, kj=ms.kj[sl], sp=ms.sp[keep], sn=ms.sn[keep], tab=None)
 
 
 def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
@@ -331,16 +405,16 @@ def _cumsums(seg: QuerySegments, ms: Masses) -> np.ndarray:
         b = min(n, a + B)
         idx = o[a:b]
         C[:, a + 1:b + 1], cc = carried_cumsum(
-            ms.pair_rows(ms.labels(idx), ms.weights(idx))[1], cc)
+            ms.block(ms.lab[idx], idx, slice(ms.K, None))[1], cc)
     return C
 
 
 def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | None,
-               tol: float) -> np.ndarray:
+               tol: float, vs: np.ndarray | None = None) -> np.ndarray:
     """(p,) the numerators ``Σ_{i k only} w_i (C_j[hi_i] − C_j[lo_i])`` of the pairs' near-tie
     rates (module docstring), each block's bounds searched in their window of sorted scores;
     ``C``: the pairs' cumulative "j only" weights (None: made here, in blocks of pairs of at
-    most :data:`NEAR_CELLS` cells)."""
+    most :data:`NEAR_CELLS` cells); ``vs``: the packed labels in score order (None: gathered)."""
     if C is None:
         step = max(1, NEAR_CELLS // (seg.n + 1))
         return np.concatenate([
@@ -353,18 +427,44 @@ def _near_ties(seg: QuerySegments, s: np.ndarray, ms: Masses, C: np.ndarray | No
     for a in range(0, n, B):
         b = min(n, a + B)
         idx = o[a:b]
-        gate, _ = ms.pair_rows(ms.labels(idx), ms.weights(idx))
+        gate, _ = ms.block(ms.lab[idx] if vs is None else vs[a:b], idx, slice(ms.K, None))
         on = np.flatnonzero(gate.any(axis=0))  # the rows "k only" in some pair
         if not len(on):
             continue
-        key = ss[a + on]
-        lo_key, hi_key = key - tol, key + tol
-        L, R = np.searchsorted(ss, lo_key[[0, -1]], side="left")
-        lo = np.searchsorted(ss[L:R], lo_key, side="left") + L
-        L, R = np.searchsorted(ss, hi_key[[0, -1]], side="right")
-        hi = np.searchsorted(ss[L:R], hi_key, side="right") + L
+        pos = a + on
+        key = ss[pos]
+        lo, hi = _window(ss, pos, key - tol, key + tol)
         num += np.einsum("pi,pi->p", gate[:, on], C[:, hi] - C[:, lo])
     return num
+
+
+def _window(ss: np.ndarray, pos: np.ndarray, lo_key: np.ndarray, hi_key: np.ndarray,
+            steps: int = WINDOW_STEPS) -> tuple[np.ndarray, np.ndarray]:
+    """``(lo, hi)``: for the sorted positions ``pos`` (ascending) of the sorted scores ``ss``,
+    the first position of a score ``≥ lo_key`` and the first of a score ``> hi_key``
+    (``lo_key ≤ ss[pos] ≤ hi_key``): ``np.searchsorted(ss, lo_key, "left")`` and
+    ``np.searchsorted(ss, hi_key, "right")``, the same comparisons. The bounds lie next to
+    ``pos`` unless the scores are dense at the tolerance: each is first stepped from ``pos``
+    one row at a time, ``steps`` times (a sequential read of the neighbours, where a binary
+    search of the block's window of scores costs ~20 scattered reads a row); the rows whose
+    bound lies further are searched, in the window of scores their bounds fall in."""
+    n = len(ss)
+    lo, hi = pos.copy(), pos + 1
+    go_lo = np.ones(len(pos), dtype=bool)
+    go_hi = go_lo.copy()
+    for _ in range(steps):  # ss sorted: once a step fails, every further one would
+        j = np.maximum(lo - 1, 0)
+        go_lo &= (lo > 0) & (ss[j] >= lo_key)
+        lo -= go_lo
+        j = np.minimum(hi, n - 1)
+        go_hi &= (hi < n) & (ss[j] <= hi_key)
+        hi += go_hi
+    for far, out, keys, side in ((go_lo, lo, lo_key, "left"), (go_hi, hi, hi_key, "right")):
+        if far.any():
+            k = keys[far]
+            L, R = np.searchsorted(ss, k[[0, -1]], side=side)
+            out[far] = np.searchsorted(ss[L:R], k, side=side) + L
+    return lo, hi
 
 
 def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
@@ -377,12 +477,12 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
     K, p = ms.K, len(ms.kj)
     keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
-    below, above, C = _global(seg, ms, codes, G, keep)
+    below, above, (C, vs) = _global(seg, ms, codes, G, keep)
     clustered = codes is not None
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
     else:  # rows as units: the weight rows themselves, in input order
-        Pq, Nq = ms.rows(Yt, ms.weights(slice(None)))
+        Pq, Nq = ms.block(ms.lab, slice(None))
     within, P, N = None, Pq[:K], Nq[:K]
     if qorder is not None:
         within, P, N = _within(qorder, s, n_rows, ms)
@@ -396,7 +496,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        num = _near_ties(seg, s, ms, C, tol)
+        num = _near_ties(seg, s, ms, C, tol, vs)
         den = ms.P[K:] * ms.N[K:]
         near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)
     return labels, pairs, near

@@ -301,7 +301,9 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
         raw = df[col].to_numpy(dtype=np.uint64 if dt.kind == "u" else np.int64)
         return check_array(raw, col, ndim=1, exact_integers="order")
     v = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=np.float64)
-    bad = np.flatnonzero(~np.isfinite(v))
+    # an integer column: every value finite, and the checks below read its own (narrower) type
+    x = df[col].to_numpy() if isinstance(dt, np.dtype) and dt.kind in "iu" else v
+    bad = np.flatnonzero(~np.isfinite(v)) if x is v else np.zeros(0, dtype=np.intp)
     subject = f"the {role} column {col!r}"
     if bad.size:
         raw = plain(df[col].iloc[int(bad[0])])
@@ -314,8 +316,8 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
         raise ValueError(source.problem(_row(df, int(bad[0])), subject,
                                         "must hold finite numbers", f"{raw!r}")
                          + f" ({bad.size} such row{'s' if bad.size > 1 else ''} in all{hint}).")
-    off = np.flatnonzero((v != 0) & (v != 1) if role == "label" else (v < 0) if role == "weight"
-                         else np.zeros(len(v), dtype=bool))
+    off = np.flatnonzero((x != 0) & (x != 1) if role == "label" else (x < 0) if role == "weight"
+                         else np.zeros(0, dtype=bool))
     if off.size:
         must = "must hold only 0 and 1" if role == "label" else "must be non-negative"
         hint = (" (for another pair of values give the positive one: positive_label=, "
@@ -364,5 +366,27 @@ def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, i
         check_group_ids(v.to_numpy(), "qid")
     except (TypeError, ValueError) as e:
         raise type(e)(f"The qid column {col!r} of the {source.where}: {e}") from None
-    g, qvalues = pd.factorize(v, sort=True)
-    return g.astype(np.int64), len(qvalues), qvalues
+    dense = _dense_codes(v)
+    g, qvalues = dense if dense is not None else pd.factorize(v, sort=True)
+    return g.astype(np.int64, copy=False), len(qvalues), qvalues
+
+
+def _dense_codes(v: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
+    """``pd.factorize(v, sort=True)`` of integer ids spanning at most about twice the rows
+    (query ids are often 0..G−1, or a log's dense numbering), from one count of the ids instead
+    of a hash table: the codes are the ranks of the ids among those present; None otherwise."""
+    import pandas as pd
+
+    a = v.to_numpy() if isinstance(v.dtype, np.dtype) else None
+    if a is None or a.dtype.kind not in "iu" or not len(a):
+        return None
+    lo, hi = a.min(), a.max()
+    if int(hi) - int(lo) > 2 * len(a) + 1024:
+        return None
+    base = np.uint64 if a.dtype.kind == "u" else np.int64
+    # the offsets from the smallest id (below 2n + 1025): in place in 64-bit ids (no overflow)
+    off = (a - lo if a.dtype.itemsize == 8 else a.astype(base) - base(lo)).view(np.intp)
+    present = np.bincount(off) > 0
+    rank = np.cumsum(present) - 1
+    ids = (np.flatnonzero(present).astype(base) + base(lo)).astype(a.dtype)
+    return rank[off], pd.Index(ids)
