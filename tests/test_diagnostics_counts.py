@@ -85,8 +85,10 @@ def test_dense_query_ids_are_factorize(dtype):
 
 
 def test_sparse_or_other_ids_go_to_factorize():
-    """Ids spread far wider than the rows, extension and non-integer ids: no shortcut."""
-    assert _dense_codes(pd.Series([1, 10**9])) is None
+    """Ids spread far wider than the rows: pandas.factorize's codes too; extension and
+    non-integer ids: no shortcut."""
+    codes, ids = _dense_codes(pd.Series([10**9, 1, 10**9]))
+    assert codes.tolist() == [1, 0, 1] and ids.tolist() == [1, 10**9]
     assert _dense_codes(pd.Series(pd.array([1, 2], dtype="Int64"))) is None
     assert _dense_codes(pd.Series(["a", "b"])) is None
     assert _dense_codes(pd.Series([1.0, 2.0])) is None

@@ -82,7 +82,7 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
     argument named ``ref``) as codes ``0..G-1`` (int64, each code present), or None for None.
     With ``return_ids``, ``(codes, the sorted distinct ids)``. The one validation of a query id
     at a public entry; internal calls pass the codes on unchecked. The codes may be a read-only
-    view of ``qid`` (:func:`_factorize`).
+    view of ``qid`` (:func:`factorize_ids`).
 
     ``dense=False`` (not with ``return_ids``), for a caller whose per-query sums ignore a query
     with no rows: non-negative integer ids up to ``4 n`` are their own codes (a code may then
@@ -111,7 +111,7 @@ def check_qid(qid: ArrayLike | None, n: int, name: str = "qid", ref: str = "X", 
         if top is not None:
             codes = _own_codes(q)
             return (codes, top + 1) if return_count else codes
-    ids, codes = _factorize(q)
+    ids, codes = factorize_ids(q)
     return (codes, ids) if return_ids else (codes, len(ids)) if return_count else codes
 
 
@@ -138,7 +138,7 @@ def _own_codes(q: np.ndarray) -> np.ndarray:
     return q.astype(np.int64)
 
 
-def _factorize(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def factorize_ids(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(q, return_inverse=True)`` (codes as int64) without its argsort where one pass
     decides. Integer ids spanning at most 4 n values: a bincount marks the ids present; when
     they are all present the codes are the offsets from the smallest (one array), else a lookup

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bipartite._utils.files import first_non_utf8, open_maybe_gzip
+from bipartite._utils.query_ids import factorize_ids
 from bipartite._utils.validation import check_array, check_group_ids, first_index
 
 if TYPE_CHECKING:
@@ -372,21 +373,13 @@ def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, i
 
 
 def _dense_codes(v: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
-    """``pd.factorize(v, sort=True)`` of integer ids spanning at most about twice the rows
-    (query ids are often 0..G−1, or a log's dense numbering), from one count of the ids instead
-    of a hash table: the codes are the ranks of the ids among those present; None otherwise."""
+    """``pd.factorize(v, sort=True)`` of integer ids by :func:`bipartite._utils.query_ids
+    .factorize_ids` (query ids are often 0..G−1, or a log's dense numbering: one count of the
+    ids instead of a hash table); None for other ids. The codes are a fresh array."""
     import pandas as pd
 
     a = v.to_numpy() if isinstance(v.dtype, np.dtype) else None
     if a is None or a.dtype.kind not in "iu" or not len(a):
         return None
-    lo, hi = a.min(), a.max()
-    if int(hi) - int(lo) > 2 * len(a) + 1024:
-        return None
-    base = np.uint64 if a.dtype.kind == "u" else np.int64
-    # the offsets from the smallest id (below 2n + 1025): in place in 64-bit ids (no overflow)
-    off = (a - lo if a.dtype.itemsize == 8 else a.astype(base) - base(lo)).view(np.intp)
-    present = np.bincount(off) > 0
-    rank = np.cumsum(present) - 1
-    ids = (np.flatnonzero(present).astype(base) + base(lo)).astype(a.dtype)
-    return rank[off], pd.Index(ids)
+    ids, codes = factorize_ids(a)
+    return (codes if codes.flags.writeable else codes.copy()), pd.Index(ids)
