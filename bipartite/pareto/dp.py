@@ -293,9 +293,13 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         run = np.repeat(run, cc)
         first, length = cstore["first"][cid], cstore["len"][cid]
         if len(cid) > len(subs):
-            ends = np.stack([first, first + length - 1], axis=1).ravel()
-            wit = store["vals"][ends] + g[np.repeat(run, 2)]     # presorted runs
-            alive = ~dominated_with_margin(wit, cstore["top"][cid] + g[run], tol)
+            tops = cstore["top"][cid] + g[run]
+            alive = np.ones(len(cid), dtype=bool)
+            if bound is not None:  # chunks whose best completion a known vector beats
+                alive = ~dominated_with_margin(lower, tops + bound[full ^ U], tol)
+            ends = np.stack([first, first + length - 1], axis=1)[alive].ravel()
+            wit = store["vals"][ends] + g[np.repeat(run[alive], 2)]     # presorted runs
+            alive[alive] = ~dominated_with_margin(wit, tops[alive], tol)
             run, first, length = run[alive], first[alive], length[alive]
         src = _segments(first, length)
         which = np.repeat(run, length)

@@ -192,3 +192,21 @@ def test_filter_3d_column_order_does_not_matter(perm):
     P = np.round(rng.random((400, 3)), 2)
     np.testing.assert_array_equal(dominance._pareto_filter_nd(P[:, perm], 0.005),
                                   _brute_filter(P, 0.005))
+
+
+def test_sweep_large_blocks_equal_small_blocks(monkeypatch):
+    """The staircase sweep gives the same covers with its large-input block size (512 rows,
+    forced here on a small input) as with 128, and both equal the O(m²) rule."""
+    rng = np.random.default_rng(5)
+    m = 3000
+    U, V = np.round(rng.random(m), 2), np.round(rng.random(m), 2)
+    is_pt, is_q = rng.random(m) < 0.8, rng.random(m) < 0.8
+    want = np.array([bool(np.any(is_pt[:q] & (U[:q] >= U[q]) & (V[:q] >= V[q]))) and is_q[q]
+                     for q in range(m)])
+    small, _ = dominance._sweep_2d(U, V, is_pt, is_q)
+    monkeypatch.setattr(dominance, "_SWEEP_LARGE", 1)
+    large, wit = dominance._sweep_2d(U, V, is_pt, is_q)
+    np.testing.assert_array_equal(small & is_q, want)
+    np.testing.assert_array_equal(large & is_q, want)
+    h = np.flatnonzero(large & is_q)
+    assert np.all((wit[h] < h) & is_pt[wit[h]] & (U[wit[h]] >= U[h]) & (V[wit[h]] >= V[h]))
