@@ -297,7 +297,7 @@ def _near_dominated(M: np.ndarray, tol: float) -> np.ndarray | None:
             continue
         rows = np.flatnonzero(cnt)
         pairs_i.append(np.repeat(rows, cnt[rows]))
-        pairs_j.append(o[_segments(lo[rows], cnt[rows])])
+        pairs_j.append(o[concat_ranges(lo[rows], cnt[rows])])
     if total == 0:
         return dominated
     i, j = np.concatenate(pairs_i), np.concatenate(pairs_j)
@@ -306,8 +306,9 @@ def _near_dominated(M: np.ndarray, tol: float) -> np.ndarray | None:
     return dominated
 
 
-def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(s, s + l)`` over the segments, without a Python loop."""
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(s, s + l)`` over the segments, without a Python loop (also the
+    subset DP's gather of stored rows)."""
     total = int(lengths.sum())
     return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
 

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bipartite.pareto.dominance import _segments, dominated_with_margin, frontier_rows
+from bipartite.pareto.dominance import concat_ranges, dominated_with_margin, frontier_rows
 
 # --------------------------------------------------------------------------------------------
 # Subset dynamic programme over weak orders (exact; useful tied blocks only)
@@ -289,7 +289,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
             wit = store["vals"][ends] + np.repeat(g, 2, axis=0)  # presorted pairs
             run = run[~dominated_with_margin(wit, ftop[prev] + g, tol)]
         cc = ccnt[prev[run]]
-        cid = _segments(coff[prev[run]], cc)
+        cid = concat_ranges(coff[prev[run]], cc)
         run = np.repeat(run, cc)
         first, length = cstore["first"][cid], cstore["len"][cid]
         if len(cid) > len(subs):
@@ -301,7 +301,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
             wit = store["vals"][ends] + g[np.repeat(run[alive], 2)]     # presorted runs
             alive[alive] = ~dominated_with_margin(wit, tops[alive], tol)
             run, first, length = run[alive], first[alive], length[alive]
-        src = _segments(first, length)
+        src = concat_ranges(first, length)
         which = np.repeat(run, length)
         C = store["vals"][src] + g[which]
         if bound is not None:
@@ -326,9 +326,13 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         off[U], cnt[U], coff[U], ccnt[U] = used, m, cused, mc
         used, cused = used + m, cused + mc
     rows = np.arange(off[full], off[full] + cnt[full])
-    V = store["vals"][rows].copy()
-    # Back-track every final vector at once, lowest block first (it was added last): level 0.
-    S = np.zeros((len(rows), n))
+    return store["vals"][rows].copy(), _backtrack(store, rows, bits)
+
+
+def _backtrack(store: dict[str, np.ndarray], rows: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Integer scores (m, n) of one weak order per stored final row of :func:`subset_dp`: every
+    row at once, lowest block first (it was added last, level 0), along the back-pointers."""
+    S = np.zeros((len(rows), bits.shape[1]))
     r, level = rows.copy(), 0
     while True:
         act = np.flatnonzero(r > 0)
@@ -337,7 +341,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         S[act] += level * bits[store["block"][r[act]]]
         r[act] = store["prev"][r[act]]
         level += 1
-    return V, S
+    return S
 
 
 #: Weak orders per block of :func:`order_values` (bounds its (block, n, n) comparison table).
