@@ -25,6 +25,13 @@ Usage::
     python benchmarks/bench_pareto.py --configs 6:2 6:3 --seeds 0 1 2 --skip-eps  # enum / DP
     python benchmarks/bench_pareto.py --targets --time-limit 60 --seeds 0 1 2 [--before]
 
+``--exact-scale`` (issue 37 item 3) times ``exact_frontier`` of ``random(12, 3)``,
+``random(13, 3)``, ``random(16, 2)``, ``random(17, 2)`` and ``random(18, 2)`` (or ``--configs``),
+before (``--baseline-rev``) and now, each in a fresh process under ``--time-limit`` CPU seconds,
+with points per CPU second and whether both return the same points::
+
+    python benchmarks/bench_pareto.py --exact-scale --time-limit 300 --seeds 0
+
 ``--targets`` runs exactly the targets of issue 23 ("Performance, round 3"), each problem in a
 fresh process (its own peak RSS) under ``--time-limit`` (60 s) and 4 GB: ``exact_frontier``
 (subset DP, end to end) of ``FiniteProblem.random(16, 2, seed)`` and ``random(10, 3, seed)``, and
@@ -397,6 +404,95 @@ def eps_table(args) -> None:
                   f"{covers(A, F, eps) if F is not None else '':>12}", flush=True)
 
 
+def baseline_from_git(rev: str) -> str:
+    """A temporary folder holding ``dp.py`` and ``dominance.py`` of git revision ``rev`` (the
+    route before a change, for :func:`load_baseline_dp`)."""
+    import subprocess
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="bench_pareto_")
+    root = Path(__file__).resolve().parents[1]
+    for name in ("dp", "dominance"):
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:bipartite/pareto/{name}.py"],
+                              check=True, capture_output=True, text=True).stdout
+        (Path(folder) / f"{name}.py").write_text(text)
+    return folder
+
+
+def _scale_child(route: str, n: int, K: int, seed: int, limit: float, folder: str | None,
+                 out: str, conn) -> None:
+    """One exact frontier in a fresh process under ``limit`` CPU seconds (RLIMIT_CPU: the
+    process is killed past it): ``route`` "before" (the subset DP of ``folder`` with the bound,
+    as exact_frontier ran it) or "now" (``exact_frontier(method="dp")``)."""
+    import resource
+
+    from bipartite.pareto.sweep import seed_values
+
+    resource.setrlimit(resource.RLIMIT_CPU, (int(limit), int(limit) + 5))
+    P = FiniteProblem.random(n, K, seed=seed)
+    c0 = time.process_time()
+    if route == "before":
+        V, _ = load_baseline_dp(folder)(pair_weight_stack(P), 1e-12, lower=seed_values(P))
+        F = V[unique_rows(V, 1e-12)]
+    else:
+        F = exact_frontier(P, method="dp", dp_max_n=n)
+    cpu = time.process_time() - c0
+    np.save(out, F)
+    conn.send((cpu, len(F), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    conn.close()
+
+
+def exact_scale_table(args) -> None:
+    """Issue 37 item 3: ``exact_frontier`` (subset DP) at the sizes past the documented limits,
+    the route before (``--baseline-rev``, default the commit before the change) and now, each
+    problem in a fresh process under ``--time-limit`` CPU seconds; CPU seconds, points, points
+    per CPU second, peak RSS, and whether both routes return the same points (1e-9)."""
+    import multiprocessing as mp
+    import tempfile
+
+    folder = baseline_from_git(args.baseline_rev) if args.baseline_rev != "none" else None
+    limit = args.time_limit
+    ctx = mp.get_context("spawn")
+    cfg = [(12, 3), (13, 3), (16, 2), (17, 2), (18, 2)]
+    if args.configs:
+        cfg = [tuple(int(x) for x in c.split(":")) for c in args.configs]
+    tmp = tempfile.mkdtemp(prefix="bench_scale_")
+    print(f"CPU limit {limit:g} s per run (RLIMIT_CPU), each run in a fresh process; before = "
+          f"bipartite/pareto/{{dp,dominance}}.py at {args.baseline_rev}")
+    print()
+    print("| problem | route | points | CPU s | points per CPU s | peak RSS MB | same points | "
+          "load average (1 min) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for seed in args.seeds:
+        for n, K in cfg:
+            res = {}
+            for route in (["before"] if folder else []) + ["now"]:
+                out = f"{tmp}/{route}_{n}_{K}_{seed}.npy"
+                a, b = ctx.Pipe(False)
+                proc = ctx.Process(target=_scale_child,
+                                   args=(route, n, K, seed, limit, folder, out, b))
+                proc.start()
+                proc.join(4 * limit + 120)
+                if proc.is_alive():
+                    proc.kill()
+                    proc.join()
+                got = a.recv() if a.poll(0) else None
+                res[route] = None if got is None else np.load(out)
+                load = os.getloadavg()[0]
+                cmp = ""
+                if route == "now" and res.get("before") is not None and got is not None:
+                    A, B = res["before"], res["now"]
+                    cmp = str(bool(A.shape == B.shape and np.max(np.abs(A - B), initial=0.0)
+                                   <= 1e-9))
+                if got is None:
+                    row = f"- | >{limit:g} | - | - |"
+                else:
+                    cpu, pts, rss = got
+                    row = f"{pts:,} | {cpu:.1f} | {pts / cpu:,.0f} | {rss:.0f} |"
+                print(f"| `FiniteProblem.random({n}, {K}, seed={seed})` | {route} | {row} {cmp} | "
+                      f"{load:.2f} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--time-limit", type=float, default=120.0)
@@ -420,10 +516,20 @@ def main() -> None:
                     help="only the issue-37 table of the supported routines (K = 3; part of "
                          "--targets); --skip-milp skips the slow max_min_supported(method="
                          "'faces') column")
+    ap.add_argument("--exact-scale", action="store_true",
+                    help="only the issue-37 table of exact_frontier past the documented limits "
+                         "(12:3 13:3 16:2 17:2 18:2 unless --configs), before and now, "
+                         "--time-limit CPU seconds per run")
+    ap.add_argument("--baseline-rev", default="f05f233",
+                    help="with --exact-scale: the git revision of the route before ('none': "
+                         "only now)")
     args = ap.parse_args()
     baseline = load_baseline_dp(args.baseline_dir) if args.baseline_dir else None
     print(f"{sys.argv[0]} {' '.join(sys.argv[1:])}; {os.cpu_count()} cores, load average "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.exact_scale:
+        exact_scale_table(args)
+        return
     if args.supported:
         supported_table(args)
         return

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bipartite.pareto.dominance import dominated_with_margin, frontier_rows
+from bipartite.pareto.dominance import concat_ranges, dominated_with_margin, frontier_rows
 
 # --------------------------------------------------------------------------------------------
 # Subset dynamic programme over weak orders (exact; useful tied blocks only)
@@ -45,12 +45,6 @@ _PRUNE_MIN = 4096
 
 # useful_blocks is a kernel of subset_dp (not in __all__: inputs are the caller's).
 __all__ = ["CHUNK", "DEFAULT_TOL_DP", "DP_MAX_N", "DP_MAX_N_K2", "dp_limit", "subset_dp"]
-
-
-def _segments(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Concatenated ``arange(s, s + l)`` over the segments, without a Python loop."""
-    total = int(lengths.sum())
-    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + np.arange(total)
 
 
 def useful_blocks(Ws: np.ndarray) -> np.ndarray:
@@ -116,9 +110,61 @@ def useful_blocks(Ws: np.ndarray) -> np.ndarray:
     return np.sort(np.concatenate(found))
 
 
+def point_dominance(Ws: np.ndarray) -> np.ndarray:
+    """Pairs of points that some optimal order ranks in a fixed way (docs/theory.md §6.3):
+    ``E[i, j]`` means every weak order is at most as good, in every objective, as one that
+    places i at or above j (in the same block or higher), and E is acyclic.
+
+    Swap i and j in an order that places j strictly above i (each takes the other's block). A
+    point m in a block above both or below both keeps its pairs with {i, j} on the same sides;
+    a point m strictly between them changes ``W_jm + W_mi`` into ``W_im + W_mj``; a point in
+    j's (i's) block gains half of that; the pair itself changes ``W_ji`` into ``W_ij``. So the
+    swap loses nothing in any objective when, for every objective and every other point m,
+    ``W_im ≥ W_jm``, ``W_mi ≤ W_mj`` and ``W_ij ≥ W_ji`` (for AUCs, ``W_ij = a_i b_j``:
+    ``p_i η_ik ≥ p_j η_jk`` and ``p_i (1 − η_ik) ≤ p_j (1 − η_jk)`` in every label). Such a
+    pair also has ``s_i ≥ s_j`` for ``s_i = Σ_{m,r} (W_im − W_mi)``; E keeps it only when i
+    comes first in the order by ``s`` descending, then index (so E is acyclic). Swapping the
+    pairs of E that an order violates, and splitting its useless blocks (:func:`useful_blocks`),
+    never lowers a value, and ends: a split adds a block, a swap keeps the blocks and removes at
+    least one inversion of that order. So the orders made of useful blocks that respect E reach
+    the same Pareto set of vectors as all weak orders, exactly.
+
+    >>> import numpy as np
+    >>> Ws = np.array([[[0.1, 0.3], [0.1, 0.2]]])   # point 0 beats point 1 everywhere
+    >>> point_dominance(Ws).tolist()
+    [[False, True], [False, False]]
+    """
+    R_, n, _ = Ws.shape
+    s = (Ws.sum(axis=2) - Ws.sum(axis=1)).sum(axis=0)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.lexsort((np.arange(n), -s))] = np.arange(n)
+    E = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(n):
+            if i == j or rank[i] > rank[j]:
+                continue
+            others = np.ones(n, dtype=bool)
+            others[[i, j]] = False
+            E[i, j] = bool(np.all(Ws[:, i, others] >= Ws[:, j, others])
+                           and np.all(Ws[:, others, i] <= Ws[:, others, j])
+                           and np.all(Ws[:, i, j] >= Ws[:, j, i]))
+    return E
+
+
+def closed_states(E: np.ndarray) -> np.ndarray:
+    """Mask over the 2^n subsets U (bit masks) of the prefixes that respect ``E``
+    (:func:`point_dominance`): with j placed, every i with ``E[i, j]`` is placed too."""
+    n = len(E)
+    masks = np.arange(1 << n, dtype=np.int64)
+    ok = np.ones(1 << n, dtype=bool)
+    for i, j in zip(*np.nonzero(E), strict=True):
+        ok &= ~(((masks >> j) & 1).astype(bool) & ~((masks >> i) & 1).astype(bool))
+    return ok
+
+
 def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
-              chunk: int = CHUNK, blocks: str = "useful", lower: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+              chunk: int = CHUNK, blocks: str = "useful", lower: np.ndarray | None = None,
+              dominance: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Pareto frontier of ``(Σ_ij Ws[r, i, j] S_ij)_r`` over all weak orders S of n points.
 
     A weak order is a sequence of blocks ``B_1 > B_2 > ... > B_m`` (ordered set partition). Its
@@ -148,6 +194,13 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     at once when its componentwise maximum is). No prefix of a Pareto vector is dropped this
     way (e would dominate it), so the result is unchanged; the tests compare it with the DP
     without the bound and with brute force.
+
+    **Point dominance** (``dominance=True``, default): when point i beats point j against
+    every other point in every objective (:func:`point_dominance`), some order that ranks i at
+    or above j is at least as good as any order, so only the prefixes U that hold i whenever
+    they hold j are states (:func:`closed_states`; 13-27% of the 2^n subsets for
+    ``FiniteProblem.random(18, 2, seed)``, seeds 0-2); the frontier is the same set of vectors
+    (the proof, with the useful blocks, is in :func:`point_dominance`).
 
     Each stored ``F(U)`` is cut into chunks of ``chunk`` rows with their componentwise maxima.
     At a state, a candidate chunk ``F(U \\ B)`` + g whose maximum is dominated with margin
@@ -199,7 +252,9 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
     if blocks not in ("useful", "all"):
         raise ValueError(f"The 'blocks' parameter must be 'useful' or 'all', got {blocks!r}.")
     useful = useful_blocks(Ws) if blocks == "useful" else None
-    for U in range(1, N):
+    closed = closed_states(point_dominance(Ws)) if dominance else None
+    states = range(1, N) if closed is None else np.flatnonzero(closed)[1:].tolist()
+    for U in states:
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError("The subset DP ran out of its 'time_limit'.")
         if useful is None:
@@ -212,6 +267,8 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         else:
             subs = useful[(useful & U) == useful]
         prev = U ^ subs
+        if closed is not None:  # blocks whose rest is not a state
+            subs, prev = subs[closed[prev]], prev[closed[prev]]
         if bound is not None:  # states left empty by the bound test
             live = cnt[prev] > 0
             subs, prev = subs[live], prev[live]
@@ -232,15 +289,19 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
             wit = store["vals"][ends] + np.repeat(g, 2, axis=0)  # presorted pairs
             run = run[~dominated_with_margin(wit, ftop[prev] + g, tol)]
         cc = ccnt[prev[run]]
-        cid = _segments(coff[prev[run]], cc)
+        cid = concat_ranges(coff[prev[run]], cc)
         run = np.repeat(run, cc)
         first, length = cstore["first"][cid], cstore["len"][cid]
         if len(cid) > len(subs):
-            ends = np.stack([first, first + length - 1], axis=1).ravel()
-            wit = store["vals"][ends] + g[np.repeat(run, 2)]     # presorted runs
-            alive = ~dominated_with_margin(wit, cstore["top"][cid] + g[run], tol)
+            tops = cstore["top"][cid] + g[run]
+            alive = np.ones(len(cid), dtype=bool)
+            if bound is not None:  # chunks whose best completion a known vector beats
+                alive = ~dominated_with_margin(lower, tops + bound[full ^ U], tol)
+            ends = np.stack([first, first + length - 1], axis=1)[alive].ravel()
+            wit = store["vals"][ends] + g[np.repeat(run[alive], 2)]     # presorted runs
+            alive[alive] = ~dominated_with_margin(wit, tops[alive], tol)
             run, first, length = run[alive], first[alive], length[alive]
-        src = _segments(first, length)
+        src = concat_ranges(first, length)
         which = np.repeat(run, length)
         C = store["vals"][src] + g[which]
         if bound is not None:
@@ -265,9 +326,13 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         off[U], cnt[U], coff[U], ccnt[U] = used, m, cused, mc
         used, cused = used + m, cused + mc
     rows = np.arange(off[full], off[full] + cnt[full])
-    V = store["vals"][rows].copy()
-    # Back-track every final vector at once, lowest block first (it was added last): level 0.
-    S = np.zeros((len(rows), n))
+    return store["vals"][rows].copy(), _backtrack(store, rows, bits)
+
+
+def _backtrack(store: dict[str, np.ndarray], rows: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Integer scores (m, n) of one weak order per stored final row of :func:`subset_dp`: every
+    row at once, lowest block first (it was added last, level 0), along the back-pointers."""
+    S = np.zeros((len(rows), bits.shape[1]))
     r, level = rows.copy(), 0
     while True:
         act = np.flatnonzero(r > 0)
@@ -276,7 +341,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         S[act] += level * bits[store["block"][r[act]]]
         r[act] = store["prev"][r[act]]
         level += 1
-    return V, S
+    return S
 
 
 #: Weak orders per block of :func:`order_values` (bounds its (block, n, n) comparison table).
