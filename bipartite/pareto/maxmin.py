@@ -31,6 +31,14 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import check_option, check_time_limit
 from bipartite.pareto.arrangement import effective_scores
 from bipartite.pareto.dp import DEFAULT_TOL_DP, dp_limit, pair_weight_stack, subset_dp
+from bipartite.pareto.maxmin_cert import (
+    STAGE2_RELAX,
+    Certificate,
+    budget_slack,
+    check_certificate,
+    dual_nested,
+    weighted_bound,
+)
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp, solver_outcome
 from bipartite.pareto.supported import (
     BalancedWeights,
@@ -205,9 +213,9 @@ _START_FREE_PER_POINT = 2
 _DUAL_ITERS = 200
 #: Factor by which θ grows at most per round of :func:`_max_min_milp`.
 _THETA_GROWTH = 4.0
-#: Slack (objective units) added to the loss budget: covers the second stage's thresholds
-#: (relaxed by DEFAULT_TOL / 10 per label) and float rounding of the sums.
-_BUDGET_SLACK = DEFAULT_TOL
+#: How far the restricted MILP's proven bound on t may exceed the best value found
+#: (:func:`check_certificate`): the solver's optimality tolerance on the bracketed column τ.
+_CERT_TOL = 1e-9
 
 
 def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: np.ndarray,
@@ -256,44 +264,54 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
 
 
 def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
-    """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13).
+    """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13.1).
 
-    Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`_hull_dual`) give, for every order
-    with binaries z (completeness holds), ``λ·value(z) = UB − loss(z)`` where ``UB = λ·const +
-    Σ_{i<j} |a_ij|``, ``a = Σ_k λ_k coef_k``, and ``loss(z) = Σ_{i<j} |a_ij| · (0 if the pair
-    follows the sign of a_ij, 1 if tied, 2 if reversed) ≥ 0``. An order with ``min_k value_k/c'_k
-    ≥ t`` has ``λ·value ≥ t``, so ``loss ≤ B(t) = UB − t``: it ties no pair with ``|a_ij| >
-    B(t)`` and reverses none with ``2|a_ij| > B(t)``. The restricted model M(θ) fixes those
-    binaries for ``B = θ`` (:class:`WeakOrderMILP` with ``fixed``); its rows are the full
-    model's with the fixings substituted, so M(θ) holds exactly the weak orders with every
-    such pair in sign order, a superset of the orders of loss ≤ θ. Loop: solve the max-min
-    programme on M(θ), keep the best order found (value ``t_best``, a lower bound on ``t*``);
-    if ``θ ≥ B(t_best)`` + slack, every optimal order has loss ≤ θ, so it lies in M(θ) and the
-    solve was exact: stop; else θ ← B(t_best) + slack and repeat (θ only grows; the full model
-    is the limit). The second stage (``max Σ_k value_k`` at ``value_k ≥ c'_k t* − 1e-10``) runs
-    on the same M(θ), which the slack makes contain every order it admits. Exactness is the
-    full model's (tested against it, the DP and enumeration); the restriction frees a few
-    hundred of the n(n−1) binaries at n = 100.
+    Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`dual_nested` for K = 2, 3,
+    :func:`_hull_dual` otherwise) give, for every order with binaries z (completeness holds),
+    ``λ·value(z) = UB − loss(z)`` where ``UB = λ·const + Σ_{i<j} |a_ij|``, ``a = Σ_k λ_k coef_k``,
+    and ``loss(z) = Σ_{i<j} |a_ij| · (0 if the pair follows the sign of a_ij, 1 if tied, 2 if
+    reversed) ≥ 0``. An order with ``min_k value_k/c'_k ≥ t`` has ``λ·value ≥ t``, so ``loss ≤
+    B(t) = UB − t``: it ties no pair with ``|a_ij| > B(t)`` and reverses none with ``2|a_ij| >
+    B(t)``. The restricted model M(θ) fixes those binaries for ``B = θ`` (:class:`WeakOrderMILP`
+    with ``fixed``); its rows are the full model's with the fixings substituted, so M(θ) holds
+    exactly the weak orders with every such pair in sign order, a superset of the orders of loss
+    ≤ θ. Loop: solve the max-min programme on M(θ), keep the best order found (value ``t_best``,
+    a lower bound on ``t*``); if ``θ ≥ B(t_best)`` + slack (:func:`budget_slack`), every optimal
+    order has loss ≤ θ, so it lies in M(θ) and the solve was exact: stop; else θ ← B(t_best) +
+    slack and repeat (θ only grows; the full model is the limit). The stop is checked by
+    :func:`check_certificate` (the fixings, the budget, and the solver's dual bound over M(θ)).
+    The second stage (``max Σ_k value_k`` at ``value_k ≥ c'_k t* − STAGE2_RELAX``) runs on the
+    same M(θ), which the slack makes contain every order it admits.
     """
-    from bipartite.pareto.dp import pair_weight_stack
-    from bipartite.pareto.milp import WeakOrderMILP
+    from bipartite.pareto.dp import pair_weight_stack, problem_order_values
+    from bipartite.pareto.milp import _SOLVER_TOL, WeakOrderMILP
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     Ws = pair_weight_stack(problem)
     I, J, const, coef = WeakOrderMILP.pair_coefficients(list(Ws))
+    del Ws
     cn = c / c.max()
-    lams, ubs, S = _hull_dual(problem, Ws, coef, const, cn)
-    lam, ub = lams[0], float(ubs[0])
+    if problem.K in (2, 3):
+        lam, _, g0 = dual_nested(problem, cn)
+        S = [g0]
+    else:
+        lams, _, S = _hull_dual(problem, pair_weight_stack(problem), coef, const, cn)
+        lam = lams[0]
+    ub = weighted_bound(lam, const, coef)
     a = lam @ coef                               # a_e, with a_(j,i) = −a_(i,j)
-    Z = (np.array(S)[:, I] >= np.array(S)[:, J]).astype(np.float64)   # candidate orders
-    t_all = np.min((const + Z @ coef.T) / cn, axis=1)
-    z_best, t_best = Z[int(np.argmax(t_all))], float(t_all.max())
+    S = np.array(S)
+    t_all = np.min(problem_order_values(problem, S) / cn, axis=1)      # candidate orders
+    best = int(np.argmax(t_all))
+    z_best = (S[best][I] >= S[best][J]).astype(np.float64)
+    t_best = float(np.min((const + coef @ z_best) / cn))
+    del S
     g = effective_scores(problem) @ lam
     z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
-    slack = _BUDGET_SLACK * (1.0 + lam.sum()) + 1e-12 * (abs(ub) + 1.0)
+    scale = np.abs(coef).max(axis=1, initial=0.0)
+    slack = budget_slack(lam, np.where(scale > 0, scale, 1.0), ub, _SOLVER_TOL)
     pos = np.abs(a[a > 0])
     k0 = min(_START_FREE_PER_POINT * problem.n, len(pos)) - 1
-    theta = float(np.sort(pos)[k0]) if k0 >= 0 else 0.0
+    theta = float(np.partition(pos, k0)[k0]) if k0 >= 0 else 0.0
     theta = min(theta, ub - t_best + slack)
     while True:
         fixed = np.full(len(a), np.nan)
@@ -319,11 +337,12 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
             break
         # grow geometrically: a larger model finds better orders, which shrink the budget
         theta = min(budget, _THETA_GROWTH * theta)
+    check_certificate(Certificate(lam, ub, t_best, theta, slack, float(milp.last_bound),
+                                  len(milp.free)), fixed, const, coef, _CERT_TOL)
     # second stage: max Σ_k AUC_k among the max-min orders, so that the point is Pareto-optimal
     obj = milp.coef.sum(axis=0)
     obj = obj / max(np.abs(obj).max(), 1e-300)
-    z2 = milp.solve(obj, cn * t_best - DEFAULT_TOL / 10.0, np.full(problem.K, np.inf),
-                    start=z_best)
+    z2 = milp.solve(obj, cn * t_best - STAGE2_RELAX, np.full(problem.K, np.inf), start=z_best)
     return milp.scores(z_best if z2 is None else z2)
 
 

@@ -207,6 +207,7 @@ class WeakOrderMILP:
         )
         self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
         self.n_solves = 0
+        self.last_bound = np.inf
         if fx is None:
             self.fixed = np.full(self.m, np.nan)
             self.free = np.arange(self.m)
@@ -459,7 +460,9 @@ class WeakOrderMILP:
         tolerances act on the bracket's scale (a narrow bracket resolves t finely), else
         ``t ∈ [lower, ∞)``. ``start`` (a binary z) warm-starts the solve. Returns the rounded
         binary z and its exact value ``min_r value_r(z) / weights_r`` (not the solver's t), or
-        None if no z has ``t ≥ lower``.
+        None if no z has ``t ≥ lower``. ``self.last_bound`` is then the solver's proven upper
+        bound on t over the model (its MIP dual bound; ``lower`` when infeasible), the
+        certificate's third part (docs/theory.md §13.1).
         """
         if self.backend != "highspy":
             raise ValueError(f"WeakOrderMILP.max_min needs backend='highspy', got "
@@ -475,6 +478,7 @@ class WeakOrderMILP:
                              f"{upper!r}.")
         if len(self.free) == 0:  # every binary fixed: one candidate order
             t = float(np.min(self.values(self._zfix) / w))
+            self.last_bound = t
             return None if t < lower else (self._zfix.copy(), t)
         hp, h = self._hp, self._h
         inf = hp.kHighsInf
@@ -506,7 +510,10 @@ class WeakOrderMILP:
                 h.setSolution(sol)
             h.run()
             if not solver_outcome(h.getModelStatus().name, "highspy"):
+                self.last_bound = lower   # no z with t ≥ lower
                 return None
+            # the solver's proven bound on t over this model (its dual bound, in τ units)
+            self.last_bound = shift + span * float(h.getInfo().mip_dual_bound)
             z = self._full(np.round(np.asarray(h.getSolution().col_value)[:m]))
         finally:
             h.deleteRows(self.R, np.arange(row0, row0 + self.R, dtype=np.int32))
