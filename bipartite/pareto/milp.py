@@ -200,11 +200,14 @@ class WeakOrderMILP:
             _check_fixed_transitive(idx, fx)
         # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1;
         # a restricted model needs only the triples with a free binary (_free_triples)
-        tri = _ordered_triples(n) if fx is None else _free_triples(idx, np.isnan(fx))
+        tri = _ordered_triples(n) if fx is None else _free_triples(idx, np.isnan(fx), fx)
         trans_cols = np.stack(
             [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
             axis=1,
         )
+        if fx is not None:  # only the rows that the fixings leave violable (_violable)
+            comp_cols = comp_cols[_violable(np.c_[comp_cols, np.full(len(comp_cols), -1)],
+                                            _COMP_VALS, 1.0, np.inf, fx)]
         self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
         self.n_solves = 0
         self.last_bound = np.inf
@@ -530,18 +533,12 @@ def _restrict_rows(comp_cols: np.ndarray, trans_cols: np.ndarray, fixed: np.ndar
     rows in solver numbering (index, value, length, lower, upper) and the extended fixings."""
     fixed = fixed.copy()
     cols = np.concatenate([np.c_[comp_cols, np.full(len(comp_cols), -1)], trans_cols])
-    vals = np.concatenate([np.tile([1.0, 1.0, 0.0], (len(comp_cols), 1)),
-                           np.tile([1.0, 1.0, -1.0], (len(trans_cols), 1))])
+    vals = np.concatenate([np.tile(_COMP_VALS, (len(comp_cols), 1)),
+                           np.tile(_TRANS_VALS, (len(trans_cols), 1))])
     lo = np.concatenate([np.ones(len(comp_cols)), np.full(len(trans_cols), -np.inf)])
     up = np.concatenate([np.full(len(comp_cols), np.inf), np.ones(len(trans_cols))])
     while True:
-        fx = np.where(cols >= 0, fixed[np.maximum(cols, 0)], 0.0)
-        is_free = np.isnan(fx)
-        shift = np.where(is_free, 0.0, vals * fx).sum(axis=1)
-        lo_r, up_r = lo - shift, up - shift
-        fv = np.where(is_free, vals, 0.0)
-        hi = np.maximum(fv, 0.0).sum(axis=1)      # the free part's range over binaries
-        low = np.minimum(fv, 0.0).sum(axis=1)
+        is_free, lo_r, up_r, hi, low = _row_ranges(cols, vals, lo, up, fixed)
         if np.any((hi < lo_r - 1e-9) | (low > up_r + 1e-9)):
             raise ValueError("The 'fixed' parameter admits no weak order (a completeness or "
                              "transitivity row cannot hold).")
@@ -562,28 +559,70 @@ def _restrict_rows(comp_cols: np.ndarray, trans_cols: np.ndarray, fixed: np.ndar
     return ((index[c[f]], vals[keep][f], lengths, lo_r[keep], up_r[keep]), fixed)
 
 
-def _free_triples(idx: np.ndarray, free: np.ndarray) -> np.ndarray:
+#: Row coefficients of a completeness row (two binaries, a third slot unused) and of a
+#: transitivity row ``z_ij + z_jk − z_ik``.
+_COMP_VALS = np.array([1.0, 1.0, 0.0])
+_TRANS_VALS = np.array([1.0, 1.0, -1.0])
+#: Candidate triples per chunk of :func:`_free_triples` (bounds its temporary arrays).
+_TRIPLE_CHUNK = 1 << 21
+
+
+def _row_ranges(cols: np.ndarray, vals: np.ndarray, lo: np.ndarray | float,
+                up: np.ndarray | float, fixed: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows ``lo ≤ Σ_t vals[:, t] z[cols[:, t]] ≤ up`` (``cols`` −1: no binary) under the
+    fixings: which slots are free, the bounds shifted by the fixed part, and the range
+    ``[low, hi]`` of the free part over binary values."""
+    fx = np.where(cols >= 0, fixed[np.maximum(cols, 0)], 0.0)
+    is_free = np.isnan(fx)
+    shift = np.where(is_free, 0.0, vals * fx).sum(axis=1)
+    fv = np.where(is_free, vals, 0.0)
+    return (is_free, lo - shift, up - shift, np.maximum(fv, 0.0).sum(axis=1),
+            np.minimum(fv, 0.0).sum(axis=1))
+
+
+def _violable(cols: np.ndarray, vals: np.ndarray, lo: float, up: float,
+              fixed: np.ndarray) -> np.ndarray:
+    """Mask of the rows (see :func:`_row_ranges`) that some value of their free binaries
+    violates under ``fixed`` (rows that no value can satisfy included). Any other row holds for
+    every completion, now and after any further fixing, so :func:`_restrict_rows` drops it: leaving
+    it out beforehand changes nothing (tested) and keeps the restricted model's construction
+    from ever holding the candidate rows that the fixings already satisfy."""
+    _, lo_r, up_r, hi, low = _row_ranges(cols, vals, lo, up, fixed)
+    return (low < lo_r - 1e-9) | (hi > up_r + 1e-9)
+
+
+def _free_triples(idx: np.ndarray, free: np.ndarray, fixed: np.ndarray | None = None
+                  ) -> np.ndarray:
     """The ordered triples (i, j, k) of distinct points with at least one free binary among
     (i, j), (j, k), (i, k), in the lexicographic order of :func:`_ordered_triples` (``idx``: the
     (n, n) pair numbering, ``free``: per ordered pair). These are the only transitivity rows of a
     restricted model that :func:`_restrict_rows` can keep or use: a row with no free binary is
     dropped there (after :func:`_check_fixed_transitive` has checked that it holds), and fixing
-    more binaries never frees one. ``3 |free| (n − 2)`` candidates instead of ``n³``."""
+    more binaries never frees one. ``3 |free| (n − 2)`` candidates instead of ``n³``, generated in
+    chunks of the free pairs; with ``fixed`` given, only the triples whose row is
+    :func:`_violable` are kept (the others :func:`_restrict_rows` would drop), so the memory is
+    that of the kept rows and one chunk (docs/theory.md §13.1)."""
     n = len(idx)
     I, J = np.nonzero(~np.eye(n, dtype=bool))
     f = np.flatnonzero(free[idx[I, J]])
-    a, b = I[f], J[f]
     k = np.arange(n)
-    out = []
-    for pos in range(3):   # the free pair as (i, j), as (j, k), as (i, k)
+    step = max(1, _TRIPLE_CHUNK // max(3 * n, 1))
+    codes = []
+    for c0 in range(0, len(f), step):
+        a, b = I[f[c0:c0 + step]], J[f[c0:c0 + step]]
         A = np.repeat(a, n)
         B = np.repeat(b, n)
         C = np.tile(k, len(a))
         ok = (C != A) & (C != B)
         A, B, C = A[ok], B[ok], C[ok]
-        out.append(((A, B, C), (C, A, B), (A, C, B))[pos])
-    i, j, kk = (np.concatenate([o[t] for o in out]) for t in range(3))
-    code = np.unique((i * n + j) * n + kk)     # sorted: lexicographic (i, j, k)
+        # the free pair as (i, j), as (j, k), as (i, k)
+        i, j, kk = (np.concatenate(t) for t in zip((A, B, C), (C, A, B), (A, C, B), strict=True))
+        if fixed is not None:
+            cols = np.stack([idx[i, j], idx[j, kk], idx[i, kk]], axis=1)
+            keep = _violable(cols, _TRANS_VALS, -np.inf, 1.0, fixed)
+            i, j, kk = i[keep], j[keep], kk[keep]
+        codes.append(np.unique((i * n + j) * n + kk))
+    code = np.unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
     return np.stack([code // (n * n), (code // n) % n, code % n], axis=1).astype(np.int64)
 
 
