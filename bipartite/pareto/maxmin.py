@@ -78,6 +78,9 @@ class MaxMinPoint:
     scores : ndarray (n,) — integer-valued scores of the order (tied points share a score).
     weights : ndarray (K,) — the criterion weights ``c`` used (ones by default).
     method : str — ``"dp"`` or ``"milp"``: the route that computed it.
+    certificate : Certificate or None — for ``"milp"``, the checked proof that the restricted
+        solve was exact (weights λ, bound UB(λ), best value, loss budget θ, slack, the solver's
+        bound, free binaries; docs/theory.md §13.1); None for ``"dp"`` (exact by enumeration).
     """
 
     value: float
@@ -85,6 +88,7 @@ class MaxMinPoint:
     scores: np.ndarray
     weights: np.ndarray
     method: str
+    certificate: Certificate | None = None
 
 
 
@@ -116,16 +120,21 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       up to ``dp_limit(K)`` points (16 for K = 2, 12 for K ≥ 3; 0.3-3 CPU s at n = 14, K = 2).
     * ``method="milp"``: the MILP on the weak-order model (docs/theory.md §6.4), ``max t``
       subject to ``AUC_k ≥ c_k t`` for all k (:meth:`WeakOrderMILP.max_min`), then a second
-      stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-10``, so the point is
-      Pareto-optimal; both on a **certified restriction** of the model: weighted-sum bounds
-      (Kelley's cutting planes on the loss-aggregation weights) give every order a loss budget,
-      the pairs that no order within budget may tie or reverse are fixed, and the restricted
-      model is enlarged until the best order found proves that every optimum lies inside it
-      (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100, and
-      the restricted model is built from the transitivity rows through a free pair only
-      (docs/theory.md §13.1): ``FiniteProblem.random(300, 2, seed=0)`` takes 9 CPU s.
+      stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-12``, so the point is
+      Pareto-optimal; both on a **certified restriction** of the model: the weighted-sum bound
+      ``UB(λ)``, minimised over the loss-aggregation weights (bisection for K = 2, golden
+      section over bisection for K = 3, Kelley's cutting planes otherwise), gives every order a
+      loss budget, the pairs that no order within budget may tie or reverse are fixed, and the
+      restricted model is enlarged until the best order found proves that every optimum lies
+      inside it (see ``_max_min_milp``). The proof is checked in code
+      (:func:`~bipartite.pareto.maxmin_cert.check_certificate`: the fixings, the budget, the
+      solver's dual bound) and returned as ``certificate``. The restricted model is built from
+      the transitivity rows through a free pair that the fixings leave violable, in chunks
+      (docs/theory.md §13.1): ``FiniteProblem.random(n, K, 0)`` takes about 4 CPU s at
+      (300, 2), 50 at (1000, 2) (under 1 GiB) and 95 at (300, 3) (docs/theory.md §13.5).
       Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
-      rounded order); the tests check it against the full model, the DP and enumeration.
+      rounded order, the certificate's 1e-9); the tests check it against the full model, the DP
+      and enumeration.
     * ``method="auto"`` (default): the DP for ``n ≤ 8`` (``MAXMIN_DP_MAX_N``; K = 1 follows
       K = 2, unmeasured), the MILP beyond. The crossover was measured with both methods side by
       side in one run on ``FiniteProblem.random(n, K, seed)``, seeds 0-2 (same value on every
@@ -173,14 +182,15 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
         raise ValueError(f"The 'method' parameter is 'dp', but the subset DP is limited to "
                          f"n <= {dp_limit(problem.K)} points for K = {problem.K} and the problem "
                          f"has n = {problem.n}; use method='milp' or 'auto'.")
+    cert = None
     if problem.n == 1:
         scores = np.zeros(1)
     elif method == "dp":
         scores = _max_min_dp(problem, c, time_limit)
     else:
-        scores = _max_min_milp(problem, c, time_limit)
+        scores, cert = _max_min_milp(problem, c, time_limit)
     auc = problem.auc(scores)
-    return MaxMinPoint(float(np.min(auc / c)), auc, scores, c, method)
+    return MaxMinPoint(float(np.min(auc / c)), auc, scores, c, method, cert)
 
 
 def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
@@ -221,10 +231,11 @@ _CERT_TOL = 1e-9
 def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: np.ndarray,
                cn: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Weights ``λ ≥ 0`` with ``λ·c = 1`` that (nearly) minimise the weighted-sum bound
-    ``UB(λ) = λ·const + ½ Σ_e |Σ_k λ_k coef_ke| ≥ max_z λ·value(z) ≥ t*`` (docs/theory.md §13):
-    Kelley's cutting planes, ``min u`` s.t. ``u ≥ λ·x`` for the AUC vectors x of the orders met
-    so far, each new order the sort of ``f_λ = Σ_k λ_k η_k / (π_k (1 − π_k))`` (it attains
-    ``UB(λ)``: the pair weights have difference form). Any λ gives a valid bound. Returns every
+    ``UB(λ)`` (:func:`weighted_bound`) ``≥ max_z λ·value(z) ≥ t*`` (docs/theory.md §13.1) for
+    K = 1 and K ≥ 4 (:func:`dual_nested` does K = 2, 3 exactly): Kelley's cutting planes,
+    ``min u`` s.t. ``u ≥ λ·x`` for the AUC vectors x of the orders met so far, each new order
+    the sort of ``f_λ = Σ_k λ_k η_k / (π_k (1 − π_k))`` (it attains ``UB(λ)``: the pair weights
+    have difference form). Any λ gives a valid bound. Returns every
     λ met (rows, the best first), their ``UB`` and the scores of every order met (lower-bound
     candidates)."""
     from scipy.optimize import linprog
@@ -235,7 +246,7 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
     E = effective_scores(problem)
 
     def ub(lam: np.ndarray) -> float:
-        return float(lam @ const + 0.5 * np.abs(lam @ coef).sum())
+        return weighted_bound(lam, const, coef)
 
     S = [E[:, k] for k in range(K)] + [E @ (1.0 / cn) / K]
     X = list(order_values(Ws, np.array(S)))
@@ -263,7 +274,8 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
     return np.array(lams)[order], np.array(ubs)[order], S
 
 
-def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
+def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None
+                  ) -> tuple[np.ndarray, Certificate]:
     """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13.1).
 
     Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`dual_nested` for K = 2, 3,
@@ -337,13 +349,13 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
             break
         # grow geometrically: a larger model finds better orders, which shrink the budget
         theta = min(budget, _THETA_GROWTH * theta)
-    check_certificate(Certificate(lam, ub, t_best, theta, slack, float(milp.last_bound),
-                                  len(milp.free)), fixed, const, coef, _CERT_TOL)
+    cert = Certificate(lam, ub, t_best, theta, slack, float(milp.last_bound), len(milp.free))
+    check_certificate(cert, fixed, const, coef, _CERT_TOL)
     # second stage: max Σ_k AUC_k among the max-min orders, so that the point is Pareto-optimal
     obj = milp.coef.sum(axis=0)
     obj = obj / max(np.abs(obj).max(), 1e-300)
     z2 = milp.solve(obj, cn * t_best - STAGE2_RELAX, np.full(problem.K, np.inf), start=z_best)
-    return milp.scores(z_best if z2 is None else z2)
+    return milp.scores(z_best if z2 is None else z2), cert
 
 
 def max_min_gap(problem: FiniteProblem, *, weights: ArrayLike | None = None, method: str = "auto",
