@@ -123,3 +123,14 @@ def test_restricted_model_is_small():
         mp.setattr(WeakOrderMILP, "max_min", spy)
         max_min_point(P, method="milp")
     assert 0 < max(sizes) < 60 * 59 // 4
+
+
+@pytest.mark.parametrize("n,K,seed", [(6, 1, 0), (5, 4, 1), (5, 4, 2)])
+def test_milp_route_kelley_weights_equal_enumeration(n, K, seed):
+    """Claim: for K = 1 and K ≥ 4 (weights by Kelley's cutting planes) the certified route still
+    returns the enumerated max-min value, with a certificate."""
+    P = problem(n, K, seed, False)
+    V = brute_aucs(P, all_orders(n))
+    top = max_min_point(P, method="milp")
+    assert top.value == pytest.approx(np.min(V, axis=1).max(), abs=1e-9)
+    assert top.certificate is not None and top.certificate.theta >= 0
