@@ -200,8 +200,8 @@ def scale(time_limit: float, out_path: str | None) -> None:
     if out_path:
         with open(out_path, "w") as fh:
             fh.write("# max_min_point at scale (issue 37 item 2)\n\n"
-                     "`python benchmarks/bench_maxmin.py --part scale --out "
-                     "benchmarks/results/maxmin_scale.md`\n\n" + "\n".join(lines) + "\n")
+                     f"`python benchmarks/bench_maxmin.py --part scale --time-limit "
+                     f"{time_limit:g} --out {out_path}`\n\n" + "\n".join(lines) + "\n")
 
 
 def main() -> None:

@@ -130,8 +130,8 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       (:func:`~bipartite.pareto.maxmin_cert.check_certificate`: the fixings, the budget, the
       solver's dual bound) and returned as ``certificate``. The restricted model is built from
       the transitivity rows through a free pair that the fixings leave violable, in chunks
-      (docs/theory.md §13.1): ``FiniteProblem.random(n, K, 0)`` takes about 4 CPU s at
-      (300, 2), 50 at (1000, 2) (under 1 GiB) and 95 at (300, 3) (docs/theory.md §13.5).
+      (docs/theory.md §13.1): ``FiniteProblem.random(n, K, 0)`` takes about 3.5 CPU s at
+      (300, 2), 31 at (1000, 2) (0.6 GiB peak) and 107 at (300, 3) (docs/theory.md §13.5).
       Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
       rounded order, the certificate's 1e-9); the tests check it against the full model, the DP
       and enumeration.
