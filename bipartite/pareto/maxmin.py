@@ -296,7 +296,7 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
     same M(θ), which the slack makes contain every order it admits.
     """
     from bipartite.pareto.dp import pair_weight_stack, problem_order_values
-    from bipartite.pareto.milp import _SOLVER_TOL, WeakOrderMILP
+    from bipartite.pareto.milp import WeakOrderMILP
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     Ws = pair_weight_stack(problem)
@@ -319,8 +319,7 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
     del S
     g = effective_scores(problem) @ lam
     z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
-    scale = np.abs(coef).max(axis=1, initial=0.0)
-    slack = budget_slack(lam, np.where(scale > 0, scale, 1.0), ub, _SOLVER_TOL)
+    slack = budget_slack(lam, WeakOrderMILP.row_tolerance(coef), ub)
     pos = np.abs(a[a > 0])
     k0 = min(_START_FREE_PER_POINT * problem.n, len(pos)) - 1
     theta = float(np.partition(pos, k0)[k0]) if k0 >= 0 else 0.0

@@ -127,14 +127,13 @@ def weighted_bound(lam: np.ndarray, const: np.ndarray, coef: np.ndarray) -> floa
     return float(lam @ const + 0.5 * np.abs(lam @ coef).sum())
 
 
-def budget_slack(lam: np.ndarray, scale: np.ndarray, ub: float, solver_tol: float) -> float:
+def budget_slack(lam: np.ndarray, row_tol: np.ndarray, ub: float) -> float:
     """What the loss budget adds to ``UB − t_best`` so that every order the second stage may
     return lies in the restricted model: that stage admits ``value_k ≥ c'_k t* − STAGE2_RELAX``
-    up to the solver's row tolerance (``solver_tol`` in rows divided by ``scale_k``), so such an
-    order has ``λ·value ≥ t* − Σ_k λ_k (STAGE2_RELAX + solver_tol·scale_k)``; plus the rounding
-    of the bound and the values."""
-    return float(lam @ (STAGE2_RELAX + solver_tol * scale)) * (1.0 + 1e-6) \
-        + ROUND_RTOL * (abs(ub) + 1.0)
+    up to the solver's row tolerance (``row_tol``, objective units:
+    :meth:`WeakOrderMILP.row_tolerance`), so such an order has ``λ·value ≥ t* − Σ_k λ_k
+    (STAGE2_RELAX + row_tol_k)``; plus the rounding of the bound and the values."""
+    return float(lam @ (STAGE2_RELAX + row_tol)) * (1.0 + 1e-6) + ROUND_RTOL * (abs(ub) + 1.0)
 
 
 @dataclass(frozen=True)

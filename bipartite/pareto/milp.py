@@ -172,6 +172,14 @@ class WeakOrderMILP:
         coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(len(Ws), len(I))
         return I, J, const, coef
 
+    @staticmethod
+    def row_tolerance(coef: np.ndarray) -> np.ndarray:
+        """(R,) how far, in objective units, a solution that passes the threshold re-check may
+        fall short of an objective row's bound: the solver's feasibility tolerance on rows
+        divided by ``max |coef_r|`` (the scaling of every objective row), times that scale."""
+        scale = np.abs(coef).max(axis=1, initial=0.0)
+        return _SOLVER_TOL * np.where(scale > 0, scale, 1.0)
+
     def __init__(self, weights: list[np.ndarray], *, backend: str = "highspy",
                  time_limit: float | None = None, tol: float = DEFAULT_TOL,
                  fixed: np.ndarray | None = None):
