@@ -22,12 +22,20 @@ K = 2, 3, seeds 0-2 (the DP up to its limit ``dp_limit(K)``; each run under ``--
 ratio DP / MILP and whether both give the same value (within 1e-7). ``max_min_point(method="auto")``
 takes its rule from this table.
 
+**Scale** (``--part scale``): :func:`max_min_point` (``method="milp"``, the certified restriction
+of docs/theory.md §13.1) on the targets of issue 37 item 2: ``FiniteProblem.random(300, 2, seed)``
+for seeds 0-2, ``(1000, 2)`` seed 0 and ``(300, 3)`` seed 0; each in a fresh process (so that its
+peak RSS is its own), with CPU seconds, wall seconds, peak RSS, the load average, the value and
+the certificate (``UB − t*``, the loss budget θ, the free binaries). ``--out`` also writes the
+table to a file (``benchmarks/results/maxmin_scale.md``).
+
 Usage::
 
     python benchmarks/bench_maxmin.py                       # both tables
     python benchmarks/bench_maxmin.py --part freq --seeds 0 1 2
     python benchmarks/bench_maxmin.py --part perf --sizes 8 10 30 --perf-seeds 0 1
     python benchmarks/bench_maxmin.py --part crossover --time-limit 60
+    python benchmarks/bench_maxmin.py --part scale --out benchmarks/results/maxmin_scale.md
 """
 
 from __future__ import annotations
@@ -143,24 +151,83 @@ def crossover(sizes: list[int], Ks: list[int], seeds: list[int], time_limit: flo
                       f"{same:>5}", flush=True)
 
 
+SCALE_CASES = [(300, 2, 0), (300, 2, 1), (300, 2, 2), (1000, 2, 0), (300, 3, 0)]
+
+
+def _scale_one(n: int, K: int, seed: int, time_limit: float, queue) -> None:
+    """One target in a fresh process: CPU and wall seconds, peak RSS (this process only)."""
+    import resource
+
+    P = FiniteProblem.random(n, K, seed=seed)
+    load0 = os.getloadavg()[0]
+    c0, w0 = time.process_time(), time.perf_counter()
+    try:
+        r = max_min_point(P, method="milp", time_limit=time_limit)
+        out = {"value": r.value, "cert": r.certificate}
+    except TimeoutError:
+        out = {"value": None, "cert": None}
+    out.update(cpu=time.process_time() - c0, wall=time.perf_counter() - w0,
+               rss=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,  # KiB -> GiB
+               load=(load0, os.getloadavg()[0]))
+    queue.put(out)
+
+
+def scale(time_limit: float, out_path: str | None) -> None:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    lines = [f"max_min_point(FiniteProblem.random(n, K, seed), method='milp'), one fresh process "
+             f"each; time limit {time_limit:g} s wall; {os.cpu_count()} cores",
+             "",
+             "| n | K | seed | CPU s | wall s | peak RSS GiB | load (start, end) | value | "
+             "UB − t* | θ | free binaries |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    for n, K, seed in SCALE_CASES:
+        q = ctx.Queue()
+        p = ctx.Process(target=_scale_one, args=(n, K, seed, time_limit, q))
+        p.start()
+        r = q.get()
+        p.join()
+        c = r["cert"]
+        val = "timeout" if r["value"] is None else f"{r['value']:.13f}"
+        cert = ("| - | - | -" if c is None else
+                f"| {c.ub - c.t_best:.2e} | {c.theta:.2e} | {c.n_free}")
+        line = (f"| {n} | {K} | {seed} | {r['cpu']:.1f} | {r['wall']:.1f} | {r['rss']:.2f} | "
+                f"{r['load'][0]:.1f}, {r['load'][1]:.1f} | {val} {cert} |")
+        lines.append(line)
+        print(line, flush=True)
+    if out_path:
+        with open(out_path, "w") as fh:
+            fh.write("# max_min_point at scale (issue 37 item 2)\n\n"
+                     f"`python benchmarks/bench_maxmin.py --part scale --time-limit "
+                     f"{time_limit:g} --out {out_path}`\n\n" + "\n".join(lines) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["freq", "perf", "both", "crossover"], default="both")
+    ap.add_argument("--part", choices=["freq", "perf", "both", "crossover", "scale"],
+                    default="both")
+    ap.add_argument("--out", default=None, help="--part scale: also write the table here")
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(100)),
                     help="seeds of the frequency table")
     ap.add_argument("--sizes", type=int, nargs="+", default=[8, 10, 12, 20, 30, 40],
                     help="n of the performance table")
     ap.add_argument("--perf-seeds", type=int, nargs="+", default=[0, 1, 2])
-    ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="seconds per run (default 300; 600 for --part scale)")
     ap.add_argument("--crossover-sizes", type=int, nargs="+", default=list(range(4, 15)),
                     help="n of the crossover table (default 4..14)")
     args = ap.parse_args()
+    limit = args.time_limit if args.time_limit is not None else 300.0
     if args.part in ("freq", "both"):
         frequency([(2, 6), (2, 8), (2, 10), (3, 6)], args.seeds)
     if args.part in ("perf", "both"):
-        performance(args.sizes, args.perf_seeds, args.time_limit)
+        performance(args.sizes, args.perf_seeds, limit)
+    if args.part == "scale":
+        scale(args.time_limit if args.time_limit is not None else 600.0, args.out)
     if args.part == "crossover":
-        crossover(args.crossover_sizes, [2, 3], args.perf_seeds, args.time_limit)
+        crossover(args.crossover_sizes, [2, 3], args.perf_seeds, limit)
 
 
 if __name__ == "__main__":

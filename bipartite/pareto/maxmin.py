@@ -31,6 +31,14 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import check_option, check_time_limit
 from bipartite.pareto.arrangement import effective_scores
 from bipartite.pareto.dp import DEFAULT_TOL_DP, dp_limit, pair_weight_stack, subset_dp
+from bipartite.pareto.maxmin_cert import (
+    STAGE2_RELAX,
+    Certificate,
+    budget_slack,
+    check_certificate,
+    dual_nested,
+    weighted_bound,
+)
 from bipartite.pareto.milp import DEFAULT_TOL, auc_milp, solver_outcome
 from bipartite.pareto.supported import (
     BalancedWeights,
@@ -70,6 +78,9 @@ class MaxMinPoint:
     scores : ndarray (n,) — integer-valued scores of the order (tied points share a score).
     weights : ndarray (K,) — the criterion weights ``c`` used (ones by default).
     method : str — ``"dp"`` or ``"milp"``: the route that computed it.
+    certificate : Certificate or None — for ``"milp"``, the checked proof that the restricted
+        solve was exact (weights λ, bound UB(λ), best value, loss budget θ, slack, the solver's
+        bound, free binaries; docs/theory.md §13.1); None for ``"dp"`` (exact by enumeration).
     """
 
     value: float
@@ -77,6 +88,7 @@ class MaxMinPoint:
     scores: np.ndarray
     weights: np.ndarray
     method: str
+    certificate: Certificate | None = None
 
 
 
@@ -108,16 +120,21 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
       up to ``dp_limit(K)`` points (16 for K = 2, 12 for K ≥ 3; 0.3-3 CPU s at n = 14, K = 2).
     * ``method="milp"``: the MILP on the weak-order model (docs/theory.md §6.4), ``max t``
       subject to ``AUC_k ≥ c_k t`` for all k (:meth:`WeakOrderMILP.max_min`), then a second
-      stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-10``, so the point is
-      Pareto-optimal; both on a **certified restriction** of the model: weighted-sum bounds
-      (Kelley's cutting planes on the loss-aggregation weights) give every order a loss budget,
-      the pairs that no order within budget may tie or reverse are fixed, and the restricted
-      model is enlarged until the best order found proves that every optimum lies inside it
-      (see ``_max_min_milp``). A few hundred of the n(n−1) binaries stay free at n = 100, and
-      the restricted model is built from the transitivity rows through a free pair only
-      (docs/theory.md §13.1): ``FiniteProblem.random(300, 2, seed=0)`` takes 9 CPU s.
+      stage ``max Σ_k AUC_k`` subject to ``AUC_k ≥ c_k t* − 1e-12``, so the point is
+      Pareto-optimal; both on a **certified restriction** of the model: the weighted-sum bound
+      ``UB(λ)``, minimised over the loss-aggregation weights (bisection for K = 2, golden
+      section over bisection for K = 3, Kelley's cutting planes otherwise), gives every order a
+      loss budget, the pairs that no order within budget may tie or reverse are fixed, and the
+      restricted model is enlarged until the best order found proves that every optimum lies
+      inside it (see ``_max_min_milp``). The proof is checked in code
+      (:func:`~bipartite.pareto.maxmin_cert.check_certificate`: the fixings, the budget, the
+      solver's dual bound) and returned as ``certificate``. The restricted model is built from
+      the transitivity rows through a free pair that the fixings leave violable, in chunks
+      (docs/theory.md §13.1): ``FiniteProblem.random(n, K, 0)`` takes about 3.5 CPU s at
+      (300, 2), 31 at (1000, 2) (0.6 GiB peak) and 107 at (300, 3) (docs/theory.md §13.5).
       Exact up to the solver's tolerances (integrality 1e-7, thresholds re-checked on the
-      rounded order); the tests check it against the full model, the DP and enumeration.
+      rounded order, the certificate's 1e-9); the tests check it against the full model, the DP
+      and enumeration.
     * ``method="auto"`` (default): the DP for ``n ≤ 8`` (``MAXMIN_DP_MAX_N``; K = 1 follows
       K = 2, unmeasured), the MILP beyond. The crossover was measured with both methods side by
       side in one run on ``FiniteProblem.random(n, K, seed)``, seeds 0-2 (same value on every
@@ -165,14 +182,15 @@ def max_min_point(problem: FiniteProblem, *, weights: ArrayLike | None = None, m
         raise ValueError(f"The 'method' parameter is 'dp', but the subset DP is limited to "
                          f"n <= {dp_limit(problem.K)} points for K = {problem.K} and the problem "
                          f"has n = {problem.n}; use method='milp' or 'auto'.")
+    cert = None
     if problem.n == 1:
         scores = np.zeros(1)
     elif method == "dp":
         scores = _max_min_dp(problem, c, time_limit)
     else:
-        scores = _max_min_milp(problem, c, time_limit)
+        scores, cert = _max_min_milp(problem, c, time_limit)
     auc = problem.auc(scores)
-    return MaxMinPoint(float(np.min(auc / c)), auc, scores, c, method)
+    return MaxMinPoint(float(np.min(auc / c)), auc, scores, c, method, cert)
 
 
 def _max_min_dp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
@@ -205,18 +223,19 @@ _START_FREE_PER_POINT = 2
 _DUAL_ITERS = 200
 #: Factor by which θ grows at most per round of :func:`_max_min_milp`.
 _THETA_GROWTH = 4.0
-#: Slack (objective units) added to the loss budget: covers the second stage's thresholds
-#: (relaxed by DEFAULT_TOL / 10 per label) and float rounding of the sums.
-_BUDGET_SLACK = DEFAULT_TOL
+#: How far the restricted MILP's proven bound on t may exceed the best value found
+#: (:func:`check_certificate`): the solver's optimality tolerance on the bracketed column τ.
+_CERT_TOL = 1e-9
 
 
 def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: np.ndarray,
                cn: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
     """Weights ``λ ≥ 0`` with ``λ·c = 1`` that (nearly) minimise the weighted-sum bound
-    ``UB(λ) = λ·const + ½ Σ_e |Σ_k λ_k coef_ke| ≥ max_z λ·value(z) ≥ t*`` (docs/theory.md §13):
-    Kelley's cutting planes, ``min u`` s.t. ``u ≥ λ·x`` for the AUC vectors x of the orders met
-    so far, each new order the sort of ``f_λ = Σ_k λ_k η_k / (π_k (1 − π_k))`` (it attains
-    ``UB(λ)``: the pair weights have difference form). Any λ gives a valid bound. Returns every
+    ``UB(λ)`` (:func:`weighted_bound`) ``≥ max_z λ·value(z) ≥ t*`` (docs/theory.md §13.1) for
+    K = 1 and K ≥ 4 (:func:`dual_nested` does K = 2, 3 exactly): Kelley's cutting planes,
+    ``min u`` s.t. ``u ≥ λ·x`` for the AUC vectors x of the orders met so far, each new order
+    the sort of ``f_λ = Σ_k λ_k η_k / (π_k (1 − π_k))`` (it attains ``UB(λ)``: the pair weights
+    have difference form). Any λ gives a valid bound. Returns every
     λ met (rows, the best first), their ``UB`` and the scores of every order met (lower-bound
     candidates)."""
     from scipy.optimize import linprog
@@ -227,7 +246,7 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
     E = effective_scores(problem)
 
     def ub(lam: np.ndarray) -> float:
-        return float(lam @ const + 0.5 * np.abs(lam @ coef).sum())
+        return weighted_bound(lam, const, coef)
 
     S = [E[:, k] for k in range(K)] + [E @ (1.0 / cn) / K]
     X = list(order_values(Ws, np.array(S)))
@@ -255,45 +274,55 @@ def _hull_dual(problem: FiniteProblem, Ws: np.ndarray, coef: np.ndarray, const: 
     return np.array(lams)[order], np.array(ubs)[order], S
 
 
-def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None) -> np.ndarray:
-    """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13).
+def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | None
+                  ) -> tuple[np.ndarray, Certificate]:
+    """The max-min MILP on a certified restriction of the weak-order model (docs/theory.md §13.1).
 
-    Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`_hull_dual`) give, for every order
-    with binaries z (completeness holds), ``λ·value(z) = UB − loss(z)`` where ``UB = λ·const +
-    Σ_{i<j} |a_ij|``, ``a = Σ_k λ_k coef_k``, and ``loss(z) = Σ_{i<j} |a_ij| · (0 if the pair
-    follows the sign of a_ij, 1 if tied, 2 if reversed) ≥ 0``. An order with ``min_k value_k/c'_k
-    ≥ t`` has ``λ·value ≥ t``, so ``loss ≤ B(t) = UB − t``: it ties no pair with ``|a_ij| >
-    B(t)`` and reverses none with ``2|a_ij| > B(t)``. The restricted model M(θ) fixes those
-    binaries for ``B = θ`` (:class:`WeakOrderMILP` with ``fixed``); its rows are the full
-    model's with the fixings substituted, so M(θ) holds exactly the weak orders with every
-    such pair in sign order, a superset of the orders of loss ≤ θ. Loop: solve the max-min
-    programme on M(θ), keep the best order found (value ``t_best``, a lower bound on ``t*``);
-    if ``θ ≥ B(t_best)`` + slack, every optimal order has loss ≤ θ, so it lies in M(θ) and the
-    solve was exact: stop; else θ ← B(t_best) + slack and repeat (θ only grows; the full model
-    is the limit). The second stage (``max Σ_k value_k`` at ``value_k ≥ c'_k t* − 1e-10``) runs
-    on the same M(θ), which the slack makes contain every order it admits. Exactness is the
-    full model's (tested against it, the DP and enumeration); the restriction frees a few
-    hundred of the n(n−1) binaries at n = 100.
+    Weights λ ≥ 0 with λ·c' = 1 (``c' = c / max c``; :func:`dual_nested` for K = 2, 3,
+    :func:`_hull_dual` otherwise) give, for every order with binaries z (completeness holds),
+    ``λ·value(z) = UB − loss(z)`` where ``UB = λ·const + Σ_{i<j} |a_ij|``, ``a = Σ_k λ_k coef_k``,
+    and ``loss(z) = Σ_{i<j} |a_ij| · (0 if the pair follows the sign of a_ij, 1 if tied, 2 if
+    reversed) ≥ 0``. An order with ``min_k value_k/c'_k ≥ t`` has ``λ·value ≥ t``, so ``loss ≤
+    B(t) = UB − t``: it ties no pair with ``|a_ij| > B(t)`` and reverses none with ``2|a_ij| >
+    B(t)``. The restricted model M(θ) fixes those binaries for ``B = θ`` (:class:`WeakOrderMILP`
+    with ``fixed``); its rows are the full model's with the fixings substituted, so M(θ) holds
+    exactly the weak orders with every such pair in sign order, a superset of the orders of loss
+    ≤ θ. Loop: solve the max-min programme on M(θ), keep the best order found (value ``t_best``,
+    a lower bound on ``t*``); if ``θ ≥ B(t_best)`` + slack (:func:`budget_slack`), every optimal
+    order has loss ≤ θ, so it lies in M(θ) and the solve was exact: stop; else θ ← B(t_best) +
+    slack and repeat (θ only grows; the full model is the limit). The stop is checked by
+    :func:`check_certificate` (the fixings, the budget, and the solver's dual bound over M(θ)).
+    The second stage (``max Σ_k value_k`` at ``value_k ≥ c'_k t* − STAGE2_RELAX``) runs on the
+    same M(θ), which the slack makes contain every order it admits.
     """
-    from bipartite.pareto.dp import pair_weight_stack
+    from bipartite.pareto.dp import pair_weight_stack, problem_order_values
     from bipartite.pareto.milp import WeakOrderMILP
 
     deadline = None if time_limit is None else time.monotonic() + time_limit
     Ws = pair_weight_stack(problem)
     I, J, const, coef = WeakOrderMILP.pair_coefficients(list(Ws))
+    del Ws
     cn = c / c.max()
-    lams, ubs, S = _hull_dual(problem, Ws, coef, const, cn)
-    lam, ub = lams[0], float(ubs[0])
+    if problem.K in (2, 3):
+        lam, _, g0 = dual_nested(problem, cn)
+        S = [g0]
+    else:
+        lams, _, S = _hull_dual(problem, pair_weight_stack(problem), coef, const, cn)
+        lam = lams[0]
+    ub = weighted_bound(lam, const, coef)
     a = lam @ coef                               # a_e, with a_(j,i) = −a_(i,j)
-    Z = (np.array(S)[:, I] >= np.array(S)[:, J]).astype(np.float64)   # candidate orders
-    t_all = np.min((const + Z @ coef.T) / cn, axis=1)
-    z_best, t_best = Z[int(np.argmax(t_all))], float(t_all.max())
+    S = np.array(S)
+    t_all = np.min(problem_order_values(problem, S) / cn, axis=1)      # candidate orders
+    best = int(np.argmax(t_all))
+    z_best = (S[best][I] >= S[best][J]).astype(np.float64)
+    t_best = float(np.min((const + coef @ z_best) / cn))
+    del S
     g = effective_scores(problem) @ lam
     z_sort = (g[I] >= g[J]).astype(np.float64)   # the sort of f_λ: loss 0
-    slack = _BUDGET_SLACK * (1.0 + lam.sum()) + 1e-12 * (abs(ub) + 1.0)
+    slack = budget_slack(lam, WeakOrderMILP.row_tolerance(coef), ub)
     pos = np.abs(a[a > 0])
     k0 = min(_START_FREE_PER_POINT * problem.n, len(pos)) - 1
-    theta = float(np.sort(pos)[k0]) if k0 >= 0 else 0.0
+    theta = float(np.partition(pos, k0)[k0]) if k0 >= 0 else 0.0
     theta = min(theta, ub - t_best + slack)
     while True:
         fixed = np.full(len(a), np.nan)
@@ -319,12 +348,13 @@ def _max_min_milp(problem: FiniteProblem, c: np.ndarray, time_limit: float | Non
             break
         # grow geometrically: a larger model finds better orders, which shrink the budget
         theta = min(budget, _THETA_GROWTH * theta)
+    cert = Certificate(lam, ub, t_best, theta, slack, float(milp.last_bound), len(milp.free))
+    check_certificate(cert, fixed, const, coef, _CERT_TOL)
     # second stage: max Σ_k AUC_k among the max-min orders, so that the point is Pareto-optimal
     obj = milp.coef.sum(axis=0)
     obj = obj / max(np.abs(obj).max(), 1e-300)
-    z2 = milp.solve(obj, cn * t_best - DEFAULT_TOL / 10.0, np.full(problem.K, np.inf),
-                    start=z_best)
-    return milp.scores(z_best if z2 is None else z2)
+    z2 = milp.solve(obj, cn * t_best - STAGE2_RELAX, np.full(problem.K, np.inf), start=z_best)
+    return milp.scores(z_best if z2 is None else z2), cert
 
 
 def max_min_gap(problem: FiniteProblem, *, weights: ArrayLike | None = None, method: str = "auto",

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from bipartite._utils.validation import (
     check_option,
 )
+from bipartite.pareto import maxmin_rows as _rows
 
 if TYPE_CHECKING:
     from bipartite.population import FiniteProblem
@@ -171,6 +172,14 @@ class WeakOrderMILP:
         coef = np.array([(W[I, J] - W[J, I]) / 2.0 for W in Ws]).reshape(len(Ws), len(I))
         return I, J, const, coef
 
+    @staticmethod
+    def row_tolerance(coef: np.ndarray) -> np.ndarray:
+        """(R,) how far, in objective units, a solution that passes the threshold re-check may
+        fall short of an objective row's bound: the solver's feasibility tolerance on rows
+        divided by ``max |coef_r|`` (the scaling of every objective row), times that scale."""
+        scale = np.abs(coef).max(axis=1, initial=0.0)
+        return _SOLVER_TOL * np.where(scale > 0, scale, 1.0)
+
     def __init__(self, weights: list[np.ndarray], *, backend: str = "highspy",
                  time_limit: float | None = None, tol: float = DEFAULT_TOL,
                  fixed: np.ndarray | None = None):
@@ -197,23 +206,27 @@ class WeakOrderMILP:
             if fx.shape != (self.m,) or np.any(~np.isnan(fx) & (fx != 0.0) & (fx != 1.0)):
                 raise ValueError(f"The 'fixed' parameter must hold {self.m} values in "
                                  f"{{0, 1, NaN}} (one per ordered pair), got shape {fx.shape}.")
-            _check_fixed_transitive(idx, fx)
+            _rows.check_fixed_transitive(idx, fx)
         # transitivity rows, every ordered triple of distinct points: z_ij + z_jk - z_ik <= 1;
-        # a restricted model needs only the triples with a free binary (_free_triples)
-        tri = _ordered_triples(n) if fx is None else _free_triples(idx, np.isnan(fx))
+        # a restricted model needs only the triples with a free binary (_rows.free_triples)
+        tri = _ordered_triples(n) if fx is None else _rows.free_triples(idx, np.isnan(fx), fx)
         trans_cols = np.stack(
             [idx[tri[:, 0], tri[:, 1]], idx[tri[:, 1], tri[:, 2]], idx[tri[:, 0], tri[:, 2]]],
             axis=1,
         )
+        if fx is not None:  # only the rows that the fixings leave violable (_rows.violable)
+            comp_cols = comp_cols[_rows.violable(np.c_[comp_cols, np.full(len(comp_cols), -1)],
+                                                 _rows.COMP_VALS, 1.0, np.inf, fx)]
         self.deadline = None if time_limit is None else time.monotonic() + float(time_limit)
         self.n_solves = 0
+        self.last_bound = np.inf
         if fx is None:
             self.fixed = np.full(self.m, np.nan)
             self.free = np.arange(self.m)
             self.n_rows = len(comp_cols) + len(trans_cols) + self.R
             rows = None
         else:
-            rows, self.fixed = _restrict_rows(comp_cols, trans_cols, fx)
+            rows, self.fixed = _rows.restrict_rows(comp_cols, trans_cols, fx)
             self.free = np.flatnonzero(np.isnan(self.fixed))
             self.n_rows = len(rows[2]) + self.R
         # objective values of the fixed binaries: value_r(z) = base_r + coef_r[free] · z[free]
@@ -459,7 +472,9 @@ class WeakOrderMILP:
         tolerances act on the bracket's scale (a narrow bracket resolves t finely), else
         ``t ∈ [lower, ∞)``. ``start`` (a binary z) warm-starts the solve. Returns the rounded
         binary z and its exact value ``min_r value_r(z) / weights_r`` (not the solver's t), or
-        None if no z has ``t ≥ lower``.
+        None if no z has ``t ≥ lower``. ``self.last_bound`` is then the solver's proven upper
+        bound on t over the model (its MIP dual bound; ``lower`` when infeasible), the
+        certificate's third part (docs/theory.md §13.1).
         """
         if self.backend != "highspy":
             raise ValueError(f"WeakOrderMILP.max_min needs backend='highspy', got "
@@ -475,6 +490,7 @@ class WeakOrderMILP:
                              f"{upper!r}.")
         if len(self.free) == 0:  # every binary fixed: one candidate order
             t = float(np.min(self.values(self._zfix) / w))
+            self.last_bound = t
             return None if t < lower else (self._zfix.copy(), t)
         hp, h = self._hp, self._h
         inf = hp.kHighsInf
@@ -506,101 +522,15 @@ class WeakOrderMILP:
                 h.setSolution(sol)
             h.run()
             if not solver_outcome(h.getModelStatus().name, "highspy"):
+                self.last_bound = lower   # no z with t ≥ lower
                 return None
+            # the solver's proven bound on t over this model (its dual bound, in τ units)
+            self.last_bound = shift + span * float(h.getInfo().mip_dual_bound)
             z = self._full(np.round(np.asarray(h.getSolution().col_value)[:m]))
         finally:
             h.deleteRows(self.R, np.arange(row0, row0 + self.R, dtype=np.int32))
             h.deleteCols(1, np.array([m], dtype=np.int32))
         return z, float(np.min(self.values(z) / w))
-
-
-def _restrict_rows(comp_cols: np.ndarray, trans_cols: np.ndarray, fixed: np.ndarray
-                   ) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
-    """The completeness rows ``z_a + z_b ≥ 1`` and transitivity rows ``z_a + z_b − z_c ≤ 1`` with
-    the fixed binaries substituted (see :class:`WeakOrderMILP`'s ``fixed``). Rows that hold for
-    every value of their free binaries are dropped; a row with one free binary that it forces
-    fixes that binary, and the rows are reduced again until nothing changes. Returns the kept
-    rows in solver numbering (index, value, length, lower, upper) and the extended fixings."""
-    fixed = fixed.copy()
-    cols = np.concatenate([np.c_[comp_cols, np.full(len(comp_cols), -1)], trans_cols])
-    vals = np.concatenate([np.tile([1.0, 1.0, 0.0], (len(comp_cols), 1)),
-                           np.tile([1.0, 1.0, -1.0], (len(trans_cols), 1))])
-    lo = np.concatenate([np.ones(len(comp_cols)), np.full(len(trans_cols), -np.inf)])
-    up = np.concatenate([np.full(len(comp_cols), np.inf), np.ones(len(trans_cols))])
-    while True:
-        fx = np.where(cols >= 0, fixed[np.maximum(cols, 0)], 0.0)
-        is_free = np.isnan(fx)
-        shift = np.where(is_free, 0.0, vals * fx).sum(axis=1)
-        lo_r, up_r = lo - shift, up - shift
-        fv = np.where(is_free, vals, 0.0)
-        hi = np.maximum(fv, 0.0).sum(axis=1)      # the free part's range over binaries
-        low = np.minimum(fv, 0.0).sum(axis=1)
-        if np.any((hi < lo_r - 1e-9) | (low > up_r + 1e-9)):
-            raise ValueError("The 'fixed' parameter admits no weak order (a completeness or "
-                             "transitivity row cannot hold).")
-        live = (low < lo_r - 1e-9) | (hi > up_r + 1e-9)  # some free assignment violates it
-        single = live & (is_free.sum(axis=1) == 1)
-        if not np.any(single):
-            break
-        r = np.flatnonzero(single)
-        k = np.argmax(is_free[r], axis=1)
-        col, v = cols[r, k], vals[r, k]
-        # v·z within [lo_r, up_r]: the value of z in {0, 1} that fits (the other one does not)
-        ok1 = (v >= lo_r[r] - 1e-9) & (v <= up_r[r] + 1e-9)
-        fixed[col] = np.where(ok1, 1.0, 0.0)
-    keep = np.flatnonzero(live)
-    c, f = cols[keep], is_free[keep]
-    index = np.cumsum(np.isnan(fixed)) - 1                 # pair number -> solver column
-    lengths = f.sum(axis=1)
-    return ((index[c[f]], vals[keep][f], lengths, lo_r[keep], up_r[keep]), fixed)
-
-
-def _free_triples(idx: np.ndarray, free: np.ndarray) -> np.ndarray:
-    """The ordered triples (i, j, k) of distinct points with at least one free binary among
-    (i, j), (j, k), (i, k), in the lexicographic order of :func:`_ordered_triples` (``idx``: the
-    (n, n) pair numbering, ``free``: per ordered pair). These are the only transitivity rows of a
-    restricted model that :func:`_restrict_rows` can keep or use: a row with no free binary is
-    dropped there (after :func:`_check_fixed_transitive` has checked that it holds), and fixing
-    more binaries never frees one. ``3 |free| (n − 2)`` candidates instead of ``n³``."""
-    n = len(idx)
-    I, J = np.nonzero(~np.eye(n, dtype=bool))
-    f = np.flatnonzero(free[idx[I, J]])
-    a, b = I[f], J[f]
-    k = np.arange(n)
-    out = []
-    for pos in range(3):   # the free pair as (i, j), as (j, k), as (i, k)
-        A = np.repeat(a, n)
-        B = np.repeat(b, n)
-        C = np.tile(k, len(a))
-        ok = (C != A) & (C != B)
-        A, B, C = A[ok], B[ok], C[ok]
-        out.append(((A, B, C), (C, A, B), (A, C, B))[pos])
-    i, j, kk = (np.concatenate([o[t] for o in out]) for t in range(3))
-    code = np.unique((i * n + j) * n + kk)     # sorted: lexicographic (i, j, k)
-    return np.stack([code // (n * n), (code // n) % n, code % n], axis=1).astype(np.int64)
-
-
-def _check_fixed_transitive(idx: np.ndarray, fixed: np.ndarray) -> None:
-    """``ValueError`` when the fixed binaries alone violate a transitivity row: ``z_ij = 1``,
-    ``z_jk = 1`` and ``z_ik = 0`` all fixed (the rows that :func:`_free_triples` leaves out),
-    by one boolean matrix product instead of n³ rows.
-
-    Only the restricted model needs it, and only because it builds its rows from
-    :func:`_free_triples`: every other row is checked by :func:`_restrict_rows`. ``fixed`` is a
-    highspy-only parameter (the cvxpy backend refuses it before this check), so for the other
-    backends the question does not arise: their model is always the full one, every triple's
-    row included, and a second check there would be redundant."""
-    n = len(idx)
-    I, J = np.nonzero(~np.eye(n, dtype=bool))
-    f = fixed[idx[I, J]]
-    one = np.zeros((n, n), dtype=np.float32)
-    zero = np.zeros((n, n), dtype=bool)
-    one[I, J] = f == 1.0
-    zero[I, J] = f == 0.0
-    # (one @ one)[i, k] > 0: some j with z_ij = z_jk = 1 fixed (i = k excluded by zero's diagonal)
-    if np.any((one @ one > 0.5) & zero):
-        raise ValueError("The 'fixed' parameter admits no weak order (a completeness or "
-                         "transitivity row cannot hold).")
 
 
 def _ordered_triples(n: int) -> np.ndarray:

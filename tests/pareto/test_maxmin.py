@@ -462,9 +462,11 @@ def test_restricted_model_bad_fixings():
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_free_triples_build_the_same_restricted_model(seed, monkeypatch):
-    """Claim: a restricted model built from the triples with a free binary (no n³ table) has
-    exactly the rows, bounds and fixings of the one built from every ordered triple."""
-    import bipartite.pareto.milp as M
+    """Claim: a restricted model built from the violable triples with a free binary, in small
+    chunks (no n³ table), has exactly the rows, bounds and fixings of the one built from every
+    ordered triple and every completeness row, unfiltered."""
+    import bipartite.pareto.maxmin_rows as M
+    from bipartite.pareto.milp import _ordered_triples
 
     rng = np.random.default_rng(seed)
     P = FiniteProblem.random(9, 2, seed=seed)
@@ -474,8 +476,11 @@ def test_free_triples_build_the_same_restricted_model(seed, monkeypatch):
     fixed = np.full(full.m, np.nan)
     pick = rng.random(full.m) < 0.7
     fixed[pick] = (ref[full.I] > ref[full.J])[pick]
+    monkeypatch.setattr(M, "TRIPLE_CHUNK", 40)     # several chunks at n = 9
     new = WeakOrderMILP(Ws, fixed=fixed)
-    monkeypatch.setattr(M, "_free_triples", lambda idx, free: M._ordered_triples(len(idx)))
+    monkeypatch.setattr(M, "free_triples",
+                        lambda idx, free, fixed=None: _ordered_triples(len(idx)))
+    monkeypatch.setattr(M, "violable", lambda cols, *args: np.ones(len(cols), dtype=bool))
     old = WeakOrderMILP(Ws, fixed=fixed)
     np.testing.assert_array_equal(new.fixed, old.fixed)
     a, b = new._h.getLp(), old._h.getLp()
