@@ -1,6 +1,8 @@
-"""Dominance sums over a sequence of levels: one compiled pass with Fenwick trees over the
-levels (docs/theory.md §3.2). Private to ``bipartite.metrics``; the routes that use it are
-``_multipartite`` (uniform costs: the inversions) and ``_polynomial`` (polynomial costs).
+"""Dominance sums over a sequence of levels, in one compiled pass (docs/theory.md §3.2): with
+Fenwick trees over the levels (:func:`dominance_sums`, O(n log L)) or with a vector of L running
+sums (:func:`level_pair_sum`, O(n L), any cost table). Private to ``bipartite.metrics``; the
+routes that use it are ``_polynomial.ordered_pairs`` (uniform and polynomial costs: the vector
+pass up to ``VECTOR_MAX_LEVELS`` levels, the trees beyond) and ``_multipartite`` (general costs).
 
 For the levels ``ℓ_1..ℓ_n`` of the rows in ascending score order, weights ``ω`` (1 unweighted),
 level values ``v`` and a cost ``c(lo, hi) = Σ_{(r,s)} β_rs v_lo^r v_hi^s`` of a pair (``v_lo``

@@ -9,35 +9,23 @@ brute-force enumeration of every weak order; the O(m²) dominance rules written 
 
 from __future__ import annotations
 
-import functools
 import itertools
 
 import numpy as np
 import pytest
 
 import bipartite.pareto.dominance as dominance
-from bipartite.pareto import exact_frontier, pareto_filter
+from bipartite.pareto import exact_frontier
 from bipartite.pareto.dominance import dominated_with_margin, frontier_rows, unique_rows
 from bipartite.pareto.dp import (
     closed_states,
-    order_values,
     pair_weight_stack,
     point_dominance,
     subset_dp,
 )
 from bipartite.pareto.sweep import seed_values
-from bipartite.population import FiniteProblem, enumerate_weak_orders
-
-
-@functools.cache
-def _orders(n: int) -> np.ndarray:
-    return np.array(list(enumerate_weak_orders(n)), dtype=np.float64)
-
-
-def _brute(P: FiniteProblem) -> np.ndarray:
-    V = order_values(pair_weight_stack(P), _orders(P.n))
-    F = V[pareto_filter(V)]
-    return F[unique_rows(F, 1e-12)]
+from bipartite.population import FiniteProblem
+from tests.pareto.test_subset_dp import _brute, _orders
 
 
 def _same(A: np.ndarray, B: np.ndarray, tol: float = 1e-9) -> bool:
