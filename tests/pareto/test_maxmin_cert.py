@@ -15,7 +15,9 @@ from bipartite.pareto.maxmin_cert import check_certificate, dual_nested
 from bipartite.population import FiniteProblem
 from tests.pareto.test_maxmin import all_orders, brute_aucs, full_model_max_min, valid
 
-CASES = [(n, K, s, det) for n in (5, 6, 7) for K in (2, 3) for s in range(3)
+# n = 5 in the default suite, n = 6, 7 among the slow tests (the suite's time on 2 cores)
+CASES = [pytest.param(n, K, s, det, marks=[pytest.mark.slow] if n > 5 else [])
+         for n in (5, 6, 7) for K in (2, 3) for s in range(3)
          for det in (False, True) if not (n == 7 and K == 3)]
 
 
@@ -60,6 +62,7 @@ def test_milp_route_equals_enumeration(n, K, seed, det):
         assert not np.any(np.all(V >= top.auc - 1e-12, axis=1) & np.any(V > top.auc + 1e-9, axis=1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n,K,seed", [(12, 2, 3), (14, 2, 4), (10, 3, 5)])
 def test_milp_route_equals_full_model(n, K, seed):
     """Claim: the restricted solve equals the max-min programme on the full model."""
@@ -109,6 +112,7 @@ def test_certificate_check_rejects_wrong_certificates(monkeypatch):
         check_certificate(cert, wrong, const, coef, tol)
 
 
+@pytest.mark.slow
 def test_restricted_model_is_small():
     """Claim: at n = 60 the certified restriction frees a small part of the n(n−1) binaries."""
     P = FiniteProblem.random(60, 2, seed=0)
