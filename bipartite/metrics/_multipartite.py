@@ -168,9 +168,10 @@ def weighted_multipartite_auc(y_score: ArrayLike, level_weight: ArrayLike, costs
 #   D_k = Σ_{a ≥ k} R_a = −Σ_{a < k} R_a with R_a = Σ_{ℓ_i = a} ω_i (W_below(i) − W_above(i)):
 #   one pass after the sort (per-level sums of tie-group ranks), exact integers unweighted;
 # * uniform and polynomial costs, C_ab = p(v_a − v_b) for a > b (uniform: p = 1): A is a
-#   dominance sum (which of two rows is higher in level and in score), one compiled pass with a
-#   Fenwick tree of the monomials' running sums over the levels, O(n log L); tied pairs count
-#   0 in A (a tie group enters the tree after its rows are queried); exact integers unweighted
+#   dominance sum (which of two rows is higher in level and in score), one compiled pass: a
+#   vector of L running sums up to 128 levels, O(n L), a Fenwick tree of the monomials' running
+#   sums beyond, O(n log L); tied pairs count 0 in A (a tie group enters the sums after its rows
+#   are queried); exact integers unweighted
 #   (_dominance.py, _polynomial.py);
 # * any other costs: A from a vector of L running sums, one compiled pass, O(n L)
 #   (_dominance.level_pair_sum).
