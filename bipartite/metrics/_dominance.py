@@ -40,10 +40,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["MAX_MONOMIAL_POWER", "dominance_sums", "level_pair_sum"]
-
-#: Highest monomial power a kernel is compiled for (the polynomial routes stop at degree 4).
-MAX_MONOMIAL_POWER = 4
+__all__ = ["dominance_sums", "level_pair_sum"]
 
 
 def compiled(f):
@@ -151,8 +148,6 @@ def dominance_sums(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray |
     if not beta or len(seq) < 2:
         return (0, 0) if exact else (0.0, 0.0)
     E = max(max(r, s) for r, s in beta) + 1
-    if E > MAX_MONOMIAL_POWER + 1:
-        raise ValueError(f"dominance_sums: monomial power {E - 1} > {MAX_MONOMIAL_POWER}.")
     size = 1 << bits
     dt = np.int64 if exact else np.float64
     vv = np.zeros(size, dtype=dt)
