@@ -202,23 +202,3 @@ def test_the_compiler_loads_on_first_use_only():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert float(out.stdout) == pytest.approx(5 / 6, abs=1e-15)   # docs/theory.md §3.2's example
-
-
-def test_compiled_without_a_writable_cache(monkeypatch):
-    """Claim: where numba finds no writable cache folder (it raises at ``cache=True``), the
-    pass is compiled for the process only and gives the same sum."""
-    import numba
-
-    real = numba.njit
-
-    def no_cache(*args, **kwargs):
-        if kwargs.get("cache"):
-            raise RuntimeError("cannot cache function 'run': no locator available for file 'x'")
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(numba, "njit", no_cache)
-
-    def f(x):
-        return x.sum() * 2
-
-    assert D.compiled(f)(np.arange(4)) == 12

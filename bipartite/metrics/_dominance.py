@@ -40,19 +40,9 @@ import functools
 
 import numpy as np
 
+from bipartite._utils.compiled import compiled
+
 __all__ = ["dominance_sums", "level_pair_sum"]
-
-
-def compiled(f):
-    """``f`` compiled by numba (imported here, on the first use), its machine code cached on disk
-    (next to this module, else in the user's cache folder); where no cache folder is writable,
-    numba refuses to cache, and ``f`` is compiled for this process only."""
-    import numba
-
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:   # "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True)(f)
 
 
 @functools.cache
