@@ -174,6 +174,24 @@ def test_dominance_sums_wide_level_indices(L):
     assert minus == int((c * (lt & (lv[:, None] > lv[None, :]))).sum())
 
 
+@pytest.mark.parametrize("top", [3, 2**24, 2**40])
+@pytest.mark.parametrize("B", [1, 2, 7, None])
+def test_level_pair_sum_exact_folds(top, B):
+    """Claim: the exact vector pass gives the O(n²) sum whether its rows enter int32 sums folded
+    into int64 every B rows (any B, ties across a fold included) or int64 sums (a table too
+    large for int32), exactly."""
+    rng = np.random.default_rng(top)
+    n, L = 200, 9
+    lev = rng.integers(0, L, n).astype(np.uint8)
+    keys = np.sort(rng.integers(0, 60, n))
+    K = rng.integers(-top, top + 1, (L, L)).astype(np.int64)
+    want = sum(int(K[lev[q], lev[p]]) for p in range(n) for q in range(n) if keys[p] < keys[q])
+    assert D.level_pair_sum(lev, keys, 0, None, K) == want
+    if B is not None and top < 2**31 // 9:     # the kernel itself, with a fold every B rows
+        KT = np.ascontiguousarray(K.T).astype(np.int32)
+        assert int(D._vector_kernel(True)(lev, keys, keys.dtype.type(0), KT, B)) == want
+
+
 def test_tiny_level_mass_keeps_precision_with_polynomial_matrices():
     """One heavy level beside levels of weight 1e-100: every running sum of the weighted route is
     of one side's rows, so nothing of the heavy level's own pairs cancels (the reference sums

@@ -164,21 +164,33 @@ def dominance_sums(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray |
 def _vector_kernel(exact: bool):
     """The compiled O(n L) pass of :func:`level_pair_sum`: a vector F of L running sums,
     ``F_b = Σ ω_p K_{b ℓ_p}`` over the rows of lower tie groups, read once per row and added a
-    row of ``Kᵀ`` per row (a contiguous, vectorised loop)."""
+    row of ``Kᵀ`` per row (a contiguous, vectorised loop). Exact: the rows enter a vector of the
+    table's own integer type (int32 where :func:`level_pair_sum` finds that it holds ``B`` rows'
+    sums: twice the lanes of int64), folded into the int64 sums every ``B`` rows; a row reads
+    both."""
     if exact:
-        def run(seq, keys, mask, KT):
+        def run(seq, keys, mask, KT, B):
             L = KT.shape[1]
-            F = np.zeros(L, np.int64)
+            F = np.zeros(L, np.int64)                  # the folded sums
+            G = np.zeros(L, KT.dtype)                  # the rows since the last fold
             A = np.int64(0)
             g = 0
+            left = B
             for q in range(seq.shape[0]):
                 if q > 0 and (keys[q] | mask) != (keys[q - 1] | mask):
-                    for p in range(g, q):              # the closed tie group enters F
+                    for p in range(g, q):              # the closed tie group enters G
+                        if left == 0:
+                            for j in range(L):
+                                F[j] += G[j]
+                                G[j] = 0
+                            left = B
                         a = seq[p]
                         for j in range(L):
-                            F[j] += KT[a, j]
+                            G[j] += KT[a, j]
+                        left -= 1
                     g = q
-                A += F[seq[q]]
+                b = seq[q]
+                A += F[b] + G[b]
             return A
     else:
         def run(seq, keys, mask, w, KT):
@@ -211,6 +223,9 @@ def level_pair_sum(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray |
     m = keys.dtype.type(mask)
     KT = np.ascontiguousarray(K.T)
     if w is None and K.dtype.kind == "i":
-        return int(_vector_kernel(True)(seq, keys, m, KT.astype(np.int64)))
+        top = max(int(np.abs(KT).max()), 1)
+        B = (2**31 - 1) // top                         # rows whose sums int32 holds
+        KT = KT.astype(np.int32) if B >= KT.shape[1] else KT.astype(np.int64)
+        return int(_vector_kernel(True)(seq, keys, m, KT, B if KT.dtype == np.int32 else len(seq)))
     ww = np.ones(len(seq)) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     return float(_vector_kernel(False)(seq, keys, m, ww, KT.astype(np.float64)))

@@ -11,9 +11,12 @@ no underscore only so that the package's other modules may import them. See the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from bipartite._utils.compiled import compiled
 from bipartite._utils.validation import (
     check_array,
     check_binary,
@@ -41,20 +44,44 @@ MAX_BITS = 6
 _LOW63 = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
+@functools.cache
+def _key_passes():
+    """The two compiled passes of the coded sort (``_utils.compiled``, numba loaded on the first
+    call): the exponent bounds of the scores (one read) and the keys (one write, in blocks so that
+    the scaled doubles are read back from the cache). ``tests/test_metrics.py`` keeps the NumPy
+    reference of both."""
+    low63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    one = np.uint64(1)
+
+    def bounds(u):                  # u: the scores' bit patterns (uint64)
+        lo = ~np.uint64(0)
+        hi = np.uint64(0)
+        for i in range(u.shape[0]):
+            a = u[i] & low63        # |s|: a non-negative double orders like its bits
+            hi = max(hi, a)
+            lo = min(lo, a - one)   # zeros wrap to the largest value
+        return lo, hi
+
+    def keys(s, codes, bits, c1, c2, out):
+        of = out.view(np.float64)
+        for a in range(0, s.shape[0], SCAN):
+            b = min(s.shape[0], a + SCAN)
+            for i in range(a, b):
+                of[i] = (s[i] + 0.0) * c1 * c2      # −0.0 + 0.0 = +0.0: the two zeros tie
+            for i in range(a, b):
+                k = out[i]
+                out[i] = ((((k >> 63) & np.int64(low63)) ^ k) << bits) | np.int64(codes[i])
+        return out
+
+    return compiled(bounds), compiled(keys)
+
+
 def _exponent_range(s: np.ndarray) -> tuple[int, int]:
     """IEEE-754 exponent fields of the smallest non-zero ``|s|`` and of the largest ``|s|``
-    (subnormals have field 0; all zero gives (2047, 0)). A non-negative double orders like its
-    bit pattern read as an integer; zeros wrap to the largest unsigned value."""
-    lo, hi = 1 << 64, 0
-    buf = np.empty(min(len(s), BLOCK))
-    ib, ub = buf.view(np.int64), buf.view(np.uint64)
-    for a in range(0, len(s), BLOCK):
-        m = min(len(s) - a, BLOCK)
-        np.abs(s[a:a + m], out=buf[:m])
-        hi = max(hi, int(ib[:m].max()))
-        ib[:m] -= 1
-        lo = min(lo, int(ub[:m].min()) + 1)
-    return min(lo >> 52, 2047), hi >> 52
+    (subnormals have field 0; all zero gives (2047, 0)), from one compiled read of the bits
+    (:func:`_key_passes`)."""
+    lo, hi = _key_passes()[0](np.ascontiguousarray(s, dtype=np.float64).view(np.uint64))
+    return min((int(lo) + 1) >> 52, 2047), int(hi) >> 52
 
 
 def finite_exponent_range(s: np.ndarray) -> tuple[int, int]:
@@ -84,24 +111,13 @@ def key_exponent(e_range: tuple[int, int], bits: int) -> int | None:
 
 def coded_keys(s: np.ndarray, codes: np.ndarray, bits: int, q: int) -> np.ndarray:
     """Sorted int64 keys ``key(s_i · 2^q) · 2^bits + codes_i``: ascending scores, equal scores
-    equal keys, and within a tie the codes ascending. Built block by block, then one ``sort``."""
-    n = len(s)
-    out = np.empty(n, dtype=np.int64)
-    t = np.empty(min(n, BLOCK))
-    k, m = t.view(np.int64), np.empty(len(t), dtype=np.int64)
+    equal keys, and within a tie the codes ascending. One compiled pass builds them
+    (:func:`_key_passes`: ``s + 0.0`` so that ``−0.0`` ties ``+0.0``, the scaling, the bit
+    pattern with the magnitude bits of negatives flipped), then one ``sort``."""
     # 2^q with q < −1022 is applied in two exact steps (2^q itself would underflow).
-    scale = [] if q == 0 else [2.0**q] if q >= -1022 else [2.0**-1022, 2.0 ** (q + 1022)]
-    for a in range(0, n, BLOCK):
-        b = min(n, a + BLOCK)
-        tt, kk, mm, o = t[: b - a], k[: b - a], m[: b - a], out[a:b]
-        np.add(s[a:b], 0.0, out=tt)   # −0.0 + 0.0 = +0.0: the two zeros tie
-        for c in scale:
-            tt *= c
-        np.right_shift(kk, 63, out=mm)  # all ones for negatives: flip their magnitude bits
-        mm &= _LOW63
-        mm ^= kk
-        np.left_shift(mm, bits, out=o)
-        o |= codes[a:b]
+    c1, c2 = (2.0**q, 1.0) if q >= -1022 else (2.0**-1022, 2.0 ** (q + 1022))
+    out = _key_passes()[1](np.ascontiguousarray(s, dtype=np.float64), np.ascontiguousarray(codes),
+                           np.int64(bits), c1, c2, np.empty(len(s), dtype=np.int64))
     out.sort()
     return out
 

@@ -77,19 +77,21 @@ def multipartite_auc(
     >>> multipartite_auc([0, 1, 2], [0.0, 2.0, 1.0], costs="uniform")
     0.6666666666666666
     """
-    levels, index = _ordinal_levels(y_true)
+    levels, index, counts = _ordinal_levels(y_true)
     s = check_scores(y_score, len(index), finite=False)  # checked by the kernel
     w = None if sample_weight is None else check_sample_weight(sample_weight, len(index))
     if len(levels) < 2:
         return warn_undefined("multipartite AUC is undefined: y_true has fewer than two levels.")
-    val = multipartite_from_levels(s, index, len(levels), w, cost_structure(levels, costs))
+    val = multipartite_from_levels(s, index, len(levels), w, cost_structure(levels, costs),
+                                   counts=counts)
     if np.isnan(val):
         return warn_undefined("multipartite AUC is undefined: no weighted pair has positive cost.")
     return val
 
 
-def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted distinct levels of ordinal labels (float64) and each row's level index.
+def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted distinct levels of ordinal labels (float64), each row's level index, and the
+    rows per level (int64).
 
     Integer arrays spanning fewer than max(256, 2n) and at most 2^16 values skip the float copy
     and the sort of ``np.unique``: a bincount of ``y − min`` marks the levels present and a lookup
@@ -102,15 +104,16 @@ def _ordinal_levels(y_true: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
             d = y_true.astype(np.intp, copy=False)
             if lo != 0:
                 d = d - lo  # after the cast: no wrap-around in narrow types
-            present = np.flatnonzero(np.bincount(d, minlength=hi - lo + 1))
+            counts = np.bincount(d, minlength=hi - lo + 1)
+            present = np.flatnonzero(counts)
             if lo == 0 and len(present) == hi + 1:  # levels 0..L−1: the labels are the indices
-                return present.astype(np.float64), d
+                return present.astype(np.float64), d, counts
             lut = np.zeros(hi - lo + 1, dtype=_index_dtype(len(present)))
             lut[present] = np.arange(len(present))
-            return (present + lo).astype(np.float64), lut[d]
+            return (present + lo).astype(np.float64), lut[d], counts[present]
     y = check_array(y_true, "y_true", ndim=1, exact_integers="shift")  # costs use differences
-    levels = np.unique(y)
-    return levels, _level_index(y, levels)
+    levels, counts = np.unique(y, return_counts=True)
+    return levels, _level_index(y, levels), counts.astype(np.int64)
 
 
 def _index_dtype(L: int) -> type:
@@ -292,14 +295,19 @@ def _half_plus(A, Z) -> float:
 
 
 def multipartite_from_levels(scores: np.ndarray, level: np.ndarray, L: int,
-                             w: np.ndarray | None, structure: tuple[str, np.ndarray | None]) -> float:
+                             w: np.ndarray | None, structure: tuple[str, np.ndarray | None], *,
+                             counts: np.ndarray | None = None) -> float:
     """AUC_MP (docs/theory.md §3) for one observed level per point (``level`` in [0, L)) and the
     costs' ``structure`` (:func:`cost_structure`): one sort (coded or :func:`sort_order`), then
     O(n) for difference-form costs, O(n log L) for uniform and polynomial costs, O(n L) in
-    chunks otherwise."""
+    chunks otherwise. ``counts``: the rows per level where the caller has them (int64; used
+    unweighted, else counted)."""
     kind, par = structure
     lev, keys, mask, ws = _level_sequence(scores, level, L, w)
-    W = np.bincount(lev, minlength=L) if ws is None else np.bincount(lev, ws, minlength=L)
+    if ws is not None:
+        W = np.bincount(lev, ws, minlength=L)
+    else:
+        W = np.bincount(lev, minlength=L) if counts is None else counts
     if kind == "difference":
         return _difference_ratio(_level_rank_sums(lev, keys, mask, L, ws), W, par)
     if kind == "general":
