@@ -74,7 +74,6 @@ from bipartite.metrics import (
     GAUC_WEIGHTINGS,
     GroupedStats,
     QuerySegments,
-    query_major,
     query_scaled,
 )
 
@@ -422,10 +421,9 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
-            qseg = None
-            if d.g is not None:  # the per-query order: from the global one, or a second sort
-                qseg = (query_major(seg.order, d.g, d.G) if one_walk else
-                        QuerySegments(d.S[s], d.g, check_input=False))
+            qseg = None  # the per-query order: the one walk makes it from the global one
+            if d.g is not None and not one_walk:
+                qseg = QuerySegments(d.S[s], d.g, check_input=False)
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:
                 st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
