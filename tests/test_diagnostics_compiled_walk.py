@@ -248,3 +248,31 @@ def test_within_is_exact():
                        for a in range(len(i)) for b in range(len(i))
                        if yk[a] and not yk[b] and sq[a] >= sq[b]), Fraction(0))
             assert got.within[k, q] == pytest.approx(float(num), rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("kind", ["normal", "ties", "signed zeros", "collisions", "one value",
+                                  "huge range"])
+@pytest.mark.parametrize("n", [2, 3, 1000, 5000])
+def test_the_packed_sort_is_the_engines_order(kind, n):
+    """The compiled passes' (score, row) order (one sort of packed keys, collisions re-sorted)
+    is the grouped engine's, QuerySegments(s).order, row for row; the gathered scores, labels
+    and weights follow it."""
+    from bipartite.diagnostics._walk import sorted_rows
+
+    rng = np.random.default_rng(n)
+    s = {"normal": rng.normal(size=n), "ties": np.round(rng.normal(size=n), 1),
+         "signed zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) * (rng.random(n) < 0.7)
+         + (rng.random(n) < 0.3),
+         # distinct scores in one key bucket (relative differences of 2^−52 · k)
+         "collisions": 1.0 + rng.integers(0, 40, n) * np.finfo(float).eps,
+         "one value": np.full(n, 3.5),
+         "huge range": rng.choice([-1e308, -1e-308, 0.0, 5e-324, 1.0, 1e308], n)}[kind]
+    lab = rng.integers(0, 1 << 12, n).astype(np.uint16)
+    w = rng.random(n)
+    order, ss, vv, ww = sorted_rows(s, lab, w, False)
+    ref = QuerySegments(s, check_input=False).order
+    np.testing.assert_array_equal(order, ref)
+    np.testing.assert_array_equal(ss, s[ref])
+    np.testing.assert_array_equal(vv, lab[ref])
+    np.testing.assert_array_equal(ww, w[ref])
+    assert len(sorted_rows(s, lab, w, True)[3]) == 0

@@ -420,10 +420,11 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          np.bincount(d.g, ws, minlength=d.G))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
-            seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
-            qseg = None  # the per-query order: the one walk makes it from the global one
-            if d.g is not None and not one_walk:
-                qseg = QuerySegments(d.S[s], d.g, check_input=False)
+            seg = qseg = None  # the one walk sorts the rows itself (in its compiled passes)
+            if not one_walk:
+                seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
+                if d.g is not None:
+                    qseg = QuerySegments(d.S[s], d.g, check_input=False)
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:
                 st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
@@ -443,6 +444,15 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
+
+
+def _segments(d: Data, est: Estimates, s: str) -> QuerySegments:
+    """Scorer ``s``'s global :class:`~bipartite.metrics.QuerySegments`, made at first use (the
+    one walk sorts the rows itself; the bootstrap's and the jackknife's pair sums, when made
+    again, need them)."""
+    if s not in est.segs:
+        est.segs[s] = QuerySegments(d.S[s], check_input=False)
+    return est.segs[s]
 
 
 def _queries_scale_free(d: Data, s: str, wq: np.ndarray, exp: np.ndarray) -> GroupedStats:
@@ -515,7 +525,8 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
     codes, G = d.g, d.G or None
 
     def pair_tables(s):
-        return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G, seg=est.segs[s]))
+        return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G,
+                               seg=_segments(d, est, s)))
                 for sl in pair_blocks(len(kj), d.n)]
 
     cache = est.pair_sums or ({s: pair_tables(s) for s in d.score_names}
@@ -554,7 +565,7 @@ def _jackknife(d: Data, est: Estimates, gauc_weighting: str) -> dict:
             win[sl] = ps.jackknife_auc()
         for sl in pair_blocks(len(kj), d.n) if not have else []:
             win[sl] = pair_sums(d.S[s], d.Y, ws, kj[sl], codes=d.g, G=d.G or None,
-                                seg=est.segs[s], within=True).jackknife_auc()
+                                seg=_segments(d, est, s), within=True).jackknife_auc()
         out[s] = {"auc": st.jackknife_auc(), "win": win,
                   "gauc": st.jackknife_gauc(gauc_weighting) if st.clustered else None}
     return out

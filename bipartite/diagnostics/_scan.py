@@ -479,7 +479,7 @@ def _window(ss: np.ndarray, pos: np.ndarray, lo_key: np.ndarray, hi_key: np.ndar
     return lo, hi
 
 
-def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
+def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | None, Yt: np.ndarray,
                  ms: Masses, codes: np.ndarray | None, G: int | None, weight: np.ndarray,
                  n_rows: np.ndarray, tol: float | None, *, compiled: bool = True
                  ) -> tuple[PlacementSums, PlacementSums | None, np.ndarray | None]:
@@ -488,16 +488,19 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
     :class:`PlacementSums` (with ``within`` when ``qorder`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
     (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows.
     ``compiled`` (the report's route): the sums from the compiled passes of
-    :mod:`bipartite.diagnostics._walk` (the per-query order made there: ``qorder`` unused);
+    :mod:`bipartite.diagnostics._walk` (which sort the rows themselves: ``seg`` and ``qorder``
+    unused);
     False: from this module's NumPy walks (``_global``, ``_within``, ``_near_ties``: the
     tests' reference, ``tests/test_diagnostics_compiled_walk.py``)."""
     K, p = ms.K, len(ms.kj)
     clustered = codes is not None
     if compiled:  # docs/theory.md §7.5: the same sums from compiled passes (_walk)
-        ss, vv, ww = sorted_rows(seg.order, s, ms.lab, ms.w, ms.c is not None)
-        below, above = global_sums(ss, vv, ww, ms.c is not None, seg.order, ms.tab, K, ms.P,
+        order, ss, vv, ww = sorted_rows(s, ms.lab, ms.w, ms.c is not None)
+        below, above = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K, ms.P,
                                    G if clustered else None)
+        del order
     else:
+        seg = QuerySegments(s, check_input=False) if seg is None else seg
         if qorder is None and clustered:
             qorder = query_major(seg.order, codes, G)
         keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS

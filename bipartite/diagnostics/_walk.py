@@ -47,37 +47,79 @@ __all__ = ["global_sums", "near_sums", "sorted_rows", "within_sums"]
 
 
 @functools.cache
-def _gather():
-    def run(order, s, lab, w, const):
-        n = order.shape[0]
-        ss = np.empty(n)
-        vv = np.empty(n, np.int64)
-        ww = np.empty(0 if const else n)
+def _keys():
+    def run(bits, b):
+        n = bits.shape[0]
+        keys = np.empty(n, np.uint64)
+        sign = np.uint64(1 << 63)
         for i in range(n):
-            r = order[i]
-            ss[i] = s[r]
-            vv[i] = lab[r]
-            if not const:
-                ww[i] = w[r]
-        return ss, vv, ww
+            u = bits[i]
+            if u == sign:  # −0 is +0
+                u = np.uint64(0)
+            u = ~u if u & sign else u | sign  # the float's order as an unsigned integer's
+            keys[i] = ((u >> np.uint64(b)) << np.uint64(b)) | np.uint64(i)
+        return keys
     return compiled(run)
 
 
-def sorted_rows(order: np.ndarray, s: np.ndarray, lab: np.ndarray, w: np.ndarray,
-                const: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(ss, vv, ww)`` (n,): the scores, packed labels (int64) and weights (empty when every
-    row weighs the same, ``const``) of the rows in the order ``order``."""
-    return _gather()(np.ascontiguousarray(order), np.ascontiguousarray(s, dtype=np.float64),
-                     np.ascontiguousarray(lab), np.ascontiguousarray(w, dtype=np.float64),
-                     bool(const))
+@functools.cache
+def _gather(const: bool):
+    def run(keys, b, s, lab, w):
+        n = keys.shape[0]
+        mask = np.uint64((1 << b) - 1)
+        order = np.empty(n, np.int64)
+        ss = np.empty(n)
+        vv = np.empty(n, np.int64)
+        ww = np.empty(0 if const else n)
+        a = 0  # the first row of the current run of one key bucket
+        mixed = False  # whether that run holds distinct scores
+        for i in range(n + 1):
+            if i < n:
+                r = np.int64(keys[i] & mask)
+                order[i] = r
+                ss[i] = s[r]
+                vv[i] = lab[r]
+                if not const:
+                    ww[i] = w[r]
+            if i == n or (keys[i] >> np.uint64(b)) != (keys[a] >> np.uint64(b)):
+                if mixed:  # a collision: the run sorted by (score, row), stably
+                    p = np.argsort(ss[a:i], kind="mergesort") + a
+                    order[a:i] = order[p]
+                    ss[a:i] = ss[p]
+                    vv[a:i] = vv[p]
+                    if not const:
+                        ww[a:i] = ww[p]
+                a = i
+                mixed = False
+            elif i > a and ss[i] != ss[i - 1]:
+                mixed = True
+        return order, ss, vv, ww
+    return compiled(run)
+
+
+def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(order, ss, vv, ww)`` (n,): the rows in ascending (score, row) order (``−0 = +0``; the
+    order of ``QuerySegments(s).order``), their scores, packed labels (int64) and weights (empty
+    when every row weighs the same, ``const``), from one ``np.sort`` of packed uint64 keys: the
+    score's float64 pattern as an order-preserving integer, its top ``64 − ⌈log2 n⌉`` bits above
+    the row index. Distinct scores that share those bits (a run of one key bucket holding
+    distinct scores: relative differences below about 2^−(52 − ⌈log2 n⌉)) are re-sorted by
+    score within their run, stably (the rows of a run are in row order)."""
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    b = max(1, (len(s) - 1).bit_length())
+    keys = _keys()(s.view(np.uint64), b)
+    keys.sort()
+    return _gather(bool(const))(keys, b, s, np.ascontiguousarray(lab),
+                                np.ascontiguousarray(w, dtype=np.float64))
 
 
 @functools.cache
-def _global():
-    def run(ss, vv, ww, const, order, tab, K, total, units, below, above):
+def _global(const: bool, units: bool, m: int, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, order, tab, total, below, above):
         n = ss.shape[0]
-        m = total.shape[0]
-        mask = (1 << K) - 1
         gp = np.zeros(m)
         gn = np.zeros(m)
         cp = np.zeros(m)   # the running positive and negative weight (tie_placements' carry)
@@ -93,8 +135,8 @@ def _global():
                 c = vv[i] & mask
                 x = 1.0 if const else ww[i]
                 for r in range(m):
-                    p = tab[r, c] if const else tab[r, c] * x
-                    q = tab[m + r, c] if const else tab[m + r, c] * x
+                    p = tab[c, r] if const else tab[c, r] * x
+                    q = tab[c, m + r] if const else tab[c, m + r] * x
                     if i == a:
                         gp[r] = p
                         gn[r] = q
@@ -111,14 +153,14 @@ def _global():
                 x = 1.0 if const else ww[i]
                 u = (vv[i] >> K) if units else order[i]
                 for r in range(m):
-                    p = tab[r, c] if const else tab[r, c] * x
-                    q = tab[m + r, c] if const else tab[m + r, c] * x
+                    p = tab[c, r] if const else tab[c, r] * x
+                    q = tab[c, m + r] if const else tab[c, m + r] * x
                     if units:
-                        below[r, u] += bt[r] * p
-                        above[r, u] += at[r] * q
+                        below[u, r] += bt[r] * p
+                        above[u, r] += at[r] * q
                     else:
-                        below[r, u] = bt[r] * p
-                        above[r, u] = at[r] * q
+                        below[u, r] = bt[r] * p
+                        above[u, r] = at[r] * q
             a = b
     return compiled(run)
 
@@ -132,19 +174,21 @@ def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, ord
     (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when ``const``),
     ``total`` (m,) the positive weight of each row."""
     m = len(total)
-    shape = (m, G) if G is not None else (m, len(ss))
+    shape = (G, m) if G is not None else (len(ss), m)  # a unit's sums in one cache line
     below, above = np.zeros(shape), np.zeros(shape)
-    _global()(ss, vv, ww, bool(const), np.ascontiguousarray(order), np.ascontiguousarray(tab),
-              int(K), np.ascontiguousarray(total, dtype=np.float64), G is not None, below, above)
-    return below, above
+    _global(bool(const), G is not None, m, int(K))(
+        ss, vv, ww, order, np.ascontiguousarray(tab.T),
+        np.ascontiguousarray(total, dtype=np.float64), below, above)
+    return np.ascontiguousarray(below.T), np.ascontiguousarray(above.T)
 
 
 @functools.cache
-def _near():
-    def run(ss, vv, ww, const, tab, K, m, tol, num):
+def _near(const: bool, K: int, m: int):
+    mask = (1 << K) - 1
+    p = m - K
+
+    def run(ss, vv, ww, tab, tol, num):
         n = ss.shape[0]
-        p = num.shape[0]
-        mask = (1 << K) - 1
         clo = np.zeros(p)   # the running "j only" weight before lo and before hi
         chi = np.zeros(p)
         lo = 0
@@ -181,16 +225,17 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
     docstring) at tolerance ``tol``."""
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
-    _near()(ss, vv, ww, bool(const), np.ascontiguousarray(tab), int(K), m, float(tol), num)
+    _near(bool(const), int(K), m)(ss, vv, ww, np.ascontiguousarray(tab), float(tol), num)
     return num
 
 
 @functools.cache
-def _within():
-    def run(ss, vv, ww, const, tab, K, n_rows, normal, fp, fn, num, P, N):
+def _within(const: bool, normal: bool, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, tab, n_rows, fp, fn, num, P, N):
         n = ss.shape[0]
         G = n_rows.shape[0]
-        mask = (1 << K) - 1
         fill = np.zeros(G, np.int64)
         for q in range(G - 1):
             fill[q + 1] = fill[q] + n_rows[q]
@@ -266,7 +311,9 @@ def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab
     # same exact product) while 2^−e is a normal float, else np.ldexp itself
     normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
     ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
-    _within()(ss, vv, ww, bool(const), lab_tab, int(K), np.ascontiguousarray(n_rows, np.int64),
-              normal, np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64),
-              np.ldexp(1.0, -en) if normal else -en.astype(np.float64), num, P, N)
+    fp = np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64)
+    fn = np.ldexp(1.0, -en) if normal else -en.astype(np.float64)
+    _within(bool(const), normal, int(K))(ss, vv, ww, lab_tab,
+                                         np.ascontiguousarray(n_rows, np.int64), fp, fn, num, P,
+                                         N)
     return num, P, N
