@@ -251,7 +251,7 @@ def test_within_is_exact():
 
 
 @pytest.mark.parametrize("kind", ["normal", "ties", "signed zeros", "collisions", "one value",
-                                  "huge range"])
+                                  "collision inside", "huge range"])
 @pytest.mark.parametrize("n", [2, 3, 1000, 5000])
 def test_the_packed_sort_is_the_engines_order(kind, n):
     """The compiled passes' (score, row) order (one sort of packed keys, collisions re-sorted)
@@ -266,6 +266,9 @@ def test_the_packed_sort_is_the_engines_order(kind, n):
          # distinct scores in one key bucket (relative differences of 2^−52 · k)
          "collisions": 1.0 + rng.integers(0, 40, n) * np.finfo(float).eps,
          "one value": np.full(n, 3.5),
+         # a run whose first and last rows tie, a distinct score between them
+         "collision inside": np.where(np.arange(n) % 3 == 1, 1.0 + 2 * np.finfo(float).eps,
+                                      1.0),
          "huge range": rng.choice([-1e308, -1e-308, 0.0, 5e-324, 1.0, 1e308], n)}[kind]
     lab = rng.integers(0, 1 << 12, n).astype(np.uint16)
     w = rng.random(n)

@@ -71,28 +71,30 @@ def _gather(const: bool):
         ss = np.empty(n)
         vv = np.empty(n, np.int64)
         ww = np.empty(0 if const else n)
+        for i in range(n):  # tight loops: many random reads in flight at once
+            order[i] = np.int64(keys[i] & mask)
+        for i in range(n):
+            ss[i] = s[order[i]]
+        for i in range(n):
+            vv[i] = lab[order[i]]
+        if not const:
+            for i in range(n):
+                ww[i] = w[order[i]]
         a = 0  # the first row of the current run of one key bucket
-        mixed = False  # whether that run holds distinct scores
-        for i in range(n + 1):
-            if i < n:
-                r = np.int64(keys[i] & mask)
-                order[i] = r
-                ss[i] = s[r]
-                vv[i] = lab[r]
+        mixed = False  # whether the run holds distinct scores
+        for i in range(1, n + 1):
+            if i < n and (keys[i] >> np.uint64(b)) == (keys[a] >> np.uint64(b)):
+                mixed |= ss[i] != ss[i - 1]
+                continue
+            if mixed:  # a collision: the run (in row order) sorted by (score, row)
+                p = np.argsort(ss[a:i], kind="mergesort") + a
+                order[a:i] = order[p]
+                ss[a:i] = ss[p]
+                vv[a:i] = vv[p]
                 if not const:
-                    ww[i] = w[r]
-            if i == n or (keys[i] >> np.uint64(b)) != (keys[a] >> np.uint64(b)):
-                if mixed:  # a collision: the run sorted by (score, row), stably
-                    p = np.argsort(ss[a:i], kind="mergesort") + a
-                    order[a:i] = order[p]
-                    ss[a:i] = ss[p]
-                    vv[a:i] = vv[p]
-                    if not const:
-                        ww[a:i] = ww[p]
-                a = i
-                mixed = False
-            elif i > a and ss[i] != ss[i - 1]:
-                mixed = True
+                    ww[a:i] = ww[p]
+            a = i
+            mixed = False
         return order, ss, vv, ww
     return compiled(run)
 
