@@ -396,11 +396,12 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     ids, and the placement sums of the labels (:func:`bipartite.diagnostics._placement_sums.
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
-    global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
-    per-query order comes from the global one by a radix sort of the query codes
-    (:func:`bipartite.metrics.query_major`) and each order is walked once for all of
-    them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
-    whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
+    global sort. The route is chosen here, once: up to
+    :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the compiled one walk
+    (:func:`bipartite.diagnostics._scan.scorer_stats`, :mod:`bipartite.diagnostics._walk`: one
+    packed-key sort per scorer, the per-query order from it by a counting sort of the query
+    codes, docs/theory.md §7.5); wider label sets take the whole-array route (a second sort,
+    ``label_sums``, ``pair_stats`` blocked by pairs)."""
     if np.all(d.w == d.w[0]):  # one weight (no weight column): scaled as one row is
         ws = np.full(d.n, pow2_normalise(d.w[:1])[0])
         wq, exp = (ws, None) if d.g is not None else (None, None)  # query_scaled's, one scale

@@ -42,6 +42,11 @@ all scorers; when every row weighs the same power of two (no weight column), fro
 the rows of each (unit, label combination): every such sum is that power times a count, the
 same float in any order of summation. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
 pair rows).
+
+The report takes these sums from the compiled passes of :mod:`bipartite.diagnostics._walk`
+(``scorer_stats(compiled=True)``: the same formulas row by row, one packed-key sort per scorer,
+docs/theory.md §7.5); the NumPy walks of this module (``compiled=False``) are their reference in
+``tests/test_diagnostics_compiled_walk.py``.
 """
 
 from __future__ import annotations

@@ -64,22 +64,18 @@ def _keys():
 
 @functools.cache
 def _gather(const: bool):
-    def run(keys, b, s, lab, w):
+    def run(keys, b, s, lab, w, vv):
         n = keys.shape[0]
         mask = np.uint64((1 << b) - 1)
-        order = np.empty(n, np.int64)
         ss = np.empty(n)
-        vv = np.empty(n, np.int64)
         ww = np.empty(0 if const else n)
         for i in range(n):  # tight loops: many random reads in flight at once
-            order[i] = np.int64(keys[i] & mask)
+            ss[i] = s[keys[i] & mask]
         for i in range(n):
-            ss[i] = s[order[i]]
-        for i in range(n):
-            vv[i] = lab[order[i]]
+            vv[i] = lab[keys[i] & mask]
         if not const:
             for i in range(n):
-                ww[i] = w[order[i]]
+                ww[i] = w[keys[i] & mask]
         a = 0  # the first row of the current run of one key bucket
         mixed = False  # whether the run holds distinct scores
         for i in range(1, n + 1):
@@ -88,21 +84,24 @@ def _gather(const: bool):
                 continue
             if mixed:  # a collision: the run (in row order) sorted by (score, row)
                 p = np.argsort(ss[a:i], kind="mergesort") + a
-                order[a:i] = order[p]
+                keys[a:i] = keys[p]
                 ss[a:i] = ss[p]
                 vv[a:i] = vv[p]
                 if not const:
                     ww[a:i] = ww[p]
             a = i
             mixed = False
-        return order, ss, vv, ww
+        for i in range(n):  # the keys become the order
+            keys[i] &= mask
+        return ss, ww
     return compiled(run)
 
 
 def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(order, ss, vv, ww)`` (n,): the rows in ascending (score, row) order (``−0 = +0``; the
-    order of ``QuerySegments(s).order``), their scores, packed labels (int64) and weights (empty
+    order of ``QuerySegments(s).order``), their scores, packed labels (in their unsigned type up
+    to 32 bits, else int64) and weights (empty
     when every row weighs the same, ``const``), from one ``np.sort`` of packed uint64 keys: the
     score's float64 pattern as an order-preserving integer, its top ``64 − ⌈log2 n⌉`` bits above
     the row index. Distinct scores that share those bits (a run of one key bucket holding
@@ -112,8 +111,11 @@ def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
     b = max(1, (len(s) - 1).bit_length())
     keys = _keys()(s.view(np.uint64), b)
     keys.sort()
-    return _gather(bool(const))(keys, b, s, np.ascontiguousarray(lab),
-                                np.ascontiguousarray(w, dtype=np.float64))
+    lab = np.ascontiguousarray(lab)
+    vv = np.empty(len(s), dtype=lab.dtype if lab.dtype.itemsize <= 4 else np.int64)
+    ss, ww = _gather(bool(const))(keys, b, s, lab, np.ascontiguousarray(w, dtype=np.float64),
+                                  vv)
+    return keys.view(np.int64), ss, vv, ww
 
 
 @functools.cache
@@ -242,7 +244,7 @@ def _within(const: bool, normal: bool, K: int):
         for q in range(G - 1):
             fill[q + 1] = fill[q] + n_rows[q]
         qs = np.empty(n)  # the rows by query, each query's in score order: a stable
-        qv = np.empty(n, np.int64)  # counting sort of the global order
+        qv = np.empty_like(vv)  # counting sort of the global order
         qw = np.empty(0 if const else n)
         for i in range(n):
             q = vv[i] >> K
