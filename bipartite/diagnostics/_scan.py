@@ -58,7 +58,7 @@ import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
-from bipartite.diagnostics._walk import global_sums, near_sums, sorted_rows
+from bipartite.diagnostics._walk import global_sums, near_sums, sorted_rows, within_sums
 from bipartite.metrics import (
     QuerySegments,
     auc_terms,
@@ -501,8 +501,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
     clustered = codes is not None
     if compiled:  # docs/theory.md §7.5: the same sums from compiled passes (_walk)
         order, ss, vv, ww = sorted_rows(s, ms.lab, ms.w, ms.c is not None)
-        below, above, scaled = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K,
-                                           ms.P, G if clustered else None, ms.ep, ms.en)
+        below, above = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K, ms.P,
+                                   G if clustered else None)
         del order
     else:
         seg = QuerySegments(s, check_input=False) if seg is None else seg
@@ -516,7 +516,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
         Pq, Nq = ms.block(ms.lab, slice(None))
     within, P, N = None, Pq[:K], Nq[:K]
     if compiled and clustered:
-        within, P, N = within_result(*scaled, ms.ep, ms.en)
+        within, P, N = within_result(*within_sums(ss, vv, ww, ms.c is not None, ms.tab, K,
+                                                  n_rows, ms.ep, ms.en), ms.ep, ms.en)
     elif qorder is not None:
         within, P, N = _within(qorder, s, n_rows, ms)
     labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,

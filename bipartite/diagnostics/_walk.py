@@ -12,28 +12,26 @@ row:
   positive and negative weight of every weight row, one running sum of each over all groups
   (:func:`bipartite.metrics.tie_placements` with a carry: the negative weight below plus ½ the
   tied, the positive weight above plus ½ the tied, from the row's total), the rows' placements
-  times their weights added to their unit; and, with query ids, each query's AUC numerators of
-  the labels in the same walk: a query's rows come in its own score order in the global one
-  (the per-query order of :func:`bipartite.metrics.query_major`), so each query carries its
-  negative weight below from group to group, with the grouped engine's formulas
-  (:meth:`bipartite.metrics.QuerySegments.auc`: each label's rows scaled by its power of two,
-  the positives of a query's tie group times the negatives below plus ½ the tied,
-  :func:`bipartite.metrics.auc_terms`) — no per-query sort;
+  times their weights added to their unit;
 * :func:`near_sums`: the near-tie numerators of the label pairs, ``Σ_{i k only} w_i (C_j[hi_i] −
   C_j[lo_i])``, ``lo``/``hi`` found by two pointers that only move forward over the sorted
   scores (the same comparisons as ``np.searchsorted(ss, s_i − tol, "left")`` and
   ``(ss, s_i + tol, "right")``), ``C_j`` the running "j only" weight carried at each pointer
-  (the same sequential sums as one cumulative sum).
+  (the same sequential sums as one cumulative sum);
+* :func:`within_sums`: the per-query order from the global one by a counting sort of the query
+  codes (stable: each query's rows keep their score order, as
+  :func:`bipartite.metrics.query_major`), then each query's AUC numerators of the labels with
+  the grouped engine's formulas (:meth:`bipartite.metrics.QuerySegments.auc`: each label's rows
+  scaled by its power of two, each tie group's positives times the negatives below plus ½ the
+  tied, :func:`bipartite.metrics.auc_terms`).
 
 Sums of a tie group, and the running sums, add the rows in the same order as the NumPy walk
 (``np.add.reduceat``, ``np.cumsum`` are sequential), so the placements are the same floats; the
 per-unit sums and the near-tie numerators add the same terms in another order: equal when
 every row weighs the same power of two (every sum then an exact multiple of it), within a few
-ulps otherwise. A query's running negative weight starts from 0 at the query (the NumPy walk
-takes a running sum over all queries less an offset, :func:`bipartite.metrics.segment_below`):
-with float weights its within-query numerators are the more exact. The kernels are compiled by numba on their first call
-(:func:`bipartite._utils.compiled.compiled`; a few seconds, once per weights/units/width/label
-code type, then cached on disk).
+ulps otherwise. The kernels are compiled by numba on their first call
+(:func:`bipartite._utils.compiled.compiled`; a few seconds per variant: weights constant or
+not, units queries or rows, the numbers of labels and weight rows; then cached on disk).
 """
 
 from __future__ import annotations
@@ -45,7 +43,7 @@ import numpy as np
 
 from bipartite._utils.compiled import compiled
 
-__all__ = ["global_sums", "near_sums", "sorted_rows"]
+__all__ = ["global_sums", "near_sums", "sorted_rows", "within_sums"]
 
 
 @functools.cache
@@ -122,14 +120,11 @@ def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
 
 
 @functools.cache
-def _global(const: bool, units: bool, normal: bool):
-    def run(ss, vv, ww, order, tab, K, total, fp, fn, R, T, seen, touched):
+def _global(const: bool, units: bool, m: int, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, order, tab, total, below, above):
         n = ss.shape[0]
-        m = total.shape[0]
-        mask = (1 << K) - 1
-        # columns of a query's record R[q]: below (m), above (m), then the labels' scaled AUC
-        # numerators, positive and negative weights and negative weight below (K each)
-        num, pw, nw, bw = 2 * m, 2 * m + K, 2 * m + 2 * K, 2 * m + 3 * K
         gp = np.zeros(m)
         gn = np.zeros(m)
         cp = np.zeros(m)   # the running positive and negative weight (tie_placements' carry)
@@ -141,29 +136,18 @@ def _global(const: bool, units: bool, normal: bool):
             b = a + 1
             while b < n and ss[b] == ss[a]:
                 b += 1
-            nt = 0
             for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
                 c = vv[i] & mask
                 x = 1.0 if const else ww[i]
                 for r in range(m):
                     p = tab[c, r] if const else tab[c, r] * x
                     q = tab[c, m + r] if const else tab[c, m + r] * x
-                    gp[r] = p if i == a else gp[r] + p
-                    gn[r] = q if i == a else gn[r] + q
-                if units:  # and each query's part of it, scaled (QuerySegments.auc)
-                    u = vv[i] >> K
-                    new = seen[u] == 0
-                    if new:
-                        seen[u] = 1
-                        touched[nt] = u
-                        nt += 1
-                    for k in range(K):
-                        p = tab[c, k] if const else tab[c, k] * x
-                        q = tab[c, m + k] if const else tab[c, m + k] * x
-                        p = p * fp[k] if normal else math.ldexp(p, int(fp[k]))
-                        q = q * fn[k] if normal else math.ldexp(q, int(fn[k]))
-                        T[u, k] = p if new else T[u, k] + p
-                        T[u, K + k] = q if new else T[u, K + k] + q
+                    if i == a:
+                        gp[r] = p
+                        gn[r] = q
+                    else:
+                        gp[r] += p
+                        gn[r] += q
             for r in range(m):  # tie_placements with a carry
                 cn[r] += gn[r]
                 cp[r] += gp[r]
@@ -177,64 +161,39 @@ def _global(const: bool, units: bool, normal: bool):
                     p = tab[c, r] if const else tab[c, r] * x
                     q = tab[c, m + r] if const else tab[c, m + r] * x
                     if units:
-                        R[u, r] += bt[r] * p
-                        R[u, m + r] += at[r] * q
+                        below[u, r] += bt[r] * p
+                        above[u, r] += at[r] * q
                     else:
-                        R[u, r] = bt[r] * p
-                        R[u, m + r] = at[r] * q
-            for j in range(nt):  # auc_terms: Gp (below + ½ Gn), summed over each query
-                u = touched[j]
-                seen[u] = 0
-                for k in range(K):
-                    xp = T[u, k]
-                    xn = T[u, K + k]
-                    R[u, num + k] += xp * (R[u, bw + k] + 0.5 * xn)
-                    R[u, pw + k] += xp
-                    R[u, nw + k] += xn
-                    R[u, bw + k] += xn
+                        below[u, r] = bt[r] * p
+                        above[u, r] = at[r] * q
             a = b
     return compiled(run)
 
 
 def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, order: np.ndarray,
-                tab: np.ndarray, K: int, total: np.ndarray, G: int | None,
-                ep: np.ndarray, en: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """``(below, above, (num, P, N))``: the rows' placements times their weights (module
-    docstring), summed per query (m, G) (the query codes above the ``K`` label bits of ``vv``),
-    or per row in input order (m, n) (``G`` None); with queries also each query's AUC numerator
-    of the labels and its positive and negative weight (K, G), every label's rows scaled by
-    ``2^−ep_k`` and ``2^−en_k`` (the grouped engine's scales; a query's rows come in its own
-    score order in the global one), else None. ``tab`` (2m, 2^K): the weight rows of each label
-    combination (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when
-    ``const``), ``total`` (m,) the positive weight of each row."""
+                tab: np.ndarray, K: int, total: np.ndarray, G: int | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(below, above)``: the rows' placements times their weights (module docstring), summed
+    per query (m, G) (the query codes above the ``K`` label bits of ``vv``), or per row in input
+    order (m, n) (``G`` None); ``tab`` (2m, 2^K) the weight rows of each label combination
+    (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when ``const``),
+    ``total`` (m,) the positive weight of each row."""
     m = len(total)
-    units = G is not None
-    ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
-    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
-    # same exact product) while 2^−e is a normal float, else np.ldexp itself
-    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
-    fp = np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64)
-    fn = np.ldexp(1.0, -en) if normal else -en.astype(np.float64)
-    R = np.zeros((G, 2 * m + 4 * K) if units else (len(ss), 2 * m))  # a unit's sums together
-    T = np.empty((G if units else 0, 2 * K))
-    _global(bool(const), units, normal)(
-        ss, vv, ww, order, np.ascontiguousarray(tab.T), int(K),
-        np.ascontiguousarray(total, dtype=np.float64), fp, fn, R, T,
-        np.zeros(G if units else 0, np.uint8), np.empty(G if units else 0, np.int64))
-    RT = np.ascontiguousarray(R.T)
-    within = (RT[2 * m:2 * m + K], RT[2 * m + K:2 * m + 2 * K],
-              RT[2 * m + 2 * K:2 * m + 3 * K]) if units else None
-    return RT[:m], RT[m:2 * m], within
+    shape = (G, m) if G is not None else (len(ss), m)  # a unit's sums in one cache line
+    below, above = np.zeros(shape), np.zeros(shape)
+    _global(bool(const), G is not None, m, int(K))(
+        ss, vv, ww, order, np.ascontiguousarray(tab.T),
+        np.ascontiguousarray(total, dtype=np.float64), below, above)
+    return np.ascontiguousarray(below.T), np.ascontiguousarray(above.T)
 
 
 @functools.cache
-def _near(const: bool):
-    def run(ss, vv, ww, tab, K, tol, num):
+def _near(const: bool, K: int, m: int):
+    mask = (1 << K) - 1
+    p = m - K
+
+    def run(ss, vv, ww, tab, tol, num):
         n = ss.shape[0]
-        p = num.shape[0]
-        m = K + p
-        mask = (1 << K) - 1
         clo = np.zeros(p)   # the running "j only" weight before lo and before hi
         chi = np.zeros(p)
         lo = 0
@@ -271,5 +230,95 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
     docstring) at tolerance ``tol``."""
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
-    _near(bool(const))(ss, vv, ww, np.ascontiguousarray(tab), int(K), float(tol), num)
+    _near(bool(const), int(K), m)(ss, vv, ww, np.ascontiguousarray(tab), float(tol), num)
     return num
+
+
+@functools.cache
+def _within(const: bool, normal: bool, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, tab, n_rows, fp, fn, num, P, N):
+        n = ss.shape[0]
+        G = n_rows.shape[0]
+        fill = np.zeros(G, np.int64)
+        for q in range(G - 1):
+            fill[q + 1] = fill[q] + n_rows[q]
+        qs = np.empty(n)  # the rows by query, each query's in score order: a stable
+        qv = np.empty_like(vv)  # counting sort of the global order
+        qw = np.empty(0 if const else n)
+        for i in range(n):
+            q = vv[i] >> K
+            j = fill[q]
+            qs[j] = ss[i]
+            qv[j] = vv[i]
+            if not const:
+                qw[j] = ww[i]
+            fill[q] = j + 1
+        gp = np.zeros(K)
+        gn = np.zeros(K)
+        bn = np.zeros(K)
+        e = 0
+        for q in range(G):
+            a = e
+            e = a + n_rows[q]
+            first = True
+            while a < e:
+                b = a + 1
+                while b < e and qs[b] == qs[a]:
+                    b += 1
+                for j in range(a, b):  # the tie group's sums, each label's rows scaled
+                    c = qv[j] & mask
+                    x = 1.0 if const else qw[j]
+                    for k in range(K):
+                        pk = tab[k, c] if const else tab[k, c] * x
+                        qk = tab[K + k, c] if const else tab[K + k, c] * x
+                        if normal:
+                            pk *= fp[k]
+                            qk *= fn[k]
+                        else:
+                            pk = math.ldexp(pk, int(fp[k]))
+                            qk = math.ldexp(qk, int(fn[k]))
+                        if j == a:
+                            gp[k] = pk
+                            gn[k] = qk
+                        else:
+                            gp[k] += pk
+                            gn[k] += qk
+                for k in range(K):  # auc_terms: Gp (below + ½ Gn), summed over the query
+                    if first:
+                        num[k, q] = gp[k] * (0.5 * gn[k])
+                        P[k, q] = gp[k]
+                        N[k, q] = gn[k]
+                        bn[k] = gn[k]
+                    else:
+                        num[k, q] += gp[k] * (bn[k] + 0.5 * gn[k])
+                        P[k, q] += gp[k]
+                        N[k, q] += gn[k]
+                        bn[k] += gn[k]
+                first = False
+                a = b
+    return compiled(run)
+
+
+def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
+                K: int, n_rows: np.ndarray, ep: np.ndarray, en: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(num, P, N)`` (K, G): each query's AUC numerator of the ``K`` labels and its positive
+    and negative weight, every label's rows scaled by ``2^−ep_k`` and ``2^−en_k``
+    (module docstring; ``n_rows`` (G,) the rows of each query, the codes above the label bits of
+    ``vv``); 0 for a query without rows."""
+    m = tab.shape[0] // 2
+    G = len(n_rows)
+    num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
+    lab_tab = np.ascontiguousarray(np.concatenate([tab[:K], tab[m:m + K]]))
+    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
+    # same exact product) while 2^−e is a normal float, else np.ldexp itself
+    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
+    ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
+    fp = np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64)
+    fn = np.ldexp(1.0, -en) if normal else -en.astype(np.float64)
+    _within(bool(const), normal, int(K))(ss, vv, ww, lab_tab,
+                                         np.ascontiguousarray(n_rows, np.int64), fp, fn, num, P,
+                                         N)
+    return num, P, N
