@@ -7,6 +7,8 @@ tie groups, queries and near-tie windows straddle block bounds."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -18,9 +20,10 @@ from bipartite.diagnostics._placement_sums import label_sums
 from bipartite.metrics import QuerySegments, query_major
 
 
-def run_one_walk(s, Y, ws, codes, G, tol):
+def run_one_walk(s, Y, ws, codes, G, tol, compiled=True):
     """The one-walk route run as the report runs it, on scaled weights ``ws`` (codes None: rows
-    as units): ``(lab, prs, near, ms, seg, pairs)``."""
+    as units): ``(lab, prs, near, ms, seg, pairs)``; ``compiled`` False: the NumPy walks (the
+    compiled passes' reference, tests/test_diagnostics_compiled_walk.py)."""
     n, K = Y.shape
     Yt = np.ascontiguousarray(Y.astype(bool).T)
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
@@ -30,7 +33,8 @@ def run_one_walk(s, Y, ws, codes, G, tol):
     qorder = query_major(seg.order, codes, G) if codes is not None else None
     weight = np.bincount(codes, ws, minlength=G) if codes is not None else ws
     n_rows = np.bincount(codes, minlength=G) if codes is not None else np.ones(n, dtype=np.int64)
-    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, G, weight, n_rows, tol)
+    lab, prs, near = scan.scorer_stats(s, seg, qorder, Yt, ms, codes, G, weight, n_rows, tol,
+                                       compiled=compiled)
     return lab, prs, near, ms, seg, pairs
 
 
@@ -57,10 +61,12 @@ def _fields(ps):
     (0, 2, True, "float", True), (1, 2, False, "unit", True), (2, 3, True, "unit", False),
     (3, 1, False, "float", False), (4, 3, False, "tiny", True), (5, 4, True, "float", True),
     (6, 2, True, "tiny", False), (7, 4, False, "unit", False)])
-def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, block, monkeypatch):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, block, compiled,
+                                               monkeypatch):
     """Every placement sum of the labels and of the label pairs, the win rates, near-tie rates
-    and their DeLong variances: the one-walk route equals label_sums and pair_stats (rounding
-    only), whatever the block bounds."""
+    and their DeLong variances: the one-walk route (its NumPy walks, whatever the block bounds,
+    and its compiled passes) equals label_sums and pair_stats (rounding only)."""
     monkeypatch.setattr(scan, "BLOCK_CELLS", block[0])
     monkeypatch.setattr(scan, "MIN_BLOCK", block[1])
     monkeypatch.setattr(scan, "NEAR_CELLS", block[2])  # 1: the near ties one pair at a time
@@ -70,7 +76,7 @@ def test_one_walk_equals_the_whole_array_route(seed, K, ties, weights, qid, bloc
     codes, GG = (g, G) if qid else (None, None)
     ws = pow2_normalise(w)
     tol = 0.15
-    lab, prs, near, ms, seg, pairs = run_one_walk(s, Y, ws, codes, GG, tol)
+    lab, prs, near, ms, seg, pairs = run_one_walk(s, Y, ws, codes, GG, tol, compiled)
     qseg = QuerySegments(s, codes, check_input=False) if qid else None
     ref = label_sums(s, Y, ws, codes=codes, G=GG, seg=seg, qseg=qseg)
     for a, b in zip(_fields(lab), _fields(ref), strict=True):
@@ -115,9 +121,9 @@ def test_near_tie_windows_at_exact_boundaries(monkeypatch):
     kj = np.array([[0, 1]])
     ms = scan.masses(Yt, ws, kj, None, None)
     seg = QuerySegments(s, check_input=False)
-    for tol in (0.0, 0.25, 0.5, 0.3):
+    for tol, compiled in itertools.product((0.0, 0.25, 0.5, 0.3), (False, True)):
         _, prs, near = scan.scorer_stats(s, seg, None, Yt, ms, None, None, ws,
-                                         np.ones(n, dtype=np.int64), tol)
+                                         np.ones(n, dtype=np.int64), tol, compiled=compiled)
         want = pair_stats(s, Y, ws, [(0, 1)], tol=tol, delong=False, seg=seg)
         np.testing.assert_allclose(near, want.near_tie, rtol=1e-12)
         np.testing.assert_allclose(prs.auc(), want.win, rtol=1e-12)

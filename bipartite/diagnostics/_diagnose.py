@@ -74,7 +74,6 @@ from bipartite.metrics import (
     GAUC_WEIGHTINGS,
     GroupedStats,
     QuerySegments,
-    query_major,
     query_scaled,
 )
 
@@ -397,11 +396,12 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     ids, and the placement sums of the labels (:func:`bipartite.diagnostics._placement_sums.
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
-    global sort. Up to :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the
-    per-query order comes from the global one by a radix sort of the query codes
-    (:func:`bipartite.metrics.query_major`) and each order is walked once for all of
-    them (:func:`bipartite.diagnostics._scan.scorer_stats`); wider label sets take the
-    whole-array route (a second sort, ``label_sums``, ``pair_stats`` blocked by pairs)."""
+    global sort. The route is chosen here, once: up to
+    :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the compiled one walk
+    (:func:`bipartite.diagnostics._scan.scorer_stats`, :mod:`bipartite.diagnostics._walk`: one
+    packed-key sort per scorer, the per-query order from it by a counting sort of the query
+    codes, docs/theory.md §7.5); wider label sets take the whole-array route (a second sort,
+    ``label_sums``, ``pair_stats`` blocked by pairs)."""
     if np.all(d.w == d.w[0]):  # one weight (no weight column): scaled as one row is
         ws = np.full(d.n, pow2_normalise(d.w[:1])[0])
         wq, exp = (ws, None) if d.g is not None else (None, None)  # query_scaled's, one scale
@@ -421,11 +421,11 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          np.bincount(d.g, ws, minlength=d.G))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
-            seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
-            qseg = None
-            if d.g is not None:  # the per-query order: from the global one, or a second sort
-                qseg = (query_major(seg.order, d.g, d.G) if one_walk else
-                        QuerySegments(d.S[s], d.g, check_input=False))
+            seg = qseg = None  # the one walk sorts the rows itself (in its compiled passes)
+            if not one_walk:
+                seg = out.segs[s] = QuerySegments(d.S[s], check_input=False)
+                if d.g is not None:
+                    qseg = QuerySegments(d.S[s], d.g, check_input=False)
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:
                 st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
@@ -445,6 +445,15 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
                                          seg=seg, codes=d.g, G=d.G or None)
         del qseg
     return out
+
+
+def _segments(d: Data, est: Estimates, s: str) -> QuerySegments:
+    """Scorer ``s``'s global :class:`~bipartite.metrics.QuerySegments`, made at first use (the
+    one walk sorts the rows itself; the bootstrap's and the jackknife's pair sums, when made
+    again, need them)."""
+    if s not in est.segs:
+        est.segs[s] = QuerySegments(d.S[s], check_input=False)
+    return est.segs[s]
 
 
 def _queries_scale_free(d: Data, s: str, wq: np.ndarray, exp: np.ndarray) -> GroupedStats:
@@ -517,7 +526,8 @@ def _bootstrap(d: Data, est: Estimates, n_boot: int, rng: np.random.Generator,
     codes, G = d.g, d.G or None
 
     def pair_tables(s):
-        return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G, seg=est.segs[s]))
+        return [(sl, pair_sums(d.S[s], d.Y, ws, kj[sl], codes=codes, G=G,
+                               seg=_segments(d, est, s)))
                 for sl in pair_blocks(len(kj), d.n)]
 
     cache = est.pair_sums or ({s: pair_tables(s) for s in d.score_names}
@@ -556,7 +566,7 @@ def _jackknife(d: Data, est: Estimates, gauc_weighting: str) -> dict:
             win[sl] = ps.jackknife_auc()
         for sl in pair_blocks(len(kj), d.n) if not have else []:
             win[sl] = pair_sums(d.S[s], d.Y, ws, kj[sl], codes=d.g, G=d.G or None,
-                                seg=est.segs[s], within=True).jackknife_auc()
+                                seg=_segments(d, est, s), within=True).jackknife_auc()
         out[s] = {"auc": st.jackknife_auc(), "win": win,
                   "gauc": st.jackknife_gauc(gauc_weighting) if st.clustered else None}
     return out

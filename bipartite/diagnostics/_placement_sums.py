@@ -390,7 +390,12 @@ def query_notes(auc: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray | None, la
     no_neg = (f"query has no negative for {label!r}" if n_neg is not None else
               f"query has no negative with weight for {label!r} (or its negatives' weights "
               "underflow in float64 beside the heaviest rows')")
-    why = np.where(n_pos == 0, f"query has no positive for {label!r}",
-                   np.where(n_neg == 0, no_neg, lost) if n_neg is not None else no_neg)
-    return np.where(np.isfinite(auc), None, why)
+    out = np.full(len(auc), None, dtype=object)  # the notes of the undefined AUCs only (no
+    bad = ~np.isfinite(auc)  # array of long strings per query: 10⁵ queries and more)
+    if bad.any():
+        texts = np.array([f"query has no positive for {label!r}", no_neg, lost], dtype=object)
+        which = np.where(np.asarray(n_pos)[bad] == 0, 0,
+                         np.where(np.asarray(n_neg)[bad] == 0, 1, 2) if n_neg is not None else 1)
+        out[bad] = texts[which]
+    return out
 

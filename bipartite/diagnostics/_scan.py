@@ -42,6 +42,11 @@ all scorers; when every row weighs the same power of two (no weight column), fro
 the rows of each (unit, label combination): every such sum is that power times a count, the
 same float in any order of summation. :func:`fused` says when this route is taken (at most :data:`FUSED_ROWS` label and
 pair rows).
+
+The report takes these sums from the compiled passes of :mod:`bipartite.diagnostics._walk`
+(``scorer_stats(compiled=True)``: the same formulas row by row, one packed-key sort per scorer,
+docs/theory.md §7.5); the NumPy walks of this module (``compiled=False``) are their reference in
+``tests/test_diagnostics_compiled_walk.py``.
 """
 
 from __future__ import annotations
@@ -53,16 +58,19 @@ import numpy as np
 
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
+from bipartite.diagnostics._walk import global_sums, near_sums, sorted_rows, within_sums
 from bipartite.metrics import (
     QuerySegments,
     auc_terms,
     carried_cumsum,
+    query_major,
     segment_below,
     tie_placements,
 )
 
 __all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "WINDOW_STEPS",
-           "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table"]
+           "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table",
+           "within_result"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
 #: wider label sets take the whole-array route, blocked by pairs.
@@ -381,6 +389,15 @@ def _within(qorder: np.ndarray, s: np.ndarray, n_rows: np.ndarray, ms: Masses
         num[:, q] = np.add.reduceat(auc_terms(Gp, Gn, segment_below(Gn, qf)), qf, axis=1)
         P[:, q] = np.add.reduceat(Gp, qf, axis=1)
         N[:, q] = np.add.reduceat(Gn, qf, axis=1)
+    return within_result(num, P, N, ep, en)
+
+
+def within_result(num: np.ndarray, P: np.ndarray, N: np.ndarray, ep: np.ndarray, en: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(inner, P, N)`` (K, G) from the scaled per-query AUC numerators ``num`` and weights
+    ``P``, ``N`` (each label's rows times ``2^−ep_k``, ``2^−en_k``): the AUC times the unscaled
+    ``P_q N_q`` (0 where undefined), as :meth:`bipartite.metrics.QuerySegments.auc` and
+    :func:`bipartite.diagnostics._placement_sums.label_sums` take it (both walks end here)."""
     ok = (P > 0) & (N > 0)
     auc = np.divide(num, P * N, out=np.full(num.shape, np.nan), where=ok)
     P, N = np.ldexp(P, ep[:, None]), np.ldexp(N, en[:, None])
@@ -467,24 +484,41 @@ def _window(ss: np.ndarray, pos: np.ndarray, lo_key: np.ndarray, hi_key: np.ndar
     return lo, hi
 
 
-def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Yt: np.ndarray,
+def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | None, Yt: np.ndarray,
                  ms: Masses, codes: np.ndarray | None, G: int | None, weight: np.ndarray,
-                 n_rows: np.ndarray, tol: float | None
+                 n_rows: np.ndarray, tol: float | None, *, compiled: bool = True
                  ) -> tuple[PlacementSums, PlacementSums | None, np.ndarray | None]:
     """``(labels, pairs, near_tie)`` of the scores ``s`` (float64, their global ``seg`` and, with
     query codes, per-query ``qorder`` orders, :func:`~bipartite.metrics.query_major`): the labels'
     :class:`PlacementSums` (with ``within`` when ``qorder`` is given), the label pairs' (None without pairs) and the pairs' near-tie rates
-    (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows."""
+    (``tol`` None: not computed); ``weight``, ``n_rows``: the units' row weight and rows.
+    ``compiled`` (the report's route): the sums from the compiled passes of
+    :mod:`bipartite.diagnostics._walk` (which sort the rows themselves: ``seg`` and ``qorder``
+    unused);
+    False: from this module's NumPy walks (``_global``, ``_within``, ``_near_ties``: the
+    tests' reference, ``tests/test_diagnostics_compiled_walk.py``)."""
     K, p = ms.K, len(ms.kj)
-    keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
-    below, above, (C, vs) = _global(seg, ms, codes, G, keep)
     clustered = codes is not None
+    if compiled:  # docs/theory.md §7.5: the same sums from compiled passes (_walk)
+        order, ss, vv, ww = sorted_rows(s, ms.lab, ms.w, ms.c is not None)
+        below, above = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K, ms.P,
+                                   G if clustered else None)
+        del order
+    else:
+        seg = QuerySegments(s, check_input=False) if seg is None else seg
+        if qorder is None and clustered:
+            qorder = query_major(seg.order, codes, G)
+        keep = tol is not None and p * (len(s) + 1) <= NEAR_CELLS
+        below, above, (C, vs) = _global(seg, ms, codes, G, keep)
     if clustered:
         Pq, Nq = ms.Pq, ms.Nq
     else:  # rows as units: the weight rows themselves, in input order
         Pq, Nq = ms.block(ms.lab, slice(None))
     within, P, N = None, Pq[:K], Nq[:K]
-    if qorder is not None:
+    if compiled and clustered:
+        within, P, N = within_result(*within_sums(ss, vv, ww, ms.c is not None, ms.tab, K,
+                                                  n_rows, ms.ep, ms.en), ms.ep, ms.en)
+    elif qorder is not None:
         within, P, N = _within(qorder, s, n_rows, ms)
     labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,
                            weight=weight, n_rows=n_rows, n_pos=ms.n_pos[:K],
@@ -496,7 +530,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments, qorder: np.ndarray | None, Y
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        num = _near_ties(seg, s, ms, C, tol, vs)
+        num = (near_sums(ss, vv, ww, ms.c is not None, ms.tab, K, tol) if compiled else
+               _near_ties(seg, s, ms, C, tol, vs))
         den = ms.P[K:] * ms.N[K:]
         near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)
     return labels, pairs, near

@@ -1,0 +1,324 @@
+"""The report's per-scorer sums in compiled passes over the scorer's sorted rows (docs/theory.md
+§7.5): what :func:`bipartite.diagnostics._scan.scorer_stats` takes from its NumPy walks
+(``_global``, ``_within``, ``_near_ties`` of :mod:`bipartite.diagnostics._scan`, which stay as
+the tests' reference, ``tests/test_diagnostics_compiled_walk.py``), with the same formulas in
+the same order of summation, row by row, and no temporary of the size of the input per weight
+row:
+
+* :func:`sorted_rows`: the rows' scores, packed labels (:attr:`~bipartite.diagnostics._scan.
+  Masses.lab`, query code above the label bits) and weights gathered into the global (score,
+  row) order once;
+* :func:`global_sums`: one walk of the global tie groups (runs of one score): each group's
+  positive and negative weight of every weight row, one running sum of each over all groups
+  (:func:`bipartite.metrics.tie_placements` with a carry: the negative weight below plus ½ the
+  tied, the positive weight above plus ½ the tied, from the row's total), the rows' placements
+  times their weights added to their unit;
+* :func:`near_sums`: the near-tie numerators of the label pairs, ``Σ_{i k only} w_i (C_j[hi_i] −
+  C_j[lo_i])``, ``lo``/``hi`` found by two pointers that only move forward over the sorted
+  scores (the same comparisons as ``np.searchsorted(ss, s_i − tol, "left")`` and
+  ``(ss, s_i + tol, "right")``), ``C_j`` the running "j only" weight carried at each pointer
+  (the same sequential sums as one cumulative sum);
+* :func:`within_sums`: the per-query order from the global one by a counting sort of the query
+  codes (stable: each query's rows keep their score order, as
+  :func:`bipartite.metrics.query_major`), then each query's AUC numerators of the labels with
+  the grouped engine's formulas (:meth:`bipartite.metrics.QuerySegments.auc`: each label's rows
+  scaled by its power of two, each tie group's positives times the negatives below plus ½ the
+  tied, :func:`bipartite.metrics.auc_terms`).
+
+Sums of a tie group, and the running sums, add the rows in the same order as the NumPy walk
+(``np.add.reduceat``, ``np.cumsum`` are sequential), so the placements are the same floats; the
+per-unit sums and the near-tie numerators add the same terms in another order: equal when
+every row weighs the same power of two (every sum then an exact multiple of it), within a few
+ulps otherwise. The kernels are compiled by numba on their first call
+(:func:`bipartite._utils.compiled.compiled`; a few seconds per variant: weights constant or
+not, units queries or rows, the numbers of labels and weight rows; then cached on disk).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from bipartite._utils.compiled import compiled
+
+__all__ = ["global_sums", "near_sums", "sorted_rows", "within_sums"]
+
+
+@functools.cache
+def _keys():
+    def run(bits, b):
+        n = bits.shape[0]
+        keys = np.empty(n, np.uint64)
+        sign = np.uint64(1 << 63)
+        for i in range(n):
+            u = bits[i]
+            if u == sign:  # −0 is +0
+                u = np.uint64(0)
+            u = ~u if u & sign else u | sign  # the float's order as an unsigned integer's
+            keys[i] = ((u >> np.uint64(b)) << np.uint64(b)) | np.uint64(i)
+        return keys
+    return compiled(run)
+
+
+@functools.cache
+def _gather(const: bool):
+    def run(keys, b, s, lab, w, vv):
+        n = keys.shape[0]
+        mask = np.uint64((1 << b) - 1)
+        ss = np.empty(n)
+        ww = np.empty(0 if const else n)
+        for i in range(n):  # tight loops: many random reads in flight at once
+            ss[i] = s[keys[i] & mask]
+        for i in range(n):
+            vv[i] = lab[keys[i] & mask]
+        if not const:
+            for i in range(n):
+                ww[i] = w[keys[i] & mask]
+        a = 0  # the first row of the current run of one key bucket
+        mixed = False  # whether the run holds distinct scores
+        for i in range(1, n + 1):
+            if i < n and (keys[i] >> np.uint64(b)) == (keys[a] >> np.uint64(b)):
+                mixed |= ss[i] != ss[i - 1]
+                continue
+            if mixed:  # a collision: the run (in row order) sorted by (score, row)
+                p = np.argsort(ss[a:i], kind="mergesort") + a
+                keys[a:i] = keys[p]
+                ss[a:i] = ss[p]
+                vv[a:i] = vv[p]
+                if not const:
+                    ww[a:i] = ww[p]
+            a = i
+            mixed = False
+        for i in range(n):  # the keys become the order
+            keys[i] &= mask
+        return ss, ww
+    return compiled(run)
+
+
+def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(order, ss, vv, ww)`` (n,): the rows in ascending (score, row) order (``−0 = +0``; the
+    order of ``QuerySegments(s).order``), their scores, packed labels (uint32 up to 32 bits,
+    else int64) and weights (empty
+    when every row weighs the same, ``const``), from one ``np.sort`` of packed uint64 keys: the
+    score's float64 pattern as an order-preserving integer, its top ``64 − ⌈log2 n⌉`` bits above
+    the row index. Distinct scores that share those bits (a run of one key bucket holding
+    distinct scores: relative differences below about 2^−(52 − ⌈log2 n⌉)) are re-sorted by
+    score within their run, stably (the rows of a run are in row order)."""
+    s = np.ascontiguousarray(s, dtype=np.float64)
+    b = max(1, (len(s) - 1).bit_length())
+    keys = _keys()(s.view(np.uint64), b)
+    keys.sort()
+    # two label-code types (fewer compiled variants): uint32, else int64
+    lab = np.ascontiguousarray(lab, dtype=np.uint32 if lab.dtype.itemsize <= 4 else np.int64)
+    vv = np.empty(len(s), dtype=lab.dtype)
+    ss, ww = _gather(bool(const))(keys, b, s, lab, np.ascontiguousarray(w, dtype=np.float64),
+                                  vv)
+    return keys.view(np.int64), ss, vv, ww
+
+
+@functools.cache
+def _global(const: bool, units: bool, m: int, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, order, tab, total, below, above):
+        n = ss.shape[0]
+        gp = np.zeros(m)
+        gn = np.zeros(m)
+        cp = np.zeros(m)   # the running positive and negative weight (tie_placements' carry)
+        cn = np.zeros(m)
+        bt = np.zeros(m)
+        at = np.zeros(m)
+        a = 0
+        while a < n:
+            b = a + 1
+            while b < n and ss[b] == ss[a]:
+                b += 1
+            for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
+                c = vv[i] & mask
+                x = 1.0 if const else ww[i]
+                for r in range(m):
+                    p = tab[c, r] if const else tab[c, r] * x
+                    q = tab[c, m + r] if const else tab[c, m + r] * x
+                    if i == a:
+                        gp[r] = p
+                        gn[r] = q
+                    else:
+                        gp[r] += p
+                        gn[r] += q
+            for r in range(m):  # tie_placements with a carry
+                cn[r] += gn[r]
+                cp[r] += gp[r]
+                bt[r] = cn[r] - 0.5 * gn[r]
+                at[r] = (total[r] - cp[r]) + 0.5 * gp[r]
+            for i in range(a, b):
+                c = vv[i] & mask
+                x = 1.0 if const else ww[i]
+                u = (vv[i] >> K) if units else order[i]
+                for r in range(m):
+                    p = tab[c, r] if const else tab[c, r] * x
+                    q = tab[c, m + r] if const else tab[c, m + r] * x
+                    if units:
+                        below[u, r] += bt[r] * p
+                        above[u, r] += at[r] * q
+                    else:
+                        below[u, r] = bt[r] * p
+                        above[u, r] = at[r] * q
+            a = b
+    return compiled(run)
+
+
+def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, order: np.ndarray,
+                tab: np.ndarray, K: int, total: np.ndarray, G: int | None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """``(below, above)``: the rows' placements times their weights (module docstring), summed
+    per query (m, G) (the query codes above the ``K`` label bits of ``vv``), or per row in input
+    order (m, n) (``G`` None); ``tab`` (2m, 2^K) the weight rows of each label combination
+    (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when ``const``),
+    ``total`` (m,) the positive weight of each row."""
+    m = len(total)
+    shape = (G, m) if G is not None else (len(ss), m)  # a unit's sums in one cache line
+    below, above = np.zeros(shape), np.zeros(shape)
+    _global(bool(const), G is not None, m, int(K))(
+        ss, vv, ww, order, np.ascontiguousarray(tab.T),
+        np.ascontiguousarray(total, dtype=np.float64), below, above)
+    return np.ascontiguousarray(below.T), np.ascontiguousarray(above.T)
+
+
+@functools.cache
+def _near(const: bool, K: int, m: int):
+    mask = (1 << K) - 1
+    p = m - K
+
+    def run(ss, vv, ww, tab, tol, num):
+        n = ss.shape[0]
+        clo = np.zeros(p)   # the running "j only" weight before lo and before hi
+        chi = np.zeros(p)
+        lo = 0
+        hi = 0
+        for i in range(n):
+            key = ss[i] - tol
+            while ss[lo] < key:  # lo ≤ i: ss[i] ≥ key
+                c = vv[lo] & mask
+                x = 1.0 if const else ww[lo]
+                for t in range(p):
+                    chi_t = tab[m + K + t, c] if const else tab[m + K + t, c] * x
+                    clo[t] += chi_t
+                lo += 1
+            key = ss[i] + tol
+            while hi < n and ss[hi] <= key:
+                c = vv[hi] & mask
+                x = 1.0 if const else ww[hi]
+                for t in range(p):
+                    chi_t = tab[m + K + t, c] if const else tab[m + K + t, c] * x
+                    chi[t] += chi_t
+                hi += 1
+            c = vv[i] & mask
+            x = 1.0 if const else ww[i]
+            for t in range(p):
+                g = tab[K + t, c] if const else tab[K + t, c] * x
+                if g != 0.0:
+                    num[t] += g * (chi[t] - clo[t])
+    return compiled(run)
+
+
+def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
+              K: int, tol: float) -> np.ndarray:
+    """(p,) the near-tie numerators of the label pairs (rows ``K..m−1`` of ``tab``, module
+    docstring) at tolerance ``tol``."""
+    m = tab.shape[0] // 2
+    num = np.zeros(m - K)
+    _near(bool(const), int(K), m)(ss, vv, ww, np.ascontiguousarray(tab), float(tol), num)
+    return num
+
+
+@functools.cache
+def _within(const: bool, normal: bool, K: int):
+    mask = (1 << K) - 1
+
+    def run(ss, vv, ww, tab, n_rows, fp, fn, num, P, N):
+        n = ss.shape[0]
+        G = n_rows.shape[0]
+        fill = np.zeros(G, np.int64)
+        for q in range(G - 1):
+            fill[q + 1] = fill[q] + n_rows[q]
+        qs = np.empty(n)  # the rows by query, each query's in score order: a stable
+        qv = np.empty_like(vv)  # counting sort of the global order
+        qw = np.empty(0 if const else n)
+        for i in range(n):
+            q = vv[i] >> K
+            j = fill[q]
+            qs[j] = ss[i]
+            qv[j] = vv[i]
+            if not const:
+                qw[j] = ww[i]
+            fill[q] = j + 1
+        gp = np.zeros(K)
+        gn = np.zeros(K)
+        bn = np.zeros(K)
+        e = 0
+        for q in range(G):
+            a = e
+            e = a + n_rows[q]
+            first = True
+            while a < e:
+                b = a + 1
+                while b < e and qs[b] == qs[a]:
+                    b += 1
+                for j in range(a, b):  # the tie group's sums, each label's rows scaled
+                    c = qv[j] & mask
+                    x = 1.0 if const else qw[j]
+                    for k in range(K):
+                        pk = tab[k, c] if const else tab[k, c] * x
+                        qk = tab[K + k, c] if const else tab[K + k, c] * x
+                        if normal:
+                            pk *= fp[k]
+                            qk *= fn[k]
+                        else:
+                            pk = math.ldexp(pk, int(fp[k]))
+                            qk = math.ldexp(qk, int(fn[k]))
+                        if j == a:
+                            gp[k] = pk
+                            gn[k] = qk
+                        else:
+                            gp[k] += pk
+                            gn[k] += qk
+                for k in range(K):  # auc_terms: Gp (below + ½ Gn), summed over the query
+                    if first:
+                        num[k, q] = gp[k] * (0.5 * gn[k])
+                        P[k, q] = gp[k]
+                        N[k, q] = gn[k]
+                        bn[k] = gn[k]
+                    else:
+                        num[k, q] += gp[k] * (bn[k] + 0.5 * gn[k])
+                        P[k, q] += gp[k]
+                        N[k, q] += gn[k]
+                        bn[k] += gn[k]
+                first = False
+                a = b
+    return compiled(run)
+
+
+def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
+                K: int, n_rows: np.ndarray, ep: np.ndarray, en: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(num, P, N)`` (K, G): each query's AUC numerator of the ``K`` labels and its positive
+    and negative weight, every label's rows scaled by ``2^−ep_k`` and ``2^−en_k``
+    (module docstring; ``n_rows`` (G,) the rows of each query, the codes above the label bits of
+    ``vv``); 0 for a query without rows."""
+    m = tab.shape[0] // 2
+    G = len(n_rows)
+    num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
+    lab_tab = np.ascontiguousarray(np.concatenate([tab[:K], tab[m:m + K]]))
+    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
+    # same exact product) while 2^−e is a normal float, else np.ldexp itself
+    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
+    ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
+    fp = np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64)
+    fn = np.ldexp(1.0, -en) if normal else -en.astype(np.float64)
+    _within(bool(const), normal, int(K))(ss, vv, ww, lab_tab,
+                                         np.ascontiguousarray(n_rows, np.int64), fp, fn, num, P,
+                                         N)
+    return num, P, N
