@@ -8,13 +8,10 @@ of one scorer, field by field."""
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 import pandas as pd
 import pytest
 
-import bipartite.diagnostics._diagnose as diag
 import bipartite.diagnostics._scan as scan
 from bipartite._utils.validation import pow2_normalise
 from bipartite.diagnostics import diagnose
@@ -102,14 +99,27 @@ CASES = ["one scorer", "two scorers", "three scorers", "no qid", "ties", "float 
 
 
 def _report(df, kw, compiled):
-    if not compiled:  # the NumPy walks, the reference
-        orig = diag.scorer_stats
-        diag.scorer_stats = functools.partial(orig, compiled=False)
-        try:
-            return diagnose(df, **kw)
-        finally:
-            diag.scorer_stats = orig
-    return diagnose(df, **kw)
+    """The report by the compiled passes or by the NumPy walks (the reference), whatever the
+    size (the report's own choice, ``_scan.compiled_walk``, is by rows)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(scan, "COMPILED_MIN_ROWS", 0 if compiled else 1 << 62)
+        return diagnose(df, **kw)
+
+
+def test_the_report_routes_by_size(monkeypatch):
+    """Claim: the report takes the compiled passes from ``COMPILED_MIN_ROWS`` rows on and the
+    NumPy walks below (the compiled passes' first call loads numba)."""
+    df = pd.DataFrame({"q": np.repeat(np.arange(10), 10), "y": np.tile([0, 1], 50),
+                       "z": np.tile([0, 0, 1, 1], 25), "s": np.linspace(0, 1, 100)})
+    seen = []
+    real = scan.sorted_rows
+    monkeypatch.setattr(scan, "sorted_rows", lambda *a: seen.append(1) or real(*a))
+    for limit, calls in ((101, 0), (100, 1)):
+        seen.clear()
+        monkeypatch.setattr(scan, "COMPILED_MIN_ROWS", limit)
+        diagnose(df, scores=["s"], labels=["y", "z"], qid="q")
+        assert len(seen) == calls
+    assert not scan.compiled_walk(scan.COMPILED_MIN_ROWS - 1)
 
 
 def _rel_diff(a: pd.DataFrame, b: pd.DataFrame) -> float:

@@ -57,6 +57,7 @@ from bipartite.diagnostics._placement_sums import PlacementSums, label_sums
 from bipartite.diagnostics._progress import Progress
 from bipartite.diagnostics._report import Diagnostics
 from bipartite.diagnostics._scan import (
+    compiled_walk,
     exact_sums,
     fused,
     kept,
@@ -397,10 +398,12 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     placement_sums`): pooled AUCs, per-query AUCs and gAUCs, the analytic variances' influence
     terms; the cross-pair win rates and near-tie rates (with their variances) on the same
     global sort. The route is chosen here, once: up to
-    :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, the compiled one walk
-    (:func:`bipartite.diagnostics._scan.scorer_stats`, :mod:`bipartite.diagnostics._walk`: one
-    packed-key sort per scorer, the per-query order from it by a counting sort of the query
-    codes, docs/theory.md §7.5); wider label sets take the whole-array route (a second sort,
+    :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, one walk
+    (:func:`bipartite.diagnostics._scan.scorer_stats`): from
+    :data:`~bipartite.diagnostics._scan.COMPILED_MIN_ROWS` rows on the compiled passes of
+    :mod:`bipartite.diagnostics._walk` (one packed-key sort per scorer, the per-query order from
+    it by a counting sort of the query codes, docs/theory.md §7.5), below them the NumPy walks
+    (:func:`~bipartite.diagnostics._scan.compiled_walk`); wider label sets take the whole-array route (a second sort,
     ``label_sums``, ``pair_stats`` blocked by pairs)."""
     if np.all(d.w == d.w[0]):  # one weight (no weight column): scaled as one row is
         ws = np.full(d.n, pow2_normalise(d.w[:1])[0])
@@ -429,7 +432,7 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
         with bar.step(f"placements {s!r}", "placements"):
             if one_walk:
                 st, ps, near = scorer_stats(d.S[s], seg, qseg, Yt, ms, d.g, d.G or None,
-                                            weight, n_rows, tol)
+                                            weight, n_rows, tol, compiled=compiled_walk(d.n))
             else:
                 st = label_sums(d.S[s], d.Y, ws, codes=d.g, G=d.G or None, seg=seg, qseg=qseg)
             if exp is not None:

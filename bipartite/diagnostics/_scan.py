@@ -68,8 +68,8 @@ from bipartite.metrics import (
     tie_placements,
 )
 
-__all__ = ["BLOCK_CELLS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "WINDOW_STEPS",
-           "Masses", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table",
+__all__ = ["BLOCK_CELLS", "COMPILED_MIN_ROWS", "COUNT_CELLS", "FUSED_ROWS", "KEEP_BYTES", "MAX_BLOCK_CELLS", "MIN_BLOCK", "NEAR_CELLS", "WINDOW_STEPS",
+           "Masses", "compiled_walk", "exact_sums", "fused", "kept", "masses", "pair_result", "scorer_stats", "weight_table",
            "within_result"]
 
 #: Most label + label-pair weight rows of the one-walk route (``K + K(K − 1)/2``: K ≤ 10);
@@ -83,6 +83,8 @@ MAX_BLOCK_CELLS = 1 << 24
 #: Most cells of the near ties' cumulative sums held at once (256 MiB: one per label pair and
 #: row, kept from the walk of the global order while they fit, else made in blocks of pairs).
 NEAR_CELLS = 1 << 25
+#: Fewest rows for which the report takes the compiled passes (:func:`compiled_walk`).
+COMPILED_MIN_ROWS = 1 << 20
 #: Fewest rows per block.
 MIN_BLOCK = 1 << 12
 #: Rows stepped over from each row to its near-tie window's bounds before a binary search
@@ -94,6 +96,16 @@ COUNT_CELLS = 1 << 23
 #: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
 #: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
 KEEP_BYTES = 1 << 28
+
+
+def compiled_walk(n: int) -> bool:
+    """Whether the report takes the compiled passes (:mod:`bipartite.diagnostics._walk`) for
+    ``n`` rows: from :data:`COMPILED_MIN_ROWS` on. Below, the NumPy walks of this module, whose
+    first call loads nothing (the compiled passes' first call in a process loads numba and their
+    cached machine code: 0.6–0.9 s of CPU, against a saving of about 0.24 µs per row and
+    scorer; ``benchmarks/results/report_cpu.md``). The two give the same tables (bit for bit
+    when every row weighs the same; within 1e−13 relative with float weights)."""
+    return n >= COMPILED_MIN_ROWS
 
 
 def fused(K: int) -> bool:
