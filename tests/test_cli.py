@@ -384,6 +384,7 @@ def check_reproduce_folder(out: Path, studies: list[str]) -> None:
     assert all(v["failed"] == 0 for v in meta["studies"].values())
 
 
+@pytest.mark.slow  # 111 s at load 2: the default suite stays near its budget
 def test_reproduce_smoke_and_analysis_scripts(tmp_path):
     """`reproduce --smoke` end to end (every default study, no external data); then the
     analysis scripts rebuild the same figures and tables from the results folder alone."""

@@ -92,6 +92,7 @@ def test_a_limit_below_the_floor_is_refused_naming_one_that_works(folder, client
     placement_stats(str(folder), "s", "y", qid="q", scheduler=ok)
 
 
+@pytest.mark.slow  # its cluster takes 29 s to tear down at load 2
 def test_watchdog_stops_a_paused_run(client_of, monkeypatch):
     """Claim: with a worker paused and no task changing state, the wait stops after
     STALL_SECONDS with a MemoryStall naming the limit (the scheduler's state is simulated: a

@@ -12,7 +12,9 @@ import pytest
 from bipartite.experiments import PAPERS, get_paper
 
 
-@pytest.mark.parametrize("name", sorted(PAPERS))
+# LA25's smoke set (75 s at load 2; also run through the CLI by tests/test_cli.py) among the slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n == "la25" else n
+                                  for n in sorted(PAPERS)])
 def test_every_paper_runs_at_smoke_size_on_the_runner(name, tmp_path):
     paper = get_paper(name)
     if not paper.configs("smoke", {}):  # LR2PPO: every study needs MQ2008
