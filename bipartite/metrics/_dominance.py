@@ -223,9 +223,9 @@ def level_pair_sum(seq: np.ndarray, keys: np.ndarray, mask: int, w: np.ndarray |
     m = keys.dtype.type(mask)
     KT = np.ascontiguousarray(K.T)
     if w is None and K.dtype.kind == "i":
-        top = max(int(np.abs(KT).max()), 1)
-        B = (2**31 - 1) // top                         # rows whose sums int32 holds
-        KT = KT.astype(np.int32) if B >= KT.shape[1] else KT.astype(np.int64)
-        return int(_vector_kernel(True)(seq, keys, m, KT, B if KT.dtype == np.int32 else len(seq)))
+        B = (2**31 - 1) // max(int(np.abs(KT).max()), 1)   # rows whose sums int32 holds
+        narrow = B >= KT.shape[1]                      # else int64 sums, never folded
+        return int(_vector_kernel(True)(seq, keys, m, KT.astype(np.int32 if narrow else np.int64),
+                                        B if narrow else len(seq)))
     ww = np.ones(len(seq)) if w is None else np.ascontiguousarray(w, dtype=np.float64)
     return float(_vector_kernel(False)(seq, keys, m, ww, KT.astype(np.float64)))
