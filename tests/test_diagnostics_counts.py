@@ -54,7 +54,7 @@ def test_query_class_counts_are_the_direct_counts(cells, zero_weights, monkeypat
     g = rng.integers(0, G, n)
     Y = (rng.random((n, K)) < [0.3, 0.05, 0.6]).astype(float)
     w = rng.random(n) * (rng.random(n) > 0.2 if zero_weights else 1.0)
-    d = Data(where="t", n_dropped=0, score_names=[], label_names=list("abc"), S={}, Y=Y, w=w,
+    d = Data(where="t", n_dropped=0, score_names=[], label_names=list("abc"), S={}, Yt=(Y > 0).T, w=w,
              qid="q", g=g, G=G, qvalues=None, U=G, pairs=[])
     rows, pos = d.query_class_counts()
     has = w > 0
@@ -127,8 +127,25 @@ def test_query_class_counts_of_many_labels():
     g = rng.integers(0, G, n)
     Y = (rng.random((n, K)) < 0.4).astype(float)
     d = Data(where="t", n_dropped=0, score_names=[], label_names=[f"y{k}" for k in range(K)],
-             S={}, Y=Y, w=np.ones(n), qid="q", g=g, G=G, qvalues=None, U=G, pairs=[])
+             S={}, Yt=(Y > 0).T, w=np.ones(n), qid="q", g=g, G=G, qvalues=None, U=G, pairs=[])
     rows, pos = d.query_class_counts()
     np.testing.assert_array_equal(rows, np.bincount(g, minlength=G))
     for k in range(K):
         np.testing.assert_array_equal(pos[:, k], np.bincount(g[Y[:, k] > 0], minlength=G))
+
+
+@pytest.mark.parametrize("c", [1.0, 0.5, 3.0])
+def test_label_table_of_constant_weights_is_the_weighted_one(c):
+    """One weight on every row (``const_w``): the label table (priors from the counts) is the
+    one of the same weights read row by row (``(w @ Y) / Σ w``)."""
+    from bipartite.diagnostics._diagnose import _label_table
+
+    rng = np.random.default_rng(11)
+    n, G, K = 600, 17, 3
+    g = rng.integers(0, G, n)
+    Yt = rng.random((K, n)) < np.array([0.3, 0.01, 0.7])[:, None]
+    kw = dict(where="t", n_dropped=0, score_names=[], label_names=list("abc"), S={}, Yt=Yt,
+              w=np.full(n, c), qid="q", g=g, G=G, qvalues=None, U=G, pairs=[])
+    got, _ = _label_table(Data(**kw, const_w=c))
+    ref, _ = _label_table(Data(**kw))
+    assert pd.DataFrame(got).equals(pd.DataFrame(ref))

@@ -140,7 +140,8 @@ def _own_codes(q: np.ndarray) -> np.ndarray:
 
 def factorize_ids(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(q, return_inverse=True)`` (codes as int64) without its argsort where one pass
-    decides. Integer ids spanning at most 4 n values: a bincount marks the ids present; when
+    decides. Integer ids spanning at most 4 n values: a bincount marks the ids present (sorted
+    ids: one comparison of neighbours counts their runs, all present when they number the span); when
     they are all present the codes are the offsets from the smallest (one array), else a lookup
     table maps each row to its code (in place). Other ids grouped in runs (each id in one run of
     consecutive rows, e.g. sorted): a comparison of neighbours finds the runs, and only the
@@ -148,11 +149,16 @@ def factorize_ids(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Ids that are already codes (0..G−1, each present) are their own codes (:func:`_own_codes`:
     no copy of native int64)."""
     if q.size and q.dtype.kind in "iub":
-        lo, hi = int(q.min()), int(q.max())
+        ascending = q.size > 1 and q[0] <= q[-1] and bool(np.all(q[:-1] <= q[1:]))
+        lo, hi = (int(q[0]), int(q[-1])) if ascending else (int(q.min()), int(q.max()))
         if hi - lo <= 4 * q.size and -(2**62) < lo and hi < 2**62:
             own = lo == 0 and q.dtype == np.int64 and q.dtype.isnative  # perhaps codes already
             d = q if own else np.subtract(q, lo, dtype=np.int64, casting="unsafe")  # exact
-            present = np.bincount(d, minlength=hi - lo + 1) > 0
+            # sorted (a log's usual order): every id present when each step is 0 or 1, i.e.
+            # the runs of one id number hi − lo + 1; else a count marks the ids present
+            present = (np.ones(hi - lo + 1, dtype=bool)
+                       if ascending and np.count_nonzero(q[1:] != q[:-1]) == hi - lo else
+                       np.bincount(d, minlength=hi - lo + 1) > 0)
             if present.all():
                 return np.arange(lo, hi + 1).astype(q.dtype), _own_codes(q) if own else d
             if own:

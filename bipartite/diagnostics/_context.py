@@ -16,9 +16,9 @@ import numpy as np
 
 from bipartite.diagnostics._inference import boot_var, min_diff_delta
 from bipartite.diagnostics._intervals import interval as make_interval
+from bipartite.diagnostics._packed import COUNT_CELLS, fits, packed
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums
-from bipartite.diagnostics._scan import COUNT_CELLS
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["Ctx", "Data", "Estimates", "boot_note", "join_notes", "kind_label"]
@@ -34,17 +34,18 @@ def boot_note(bad: float, n_boot: int) -> str | None:
 
 @dataclass
 class Data:
-    """The checked table: scores ``S`` (name → (n,)), labels ``Y`` (n, K), row weights ``w``,
-    query codes ``g`` (G queries, ids ``qvalues``) or None, the number U of independent units
-    (queries, or rows) and the label pairs (k < j; their cross-pair masses are built in blocks,
-    :func:`bipartite.diagnostics._pairs.cross_masks`)."""
+    """The checked table: scores ``S`` (name → (n,)), labels ``Yt`` (K, n) bool (``Y`` (n, K)
+    float64 made from them at first use), row weights ``w`` (``const_w``: their one value when
+    every row weighs the same, else None), query codes ``g`` (G queries, ids ``qvalues``) or
+    None, the number U of independent units (queries, or rows) and the label pairs (k < j; their
+    cross-pair masses are built in blocks, :func:`bipartite.diagnostics._pairs.cross_masks`)."""
 
     where: str
     n_dropped: int
     score_names: list[str]
     label_names: list[str]
     S: dict[str, np.ndarray]
-    Y: np.ndarray
+    Yt: np.ndarray
     w: np.ndarray
     qid: str | None
     g: np.ndarray | None
@@ -52,11 +53,13 @@ class Data:
     qvalues: Any
     U: int
     pairs: list[tuple[int, int]]
-    #: out of core (no row arrays: ``S``, ``Y``, ``w``, ``g`` empty): the rows, and the rows with
-    #: positive weight per query and label (G, K)
+    #: out of core (no row arrays: ``S``, ``Yt``, ``w``, ``g`` empty): the rows, and the rows
+    #: with positive weight per query and label (G, K)
     n_rows: int | None = None
     q_npos: np.ndarray | None = None
     prior: np.ndarray | None = None  # out of core: each label's positive weight share
+    #: the weight of every row when they all weigh the same (None: they do not, or unknown)
+    const_w: float | None = None
 
     @property
     def n(self) -> int:
@@ -67,37 +70,44 @@ class Data:
         return len(self.label_names)
 
     @cached_property
-    def Yt(self) -> np.ndarray:
-        """(K, n) bool: the labels transposed, one byte a label (built once)."""
-        return np.ascontiguousarray(self.Y.T > 0)
+    def Y(self) -> np.ndarray:
+        """(n, K) float64: the labels as 0/1 numbers (made at first use: the one-walk route
+        reads ``Yt``)."""
+        return np.ascontiguousarray(self.Yt.T, dtype=np.float64)
+
+    @cached_property
+    def packed(self) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """Every row's labels and query code packed in one integer, and the rows of each
+        (query, label combination) (:func:`bipartite.diagnostics._packed.packed`; None where
+        they do not fit 64 bits)."""
+        G = self.G if self.g is not None else None
+        return packed(self.Yt, self.g, G) if fits(self.K, G) else None
 
     @cached_property
     def _counts(self) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
         """``(rows (G,), pos (G, K), total (K,))``: per query the rows with positive weight and
         those of each label that are positive, and the positive rows with weight per label
         (queries None without query ids), counted once for every table that reads them."""
+        every = self.const_w is not None and self.const_w > 0 or bool(np.all(self.w > 0))
+        K, G = self.K, self.G
+        units = G if self.g is not None else 1
+        if units << K <= COUNT_CELLS and self.packed is not None:
+            lab, cnt = self.packed  # one count of the rows of each (query, label combination)
+            if cnt is None or not every:
+                cnt = np.bincount(lab if every else lab[self.w > 0],
+                                  minlength=units << K).reshape(units, 1 << K)
+            bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
+            pos = cnt @ bit
+            if self.g is None:
+                return None, None, pos[0]
+            return cnt.sum(axis=1), pos, pos.sum(axis=0)
         has = self.w > 0
-        every = bool(has.all())
         Yt = self.Yt if every else self.Yt[:, has]
         if self.g is None:
             return None, None, np.count_nonzero(Yt, axis=1)
         g = self.g if every else self.g[has]
-        K, G = self.K, self.G
-        if G << K <= COUNT_CELLS:  # one count of the rows of each (query, label combination)
-            t = np.uint16 if K <= 16 else np.uint32  # the label bits, in a narrow type
-            combo = np.zeros(len(g), dtype=t)
-            for k in range(K):
-                combo |= Yt[k].view(np.uint8).astype(t) << t(k)
-            key = g << K
-            key |= combo
-            cnt = np.bincount(key, minlength=G << K).reshape(G, 1 << K)
-            bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
-            pos = cnt @ bit
-            rows = cnt.sum(axis=1)
-        else:
-            pos = np.stack([np.bincount(g[y], minlength=G) for y in Yt], axis=1)
-            rows = np.bincount(g, minlength=G)
-        return rows, pos, pos.sum(axis=0)
+        pos = np.stack([np.bincount(g[y], minlength=G) for y in Yt], axis=1)
+        return np.bincount(g, minlength=G), pos, pos.sum(axis=0)
 
     def query_class_counts(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rows (G,), pos (G, K))``: per query its rows with positive weight, and those of
@@ -110,7 +120,8 @@ class Data:
         negative (None out of core, where only the positives are counted)."""
         if self.n_rows is not None:
             return [int(c) for c in self.q_npos.sum(axis=0)], None
-        n_has = int(np.count_nonzero(self.w > 0))
+        n_has = (self.n if self.const_w is not None and self.const_w > 0 else
+                 int(np.count_nonzero(self.w > 0)))
         pos = [int(c) for c in self._counts[2]]
         return pos, [n_has - c for c in pos]
 

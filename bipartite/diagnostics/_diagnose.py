@@ -65,7 +65,7 @@ from bipartite.diagnostics._scan import (
     pair_result,
     scorer_stats,
 )
-from bipartite.diagnostics._score_table import as_names, column, frame, query_ids
+from bipartite.diagnostics._score_table import as_names, column, frame, label_bits, query_ids
 from bipartite.dictatorship import (
     dictator,
     effective_weight_shares,
@@ -354,10 +354,13 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
                          + (f" with no missing value (dropna dropped {n_dropped})" if dropna
                             else "") + f", got {n}.")
     S = {name: column(df, name, "score", source) for name in score_names}
-    Y = np.column_stack([column(df, c, "label", source, positive_label=positive_label)
-                         for c in label_names])
-    w = column(df, weight, "weight", source) if weight else np.ones(n)
-    if not w.sum() > 0:
+    Yt = np.stack([label_bits(df, c, source, positive_label) for c in label_names])
+    if weight:
+        w = column(df, weight, "weight", source)
+        const_w = float(w[0]) if np.all(w == w[0]) else None
+    else:
+        w, const_w = np.ones(n), 1.0
+    if not (const_w > 0 if const_w is not None else w.sum() > 0):
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None
     if qid is not None:  # the metrics' query-id check (bipartite._utils.validation)
@@ -365,16 +368,21 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
     pairs = [(k, j) for k in range(K) for j in range(k + 1, K)]
     return Data(
         where=where, n_dropped=n_dropped, score_names=score_names, label_names=label_names,
-        S=S, Y=Y, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
-        pairs=pairs)
+        S=S, Yt=Yt, w=w, qid=qid, g=g, G=G, qvalues=qvalues, U=G if qid is not None else n,
+        pairs=pairs, const_w=const_w)
 
 
 def _label_table(d: Data) -> tuple[list[dict], int | None]:
     """Labels: priors, effective weights, the dictator (loss aggregation, a = 1)."""
     K = d.K
     # each label's positive weight share (out of core: from the per-query sums)
-    prior = (d.w @ d.Y) / d.w.sum() if d.n_rows is None else d.prior
     n_pos, _ = d.class_counts()
+    if d.n_rows is not None:
+        prior = d.prior
+    elif d.const_w is not None:  # every row weighs the same: the share of positive rows
+        prior = np.asarray(n_pos, dtype=np.float64) / d.n
+    else:
+        prior = (d.w @ d.Y) / d.w.sum()
     defined = (prior > 0) & (prior < 1)
     alpha, share = np.full(K, np.nan), np.full(K, np.nan)
     dic = None
@@ -405,23 +413,27 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     it by a counting sort of the query codes, docs/theory.md §7.5), below them the NumPy walks
     (:func:`~bipartite.diagnostics._scan.compiled_walk`); wider label sets take the whole-array route (a second sort,
     ``label_sums``, ``pair_stats`` blocked by pairs)."""
-    if np.all(d.w == d.w[0]):  # one weight (no weight column): scaled as one row is
-        ws = np.full(d.n, pow2_normalise(d.w[:1])[0])
+    c = None
+    one_walk = fused(d.K)
+    if d.const_w is not None:  # one weight (no weight column): scaled as one row is
+        c = float(pow2_normalise(d.w[:1])[0])
+        # the one walk reads c itself: a read-only view of c, no memory
+        ws = np.broadcast_to(c, d.n) if one_walk else np.full(d.n, c)
         wq, exp = (ws, None) if d.g is not None else (None, None)  # query_scaled's, one scale
     else:
         ws = pow2_normalise(d.w)  # exact; 1e-170 weights must not underflow in P N
         # each query's AUC scale-free, as group_auc takes it: None while one scale holds them
         wq, exp = query_scaled(d.w, d.g, d.G) if d.g is not None else (None, None)
     out = Estimates({}, {}, {}, {}, {}, {}, {})
-    one_walk = fused(d.K)
     if one_walk:
         Yt = d.Yt  # (K, n), 1 byte a label
         kj = np.asarray(d.pairs, dtype=np.int64).reshape(-1, 2)
-        ms = masses(Yt, ws, kj, d.g, d.G or None)
-        n_rows = (np.bincount(d.g, minlength=d.G) if d.g is not None else
-                  np.ones(d.n, dtype=np.int64))
-        weight = ws if d.g is None else (n_rows * ms.c if exact_sums(ms) else
-                                         np.bincount(d.g, ws, minlength=d.G))
+        ms = masses(Yt, ws, kj, d.g, d.G or None, constant=c, packed=d.packed)
+        cnt = None if d.packed is None else d.packed[1]
+        n_rows = (np.ones(d.n, dtype=np.int64) if d.g is None else
+                  cnt.sum(axis=1) if cnt is not None else np.bincount(d.g, minlength=d.G))
+        weight = (np.array(ws) if d.g is None else n_rows * ms.c if exact_sums(ms) else
+                  np.bincount(d.g, ws, minlength=d.G))
     for s in d.score_names:
         with bar.step(f"sorting {s!r}", "sort"):
             seg = qseg = None  # the one walk sorts the rows itself (in its compiled passes)
@@ -496,7 +508,7 @@ def _out_of_core(src: OutOfCoreSums, gauc_weighting: str) -> tuple[Data, Estimat
     first = next(iter(src.sums.values()))
     P, N = first.pos[:K].sum(axis=1), first.neg[:K].sum(axis=1)
     d = Data(where=src.where, n_dropped=0, score_names=src.score_names, label_names=names,
-              S={}, Y=np.zeros((0, K)), w=np.zeros(0), qid=src.qid, g=None, G=src.G,
+              S={}, Yt=np.zeros((K, 0), dtype=bool), w=np.zeros(0), qid=src.qid, g=None, G=src.G,
               qvalues=src.qvalues, U=src.G,
               pairs=[(k, j) for k in range(K) for j in range(k + 1, K)], n_rows=src.n_rows,
               q_npos=src.q_npos, prior=P / (P + N))

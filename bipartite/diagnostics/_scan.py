@@ -56,6 +56,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bipartite.diagnostics import _packed
+from bipartite.diagnostics._packed import COUNT_CELLS
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
 from bipartite.diagnostics._walk import global_sums, near_sums, sorted_rows, within_sums
@@ -90,12 +92,14 @@ MIN_BLOCK = 1 << 12
 #: Rows stepped over from each row to its near-tie window's bounds before a binary search
 #: (:func:`_window`).
 WINDOW_STEPS = 2
-#: Most (unit × label combination) cells of the rows' counts that give the masses at once
-#: when every row weighs the same power of two (:func:`masses`; 64 MiB of int64).
-COUNT_CELLS = 1 << 23
 #: Most bytes of the label pairs' placement sums kept for the report's bootstrap, all scorers
 #: together (:func:`kept`; past it the bootstrap builds them again per chunk of replicates).
 KEEP_BYTES = 1 << 28
+
+
+#: The weights handed to the compiled passes when every row weighs the same (they read the
+#: constant from the weight table instead).
+_NO_WEIGHTS = np.zeros(0)
 
 
 def compiled_walk(n: int) -> bool:
@@ -230,26 +234,31 @@ class Masses:
 
 
 def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | None,
-           G: int | None) -> Masses:
+           G: int | None, *, constant: float | None = None,
+           packed: tuple[np.ndarray, np.ndarray | None] | None = None) -> Masses:
     """:class:`Masses` of the labels ``Yt`` (K, n) bool with row weights ``w`` (n,) (scaled by a
     power of two) and the label pairs ``kj`` (p, 2), per query code (``codes``, G queries) or
-    with rows as units (``codes`` None), in blocks of input rows."""
+    with rows as units (``codes`` None), in blocks of input rows. ``constant``: the weight of
+    every row, when the caller knows it (else ``w`` is compared with its first entry);
+    ``packed``: the rows' codes and their count (:func:`bipartite.diagnostics._packed.packed`
+    of ``Yt``, ``codes``), when the caller has them."""
     K, n = Yt.shape
     m = K + len(kj)
-    c = float(w[0]) if n and np.all(w == w[0]) else None
-    bits = K + (0 if codes is None else int(G - 1).bit_length())  # the query code above
-    lab = np.zeros(n, dtype=np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else
-                   np.uint32 if bits <= 32 else np.uint64)
-    for k in range(K):
-        lab |= Yt[k].astype(lab.dtype) << lab.dtype.type(k)
-    if codes is not None:  # one gather a row for its labels and its query (labels_codes)
-        lab |= codes.astype(lab.dtype) << lab.dtype.type(K)
+    c = constant if constant is not None else (
+        float(w[0]) if n and np.all(w == w[0]) else None)
+    if packed is None:  # the one packing (query code above the label bits) and its count
+        packed = _packed.packed(Yt, codes, G, count=c is not None)
+    lab, cnt = packed
+    has = None  # the rows of each label (with a count at hand)
+    if cnt is not None:
+        bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
+        has = cnt.sum(axis=0) @ bit
     ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
     for k in range(K):
         if c is not None:  # the constant, where the side has a row
-            has = np.count_nonzero(Yt[k])
-            ep[k] = np.frexp(c)[1] if has else 0
-            en[k] = np.frexp(c)[1] if has < n else 0
+            h = has[k] if has is not None else np.count_nonzero(Yt[k])
+            ep[k] = np.frexp(c)[1] if h else 0
+            en[k] = np.frexp(c)[1] if h < n else 0
         else:
             ep[k] = np.frexp(np.max(w, where=Yt[k], initial=0.0))[1]
             en[k] = np.frexp(np.max(w, where=~Yt[k], initial=0.0))[1]
@@ -257,7 +266,7 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
                  np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
     units = G if codes is not None else 1
     if exact_sums(out) and units << K <= COUNT_CELLS:
-        _counted(out, G if codes is not None else None)
+        _counted(out, G if codes is not None else None, cnt)
         return out
     if codes is not None:
         out.Pq, out.Nq = np.zeros((m, G)), np.zeros((m, G))
@@ -298,7 +307,7 @@ def exact_sums(ms: Masses) -> bool:
     return ms.c is not None and ms.c > 0 and np.frexp(ms.c)[0] == 0.5
 
 
-def _counted(out: Masses, G: int | None) -> None:
+def _counted(out: Masses, G: int | None, cnt: np.ndarray | None) -> None:
     """:func:`masses`' sums when every row weighs the same power of two ``c`` (no weight column:
     every row 1, scaled to ½), from one count of the rows of each (unit, label combination)
     (:attr:`Masses.lab`; ``G`` None: rows as units, the totals only). Every sum of the block
@@ -306,7 +315,8 @@ def _counted(out: Masses, G: int | None) -> None:
     order), so both give the same floats."""
     K, m, c = out.K, len(out.sp), out.c
     T = weight_table(K, out.kj, np.ones(m), np.ones(m))  # (2m, 2^K) 0/1
-    cnt = np.bincount(out.lab, minlength=(G or 1) << K).reshape(G or 1, 1 << K)
+    if cnt is None:  # not counted with the codes (past their COUNT_CELLS)
+        cnt = np.bincount(out.lab, minlength=(G or 1) << K).reshape(G or 1, 1 << K)
     rows = (T != 0).astype(np.int64) @ cnt.sum(axis=0)  # the rows on each side (2m,)
     out.n_pos, out.n_neg = rows[:m], rows[m:]
     top = np.where(rows > 0, c, 0.0)  # the largest weight of each side
@@ -512,7 +522,8 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
     K, p = ms.K, len(ms.kj)
     clustered = codes is not None
     if compiled:  # docs/theory.md §7.5: the same sums from compiled passes (_walk)
-        order, ss, vv, ww = sorted_rows(s, ms.lab, ms.w, ms.c is not None)
+        const = ms.c is not None
+        order, ss, vv, ww = sorted_rows(s, ms.lab, _NO_WEIGHTS if const else ms.w, const)
         below, above = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K, ms.P,
                                    G if clustered else None)
         del order

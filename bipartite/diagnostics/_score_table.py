@@ -20,7 +20,7 @@ from bipartite._utils.validation import check_array, check_group_ids, first_inde
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["STDIN", "Source", "as_names", "column", "frame", "load_scores", "plain", "qid_problem", "query_ids"]
+__all__ = ["STDIN", "Source", "as_names", "column", "frame", "label_bits", "load_scores", "plain", "qid_problem", "query_ids"]
 
 #: The path that means standard input (``bipartite report - ...``).
 STDIN = "-"
@@ -297,6 +297,10 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
     if role == "label" and positive_label is not None:
         return _positive(df, col, positive_label, source)
     dt = df[col].dtype
+    if role != "label" and dt == np.float64:  # the common case, as it is (no copy) when valid
+        v = df[col].to_numpy()
+        if np.isfinite(v).all() and (role != "weight" or not (v < 0).any()):
+            return v
     if (role == "score" and pd.api.types.is_integer_dtype(dt) and getattr(dt, "itemsize", 8) == 8
             and not df[col].isna().any()):
         raw = df[col].to_numpy(dtype=np.uint64 if dt.kind == "u" else np.int64)
@@ -326,6 +330,24 @@ def column(df: pd.DataFrame, col: str, role: str, source: Source, *,
         raise ValueError(source.problem(_row(df, int(off[0])), subject, must, f"{v[off[0]]:g}")
                          + hint + ".")
     return v
+
+
+def label_bits(df: pd.DataFrame, col: str, source: Source, positive_label: Any = None
+               ) -> np.ndarray:
+    """A label column as (n,) bool: :func:`column`'s reading and checks (the same errors),
+    without its float64 copy for a boolean column or an integer one holding only 0 and 1 (a
+    one-byte column of 0/1 is its own bools: a view)."""
+    dt = df[col].dtype
+    if positive_label is None and isinstance(dt, np.dtype) and dt.kind in "biu":
+        x = df[col].to_numpy()
+        if dt.kind == "b":
+            return x
+        if dt.itemsize == 1:
+            if not (x.view(np.uint8) > 1).any():
+                return x.view(bool)
+        elif not ((x != 0) & (x != 1)).any():
+            return x != 0
+    return column(df, col, "label", source, positive_label=positive_label) != 0
 
 
 def qid_problem(v: pd.Series) -> tuple[int, str, str] | None:
@@ -375,11 +397,12 @@ def query_ids(df: pd.DataFrame, col: str, source: Source) -> tuple[np.ndarray, i
 def _dense_codes(v: pd.Series) -> tuple[np.ndarray, pd.Index] | None:
     """``pd.factorize(v, sort=True)`` of integer ids by :func:`bipartite._utils.query_ids
     .factorize_ids` (query ids are often 0..G−1, or a log's dense numbering: one count of the
-    ids instead of a hash table); None for other ids. The codes are a fresh array."""
+    ids instead of a hash table); None for other ids. Native int64 ids that are already codes
+    are their own codes: a read-only view, no copy."""
     import pandas as pd
 
     a = v.to_numpy() if isinstance(v.dtype, np.dtype) else None
     if a is None or a.dtype.kind not in "iu" or not len(a):
         return None
     ids, codes = factorize_ids(a)
-    return (codes if codes.flags.writeable else codes.copy()), pd.Index(ids)
+    return codes, pd.Index(ids)

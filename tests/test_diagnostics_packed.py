@@ -1,0 +1,102 @@
+"""The rows' packed label codes and their count (bipartite.diagnostics._packed) against a NumPy
+reference, the label columns read as bools (label_bits) against the float reading they replace,
+and sorted query ids coded without a count (factorize_ids) against numpy.unique."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bipartite.diagnostics._packed as P
+from bipartite._utils.query_ids import factorize_ids
+from bipartite.diagnostics._score_table import Source, column, label_bits
+
+
+def _reference(Yt, codes, G):
+    """The codes Σ_k y_k 2^k + q 2^K as Python integers, and their count."""
+    K, n = Yt.shape
+    lab = [sum(int(Yt[k, i]) << k for k in range(K)) + (0 if codes is None else
+                                                          int(codes[i]) << K)
+           for i in range(n)]
+    units = G if codes is not None else 1
+    cnt = np.zeros(units << K, dtype=np.int64)
+    for v in lab:
+        cnt[v] += 1
+    return lab, cnt.reshape(units, 1 << K)
+
+
+@pytest.mark.parametrize("K", [1, 2, 5, 10])
+@pytest.mark.parametrize("G", [None, 1, 7, 300])
+def test_packed_codes_and_counts_are_the_reference(K, G):
+    """Claim: every row's code is its label bits plus its query code above them, in the
+    narrowest unsigned type, and the count holds the rows of each (query, combination)."""
+    rng = np.random.default_rng(K * 31 + (G or 0))
+    n = 257
+    Yt = rng.random((K, n)) < 0.4
+    codes = None if G is None else rng.integers(0, G, n)
+    lab, cnt = P.packed(Yt, codes, G)
+    ref_lab, ref_cnt = _reference(Yt, codes, G)
+    assert lab.tolist() == ref_lab
+    bits = K + (0 if G is None else (G - 1).bit_length())
+    assert lab.dtype == P.code_dtype(bits)
+    np.testing.assert_array_equal(cnt, ref_cnt)
+    assert P.packed(Yt, codes, G, count=False)[1] is None
+
+
+def test_no_count_past_its_cells(monkeypatch):
+    """Past COUNT_CELLS the codes are made, the count is not (None)."""
+    rng = np.random.default_rng(0)
+    Yt, codes = rng.random((3, 50)) < 0.5, rng.integers(0, 40, 50)
+    monkeypatch.setattr(P, "COUNT_CELLS", (40 << 3) - 1)
+    lab, cnt = P.packed(Yt, codes, 40)
+    assert cnt is None and lab.tolist() == _reference(Yt, codes, 40)[0]
+
+
+def test_codes_past_64_bits_are_refused():
+    """K label bits and the query codes' bits beyond 64 raise, before any allocation."""
+    assert P.fits(10, 2**54) and not P.fits(10, 2**54 + 1) and not P.fits(65, None)
+    with pytest.raises(ValueError, match="do not fit one 64-bit code"):
+        P.packed(np.zeros((65, 3), dtype=bool), None, None)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int16", "int64", "float64"])
+def test_label_bits_are_the_float_labels(dtype):
+    """Claim: a valid 0/1 label column reads as the same labels as column(); an invalid one
+    raises column()'s error, word for word."""
+    rng = np.random.default_rng(1)
+    src = Source("data")
+    y = (rng.random(40) < 0.5).astype(dtype)
+    df = pd.DataFrame({"y": y})
+    got = label_bits(df, "y", src)
+    assert got.dtype == bool
+    np.testing.assert_array_equal(got, column(df, "y", "label", src) != 0)
+    if dtype == "bool":
+        return
+    for bad in (2, -1) if dtype[0] != "u" else (2,):
+        z = y.copy()
+        z[5] = bad
+        dz = pd.DataFrame({"y": z})
+        with pytest.raises(ValueError) as ref:
+            column(dz, "y", "label", src)
+        with pytest.raises(ValueError) as e:
+            label_bits(dz, "y", src)
+        assert str(e.value) == str(ref.value)
+
+
+@pytest.mark.parametrize("case", ["dense", "gaps", "offset", "unsorted", "one", "bool",
+                                  "uint64-top"])
+def test_sorted_ids_are_numpy_unique(case):
+    """Claim: integer ids coded by factorize_ids, sorted (a log's order) or not, are
+    numpy.unique's ids and inverse, dtype included."""
+    rng = np.random.default_rng(4)
+    q = np.sort(rng.integers(0, 50, 400))
+    q = {"dense": q, "gaps": q * 3, "offset": q - 1000, "unsorted": rng.permutation(q),
+         "one": np.full(10, 7), "bool": np.sort(rng.random(30) < 0.5),
+         "uint64-top": (np.uint64(2**64 - 100) + np.sort(rng.integers(0, 30, 60)).astype(
+             np.uint64))}[case]
+    ids, codes = factorize_ids(q)
+    ref_ids, ref_codes = np.unique(q, return_inverse=True)
+    np.testing.assert_array_equal(ids, ref_ids)
+    assert ids.dtype == ref_ids.dtype
+    np.testing.assert_array_equal(codes, ref_codes.reshape(-1))
