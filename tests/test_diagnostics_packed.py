@@ -100,3 +100,21 @@ def test_sorted_ids_are_numpy_unique(case):
     np.testing.assert_array_equal(ids, ref_ids)
     assert ids.dtype == ref_ids.dtype
     np.testing.assert_array_equal(codes, ref_codes.reshape(-1))
+
+
+def test_a_small_report_loads_no_numba():
+    """Below COMPILED_MIN_ROWS the report (reading, packing, counting, walks) runs in NumPy:
+    numba, whose first load costs most of a second, is not imported (a fresh process)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, warnings; import numpy as np; warnings.simplefilter('ignore')\n"
+            "from bipartite.diagnostics import diagnose\n"
+            "rng = np.random.default_rng(0); n = 3000\n"
+            "diagnose({'s': rng.normal(size=n), 'y': rng.integers(0, 2, n), "
+            "'z': rng.integers(0, 2, n), 'q': np.sort(rng.integers(0, 30, n))}, "
+            "scores='s', labels=['y', 'z'], qid='q')\n"
+            "print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-1] == "False"
