@@ -359,7 +359,7 @@ def _read(data, score_names: list[str], label_names: list[str], qid: str | None,
         w = column(df, weight, "weight", source)
         const_w = float(w[0]) if np.all(w == w[0]) else None
     else:
-        w, const_w = np.ones(n), 1.0
+        w, const_w = np.broadcast_to(1.0, n), 1.0  # read-only, no memory
     if not (const_w > 0 if const_w is not None else w.sum() > 0):
         raise ValueError(f"The weight column {weight!r} of the {where} is zero on every row.")
     g, G, qvalues = None, 0, None

@@ -43,11 +43,16 @@ def packed(Yt: np.ndarray, codes: np.ndarray | None, G: int | None, *, count: bo
         raise ValueError(f"{K} labels and {G} query codes do not fit one 64-bit code.")
     bits = K + (0 if codes is None else int(max(G, 1) - 1).bit_length())
     t = code_dtype(bits).type
+    low = min(K, 8)  # the first 8 labels' bits in one byte, then widened once
+    byte = Yt[0].view(np.uint8).copy() if K else np.zeros(n, dtype=np.uint8)
+    for k in range(1, low):
+        byte |= np.left_shift(Yt[k].view(np.uint8), k, dtype=np.uint8)
     if codes is None:
-        lab = np.zeros(n, dtype=t)
+        lab = byte.astype(t)
     else:  # the query codes above the label bits
         lab = np.left_shift(codes, K, dtype=t, casting="unsafe")
-    for k in range(K):
+        lab |= byte
+    for k in range(low, K):
         lab |= np.left_shift(Yt[k].view(np.uint8), k, dtype=t)
     units = G if codes is not None else 1
     cells = units << K
