@@ -696,3 +696,19 @@ def test_report_command_markdown_json_and_files(tmp_path, capsys):
     assert row["auc"] == pytest.approx(roc_auc_score(y1, frame["s1"]), abs=1e-12)
     assert main(["report", str(src), "--score", "nope", "--label", "rel"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+def test_ctrl_c_before_the_command_starts_is_status_130(monkeypatch, capsys):
+    """A Ctrl-C while the command line loads or is parsed (before the command's own handler):
+    status 130 and one line naming the command, no traceback (``python -m bipartite`` and the
+    console script both enter through ``bipartite.__main__.run``)."""
+    import bipartite.cli
+    from bipartite.__main__ import run
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bipartite.cli, "build_parser", interrupted)
+    monkeypatch.setattr("sys.argv", ["bipartite", "report", "x.csv"])
+    assert run() == 130
+    assert capsys.readouterr().err == "bipartite report: interrupted; nothing was written\n"
