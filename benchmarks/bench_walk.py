@@ -51,6 +51,7 @@ def load_before(rev: str | None, before: str | None):
             fh.write(text)
     spec = importlib.util.spec_from_file_location("_walk_before", f)
     mod = importlib.util.module_from_spec(spec)
+    sys.modules["_walk_before"] = mod  # numba's disk cache imports the module by name
     spec.loader.exec_module(mod)
     return mod
 

@@ -238,66 +238,58 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
 def _within(const: bool, normal: bool, K: int):
     mask = (1 << K) - 1
 
-    def run(ss, vv, ww, tab, n_rows, fp, fn, num, P, N):
+    def run(ss, vv, ww, tab, fp, fn, st, gp, gn, stamp):
         n = ss.shape[0]
-        G = n_rows.shape[0]
-        fill = np.zeros(G, np.int64)
-        for q in range(G - 1):
-            fill[q + 1] = fill[q] + n_rows[q]
-        qs = np.empty(n)  # the rows by query, each query's in score order: a stable
-        qv = np.empty_like(vv)  # counting sort of the global order
-        qw = np.empty(0 if const else n)
-        for i in range(n):
-            q = vv[i] >> K
-            j = fill[q]
-            qs[j] = ss[i]
-            qv[j] = vv[i]
-            if not const:
-                qw[j] = ww[i]
-            fill[q] = j + 1
-        gp = np.zeros(K)
-        gn = np.zeros(K)
-        bn = np.zeros(K)
-        e = 0
-        for q in range(G):
-            a = e
-            e = a + n_rows[q]
-            first = True
-            while a < e:
-                b = a + 1
-                while b < e and qs[b] == qs[a]:
-                    b += 1
-                for j in range(a, b):  # the tie group's sums, each label's rows scaled
-                    c = qv[j] & mask
-                    x = 1.0 if const else qw[j]
-                    for k in range(K):
-                        pk = tab[k, c] if const else tab[k, c] * x
-                        qk = tab[K + k, c] if const else tab[K + k, c] * x
-                        if normal:
-                            pk *= fp[k]
-                            qk *= fn[k]
-                        else:
-                            pk = math.ldexp(pk, int(fp[k]))
-                            qk = math.ldexp(qk, int(fn[k]))
-                        if j == a:
-                            gp[k] = pk
-                            gn[k] = qk
-                        else:
-                            gp[k] += pk
-                            gn[k] += qk
-                for k in range(K):  # auc_terms: Gp (below + ½ Gn), summed over the query
-                    if first:
-                        num[k, q] = gp[k] * (0.5 * gn[k])
-                        P[k, q] = gp[k]
-                        N[k, q] = gn[k]
-                        bn[k] = gn[k]
+        a = 0
+        while a < n:
+            if a + 1 == n or ss[a + 1] != ss[a]:  # a row of its own score: its own tie group
+                c = vv[a] & mask
+                u = vv[a] >> K
+                x = 1.0 if const else ww[a]
+                for k in range(K):
+                    pk = tab[k, c] if const else tab[k, c] * x
+                    qk = tab[K + k, c] if const else tab[K + k, c] * x
+                    if not normal:
+                        pk = math.ldexp(pk, int(fp[k]))
+                        qk = math.ldexp(qk, int(fn[k]))
+                    bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
+                    st[u, k] += pk * (bn + 0.5 * qk)
+                    st[u, K + k] += pk
+                    st[u, 2 * K + k] = bn + qk
+                a += 1
+                continue
+            b = a + 1
+            while b < n and ss[b] == ss[a]:
+                b += 1
+            for i in range(a, b):  # each query's rows of the group, summed in order
+                c = vv[i] & mask
+                u = vv[i] >> K
+                x = 1.0 if const else ww[i]
+                new = stamp[u] != a + 1
+                stamp[u] = a + 1
+                for k in range(K):
+                    pk = tab[k, c] if const else tab[k, c] * x
+                    qk = tab[K + k, c] if const else tab[K + k, c] * x
+                    if not normal:
+                        pk = math.ldexp(pk, int(fp[k]))
+                        qk = math.ldexp(qk, int(fn[k]))
+                    if new:
+                        gp[u, k] = pk
+                        gn[u, k] = qk
                     else:
-                        num[k, q] += gp[k] * (bn[k] + 0.5 * gn[k])
-                        P[k, q] += gp[k]
-                        N[k, q] += gn[k]
-                        bn[k] += gn[k]
-                first = False
-                a = b
+                        gp[u, k] += pk
+                        gn[u, k] += qk
+            for i in range(a, b):  # each query's group once: auc_terms
+                u = vv[i] >> K
+                if stamp[u] != a + 1:
+                    continue
+                stamp[u] = -(a + 1)
+                for k in range(K):
+                    bn = st[u, 2 * K + k]
+                    st[u, k] += gp[u, k] * (bn + 0.5 * gn[u, k])
+                    st[u, K + k] += gp[u, k]
+                    st[u, 2 * K + k] = bn + gn[u, k]
+            a = b
     return compiled(run)
 
 
@@ -310,15 +302,19 @@ def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab
     ``vv``); 0 for a query without rows."""
     m = tab.shape[0] // 2
     G = len(n_rows)
-    num, P, N = np.zeros((K, G)), np.zeros((K, G)), np.zeros((K, G))
-    lab_tab = np.ascontiguousarray(np.concatenate([tab[:K], tab[m:m + K]]))
-    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
-    # same exact product) while 2^−e is a normal float, else np.ldexp itself
-    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
     ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
-    fp = np.ldexp(1.0, -ep) if normal else -ep.astype(np.float64)
-    fn = np.ldexp(1.0, -en) if normal else -en.astype(np.float64)
-    _within(bool(const), normal, int(K))(ss, vv, ww, lab_tab,
-                                         np.ascontiguousarray(n_rows, np.int64), fp, fn, num, P,
-                                         N)
+    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
+    # same exact product) while 2^−e is a normal float, else np.ldexp itself; the labels' rows
+    # of the table are 0, 1 or the constant weight, so (t · 2^−e) · w = (t · w) · 2^−e
+    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
+    lab_tab = np.concatenate([tab[:K], tab[m:m + K]])
+    if normal:
+        lab_tab[:K] *= np.ldexp(1.0, -ep)[:, None]
+        lab_tab[K:] *= np.ldexp(1.0, -en)[:, None]
+    st = np.zeros((G, 3 * K))  # a query's numerators, P and N side by side
+    _within(bool(const), normal, int(K))(
+        ss, vv, ww, np.ascontiguousarray(lab_tab), -ep.astype(np.float64),
+        -en.astype(np.float64), st, np.empty((G, K)), np.empty((G, K)),
+        np.zeros(G, np.int64))
+    num, P, N = (np.ascontiguousarray(st[:, j * K:(j + 1) * K].T) for j in range(3))
     return num, P, N
