@@ -59,10 +59,11 @@ def load_before(rev: str | None, before: str | None):
 def inputs(n: int, weights: str):
     """``(s, ms, n_rows, G)``: the scores, :class:`~bipartite.diagnostics._scan.Masses` and the
     queries' rows of the bench case (``G`` None: rows as units)."""
+    from bench_report import case
+
     import bipartite.diagnostics._diagnose as D
     import bipartite.diagnostics._scan as S
     from bipartite._utils.validation import pow2_normalise
-    from bench_report import case
 
     df, _ = case(n, 1)
     d = D._read(df, ["model"], ["rel", "click"], "qid", None, None, False)
@@ -149,7 +150,7 @@ def main() -> None:
 
     old = load_before(a.rev, a.before)
     n = int(a.n)
-    lines = [f"# The report's compiled passes, side by side (issue 37 item 4)\n",
+    lines = ["# The report's compiled passes, side by side (issue 37 item 4)\n",
              f"`python benchmarks/bench_walk.py --n {a.n:g} --repeats {a.repeats} "
              f"--weights {' '.join(a.weights)}`; before: "
              f"{a.before or 'git ' + a.rev}; n = {n:,} rows (`bench_report.case(n, 1)`); CPU time "
