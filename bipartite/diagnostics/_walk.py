@@ -123,18 +123,38 @@ def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
 def _global(const: bool, units: bool, m: int, K: int):
     mask = (1 << K) - 1
 
-    def run(ss, vv, ww, order, tab, total, below, above):
+    def run(ss, vv, ww, order, tab, total, acc):
         n = ss.shape[0]
         gp = np.zeros(m)
         gn = np.zeros(m)
         cp = np.zeros(m)   # the running positive and negative weight (tie_placements' carry)
         cn = np.zeros(m)
-        bt = np.zeros(m)
-        at = np.zeros(m)
-        a = 0
-        while a < n:
+        skip = 0  # the end of the tie group being walked
+        cur = ss[0] if n else 0.0
+        for a in range(n):
+            nxt = ss[a + 1] if a + 1 < n else np.nan
+            if a < skip:  # a later row of a tie group, done with its first
+                cur = nxt
+                continue
+            if nxt != cur:  # a row of its own score: the group's sums are its weights
+                c = vv[a] & mask
+                x = 1.0 if const else ww[a]
+                u = (vv[a] >> K) if units else order[a]
+                for r in range(m):
+                    p = tab[c, r] if const else tab[c, r] * x
+                    q = tab[c, m + r] if const else tab[c, m + r] * x
+                    cn[r] += q
+                    cp[r] += p
+                    if units:
+                        acc[u, r] += (cn[r] - 0.5 * q) * p
+                        acc[u, m + r] += ((total[r] - cp[r]) + 0.5 * p) * q
+                    else:
+                        acc[u, r] = (cn[r] - 0.5 * q) * p
+                        acc[u, m + r] = ((total[r] - cp[r]) + 0.5 * p) * q
+                cur = nxt
+                continue
             b = a + 1
-            while b < n and ss[b] == ss[a]:
+            while b < n and ss[b] == cur:
                 b += 1
             for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
                 c = vv[i] & mask
@@ -151,8 +171,8 @@ def _global(const: bool, units: bool, m: int, K: int):
             for r in range(m):  # tie_placements with a carry
                 cn[r] += gn[r]
                 cp[r] += gp[r]
-                bt[r] = cn[r] - 0.5 * gn[r]
-                at[r] = (total[r] - cp[r]) + 0.5 * gp[r]
+                gn[r] = cn[r] - 0.5 * gn[r]  # the group's placements
+                gp[r] = (total[r] - cp[r]) + 0.5 * gp[r]
             for i in range(a, b):
                 c = vv[i] & mask
                 x = 1.0 if const else ww[i]
@@ -161,12 +181,13 @@ def _global(const: bool, units: bool, m: int, K: int):
                     p = tab[c, r] if const else tab[c, r] * x
                     q = tab[c, m + r] if const else tab[c, m + r] * x
                     if units:
-                        below[u, r] += bt[r] * p
-                        above[u, r] += at[r] * q
+                        acc[u, r] += gn[r] * p
+                        acc[u, m + r] += gp[r] * q
                     else:
-                        below[u, r] = bt[r] * p
-                        above[u, r] = at[r] * q
-            a = b
+                        acc[u, r] = gn[r] * p
+                        acc[u, m + r] = gp[r] * q
+            skip = b
+            cur = nxt
     return compiled(run)
 
 
@@ -179,12 +200,11 @@ def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, ord
     (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when ``const``),
     ``total`` (m,) the positive weight of each row."""
     m = len(total)
-    shape = (G, m) if G is not None else (len(ss), m)  # a unit's sums in one cache line
-    below, above = np.zeros(shape), np.zeros(shape)
+    acc = np.zeros((G if G is not None else len(ss), 2 * m))  # a unit's sums side by side
     _global(bool(const), G is not None, m, int(K))(
         ss, vv, ww, order, np.ascontiguousarray(tab.T),
-        np.ascontiguousarray(total, dtype=np.float64), below, above)
-    return np.ascontiguousarray(below.T), np.ascontiguousarray(above.T)
+        np.ascontiguousarray(total, dtype=np.float64), acc)
+    return np.ascontiguousarray(acc[:, :m].T), np.ascontiguousarray(acc[:, m:].T)
 
 
 @functools.cache
