@@ -47,76 +47,164 @@ __all__ = ["global_sums", "near_sums", "sorted_rows", "within_sums"]
 
 
 @functools.cache
-def _keys():
-    def run(bits, b):
+def _keys(packed: bool):
+    def run(bits, lab, b, keys, pk):
         n = bits.shape[0]
-        keys = np.empty(n, np.uint64)
         sign = np.uint64(1 << 63)
+        low = np.uint64((1 << (b + 2)) - 1)
         for i in range(n):
             u = bits[i]
-            if u == sign:  # −0 is +0
+            z = np.uint64(0)
+            if u == sign:  # −0 is +0 (its sign kept in the payload)
                 u = np.uint64(0)
+                z = sign
             u = ~u if u & sign else u | sign  # the float's order as an unsigned integer's
-            keys[i] = ((u >> np.uint64(b)) << np.uint64(b)) | np.uint64(i)
-        return keys
+            keys[i] = ((u >> np.uint64(b + 2)) << np.uint64(b)) | np.uint64(i)
+            if packed:
+                pk[i] = z | ((u & low) << np.uint64(32)) | np.uint64(lab[i])
     return compiled(run)
 
 
 @functools.cache
-def _gather(const: bool):
-    def run(keys, b, s, lab, w, vv):
+def _gather(packed: bool):
+    def run(keys, b, s, lab, pk, ss, vv, at):
         n = keys.shape[0]
         mask = np.uint64((1 << b) - 1)
-        ss = np.empty(n)
-        ww = np.empty(0 if const else n)
-        for i in range(n):  # tight loops: many random reads in flight at once
-            ss[i] = s[keys[i] & mask]
-        for i in range(n):
-            vv[i] = lab[keys[i] & mask]
-        if not const:
+        sign = np.uint64(1 << 63)
+        low = np.uint64((1 << (b + 2)) - 1)
+        sb = ss.view(np.uint64)
+        if packed:  # one random read a row: the payload, into the scores' place
             for i in range(n):
-                ww[i] = w[keys[i] & mask]
-        a = 0  # the first row of the current run of one key bucket
-        mixed = False  # whether the run holds distinct scores
-        for i in range(1, n + 1):
-            if i < n and (keys[i] >> np.uint64(b)) == (keys[a] >> np.uint64(b)):
-                mixed |= ss[i] != ss[i - 1]
-                continue
-            if mixed:  # a collision: the run (in row order) sorted by (score, row)
-                p = np.argsort(ss[a:i], kind="mergesort") + a
-                keys[a:i] = keys[p]
-                ss[a:i] = ss[p]
-                vv[a:i] = vv[p]
-                if not const:
-                    ww[a:i] = ww[p]
-            a = i
-            mixed = False
-        for i in range(n):  # the keys become the order
-            keys[i] &= mask
-        return ss, ww
+                sb[i] = pk[keys[i] & mask]
+        else:  # tight loops: many random reads in flight at once
+            for i in range(n):
+                ss[i] = s[keys[i] & mask]
+            for i in range(n):
+                vv[i] = lab[keys[i] & mask]
+        hits = 0
+        unsorted = False
+        k0 = np.uint64(0)
+        u0 = np.uint64(0)
+        for i in range(n):
+            k = keys[i]
+            if packed:  # the score from the key's top bits and the payload's low ones
+                wd = sb[i]
+                u = ((k >> np.uint64(b)) << np.uint64(b + 2)) | ((wd >> np.uint64(32)) & low)
+                sb[i] = ((u ^ sign) if u & sign else ~u) | (wd & sign)
+                vv[i] = wd & np.uint64(0xFFFFFFFF)
+            else:
+                u = sb[i]
+                if u == sign:
+                    u = np.uint64(0)
+                u = ~u if u & sign else u | sign
+            keys[i] = k & mask  # the keys become the order
+            if i:
+                unsorted |= k < k0
+                if (k >> np.uint64(b)) == (k0 >> np.uint64(b)) and u != u0:
+                    if hits < at.shape[0]:  # a collision: distinct scores in one bucket
+                        at[hits] = i
+                    hits += 1
+            k0 = k
+            u0 = u
+        return hits, unsorted
     return compiled(run)
+
+
+@functools.cache
+def _collisions():
+    def run(order, ss, vv, b, at, hits):
+        n = ss.shape[0]
+        sign = np.uint64(1 << 63)
+        sb = ss.view(np.uint64)
+        done = 0
+        for t in range(hits if hits <= at.shape[0] else n):
+            i = at[t] if hits <= at.shape[0] else t
+            if i < done:
+                continue
+            u = sb[i]
+            if (u << np.uint64(1)) == 0:
+                u = np.uint64(0)
+            h = (~u if u & sign else u | sign) >> np.uint64(b + 2)
+            a = i
+            e = i + 1
+            while a > 0:
+                u = sb[a - 1]
+                if (u << np.uint64(1)) == 0:
+                    u = np.uint64(0)
+                if ((~u if u & sign else u | sign) >> np.uint64(b + 2)) != h:
+                    break
+                a -= 1
+            while e < n:
+                u = sb[e]
+                if (u << np.uint64(1)) == 0:
+                    u = np.uint64(0)
+                if ((~u if u & sign else u | sign) >> np.uint64(b + 2)) != h:
+                    break
+                e += 1
+            if e - a > 1:  # the run (in row order) sorted by (score, row)
+                p = np.argsort(ss[a:e], kind="mergesort") + a
+                order[a:e] = order[p]
+                ss[a:e] = ss[p]
+                vv[a:e] = vv[p]
+            done = e
+    return compiled(run)
+
+
+@functools.cache
+def _take():
+    def run(order, w, ww):
+        for i in range(order.shape[0]):
+            ww[i] = w[order[i]]
+    return compiled(run)
+
+
+def _float_sort(keys: np.ndarray) -> None:
+    """Sort the keys (top two bits 0) as float64: positive floats below 2, in the integers'
+    order (where subnormals are not taken as 0)."""
+    keys.view(np.float64).sort()
 
 
 def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(order, ss, vv, ww)`` (n,): the rows in ascending (score, row) order (``−0 = +0``; the
     order of ``QuerySegments(s).order``), their scores, packed labels (uint32 up to 32 bits,
-    else int64) and weights (empty
-    when every row weighs the same, ``const``), from one ``np.sort`` of packed uint64 keys: the
-    score's float64 pattern as an order-preserving integer, its top ``64 − ⌈log2 n⌉`` bits above
-    the row index. Distinct scores that share those bits (a run of one key bucket holding
-    distinct scores: relative differences below about 2^−(52 − ⌈log2 n⌉)) are re-sorted by
-    score within their run, stably (the rows of a run are in row order)."""
+    else int64) and weights (empty when every row weighs the same, ``const``), from one sort
+    of packed 64-bit keys: the score's float64 pattern as an order-preserving integer, its top
+    ``62 − ⌈log2 n⌉`` bits above the row index (the top two bits 0: the keys sort as positive
+    float64, the fastest sort of ``np.sort``; checked, else sorted as integers). With labels of
+    up to 32 bits and n ≤ 2^29, a row's labels, the score's dropped bits and its sign when
+    −0 ride in one 64-bit payload: one random read a row, the score rebuilt from the key and
+    the payload; else the scores and labels are gathered. Distinct scores that share a key's
+    top bits (a run of one key bucket holding distinct scores: relative differences below about
+    2^−(50 − ⌈log2 n⌉)) are re-sorted by score within their run, stably (the rows of a run are
+    in row order)."""
     s = np.ascontiguousarray(s, dtype=np.float64)
-    b = max(1, (len(s) - 1).bit_length())
-    keys = _keys()(s.view(np.uint64), b)
-    keys.sort()
+    n = len(s)
+    b = max(1, (n - 1).bit_length())
     # two label-code types (fewer compiled variants): uint32, else int64
     lab = np.ascontiguousarray(lab, dtype=np.uint32 if lab.dtype.itemsize <= 4 else np.int64)
-    vv = np.empty(len(s), dtype=lab.dtype)
-    ss, ww = _gather(bool(const))(keys, b, s, lab, np.ascontiguousarray(w, dtype=np.float64),
-                                  vv)
-    return keys.view(np.int64), ss, vv, ww
+    packed = lab.dtype == np.uint32 and b <= 29
+    # arrays from NumPy (large ones on huge pages: fewer TLB misses in the random reads)
+    pk = np.empty(n if packed else 0, np.uint64)
+    keys, ss = np.empty(n, np.uint64), np.empty(n)
+    vv = pk.view(np.uint32)[:n] if packed else np.empty(n, dtype=lab.dtype)  # pk's memory, read
+    at = np.empty(4096, np.int64)  # the first collisions' positions
+    for as_float in (True, False):
+        _keys(packed)(s.view(np.uint64), lab, b, keys, pk)
+        if as_float:
+            _float_sort(keys)
+        else:  # (subnormal keys compared as 0: denormals-are-zero set in this process)
+            keys.sort()
+        hits, unsorted = _gather(packed)(keys, b, s, lab, pk, ss, vv, at)
+        if not unsorted:
+            break
+    order = keys.view(np.int64)
+    if hits:
+        _collisions()(order, ss, vv, b, at, hits)
+    ww = np.empty(0 if const else n)
+    if not const:
+        _take()(order, np.ascontiguousarray(w, dtype=np.float64), ww)
+    return order, ss, vv, ww
 
 
 @functools.cache
