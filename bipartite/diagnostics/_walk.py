@@ -332,13 +332,68 @@ def _near(const: bool, K: int, m: int):
     return compiled(run)
 
 
+#: Most cells of the pairs' cumulative "j only" weights (n + 1, p) :func:`near_sums` keeps
+#: (64 MiB); more pairs take the two pointers that carry the sums.
+NEAR_PREFIX_CELLS = 1 << 23
+
+
+@functools.cache
+def _near_prefix(const: bool, K: int, m: int):
+    mask = (1 << K) - 1
+    p = m - K
+
+    def run(ss, vv, ww, tab, gate, tol, num, C):
+        n = ss.shape[0]
+        for t in range(p):  # the cumulative sums, row by row (np.cumsum's order)
+            C[0, t] = 0.0
+        for i in range(n):
+            c = vv[i] & mask
+            x = 1.0 if const else ww[i]
+            for t in range(p):
+                C[i + 1, t] = C[i, t] + (tab[m + K + t, c] if const else tab[m + K + t, c] * x)
+        lo = 0
+        hi = 0
+        for i in range(n):
+            c = vv[i] & mask
+            if not gate[c]:  # "k only" in no pair
+                continue
+            key = ss[i] - tol
+            if i == 0 or ss[i - 1] < key:
+                lo = i
+            else:  # lo only moves forward over the rows
+                while ss[lo] < key:
+                    lo += 1
+            key = ss[i] + tol
+            if i + 1 == n or ss[i + 1] > key:
+                hi = i + 1
+            else:
+                hi = max(hi, i + 1)
+                while hi < n and ss[hi] <= key:
+                    hi += 1
+            x = 1.0 if const else ww[i]
+            for t in range(p):
+                g = tab[K + t, c] if const else tab[K + t, c] * x
+                if g != 0.0:
+                    num[t] += g * (C[hi, t] - C[lo, t])
+    return compiled(run)
+
+
 def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
               K: int, tol: float) -> np.ndarray:
     """(p,) the near-tie numerators of the label pairs (rows ``K..m−1`` of ``tab``, module
-    docstring) at tolerance ``tol``."""
+    docstring) at tolerance ``tol``: with the pairs' cumulative "j only" weights kept (at most
+    :data:`NEAR_PREFIX_CELLS` cells), one pass for them and one over the rows "k only" in some
+    pair, ``lo``/``hi`` the row itself and its neighbour where that settles them, else found by
+    the pointers that only move forward; else the two pointers that carry the sums."""
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
-    _near(bool(const), int(K), m)(ss, vv, ww, np.ascontiguousarray(tab), float(tol), num)
+    tab = np.ascontiguousarray(tab)
+    if (m - K) * (len(ss) + 1) <= NEAR_PREFIX_CELLS:
+        gate = np.ascontiguousarray((tab[K:m] != 0).any(axis=0))
+        _near_prefix(bool(const), int(K), m)(ss, vv, ww, tab, gate, float(tol), num,
+                                             np.empty((len(ss) + 1, m - K)))
+    else:
+        _near(bool(const), int(K), m)(ss, vv, ww, tab, float(tol), num)
     return num
 
 
