@@ -78,9 +78,12 @@ def inputs(n: int, weights: str):
     return np.ascontiguousarray(d.S["model"], dtype=np.float64), ms, n_rows, G
 
 
+def _flat(a) -> list:
+    return [y for x in a for y in _flat(x)] if isinstance(a, tuple) else [a]
+
+
 def same(a, b, exact: bool) -> bool:
-    a = a if isinstance(a, tuple) else (a,)
-    b = b if isinstance(b, tuple) else (b,)
+    a, b = _flat(a), _flat(b)
     for x, y in zip(a, b, strict=True):
         if exact or x.dtype.kind != "f":
             if not np.array_equal(x, y):
@@ -103,6 +106,12 @@ def run_case(old, new, n: int, weights: str, repeats: int) -> list[str]:
         if G is not None:
             c["within_sums"] = lambda: W.within_sums(ss, vv, ww, const, ms.tab, K, n_rows,
                                                      ms.ep, ms.en)
+            # one pass for both where the version has it (walk_sums), else the two
+            c["global + within"] = (
+                (lambda: W.walk_sums(ss, vv, ww, const, order, ms.tab, K, ms.P, G, n_rows,
+                                     ms.ep, ms.en)) if hasattr(W, "walk_sums") else
+                (lambda: (*W.global_sums(ss, vv, ww, const, order, ms.tab, K, ms.P, G),
+                          W.within_sums(ss, vv, ww, const, ms.tab, K, n_rows, ms.ep, ms.en))))
         return c
 
     cs = {"before": calls(old), "now": calls(new)}

@@ -43,7 +43,7 @@ import numpy as np
 
 from bipartite._utils.compiled import compiled
 
-__all__ = ["global_sums", "near_sums", "sorted_rows", "within_sums"]
+__all__ = ["global_sums", "near_sums", "sorted_rows", "walk_sums", "within_sums"]
 
 
 @functools.cache
@@ -208,10 +208,13 @@ def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
 
 
 @functools.cache
-def _global(const: bool, units: bool, m: int, K: int):
+def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, normal: bool):
+    """One pass over the global tie groups: the placements times the weights per unit
+    (``glob``, :func:`global_sums`) and each query's AUC numerators (``within``,
+    :func:`within_sums`); a row of its own score without the group loop."""
     mask = (1 << K) - 1
 
-    def run(ss, vv, ww, order, tab, total, acc):
+    def run(ss, vv, ww, order, tab, total, acc, ltab, fp, fn, st, wp, wn, stamp):
         n = ss.shape[0]
         gp = np.zeros(m)
         gn = np.zeros(m)
@@ -227,56 +230,147 @@ def _global(const: bool, units: bool, m: int, K: int):
             if nxt != cur:  # a row of its own score: the group's sums are its weights
                 c = vv[a] & mask
                 x = 1.0 if const else ww[a]
-                u = (vv[a] >> K) if units else order[a]
-                for r in range(m):
-                    p = tab[c, r] if const else tab[c, r] * x
-                    q = tab[c, m + r] if const else tab[c, m + r] * x
-                    cn[r] += q
-                    cp[r] += p
-                    if units:
-                        acc[u, r] += (cn[r] - 0.5 * q) * p
-                        acc[u, m + r] += ((total[r] - cp[r]) + 0.5 * p) * q
-                    else:
-                        acc[u, r] = (cn[r] - 0.5 * q) * p
-                        acc[u, m + r] = ((total[r] - cp[r]) + 0.5 * p) * q
+                if glob:
+                    u = (vv[a] >> K) if units else order[a]
+                    for r in range(m):
+                        p = tab[c, r] if const else tab[c, r] * x
+                        q = tab[c, m + r] if const else tab[c, m + r] * x
+                        cn[r] += q
+                        cp[r] += p
+                        if units:
+                            acc[u, r] += (cn[r] - 0.5 * q) * p
+                            acc[u, m + r] += ((total[r] - cp[r]) + 0.5 * p) * q
+                        else:
+                            acc[u, r] = (cn[r] - 0.5 * q) * p
+                            acc[u, m + r] = ((total[r] - cp[r]) + 0.5 * p) * q
+                if within:
+                    u = vv[a] >> K
+                    for k in range(K):
+                        pk = ltab[k, c] if const else ltab[k, c] * x
+                        qk = ltab[K + k, c] if const else ltab[K + k, c] * x
+                        if not normal:  # else 2^−e is in the table
+                            pk = math.ldexp(pk, int(fp[k]))
+                            qk = math.ldexp(qk, int(fn[k]))
+                        bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
+                        st[u, k] += pk * (bn + 0.5 * qk)
+                        st[u, K + k] += pk
+                        st[u, 2 * K + k] = bn + qk
                 cur = nxt
                 continue
             b = a + 1
             while b < n and ss[b] == cur:
                 b += 1
-            for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
-                c = vv[i] & mask
-                x = 1.0 if const else ww[i]
-                for r in range(m):
-                    p = tab[c, r] if const else tab[c, r] * x
-                    q = tab[c, m + r] if const else tab[c, m + r] * x
-                    if i == a:
-                        gp[r] = p
-                        gn[r] = q
-                    else:
-                        gp[r] += p
-                        gn[r] += q
-            for r in range(m):  # tie_placements with a carry
-                cn[r] += gn[r]
-                cp[r] += gp[r]
-                gn[r] = cn[r] - 0.5 * gn[r]  # the group's placements
-                gp[r] = (total[r] - cp[r]) + 0.5 * gp[r]
-            for i in range(a, b):
-                c = vv[i] & mask
-                x = 1.0 if const else ww[i]
-                u = (vv[i] >> K) if units else order[i]
-                for r in range(m):
-                    p = tab[c, r] if const else tab[c, r] * x
-                    q = tab[c, m + r] if const else tab[c, m + r] * x
-                    if units:
-                        acc[u, r] += gn[r] * p
-                        acc[u, m + r] += gp[r] * q
-                    else:
-                        acc[u, r] = gn[r] * p
-                        acc[u, m + r] = gp[r] * q
+            if glob:
+                for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
+                    c = vv[i] & mask
+                    x = 1.0 if const else ww[i]
+                    for r in range(m):
+                        p = tab[c, r] if const else tab[c, r] * x
+                        q = tab[c, m + r] if const else tab[c, m + r] * x
+                        if i == a:
+                            gp[r] = p
+                            gn[r] = q
+                        else:
+                            gp[r] += p
+                            gn[r] += q
+                for r in range(m):  # tie_placements with a carry
+                    cn[r] += gn[r]
+                    cp[r] += gp[r]
+                    gn[r] = cn[r] - 0.5 * gn[r]  # the group's placements
+                    gp[r] = (total[r] - cp[r]) + 0.5 * gp[r]
+                for i in range(a, b):
+                    c = vv[i] & mask
+                    x = 1.0 if const else ww[i]
+                    u = (vv[i] >> K) if units else order[i]
+                    for r in range(m):
+                        p = tab[c, r] if const else tab[c, r] * x
+                        q = tab[c, m + r] if const else tab[c, m + r] * x
+                        if units:
+                            acc[u, r] += gn[r] * p
+                            acc[u, m + r] += gp[r] * q
+                        else:
+                            acc[u, r] = gn[r] * p
+                            acc[u, m + r] = gp[r] * q
+            if within:
+                for i in range(a, b):  # each query's rows of the group, summed in order
+                    c = vv[i] & mask
+                    u = vv[i] >> K
+                    x = 1.0 if const else ww[i]
+                    new = stamp[u] != a + 1
+                    stamp[u] = a + 1
+                    for k in range(K):
+                        pk = ltab[k, c] if const else ltab[k, c] * x
+                        qk = ltab[K + k, c] if const else ltab[K + k, c] * x
+                        if not normal:
+                            pk = math.ldexp(pk, int(fp[k]))
+                            qk = math.ldexp(qk, int(fn[k]))
+                        wp[u, k] = pk if new else wp[u, k] + pk
+                        wn[u, k] = qk if new else wn[u, k] + qk
+                for i in range(a, b):  # each query's group once: auc_terms
+                    u = vv[i] >> K
+                    if stamp[u] != a + 1:
+                        continue
+                    stamp[u] = -(a + 1)
+                    for k in range(K):
+                        bn = st[u, 2 * K + k]
+                        st[u, k] += wp[u, k] * (bn + 0.5 * wn[u, k])
+                        st[u, K + k] += wp[u, k]
+                        st[u, 2 * K + k] = bn + wn[u, k]
             skip = b
             cur = nxt
+
     return compiled(run)
+
+
+def _label_table(tab: np.ndarray, K: int, ep: np.ndarray, en: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``(ltab, fp, fn, normal)``: the labels' rows of ``tab`` (2K, 2^K), each label's scaled
+    by ``2^−ep_k`` and ``2^−en_k`` (the grouped engine's scales) where those are normal floats
+    (``normal``): x · 2^−e is x scaled exactly as ``np.ldexp(x, −e)`` (one rounding of the
+    same exact product), and the labels' rows are 0, 1 or the constant weight, so
+    (t · 2^−e) · w = (t · w) · 2^−e; else unscaled, ``fp``, ``fn`` the exponents −e."""
+    m = tab.shape[0] // 2
+    ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
+    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
+    ltab = np.concatenate([tab[:K], tab[m:m + K]])
+    if normal:
+        ltab[:K] *= np.ldexp(1.0, -ep)[:, None]
+        ltab[K:] *= np.ldexp(1.0, -en)[:, None]
+    return np.ascontiguousarray(ltab), -ep.astype(np.float64), -en.astype(np.float64), normal
+
+
+def walk_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, order: np.ndarray,
+              tab: np.ndarray, K: int, total: np.ndarray, G: int | None,
+              n_rows: np.ndarray | None = None, ep: np.ndarray | None = None,
+              en: np.ndarray | None = None, *, glob: bool = True
+              ) -> tuple[np.ndarray | None, np.ndarray | None, tuple | None]:
+    """``(below, above, (num, P, N))``: :func:`global_sums` and, with ``n_rows`` (queries:
+    ``G`` given), :func:`within_sums`, from one pass over the rows (``glob`` False: the
+    within-query sums only, ``below``, ``above`` None; without ``n_rows`` the third is None)."""
+    m = len(total)
+    within = n_rows is not None
+    if within and G is None:
+        raise ValueError("walk_sums: the within-query sums need query codes (G), got G=None")
+    U = G if G is not None else len(ss)
+    acc = np.zeros((U if glob else 0, 2 * m))  # a unit's sums side by side
+    if within:
+        ltab, fp, fn, normal = _label_table(tab, K, ep, en)
+        Gw = len(n_rows)
+        st = np.zeros((Gw, 3 * K))  # a query's numerators, P and N side by side
+        wp, wn, stamp = np.empty((Gw, K)), np.empty((Gw, K)), np.zeros(Gw, np.int64)
+    else:
+        ltab, fp, fn, normal = np.zeros((2 * K, 1 << K)), np.zeros(K), np.zeros(K), True
+        st, wp, wn, stamp = (np.zeros((0, 3 * K)), np.zeros((0, K)), np.zeros((0, K)),
+                             np.zeros(0, np.int64))
+    _walk(bool(const), G is not None, m if glob else 0, int(K), bool(glob), within, normal)(
+        ss, vv, ww, order, np.ascontiguousarray(tab.T),
+        np.ascontiguousarray(total, dtype=np.float64), acc, ltab, fp, fn, st, wp, wn, stamp)
+    below = above = sums = None
+    if glob:
+        below, above = np.ascontiguousarray(acc[:, :m].T), np.ascontiguousarray(acc[:, m:].T)
+    if within:
+        sums = tuple(np.ascontiguousarray(st[:, j * K:(j + 1) * K].T) for j in range(3))
+    return below, above, sums
 
 
 def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, order: np.ndarray,
@@ -287,12 +381,22 @@ def global_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, ord
     order (m, n) (``G`` None); ``tab`` (2m, 2^K) the weight rows of each label combination
     (:func:`bipartite.diagnostics._scan.weight_table`, times the weight when ``const``),
     ``total`` (m,) the positive weight of each row."""
-    m = len(total)
-    acc = np.zeros((G if G is not None else len(ss), 2 * m))  # a unit's sums side by side
-    _global(bool(const), G is not None, m, int(K))(
-        ss, vv, ww, order, np.ascontiguousarray(tab.T),
-        np.ascontiguousarray(total, dtype=np.float64), acc)
-    return np.ascontiguousarray(acc[:, :m].T), np.ascontiguousarray(acc[:, m:].T)
+    below, above, _ = walk_sums(ss, vv, ww, const, order, tab, K, total, G)
+    return below, above
+
+
+def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
+                K: int, n_rows: np.ndarray, ep: np.ndarray, en: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(num, P, N)`` (K, G): each query's AUC numerator of the ``K`` labels and its positive
+    and negative weight, every label's rows scaled by ``2^−ep_k`` and ``2^−en_k``
+    (module docstring; ``n_rows`` (G,) the rows of each query, the codes above the label bits of
+    ``vv``); 0 for a query without rows."""
+    m = tab.shape[0] // 2
+    _, _, sums = walk_sums(ss, vv, ww, const, np.zeros(0, np.int64), tab, K, np.zeros(m),
+                           len(n_rows), n_rows, ep, en, glob=False)
+    return sums
+
 
 
 @functools.cache
@@ -395,89 +499,3 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
     else:
         _near(bool(const), int(K), m)(ss, vv, ww, tab, float(tol), num)
     return num
-
-
-@functools.cache
-def _within(const: bool, normal: bool, K: int):
-    mask = (1 << K) - 1
-
-    def run(ss, vv, ww, tab, fp, fn, st, gp, gn, stamp):
-        n = ss.shape[0]
-        a = 0
-        while a < n:
-            if a + 1 == n or ss[a + 1] != ss[a]:  # a row of its own score: its own tie group
-                c = vv[a] & mask
-                u = vv[a] >> K
-                x = 1.0 if const else ww[a]
-                for k in range(K):
-                    pk = tab[k, c] if const else tab[k, c] * x
-                    qk = tab[K + k, c] if const else tab[K + k, c] * x
-                    if not normal:
-                        pk = math.ldexp(pk, int(fp[k]))
-                        qk = math.ldexp(qk, int(fn[k]))
-                    bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
-                    st[u, k] += pk * (bn + 0.5 * qk)
-                    st[u, K + k] += pk
-                    st[u, 2 * K + k] = bn + qk
-                a += 1
-                continue
-            b = a + 1
-            while b < n and ss[b] == ss[a]:
-                b += 1
-            for i in range(a, b):  # each query's rows of the group, summed in order
-                c = vv[i] & mask
-                u = vv[i] >> K
-                x = 1.0 if const else ww[i]
-                new = stamp[u] != a + 1
-                stamp[u] = a + 1
-                for k in range(K):
-                    pk = tab[k, c] if const else tab[k, c] * x
-                    qk = tab[K + k, c] if const else tab[K + k, c] * x
-                    if not normal:
-                        pk = math.ldexp(pk, int(fp[k]))
-                        qk = math.ldexp(qk, int(fn[k]))
-                    if new:
-                        gp[u, k] = pk
-                        gn[u, k] = qk
-                    else:
-                        gp[u, k] += pk
-                        gn[u, k] += qk
-            for i in range(a, b):  # each query's group once: auc_terms
-                u = vv[i] >> K
-                if stamp[u] != a + 1:
-                    continue
-                stamp[u] = -(a + 1)
-                for k in range(K):
-                    bn = st[u, 2 * K + k]
-                    st[u, k] += gp[u, k] * (bn + 0.5 * gn[u, k])
-                    st[u, K + k] += gp[u, k]
-                    st[u, 2 * K + k] = bn + gn[u, k]
-            a = b
-    return compiled(run)
-
-
-def within_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
-                K: int, n_rows: np.ndarray, ep: np.ndarray, en: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(num, P, N)`` (K, G): each query's AUC numerator of the ``K`` labels and its positive
-    and negative weight, every label's rows scaled by ``2^−ep_k`` and ``2^−en_k``
-    (module docstring; ``n_rows`` (G,) the rows of each query, the codes above the label bits of
-    ``vv``); 0 for a query without rows."""
-    m = tab.shape[0] // 2
-    G = len(n_rows)
-    ep, en = np.asarray(ep, np.int64), np.asarray(en, np.int64)
-    # 2^−e as a factor: x · 2^−e is x scaled exactly as np.ldexp(x, −e) (one rounding of the
-    # same exact product) while 2^−e is a normal float, else np.ldexp itself; the labels' rows
-    # of the table are 0, 1 or the constant weight, so (t · 2^−e) · w = (t · w) · 2^−e
-    normal = bool(np.all(np.abs(ep) < 1020) and np.all(np.abs(en) < 1020))
-    lab_tab = np.concatenate([tab[:K], tab[m:m + K]])
-    if normal:
-        lab_tab[:K] *= np.ldexp(1.0, -ep)[:, None]
-        lab_tab[K:] *= np.ldexp(1.0, -en)[:, None]
-    st = np.zeros((G, 3 * K))  # a query's numerators, P and N side by side
-    _within(bool(const), normal, int(K))(
-        ss, vv, ww, np.ascontiguousarray(lab_tab), -ep.astype(np.float64),
-        -en.astype(np.float64), st, np.empty((G, K)), np.empty((G, K)),
-        np.zeros(G, np.int64))
-    num, P, N = (np.ascontiguousarray(st[:, j * K:(j + 1) * K].T) for j in range(3))
-    return num, P, N
