@@ -446,39 +446,47 @@ def _near_prefix(const: bool, K: int, m: int):
     mask = (1 << K) - 1
     p = m - K
 
-    def run(ss, vv, ww, tab, gate, tol, num, C):
+    def run(ss, vv, ww, tab, gate, tol, num, C, idx):
         n = ss.shape[0]
-        for t in range(p):  # the cumulative sums, row by row (np.cumsum's order)
+        for t in range(p):
             C[0, t] = 0.0
-        for i in range(n):
-            c = vv[i] & mask
+        cnt = 0
+        for i in range(n):  # the cumulative sums, row by row (np.cumsum's order), and the rows
+            c = vv[i] & mask  # "k only" in some pair with a neighbour in their window
             x = 1.0 if const else ww[i]
             for t in range(p):
                 C[i + 1, t] = C[i, t] + (tab[m + K + t, c] if const else tab[m + K + t, c] * x)
+            left = (i > 0) & (not (ss[max(i - 1, 0)] < ss[i] - tol))
+            right = (i + 1 < n) & (ss[min(i + 1, n - 1)] <= ss[i] + tol)
+            idx[cnt] = i  # (without a branch: one the predictor cannot learn costs more)
+            cnt += gate[c] & (left | right)
         lo = 0
         hi = 0
-        for i in range(n):
-            c = vv[i] & mask
-            if not gate[c]:  # "k only" in no pair
-                continue
-            key = ss[i] - tol
-            if i == 0 or ss[i - 1] < key:
-                lo = i
-            else:  # lo only moves forward over the rows
-                while ss[lo] < key:
+        for j in range(cnt):  # the others add g · (C[i + 1] − C[i]) = g · 0
+            i = idx[j]
+            key = ss[i] - tol  # lo: the first score ≥ key, two steps back, else the pointer
+            a = i - ((i > 0) & (not (ss[max(i - 1, 0)] < key)))
+            a -= (a < i) & (a > 0) & (not (ss[max(a - 1, 0)] < key))
+            if (a < i - 1) & (a > 0) & (not (ss[max(a - 1, 0)] < key)):
+                while ss[lo] < key:  # lo only moves forward over the rows
                     lo += 1
-            key = ss[i] + tol
-            if i + 1 == n or ss[i + 1] > key:
-                hi = i + 1
-            else:
-                hi = max(hi, i + 1)
+                a = lo
+            lo = a
+            key = ss[i] + tol  # hi: the first score > key
+            e = i + 1 + ((i + 1 < n) & (ss[min(i + 1, n - 1)] <= key))
+            e += (e > i + 1) & (e < n) & (ss[min(e, n - 1)] <= key)
+            if (e > i + 2) & (e < n) & (ss[min(e, n - 1)] <= key):
+                hi = max(hi, e)
                 while hi < n and ss[hi] <= key:
                     hi += 1
+                e = hi
+            hi = e
+            c = vv[i] & mask
             x = 1.0 if const else ww[i]
             for t in range(p):
                 g = tab[K + t, c] if const else tab[K + t, c] * x
-                if g != 0.0:
-                    num[t] += g * (C[hi, t] - C[lo, t])
+                v = g * (C[hi, t] - C[lo, t])
+                num[t] += v if g != 0.0 else 0.0  # + 0.0: the same sum
     return compiled(run)
 
 
@@ -486,16 +494,19 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
               K: int, tol: float) -> np.ndarray:
     """(p,) the near-tie numerators of the label pairs (rows ``K..m−1`` of ``tab``, module
     docstring) at tolerance ``tol``: with the pairs' cumulative "j only" weights kept (at most
-    :data:`NEAR_PREFIX_CELLS` cells), one pass for them and one over the rows "k only" in some
-    pair, ``lo``/``hi`` the row itself and its neighbour where that settles them, else found by
-    the pointers that only move forward; else the two pointers that carry the sums."""
+    :data:`NEAR_PREFIX_CELLS` cells), one pass for them that also lists the rows "k only" in
+    some pair whose window holds another row (a row alone adds ``g · (C[i + 1] − C[i])``, 0:
+    it is not "j only" in the pair), then one over those, ``lo``/``hi`` found by up to two
+    steps from the row, else by pointers that only move forward; with more pairs, the two
+    pointers that carry the sums."""
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
     tab = np.ascontiguousarray(tab)
     if (m - K) * (len(ss) + 1) <= NEAR_PREFIX_CELLS:
         gate = np.ascontiguousarray((tab[K:m] != 0).any(axis=0))
         _near_prefix(bool(const), int(K), m)(ss, vv, ww, tab, gate, float(tol), num,
-                                             np.empty((len(ss) + 1, m - K)))
+                                             np.empty((len(ss) + 1, m - K)),
+                                             np.empty(len(ss), np.int32))
     else:
         _near(bool(const), int(K), m)(ss, vv, ww, tab, float(tol), num)
     return num
