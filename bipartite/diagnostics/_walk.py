@@ -6,24 +6,27 @@ the same order of summation, row by row, and no temporary of the size of the inp
 row:
 
 * :func:`sorted_rows`: the rows' scores, packed labels (:attr:`~bipartite.diagnostics._scan.
-  Masses.lab`, query code above the label bits) and weights gathered into the global (score,
-  row) order once;
-* :func:`global_sums`: one walk of the global tie groups (runs of one score): each group's
-  positive and negative weight of every weight row, one running sum of each over all groups
-  (:func:`bipartite.metrics.tie_placements` with a carry: the negative weight below plus ½ the
-  tied, the positive weight above plus ½ the tied, from the row's total), the rows' placements
-  times their weights added to their unit;
+  Masses.lab`, query code above the label bits) and weights in the global (score, row) order,
+  from one sort of packed keys and one random read a row (a payload of the labels and the
+  score's low bits);
+* :func:`walk_sums`: one walk of the global tie groups (runs of one score; a row of its own
+  score without the group loop) for both of:
+* :func:`global_sums`: each group's positive and negative weight of every weight row, one
+  running sum of each over all groups (:func:`bipartite.metrics.tie_placements` with a carry:
+  the negative weight below plus ½ the tied, the positive weight above plus ½ the tied, from
+  the row's total), the rows' placements times their weights added to their unit;
+* :func:`within_sums`: each query's AUC numerators of the labels with the grouped engine's
+  formulas (:meth:`bipartite.metrics.QuerySegments.auc`: each label's rows scaled by its power
+  of two, each tie group's positives times the negatives below plus ½ the tied,
+  :func:`bipartite.metrics.auc_terms`), from running sums per query updated as its rows come:
+  a query's rows come in its score order (:func:`bipartite.metrics.query_major` keeps it), its
+  tie groups the global groups' rows of that query, so each query's sums are those of its own
+  walk, without the per-query order;
 * :func:`near_sums`: the near-tie numerators of the label pairs, ``Σ_{i k only} w_i (C_j[hi_i] −
-  C_j[lo_i])``, ``lo``/``hi`` found by two pointers that only move forward over the sorted
-  scores (the same comparisons as ``np.searchsorted(ss, s_i − tol, "left")`` and
-  ``(ss, s_i + tol, "right")``), ``C_j`` the running "j only" weight carried at each pointer
-  (the same sequential sums as one cumulative sum);
-* :func:`within_sums`: the per-query order from the global one by a counting sort of the query
-  codes (stable: each query's rows keep their score order, as
-  :func:`bipartite.metrics.query_major`), then each query's AUC numerators of the labels with
-  the grouped engine's formulas (:meth:`bipartite.metrics.QuerySegments.auc`: each label's rows
-  scaled by its power of two, each tie group's positives times the negatives below plus ½ the
-  tied, :func:`bipartite.metrics.auc_terms`).
+  C_j[lo_i])`` (``lo``/``hi`` by the same comparisons as ``np.searchsorted(ss, s_i − tol,
+  "left")`` and ``(ss, s_i + tol, "right")``), ``C_j`` the cumulative "j only" weight (the same
+  sequential sums as one cumulative sum), kept for a few pairs (only the rows with another row
+  in their window add to the sums), else carried by two pointers that only move forward.
 
 Sums of a tie group, and the running sums, add the rows in the same order as the NumPy walk
 (``np.add.reduceat``, ``np.cumsum`` are sequential), so the placements are the same floats; the
@@ -411,22 +414,21 @@ def _near(const: bool, K: int, m: int):
         lo = 0
         hi = 0
         for i in range(n):
-            key = ss[i] - tol
-            while ss[lo] < key:  # lo ≤ i: ss[i] ≥ key
-                c = vv[lo] & mask
-                x = 1.0 if const else ww[lo]
+            below = ss[i] - tol
+            above = ss[i] + tol
+            while True:  # each pointer past its rows, the row's weight added to its sums
+                if ss[lo] < below:  # lo ≤ i: ss[i] ≥ below
+                    j, run = lo, clo
+                    lo += 1
+                elif hi < n and ss[hi] <= above:
+                    j, run = hi, chi
+                    hi += 1
+                else:
+                    break
+                c = vv[j] & mask
+                x = 1.0 if const else ww[j]
                 for t in range(p):
-                    chi_t = tab[m + K + t, c] if const else tab[m + K + t, c] * x
-                    clo[t] += chi_t
-                lo += 1
-            key = ss[i] + tol
-            while hi < n and ss[hi] <= key:
-                c = vv[hi] & mask
-                x = 1.0 if const else ww[hi]
-                for t in range(p):
-                    chi_t = tab[m + K + t, c] if const else tab[m + K + t, c] * x
-                    chi[t] += chi_t
-                hi += 1
+                    run[t] += tab[m + K + t, c] if const else tab[m + K + t, c] * x
             c = vv[i] & mask
             x = 1.0 if const else ww[i]
             for t in range(p):
