@@ -367,3 +367,26 @@ def test_the_gathered_scores_keep_their_sign(n):
     ref = QuerySegments(s, check_input=False).order
     np.testing.assert_array_equal(order, ref)
     np.testing.assert_array_equal(ss.view(np.uint64), s[ref].view(np.uint64))
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_many_collisions_and_wide_labels(wide):
+    """More distinct scores sharing a key's bits than the positions kept for them (4096: the
+    runs are then found by a scan of every row), and labels wider than 32 bits (the scores and
+    labels gathered, not one payload): still the engine's order."""
+    from bipartite.diagnostics._walk import sorted_rows
+
+    rng = np.random.default_rng(11)
+    n = 12_000
+    base = rng.normal(size=n // 2)
+    s = np.concatenate([base, base * (1 + np.finfo(float).eps)])[rng.permutation(n)]
+    s[:50] = 0.0  # a tie run among them
+    lab = rng.integers(0, 1 << 40 if wide else 1 << 20, n).astype(
+        np.uint64 if wide else np.uint32)
+    w = rng.random(n)
+    order, ss, vv, ww = sorted_rows(s, lab, w, False)
+    ref = QuerySegments(s, check_input=False).order
+    np.testing.assert_array_equal(order, ref)
+    np.testing.assert_array_equal(ss.view(np.uint64), s[ref].view(np.uint64))
+    np.testing.assert_array_equal(vv, lab[ref])
+    np.testing.assert_array_equal(ww, w[ref])
