@@ -9,8 +9,9 @@ row:
   Masses.lab`, query code above the label bits) and weights in the global (score, row) order,
   from one sort of packed keys and one random read a row (a payload of the labels and the
   score's low bits);
-* :func:`walk_sums`: one walk of the global tie groups (runs of one score; a row of its own
-  score without the group loop) for both of:
+* :func:`walk_sums`: walks of the global tie groups (runs of one score; a row of its own
+  score without the group loop; four weight rows a walk, their running sums in registers) for
+  both of:
 * :func:`global_sums`: each group's positive and negative weight of every weight row, one
   running sum of each over all groups (:func:`bipartite.metrics.tie_placements` with a carry:
   the negative weight below plus ½ the tied, the positive weight above plus ½ the tied, from
@@ -212,116 +213,132 @@ def sorted_rows(s: np.ndarray, lab: np.ndarray, w: np.ndarray, const: bool
 
 @functools.cache
 def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, normal: bool):
-    """One pass over the global tie groups: the placements times the weights per unit
-    (``glob``, :func:`global_sums`) and each query's AUC numerators (``within``,
-    :func:`within_sums`); a row of its own score without the group loop."""
+    """Passes over the global tie groups, four weight rows each (their running sums held in
+    registers, not memory): the placements times the weights per unit (``glob``,
+    :func:`global_sums`) and, in the first, each query's AUC numerators (``within``,
+    :func:`within_sums`); a row of its own score without the group loops."""
     mask = (1 << K) - 1
 
     def run(ss, vv, ww, order, tab, total, acc, ltab, fp, fn, st, wp, wn, stamp):
         n = ss.shape[0]
-        gp = np.zeros(m)
-        gn = np.zeros(m)
-        cp = np.zeros(m)   # the running positive and negative weight (tie_placements' carry)
-        cn = np.zeros(m)
-        skip = 0  # the end of the tie group being walked
-        cur = ss[0] if n else 0.0
-        for a in range(n):
-            nxt = ss[a + 1] if a + 1 < n else np.nan
-            if a < skip:  # a later row of a tie group, done with its first
-                cur = nxt
-                continue
-            if nxt != cur:  # a row of its own score: the group's sums are its weights
-                c = vv[a] & mask
-                x = 1.0 if const else ww[a]
-                if glob:
-                    u = (vv[a] >> K) if units else order[a]
-                    for r in range(m):
-                        p = tab[c, r] if const else tab[c, r] * x
-                        q = tab[c, m + r] if const else tab[c, m + r] * x
-                        cn[r] += q
-                        cp[r] += p
-                        if units:
-                            acc[u, r] += (cn[r] - 0.5 * q) * p
-                            acc[u, m + r] += ((total[r] - cp[r]) + 0.5 * p) * q
-                        else:
-                            acc[u, r] = (cn[r] - 0.5 * q) * p
-                            acc[u, m + r] = ((total[r] - cp[r]) + 0.5 * p) * q
-                if within:
-                    u = vv[a] >> K
-                    for k in range(K):
-                        pk = ltab[k, c] if const else ltab[k, c] * x
-                        qk = ltab[K + k, c] if const else ltab[K + k, c] * x
-                        if not normal:  # else 2^−e is in the table
-                            pk = math.ldexp(pk, int(fp[k]))
-                            qk = math.ldexp(qk, int(fn[k]))
-                        bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
-                        st[u, k] += pk * (bn + 0.5 * qk)
-                        st[u, K + k] += pk
-                        st[u, 2 * K + k] = bn + qk
-                cur = nxt
-                continue
-            b = a + 1
-            while b < n and ss[b] == cur:
-                b += 1
-            if glob:
-                for i in range(a, b):  # the group's sums, its rows in order (np.add.reduceat)
-                    c = vv[i] & mask
-                    x = 1.0 if const else ww[i]
-                    for r in range(m):
-                        p = tab[c, r] if const else tab[c, r] * x
-                        q = tab[c, m + r] if const else tab[c, m + r] * x
-                        if i == a:
-                            gp[r] = p
-                            gn[r] = q
-                        else:
-                            gp[r] += p
-                            gn[r] += q
-                for r in range(m):  # tie_placements with a carry
-                    cn[r] += gn[r]
-                    cp[r] += gp[r]
-                    gn[r] = cn[r] - 0.5 * gn[r]  # the group's placements
-                    gp[r] = (total[r] - cp[r]) + 0.5 * gp[r]
-                for i in range(a, b):
-                    c = vv[i] & mask
-                    x = 1.0 if const else ww[i]
-                    u = (vv[i] >> K) if units else order[i]
-                    for r in range(m):
-                        p = tab[c, r] if const else tab[c, r] * x
-                        q = tab[c, m + r] if const else tab[c, m + r] * x
-                        if units:
-                            acc[u, r] += gn[r] * p
-                            acc[u, m + r] += gp[r] * q
-                        else:
-                            acc[u, r] = gn[r] * p
-                            acc[u, m + r] = gp[r] * q
-            if within:
-                for i in range(a, b):  # each query's rows of the group, summed in order
-                    c = vv[i] & mask
-                    u = vv[i] >> K
-                    x = 1.0 if const else ww[i]
-                    new = stamp[u] != a + 1
-                    stamp[u] = a + 1
-                    for k in range(K):
-                        pk = ltab[k, c] if const else ltab[k, c] * x
-                        qk = ltab[K + k, c] if const else ltab[K + k, c] * x
-                        if not normal:
-                            pk = math.ldexp(pk, int(fp[k]))
-                            qk = math.ldexp(qk, int(fn[k]))
-                        wp[u, k] = pk if new else wp[u, k] + pk
-                        wn[u, k] = qk if new else wn[u, k] + qk
-                for i in range(a, b):  # each query's group once: auc_terms
-                    u = vv[i] >> K
-                    if stamp[u] != a + 1:
-                        continue
-                    stamp[u] = -(a + 1)
-                    for k in range(K):
-                        bn = st[u, 2 * K + k]
-                        st[u, k] += wp[u, k] * (bn + 0.5 * wn[u, k])
-                        st[u, K + k] += wp[u, k]
-                        st[u, 2 * K + k] = bn + wn[u, k]
-            skip = b
-            cur = nxt
 
+        def single(r, c, x, u, cn, cp):
+            """Weight row r of a row of its own score (label code c, weight x, unit u):
+            tie_placements with the carry (cn, cp), the placements times the weights to u."""
+            p = tab[c, r] if const else tab[c, r] * x
+            q = tab[c, m + r] if const else tab[c, m + r] * x
+            cn += q
+            cp += p
+            if units:
+                acc[u, r] += (cn - 0.5 * q) * p
+                acc[u, m + r] += ((total[r] - cp) + 0.5 * p) * q
+            else:
+                acc[u, r] = (cn - 0.5 * q) * p
+                acc[u, m + r] = ((total[r] - cp) + 0.5 * p) * q
+            return cn, cp
+
+        def group(r, a, b, cn, cp):
+            """Weight row r over the tie group a..b−1: its sums adding its rows in order
+            (np.add.reduceat), then as :func:`single` with the group's placements."""
+            gp = gn = 0.0
+            for i in range(a, b):
+                c = vv[i] & mask
+                x = 1.0 if const else ww[i]
+                p = tab[c, r] if const else tab[c, r] * x
+                q = tab[c, m + r] if const else tab[c, m + r] * x
+                gp = p if i == a else gp + p
+                gn = q if i == a else gn + q
+            cn += gn
+            cp += gp
+            bt = cn - 0.5 * gn
+            at = (total[r] - cp) + 0.5 * gp
+            for i in range(a, b):
+                c = vv[i] & mask
+                x = 1.0 if const else ww[i]
+                u = (vv[i] >> K) if units else order[i]
+                p = tab[c, r] if const else tab[c, r] * x
+                q = tab[c, m + r] if const else tab[c, m + r] * x
+                if units:
+                    acc[u, r] += bt * p
+                    acc[u, m + r] += at * q
+                else:
+                    acc[u, r] = bt * p
+                    acc[u, m + r] = at * q
+            return cn, cp
+        for r0 in range(0, max(m, 1), 4):  # four weight rows a pass: their carries in registers
+            n0 = n1 = n2 = n3 = 0.0
+            p0 = p1 = p2 = p3 = 0.0
+            skip = 0  # the end of the tie group being walked
+            cur = ss[0] if n else 0.0
+            for a in range(n):
+                nxt = ss[a + 1] if a + 1 < n else np.nan
+                if a < skip:  # a later row of a tie group, done with its first
+                    cur = nxt
+                    continue
+                if nxt != cur:  # a row of its own score: the group's sums are its weights
+                    c = vv[a] & mask
+                    x = 1.0 if const else ww[a]
+                    if glob:
+                        u = (vv[a] >> K) if units else order[a]
+                        n0, p0 = single(r0, c, x, u, n0, p0)
+                        if r0 + 1 < m:
+                            n1, p1 = single(r0 + 1, c, x, u, n1, p1)
+                        if r0 + 2 < m:
+                            n2, p2 = single(r0 + 2, c, x, u, n2, p2)
+                        if r0 + 3 < m:
+                            n3, p3 = single(r0 + 3, c, x, u, n3, p3)
+                    if within and r0 == 0:
+                        u = vv[a] >> K
+                        for k in range(K):
+                            pk = ltab[k, c] if const else ltab[k, c] * x
+                            qk = ltab[K + k, c] if const else ltab[K + k, c] * x
+                            if not normal:  # else 2^−e is in the table
+                                pk = math.ldexp(pk, int(fp[k]))
+                                qk = math.ldexp(qk, int(fn[k]))
+                            bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
+                            st[u, k] += pk * (bn + 0.5 * qk)
+                            st[u, K + k] += pk
+                            st[u, 2 * K + k] = bn + qk
+                    cur = nxt
+                    continue
+                b = a + 1
+                while b < n and ss[b] == cur:
+                    b += 1
+                if glob:
+                    n0, p0 = group(r0, a, b, n0, p0)
+                    if r0 + 1 < m:
+                        n1, p1 = group(r0 + 1, a, b, n1, p1)
+                    if r0 + 2 < m:
+                        n2, p2 = group(r0 + 2, a, b, n2, p2)
+                    if r0 + 3 < m:
+                        n3, p3 = group(r0 + 3, a, b, n3, p3)
+                if within and r0 == 0:
+                    for i in range(a, b):  # each query's rows of the group, summed in order
+                        c = vv[i] & mask
+                        u = vv[i] >> K
+                        x = 1.0 if const else ww[i]
+                        new = stamp[u] != a + 1
+                        stamp[u] = a + 1
+                        for k in range(K):
+                            pk = ltab[k, c] if const else ltab[k, c] * x
+                            qk = ltab[K + k, c] if const else ltab[K + k, c] * x
+                            if not normal:
+                                pk = math.ldexp(pk, int(fp[k]))
+                                qk = math.ldexp(qk, int(fn[k]))
+                            wp[u, k] = pk if new else wp[u, k] + pk
+                            wn[u, k] = qk if new else wn[u, k] + qk
+                    for i in range(a, b):  # each query's group once: auc_terms
+                        u = vv[i] >> K
+                        if stamp[u] != a + 1:
+                            continue
+                        stamp[u] = -(a + 1)
+                        for k in range(K):
+                            bn = st[u, 2 * K + k]
+                            st[u, k] += wp[u, k] * (bn + 0.5 * wn[u, k])
+                            st[u, K + k] += wp[u, k]
+                            st[u, 2 * K + k] = bn + wn[u, k]
+                skip = b
+                cur = nxt
     return compiled(run)
 
 
