@@ -222,9 +222,8 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
     def run(ss, vv, ww, order, tab, total, acc, ltab, fp, fn, st, wp, wn, stamp):
         n = ss.shape[0]
 
-        def single(r, c, x, u, cn, cp):
-            """Weight row r of a row of its own score (label code c, weight x, unit u):
-            tie_placements with the carry (cn, cp), the placements times the weights to u."""
+        def single(r, c, x, u, cn, cp):  # weight row r of a row of its own score: its
+            # tie_placements with the carry (cn, cp), times its weights, to its unit u
             p = tab[c, r] if const else tab[c, r] * x
             q = tab[c, m + r] if const else tab[c, m + r] * x
             cn += q
@@ -237,34 +236,60 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
                 acc[u, m + r] = ((total[r] - cp) + 0.5 * p) * q
             return cn, cp
 
-        def group(r, a, b, cn, cp):
-            """Weight row r over the tie group a..b−1: its sums adding its rows in order
-            (np.add.reduceat), then as :func:`single` with the group's placements."""
-            gp = gn = 0.0
-            for i in range(a, b):
-                c = vv[i] & mask
-                x = 1.0 if const else ww[i]
-                p = tab[c, r] if const else tab[c, r] * x
-                q = tab[c, m + r] if const else tab[c, m + r] * x
-                gp = p if i == a else gp + p
-                gn = q if i == a else gn + q
+        def weights(i, r):  # row i's positive and negative weight on weight row r
+            c = vv[i] & mask
+            x = 1.0 if const else ww[i]
+            return (tab[c, r], tab[c, m + r]) if const else (tab[c, r] * x, tab[c, m + r] * x)
+
+        def group(r, a, b, cn, cp):  # weight row r over the tie group a..b−1, its sums
+            gp, gn = weights(a, r)  # adding its rows in order (np.add.reduceat)
+            for i in range(a + 1, b):
+                p, q = weights(i, r)
+                gp += p
+                gn += q
             cn += gn
             cp += gp
             bt = cn - 0.5 * gn
             at = (total[r] - cp) + 0.5 * gp
             for i in range(a, b):
-                c = vv[i] & mask
-                x = 1.0 if const else ww[i]
-                u = (vv[i] >> K) if units else order[i]
-                p = tab[c, r] if const else tab[c, r] * x
-                q = tab[c, m + r] if const else tab[c, m + r] * x
+                p, q = weights(i, r)
                 if units:
-                    acc[u, r] += bt * p
-                    acc[u, m + r] += at * q
+                    acc[vv[i] >> K, r] += bt * p
+                    acc[vv[i] >> K, m + r] += at * q
                 else:
-                    acc[u, r] = bt * p
-                    acc[u, m + r] = at * q
+                    acc[order[i], r] = bt * p
+                    acc[order[i], m + r] = at * q
             return cn, cp
+
+        def scaled(c, x, k):  # label k's weights of a row, times 2^−ep_k and 2^−en_k
+            pk = ltab[k, c] if const else ltab[k, c] * x
+            qk = ltab[K + k, c] if const else ltab[K + k, c] * x
+            if normal:  # 2^−e is in the table
+                return pk, qk
+            return math.ldexp(pk, int(fp[k])), math.ldexp(qk, int(fn[k]))
+
+        def query(u, gp, gn, k):  # auc_terms of a query's tie group, summed over the query
+            bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
+            st[u, k] += gp * (bn + 0.5 * gn)
+            st[u, K + k] += gp
+            st[u, 2 * K + k] = bn + gn
+
+        def queries(a, b):  # each query's rows of the tie group a..b−1, summed in order, once
+            for i in range(a, b):
+                u = vv[i] >> K
+                new = stamp[u] != a + 1
+                stamp[u] = a + 1
+                for k in range(K):
+                    pk, qk = scaled(vv[i] & mask, 1.0 if const else ww[i], k)
+                    wp[u, k] = pk if new else wp[u, k] + pk
+                    wn[u, k] = qk if new else wn[u, k] + qk
+            for i in range(a, b):
+                u = vv[i] >> K
+                if stamp[u] == a + 1:
+                    stamp[u] = -(a + 1)
+                    for k in range(K):
+                        query(u, wp[u, k], wn[u, k], k)
+
         for r0 in range(0, max(m, 1), 4):  # four weight rows a pass: their carries in registers
             n0 = n1 = n2 = n3 = 0.0
             p0 = p1 = p2 = p3 = 0.0
@@ -288,17 +313,9 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
                         if r0 + 3 < m:
                             n3, p3 = single(r0 + 3, c, x, u, n3, p3)
                     if within and r0 == 0:
-                        u = vv[a] >> K
                         for k in range(K):
-                            pk = ltab[k, c] if const else ltab[k, c] * x
-                            qk = ltab[K + k, c] if const else ltab[K + k, c] * x
-                            if not normal:  # else 2^−e is in the table
-                                pk = math.ldexp(pk, int(fp[k]))
-                                qk = math.ldexp(qk, int(fn[k]))
-                            bn = st[u, 2 * K + k]  # the query's negatives below: its N so far
-                            st[u, k] += pk * (bn + 0.5 * qk)
-                            st[u, K + k] += pk
-                            st[u, 2 * K + k] = bn + qk
+                            pk, qk = scaled(c, x, k)
+                            query(vv[a] >> K, pk, qk, k)
                     cur = nxt
                     continue
                 b = a + 1
@@ -313,30 +330,7 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
                     if r0 + 3 < m:
                         n3, p3 = group(r0 + 3, a, b, n3, p3)
                 if within and r0 == 0:
-                    for i in range(a, b):  # each query's rows of the group, summed in order
-                        c = vv[i] & mask
-                        u = vv[i] >> K
-                        x = 1.0 if const else ww[i]
-                        new = stamp[u] != a + 1
-                        stamp[u] = a + 1
-                        for k in range(K):
-                            pk = ltab[k, c] if const else ltab[k, c] * x
-                            qk = ltab[K + k, c] if const else ltab[K + k, c] * x
-                            if not normal:
-                                pk = math.ldexp(pk, int(fp[k]))
-                                qk = math.ldexp(qk, int(fn[k]))
-                            wp[u, k] = pk if new else wp[u, k] + pk
-                            wn[u, k] = qk if new else wn[u, k] + qk
-                    for i in range(a, b):  # each query's group once: auc_terms
-                        u = vv[i] >> K
-                        if stamp[u] != a + 1:
-                            continue
-                        stamp[u] = -(a + 1)
-                        for k in range(K):
-                            bn = st[u, 2 * K + k]
-                            st[u, k] += wp[u, k] * (bn + 0.5 * wn[u, k])
-                            st[u, K + k] += wp[u, k]
-                            st[u, 2 * K + k] = bn + wn[u, k]
+                    queries(a, b)
                 skip = b
                 cur = nxt
     return compiled(run)
