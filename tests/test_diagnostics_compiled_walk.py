@@ -289,3 +289,104 @@ def test_the_packed_sort_is_the_engines_order(kind, n):
     np.testing.assert_array_equal(vv, lab[ref])
     np.testing.assert_array_equal(ww, w[ref])
     assert len(sorted_rows(s, lab, w, True)[3]) == 0
+
+
+def _scores(kind, n, rng):
+    return {"heavy ties": np.round(rng.normal(size=n)),  # a handful of tie groups
+            "one score": np.full(n, 0.25),
+            "near ties": 1.0 + rng.integers(0, 30, n) * 1e-9 + rng.normal(size=n) * 1e-12,
+            "signed zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) * (rng.random(n) < 0.6)
+            + np.round(rng.random(n), 1)}[kind]
+
+
+@pytest.mark.parametrize("kind", ["heavy ties", "one score", "near ties", "signed zeros"])
+@pytest.mark.parametrize("K,G,weights", [(1, 1, "unit"), (2, 1, "float"), (5, 9, "unit"),
+                                         (5, 9, "float"), (3, None, "float"),
+                                         (2, 600, "unit")])
+@pytest.mark.parametrize("pointers", [False, True])
+def test_hard_inputs_are_the_numpy_walks(kind, K, G, weights, pointers, monkeypatch):
+    """The compiled passes against the NumPy walks where the fast paths are rare: few tie
+    groups, every row one score, windows of many rows (tol 1e-8 on scores 1e-9 apart), ±0;
+    one query (G = 1), a query a row (G = n), rows as units (G None), K = 1 and 5; the near
+    ties by the kept cumulative sums and (``pointers``) by the two pointers that carry them."""
+    import bipartite.diagnostics._walk as walk
+
+    if pointers:
+        monkeypatch.setattr(walk, "NEAR_PREFIX_CELLS", 0)
+    rng = np.random.default_rng(K * 100 + (G or 0))
+    n = 600
+    s = _scores(kind, n, rng)
+    Y = rng.random((n, K)) < np.linspace(0.2, 0.6, K)
+    w = np.ones(n) if weights == "unit" else rng.uniform(0.2, 3.0, n)
+    ws = pow2_normalise(w)
+    g = np.arange(n) if G == n else (rng.integers(0, G, n) if G else None)
+    for tol in (0.0, 1e-8, 0.3):
+        got = _stats(s, Y, ws, g, G, tol, True)
+        ref = _stats(s, Y, ws, g, G, tol, False)
+        for a, b in zip(got, ref, strict=True):
+            if b is None or isinstance(b, np.ndarray):
+                _close(a, b, weights)
+                continue
+            for f in ("pos", "neg", "below", "above"):
+                _close(getattr(a, f), getattr(b, f), weights)
+            if b.within is not None:
+                assert np.all(np.abs(a.within - b.within) <= FLOAT_RTOL * a.pos * a.neg)
+
+
+def test_the_keys_sort_as_integers_where_the_float_sort_fails(monkeypatch):
+    """The packed keys sorted as float64 are checked: a float sort that leaves them out of
+    order (as one where subnormals are taken as 0 would) gives way to the integer sort, and
+    the order is still the engine's."""
+    import bipartite.diagnostics._walk as walk
+
+    def bad(keys):
+        keys.view(np.float64).sort()
+        keys[[0, -1]] = keys[[-1, 0]]
+
+    monkeypatch.setattr(walk, "_float_sort", bad)
+    rng = np.random.default_rng(5)
+    s = rng.choice([-1e308, -3.0, 0.0, 1.0, 2.5], 1000) + rng.normal(size=1000) * 1e-3
+    lab = rng.integers(0, 1 << 12, 1000).astype(np.uint32)
+    order, ss, vv, _ = walk.sorted_rows(s, lab, np.ones(1000), True)
+    ref = QuerySegments(s, check_input=False).order
+    np.testing.assert_array_equal(order, ref)
+    np.testing.assert_array_equal(ss, s[ref])
+    np.testing.assert_array_equal(vv, lab[ref])
+
+
+@pytest.mark.parametrize("n", [5, 3000])
+def test_the_gathered_scores_keep_their_sign(n):
+    """The scores rebuilt from the keys and the payloads are the input's bit for bit, −0
+    included (−0 and +0 tie, in row order)."""
+    from bipartite.diagnostics._walk import sorted_rows
+
+    rng = np.random.default_rng(n)
+    s = np.where(rng.random(n) < 0.5, -0.0, 0.0) * (rng.random(n) < 0.5) + (
+        rng.random(n) < 0.5) * rng.normal(size=n)
+    order, ss, _, _ = sorted_rows(s, np.zeros(n, np.uint8), np.ones(n), True)
+    ref = QuerySegments(s, check_input=False).order
+    np.testing.assert_array_equal(order, ref)
+    np.testing.assert_array_equal(ss.view(np.uint64), s[ref].view(np.uint64))
+
+
+@pytest.mark.parametrize("wide", [False, True])
+def test_many_collisions_and_wide_labels(wide):
+    """More distinct scores sharing a key's bits than the positions kept for them (4096: the
+    runs are then found by a scan of every row), and labels wider than 32 bits (the scores and
+    labels gathered, not one payload): still the engine's order."""
+    from bipartite.diagnostics._walk import sorted_rows
+
+    rng = np.random.default_rng(11)
+    n = 12_000
+    base = rng.normal(size=n // 2)
+    s = np.concatenate([base, base * (1 + np.finfo(float).eps)])[rng.permutation(n)]
+    s[:50] = 0.0  # a tie run among them
+    lab = rng.integers(0, 1 << 40 if wide else 1 << 20, n).astype(
+        np.uint64 if wide else np.uint32)
+    w = rng.random(n)
+    order, ss, vv, ww = sorted_rows(s, lab, w, False)
+    ref = QuerySegments(s, check_input=False).order
+    np.testing.assert_array_equal(order, ref)
+    np.testing.assert_array_equal(ss.view(np.uint64), s[ref].view(np.uint64))
+    np.testing.assert_array_equal(vv, lab[ref])
+    np.testing.assert_array_equal(ww, w[ref])
