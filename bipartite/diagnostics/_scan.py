@@ -60,7 +60,7 @@ from bipartite.diagnostics import _packed
 from bipartite.diagnostics._packed import COUNT_CELLS
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums, side_scales
-from bipartite.diagnostics._walk import global_sums, near_sums, sorted_rows, within_sums
+from bipartite.diagnostics._walk import near_sums, sorted_rows, walk_sums
 from bipartite.metrics import (
     QuerySegments,
     auc_terms,
@@ -524,8 +524,9 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
     if compiled:  # docs/theory.md §7.5: the same sums from compiled passes (_walk)
         const = ms.c is not None
         order, ss, vv, ww = sorted_rows(s, ms.lab, _NO_WEIGHTS if const else ms.w, const)
-        below, above = global_sums(ss, vv, ww, ms.c is not None, order, ms.tab, K, ms.P,
-                                   G if clustered else None)
+        below, above, wsums = walk_sums(ss, vv, ww, const, order, ms.tab, K, ms.P,
+                                        G if clustered else None,
+                                        n_rows if clustered else None, ms.ep, ms.en)
         del order
     else:
         seg = QuerySegments(s, check_input=False) if seg is None else seg
@@ -539,8 +540,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
         Pq, Nq = ms.block(ms.lab, slice(None))
     within, P, N = None, Pq[:K], Nq[:K]
     if compiled and clustered:
-        within, P, N = within_result(*within_sums(ss, vv, ww, ms.c is not None, ms.tab, K,
-                                                  n_rows, ms.ep, ms.en), ms.ep, ms.en)
+        within, P, N = within_result(*wsums, ms.ep, ms.en)
     elif qorder is not None:
         within, P, N = _within(qorder, s, n_rows, ms)
     labels = PlacementSums(pos=P, neg=N, below=below[:K], above=above[:K], within=within,
