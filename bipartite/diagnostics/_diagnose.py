@@ -409,8 +409,8 @@ def _estimates(d: Data, tol: float, gauc_weighting: str, bar: Progress) -> Estim
     :data:`bipartite.diagnostics._scan.FUSED_ROWS` label and pair rows, one walk
     (:func:`bipartite.diagnostics._scan.scorer_stats`): from
     :data:`~bipartite.diagnostics._scan.COMPILED_MIN_ROWS` rows on the compiled passes of
-    :mod:`bipartite.diagnostics._walk` (one packed-key sort per scorer, the per-query order from
-    it by a counting sort of the query codes, docs/theory.md §7.5), below them the NumPy walks
+    :mod:`bipartite.diagnostics._walk` (one packed-key sort per scorer, the global and within-query sums in one pass over it,
+    docs/theory.md §7.5), below them the NumPy walks
     (:func:`~bipartite.diagnostics._scan.compiled_walk`); wider label sets take the whole-array route (a second sort,
     ``label_sums``, ``pair_stats`` blocked by pairs)."""
     c = None
