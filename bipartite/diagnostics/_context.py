@@ -16,7 +16,7 @@ import numpy as np
 
 from bipartite.diagnostics._inference import boot_var, min_diff_delta
 from bipartite.diagnostics._intervals import interval as make_interval
-from bipartite.diagnostics._packed import COUNT_CELLS, fits, packed
+from bipartite.diagnostics._packed import COUNT_CELLS, combination_bits, fits, packed
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums
 from bipartite.metrics import GroupedStats, QuerySegments
@@ -93,11 +93,9 @@ class Data:
         units = G if self.g is not None else 1
         if units << K <= COUNT_CELLS and self.packed is not None:
             lab, cnt = self.packed  # one count of the rows of each (query, label combination)
-            if cnt is None or not every:
-                cnt = np.bincount(lab if every else lab[self.w > 0],
-                                  minlength=units << K).reshape(units, 1 << K)
-            bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
-            pos = cnt @ bit
+            if not every:  # the rows with weight only
+                cnt = np.bincount(lab[self.w > 0], minlength=units << K).reshape(units, 1 << K)
+            pos = cnt @ combination_bits(K)
             if self.g is None:
                 return None, None, pos[0]
             return cnt.sum(axis=1), pos, pos.sum(axis=0)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COUNT_CELLS", "code_dtype", "fits", "packed"]
+__all__ = ["COUNT_CELLS", "code_dtype", "combination_bits", "fits", "packed"]
 
 #: Most (unit × label combination) cells counted at once (64 MiB of int64); past it no count.
 COUNT_CELLS = 1 << 23
@@ -23,6 +23,12 @@ def code_dtype(bits: int) -> np.dtype:
     """The narrowest unsigned type of ``bits`` bits (at most 64)."""
     return np.dtype(np.uint8 if bits <= 8 else np.uint16 if bits <= 16 else
                     np.uint32 if bits <= 32 else np.uint64)
+
+
+def combination_bits(K: int) -> np.ndarray:
+    """(2^K, K) 0/1: row ``c`` holds the K labels of the combination ``c`` (bit k of ``c``), so
+    a count of the codes (units, 2^K) times it is each unit's positives per label."""
+    return (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1
 
 
 def fits(K: int, G: int | None) -> bool:

@@ -158,7 +158,7 @@ def weight_table(K: int, kj: np.ndarray, sp: np.ndarray, sn: np.ndarray) -> np.n
     pairs' scaled by their powers of two). A block's rows are one ``take`` of its rows' label bits
     (:meth:`Masses.block`) times their weights: ``w · 1 = w``, ``w · 0 = 0``, ``w · sp`` as
     ``(w · 1) · sp``, the same floats as the rows built label by label."""
-    Y = (np.arange(1 << K)[None, :] >> np.arange(K)[:, None]) & 1 == 1  # (K, 2^K)
+    Y = _packed.combination_bits(K).T == 1  # (K, 2^K)
     Yk, Yj = Y[kj[:, 0]], Y[kj[:, 1]]
     return np.concatenate([Y, (Yk & ~Yj) * sp[K:, None], ~Y, (Yj & ~Yk) * sn[K:, None]]
                           ).astype(np.float64)
@@ -249,10 +249,8 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     if packed is None:  # the one packing (query code above the label bits) and its count
         packed = _packed.packed(Yt, codes, G, count=c is not None)
     lab, cnt = packed
-    has = None  # the rows of each label (with a count at hand)
-    if cnt is not None:
-        bit = (np.arange(1 << K)[:, None] >> np.arange(K)[None, :]) & 1  # (2^K, K)
-        has = cnt.sum(axis=0) @ bit
+    # the rows of each label (with a count at hand)
+    has = None if cnt is None else cnt.sum(axis=0) @ _packed.combination_bits(K)
     ep, en = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
     for k in range(K):
         if c is not None:  # the constant, where the side has a row
@@ -265,7 +263,7 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     out = Masses(K, kj, np.zeros(m), np.zeros(m), None, None, np.zeros(m, dtype=np.int64),
                  np.zeros(m, dtype=np.int64), w, c, lab, ep, en, np.ones(m), np.ones(m))
     units = G if codes is not None else 1
-    if exact_sums(out) and units << K <= COUNT_CELLS:
+    if exact_sums(out) and cnt is not None and units << K <= COUNT_CELLS:
         _counted(out, G if codes is not None else None, cnt)
         return out
     if codes is not None:
@@ -307,7 +305,7 @@ def exact_sums(ms: Masses) -> bool:
     return ms.c is not None and ms.c > 0 and np.frexp(ms.c)[0] == 0.5
 
 
-def _counted(out: Masses, G: int | None, cnt: np.ndarray | None) -> None:
+def _counted(out: Masses, G: int | None, cnt: np.ndarray) -> None:
     """:func:`masses`' sums when every row weighs the same power of two ``c`` (no weight column:
     every row 1, scaled to ½), from one count of the rows of each (unit, label combination)
     (:attr:`Masses.lab`; ``G`` None: rows as units, the totals only). Every sum of the block
@@ -315,8 +313,6 @@ def _counted(out: Masses, G: int | None, cnt: np.ndarray | None) -> None:
     order), so both give the same floats."""
     K, m, c = out.K, len(out.sp), out.c
     T = weight_table(K, out.kj, np.ones(m), np.ones(m))  # (2m, 2^K) 0/1
-    if cnt is None:  # not counted with the codes (past their COUNT_CELLS)
-        cnt = np.bincount(out.lab, minlength=(G or 1) << K).reshape(G or 1, 1 << K)
     rows = (T != 0).astype(np.int64) @ cnt.sum(axis=0)  # the rows on each side (2m,)
     out.n_pos, out.n_neg = rows[:m], rows[m:]
     top = np.where(rows > 0, c, 0.0)  # the largest weight of each side
