@@ -51,18 +51,30 @@ __all__ = ["global_sums", "near_sums", "sorted_rows", "walk_sums", "within_sums"
 
 
 @functools.cache
+def _order_key():
+    """The compiled scalar map of a float64's bit pattern ``u`` to an unsigned integer of the
+    same order (−0 as +0): the magnitude bits flipped for negatives, the sign bit set for the
+    rest. The one home of that map in the compiled passes (its inverse: :func:`_gather`)."""
+    def run(u):
+        sign = np.uint64(1 << 63)
+        if (u << np.uint64(1)) == 0:  # ±0
+            return sign
+        return ~u if u & sign else u | sign
+    return compiled(run)
+
+
+@functools.cache
 def _keys(packed: bool):
+    order_key = _order_key()
+
     def run(bits, lab, b, keys, pk):
         n = bits.shape[0]
         sign = np.uint64(1 << 63)
         low = np.uint64((1 << (b + 2)) - 1)
         for i in range(n):
             u = bits[i]
-            z = np.uint64(0)
-            if u == sign:  # −0 is +0 (its sign kept in the payload)
-                u = np.uint64(0)
-                z = sign
-            u = ~u if u & sign else u | sign  # the float's order as an unsigned integer's
+            z = sign if u == sign else np.uint64(0)  # −0: its sign kept in the payload
+            u = order_key(u)
             keys[i] = ((u >> np.uint64(b + 2)) << np.uint64(b)) | np.uint64(i)
             if packed:
                 pk[i] = z | ((u & low) << np.uint64(32)) | np.uint64(lab[i])
@@ -71,6 +83,8 @@ def _keys(packed: bool):
 
 @functools.cache
 def _gather(packed: bool):
+    order_key = _order_key()
+
     def run(keys, b, s, lab, pk, ss, vv, at):
         n = keys.shape[0]
         mask = np.uint64((1 << b) - 1)
@@ -97,10 +111,7 @@ def _gather(packed: bool):
                 sb[i] = ((u ^ sign) if u & sign else ~u) | (wd & sign)
                 vv[i] = wd & np.uint64(0xFFFFFFFF)
             else:
-                u = sb[i]
-                if u == sign:
-                    u = np.uint64(0)
-                u = ~u if u & sign else u | sign
+                u = order_key(sb[i])
             keys[i] = k & mask  # the keys become the order
             if i:
                 unsorted |= k < k0
@@ -116,34 +127,22 @@ def _gather(packed: bool):
 
 @functools.cache
 def _collisions():
+    order_key = _order_key()
+
     def run(order, ss, vv, b, at, hits):
         n = ss.shape[0]
-        sign = np.uint64(1 << 63)
         sb = ss.view(np.uint64)
         done = 0
         for t in range(hits if hits <= at.shape[0] else n):
             i = at[t] if hits <= at.shape[0] else t
             if i < done:
                 continue
-            u = sb[i]
-            if (u << np.uint64(1)) == 0:
-                u = np.uint64(0)
-            h = (~u if u & sign else u | sign) >> np.uint64(b + 2)
+            h = order_key(sb[i]) >> np.uint64(b + 2)
             a = i
             e = i + 1
-            while a > 0:
-                u = sb[a - 1]
-                if (u << np.uint64(1)) == 0:
-                    u = np.uint64(0)
-                if ((~u if u & sign else u | sign) >> np.uint64(b + 2)) != h:
-                    break
+            while a > 0 and (order_key(sb[a - 1]) >> np.uint64(b + 2)) == h:
                 a -= 1
-            while e < n:
-                u = sb[e]
-                if (u << np.uint64(1)) == 0:
-                    u = np.uint64(0)
-                if ((~u if u & sign else u | sign) >> np.uint64(b + 2)) != h:
-                    break
+            while e < n and (order_key(sb[e]) >> np.uint64(b + 2)) == h:
                 e += 1
             if e - a > 1:  # the run (in row order) sorted by (score, row)
                 p = np.argsort(ss[a:e], kind="mergesort") + a
