@@ -26,22 +26,40 @@ def _reference(Yt, codes, G):
     return lab, cnt.reshape(units, 1 << K)
 
 
+@pytest.mark.parametrize("compiled", [False, True])
 @pytest.mark.parametrize("K", [1, 2, 5, 10])
 @pytest.mark.parametrize("G", [None, 1, 7, 300])
-def test_packed_codes_and_counts_are_the_reference(K, G):
+def test_packed_codes_and_counts_are_the_reference(K, G, compiled):
     """Claim: every row's code is its label bits plus its query code above them, in the
-    narrowest unsigned type, and the count holds the rows of each (query, combination)."""
+    narrowest unsigned type, and the count holds the rows of each (query, combination), by
+    NumPy and by the compiled pass (the report's route from COMPILED_MIN_ROWS rows on)."""
     rng = np.random.default_rng(K * 31 + (G or 0))
     n = 257
     Yt = rng.random((K, n)) < 0.4
     codes = None if G is None else rng.integers(0, G, n)
-    lab, cnt = P.packed(Yt, codes, G)
+    lab, cnt = P.packed(Yt, codes, G, compiled=compiled)
     ref_lab, ref_cnt = _reference(Yt, codes, G)
     assert lab.tolist() == ref_lab
     bits = K + (0 if G is None else (G - 1).bit_length())
     assert lab.dtype == P.code_dtype(bits)
     np.testing.assert_array_equal(cnt, ref_cnt)
-    assert P.packed(Yt, codes, G, count=False)[1] is None
+    assert P.packed(Yt, codes, G, count=False, compiled=compiled)[1] is None
+
+
+@pytest.mark.parametrize("K,G", [(20, 2**40), (3, 2**61), (9, 70_000), (1, 2**31)])
+def test_wide_codes_without_a_count_are_the_reference(K, G):
+    """Codes of 32 and 64 bits (no count: past COUNT_CELLS), by both routes, are the
+    reference's; query codes at the top of their range included."""
+    rng = np.random.default_rng(K)
+    n = 300
+    Yt = rng.random((K, n)) < 0.5
+    codes = rng.integers(0, G, n)
+    codes[:3] = G - 1
+    ref_lab = [sum(int(Yt[k, i]) << k for k in range(K)) + (int(codes[i]) << K)
+               for i in range(n)]
+    for compiled in (False, True):
+        lab, cnt = P.packed(Yt, codes, G, compiled=compiled)
+        assert cnt is None and lab.tolist() == ref_lab
 
 
 def test_no_count_past_its_cells(monkeypatch):
@@ -49,8 +67,9 @@ def test_no_count_past_its_cells(monkeypatch):
     rng = np.random.default_rng(0)
     Yt, codes = rng.random((3, 50)) < 0.5, rng.integers(0, 40, 50)
     monkeypatch.setattr(P, "COUNT_CELLS", (40 << 3) - 1)
-    lab, cnt = P.packed(Yt, codes, 40)
-    assert cnt is None and lab.tolist() == _reference(Yt, codes, 40)[0]
+    for compiled in (False, True):
+        lab, cnt = P.packed(Yt, codes, 40, compiled=compiled)
+        assert cnt is None and lab.tolist() == _reference(Yt, codes, 40)[0]
 
 
 def test_codes_past_64_bits_are_refused():

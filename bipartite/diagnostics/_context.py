@@ -19,6 +19,7 @@ from bipartite.diagnostics._intervals import interval as make_interval
 from bipartite.diagnostics._packed import COUNT_CELLS, combination_bits, fits, packed
 from bipartite.diagnostics._pairs import PairStats
 from bipartite.diagnostics._placement_sums import PlacementSums
+from bipartite.diagnostics._scan import compiled_walk
 from bipartite.metrics import GroupedStats, QuerySegments
 
 __all__ = ["Ctx", "Data", "Estimates", "boot_note", "join_notes", "kind_label"]
@@ -78,10 +79,13 @@ class Data:
     @cached_property
     def packed(self) -> tuple[np.ndarray, np.ndarray | None] | None:
         """Every row's labels and query code packed in one integer, and the rows of each
-        (query, label combination) (:func:`bipartite.diagnostics._packed.packed`; None where
-        they do not fit 64 bits)."""
+        (query, label combination) (:func:`bipartite.diagnostics._packed.packed`, compiled
+        where the report's walk is, :func:`~bipartite.diagnostics._scan.compiled_walk`; None
+        where they do not fit 64 bits)."""
         G = self.G if self.g is not None else None
-        return packed(self.Yt, self.g, G) if fits(self.K, G) else None
+        if not fits(self.K, G):
+            return None
+        return packed(self.Yt, self.g, G, compiled=compiled_walk(self.n))
 
     @cached_property
     def _counts(self) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:

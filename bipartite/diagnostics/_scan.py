@@ -247,7 +247,7 @@ def masses(Yt: np.ndarray, w: np.ndarray, kj: np.ndarray, codes: np.ndarray | No
     c = constant if constant is not None else (
         float(w[0]) if n and np.all(w == w[0]) else None)
     if packed is None:  # the one packing (query code above the label bits) and its count
-        packed = _packed.packed(Yt, codes, G, count=c is not None)
+        packed = _packed.packed(Yt, codes, G, count=c is not None, compiled=compiled_walk(n))
     lab, cnt = packed
     # the rows of each label (with a count at hand)
     has = None if cnt is None else cnt.sum(axis=0) @ _packed.combination_bits(K)

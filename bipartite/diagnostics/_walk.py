@@ -460,18 +460,36 @@ def _near_prefix(const: bool, K: int, m: int):
 
     def run(ss, vv, ww, tab, gate, tol, num, C, idx):
         n = ss.shape[0]
-        for t in range(p):
-            C[0, t] = 0.0
         cnt = 0
-        for i in range(n):  # the cumulative sums, row by row (np.cumsum's order), and the rows
-            c = vv[i] & mask  # "k only" in some pair with a neighbour in their window
-            x = 1.0 if const else ww[i]
-            for t in range(p):
-                C[i + 1, t] = C[i, t] + (tab[m + K + t, c] if const else tab[m + K + t, c] * x)
-            left = (i > 0) & (not (ss[max(i - 1, 0)] < ss[i] - tol))
-            right = (i + 1 < n) & (ss[min(i + 1, n - 1)] <= ss[i] + tol)
-            idx[cnt] = i  # (without a branch: one the predictor cannot learn costs more)
-            cnt += gate[c] & (left | right)
+        for t0 in range(0, max(p, 1), 4):  # four pairs a sweep: their running sums in
+            s0 = s1 = s2 = s3 = 0.0  # registers (np.cumsum's order, row by row)
+            for t in range(t0, min(p, t0 + 4)):
+                C[0, t] = 0.0
+            if n:
+                prev = cur = ss[0]  # the scores of rows i − 1, i (in registers)
+            for i in range(n):
+                c = vv[i] & mask
+                x = 1.0 if const else ww[i]
+                if t0 < p:
+                    s0 += tab[m + K + t0, c] if const else tab[m + K + t0, c] * x
+                    C[i + 1, t0] = s0
+                if t0 + 1 < p:
+                    s1 += tab[m + K + t0 + 1, c] if const else tab[m + K + t0 + 1, c] * x
+                    C[i + 1, t0 + 1] = s1
+                if t0 + 2 < p:
+                    s2 += tab[m + K + t0 + 2, c] if const else tab[m + K + t0 + 2, c] * x
+                    C[i + 1, t0 + 2] = s2
+                if t0 + 3 < p:
+                    s3 += tab[m + K + t0 + 3, c] if const else tab[m + K + t0 + 3, c] * x
+                    C[i + 1, t0 + 3] = s3
+                if t0 == 0:  # the rows "k only" in some pair with a neighbour in their window
+                    nxt = ss[min(i + 1, n - 1)]
+                    left = (i > 0) & (not (prev < cur - tol))
+                    right = (i + 1 < n) & (nxt <= cur + tol)
+                    idx[cnt] = i  # (without a branch: one the predictor cannot learn costs more)
+                    cnt += gate[c] & (left | right)
+                    prev = cur
+                    cur = nxt
         lo = 0
         hi = 0
         for j in range(cnt):  # the others add g · (C[i + 1] − C[i]) = g · 0
