@@ -523,7 +523,6 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
         below, above, wsums = walk_sums(ss, vv, ww, const, order, ms.tab, K, ms.P,
                                         G if clustered else None,
                                         n_rows if clustered else None, ms.ep, ms.en)
-        del order
     else:
         seg = QuerySegments(s, check_input=False) if seg is None else seg
         if qorder is None and clustered:
@@ -549,7 +548,9 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        num = (near_sums(ss, vv, ww, ms.c is not None, ms.tab, K, tol) if compiled else
+        # (the order is read no more: its memory takes the near ties' cumulative sums)
+        num = (near_sums(ss, vv, ww, ms.c is not None, ms.tab, K, tol, scratch=order)
+               if compiled else
                _near_ties(seg, s, ms, C, tol, vs))
         den = ms.P[K:] * ms.N[K:]
         near = np.divide(num, den, out=np.full(p, np.nan), where=den > 0)

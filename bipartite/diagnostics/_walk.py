@@ -448,7 +448,7 @@ def _near(const: bool, K: int, m: int):
     return compiled(run)
 
 
-#: Most cells of the pairs' cumulative "j only" weights (n + 1, p) :func:`near_sums` keeps
+#: Most cells of the pairs' cumulative "j only" weights (n, p) :func:`near_sums` keeps
 #: (64 MiB); more pairs take the two pointers that carry the sums.
 NEAR_PREFIX_CELLS = 1 << 23
 
@@ -463,8 +463,6 @@ def _near_prefix(const: bool, K: int, m: int):
         cnt = 0
         for t0 in range(0, max(p, 1), 4):  # four pairs a sweep: their running sums in
             s0 = s1 = s2 = s3 = 0.0  # registers (np.cumsum's order, row by row)
-            for t in range(t0, min(p, t0 + 4)):
-                C[0, t] = 0.0
             if n:
                 prev = cur = ss[0]  # the scores of rows i − 1, i (in registers)
             for i in range(n):
@@ -472,16 +470,16 @@ def _near_prefix(const: bool, K: int, m: int):
                 x = 1.0 if const else ww[i]
                 if t0 < p:
                     s0 += tab[m + K + t0, c] if const else tab[m + K + t0, c] * x
-                    C[i + 1, t0] = s0
+                    C[i, t0] = s0
                 if t0 + 1 < p:
                     s1 += tab[m + K + t0 + 1, c] if const else tab[m + K + t0 + 1, c] * x
-                    C[i + 1, t0 + 1] = s1
+                    C[i, t0 + 1] = s1
                 if t0 + 2 < p:
                     s2 += tab[m + K + t0 + 2, c] if const else tab[m + K + t0 + 2, c] * x
-                    C[i + 1, t0 + 2] = s2
+                    C[i, t0 + 2] = s2
                 if t0 + 3 < p:
                     s3 += tab[m + K + t0 + 3, c] if const else tab[m + K + t0 + 3, c] * x
-                    C[i + 1, t0 + 3] = s3
+                    C[i, t0 + 3] = s3
                 if t0 == 0:  # the rows "k only" in some pair with a neighbour in their window
                     nxt = ss[min(i + 1, n - 1)]
                     left = (i > 0) & (not (prev < cur - tol))
@@ -515,28 +513,33 @@ def _near_prefix(const: bool, K: int, m: int):
             x = 1.0 if const else ww[i]
             for t in range(p):
                 g = tab[K + t, c] if const else tab[K + t, c] * x
-                v = g * (C[hi, t] - C[lo, t])
+                v = g * (C[hi - 1, t] - (C[max(lo - 1, 0), t] if lo > 0 else 0.0))
                 num[t] += v if g != 0.0 else 0.0  # + 0.0: the same sum
     return compiled(run)
 
 
 def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: np.ndarray,
-              K: int, tol: float) -> np.ndarray:
+              K: int, tol: float, scratch: np.ndarray | None = None) -> np.ndarray:
     """(p,) the near-tie numerators of the label pairs (rows ``K..m−1`` of ``tab``, module
     docstring) at tolerance ``tol``: with the pairs' cumulative "j only" weights kept (at most
     :data:`NEAR_PREFIX_CELLS` cells), one pass for them that also lists the rows "k only" in
     some pair whose window holds another row (a row alone adds ``g · (C[i + 1] − C[i])``, 0:
     it is not "j only" in the pair), then one over those, ``lo``/``hi`` found by up to two
     steps from the row, else by pointers that only move forward; with more pairs, the two
-    pointers that carry the sums."""
+    pointers that carry the sums. The cumulative sums ``C[1..n]`` (``C[0] = 0``) are written
+    into ``scratch`` (an array of 8-byte items the caller no longer needs, e.g. the order of
+    :func:`sorted_rows` after :func:`walk_sums`) where it holds them, else into a new array."""
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
     tab = np.ascontiguousarray(tab)
     if (m - K) * (len(ss) + 1) <= NEAR_PREFIX_CELLS:
         gate = np.ascontiguousarray((tab[K:m] != 0).any(axis=0))
-        _near_prefix(bool(const), int(K), m)(ss, vv, ww, tab, gate, float(tol), num,
-                                             np.empty((len(ss) + 1, m - K)),
-                                             np.empty(len(ss), np.int32))
+        n, p = len(ss), m - K
+        C = (scratch.view(np.float64)[:n * p].reshape(n, p) if scratch is not None
+             and scratch.flags.c_contiguous and scratch.flags.writeable
+             and scratch.dtype.itemsize == 8 and scratch.size >= n * p else np.empty((n, p)))
+        _near_prefix(bool(const), int(K), m)(ss, vv, ww, tab, gate, float(tol), num, C,
+                                             np.empty(n, np.int32))
     else:
         _near(bool(const), int(K), m)(ss, vv, ww, tab, float(tol), num)
     return num
