@@ -27,7 +27,8 @@ of docs/theory.md §13.1) on the targets of issue 37 item 2: ``FiniteProblem.ran
 for seeds 0-2, ``(1000, 2)`` seed 0 and ``(300, 3)`` seed 0; each in a fresh process (so that its
 peak RSS is its own), with CPU seconds, wall seconds, peak RSS, the load average, the value and
 the certificate (``UB − t*``, the loss budget θ, the free binaries). ``--out`` also writes the
-table to a file (``benchmarks/results/maxmin_scale.md``).
+table to a file (``benchmarks/results/maxmin_scale.md``); ``--cases N:K:SEED ...`` picks other
+problems.
 
 Usage::
 
@@ -36,6 +37,7 @@ Usage::
     python benchmarks/bench_maxmin.py --part perf --sizes 8 10 30 --perf-seeds 0 1
     python benchmarks/bench_maxmin.py --part crossover --time-limit 60
     python benchmarks/bench_maxmin.py --part scale --out benchmarks/results/maxmin_scale.md
+    python benchmarks/bench_maxmin.py --part scale --cases 300:3:1 300:3:2 --time-limit 900
 """
 
 from __future__ import annotations
@@ -172,7 +174,7 @@ def _scale_one(n: int, K: int, seed: int, time_limit: float, queue) -> None:
     queue.put(out)
 
 
-def scale(time_limit: float, out_path: str | None) -> None:
+def scale(time_limit: float, out_path: str | None, cases=SCALE_CASES) -> None:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
@@ -183,7 +185,7 @@ def scale(time_limit: float, out_path: str | None) -> None:
              "UB − t* | θ | free binaries |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
-    for n, K, seed in SCALE_CASES:
+    for n, K, seed in cases:
         q = ctx.Queue()
         p = ctx.Process(target=_scale_one, args=(n, K, seed, time_limit, q))
         p.start()
@@ -209,6 +211,9 @@ def main() -> None:
     ap.add_argument("--part", choices=["freq", "perf", "both", "crossover", "scale"],
                     default="both")
     ap.add_argument("--out", default=None, help="--part scale: also write the table here")
+    ap.add_argument("--cases", nargs="+", default=None, metavar="N:K:SEED",
+                    help="--part scale: the problems (default: the issue-37 targets, "
+                         "SCALE_CASES)")
     ap.add_argument("--seeds", type=int, nargs="+", default=list(range(100)),
                     help="seeds of the frequency table")
     ap.add_argument("--sizes", type=int, nargs="+", default=[8, 10, 12, 20, 30, 40],
@@ -225,7 +230,9 @@ def main() -> None:
     if args.part in ("perf", "both"):
         performance(args.sizes, args.perf_seeds, limit)
     if args.part == "scale":
-        scale(args.time_limit if args.time_limit is not None else 600.0, args.out)
+        cases = (SCALE_CASES if args.cases is None else
+                 [tuple(int(v) for v in c.split(":")) for c in args.cases])
+        scale(args.time_limit if args.time_limit is not None else 600.0, args.out, cases)
     if args.part == "crossover":
         crossover(args.crossover_sizes, [2, 3], args.perf_seeds, limit)
 

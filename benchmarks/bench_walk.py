@@ -5,7 +5,10 @@ keys, their sort, the gather), ``global_sums``, ``within_sums``, ``near_sums`` o
 queries), in CPU time (``time.process_time``), interleaved repeats in one process, medians,
 beside ``np.sort`` of the score column; the load average before and after. Every kernel's
 output is checked against the earlier version's (bit for bit with equal weights, within 1e-13
-relative with float weights).
+relative with float weights). The first row, ``packed (NumPy → compiled)``, times the rows'
+label codes and their count (``bipartite.diagnostics._packed.packed``) by its two routes of this
+checkout, NumPy as "before" and the compiled pass (the report's from ``COMPILED_MIN_ROWS`` rows
+on) as "now".
 
 The earlier version: ``bipartite/diagnostics/_walk.py`` of the git revision ``--rev`` (default
 3fdc8e5, before the rewrite) loaded as a module of its own, or that file of the checkout
@@ -57,8 +60,9 @@ def load_before(rev: str | None, before: str | None):
 
 
 def inputs(n: int, weights: str):
-    """``(s, ms, n_rows, G)``: the scores, :class:`~bipartite.diagnostics._scan.Masses` and the
-    queries' rows of the bench case (``G`` None: rows as units)."""
+    """``(s, ms, n_rows, G, Yt, codes)``: the scores, :class:`~bipartite.diagnostics._scan.Masses`,
+    the queries' rows of the bench case (``G`` None: rows as units), the labels (K, n) and the
+    query codes (None: rows as units)."""
     from bench_report import case
 
     import bipartite.diagnostics._diagnose as D
@@ -75,7 +79,7 @@ def inputs(n: int, weights: str):
     codes, G = (None, None) if weights == "rows" else (d.g, d.G)
     ms = S.masses(d.Yt, ws, kj, codes, G)
     n_rows = np.bincount(d.g, minlength=d.G) if G is not None else None
-    return np.ascontiguousarray(d.S["model"], dtype=np.float64), ms, n_rows, G
+    return np.ascontiguousarray(d.S["model"], dtype=np.float64), ms, n_rows, G, d.Yt, codes
 
 
 def _flat(a) -> list:
@@ -94,13 +98,16 @@ def same(a, b, exact: bool) -> bool:
 
 
 def run_case(old, new, n: int, weights: str, repeats: int) -> list[str]:
-    s, ms, n_rows, G = inputs(n, weights)
+    from bipartite.diagnostics._packed import packed
+
+    s, ms, n_rows, G, Yt, codes = inputs(n, weights)
     const, K, tol = ms.c is not None, ms.K, 1e-6
 
     def calls(W):
         rows = W.sorted_rows(s, ms.lab, ms.w, const)
         order, ss, vv, ww = rows
-        c = {"sorted_rows": lambda: W.sorted_rows(s, ms.lab, ms.w, const),
+        c = {"packed (NumPy → compiled)": lambda: packed(Yt, codes, G, compiled=W is new),
+             "sorted_rows": lambda: W.sorted_rows(s, ms.lab, ms.w, const),
              "global_sums": lambda: W.global_sums(ss, vv, ww, const, order, ms.tab, K, ms.P, G),
              "near_sums": lambda: W.near_sums(ss, vv, ww, const, ms.tab, K, tol)}
         if G is not None:

@@ -46,20 +46,24 @@ import math
 import numpy as np
 
 from bipartite._utils.compiled import compiled
+from bipartite._utils.order_keys import compiled_float_key
 
 __all__ = ["global_sums", "near_sums", "sorted_rows", "walk_sums", "within_sums"]
 
 
 @functools.cache
 def _order_key():
-    """The compiled scalar map of a float64's bit pattern ``u`` to an unsigned integer of the
-    same order (−0 as +0): the magnitude bits flipped for negatives, the sign bit set for the
-    rest. The one home of that map in the compiled passes (its inverse: :func:`_gather`)."""
+    """The compiled scalar map of a float64's bit pattern ``u`` (uint64) to an unsigned integer of
+    the same order, −0 as +0: :func:`bipartite._utils.order_keys.float_key` with the sign bit
+    flipped (so that the signed order reads as unsigned); the same map, an involution, takes a
+    key back to the pattern in :func:`_gather`."""
+    key = compiled_float_key()
+
     def run(u):
         sign = np.uint64(1 << 63)
         if (u << np.uint64(1)) == 0:  # ±0
             return sign
-        return ~u if u & sign else u | sign
+        return np.uint64(key(np.int64(u))) ^ sign
     return compiled(run)
 
 
@@ -84,6 +88,7 @@ def _keys(packed: bool):
 @functools.cache
 def _gather(packed: bool):
     order_key = _order_key()
+    key = compiled_float_key()
 
     def run(keys, b, s, lab, pk, ss, vv, at):
         n = keys.shape[0]
@@ -108,7 +113,7 @@ def _gather(packed: bool):
             if packed:  # the score from the key's top bits and the payload's low ones
                 wd = sb[i]
                 u = ((k >> np.uint64(b)) << np.uint64(b + 2)) | ((wd >> np.uint64(32)) & low)
-                sb[i] = ((u ^ sign) if u & sign else ~u) | (wd & sign)
+                sb[i] = np.uint64(key(np.int64(u ^ sign))) | (wd & sign)
                 vv[i] = wd & np.uint64(0xFFFFFFFF)
             else:
                 u = order_key(sb[i])

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.compiled import compiled
+from bipartite._utils.order_keys import compiled_float_key, float_key
 from bipartite._utils.validation import (
     check_array,
     check_binary,
@@ -41,7 +42,6 @@ BLOCK = 1 << 15
 SCAN = 1 << 13
 #: Most label bits one coded sort carries (binary labels: one bit each; L levels: ⌈log2 L⌉).
 MAX_BITS = 6
-_LOW63 = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 
 
 @functools.cache
@@ -52,6 +52,7 @@ def _key_passes():
     reference of both."""
     low63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
     one = np.uint64(1)
+    key = compiled_float_key()
 
     def bounds(u):                  # u: the scores' bit patterns (uint64)
         lo = ~np.uint64(0)
@@ -70,7 +71,7 @@ def _key_passes():
                 of[i] = (s[i] + 0.0) * c1 * c2      # −0.0 + 0.0 = +0.0: the two zeros tie
             for i in range(a, b):
                 k = out[i]
-                out[i] = ((((k >> 63) & np.int64(low63)) ^ k) << bits) | np.int64(codes[i])
+                out[i] = (key(k) << bits) | np.int64(codes[i])
         return out
 
     return compiled(bounds), compiled(keys)
@@ -351,11 +352,7 @@ def sort_order(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     b = max(1, (n - 1).bit_length())
     mask = np.int64((1 << b) - 1)
     full = scores + 0.0               # −0.0 + 0.0 = +0.0: the two zeros tie
-    k = full.view(np.int64)
-    sign = k >> 63                    # all ones for negatives: flip their magnitude bits
-    sign &= _LOW63
-    k ^= sign
-    del sign
+    k = float_key(full.view(np.int64))  # in place (full is this function's copy)
     packed = k & ~mask
     packed |= np.arange(n, dtype=np.int64)
     packed.sort()
