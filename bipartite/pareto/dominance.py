@@ -28,7 +28,7 @@ from bipartite._utils.validation import (
     check_array,
 )
 
-__all__ = ["dominated_with_margin", "dominates", "frontier_rows", "greedy_unique", "hypervolume",
+__all__ = ["MarginIndex", "dominated_with_margin", "dominates", "frontier_rows", "greedy_unique", "hypervolume",
            "pareto_filter", "unique_rows"]
 
 
@@ -316,49 +316,70 @@ def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 def dominated_with_margin(E: np.ndarray, X: np.ndarray, tol: float) -> np.ndarray:
     """Mask over the rows x of X: some row e of E has ``e ≥ x`` everywhere and ``e > x + tol``
     somewhere. Such an x, and every point below it, is dominated at resolution tol by e, and is
-    not needed to dominate anything else (e dominates whatever it dominates). K orthant queries."""
-    if len(E) == 0:
-        return np.zeros(len(X), dtype=bool)
-    if X.shape[1] == 2:  # one sort: e_x > x + tol and e_x ≥ x both select a prefix of E
-        o = np.argsort(-E[:, 0], kind="stable")
-        ex, top = -E[o, 0], np.maximum.accumulate(E[o, 1])
-        a = np.searchsorted(ex, -(X[:, 0] + tol), side="left")
-        b = np.searchsorted(ex, -X[:, 0], side="right")
-        return (((a > 0) & (top[np.maximum(a, 1) - 1] >= X[:, 1]))
-                | ((b > 0) & (top[np.maximum(b, 1) - 1] > X[:, 1] + tol)))
-    if X.shape[1] == 3 and len(E) <= _TABLE_MAX_ROWS:
-        return _margin_table_3d(E, X, tol)
-    out = np.zeros(len(X), dtype=bool)
-    for k in range(X.shape[1]):
-        cols = [k] + [c for c in range(X.shape[1]) if c != k]
-        corner = X[~out][:, cols]
-        corner[:, 0] += tol
-        out[~out] = _covered(E[:, cols], corner, strict=True)
-    return out
+    not needed to dominate anything else (e dominates whatever it dominates). K orthant queries
+    (:class:`MarginIndex` of E, built here for one use)."""
+    return MarginIndex(E)(X, tol)
 
 
-#: :func:`dominated_with_margin` (K = 3) answers from tables of (rows + 1)² entries up to here.
-_TABLE_MAX_ROWS = 512
+class MarginIndex:
+    """:func:`dominated_with_margin` against fixed rows E, their sorted tables built once (the
+    subset DP asks the same known vectors about every state): for K = 2 the rows sorted by the
+    first column (descending) with the running maximum of the second; for K = 3 (up to
+    :data:`_TABLE_MAX_ROWS` rows) one table per column (:meth:`_table_3d`); else the rows, for
+    K orthant queries (:func:`_covered`)."""
 
+    def __init__(self, E: np.ndarray):
+        self.E = E
+        self.K = E.shape[1] if E.ndim == 2 else 0
+        self.tables = None
+        if len(E) and self.K == 2:  # one sort: e_x > x + tol and e_x ≥ x both select a prefix
+            o = np.argsort(-E[:, 0], kind="stable")
+            self.tables = (-E[o, 0], np.maximum.accumulate(E[o, 1]))
+        elif len(E) and self.K == 3 and len(E) <= _TABLE_MAX_ROWS:
+            self.tables = [self._table_3d(E, k) for k in range(3)]
 
-def _margin_table_3d(E: np.ndarray, X: np.ndarray, tol: float) -> np.ndarray:
-    """:func:`dominated_with_margin` for three columns and few rows E (the subset DP's known
-    achievable vectors): for each column k, the rows with ``e_k > x_k + tol`` are a prefix t of
-    E sorted by column k (descending), and a table holds, for every prefix t and rank r of the
-    second column, the largest third column among the prefix's rows whose second column has
-    rank ≥ r. Every query is then two binary searches and one look-up (no sort of X)."""
-    out = np.zeros(len(X), dtype=bool)
-    for k in range(3):
+    @staticmethod
+    def _table_3d(E: np.ndarray, k: int) -> tuple:
+        """For column k, the rows with ``e_k > x_k + tol`` are a prefix t of E sorted by column k
+        (descending), and a table holds, for every prefix t and rank r of the second column, the
+        largest third column among the prefix's rows whose second column has rank ≥ r. Every
+        query is then two binary searches and one look-up (no sort of X)."""
         a, b = [c for c in range(3) if c != k]
         o = np.argsort(-E[:, k], kind="stable")
         ua = np.unique(E[:, a])
         ra = np.searchsorted(ua, E[o, a])
         table = np.where(np.arange(len(ua) + 1) <= ra[:, None], E[o, b][:, None], -np.inf)
         table = np.maximum.accumulate(np.vstack([np.full(len(ua) + 1, -np.inf), table]), axis=0)
-        t = np.searchsorted(-E[o, k], -(X[:, k] + tol), side="left")
-        r = np.searchsorted(ua, X[:, a], side="left")
-        out |= table[t, r] >= X[:, b]
-    return out
+        return k, a, b, -E[o, k], ua, table
+
+    def __call__(self, X: np.ndarray, tol: float) -> np.ndarray:
+        E = self.E
+        if len(E) == 0:
+            return np.zeros(len(X), dtype=bool)
+        if X.shape[1] == 2:
+            ex, top = self.tables
+            a = np.searchsorted(ex, -(X[:, 0] + tol), side="left")
+            b = np.searchsorted(ex, -X[:, 0], side="right")
+            return (((a > 0) & (top[np.maximum(a, 1) - 1] >= X[:, 1]))
+                    | ((b > 0) & (top[np.maximum(b, 1) - 1] > X[:, 1] + tol)))
+        if X.shape[1] == 3 and self.tables is not None:
+            out = np.zeros(len(X), dtype=bool)
+            for k, a, b, ek, ua, table in self.tables:
+                t = np.searchsorted(ek, -(X[:, k] + tol), side="left")
+                r = np.searchsorted(ua, X[:, a], side="left")
+                out |= table[t, r] >= X[:, b]
+            return out
+        out = np.zeros(len(X), dtype=bool)
+        for k in range(X.shape[1]):
+            cols = [k] + [c for c in range(X.shape[1]) if c != k]
+            corner = X[~out][:, cols]
+            corner[:, 0] += tol
+            out[~out] = _covered(E[:, cols], corner, strict=True)
+        return out
+
+
+#: :func:`dominated_with_margin` (K = 3) answers from tables of (rows + 1)² entries up to here.
+_TABLE_MAX_ROWS = 512
 
 
 def _pareto_filter_2d(P: np.ndarray, tol: float = 0.0) -> np.ndarray:

@@ -8,7 +8,12 @@ import time
 
 import numpy as np
 
-from bipartite.pareto.dominance import concat_ranges, dominated_with_margin, frontier_rows
+from bipartite.pareto.dominance import (
+    MarginIndex,
+    concat_ranges,
+    dominated_with_margin,
+    frontier_rows,
+)
 
 # --------------------------------------------------------------------------------------------
 # Subset dynamic programme over weak orders (exact; useful tied blocks only)
@@ -237,6 +242,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         # pair at its better side): an upper bound on a prefix's completion.
         best = np.maximum(Ws, np.swapaxes(Ws, 1, 2))
         bound = 0.5 * np.einsum("bi,rij,bj->br", bits, best, bits, optimize=True)
+        known = MarginIndex(lower)  # the known vectors' tables, built once for every state
     # Flat storage of every state's frontier: values, back-pointers (previous state's row, block),
     # and of its chunks: componentwise maxima, first row, length.
     store = {"vals": np.zeros((1 << 16, R_)), "prev": np.full(1 << 16, -1, dtype=np.int64),
@@ -276,7 +282,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
                 continue
         g = tie[subs] + bits[subs] @ row[full ^ U]                          # (2^k − 1, R_)
         if bound is not None:  # whole runs whose best completion a known vector beats
-            live = ~dominated_with_margin(lower, ftop[prev] + g + bound[full ^ U], tol)
+            live = ~known(ftop[prev] + g + bound[full ^ U], tol)
             subs, prev, g = subs[live], prev[live], g[live]
             if len(subs) == 0:
                 continue
@@ -296,7 +302,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
             tops = cstore["top"][cid] + g[run]
             alive = np.ones(len(cid), dtype=bool)
             if bound is not None:  # chunks whose best completion a known vector beats
-                alive = ~dominated_with_margin(lower, tops + bound[full ^ U], tol)
+                alive = ~known(tops + bound[full ^ U], tol)
             ends = np.stack([first, first + length - 1], axis=1)[alive].ravel()
             wit = store["vals"][ends] + g[np.repeat(run[alive], 2)]     # presorted runs
             alive[alive] = ~dominated_with_margin(wit, tops[alive], tol)
@@ -305,7 +311,7 @@ def subset_dp(Ws: np.ndarray, tol: float, time_limit: float | None = None, *,
         which = np.repeat(run, length)
         C = store["vals"][src] + g[which]
         if bound is not None:
-            alive = ~dominated_with_margin(lower, C + bound[full ^ U], tol)
+            alive = ~known(C + bound[full ^ U], tol)
             if not alive.any():
                 continue
             C, src, which = C[alive], src[alive], which[alive]

@@ -265,6 +265,7 @@ EXEMPT: dict[str, str] = {
     "bipartite.learners.scoring.ranking_scorers": TABLE_INPUT,
     "bipartite.learners.torch_estimator.TorchEstimator": BASE,
     "bipartite.learners.torch_estimator.TorchFit": BASE,
+    "bipartite.pareto.dominance.MarginIndex": KERNEL,
     "bipartite.pareto.dominance.dominated_with_margin": KERNEL,
     "bipartite.pareto.dominance.frontier_rows": KERNEL,
     "bipartite.pareto.dominance.greedy_unique": KERNEL,

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from bipartite.pareto.dominance import (
+    MarginIndex,
     _merge_close,
     _pareto_filter_2d,
     _pareto_filter_nd,
@@ -188,6 +189,20 @@ def test_dominated_with_margin_matches_definition(K):
         want = [bool(np.any(np.all(E >= x, axis=1) & np.any(E > x + tol, axis=1))) for x in X]
         np.testing.assert_array_equal(dominated_with_margin(E, X, tol), want)
     assert dominated_with_margin(np.zeros((0, K)), np.zeros((3, K)), 0.0).tolist() == [False] * 3
+
+
+@pytest.mark.parametrize("K,rows", [(2, 40), (3, 40), (3, 600), (4, 30)])
+def test_one_margin_index_answers_many_queries(K, rows):
+    """Claim: a MarginIndex built once (the subset DP asks its known vectors about every state)
+    answers every later query as the definition does, tables reused (K = 3 past the table's
+    row limit takes the orthant queries)."""
+    rng = np.random.default_rng(K * 7 + rows)
+    E = rng.integers(0, 5, size=(rows, K)) / 4.0
+    idx = MarginIndex(E)
+    for tol in (0.0, 1e-9, 0.3, 0.0):
+        X = rng.integers(0, 5, size=(int(rng.integers(0, 90)), K)) / 4.0
+        want = [bool(np.any(np.all(E >= x, axis=1) & np.any(E > x + tol, axis=1))) for x in X]
+        assert idx(X, tol).tolist() == want
 
 
 # ------------------------------------------------------------------------------------------
