@@ -79,9 +79,10 @@ class Data:
     @cached_property
     def packed(self) -> tuple[np.ndarray, np.ndarray | None] | None:
         """Every row's labels and query code packed in one integer, and the rows of each
-        (query, label combination) (:func:`bipartite.diagnostics._packed.packed`, compiled
-        where the report's walk is, :func:`~bipartite.diagnostics._scan.compiled_walk`; None
-        where they do not fit 64 bits)."""
+        (query, label combination) (:func:`bipartite.diagnostics._packed.packed`, compiled from
+        :data:`~bipartite.diagnostics._scan.COMPILED_MIN_ROWS` rows on,
+        :func:`~bipartite.diagnostics._scan.compiled_walk`; None where they do not fit 64
+        bits)."""
         G = self.G if self.g is not None else None
         if not fits(self.K, G):
             return None

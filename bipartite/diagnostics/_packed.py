@@ -46,13 +46,17 @@ def fits(K: int, G: int | None) -> bool:
 def _pack(K: int, queries: bool, count: bool):
     """The compiled :func:`packed`: every row's code and its count in one pass."""
     def run(Yt, codes, lab, cnt):
+        cells = np.uint64(cnt.shape[0])
         for i in range(lab.shape[0]):
             v = np.uint64(codes[i]) << np.uint64(K) if queries else np.uint64(0)
             for k in range(K):
                 v |= np.uint64(Yt[k, i]) << np.uint64(k)
             lab[i] = v  # (the code fits lab's type: fits(), code_dtype())
             if count:
+                if v >= cells:  # a query code outside 0..G−1 (negative ones wrap above)
+                    return i
                 cnt[v] += 1
+        return -1
     return _compiled(run)
 
 
@@ -78,7 +82,11 @@ def packed(Yt: np.ndarray, codes: np.ndarray | None, G: int | None, *, count: bo
         lab = np.empty(n, dtype=t)
         cnt = np.zeros(cells if count else 0, dtype=np.int64)
         q = np.ascontiguousarray(codes, dtype=np.intp) if codes is not None else np.zeros(0, np.intp)
-        _pack(K, codes is not None, count)(np.ascontiguousarray(Yt).view(np.uint8), q, lab, cnt)
+        bad = _pack(K, codes is not None, count)(np.ascontiguousarray(Yt).view(np.uint8), q,
+                                                 lab, cnt)
+        if bad >= 0:
+            raise ValueError(f"The query code {int(q[bad])} at row {bad} is outside 0..{G - 1} "
+                             f"(G = {G}).")
         return lab, cnt.reshape(units, 1 << K) if count else None
     low = min(K, 8)  # the first 8 labels' bits in one byte, then widened once
     byte = Yt[0].view(np.uint8).copy() if K else np.zeros(n, dtype=np.uint8)

@@ -523,6 +523,10 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
         below, above, wsums = walk_sums(ss, vv, ww, const, order, ms.tab, K, ms.P,
                                         G if clustered else None,
                                         n_rows if clustered else None, ms.ep, ms.en)
+        # the order is read no more: for one label pair its memory takes the near ties'
+        # cumulative sums (no new n-sized array), else it goes now
+        scratch = order if tol is not None and p == 1 else None
+        del order
     else:
         seg = QuerySegments(s, check_input=False) if seg is None else seg
         if qorder is None and clustered:
@@ -548,8 +552,7 @@ def scorer_stats(s: np.ndarray, seg: QuerySegments | None, qorder: np.ndarray | 
                           n_neg=ms.n_neg[K:], clustered=clustered)
     near = None
     if tol is not None:
-        # (the order is read no more: its memory takes the near ties' cumulative sums)
-        num = (near_sums(ss, vv, ww, ms.c is not None, ms.tab, K, tol, scratch=order)
+        num = (near_sums(ss, vv, ww, ms.c is not None, ms.tab, K, tol, scratch=scratch)
                if compiled else
                _near_ties(seg, s, ms, C, tol, vs))
         den = ms.P[K:] * ms.N[K:]

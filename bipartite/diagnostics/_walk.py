@@ -50,27 +50,28 @@ from bipartite._utils.order_keys import compiled_float_key
 
 __all__ = ["global_sums", "near_sums", "sorted_rows", "walk_sums", "within_sums"]
 
+#: The compiled functions the passes below call, under these global names: bound at compile time
+#: by :func:`bipartite._utils.compiled.compiled` (``calls``), never through a closure (that would
+#: defeat numba's disk cache).
+_float_key = order_key = None
+
 
 @functools.cache
 def _order_key():
     """The compiled scalar map of a float64's bit pattern ``u`` (uint64) to an unsigned integer of
     the same order, −0 as +0: :func:`bipartite._utils.order_keys.float_key` with the sign bit
-    flipped (so that the signed order reads as unsigned); the same map, an involution, takes a
-    key back to the pattern in :func:`_gather`."""
-    key = compiled_float_key()
-
+    flipped (so that the signed order reads as unsigned); :func:`_gather` takes a key ``u`` back
+    to the pattern as ``float_key(u ^ 2^63)`` (``float_key`` is an involution)."""
     def run(u):
         sign = np.uint64(1 << 63)
         if (u << np.uint64(1)) == 0:  # ±0
             return sign
-        return np.uint64(key(np.int64(u))) ^ sign
-    return compiled(run)
+        return np.uint64(_float_key(np.int64(u))) ^ sign
+    return compiled(run, calls={"_float_key": compiled_float_key()})
 
 
 @functools.cache
 def _keys(packed: bool):
-    order_key = _order_key()
-
     def run(bits, lab, b, keys, pk):
         n = bits.shape[0]
         sign = np.uint64(1 << 63)
@@ -82,14 +83,11 @@ def _keys(packed: bool):
             keys[i] = ((u >> np.uint64(b + 2)) << np.uint64(b)) | np.uint64(i)
             if packed:
                 pk[i] = z | ((u & low) << np.uint64(32)) | np.uint64(lab[i])
-    return compiled(run)
+    return compiled(run, calls={"order_key": _order_key()})
 
 
 @functools.cache
 def _gather(packed: bool):
-    order_key = _order_key()
-    key = compiled_float_key()
-
     def run(keys, b, s, lab, pk, ss, vv, at):
         n = keys.shape[0]
         mask = np.uint64((1 << b) - 1)
@@ -113,7 +111,7 @@ def _gather(packed: bool):
             if packed:  # the score from the key's top bits and the payload's low ones
                 wd = sb[i]
                 u = ((k >> np.uint64(b)) << np.uint64(b + 2)) | ((wd >> np.uint64(32)) & low)
-                sb[i] = np.uint64(key(np.int64(u ^ sign))) | (wd & sign)
+                sb[i] = np.uint64(_float_key(np.int64(u ^ sign))) | (wd & sign)
                 vv[i] = wd & np.uint64(0xFFFFFFFF)
             else:
                 u = order_key(sb[i])
@@ -127,13 +125,11 @@ def _gather(packed: bool):
             k0 = k
             u0 = u
         return hits, unsorted
-    return compiled(run)
+    return compiled(run, calls={"order_key": _order_key(), "_float_key": compiled_float_key()})
 
 
 @functools.cache
 def _collisions():
-    order_key = _order_key()
-
     def run(order, ss, vv, b, at, hits):
         n = ss.shape[0]
         sb = ss.view(np.uint64)
@@ -155,7 +151,7 @@ def _collisions():
                 ss[a:e] = ss[p]
                 vv[a:e] = vv[p]
             done = e
-    return compiled(run)
+    return compiled(run, calls={"order_key": _order_key()})
 
 
 @functools.cache
@@ -495,7 +491,7 @@ def _near_prefix(const: bool, K: int, m: int):
                     cur = nxt
         lo = 0
         hi = 0
-        for j in range(cnt):  # the others add g · (C[i + 1] − C[i]) = g · 0
+        for j in range(cnt):  # the others add g · (C_{i+1} − C_i) = g · 0 (C_i in C[i − 1])
             i = idx[j]
             key = ss[i] - tol  # lo: the first score ≥ key, two steps back, else the pointer
             a = i - ((i > 0) & (not (ss[max(i - 1, 0)] < key)))
@@ -537,7 +533,7 @@ def near_sums(ss: np.ndarray, vv: np.ndarray, ww: np.ndarray, const: bool, tab: 
     m = tab.shape[0] // 2
     num = np.zeros(m - K)
     tab = np.ascontiguousarray(tab)
-    if (m - K) * (len(ss) + 1) <= NEAR_PREFIX_CELLS:
+    if (m - K) * len(ss) <= NEAR_PREFIX_CELLS:
         gate = np.ascontiguousarray((tab[K:m] != 0).any(axis=0))
         n, p = len(ss), m - K
         C = (scratch.view(np.float64)[:n * p].reshape(n, p) if scratch is not None

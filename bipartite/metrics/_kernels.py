@@ -42,6 +42,9 @@ BLOCK = 1 << 15
 SCAN = 1 << 13
 #: Most label bits one coded sort carries (binary labels: one bit each; L levels: ⌈log2 L⌉).
 MAX_BITS = 6
+#: The compiled float key the keys pass calls, under this global name: bound at compile time by
+#: :func:`bipartite._utils.compiled.compiled` (``calls``), not through a closure.
+_float_key = None
 
 
 @functools.cache
@@ -52,7 +55,6 @@ def _key_passes():
     reference of both."""
     low63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
     one = np.uint64(1)
-    key = compiled_float_key()
 
     def bounds(u):                  # u: the scores' bit patterns (uint64)
         lo = ~np.uint64(0)
@@ -71,10 +73,10 @@ def _key_passes():
                 of[i] = (s[i] + 0.0) * c1 * c2      # −0.0 + 0.0 = +0.0: the two zeros tie
             for i in range(a, b):
                 k = out[i]
-                out[i] = (key(k) << bits) | np.int64(codes[i])
+                out[i] = (_float_key(k) << bits) | np.int64(codes[i])
         return out
 
-    return compiled(bounds), compiled(keys)
+    return compiled(bounds), compiled(keys, calls={"_float_key": compiled_float_key()})
 
 
 def _exponent_range(s: np.ndarray) -> tuple[int, int]:

@@ -329,8 +329,10 @@ class MarginIndex:
     K orthant queries (:func:`_covered`)."""
 
     def __init__(self, E: np.ndarray):
+        if E.ndim != 2:
+            raise ValueError(f"MarginIndex: the rows E must be a 2-D array, got shape {E.shape}.")
         self.E = E
-        self.K = E.shape[1] if E.ndim == 2 else 0
+        self.K = E.shape[1]
         self.tables = None
         if len(E) and self.K == 2:  # one sort: e_x > x + tol and e_x ≥ x both select a prefix
             o = np.argsort(-E[:, 0], kind="stable")
@@ -354,6 +356,9 @@ class MarginIndex:
 
     def __call__(self, X: np.ndarray, tol: float) -> np.ndarray:
         E = self.E
+        if X.ndim != 2 or X.shape[1] != self.K:
+            raise ValueError(f"MarginIndex: the queries X must have {self.K} columns (as E), "
+                             f"got shape {X.shape}.")
         if len(E) == 0:
             return np.zeros(len(X), dtype=bool)
         if X.shape[1] == 2:

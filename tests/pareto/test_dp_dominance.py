@@ -1,6 +1,6 @@
 """Point dominance in the subset DP (docs/theory.md §6.3; ``pareto.dp.point_dominance``,
 ``closed_states``, ``subset_dp(dominance=...)``) and the K = 3 kernels of the DP's filters
-(``pareto.dominance._near_dominated``, ``_margin_table_3d``).
+(``pareto.dominance._near_dominated``, ``MarginIndex._table_3d``).
 
 References: the swap claim read off concrete orders by :meth:`FiniteProblem.auc`; the DP without
 point dominance (and over every tied block without the bound: the route before issue 37);
