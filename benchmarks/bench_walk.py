@@ -168,7 +168,8 @@ def main() -> None:
     n = int(a.n)
     lines = ["# The report's compiled passes, side by side (issue 37 item 4)\n",
              f"`python benchmarks/bench_walk.py --n {a.n:g} --repeats {a.repeats} "
-             f"--weights {' '.join(a.weights)}`; before: "
+             f"--weights {' '.join(a.weights)} "
+             f"{'--before ' + a.before if a.before else '--rev ' + a.rev}`; before: "
              f"{a.before or 'git ' + a.rev}; n = {n:,} rows (`bench_report.case(n, 1)`); CPU time "
              f"(`time.process_time`), medians of {a.repeats} interleaved repeats in one process; "
              f"numpy {np.__version__}; {os.cpu_count()} CPUs (shared)."]

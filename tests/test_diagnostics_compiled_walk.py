@@ -390,3 +390,28 @@ def test_many_collisions_and_wide_labels(wide):
     np.testing.assert_array_equal(ss.view(np.uint64), s[ref].view(np.uint64))
     np.testing.assert_array_equal(vv, lab[ref])
     np.testing.assert_array_equal(ww, w[ref])
+
+
+@pytest.mark.parametrize("K", [2, 3])
+def test_near_sums_write_into_scratch_only_where_it_fits(K):
+    """Claim: the near-tie numerators are the same floats whether the cumulative sums go into
+    the caller's spare memory (one pair, an 8-byte array of n items) or a new array (too small,
+    read-only, not contiguous, wrong item size, or none), and only a fitting scratch is written."""
+    from bipartite.diagnostics._walk import near_sums, sorted_rows
+
+    rng = np.random.default_rng(K)
+    n = 3000
+    s = np.round(rng.normal(size=n), 3)
+    Y = rng.random((K, n)) < 0.4
+    kj = np.array([(k, j) for k in range(K) for j in range(k + 1, K)]).reshape(-1, 2)
+    ms = scan.masses(Y, np.full(n, 0.5), kj, None, None)
+    order, ss, vv, ww = sorted_rows(s, ms.lab, ms.w, True)
+    ref = near_sums(ss, vv, ww, True, ms.tab, K, 1e-3)
+    fits = np.full(n, -1, dtype=np.int64)
+    ro = np.zeros(n, dtype=np.int64)
+    ro.flags.writeable = False
+    for scratch in (fits, np.zeros(n - 1, np.int64), ro, np.zeros(2 * n, np.int64)[::2],
+                    np.zeros(n, np.int32), None):
+        np.testing.assert_array_equal(near_sums(ss, vv, ww, True, ms.tab, K, 1e-3,
+                                                scratch=scratch), ref)
+    assert np.any(fits != -1) == (len(kj) == 1)

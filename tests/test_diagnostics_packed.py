@@ -137,3 +137,15 @@ def test_a_small_report_loads_no_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[-1] == "False"
+
+
+@pytest.mark.parametrize("bad", [9, -1])
+def test_compiled_packing_refuses_codes_outside_the_queries(bad):
+    """A query code outside 0..G−1 is refused by name and row (the compiled count would write
+    outside its table; the NumPy route's count has the wrong length and fails too)."""
+    Yt = np.zeros((2, 5), dtype=bool)
+    codes = np.array([0, 3, bad, 1, 2])
+    with pytest.raises(ValueError, match=rf"query code {bad} at row 2 is outside 0\.\.8"):
+        P.packed(Yt, codes, 9, compiled=True)
+    with pytest.raises(ValueError):
+        P.packed(Yt, codes, 9)

@@ -198,7 +198,7 @@ def exact_frontier(
     against every other point in every label, some optimal order ranks i at or above j:
     :func:`~bipartite.pareto.dp.point_dominance`). All three leave the frontier unchanged
     (proofs in :func:`subset_dp`, docs/theory.md §6.3). Time and memory grow like 2^n
-    times the frontier sizes: milliseconds at n = 6, 2-4 CPU s and 0.24 GB at n = 16 (K = 2,
+    times the frontier sizes: milliseconds at n = 6, 2-4 CPU s and 0.16-0.24 GB at n = 16 (K = 2,
     seeds 0-2; 9-101 s and 0.3-2.1 GB at n = 18), 1-9 s at n = 10 and 30 s at n = 12 (K = 3, seed 0:
     491 395 points), where the MILP needs minutes. Resolution ``tol``
     (default 1e-12): vectors within ``tol`` in max-norm are merged, so every Pareto point x has

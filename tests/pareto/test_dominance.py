@@ -199,10 +199,15 @@ def test_one_margin_index_answers_many_queries(K, rows):
     rng = np.random.default_rng(K * 7 + rows)
     E = rng.integers(0, 5, size=(rows, K)) / 4.0
     idx = MarginIndex(E)
+    tables = idx.tables
     for tol in (0.0, 1e-9, 0.3, 0.0):
         X = rng.integers(0, 5, size=(int(rng.integers(0, 90)), K)) / 4.0
         want = [bool(np.any(np.all(E >= x, axis=1) & np.any(E > x + tol, axis=1))) for x in X]
         assert idx(X, tol).tolist() == want
+        assert idx.tables is tables  # built once
+    assert (tables is None) == (K == 4 or rows > 512)
+    with pytest.raises(ValueError, match=f"must have {K} columns"):
+        idx(np.zeros((2, K + 1)), 0.0)
 
 
 # ------------------------------------------------------------------------------------------
