@@ -12,13 +12,13 @@ float64 order key, round 8 of issue 37): ``auc`` on continuous and on tied score
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
+from _workers import ask_in_turn
 
 _WORKER = textwrap.dedent("""
     import json, sys, time
@@ -66,15 +66,7 @@ def main() -> None:
         if p.stdout.readline().strip() != "ready":
             raise RuntimeError("a worker did not start (see its error above)")
     load0 = os.getloadavg()[0]
-    res: dict = {k: [] for k in procs}
-    for r in range(args.repeats):
-        for k in (list(procs) if r % 2 == 0 else list(procs)[::-1]):
-            procs[k].stdin.write("go\n")
-            procs[k].stdin.flush()
-            res[k].append(json.loads(procs[k].stdout.readline()))
-    for p in procs.values():
-        p.stdin.close()
-        p.wait()
+    res = ask_in_turn(procs, args.repeats)
     print(f"n = {args.n:,}; CPU time, medians of {args.repeats} alternating repeats, each "
           f"version in its own process; this: {here}, other: {trees['other']}; load average "
           f"{load0:.2f} before, {os.getloadavg()[0]:.2f} after\n")

@@ -57,6 +57,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from _workers import ask_in_turn
 
 from bipartite.diagnostics import diagnose
 
@@ -213,15 +214,7 @@ def cpu_against(repeats: int, other: str) -> None:
             env={**os.environ, "PYTHONPATH": path}) for name, path in trees.items()}
         for p in procs.values():
             json.loads(p.stdout.readline())
-        t: dict = {name: [] for name in procs}
-        for r in range(repeats):
-            for name in (list(procs) if r % 2 == 0 else list(procs)[::-1]):
-                procs[name].stdin.write("go\n")
-                procs[name].stdin.flush()
-                t[name].append(json.loads(procs[name].stdout.readline()))
-        for p in procs.values():
-            p.stdin.close()
-            p.wait()
+        t = ask_in_turn(procs, repeats)
         for name in procs:
             m = {key: float(np.median([x[key] for x in t[name]]))
                  for key in ("sort", "argsort", "report")}
