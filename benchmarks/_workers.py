@@ -5,7 +5,25 @@ are asked in turn, the order alternating between repeats (``bench_report.py --cp
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
+
+
+def start(code: str, trees: dict[str, str], *args: str) -> dict[str, subprocess.Popen]:
+    """One worker per checkout: ``python -c code TREE *args`` with ``PYTHONPATH`` at the tree
+    (``trees``: name → checkout folder), each started and its first line (its "ready" answer, a
+    JSON line) read before any is timed."""
+    procs = {name: subprocess.Popen([sys.executable, "-c", code, path, *args],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                    env={**os.environ, "PYTHONPATH": path})
+             for name, path in trees.items()}
+    for name, p in procs.items():
+        line = p.stdout.readline()
+        if not line:  # it ended before its first answer
+            raise RuntimeError(f"the worker of {trees[name]} did not start (its error above)")
+        json.loads(line)
+    return procs
 
 
 def ask_in_turn(procs: dict[str, subprocess.Popen], repeats: int) -> dict[str, list[dict]]:

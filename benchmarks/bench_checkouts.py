@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
-from _workers import ask_in_turn
+from _workers import ask_in_turn, start
 
 _WORKER = textwrap.dedent("""
     import json, sys, time
@@ -40,7 +38,7 @@ _WORKER = textwrap.dedent("""
           "sorted_rows (report)": lambda: sorted_rows(s, lab, np.zeros(0), True)}
     for f in fs.values():
         f()  # warm (numba's first call)
-    print("ready", flush=True)
+    print(json.dumps("ready"), flush=True)
     cpu = time.process_time
     for _ in sys.stdin:
         out = {}
@@ -59,12 +57,7 @@ def main() -> None:
     args = ap.parse_args()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     trees = {"this": here, "other": os.path.abspath(args.against)}
-    procs = {k: subprocess.Popen([sys.executable, "-c", _WORKER, v, str(args.n)],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                 env={**os.environ, "PYTHONPATH": v}) for k, v in trees.items()}
-    for p in procs.values():
-        if p.stdout.readline().strip() != "ready":
-            raise RuntimeError("a worker did not start (see its error above)")
+    procs = start(_WORKER, trees, str(args.n))
     load0 = os.getloadavg()[0]
     res = ask_in_turn(procs, args.repeats)
     print(f"n = {args.n:,}; CPU time, medians of {args.repeats} alternating repeats, each "

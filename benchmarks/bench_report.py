@@ -57,7 +57,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _workers import ask_in_turn
+from _workers import ask_in_turn, start
 
 from bipartite.diagnostics import diagnose
 
@@ -208,14 +208,8 @@ def cpu_against(repeats: int, other: str) -> None:
     print("| rows | scorers | version | np.sort (s) | np.argsort (s) | report (s) | × np.sort | "
           "× np.argsort | target × np.sort |\n|---|---|---|---|---|---|---|---|---|")
     for n, k, target in CPU_TARGETS:
-        procs = {name: subprocess.Popen(
-            [sys.executable, "-c", _CPU_WORKER, path, bench, str(n), str(k)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-            env={**os.environ, "PYTHONPATH": path}) for name, path in trees.items()}
-        for p in procs.values():
-            json.loads(p.stdout.readline())
-        t = ask_in_turn(procs, repeats)
-        for name in procs:
+        t = ask_in_turn(start(_CPU_WORKER, trees, bench, str(n), str(k)), repeats)
+        for name in t:
             m = {key: float(np.median([x[key] for x in t[name]]))
                  for key in ("sort", "argsort", "report")}
             r = m["report"] / m["sort"]

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from bipartite._utils.compiled import compiled
-from bipartite._utils.order_keys import compiled_float_key, float_key
+from bipartite._utils.order_keys import LOW63, compiled_float_key, float_key
 from bipartite._utils.validation import (
     check_array,
     check_binary,
@@ -53,7 +53,7 @@ def _key_passes():
     call): the exponent bounds of the scores (one read) and the keys (one write, in blocks so that
     the scaled doubles are read back from the cache). ``tests/test_metrics.py`` keeps the NumPy
     reference of both."""
-    low63 = np.uint64(0x7FFF_FFFF_FFFF_FFFF)
+    low63 = np.uint64(LOW63)  # the magnitude bits
     one = np.uint64(1)
 
     def bounds(u):                  # u: the scores' bit patterns (uint64)
