@@ -3,9 +3,10 @@ use it). numba is imported on the first call, not by ``import bipartite``."""
 
 from __future__ import annotations
 
+import functools
 import types
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "compiled_prefetch"]
 
 
 def compiled(f, calls: dict | None = None):
@@ -32,3 +33,43 @@ def compiled(f, calls: dict | None = None):
         return numba.njit(cache=True, nogil=True)(f)
     except RuntimeError:   # "cannot cache function ...: no locator available"
         return numba.njit(nogil=True)(f)
+
+
+@functools.cache
+def compiled_prefetch():
+    """``prefetch(a, i)`` for compiled functions (bind it with ``calls``): a hint to the CPU to
+    bring the cache line of ``a[i]`` (``a[i, 0]`` of a 2-D array) closer, for a write
+    (LLVM's ``llvm.prefetch``, write, keep in all cache levels); no effect on any value, and no
+    fault on any address, so ``i`` need not be checked. For passes whose next rows' random
+    addresses are known a few rows ahead (:mod:`bipartite.diagnostics._walk`): the reads of a
+    row's unit then come from the cache, where the CPU alone keeps only a few in flight."""
+    from llvmlite import binding, ir
+    from numba import types as nt
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    # the intrinsic's name carries its pointer type: typed i8* before LLVM 15, opaque after
+    name = "llvm.prefetch.p0" if binding.llvm_version_info[0] >= 15 else "llvm.prefetch.p0i8"
+
+    @intrinsic
+    def prefetch(typingctx, a, i):
+        if not isinstance(a, nt.Array) or not isinstance(i, nt.Integer):
+            return None
+
+        def codegen(context, builder, sig, args):
+            ty = sig.args[0]
+            arr = context.make_array(ty)(context, builder, args[0])
+            at = [context.cast(builder, args[1], sig.args[1], nt.intp)]
+            at += [context.get_constant(nt.intp, 0)] * (ty.ndim - 1)
+            ptr = cgutils.get_item_pointer(context, builder, ty, arr, at, wraparound=False)
+            i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), name)
+            # (address, 1 = write, 3 = keep in every cache level, 1 = data cache)
+            builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 1),
+                              ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return nt.void(a, i), codegen
+
+    return prefetch
