@@ -392,6 +392,56 @@ def test_many_collisions_and_wide_labels(wide):
     np.testing.assert_array_equal(ww, w[ref])
 
 
+@pytest.mark.parametrize("packed", [True, False])
+@pytest.mark.parametrize("kind", ["first pair", "last pair", "many", "none", "ties only"])
+def test_the_gather_finds_every_collision_where_it_is(kind, packed):
+    """Claim: the gather's count of collisions (neighbours in the sorted keys sharing a key's top
+    bits with distinct scores) and the positions it keeps (the first 4096, in order) are those
+    of a direct comparison of the sorted scores' order keys; ties (one score) are not
+    collisions; the keys become the order."""
+    from bipartite._utils.order_keys import float_key
+    from bipartite.diagnostics._walk import _float_sort, _gather, _keys
+
+    rng = np.random.default_rng(5)
+    n = 9000
+    eps = np.finfo(float).eps
+    s = rng.normal(size=n)
+    if kind == "first pair":  # the two lowest scores collide
+        s[:2] = [-50.0, -50.0 * (1 + eps)]
+    elif kind == "last pair":
+        s[-2:] = [50.0, 50.0 * (1 + eps)]
+    elif kind == "many":  # more than the 4096 positions kept
+        s[n // 2:] = s[:n // 2] * (1 + eps)
+    elif kind == "ties only":
+        s = np.round(s, 1)
+    b = max(1, (n - 1).bit_length())
+    lab = rng.integers(0, 1 << 12, n).astype(np.uint32 if packed else np.int64)
+    keys, pk = np.empty(n, np.uint64), np.empty(n if packed else 0, np.uint64)
+    ss = np.empty(n)
+    vv = pk.view(np.uint32)[:n] if packed else np.empty(n, np.int64)
+    at = np.empty(4096, np.int64)
+    _keys(packed)(s.view(np.uint64), lab, b, keys, pk)
+    _float_sort(keys)
+    hits, unsorted = _gather(packed)(keys, b, s, lab, pk, ss, vv, at)
+    assert not unsorted
+    order = keys.view(np.int64)
+    np.testing.assert_array_equal(ss, s[order])
+    np.testing.assert_array_equal(vv, lab[order])
+    # the reference: each sorted score's order key (−0 as +0) and its top bits
+    u = float_key(ss.copy().view(np.int64)).view(np.uint64) ^ np.uint64(1 << 63)
+    u[ss == 0] = np.uint64(1 << 63)
+    top = u >> np.uint64(b + 2)
+    want = np.flatnonzero((top[1:] == top[:-1]) & (u[1:] != u[:-1])) + 1
+    assert hits == len(want)
+    np.testing.assert_array_equal(at[:min(hits, len(at))], want[:len(at)])
+    if kind == "ties only":
+        assert hits == 0
+    if kind in ("first pair", "last pair"):
+        assert (1 if kind == "first pair" else n - 1) in want
+    if kind == "many":
+        assert hits > len(at)
+
+
 @pytest.mark.parametrize("K", [2, 3])
 def test_near_sums_write_into_scratch_only_where_it_fits(K):
     """Claim: the near-tie numerators are the same floats whether the cumulative sums go into
