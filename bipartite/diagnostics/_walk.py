@@ -246,18 +246,23 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
     def run(ss, vv, ww, order, tab, total, acc, ltab, fp, fn, st, wp, wn, stamp):
         n = ss.shape[0]
 
+        def unit(i):  # row i's unit: its query, else the row itself (in input order)
+            return (vv[i] >> K) if units else order[i]
+
+        def put(u, r, lo, hi):  # a row's placements times its weights, to its unit u
+            if units:
+                acc[u, r] += lo
+                acc[u, m + r] += hi
+            else:
+                acc[u, r] = lo
+                acc[u, m + r] = hi
+
         def single(r, c, x, u, cn, cp):  # weight row r of a row of its own score: its
             # tie_placements with the carry (cn, cp), times its weights, to its unit u
             p = tab[c, r] if const else tab[c, r] * x
             q = tab[c, m + r] if const else tab[c, m + r] * x
-            cn += q
-            cp += p
-            if units:
-                acc[u, r] += (cn - 0.5 * q) * p
-                acc[u, m + r] += ((total[r] - cp) + 0.5 * p) * q
-            else:
-                acc[u, r] = (cn - 0.5 * q) * p
-                acc[u, m + r] = ((total[r] - cp) + 0.5 * p) * q
+            cn, cp = cn + q, cp + p
+            put(u, r, (cn - 0.5 * q) * p, ((total[r] - cp) + 0.5 * p) * q)
             return cn, cp
 
         def weights(i, r):  # row i's positive and negative weight on weight row r
@@ -269,20 +274,13 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
             gp, gn = weights(a, r)  # adding its rows in order (np.add.reduceat)
             for i in range(a + 1, b):
                 p, q = weights(i, r)
-                gp += p
-                gn += q
-            cn += gn
-            cp += gp
+                gp, gn = gp + p, gn + q
+            cn, cp = cn + gn, cp + gp
             bt = cn - 0.5 * gn
             at = (total[r] - cp) + 0.5 * gp
             for i in range(a, b):
                 p, q = weights(i, r)
-                if units:
-                    acc[vv[i] >> K, r] += bt * p
-                    acc[vv[i] >> K, m + r] += at * q
-                else:
-                    acc[order[i], r] = bt * p
-                    acc[order[i], m + r] = at * q
+                put(unit(i), r, bt * p, at * q)
             return cn, cp
 
         def scaled(c, x, k):  # label k's weights of a row, times 2^−ep_k and 2^−en_k
@@ -315,20 +313,15 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
                         query(u, wp[u, k], wn[u, k], k)
 
         for r0 in range(0, max(m, 1), 4):  # four weight rows a pass: their carries in registers
-            n0 = n1 = n2 = n3 = 0.0
-            p0 = p1 = p2 = p3 = 0.0
+            n0 = n1 = n2 = n3 = p0 = p1 = p2 = p3 = 0.0
             skip = 0  # the end of the tie group being walked
             cur = ss[0] if n else 0.0
             for a in range(n):
                 if a + AHEAD < n:  # the unit of a row a few ahead: its sums into the cache
-                    if units:
-                        ua = vv[a + AHEAD] >> K
-                        if glob:
-                            prefetch(acc, ua)
-                        if within and r0 == 0:
-                            prefetch(st, ua)
-                    elif glob:
-                        prefetch(acc, order[a + AHEAD])
+                    if glob:
+                        prefetch(acc, unit(a + AHEAD))
+                    if within and r0 == 0:
+                        prefetch(st, vv[a + AHEAD] >> K)
                 nxt = ss[a + 1] if a + 1 < n else np.nan
                 if a < skip:  # a later row of a tie group, done with its first
                     cur = nxt
@@ -337,7 +330,7 @@ def _walk(const: bool, units: bool, m: int, K: int, glob: bool, within: bool, no
                     c = vv[a] & mask
                     x = 1.0 if const else ww[a]
                     if glob:
-                        u = (vv[a] >> K) if units else order[a]
+                        u = unit(a)
                         n0, p0 = single(r0, c, x, u, n0, p0)
                         if r0 + 1 < m:
                             n1, p1 = single(r0 + 1, c, x, u, n1, p1)
