@@ -41,6 +41,15 @@ With ``--cpu-targets --against DIR``, the same cases for this checkout and the c
 (e.g. main before a change), each in a subprocess of its own on the same rows, interleaved.
 
     python benchmarks/bench_report.py --cpu-targets --repeats 5 --against /work/main
+
+With ``--cpu-targets --steps``, the first case (2·10⁶ rows, one scorer) only, with a CPU-time
+timer around each step of the report (reading the columns, the masses, the scorer's sorted
+rows, its walk, its near ties, the point estimates, the per-query table, the other tables; the
+functions wrapped where ``_diagnose`` and ``_scan`` call them), medians over the repeats, beside
+``np.sort``; the steps nest (``scorer_stats`` holds the sorted rows, the walk and the near ties),
+and the rest is what no timer covers.
+
+    python benchmarks/bench_report.py --cpu-targets --steps --repeats 11
 """
 
 from __future__ import annotations
@@ -253,6 +262,57 @@ def cpu_targets(repeats: int) -> None:
     print(f"\n(load average {os.getloadavg()[0]:.2f} after; {os.cpu_count()} CPUs)")
 
 
+#: The report's steps timed by ``--steps``: (module, function) where the report calls them.
+STEPS = [("_diagnose", "_read"), ("_diagnose", "masses"), ("_diagnose", "scorer_stats"),
+         ("_scan", "sorted_rows"), ("_scan", "walk_sums"), ("_scan", "near_sums"),
+         ("_scan", "within_result"), ("_diagnose", "_point_estimates"),
+         ("_diagnose", "per_query_table"), ("_diagnose", "frames")]
+
+
+def cpu_steps(repeats: int) -> None:
+    """The report's CPU time per step (:data:`STEPS`, each wrapped by a timer where the report
+    calls it) on the first :data:`CPU_TARGETS` case, beside ``np.sort`` (and ``np.argsort``
+    between reports, as :func:`cpu_targets` does); medians."""
+    import importlib
+
+    cpu = time.process_time
+    n, k, _ = CPU_TARGETS[0]
+    df, kw = case(n, k)
+    s = df["model"].to_numpy()
+    spent: dict = {f: [] for _, f in STEPS}
+    def timer(name, fn):
+        def timed(*a, **kwa):
+            t0 = cpu()
+            out = fn(*a, **kwa)
+            spent[name].append(cpu() - t0)
+            return out
+        return timed
+
+    for mod, f in STEPS:
+        m = importlib.import_module(f"bipartite.diagnostics.{mod}")
+        setattr(m, f, timer(f, getattr(m, f)))
+    diagnose(df, **kw)  # warm
+    for v in spent.values():
+        v.clear()
+    t: dict = {"sort": [], "report": []}
+    for _ in range(repeats):
+        t0 = cpu()
+        np.sort(s)
+        t1 = cpu()
+        np.argsort(s)
+        t2 = cpu()
+        diagnose(df, **kw)
+        t["sort"].append(t1 - t0)
+        t["report"].append(cpu() - t2)
+    med = {key: 1000 * float(np.median(v)) for key, v in {**t, **spent}.items()}
+    print(f"CPU ms (time.process_time), {n:,} rows, {k} scorer, medians of {repeats}; numpy "
+          f"{np.__version__}; load average {os.getloadavg()[0]:.2f}\n")
+    print("| step | ms | × np.sort |\n|---|---|---|")
+    for key in ["sort", "report"] + [f for _, f in STEPS]:
+        name = {"sort": "np.sort (the floor)", "report": "the whole report"}.get(key, key)
+        print(f"| {name} | {med[key]:.1f} | {med[key] / med['sort']:.2f} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n", type=float, default=5e6)
@@ -270,8 +330,12 @@ def main():
                          "whole-array route's, with K labels (2..10)")
     ap.add_argument("--cpu-targets", action="store_true",
                     help="issue 37 item 4's two cases in CPU time, against np.sort")
+    ap.add_argument("--steps", action="store_true",
+                    help="with --cpu-targets: the first case's CPU time per step of the report")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.cpu_targets and args.steps:
+        return cpu_steps(args.repeats)
     if args.cpu_targets:
         return (cpu_against(args.repeats, args.against) if args.against else
                 cpu_targets(args.repeats))
