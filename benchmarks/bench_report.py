@@ -228,10 +228,30 @@ def cpu_against(repeats: int, other: str) -> None:
     print(f"\n(load average {os.getloadavg()[0]:.2f} after; {os.cpu_count()} CPUs)")
 
 
+def _cpu_rounds(s: np.ndarray, report, repeats: int) -> dict:
+    """Medians (CPU s) over ``repeats`` rounds of ``np.sort(s)``, ``np.argsort(s)`` and
+    ``report()`` in turn, then ``np.sort(s)`` again (the faster of the two sorts counts)."""
+    cpu = time.process_time
+    t: dict = {"sort": [], "argsort": [], "report": []}
+    for _ in range(repeats):
+        t0 = cpu()
+        np.sort(s)
+        t1 = cpu()
+        np.argsort(s)
+        t2 = cpu()
+        report()
+        t3 = cpu()
+        np.sort(s)
+        t4 = cpu()
+        t["sort"].append(min(t1 - t0, t4 - t3))
+        t["argsort"].append(t2 - t1)
+        t["report"].append(t3 - t2)
+    return {key: float(np.median(v)) for key, v in t.items()}
+
+
 def cpu_targets(repeats: int) -> None:
     """The report's CPU time against ``np.sort`` (and ``np.argsort``) of one score column in
     the cases of :data:`CPU_TARGETS`, interleaved in this process."""
-    cpu = time.process_time
     print(f"CPU time (time.process_time), {repeats} interleaved repeats (medians); "
           f"numpy {np.__version__}; load average {os.getloadavg()[0]:.2f} before\n")
     print("| rows | scorers | np.sort (s) | np.argsort (s) | report (s) | × np.sort | "
@@ -240,21 +260,7 @@ def cpu_targets(repeats: int) -> None:
         df, kw = case(n, k)
         s = df["model"].to_numpy()
         diagnose(df, **kw)  # warm
-        t: dict = {"sort": [], "argsort": [], "report": []}
-        for _ in range(repeats):
-            t0 = cpu()
-            np.sort(s)
-            t1 = cpu()
-            np.argsort(s)
-            t2 = cpu()
-            diagnose(df, **kw)
-            t3 = cpu()
-            np.sort(s)
-            t4 = cpu()
-            t["sort"].append(min(t1 - t0, t4 - t3))
-            t["argsort"].append(t2 - t1)
-            t["report"].append(t3 - t2)
-        m = {key: float(np.median(v)) for key, v in t.items()}
+        m = _cpu_rounds(s, lambda: diagnose(df, **kw), repeats)
         r = m["report"] / m["sort"]
         print(f"| {n:,} | {k} | {m['sort']:.3g} | {m['argsort']:.3g} | {m['report']:.3g} | "
               f"{r:.1f} | {m['report'] / m['argsort']:.1f} | ≤ {target:g}: "
@@ -280,6 +286,7 @@ def cpu_steps(repeats: int) -> None:
     df, kw = case(n, k)
     s = df["model"].to_numpy()
     spent: dict = {f: [] for _, f in STEPS}
+
     def timer(name, fn):
         def timed(*a, **kwa):
             t0 = cpu()
@@ -294,17 +301,9 @@ def cpu_steps(repeats: int) -> None:
     diagnose(df, **kw)  # warm
     for v in spent.values():
         v.clear()
-    t: dict = {"sort": [], "report": []}
-    for _ in range(repeats):
-        t0 = cpu()
-        np.sort(s)
-        t1 = cpu()
-        np.argsort(s)
-        t2 = cpu()
-        diagnose(df, **kw)
-        t["sort"].append(t1 - t0)
-        t["report"].append(cpu() - t2)
-    med = {key: 1000 * float(np.median(v)) for key, v in {**t, **spent}.items()}
+    t = _cpu_rounds(s, lambda: diagnose(df, **kw), repeats)
+    med = {key: 1000 * v for key, v in t.items()}
+    med.update({key: 1000 * float(np.median(v)) for key, v in spent.items()})
     print(f"CPU ms (time.process_time), {n:,} rows, {k} scorer, medians of {repeats}; numpy "
           f"{np.__version__}; load average {os.getloadavg()[0]:.2f}\n")
     print("| step | ms | × np.sort |\n|---|---|---|")

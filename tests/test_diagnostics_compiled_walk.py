@@ -393,7 +393,8 @@ def test_many_collisions_and_wide_labels(wide):
 
 
 @pytest.mark.parametrize("packed", [True, False])
-@pytest.mark.parametrize("kind", ["first pair", "last pair", "many", "none", "ties only"])
+@pytest.mark.parametrize("kind", ["first pair", "last pair", "many", "none", "ties only",
+                                  "ties and collisions"])
 def test_the_gather_finds_every_collision_where_it_is(kind, packed):
     """Claim: the gather's count of collisions (neighbours in the sorted keys sharing a key's top
     bits with distinct scores) and the positions it keeps (the first 4096, in order) are those
@@ -414,6 +415,9 @@ def test_the_gather_finds_every_collision_where_it_is(kind, packed):
         s[n // 2:] = s[:n // 2] * (1 + eps)
     elif kind == "ties only":
         s = np.round(s, 1)
+    elif kind == "ties and collisions":  # tied runs (not collisions) beside colliding scores
+        s = np.round(s, 1)
+        s[::7] *= 1 + 4 * eps
     b = max(1, (n - 1).bit_length())
     lab = rng.integers(0, 1 << 12, n).astype(np.uint32 if packed else np.int64)
     keys, pk = np.empty(n, np.uint64), np.empty(n if packed else 0, np.uint64)

@@ -52,7 +52,7 @@ def pow2_normalise(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     e = np.frexp(np.max(x, axis=axis, keepdims=axis is not None))[1]
     # x times the factor 2^−e: the same correctly rounded x · 2^−e as ldexp (exact unless it
     # is subnormal), at a twentieth of its cost; ldexp only where the factor overflows (a
-    # subnormal maximum, below 2^−1023)
+    # maximum below 2^−1024)
     with np.errstate(over="ignore"):
         f = np.ldexp(1.0, -e)
     return x * f if np.isfinite(f).all() else np.ldexp(x, -e)

@@ -132,8 +132,8 @@ def _gather(packed: bool):
         # the keys become the order; where there are collisions, their positions on the way
         # (a branch on a shared bucket, taken by ties and collisions only)
         hits = 0
-        if found:
-            k0 = keys[0] if n else np.uint64(0)
+        if found:  # (then n ≥ 2)
+            k0 = keys[0]
             for i in range(1, n):
                 k = keys[i]
                 if (k >> np.uint64(b)) == (k0 >> np.uint64(b)):
@@ -143,8 +143,7 @@ def _gather(packed: bool):
                         hits += 1
                 keys[i - 1] = k0 & mask
                 k0 = k
-            if n:
-                keys[n - 1] = k0 & mask
+            keys[n - 1] = k0 & mask
         else:
             for i in range(n):
                 keys[i] &= mask

@@ -35,7 +35,7 @@ def test_pow2_normalise_is_ldexp_by_the_maximum_exponent(seed, top, spread, axis
 
 
 def test_pow2_normalise_of_a_subnormal_maximum_and_the_scale():
-    """Claim: a subnormal maximum (its factor 2^−e overflows) is still scaled into [½, 1),
+    """Claim: a maximum below 2^−1024 (its factor 2^−e overflows) is still scaled into [½, 1),
     exactly; ``pow2_scale`` of it is inf (documented), of 0 is 1."""
     x = np.array([5e-324, 2e-323, 0.0])
     got = pow2_normalise(x)
